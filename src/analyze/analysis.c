@@ -1,0 +1,49 @@
+#include "config.h"
+#include "analyze/analysis.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+
+static int finish(ta_source *src, ta_analysis **out, char **err)
+{
+	ta_analysis *a = ta_xcalloc(1, sizeof *a);
+	a->src = src;
+	a->syn = ta_syntax_parse(src, err);
+	if (a->syn)
+		a->model = ta_model_build(src, a->syn, err);
+	if (!a->model) {
+		ta_analysis_free(a);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+int ta_analysis_open(const char *path, ta_analysis **out, char **err)
+{
+	ta_source *src;
+	*out = NULL;
+	if (ta_source_load(path, &src, err) != 0)
+		return -1;
+	return finish(src, out, err);
+}
+
+int ta_analysis_from_bytes(const char *name, const char *bytes, size_t len,
+			   ta_analysis **out, char **err)
+{
+	ta_source *src;
+	*out = NULL;
+	if (ta_source_from_bytes(name, bytes, len, &src, err) != 0)
+		return -1;
+	return finish(src, out, err);
+}
+
+void ta_analysis_free(ta_analysis *a)
+{
+	if (!a)
+		return;
+	ta_model_free(a->model);
+	ta_syntax_free(a->syn);
+	ta_source_free(a->src);
+	free(a);
+}

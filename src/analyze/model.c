@@ -1,0 +1,262 @@
+#include "config.h"
+#include "analyze/model_internal.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+ta_span ta_span_of(const ta_source *src, TSNode n)
+{
+	ta_span s = { 0 };
+	if (ts_node_is_null(n))
+		return s;
+	s.start = ts_node_start_byte(n);
+	s.end = ts_node_end_byte(n);
+	s.line = (uint32_t)ta_node_line(n);
+	s.end_line = (uint32_t)ta_node_end_line(n);
+	s.col = (uint32_t)ta_source_column_of(src, s.start);
+	return s;
+}
+
+void ta_kwargs_free(ta_kwarg *kw, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kw[i].name);
+		free(kw[i].value);
+	}
+	free(kw);
+}
+
+void ta_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void autotune_free(ta_autotune *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->config_count; i++) {
+		ta_kwargs_free(a->configs[i].params, a->configs[i].param_count);
+		ta_kwargs_free(a->configs[i].options, a->configs[i].option_count);
+	}
+	free(a->configs);
+	free(a->configs_function);
+	ta_strv_free(a->varies, a->vary_count);
+	ta_strv_free(a->key, a->key_count);
+	ta_kwargs_free(a->kwargs, a->kwarg_count);
+	free(a);
+}
+
+static void kernel_free(ta_kernel *k)
+{
+	free(k->name);
+	for (size_t i = 0; i < k->param_count; i++) {
+		free(k->params[i].name);
+		free(k->params[i].annotation);
+		free(k->params[i].default_value);
+	}
+	free(k->params);
+	ta_kwargs_free(k->jit_kwargs, k->jit_kwarg_count);
+	autotune_free(k->autotune);
+	for (size_t i = 0; i < k->heuristic_count; i++) {
+		free(k->heuristics[i].name);
+		free(k->heuristics[i].expr);
+	}
+	free(k->heuristics);
+	ta_strv_free(k->aliases, k->alias_count);
+	for (size_t i = 0; i < k->loop_count; i++) {
+		free(k->loops[i].var);
+		ta_kwargs_free(k->loops[i].kwargs, k->loops[i].kwarg_count);
+		ta_strv_free(k->loops[i].args, k->loops[i].arg_count);
+	}
+	free(k->loops);
+	for (size_t i = 0; i < k->op_count; i++) {
+		ta_op *o = &k->ops[i];
+		free(o->callee);
+		free(o->target);
+		free(o->receiver);
+		ta_kwargs_free(o->kwargs, o->kwarg_count);
+		free(o->args);
+	}
+	free(k->ops);
+	free(k->indent);
+}
+
+void ta_model_free(ta_model *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->import_count; i++) {
+		free(m->imports[i].alias);
+		free(m->imports[i].target);
+	}
+	free(m->imports);
+	for (size_t i = 0; i < m->kernel_count; i++)
+		kernel_free(&m->kernels[i]);
+	free(m->kernels);
+	for (size_t i = 0; i < m->launch_count; i++) {
+		ta_launch *l = &m->launches[i];
+		free(l->callee);
+		ta_strv_free(l->grid_dim_text, (size_t)l->grid_dims);
+		ta_kwargs_free(l->kwargs, l->kwarg_count);
+		free(l->args);
+		free(l->loop_var);
+		free(l->loop_iter);
+	}
+	free(m->launches);
+	for (size_t i = 0; i < m->host_count; i++) {
+		ta_host *h = &m->hosts[i];
+		free(h->name);
+		for (size_t j = 0; j < h->op_count; j++) {
+			free(h->ops[j].text);
+			free(h->ops[j].callee);
+			free(h->ops[j].receiver);
+			free(h->ops[j].target);
+			ta_kwargs_free(h->ops[j].kwargs, h->ops[j].kwarg_count);
+		}
+		free(h->ops);
+		free(h->launches);
+		ta_strv_free(h->params, h->param_count);
+	}
+	free(m->hosts);
+	for (size_t i = 0; i < m->function_count; i++)
+		free(m->functions[i].name);
+	free(m->functions);
+	for (size_t i = 0; i < m->kernel_names_cap; i++)
+		free(m->kernel_names[i].name);
+	free(m->kernel_names);
+	free(m);
+}
+
+static size_t name_hash(const char *s)
+{
+	return (size_t)ta_hash_bytes(s, strlen(s));
+}
+
+void ta_model_index_kernel(ta_model *m, const char *name, int kernel)
+{
+	if ((m->kernel_names_used + 1) * 2 > m->kernel_names_cap) {
+		size_t ncap = m->kernel_names_cap ? m->kernel_names_cap * 2 : 64;
+		struct ta_name_slot *slots = ta_xcalloc(ncap, sizeof *slots);
+		for (size_t i = 0; i < m->kernel_names_cap; i++) {
+			struct ta_name_slot *o = &m->kernel_names[i];
+			if (!o->name)
+				continue;
+			size_t h = name_hash(o->name) & (ncap - 1);
+			while (slots[h].name)
+				h = (h + 1) & (ncap - 1);
+			slots[h] = *o;
+		}
+		free(m->kernel_names);
+		m->kernel_names = slots;
+		m->kernel_names_cap = ncap;
+	}
+	size_t h = name_hash(name) & (m->kernel_names_cap - 1);
+	while (m->kernel_names[h].name) {
+		if (!strcmp(m->kernel_names[h].name, name))
+			return;   /* the first binding of a name wins */
+		h = (h + 1) & (m->kernel_names_cap - 1);
+	}
+	m->kernel_names[h].name = ta_xstrdup(name);
+	m->kernel_names[h].kernel = kernel;
+	m->kernel_names_used++;
+}
+
+int ta_model_find_kernel(const ta_model *m, const char *name)
+{
+	if (!m->kernel_names_cap)
+		return -1;
+	size_t h = name_hash(name) & (m->kernel_names_cap - 1);
+	while (m->kernel_names[h].name) {
+		if (!strcmp(m->kernel_names[h].name, name))
+			return m->kernel_names[h].kernel;
+		h = (h + 1) & (m->kernel_names_cap - 1);
+	}
+	return -1;
+}
+
+const ta_param *ta_kernel_param(const ta_kernel *k, const char *name)
+{
+	for (size_t i = 0; i < k->param_count; i++)
+		if (!strcmp(k->params[i].name, name))
+			return &k->params[i];
+	return NULL;
+}
+
+const ta_kwarg *ta_kwarg_find(const ta_kwarg *kw, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (kw[i].name && !strcmp(kw[i].name, name))
+			return &kw[i];
+	return NULL;
+}
+
+bool ta_name_is(const char *canonical, const char *full)
+{
+	if (!canonical)
+		return false;
+	return strcmp(canonical, full) == 0;
+}
+
+const char *ta_op_kind_name(ta_op_kind k)
+{
+	static const char *names[TA_OP__COUNT] = {
+		"load", "store", "dot", "trans", "permute", "reshape", "zeros", "arange",
+		"expand_dims", "broadcast_to", "program_id", "num_programs",
+		"make_tensor_descriptor", "make_block_ptr", "advance", "descriptor load",
+		"descriptor store", "tanh", "exp", "exp2", "max", "maximum", "sum", "where",
+		"assume", "multiple_of", "atomic", "cdiv", "inline_asm", "helper call", "other",
+	};
+	return (unsigned)k < TA_OP__COUNT ? names[k] : "?";
+}
+
+const char *ta_loop_kind_name(ta_loop_kind k)
+{
+	switch (k) {
+	case TA_LOOP_RANGE: return "range";
+	case TA_LOOP_TL_RANGE: return "tl.range";
+	case TA_LOOP_STATIC_RANGE: return "tl.static_range";
+	case TA_LOOP_FOR_OTHER: return "for";
+	case TA_LOOP_WHILE: return "while";
+	}
+	return "?";
+}
+
+const char *ta_grid_kind_name(ta_grid_kind k)
+{
+	switch (k) {
+	case TA_GRID_TUPLE: return "tuple";
+	case TA_GRID_LAMBDA: return "lambda";
+	case TA_GRID_FUNCTION: return "function";
+	case TA_GRID_NAME: return "name";
+	case TA_GRID_CALL: return "call";
+	case TA_GRID_OTHER: return "expression";
+	}
+	return "?";
+}
+
+const char *ta_ptr_shape_name(ta_ptr_shape s)
+{
+	switch (s) {
+	case TA_PTR_UNKNOWN: return "unknown";
+	case TA_PTR_SCALAR: return "scalar";
+	case TA_PTR_1D: return "1D";
+	case TA_PTR_2D: return "2D";
+	case TA_PTR_BLOCK_PTR: return "block pointer";
+	}
+	return "?";
+}
+
+const char *ta_host_kind_name(ta_host_kind k)
+{
+	static const char *names[TA_HOST__COUNT] = {
+		"contiguous", "allocation", "to device", "hand-written cdiv",
+		"set_allocator", "TensorDescriptor", "clone", "autotune call", "jit call",
+		"capability query", "reshape", "stride test", "cdiv", "assert",
+	};
+	return (unsigned)k < TA_HOST__COUNT ? names[k] : "?";
+}

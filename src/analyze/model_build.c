@@ -1,0 +1,1677 @@
+/* Builds the Triton model from the syntax tree: one pass of queries for the
+ * file's names (imports, definitions, assignments), then one iterative walk
+ * over the tree that attributes every call to its kernel or host function. */
+#include "config.h"
+#include "analyze/model_internal.h"
+#include "analyze/query.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- queries, loaded once ------------------------------------------------ */
+
+enum { Q_IMPORTS, Q_DEFINITIONS, Q_ASSIGNMENTS, Q_HOST, Q_POINTERS, Q__COUNT };
+static const char *const query_names[Q__COUNT] = {
+	"imports", "definitions", "assignments", "host", "pointers",
+};
+static ta_query *queries[Q__COUNT];
+
+static int load_queries(char **err)
+{
+	for (int i = 0; i < Q__COUNT; i++) {
+		if (queries[i])
+			continue;
+		queries[i] = ta_query_load(query_names[i], err);
+		if (!queries[i])
+			return -1;
+	}
+	return 0;
+}
+
+void ta_model_shutdown(void)
+{
+	for (int i = 0; i < Q__COUNT; i++) {
+		ta_query_free(queries[i]);
+		queries[i] = NULL;
+	}
+}
+
+/* ---- builder state ----------------------------------------------------- */
+
+typedef struct var_def {
+	char *name;
+	TSNode value;
+	int owner;                /* function index, -1 for module level */
+} var_def;
+
+typedef struct builder {
+	ta_model *m;
+	const ta_source *src;
+	var_def *vars;            /* every `name = value` of the file */
+	size_t var_count, var_cap;
+	size_t *by_owner;         /* var indexes grouped by owner, document order kept */
+	size_t *owner_start;      /* owner o's vars: by_owner[owner_start[o+1] .. owner_start[o+2]) */
+	size_t kernel_cap, launch_cap, host_cap, import_cap, function_cap;
+	int *fn_host;             /* function index -> host index or -1 */
+	int module_host;          /* host index of <module>, or -1 */
+} builder;
+
+static const TSNode null_node;
+
+static char *text(const builder *b, TSNode n)
+{
+	return ta_node_text(b->src, n);
+}
+
+static bool text_eq(const builder *b, TSNode n, const char *s)
+{
+	return ta_node_text_eq(b->src, n, s);
+}
+
+static ta_span span(const builder *b, TSNode n)
+{
+	return ta_span_of(b->src, n);
+}
+
+/* The inside of a Python string literal (prefix and quotes dropped). */
+static char *string_value(const builder *b, TSNode n)
+{
+	char *t = text(b, n);
+	char *p = t;
+	while (*p && *p != '"' && *p != '\'')
+		p++;
+	size_t q = 0;
+	while (p[q] == p[0] && q < 3 && p[q])
+		q++;
+	if (q == 2)
+		q = 1;  /* "" is an empty string, not a triple quote */
+	size_t len = strlen(p);
+	char *v = len >= 2 * q ? ta_xstrndup(p + q, len - 2 * q) : ta_xstrdup("");
+	free(t);
+	return v;
+}
+
+/* ---- names ------------------------------------------------------------- */
+
+static const char *alias_target(const ta_model *m, const char *name, size_t len)
+{
+	for (size_t i = m->import_count; i-- > 0;) {
+		const char *a = m->imports[i].alias;
+		if (strlen(a) == len && !memcmp(a, name, len))
+			return m->imports[i].target;
+	}
+	return NULL;
+}
+
+char *ta_model_canonical(const ta_model *m, TSNode expr)
+{
+	/* Collect the attribute chain from the outside in, without recursion. */
+	TSNode parts[64];
+	size_t n = 0;
+	TSNode cur = expr;
+	while (ta_node_is(cur, "attribute") && n < 63) {
+		parts[n++] = ta_node_field(cur, "attribute");
+		cur = ta_node_field(cur, "object");
+	}
+	if (!ta_node_is(cur, "identifier"))
+		return NULL;
+	ta_buf out = TA_BUF_INIT;
+	uint32_t a = ts_node_start_byte(cur), e = ts_node_end_byte(cur);
+	const char *target = alias_target(m, m->src->text + a, e - a);
+	if (target)
+		ta_buf_puts(&out, target);
+	else
+		ta_buf_append(&out, m->src->text + a, e - a);
+	while (n-- > 0) {
+		ta_buf_putc(&out, '.');
+		uint32_t pa = ts_node_start_byte(parts[n]), pe = ts_node_end_byte(parts[n]);
+		ta_buf_append(&out, m->src->text + pa, pe - pa);
+	}
+	return ta_buf_steal(&out);
+}
+
+static bool has_prefix(const char *s, const char *p)
+{
+	return strncmp(s, p, strlen(p)) == 0;
+}
+
+static bool has_suffix(const char *s, const char *suf)
+{
+	size_t ls = strlen(s), lf = strlen(suf);
+	return ls >= lf && !strcmp(s + ls - lf, suf);
+}
+
+/* True for triton's own name: "triton.jit", "triton.runtime.jit.jit"... */
+static bool is_triton_name(const char *canon, const char *last)
+{
+	if (!canon || !has_prefix(canon, "triton"))
+		return false;
+	const char *dot = strrchr(canon, '.');
+	return dot && !strcmp(dot + 1, last);
+}
+
+/* Triton language functions: triton.language.X and its submodules. */
+static const char *tl_function(const char *canon)
+{
+	if (!canon)
+		return NULL;
+	if (has_prefix(canon, "triton.language.")) {
+		const char *dot = strrchr(canon, '.');
+		return dot + 1;
+	}
+	return NULL;
+}
+
+/* ---- small tree helpers -------------------------------------------------- */
+
+/* Positional argument i of a call's argument list, or a null node. */
+static TSNode call_arg(TSNode call, uint32_t want)
+{
+	TSNode args = ta_node_field(call, "arguments");
+	uint32_t n = ts_node_named_child_count(args), pos = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (ta_node_is(a, "keyword_argument") || ta_node_is(a, "comment"))
+			continue;
+		if (pos++ == want)
+			return a;
+	}
+	return null_node;
+}
+
+static TSNode call_kwarg(const builder *b, TSNode call, const char *name)
+{
+	TSNode args = ta_node_field(call, "arguments");
+	uint32_t n = ts_node_named_child_count(args);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (ta_node_is(a, "keyword_argument") && text_eq(b, ta_node_field(a, "name"), name))
+			return ta_node_field(a, "value");
+	}
+	return null_node;
+}
+
+static void collect_args(const builder *b, TSNode call, ta_kwarg **kw, size_t *nkw,
+			 ta_span **args, size_t *nargs)
+{
+	TSNode list = ta_node_field(call, "arguments");
+	uint32_t n = ts_node_named_child_count(list);
+	size_t kcap = 0, acap = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ts_node_named_child(list, i);
+		if (ta_node_is(a, "comment"))
+			continue;
+		if (ta_node_is(a, "keyword_argument")) {
+			if (!kw)
+				continue;
+			ta_kwarg *k = TA_PUSH(*kw, *nkw, kcap);
+			k->name = text(b, ta_node_field(a, "name"));
+			k->value = text(b, ta_node_field(a, "value"));
+			k->span = span(b, a);
+			k->value_span = span(b, ta_node_field(a, "value"));
+		} else if (args) {
+			*TA_PUSH(*args, *nargs, acap) = span(b, a);
+		}
+	}
+}
+
+/* Index of the innermost function containing byte offset off, or -1.
+ * Functions are in document order, so a binary search finds the last one
+ * starting before off; walking back stops at the first top-level function. */
+static int function_at(const ta_model *m, uint32_t off)
+{
+	size_t lo = 0, hi = m->function_count;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->functions[mid].span.start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		const ta_function *f = &m->functions[i];
+		if (f->span.start <= off && off < f->span.end)
+			return (int)i;
+		if (f->parent < 0)
+			return -1;
+	}
+	return -1;
+}
+
+static int find_function(const ta_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->function_count; i++)
+		if (!strcmp(m->functions[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+/* Calls fn(v, ctx) for every assignment owned by owner (-1 = module level),
+ * in document order. */
+#define FOR_OWNER_VARS(b, owner, v) \
+	for (size_t _i = (b)->owner_start[(owner) + 1]; \
+	     _i < (b)->owner_start[(owner) + 2] && ((v) = &(b)->vars[(b)->by_owner[_i]], 1); _i++)
+
+/* The value last assigned to name in the given owner (function index or -1),
+ * at or before offset `before`; falls back to module level. */
+static TSNode lookup_var(const builder *b, const char *name, int owner, uint32_t before)
+{
+	const var_def *v;
+	TSNode found = null_node;
+	FOR_OWNER_VARS(b, owner, v)
+		if (!strcmp(v->name, name) && ts_node_start_byte(v->value) <= before)
+			found = v->value;
+	if (ts_node_is_null(found) && owner != -1)
+		FOR_OWNER_VARS(b, -1, v)
+			if (!strcmp(v->name, name))
+				found = v->value;
+	return found;
+}
+
+/* ---- imports ------------------------------------------------------------- */
+
+static void add_import(builder *b, char *alias, char *target, uint32_t line)
+{
+	ta_import *im = TA_PUSH(b->m->imports, b->m->import_count, b->import_cap);
+	im->alias = alias;
+	im->target = target;
+	im->line = line;
+	if (has_prefix(target, "triton"))
+		b->m->imports_triton = true;
+}
+
+static void read_imports(builder *b, TSNode root)
+{
+	/* Names every Triton file uses even when a snippet forgets the import. */
+	add_import(b, ta_xstrdup("tl"), ta_xstrdup("triton.language"), 0);
+	b->m->imports_triton = false;
+
+	const ta_query *q = queries[Q_IMPORTS];
+	int c_import = ta_query_capture(q, "import"), c_from = ta_query_capture(q, "import_from");
+	ta_query_iter it;
+	TSQueryMatch mt;
+	ta_query_exec(&it, q, b->src, root);
+	while (ta_query_next(&it, &mt)) {
+		TSNode imp = ta_match_node(&mt, c_import);
+		TSNode from = ta_match_node(&mt, c_from);
+		TSNode stmt = ts_node_is_null(imp) ? from : imp;
+		char *module = NULL;
+		if (!ts_node_is_null(from))
+			module = text(b, ta_node_field(from, "module_name"));
+		uint32_t n = ts_node_named_child_count(stmt);
+		for (uint32_t i = 0; i < n; i++) {
+			TSNode ch = ts_node_named_child(stmt, i);
+			if (!ts_node_is_null(from) && ts_node_eq(ch, ta_node_field(from, "module_name")))
+				continue;
+			char *name = NULL, *alias = NULL;
+			if (ta_node_is(ch, "aliased_import")) {
+				name = text(b, ta_node_field(ch, "name"));
+				alias = text(b, ta_node_field(ch, "alias"));
+			} else if (ta_node_is(ch, "dotted_name")) {
+				name = text(b, ch);
+			} else {
+				continue;
+			}
+			char *target = module ? ta_xasprintf("%s.%s", module, name) : ta_xstrdup(name);
+			if (!alias) {
+				/* `import a.b` binds `a` to a; `from m import x` binds x. */
+				if (module) {
+					alias = ta_xstrdup(name);
+				} else {
+					char *dot = strchr(name, '.');
+					alias = dot ? ta_xstrndup(name, (size_t)(dot - name)) : ta_xstrdup(name);
+					if (dot) {
+						free(target);
+						target = ta_xstrdup(alias);
+					}
+				}
+			}
+			add_import(b, alias, target, (uint32_t)ta_node_line(stmt));
+			free(name);
+		}
+		free(module);
+	}
+	ta_query_iter_end(&it);
+}
+
+/* ---- definitions and assignments ---------------------------------------- */
+
+static void read_functions(builder *b, TSNode root)
+{
+	const ta_query *q = queries[Q_DEFINITIONS];
+	int c_def = ta_query_capture(q, "def"), c_name = ta_query_capture(q, "name");
+	int c_dec = ta_query_capture(q, "decorated");
+	ta_query_iter it;
+	TSQueryMatch mt;
+	ta_query_exec(&it, q, b->src, root);
+	uint32_t last_start = UINT32_MAX;
+	while (ta_query_next(&it, &mt)) {
+		TSNode def = ta_match_node(&mt, c_def);
+		if (ts_node_start_byte(def) == last_start)
+			continue;   /* the same def matched by both patterns */
+		last_start = ts_node_start_byte(def);
+		TSNode whole = ta_match_node(&mt, c_dec);
+		TSNode node = ts_node_is_null(whole) ? def : whole;
+		int parent = function_at(b->m, ts_node_start_byte(node));
+		ta_function *f = TA_PUSH(b->m->functions, b->m->function_count, b->function_cap);
+		f->name = text(b, ta_match_node(&mt, c_name));
+		f->node = node;
+		f->span = span(b, node);
+		f->kernel = -1;
+		f->parent = parent;
+	}
+	ta_query_iter_end(&it);
+}
+
+static void read_assignments(builder *b, TSNode root)
+{
+	const ta_query *q = queries[Q_ASSIGNMENTS];
+	int c_name = ta_query_capture(q, "name"), c_value = ta_query_capture(q, "value");
+	ta_query_iter it;
+	TSQueryMatch mt;
+	ta_query_exec(&it, q, b->src, root);
+	while (ta_query_next(&it, &mt)) {
+		TSNode value = ta_match_node(&mt, c_value);
+		var_def *v = TA_PUSH(b->vars, b->var_count, b->var_cap);
+		v->name = text(b, ta_match_node(&mt, c_name));
+		v->value = value;
+		v->owner = function_at(b->m, ts_node_start_byte(value));
+	}
+	ta_query_iter_end(&it);
+	/* Group by owner with a counting sort, keeping document order. */
+	size_t owners = b->m->function_count + 1;
+	b->owner_start = ta_xcalloc(owners + 2, sizeof(size_t));
+	for (size_t i = 0; i < b->var_count; i++)
+		b->owner_start[b->vars[i].owner + 2]++;
+	for (size_t o = 1; o < owners + 2; o++)
+		b->owner_start[o] += b->owner_start[o - 1];
+	size_t *fill = ta_xmalloc((owners + 1) * sizeof(size_t));
+	memcpy(fill, b->owner_start, (owners + 1) * sizeof(size_t));
+	b->by_owner = ta_xmalloc((b->var_count ? b->var_count : 1) * sizeof(size_t));
+	for (size_t i = 0; i < b->var_count; i++)
+		b->by_owner[fill[b->vars[i].owner + 1]++] = i;
+	free(fill);
+}
+
+/* ---- autotune configs ------------------------------------------------------ */
+
+static void add_unique(char ***v, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i], s))
+			return;
+	*v = ta_xrealloc(*v, (*n + 1) * sizeof(char *));
+	(*v)[(*n)++] = ta_xstrdup(s);
+}
+
+static bool is_config_call(const builder *b, TSNode n)
+{
+	if (!ta_node_is(n, "call"))
+		return false;
+	char *c = ta_model_canonical(b->m, ta_node_field(n, "function"));
+	bool yes = c && (is_triton_name(c, "Config") || !strcmp(c, "Config"));
+	free(c);
+	return yes;
+}
+
+static void parse_config(builder *b, ta_autotune *a, TSNode call)
+{
+	ta_config *c = TA_APPEND(a->configs, a->config_count);
+	c->span = span(b, call);
+	size_t pcap = 0, ocap = 0;
+	TSNode dict = call_arg(call, 0);
+	if (ts_node_is_null(dict))
+		dict = call_kwarg(b, call, "kwargs");
+	if (ta_node_is(dict, "dictionary")) {
+		uint32_t n = ts_node_named_child_count(dict);
+		for (uint32_t i = 0; i < n; i++) {
+			TSNode pair = ts_node_named_child(dict, i);
+			if (!ta_node_is(pair, "pair"))
+				continue;
+			TSNode key = ta_node_field(pair, "key"), val = ta_node_field(pair, "value");
+			ta_kwarg *k = TA_PUSH(c->params, c->param_count, pcap);
+			k->name = ta_node_is(key, "string") ? string_value(b, key) : text(b, key);
+			k->value = text(b, val);
+			k->span = span(b, pair);
+			k->value_span = span(b, val);
+		}
+	}
+	/* Config(kwargs, num_warps, num_stages, ...) also takes them by position. */
+	static const char *const positional[] = { NULL, "num_warps", "num_stages", "num_ctas", "maxnreg" };
+	for (uint32_t i = 1; i < 5; i++) {
+		TSNode v = call_arg(call, i);
+		if (ts_node_is_null(v))
+			break;
+		ta_kwarg *k = TA_PUSH(c->options, c->option_count, ocap);
+		k->name = ta_xstrdup(positional[i]);
+		k->value = text(b, v);
+		k->span = k->value_span = span(b, v);
+	}
+	ta_kwarg *kw = NULL;
+	size_t nkw = 0;
+	collect_args(b, call, &kw, &nkw, NULL, NULL);
+	for (size_t i = 0; i < nkw; i++) {
+		if (!strcmp(kw[i].name, "kwargs"))
+			continue;
+		if (!strcmp(kw[i].name, "pre_hook"))
+			a->has_pre_hook = true;
+		*TA_PUSH(c->options, c->option_count, ocap) = kw[i];
+		kw[i].name = kw[i].value = NULL;
+	}
+	ta_kwargs_free(kw, nkw);
+}
+
+/* Names bound by loops or comprehensions in scope mark what varies:
+ * a config value that mentions one of them is a swept parameter. */
+static void mark_swept(builder *b, ta_autotune *a, const ta_config *c, char **vars, size_t nvars)
+{
+	TSNode root = ts_tree_root_node(b->m->syn->tree);
+	for (size_t i = 0; i < c->param_count + c->option_count; i++) {
+		const ta_kwarg *k = i < c->param_count ? &c->params[i] : &c->options[i - c->param_count];
+		TSNode val = ts_node_descendant_for_byte_range(root, k->value_span.start,
+							       k->value_span.end);
+		for (size_t v = 0; v < nvars; v++) {
+			if (ta_node_contains_identifier(b->src, val, vars[v])) {
+				add_unique(&a->varies, &a->vary_count, k->name);
+				break;
+			}
+		}
+	}
+}
+
+static bool mentions_capability(const builder *b, TSNode n)
+{
+	static const char *const hints[] = {
+		"get_device_capability", "get_current_target", "is_hip", "is_cuda",
+		"torch.version.hip", "get_available_triton_backend", "capability", ".arch",
+		"is_hopper", "is_blackwell", "is_ampere", "get_device_properties", "backend",
+	};
+	char *t = text(b, n);
+	bool yes = false;
+	for (size_t i = 0; i < sizeof hints / sizeof *hints && !yes; i++)
+		yes = strstr(t, hints[i]) != NULL;
+	free(t);
+	return yes;
+}
+
+/* Walks a subtree for triton.Config calls, noting loop and comprehension
+ * variables in scope. Iterative: config builders can be long. */
+static void collect_configs(builder *b, ta_autotune *a, TSNode root)
+{
+	char **vars = NULL;
+	size_t nvars = 0, first = a->config_count;
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&c);
+		bool descend = true;
+		if (ta_node_is(n, "for_statement") || ta_node_is(n, "for_in_clause")) {
+			TSNode left = ta_node_field(n, "left");
+			if (ta_node_is(left, "identifier")) {
+				char *t = text(b, left);
+				add_unique(&vars, &nvars, t);
+				free(t);
+			} else {
+				uint32_t k = ts_node_named_child_count(left);
+				for (uint32_t i = 0; i < k; i++) {
+					TSNode id = ts_node_named_child(left, i);
+					if (ta_node_is(id, "identifier")) {
+						char *t = text(b, id);
+						add_unique(&vars, &nvars, t);
+						free(t);
+					}
+				}
+			}
+		} else if (is_config_call(b, n)) {
+			parse_config(b, a, n);
+			descend = false;
+		} else if (ta_node_is(n, "if_statement") || ta_node_is(n, "conditional_expression")) {
+			if (mentions_capability(b, n))
+				a->branches_on_capability = true;
+		}
+		if (descend && ts_tree_cursor_goto_first_child(&c))
+			continue;
+		bool done = false;
+		while (!ts_tree_cursor_goto_next_sibling(&c)) {
+			if (!ts_tree_cursor_goto_parent(&c)) {
+				done = true;
+				break;
+			}
+		}
+		if (done)
+			break;
+	}
+	ts_tree_cursor_delete(&c);
+	/* Now that all loop variables are known, mark what each config sweeps. */
+	for (size_t i = first; i < a->config_count && nvars; i++)
+		mark_swept(b, a, &a->configs[i], vars, nvars);
+	ta_strv_free(vars, nvars);
+}
+
+static void resolve_configs(builder *b, ta_autotune *a, TSNode expr, int depth)
+{
+	if (ts_node_is_null(expr) || depth > 4)
+		return;
+	if (ta_node_is(expr, "list") || ta_node_is(expr, "tuple")) {
+		if (a->configs_kind == TA_CONFIGS_NONE)
+			a->configs_kind = TA_CONFIGS_LIST;
+		collect_configs(b, a, expr);
+	} else if (ta_node_is(expr, "list_comprehension")) {
+		a->configs_kind = TA_CONFIGS_COMPREHENSION;
+		collect_configs(b, a, expr);
+	} else if (ta_node_is(expr, "binary_operator") || ta_node_is(expr, "parenthesized_expression")) {
+		uint32_t n = ts_node_named_child_count(expr);
+		for (uint32_t i = 0; i < n; i++)
+			resolve_configs(b, a, ts_node_named_child(expr, i), depth + 1);
+	} else if (ta_node_is(expr, "conditional_expression")) {
+		if (mentions_capability(b, expr))
+			a->branches_on_capability = true;
+		uint32_t n = ts_node_named_child_count(expr);
+		for (uint32_t i = 0; i < n; i++)
+			resolve_configs(b, a, ts_node_named_child(expr, i), depth + 1);
+	} else if (ta_node_is(expr, "call")) {
+		TSNode fn = ta_node_field(expr, "function");
+		char *name = text(b, fn);
+		int f = ta_node_is(fn, "identifier") ? find_function(b->m, name) : -1;
+		if (f >= 0) {
+			a->configs_kind = TA_CONFIGS_FUNCTION;
+			free(a->configs_function);
+			a->configs_function = ta_xstrdup(name);
+			if (mentions_capability(b, b->m->functions[f].node))
+				a->branches_on_capability = true;
+			collect_configs(b, a, b->m->functions[f].node);
+		} else if (!strcmp(name, "list") || !strcmp(name, "filter")) {
+			resolve_configs(b, a, call_arg(expr, 0), depth + 1);
+		} else {
+			a->configs_kind = TA_CONFIGS_UNRESOLVED;
+		}
+		free(name);
+	} else if (ta_node_is(expr, "identifier")) {
+		char *name = text(b, expr);
+		TSNode v = lookup_var(b, name, -1, UINT32_MAX);
+		free(name);
+		if (ts_node_is_null(v)) {
+			a->configs_kind = TA_CONFIGS_UNRESOLVED;
+		} else {
+			resolve_configs(b, a, v, depth + 1);
+			if (a->configs_kind == TA_CONFIGS_LIST)
+				a->configs_kind = TA_CONFIGS_NAME;
+		}
+	} else {
+		a->configs_kind = TA_CONFIGS_UNRESOLVED;
+	}
+}
+
+/* Names whose value differs between two configs vary. */
+static void compute_varies(ta_autotune *a)
+{
+	for (size_t i = 0; i < a->config_count; i++) {
+		ta_config *c = &a->configs[i];
+		for (size_t p = 0; p < c->param_count + c->option_count; p++) {
+			ta_kwarg *k = p < c->param_count ? &c->params[p] : &c->options[p - c->param_count];
+			for (size_t j = 0; j < a->config_count; j++) {
+				const ta_config *d = &a->configs[j];
+				const ta_kwarg *o = ta_kwarg_find(d->params, d->param_count, k->name);
+				if (!o)
+					o = ta_kwarg_find(d->options, d->option_count, k->name);
+				if (!o || strcmp(o->value, k->value)) {
+					add_unique(&a->varies, &a->vary_count, k->name);
+					break;
+				}
+			}
+		}
+	}
+}
+
+static ta_autotune *parse_autotune(builder *b, TSNode call)
+{
+	ta_autotune *a = ta_xcalloc(1, sizeof *a);
+	a->span = span(b, call);
+	collect_args(b, call, &a->kwargs, &a->kwarg_count, NULL, NULL);
+	TSNode configs = call_kwarg(b, call, "configs");
+	if (ts_node_is_null(configs))
+		configs = call_arg(call, 0);
+	a->configs_span = span(b, configs);
+	resolve_configs(b, a, configs, 0);
+	compute_varies(a);
+	TSNode key = call_kwarg(b, call, "key");
+	if (ts_node_is_null(key))
+		key = call_arg(call, 1);
+	if (ta_node_is(key, "identifier")) {
+		char *name = text(b, key);
+		TSNode v = lookup_var(b, name, -1, UINT32_MAX);
+		free(name);
+		if (!ts_node_is_null(v))
+			key = v;
+	}
+	if (!ts_node_is_null(key)) {
+		a->key_span = span(b, key);
+		uint32_t n = ts_node_named_child_count(key);
+		for (uint32_t i = 0; i < n; i++) {
+			TSNode s = ts_node_named_child(key, i);
+			if (ta_node_is(s, "string")) {
+				char *v = string_value(b, s);
+				add_unique(&a->key, &a->key_count, v);
+				free(v);
+			}
+		}
+	}
+	TSNode prune = call_kwarg(b, call, "prune_configs_by");
+	if (!ts_node_is_null(prune)) {
+		a->has_prune = true;
+		a->prune_span = span(b, prune);
+	}
+	if (!ts_node_is_null(call_kwarg(b, call, "pre_hook")))
+		a->has_pre_hook = true;
+	return a;
+}
+
+static void parse_heuristics(builder *b, ta_kernel *k, TSNode call)
+{
+	TSNode dict = call_arg(call, 0);
+	if (ts_node_is_null(dict))
+		dict = call_kwarg(b, call, "values");
+	k->heuristics_span = span(b, call);
+	if (!ta_node_is(dict, "dictionary"))
+		return;
+	uint32_t n = ts_node_named_child_count(dict);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode pair = ts_node_named_child(dict, i);
+		if (!ta_node_is(pair, "pair"))
+			continue;
+		TSNode key = ta_node_field(pair, "key");
+		ta_heuristic *h = TA_APPEND(k->heuristics, k->heuristic_count);
+		h->name = ta_node_is(key, "string") ? string_value(b, key) : text(b, key);
+		h->expr = text(b, ta_node_field(pair, "value"));
+		h->span = span(b, pair);
+	}
+}
+
+/* ---- kernels ------------------------------------------------------------- */
+
+static int add_kernel(builder *b, int fn)
+{
+	ta_function *f = &b->m->functions[fn];
+	if (f->kernel >= 0)
+		return f->kernel;
+	ta_kernel *k = TA_PUSH(b->m->kernels, b->m->kernel_count, b->kernel_cap);
+	f = &b->m->functions[fn];
+	f->kernel = (int)b->m->kernel_count - 1;
+	k->name = ta_xstrdup(f->name);
+	ta_model_index_kernel(b->m, k->name, f->kernel);
+	k->span = f->span;
+	TSNode def = ta_node_is(f->node, "decorated_definition") ? ta_node_field(f->node, "definition") : f->node;
+	k->node = def;
+	k->def_span = span(b, def);
+	k->def_line = k->def_span.line;
+	TSNode body = ta_node_field(def, "body");
+	k->body_span = span(b, body);
+	/* One level of indentation, as the body's first statement has it. */
+	TSNode first = ts_node_named_child(body, 0);
+	uint32_t col = ts_node_start_point(first).column, def_col = ts_node_start_point(def).column;
+	size_t len;
+	const char *line = ta_source_line(b->src, ta_node_line(first), &len);
+	k->indent = col > def_col && col <= len ? ta_xstrndup(line + def_col, col - def_col) : ta_xstrdup("    ");
+
+	TSNode params = ta_node_field(def, "parameters");
+	size_t cap = 0;
+	uint32_t n = ts_node_named_child_count(params);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode p = ts_node_named_child(params, i);
+		TSNode name = p, type = null_node, dflt = null_node;
+		if (ta_node_is(p, "typed_parameter")) {
+			name = ts_node_named_child(p, 0);
+			type = ta_node_field(p, "type");
+		} else if (ta_node_is(p, "default_parameter") || ta_node_is(p, "typed_default_parameter")) {
+			name = ta_node_field(p, "name");
+			type = ta_node_field(p, "type");
+			dflt = ta_node_field(p, "value");
+		} else if (!ta_node_is(p, "identifier")) {
+			continue;
+		}
+		ta_param *pr = TA_PUSH(k->params, k->param_count, cap);
+		pr->name = text(b, name);
+		pr->span = span(b, p);
+		if (!ts_node_is_null(type)) {
+			pr->annotation = text(b, type);
+			TSNode t = ts_node_named_child_count(type) ? ts_node_named_child(type, 0) : type;
+			char *c = ta_model_canonical(b->m, t);
+			pr->constexpr_ = c && (has_suffix(c, ".constexpr") || !strcmp(c, "constexpr"));
+			free(c);
+		}
+		if (!ts_node_is_null(dflt))
+			pr->default_value = text(b, dflt);
+	}
+	return f->kernel;
+}
+
+/* Applies one decorator or wrapper call (jit, autotune, heuristics) to the
+ * function; returns true when it makes the function a kernel. */
+static bool apply_wrapper(builder *b, int fn, TSNode expr, bool *jit_seen)
+{
+	TSNode callee = ta_node_is(expr, "call") ? ta_node_field(expr, "function") : expr;
+	char *c = ta_model_canonical(b->m, callee);
+	bool kernel = false;
+	if (c && (is_triton_name(c, "jit") || (!strcmp(c, "jit") && b->m->imports_triton))) {
+		int k = add_kernel(b, fn);
+		if (ta_node_is(expr, "call"))
+			collect_args(b, expr, &b->m->kernels[k].jit_kwargs,
+				     &b->m->kernels[k].jit_kwarg_count, NULL, NULL);
+		*jit_seen = kernel = true;
+	} else if (c && is_triton_name(c, "autotune") && ta_node_is(expr, "call")) {
+		int k = add_kernel(b, fn);
+		if (!b->m->kernels[k].autotune)
+			b->m->kernels[k].autotune = parse_autotune(b, expr);
+		kernel = true;
+	} else if (c && is_triton_name(c, "heuristics") && ta_node_is(expr, "call")) {
+		int k = add_kernel(b, fn);
+		parse_heuristics(b, &b->m->kernels[k], expr);
+		kernel = true;
+	}
+	free(c);
+	return kernel;
+}
+
+static void read_decorated_kernels(builder *b)
+{
+	for (size_t i = 0; i < b->m->function_count; i++) {
+		TSNode node = b->m->functions[i].node;
+		if (!ta_node_is(node, "decorated_definition"))
+			continue;
+		/* Decide first whether jit is among the decorators. */
+		bool jit = false;
+		uint32_t n = ts_node_named_child_count(node);
+		for (uint32_t d = 0; d < n; d++) {
+			TSNode dec = ts_node_named_child(node, d);
+			if (!ta_node_is(dec, "decorator"))
+				continue;
+			TSNode e = ts_node_named_child(dec, 0);
+			TSNode callee = ta_node_is(e, "call") ? ta_node_field(e, "function") : e;
+			char *c = ta_model_canonical(b->m, callee);
+			if (c && (is_triton_name(c, "jit") || (!strcmp(c, "jit") && b->m->imports_triton)))
+				jit = true;
+			free(c);
+		}
+		if (!jit)
+			continue;
+		bool seen = false;
+		for (uint32_t d = 0; d < n; d++) {
+			TSNode dec = ts_node_named_child(node, d);
+			if (ta_node_is(dec, "decorator"))
+				apply_wrapper(b, (int)i, ts_node_named_child(dec, 0), &seen);
+		}
+	}
+}
+
+static void add_alias(builder *b, int kernel, const char *name)
+{
+	ta_kernel *k = &b->m->kernels[kernel];
+	if (!strcmp(k->name, name))
+		return;
+	add_unique(&k->aliases, &k->alias_count, name);
+	ta_model_index_kernel(b->m, name, kernel);
+}
+
+/* `k = triton.autotune(...)(triton.jit(fn))` and the like: unwrap the calls
+ * down to a function of the file, applying each wrapper on the way back up.
+ * Returns the function index or -1. */
+static int unwrap_function(builder *b, TSNode expr, int depth, bool *jit)
+{
+	if (depth > 8 || ts_node_is_null(expr))
+		return -1;
+	if (ta_node_is(expr, "identifier")) {
+		char *name = text(b, expr);
+		int f = find_function(b->m, name);
+		free(name);
+		return f;
+	}
+	if (!ta_node_is(expr, "call"))
+		return -1;
+	TSNode callee = ta_node_field(expr, "function");
+	TSNode wrapper = ta_node_is(callee, "call") ? callee : expr;
+	char *c = ta_model_canonical(b->m, ta_node_field(wrapper, "function"));
+	bool known = c && (is_triton_name(c, "jit") || is_triton_name(c, "autotune") ||
+			   is_triton_name(c, "heuristics") || has_suffix(c, "wrap_triton"));
+	free(c);
+	if (!known)
+		return -1;
+	int f = unwrap_function(b, call_arg(expr, 0), depth + 1, jit);
+	if (f >= 0)
+		apply_wrapper(b, f, wrapper, jit);
+	return f;
+}
+
+static void read_wrapped_kernels(builder *b)
+{
+	for (size_t i = 0; i < b->var_count; i++) {
+		var_def *v = &b->vars[i];
+		if (!ta_node_is(v->value, "call"))
+			continue;
+		bool jit = false;
+		int f = unwrap_function(b, v->value, 0, &jit);
+		int k = f >= 0 ? b->m->functions[f].kernel : -1;
+		if (k < 0)
+			continue;
+		if (!ta_node_is(b->m->functions[f].node, "decorated_definition"))
+			b->m->kernels[k].wrapped = true;
+		add_alias(b, k, v->name);
+	}
+	/* Plain aliases: `fn = my_kernel`. */
+	for (size_t i = 0; i < b->var_count; i++) {
+		var_def *v = &b->vars[i];
+		if (!ta_node_is(v->value, "identifier") ||
+		    (v->owner >= 0 && b->m->functions[v->owner].kernel >= 0))
+			continue;
+		char *name = text(b, v->value);
+		int k = ta_model_find_kernel(b->m, name);
+		if (k >= 0)
+			add_alias(b, k, v->name);
+		free(name);
+	}
+}
+
+/* ---- the walk ---------------------------------------------------------------- */
+
+typedef struct frame {
+	size_t depth;             /* tree depth of the node that pushed it */
+	enum { FR_FUNCTION, FR_KLOOP, FR_HLOOP } kind;
+	int index;                /* function, kernel loop or -1 */
+	TSNode node;
+} frame;
+
+typedef struct walk {
+	builder *b;
+	TSNode *path;             /* nodes from the root to the current one */
+	size_t path_cap;
+	frame *frames;
+	size_t frame_count, frame_cap;
+	int fn;                   /* innermost function, -1 at module level */
+	int kernel;               /* its kernel index, or -1 */
+	int kloop;                /* innermost kernel loop */
+	int kloop_depth;
+	int hloop_depth;
+	TSNode hloop;             /* innermost host loop */
+} walk;
+
+static int host_index(builder *b, int fn)
+{
+	int *slot = fn >= 0 ? &b->fn_host[fn] : &b->module_host;
+	if (*slot >= 0)
+		return *slot;
+	*slot = (int)b->m->host_count;
+	const char *name = fn >= 0 ? b->m->functions[fn].name : "<module>";
+	ta_span s = fn >= 0 ? b->m->functions[fn].span : (ta_span){ 0 };
+	ta_host *h = TA_PUSH(b->m->hosts, b->m->host_count, b->host_cap);
+	h->name = ta_xstrdup(name);
+	h->span = s;
+	if (fn >= 0) {
+		TSNode node = b->m->functions[fn].node;
+		if (ta_node_is(node, "decorated_definition"))
+			node = ta_node_field(node, "definition");
+		TSNode params = ta_node_field(node, "parameters");
+		uint32_t n = ts_node_named_child_count(params);
+		for (uint32_t i = 0; i < n; i++) {
+			TSNode p = ts_node_named_child(params, i);
+			TSNode id = ta_node_is(p, "identifier") ? p :
+				    ta_node_is(p, "typed_parameter") ? ts_node_named_child(p, 0) :
+				    ta_node_field(p, "name");
+			if (ta_node_is(id, "identifier")) {
+				h->params = ta_xrealloc(h->params, (h->param_count + 1) * sizeof(char *));
+				h->params[h->param_count++] = text(b, id);
+			}
+		}
+	}
+	return (int)b->m->host_count - 1;
+}
+
+/* The variable a call's result is assigned to, from the call's parent. */
+static void set_target(const builder *b, TSNode parent, TSNode call, char **target, bool *augmented)
+{
+	if (!ts_node_eq(ta_node_field(parent, "right"), call))
+		return;
+	TSNode left = ta_node_field(parent, "left");
+	if (ta_node_is(parent, "assignment") && ta_node_is(left, "identifier")) {
+		*target = text(b, left);
+	} else if (ta_node_is(parent, "augmented_assignment") && ta_node_is(left, "identifier")) {
+		*target = text(b, left);
+		*augmented = text_eq(b, ta_node_field(parent, "operator"), "+=");
+	}
+}
+
+typedef struct op_name {
+	const char *name;
+	ta_op_kind kind;
+} op_name;
+
+/* triton.language functions by their last name component. */
+static const op_name tl_ops[] = {
+	{ "load", TA_OP_LOAD }, { "store", TA_OP_STORE }, { "dot", TA_OP_DOT },
+	{ "trans", TA_OP_TRANS }, { "permute", TA_OP_PERMUTE }, { "reshape", TA_OP_RESHAPE },
+	{ "view", TA_OP_RESHAPE }, { "zeros", TA_OP_ZEROS }, { "arange", TA_OP_ARANGE },
+	{ "expand_dims", TA_OP_EXPAND_DIMS }, { "broadcast_to", TA_OP_BROADCAST_TO },
+	{ "program_id", TA_OP_PROGRAM_ID }, { "num_programs", TA_OP_NUM_PROGRAMS },
+	{ "make_tensor_descriptor", TA_OP_MAKE_DESCRIPTOR },
+	{ "_experimental_make_tensor_descriptor", TA_OP_MAKE_DESCRIPTOR },
+	{ "make_block_ptr", TA_OP_MAKE_BLOCK_PTR }, { "advance", TA_OP_ADVANCE },
+	{ "_experimental_descriptor_load", TA_OP_DESC_LOAD },
+	{ "_experimental_descriptor_store", TA_OP_DESC_STORE },
+	{ "tanh", TA_OP_TANH }, { "exp", TA_OP_EXP }, { "exp2", TA_OP_EXP2 },
+	{ "max", TA_OP_MAX }, { "maximum", TA_OP_MAXIMUM }, { "sum", TA_OP_SUM },
+	{ "where", TA_OP_WHERE }, { "assume", TA_OP_ASSUME }, { "multiple_of", TA_OP_MULTIPLE_OF },
+	{ "max_contiguous", TA_OP_MULTIPLE_OF }, { "cdiv", TA_OP_CDIV },
+	{ "atomic_add", TA_OP_ATOMIC }, { "atomic_max", TA_OP_ATOMIC }, { "atomic_cas", TA_OP_ATOMIC },
+	{ "atomic_xchg", TA_OP_ATOMIC }, { "atomic_min", TA_OP_ATOMIC },
+	{ "inline_asm_elementwise", TA_OP_INLINE_ASM },
+};
+
+/* Tensor methods inside kernels: x.trans(), desc.load([...]). */
+static const op_name tensor_methods[] = {
+	{ "trans", TA_OP_TRANS }, { "permute", TA_OP_PERMUTE }, { "reshape", TA_OP_RESHAPE },
+	{ "expand_dims", TA_OP_EXPAND_DIMS }, { "broadcast_to", TA_OP_BROADCAST_TO },
+	{ "load", TA_OP_DESC_LOAD }, { "store", TA_OP_DESC_STORE },
+};
+
+static int lookup_op(const op_name *table, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(table[i].name, name))
+			return (int)table[i].kind;
+	return -1;
+}
+
+static ta_op *add_op(walk *w, ta_op_kind kind, char *callee, TSNode node, TSNode parent)
+{
+	builder *b = w->b;
+	ta_kernel *k = &b->m->kernels[w->kernel];
+	ta_op *op = TA_APPEND(k->ops, k->op_count);
+	op->kind = kind;
+	op->callee = callee;
+	op->span = span(b, node);
+	op->loop = w->kloop;
+	op->loop_depth = w->kloop_depth;
+	op->helper = -1;
+	if (ta_node_is(node, "call")) {
+		collect_args(b, node, &op->kwargs, &op->kwarg_count, &op->args, &op->arg_count);
+		set_target(b, parent, node, &op->target, &op->augmented);
+	}
+	return op;
+}
+
+static void walk_kernel_call(walk *w, TSNode call, TSNode parent)
+{
+	builder *b = w->b;
+	TSNode fn = ta_node_field(call, "function");
+	char *canon = ta_model_canonical(b->m, fn);
+	const char *tl = tl_function(canon);
+	int kind = -1;
+	if (tl) {
+		kind = lookup_op(tl_ops, sizeof tl_ops / sizeof *tl_ops, tl);
+		if (kind < 0)
+			kind = TA_OP_OTHER;
+	} else if (canon && strstr(canon, "libdevice.")) {
+		kind = has_suffix(canon, ".tanh") ? TA_OP_TANH :
+		       has_suffix(canon, ".exp2") ? TA_OP_EXP2 : TA_OP_OTHER;
+	} else if (ta_node_is(fn, "identifier")) {
+		int helper = ta_model_find_kernel(b->m, canon ? canon : "");
+		if (helper >= 0 && helper != w->kernel) {
+			ta_op *op = add_op(w, TA_OP_HELPER_CALL, canon, call, parent);
+			op->helper = helper;
+			return;
+		}
+	} else if (ta_node_is(fn, "attribute")) {
+		/* A method on a tile or descriptor: the receiver is a local name. */
+		TSNode obj = ta_node_field(fn, "object");
+		char *method = text(b, ta_node_field(fn, "attribute"));
+		kind = lookup_op(tensor_methods, sizeof tensor_methods / sizeof *tensor_methods, method);
+		if (kind >= 0) {
+			ta_op *op = add_op(w, (ta_op_kind)kind, canon ? canon : ta_xstrdup(method), call, parent);
+			op->receiver = text(b, obj);
+			free(method);
+			return;
+		}
+		free(method);
+	}
+	if (kind < 0) {
+		free(canon);
+		return;
+	}
+	ta_op *op = add_op(w, (ta_op_kind)kind, canon, call, parent);
+	if (kind == TA_OP_LOAD || kind == TA_OP_STORE) {
+		op->has_mask = ta_kwarg_find(op->kwargs, op->kwarg_count, "mask") != NULL ||
+			       op->arg_count >= (kind == TA_OP_STORE ? 3u : 2u);
+	} else if (kind == TA_OP_DOT) {
+		op->has_acc = op->arg_count >= 3 || ta_kwarg_find(op->kwargs, op->kwarg_count, "acc");
+	} else if (kind == TA_OP_DESC_LOAD || kind == TA_OP_DESC_STORE) {
+		TSNode d = call_arg(call, 0);
+		op->receiver = text(b, d);
+	}
+}
+
+static void add_host_op(walk *w, ta_host_kind kind, TSNode node, TSNode parent, char *callee,
+			TSNode receiver)
+{
+	builder *b = w->b;
+	int hi = host_index(b, w->fn);  /* may move hosts: index first */
+	ta_host *h = &b->m->hosts[hi];
+	ta_host_op *op = TA_APPEND(h->ops, h->op_count);
+	op->kind = kind;
+	op->span = span(b, node);
+	op->text = text(b, node);
+	op->callee = callee;
+	op->loop_depth = w->hloop_depth;
+	if (!ts_node_is_null(receiver))
+		op->receiver = text(b, receiver);
+	if (ta_node_is(node, "call")) {
+		collect_args(b, node, &op->kwargs, &op->kwarg_count, NULL, NULL);
+		bool aug = false;
+		if (!ts_node_is_null(parent))
+			set_target(b, parent, node, &op->target, &aug);
+	}
+}
+
+static bool is_alloc(const char *c)
+{
+	static const char *const names[] = {
+		"torch.empty", "torch.zeros", "torch.ones", "torch.full", "torch.randn",
+		"torch.rand", "torch.empty_strided", "torch.arange", "torch.tensor",
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(c, names[i]))
+			return true;
+	return false;
+}
+
+static void walk_host_call(walk *w, TSNode call, TSNode parent)
+{
+	builder *b = w->b;
+	TSNode fn = ta_node_field(call, "function");
+	char *canon = ta_model_canonical(b->m, fn);
+	if (ta_node_is(fn, "attribute")) {
+		TSNode obj = ta_node_field(fn, "object");
+		TSNode attr = ta_node_field(fn, "attribute");
+		char *objc = ta_model_canonical(b->m, obj);
+		bool module = objc && (has_prefix(objc, "torch") || has_prefix(objc, "triton"));
+		free(objc);
+		if (!module || ta_node_is(obj, "call") || ta_node_is(obj, "subscript")) {
+			ta_host_kind kind = TA_HOST__COUNT;
+			if (text_eq(b, attr, "contiguous"))
+				kind = TA_HOST_CONTIGUOUS;
+			else if (text_eq(b, attr, "clone"))
+				kind = TA_HOST_CLONE;
+			else if (text_eq(b, attr, "to") || text_eq(b, attr, "cuda"))
+				kind = TA_HOST_TO_DEVICE;
+			else if (text_eq(b, attr, "reshape") || text_eq(b, attr, "view"))
+				kind = TA_HOST_RESHAPE;
+			if (kind != TA_HOST__COUNT) {
+				add_host_op(w, kind, call, parent, canon, obj);
+				return;
+			}
+		}
+	}
+	if (!canon)
+		return;
+	ta_host_kind kind = TA_HOST__COUNT;
+	if (is_alloc(canon) || (has_prefix(canon, "torch.") && has_suffix(canon, "_like") &&
+				(strstr(canon, "empty") || strstr(canon, "zeros") || strstr(canon, "ones"))))
+		kind = TA_HOST_ALLOC;
+	else if (is_triton_name(canon, "set_allocator"))
+		kind = TA_HOST_SET_ALLOCATOR;
+	else if (has_suffix(canon, "TensorDescriptor") || has_suffix(canon, "TensorDescriptor.from_tensor") ||
+		 has_suffix(canon, "create_2d_tma_descriptor") || has_suffix(canon, "create_1d_tma_descriptor"))
+		kind = TA_HOST_TENSOR_DESCRIPTOR;
+	else if (is_triton_name(canon, "autotune") && w->fn >= 0)
+		kind = TA_HOST_AUTOTUNE_CALL;
+	else if (is_triton_name(canon, "jit") && w->fn >= 0)
+		kind = TA_HOST_JIT_CALL;
+	else if (strstr(canon, "get_device_capability") || strstr(canon, "get_current_target") ||
+		 strstr(canon, "get_device_properties"))
+		kind = TA_HOST_CAPABILITY;
+	else if (is_triton_name(canon, "cdiv"))
+		kind = TA_HOST_CDIV;
+	if (kind == TA_HOST__COUNT) {
+		free(canon);
+		return;
+	}
+	add_host_op(w, kind, call, parent, canon, null_node);
+	if (kind == TA_HOST_ALLOC) {
+		int hi = host_index(b, w->fn);
+		ta_host_op *op = &b->m->hosts[hi].ops[b->m->hosts[hi].op_count - 1];
+		op->has_device = ta_kwarg_find(op->kwargs, op->kwarg_count, "device") != NULL ||
+				 has_suffix(canon, "_like");
+	}
+}
+
+/* ---- launches ----------------------------------------------------------------- */
+
+static TSNode resolve_grid(walk *w, ta_launch *l, TSNode grid, int depth)
+{
+	builder *b = w->b;
+	if (depth > 3)
+		return grid;
+	if (ta_node_is(grid, "identifier")) {
+		char *name = text(b, grid);
+		TSNode v = lookup_var(b, name, w->fn, ts_node_start_byte(grid));
+		int f = ts_node_is_null(v) ? find_function(b->m, name) : -1;
+		free(name);
+		if (!ts_node_is_null(v))
+			return resolve_grid(w, l, v, depth + 1);
+		if (f >= 0) {
+			l->grid_kind = TA_GRID_FUNCTION;
+			return b->m->functions[f].node;
+		}
+		l->grid_kind = TA_GRID_NAME;
+	}
+	return grid;
+}
+
+/* Dimension count and META use of a grid expression. */
+static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
+{
+	builder *b = w->b;
+	l->grid_kind = TA_GRID_OTHER;
+	TSNode def = resolve_grid(w, l, grid, 0);
+	l->grid_def_span = span(b, def);
+	TSNode body = def;
+	char **params = NULL;
+	size_t nparams = 0;
+	if (ta_node_is(def, "lambda")) {
+		l->grid_kind = TA_GRID_LAMBDA;
+		TSNode ps = ta_node_field(def, "parameters");
+		uint32_t n = ts_node_named_child_count(ps);
+		for (uint32_t i = 0; i < n; i++) {
+			TSNode p = ts_node_named_child(ps, i);
+			if (ta_node_is(p, "identifier")) {
+				char *t = text(b, p);
+				add_unique(&params, &nparams, t);
+				free(t);
+			}
+		}
+		body = ta_node_field(def, "body");
+	} else if (l->grid_kind == TA_GRID_FUNCTION) {
+		TSNode fdef = ta_node_is(def, "decorated_definition") ? ta_node_field(def, "definition") : def;
+		TSNode ps = ta_node_field(fdef, "parameters");
+		uint32_t n = ts_node_named_child_count(ps);
+		for (uint32_t i = 0; i < n; i++) {
+			TSNode p = ts_node_named_child(ps, i);
+			if (ta_node_is(p, "identifier")) {
+				char *t = text(b, p);
+				add_unique(&params, &nparams, t);
+				free(t);
+			}
+		}
+		/* The returned tuple is the grid. */
+		TSNode blk = ta_node_field(fdef, "body");
+		uint32_t k = ts_node_named_child_count(blk);
+		body = null_node;
+		for (uint32_t i = 0; i < k; i++) {
+			TSNode st = ts_node_named_child(blk, i);
+			if (ta_node_is(st, "return_statement"))
+				body = ts_node_named_child(st, 0);
+		}
+	} else if (ta_node_is(def, "tuple") || ta_node_is(def, "list")) {
+		l->grid_kind = TA_GRID_TUPLE;
+	} else if (ta_node_is(def, "call")) {
+		l->grid_kind = TA_GRID_CALL;
+	}
+	if (ta_node_is(body, "parenthesized_expression"))
+		body = ts_node_named_child(body, 0);
+	if (ta_node_is(body, "tuple") || ta_node_is(body, "list")) {
+		uint32_t n = ts_node_named_child_count(body);
+		for (uint32_t i = 0; i < n; i++) {
+			TSNode d = ts_node_named_child(body, i);
+			if (ta_node_is(d, "comment"))
+				continue;
+			l->grid_dim_text = ta_xrealloc(l->grid_dim_text, (size_t)(l->grid_dims + 1) * sizeof(char *));
+			l->grid_dim_text[l->grid_dims++] = text(b, d);
+		}
+	} else if (!ts_node_is_null(body) && l->grid_kind != TA_GRID_CALL && l->grid_kind != TA_GRID_NAME) {
+		l->grid_dim_text = ta_xmalloc(sizeof(char *));
+		l->grid_dim_text[0] = text(b, body);
+		l->grid_dims = 1;
+	}
+	for (size_t i = 0; i < nparams; i++)
+		if (ta_node_contains_identifier(b->src, body, params[i]))
+			l->grid_uses_meta = true;
+	ta_strv_free(params, nparams);
+}
+
+static void walk_launch(walk *w, TSNode call, TSNode sub)
+{
+	builder *b = w->b;
+	TSNode value = ta_node_field(sub, "value");
+	int k = -1;
+	TSNode target = value;
+	/* wrap_triton(kernel)[grid](...) */
+	if (ta_node_is(value, "call")) {
+		char *c = ta_model_canonical(b->m, ta_node_field(value, "function"));
+		if (c && has_suffix(c, "wrap_triton"))
+			target = call_arg(value, 0);
+		free(c);
+	}
+	if (ta_node_is(target, "identifier") || ta_node_is(target, "attribute")) {
+		TSNode id = ta_node_is(target, "attribute") ? ta_node_field(target, "attribute") : target;
+		char *name = text(b, id);
+		k = ta_model_find_kernel(b->m, name);
+		free(name);
+	}
+	if (k < 0)
+		return;
+	ta_launch *l = TA_PUSH(b->m->launches, b->m->launch_count, b->launch_cap);
+	l->kernel = k;
+	l->callee = text(b, value);
+	l->span = span(b, call);
+	/* The grid is the subscript; `k[a, b]` is a tuple of two. */
+	uint32_t nsub = ts_node_named_child_count(sub);
+	TSNode grid = nsub >= 2 ? ts_node_named_child(sub, 1) : null_node;
+	if (nsub > 2) {
+		l->grid_span = span(b, grid);
+		l->grid_span.end = ts_node_end_byte(ts_node_named_child(sub, nsub - 1));
+		l->grid_kind = TA_GRID_TUPLE;
+		l->grid_def_span = l->grid_span;
+		for (uint32_t i = 1; i < nsub; i++) {
+			l->grid_dim_text = ta_xrealloc(l->grid_dim_text, (size_t)(l->grid_dims + 1) * sizeof(char *));
+			l->grid_dim_text[l->grid_dims++] = text(b, ts_node_named_child(sub, i));
+		}
+	} else {
+		l->grid_span = span(b, grid);
+		analyze_grid(w, l, grid);
+	}
+	collect_args(b, call, &l->kwargs, &l->kwarg_count, &l->args, &l->arg_count);
+	l->host = host_index(b, w->fn);
+	ta_host *h = &b->m->hosts[l->host];
+	h->launches = ta_xrealloc(h->launches, (h->launch_count + 1) * sizeof(int));
+	h->launches[h->launch_count++] = (int)b->m->launch_count - 1;
+	l->loop_depth = w->hloop_depth;
+	if (w->hloop_depth > 0) {
+		l->loop_span = span(b, w->hloop);
+		if (ta_node_is(w->hloop, "for_statement")) {
+			l->loop_var = text(b, ta_node_field(w->hloop, "left"));
+			l->loop_iter = text(b, ta_node_field(w->hloop, "right"));
+		}
+	}
+	b->m->kernels[k].launch_count++;
+}
+
+/* ---- kernel loops ----------------------------------------------------------------- */
+
+static void add_kernel_loop(walk *w, TSNode node)
+{
+	builder *b = w->b;
+	ta_kernel *k = &b->m->kernels[w->kernel];
+	ta_loop *lp = TA_APPEND(k->loops, k->loop_count);
+	lp->span = span(b, node);
+	lp->parent = w->kloop;
+	lp->depth = w->kloop_depth + 1;
+	if (ta_node_is(node, "while_statement")) {
+		lp->kind = TA_LOOP_WHILE;
+		TSNode cond = ta_node_field(node, "condition");
+		lp->iter = span(b, cond);
+		lp->header = lp->iter;
+		return;
+	}
+	TSNode right = ta_node_field(node, "right");
+	lp->var = text(b, ta_node_field(node, "left"));
+	lp->iter = span(b, right);
+	lp->header = span(b, node);
+	lp->header.end = ts_node_end_byte(right);
+	lp->header.end_line = (uint32_t)ta_node_end_line(right);
+	lp->kind = TA_LOOP_FOR_OTHER;
+	if (ta_node_is(right, "call")) {
+		char *c = ta_model_canonical(b->m, ta_node_field(right, "function"));
+		if (c && !strcmp(c, "range"))
+			lp->kind = TA_LOOP_RANGE;
+		else if (c && (has_suffix(c, "static_range") && has_prefix(c, "triton")))
+			lp->kind = TA_LOOP_STATIC_RANGE;
+		else if (c && has_prefix(c, "triton") && has_suffix(c, ".range"))
+			lp->kind = TA_LOOP_TL_RANGE;
+		free(c);
+		ta_span *args = NULL;
+		size_t nargs = 0;
+		collect_args(b, right, &lp->kwargs, &lp->kwarg_count, &args, &nargs);
+		lp->args = ta_xcalloc(nargs ? nargs : 1, sizeof(char *));
+		for (size_t i = 0; i < nargs; i++)
+			lp->args[i] = ta_xstrndup(b->src->text + args[i].start, args[i].end - args[i].start);
+		lp->arg_count = nargs;
+		free(args);
+	}
+}
+
+/* ---- the iterative walk -------------------------------------------------------- */
+
+static void push_frame(walk *w, size_t depth, int kind, int index, TSNode node)
+{
+	frame *f = TA_PUSH(w->frames, w->frame_count, w->frame_cap);
+	f->depth = depth;
+	f->kind = kind;
+	f->index = index;
+	f->node = node;
+}
+
+/* Recomputes the context from the frame stack after a push or pop. */
+static void refresh_context(walk *w)
+{
+	w->fn = -1;
+	w->kernel = -1;
+	w->kloop = -1;
+	w->kloop_depth = 0;
+	w->hloop_depth = 0;
+	w->hloop = null_node;
+	for (size_t i = 0; i < w->frame_count; i++) {
+		frame *f = &w->frames[i];
+		if (f->kind == FR_FUNCTION) {
+			w->fn = f->index;
+			w->kernel = w->b->m->functions[f->index].kernel;
+			w->kloop = -1;
+			w->kloop_depth = 0;
+			w->hloop_depth = 0;
+		} else if (f->kind == FR_KLOOP) {
+			w->kloop = f->index;
+			w->kloop_depth++;
+		} else {
+			w->hloop_depth++;
+			w->hloop = f->node;
+		}
+	}
+}
+
+static void enter(walk *w, TSNode n, TSNode parent, size_t depth)
+{
+	builder *b = w->b;
+	const char *type = ts_node_type(n);
+	if (!strcmp(type, "function_definition")) {
+		int f = function_at(b->m, ts_node_start_byte(ta_node_field(n, "name")));
+		if (f >= 0) {
+			push_frame(w, depth, FR_FUNCTION, f, n);
+			refresh_context(w);
+		}
+	} else if (!strcmp(type, "for_statement") || !strcmp(type, "while_statement")) {
+		if (w->kernel >= 0) {
+			add_kernel_loop(w, n);
+			push_frame(w, depth, FR_KLOOP, (int)b->m->kernels[w->kernel].loop_count - 1, n);
+		} else {
+			push_frame(w, depth, FR_HLOOP, -1, n);
+		}
+		refresh_context(w);
+	} else if (!strcmp(type, "call")) {
+		TSNode fn = ta_node_field(n, "function");
+		if (ta_node_is(fn, "subscript")) {
+			if (w->kernel < 0)
+				walk_launch(w, n, fn);
+		} else if (w->kernel >= 0) {
+			walk_kernel_call(w, n, parent);
+		} else {
+			walk_host_call(w, n, parent);
+		}
+	} else if (!strcmp(type, "attribute") && w->kernel >= 0) {
+		/* x.T transposes a tile */
+		if (text_eq(b, ta_node_field(n, "attribute"), "T") && !ta_node_is(parent, "call"))
+			add_op(w, TA_OP_TRANS, ta_xstrdup(".T"), n, parent)->receiver =
+				text(b, ta_node_field(n, "object"));
+	} else if (!strcmp(type, "assert_statement") && w->kernel < 0) {
+		add_host_op(w, TA_HOST_ASSERT, n, null_node, NULL, null_node);
+	}
+}
+
+static void leave(walk *w, size_t depth)
+{
+	bool popped = false;
+	while (w->frame_count && w->frames[w->frame_count - 1].depth == depth) {
+		w->frame_count--;
+		popped = true;
+	}
+	if (popped)
+		refresh_context(w);
+}
+
+static void walk_tree(builder *b, TSNode root)
+{
+	walk w = { .b = b, .fn = -1, .kernel = -1, .kloop = -1 };
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	size_t depth = 0;
+	ta_grow((void **)&w.path, &w.path_cap, 1, sizeof(TSNode));
+	w.path[0] = root;
+	enter(&w, root, null_node, 0);
+	for (;;) {
+		if (ts_tree_cursor_goto_first_child(&c)) {
+			depth++;
+			ta_grow((void **)&w.path, &w.path_cap, depth + 1, sizeof(TSNode));
+			w.path[depth] = ts_tree_cursor_current_node(&c);
+			enter(&w, w.path[depth], w.path[depth - 1], depth);
+			continue;
+		}
+		for (;;) {
+			leave(&w, depth);
+			if (ts_tree_cursor_goto_next_sibling(&c)) {
+				w.path[depth] = ts_tree_cursor_current_node(&c);
+				enter(&w, w.path[depth], depth ? w.path[depth - 1] : null_node, depth);
+				break;
+			}
+			if (!ts_tree_cursor_goto_parent(&c))
+				goto done;
+			depth--;
+		}
+	}
+done:
+	ts_tree_cursor_delete(&c);
+	free(w.path);
+	free(w.frames);
+}
+
+/* ---- pointer shapes ------------------------------------------------------------- */
+
+typedef struct shape_info {
+	int rank;                 /* broadcast rank seen: 2 for [:, None] */
+	bool arange;              /* a tl.arange flows in: at least 1D */
+	bool block_ptr;
+	bool loaded;              /* a loaded value flows in (a gather) */
+} shape_info;
+
+static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t before,
+		     int depth, char ***seen, size_t *nseen, shape_info *out);
+
+static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint32_t before,
+			  int depth, char ***seen, size_t *nseen, shape_info *out)
+{
+	for (size_t i = 0; i < *nseen; i++)
+		if (!strcmp((*seen)[i], name))
+			return;
+	add_unique(seen, nseen, name);
+	int owner = function_at(b->m, k->def_span.start);
+	/* Every assignment of the name in the kernel: a pointer advanced in a loop
+	 * keeps the shape it was given before the loop. */
+	const var_def *v;
+	(void)before;
+	FOR_OWNER_VARS(b, owner, v)
+		if (!strcmp(v->name, name))
+			shape_of(b, k, v->value, ts_node_start_byte(v->value), depth + 1, seen, nseen, out);
+	/* Values produced by ops (tl.load results used as offsets: gathers). */
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->target && !strcmp(op->target, name) && op->kind == TA_OP_LOAD)
+			out->loaded = true;
+	}
+}
+
+static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t before,
+		     int depth, char ***seen, size_t *nseen, shape_info *out)
+{
+	if (ts_node_is_null(expr) || depth > 8)
+		return;
+	TSTreeCursor c = ts_tree_cursor_new(expr);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&c);
+		bool descend = true;
+		const char *type = ts_node_type(n);
+		if (!strcmp(type, "subscript")) {
+			uint32_t nsub = ts_node_named_child_count(n);
+			bool none = false;
+			for (uint32_t i = 1; i < nsub; i++)
+				none |= ta_node_is(ts_node_named_child(n, i), "none");
+			if (none && (int)nsub - 1 > out->rank)
+				out->rank = (int)nsub - 1;
+		} else if (!strcmp(type, "call")) {
+			char *cn = ta_model_canonical(b->m, ta_node_field(n, "function"));
+			const char *tl = tl_function(cn);
+			if (tl && !strcmp(tl, "arange"))
+				out->arange = true;
+			else if (tl && !strcmp(tl, "make_block_ptr"))
+				out->block_ptr = true;
+			else if (tl && !strcmp(tl, "load"))
+				out->loaded = true;
+			else if (tl && !strcmp(tl, "expand_dims") && out->rank < 2)
+				out->rank = 2;
+			else if (tl && (!strcmp(tl, "broadcast_to") || !strcmp(tl, "reshape"))) {
+				TSNode shape = call_arg(n, 1);
+				int r = (int)ts_node_named_child_count(shape);
+				if (r > out->rank)
+					out->rank = r;
+			}
+			free(cn);
+		} else if (!strcmp(type, "identifier")) {
+			TSNode parent = ts_node_parent(n);
+			bool attr_name = ta_node_is(parent, "attribute") &&
+					 ts_node_eq(ta_node_field(parent, "attribute"), n);
+			bool kw_name = ta_node_is(parent, "keyword_argument") &&
+				       ts_node_eq(ta_node_field(parent, "name"), n);
+			if (!attr_name && !kw_name) {
+				char *name = text(b, n);
+				if (!ta_kernel_param(k, name))
+					shape_of_name(b, k, name, before, depth, seen, nseen, out);
+				free(name);
+			}
+			descend = false;
+		} else if (!strcmp(type, "attribute")) {
+			/* tl.float32 and friends are names, not values. */
+			descend = false;
+			TSNode obj = ta_node_field(n, "object");
+			if (!ta_node_is(obj, "identifier") || !alias_target(b->m, b->src->text + ts_node_start_byte(obj),
+									      ts_node_end_byte(obj) - ts_node_start_byte(obj)))
+				shape_of(b, k, obj, before, depth + 1, seen, nseen, out);
+		}
+		if (descend && ts_tree_cursor_goto_first_child(&c))
+			continue;
+		bool done = false;
+		while (!ts_tree_cursor_goto_next_sibling(&c)) {
+			if (!ts_tree_cursor_goto_parent(&c)) {
+				done = true;
+				break;
+			}
+		}
+		if (done)
+			break;
+	}
+	ts_tree_cursor_delete(&c);
+}
+
+static void classify_pointers(builder *b)
+{
+	TSNode root = ts_tree_root_node(b->m->syn->tree);
+	for (size_t ki = 0; ki < b->m->kernel_count; ki++) {
+		ta_kernel *k = &b->m->kernels[ki];
+		for (size_t i = 0; i < k->op_count; i++) {
+			ta_op *op = &k->ops[i];
+			if (op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE)
+				continue;
+			const ta_kwarg *pk = ta_kwarg_find(op->kwargs, op->kwarg_count, "pointer");
+			ta_span ps = op->arg_count ? op->args[0] : pk ? pk->value_span : (ta_span){ 0 };
+			if (ps.end == 0) {
+				op->ptr_shape = TA_PTR_UNKNOWN;
+				continue;
+			}
+			TSNode expr = ts_node_named_descendant_for_byte_range(root, ps.start, ps.end);
+			char **seen = NULL;
+			size_t nseen = 0;
+			shape_info si = { 0 };
+			shape_of(b, k, expr, ps.start, 0, &seen, &nseen, &si);
+			ta_strv_free(seen, nseen);
+			op->ptr_rank = si.rank ? si.rank : si.arange ? 1 : 0;
+			op->ptr_shape = si.block_ptr ? TA_PTR_BLOCK_PTR :
+					si.rank >= 2 ? TA_PTR_2D :
+					si.arange ? TA_PTR_1D : TA_PTR_SCALAR;
+			op->gather = si.loaded && op->ptr_shape == TA_PTR_2D;
+		}
+	}
+}
+
+/* ---- after the walk --------------------------------------------------------------- */
+
+static void finish_kernels(builder *b)
+{
+	for (size_t ki = 0; ki < b->m->kernel_count; ki++) {
+		ta_kernel *k = &b->m->kernels[ki];
+		for (size_t i = 0; i < k->op_count; i++)
+			if (k->ops[i].kind == TA_OP_HELPER_CALL && k->ops[i].helper >= 0)
+				b->m->kernels[k->ops[i].helper].is_helper = true;
+		/* Persistent: a tile loop starting at program_id with a program-count stride. */
+		for (size_t l = 0; l < k->loop_count && !k->persistent; l++) {
+			const ta_loop *lp = &k->loops[l];
+			if ((lp->kind != TA_LOOP_RANGE && lp->kind != TA_LOOP_TL_RANGE) || lp->arg_count < 3)
+				continue;
+			bool from_pid = strstr(lp->args[0], "program_id") != NULL;
+			for (size_t i = 0; i < k->op_count && !from_pid; i++)
+				if (k->ops[i].kind == TA_OP_PROGRAM_ID && k->ops[i].target &&
+				    !strcmp(k->ops[i].target, lp->args[0]))
+					from_pid = true;
+			bool numeric_step = lp->args[2][0] >= '0' && lp->args[2][0] <= '9';
+			if (from_pid && !numeric_step)
+				k->persistent = true;
+		}
+	}
+	for (size_t ki = 0; ki < b->m->kernel_count; ki++)
+		if (b->m->kernels[ki].launch_count > 0)
+			b->m->kernels[ki].is_helper = false;
+}
+
+static void read_host_patterns(builder *b, TSNode root)
+{
+	const ta_query *q = queries[Q_HOST];
+	int c_cdiv = ta_query_capture(q, "cdiv"), c_stride = ta_query_capture(q, "stride_test");
+	ta_query_iter it;
+	TSQueryMatch mt;
+	ta_query_exec(&it, q, b->src, root);
+	walk w = { .b = b };
+	while (ta_query_next(&it, &mt)) {
+		TSNode n = ta_match_node(&mt, c_cdiv);
+		ta_host_kind kind = TA_HOST_HAND_CDIV;
+		if (ts_node_is_null(n)) {
+			n = ta_match_node(&mt, c_stride);
+			kind = TA_HOST_STRIDE_TEST;
+		}
+		w.fn = function_at(b->m, ts_node_start_byte(n));
+		if (w.fn >= 0 && b->m->functions[w.fn].kernel >= 0)
+			continue;   /* a ceiling division inside a kernel is normal */
+		add_host_op(&w, kind, n, null_node, NULL, null_node);
+	}
+	ta_query_iter_end(&it);
+}
+
+ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
+{
+	*err = NULL;
+	if (load_queries(err) != 0)
+		return NULL;
+	ta_model *m = ta_xcalloc(1, sizeof *m);
+	m->src = src;
+	m->syn = syn;
+	builder b = { .m = m, .src = src, .module_host = -1 };
+	TSNode root = ta_syntax_root(syn);
+	read_imports(&b, root);
+	read_functions(&b, root);
+	b.fn_host = ta_xmalloc((m->function_count ? m->function_count : 1) * sizeof(int));
+	for (size_t i = 0; i < m->function_count; i++)
+		b.fn_host[i] = -1;
+	read_assignments(&b, root);
+	read_decorated_kernels(&b);
+	read_wrapped_kernels(&b);
+	walk_tree(&b, root);
+	read_host_patterns(&b, root);
+	classify_pointers(&b);
+	finish_kernels(&b);
+	for (size_t i = 0; i < b.var_count; i++)
+		free(b.vars[i].name);
+	free(b.vars);
+	free(b.by_owner);
+	free(b.owner_start);
+	free(b.fn_host);
+	return m;
+}

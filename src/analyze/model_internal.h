@@ -1,0 +1,18 @@
+/* Shared between model.c and model_build.c; not part of the interface. */
+#ifndef TA_ANALYZE_MODEL_INTERNAL_H
+#define TA_ANALYZE_MODEL_INTERNAL_H
+
+#include "analyze/model.h"
+
+ta_span ta_span_of(const ta_source *src, TSNode n);
+void ta_kwargs_free(ta_kwarg *kw, size_t n);
+void ta_strv_free(char **v, size_t n);
+
+/* Open-addressing table from kernel names and aliases to kernel indexes. */
+struct ta_name_slot {
+	char *name;
+	int kernel;
+};
+void ta_model_index_kernel(ta_model *m, const char *name, int kernel);
+
+#endif

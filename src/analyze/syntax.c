@@ -1,0 +1,184 @@
+#include "config.h"
+#include "analyze/syntax.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void add_error(ta_syntax *syn, TSNode n, bool missing)
+{
+	const ta_source *src = syn->src;
+	ta_syntax_error *e = TA_PUSH(syn->errors, syn->error_count, syn->error_cap);
+	uint32_t start = ts_node_start_byte(n);
+	e->line = ta_node_line(n);
+	e->column = ta_source_column_of(src, start);
+	e->end_line = ta_node_end_line(n);
+	e->missing = missing;
+	if (missing) {
+		e->what = ta_xasprintf("missing `%s`", ts_node_type(n));
+	} else {
+		/* Quote the first token the parser could not place. */
+		size_t len;
+		const char *line = ta_source_line(src, e->line, &len);
+		size_t off = start - (size_t)(line - src->text);
+		size_t n_tok = 0;
+		while (off + n_tok < len && n_tok < 24 && line[off + n_tok] != ' ')
+			n_tok++;
+		if (n_tok)
+			e->what = ta_xasprintf("cannot parse `%.*s`", (int)n_tok, line + off);
+		else
+			e->what = ta_xstrdup("cannot parse this line");
+	}
+}
+
+/* Walks the tree iteratively (files may nest thousands of levels deep) and
+ * records the outermost ERROR and every MISSING node. */
+static void collect_errors(ta_syntax *syn)
+{
+	TSNode root = ts_tree_root_node(syn->tree);
+	if (!ts_node_has_error(root))
+		return;
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&c);
+		bool descend = ts_node_has_error(n);
+		if (!strcmp(ts_node_type(n), "ERROR")) {
+			add_error(syn, n, false);
+			descend = false;
+		} else if (ts_node_is_missing(n)) {
+			add_error(syn, n, true);
+			descend = false;
+		}
+		if (descend && ts_tree_cursor_goto_first_child(&c))
+			continue;
+		while (!ts_tree_cursor_goto_next_sibling(&c)) {
+			if (!ts_tree_cursor_goto_parent(&c)) {
+				ts_tree_cursor_delete(&c);
+				return;
+			}
+		}
+	}
+}
+
+ta_syntax *ta_syntax_parse(const ta_source *src, char **err)
+{
+	*err = NULL;
+	TSParser *parser = ts_parser_new();
+	if (!ts_parser_set_language(parser, tree_sitter_python())) {
+		ts_parser_delete(parser);
+		*err = ta_xstrdup("the built-in Python grammar is incompatible with this tree-sitter library (rebuild tileadvise)");
+		return NULL;
+	}
+	TSTree *tree = ts_parser_parse_string(parser, NULL, src->text, (uint32_t)src->len);
+	ts_parser_delete(parser);
+	if (!tree) {
+		*err = ta_xasprintf("%s: the parser gave up on this file", src->path);
+		return NULL;
+	}
+	ta_syntax *syn = ta_xcalloc(1, sizeof *syn);
+	syn->src = src;
+	syn->tree = tree;
+	collect_errors(syn);
+	return syn;
+}
+
+void ta_syntax_free(ta_syntax *syn)
+{
+	if (!syn)
+		return;
+	for (size_t i = 0; i < syn->error_count; i++)
+		free(syn->errors[i].what);
+	free(syn->errors);
+	ts_tree_delete(syn->tree);
+	free(syn);
+}
+
+TSNode ta_syntax_root(const ta_syntax *syn)
+{
+	return ts_tree_root_node(syn->tree);
+}
+
+char *ta_node_text(const ta_source *src, TSNode n)
+{
+	if (ts_node_is_null(n))
+		return ta_xstrdup("");
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	if (b > src->len)
+		b = (uint32_t)src->len;
+	if (a > b)
+		a = b;
+	return ta_xstrndup(src->text + a, b - a);
+}
+
+bool ta_node_text_eq(const ta_source *src, TSNode n, const char *s)
+{
+	if (ts_node_is_null(n))
+		return false;
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	size_t l = strlen(s);
+	return b - a == l && b <= src->len && memcmp(src->text + a, s, l) == 0;
+}
+
+size_t ta_node_line(TSNode n)
+{
+	return ts_node_start_point(n).row + 1;
+}
+
+size_t ta_node_end_line(TSNode n)
+{
+	TSPoint p = ts_node_end_point(n);
+	/* A node ending at column 0 ends on the previous line. */
+	if (p.column == 0 && p.row > ts_node_start_point(n).row)
+		return p.row;
+	return p.row + 1;
+}
+
+bool ta_node_is(TSNode n, const char *type)
+{
+	return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+}
+
+TSNode ta_node_field(TSNode n, const char *field)
+{
+	if (ts_node_is_null(n))
+		return n;
+	return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
+}
+
+TSNode ta_node_ancestor(TSNode n, const char *type)
+{
+	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+		if (strcmp(ts_node_type(p), type) == 0)
+			return p;
+	TSNode null = { 0 };
+	return null;
+}
+
+bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *name)
+{
+	if (ts_node_is_null(n))
+		return false;
+	TSTreeCursor c = ts_tree_cursor_new(n);
+	bool found = false;
+	for (;;) {
+		TSNode cur = ts_tree_cursor_current_node(&c);
+		if (ta_node_is(cur, "identifier") && ta_node_text_eq(src, cur, name)) {
+			found = true;
+			break;
+		}
+		if (ts_tree_cursor_goto_first_child(&c))
+			continue;
+		bool up = false;
+		while (!ts_tree_cursor_goto_next_sibling(&c)) {
+			if (!ts_tree_cursor_goto_parent(&c) ||
+			    ts_node_eq(ts_tree_cursor_current_node(&c), n)) {
+				up = true;
+				break;
+			}
+		}
+		if (up)
+			break;
+	}
+	ts_tree_cursor_delete(&c);
+	return found;
+}

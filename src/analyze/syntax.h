@@ -1,0 +1,50 @@
+/* The tree-sitter parse of a source, with the regions that did not parse. */
+#ifndef TA_ANALYZE_SYNTAX_H
+#define TA_ANALYZE_SYNTAX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <tree_sitter/api.h>
+
+#include "analyze/source.h"
+
+typedef struct ta_syntax_error {
+	size_t line, column;         /* 1-based start */
+	size_t end_line;
+	bool missing;                /* a token the parser had to invent */
+	char *what;                  /* e.g. "unexpected `)`" or "missing `:`" */
+} ta_syntax_error;
+
+typedef struct ta_syntax {
+	const ta_source *src;        /* borrowed: must outlive the syntax */
+	TSTree *tree;
+	ta_syntax_error *errors;
+	size_t error_count;
+	size_t error_cap;
+} ta_syntax;
+
+/* The pinned tree-sitter-python grammar compiled into the binary. */
+const TSLanguage *tree_sitter_python(void);
+
+/* Parses src. Never fails on bad Python: syntax errors become entries of
+ * ->errors and the tree still holds what parsed. Returns NULL only when
+ * tree-sitter itself fails (message in *err, caller frees). */
+ta_syntax *ta_syntax_parse(const ta_source *src, char **err);
+void ta_syntax_free(ta_syntax *syn);
+
+TSNode ta_syntax_root(const ta_syntax *syn);
+
+/* Node helpers over the source text. */
+char *ta_node_text(const ta_source *src, TSNode n);              /* caller frees */
+bool ta_node_text_eq(const ta_source *src, TSNode n, const char *s);
+size_t ta_node_line(TSNode n);                                     /* 1-based */
+size_t ta_node_end_line(TSNode n);                                 /* 1-based, inclusive */
+bool ta_node_is(TSNode n, const char *type);
+TSNode ta_node_field(TSNode n, const char *field);
+/* The first ancestor of n (n excluded) of the given type, or a null node. */
+TSNode ta_node_ancestor(TSNode n, const char *type);
+/* Node of type inside n with the given text (identifier search), first in
+ * document order; null when absent. */
+bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *name);
+
+#endif

@@ -1,0 +1,369 @@
+#include "config.h"
+#include "ui/report.h"
+#include "util/buf.h"
+
+#include <jansson.h>
+#include <string.h>
+#include <strings.h>
+
+int ta_format_parse(const char *s)
+{
+	if (!strcasecmp(s, "text"))
+		return TA_FORMAT_TEXT;
+	if (!strcasecmp(s, "markdown") || !strcasecmp(s, "md"))
+		return TA_FORMAT_MARKDOWN;
+	if (!strcasecmp(s, "json"))
+		return TA_FORMAT_JSON;
+	if (!strcasecmp(s, "sarif"))
+		return TA_FORMAT_SARIF;
+	return -1;
+}
+
+static const char *configs_kind_name(ta_configs_kind k)
+{
+	switch (k) {
+	case TA_CONFIGS_NONE: return "none";
+	case TA_CONFIGS_LIST: return "literal list";
+	case TA_CONFIGS_COMPREHENSION: return "comprehension";
+	case TA_CONFIGS_FUNCTION: return "function";
+	case TA_CONFIGS_NAME: return "module variable";
+	case TA_CONFIGS_UNRESOLVED: return "not resolved";
+	}
+	return "?";
+}
+
+static void join(ta_buf *b, char **v, size_t n, const char *sep)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			ta_buf_puts(b, sep);
+		ta_buf_puts(b, v[i]);
+	}
+}
+
+/* One line describing an op: "load 2D masked -> a". */
+static void describe_op(ta_buf *b, const ta_op *op)
+{
+	ta_buf_puts(b, ta_op_kind_name(op->kind));
+	if (op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE) {
+		ta_buf_printf(b, " %s", ta_ptr_shape_name(op->ptr_shape));
+		if (op->has_mask)
+			ta_buf_puts(b, " masked");
+		if (op->gather)
+			ta_buf_puts(b, " gather");
+	} else if (op->kind == TA_OP_DOT && op->has_acc) {
+		ta_buf_puts(b, " with accumulator");
+	} else if (op->kind == TA_OP_HELPER_CALL || op->kind == TA_OP_OTHER) {
+		ta_buf_printf(b, " %s", op->callee ? op->callee : "?");
+	}
+	if (op->receiver)
+		ta_buf_printf(b, " on %s", op->receiver);
+	for (size_t i = 0; i < op->kwarg_count; i++)
+		if (op->kind == TA_OP_DOT && strcmp(op->kwargs[i].name, "acc"))
+			ta_buf_printf(b, " %s=%s", op->kwargs[i].name, op->kwargs[i].value);
+	if (op->target)
+		ta_buf_printf(b, " -> %s%s", op->augmented ? "+= " : "", op->target);
+}
+
+static void text_kernel(const ta_model *m, const ta_kernel *k, bool md, ta_buf *b)
+{
+	const char *h = md ? "### " : "";
+	const char *li = md ? "- " : "  ";
+	ta_buf_printf(b, "%skernel %s%s%s  (lines %u-%u)%s\n", h, md ? "`" : "", k->name, md ? "`" : "",
+		      k->span.line, k->span.end_line,
+		      k->is_helper ? ", helper called by other kernels" : "");
+	if (k->alias_count) {
+		ta_buf_printf(b, "%salso bound as: ", li);
+		join(b, k->aliases, k->alias_count, ", ");
+		ta_buf_puts(b, k->wrapped ? " (wrapped by a call)\n" : "\n");
+	}
+	ta_buf_printf(b, "%sparameters:", li);
+	for (size_t i = 0; i < k->param_count; i++) {
+		const ta_param *p = &k->params[i];
+		ta_buf_printf(b, "%s %s%s%s%s", i ? "," : "", p->name, p->constexpr_ ? ": constexpr" : "",
+			      p->default_value ? " = " : "", p->default_value ? p->default_value : "");
+	}
+	ta_buf_puts(b, "\n");
+	if (k->autotune) {
+		const ta_autotune *a = k->autotune;
+		ta_buf_printf(b, "%sautotune: %zu config%s (%s%s%s)", li, a->config_count,
+			      a->config_count == 1 ? "" : "s", configs_kind_name(a->configs_kind),
+			      a->configs_function ? " " : "", a->configs_function ? a->configs_function : "");
+		if (a->vary_count) {
+			ta_buf_puts(b, ", varies ");
+			join(b, a->varies, a->vary_count, ", ");
+		} else {
+			ta_buf_puts(b, ", varies nothing");
+		}
+		ta_buf_puts(b, "; key [");
+		join(b, a->key, a->key_count, ", ");
+		ta_buf_printf(b, "]%s%s%s\n", a->has_prune ? "; prune_configs_by" : "",
+			      a->has_pre_hook ? "; pre_hook" : "",
+			      a->branches_on_capability ? "; branches on the GPU" : "");
+	}
+	for (size_t i = 0; i < k->heuristic_count; i++)
+		ta_buf_printf(b, "%sheuristic %s = %s\n", li, k->heuristics[i].name, k->heuristics[i].expr);
+	if (k->persistent)
+		ta_buf_printf(b, "%spersistent: loops over tiles with a program-count stride\n", li);
+	/* Ops grouped under their loops, in document order. */
+	for (size_t l = 0; l < k->loop_count; l++) {
+		const ta_loop *lp = &k->loops[l];
+		ta_buf_printf(b, "%s%*sline %u: %s loop (depth %d)", li, (lp->depth - 1) * 2, "",
+			      lp->span.line, ta_loop_kind_name(lp->kind), lp->depth);
+		for (size_t i = 0; i < lp->kwarg_count; i++)
+			ta_buf_printf(b, " %s=%s", lp->kwargs[i].name, lp->kwargs[i].value);
+		ta_buf_puts(b, "\n");
+		for (size_t i = 0; i < k->op_count; i++) {
+			const ta_op *op = &k->ops[i];
+			if (op->loop != (int)l)
+				continue;
+			ta_buf_printf(b, "%s%*s  line %u: ", li, (lp->depth - 1) * 2, "", op->span.line);
+			describe_op(b, op);
+			ta_buf_puts(b, "\n");
+		}
+	}
+	bool header = false;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->loop >= 0 || (op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE &&
+				      op->kind != TA_OP_DOT && op->kind != TA_OP_TRANS &&
+				      op->kind != TA_OP_MAKE_DESCRIPTOR && op->kind != TA_OP_DESC_LOAD &&
+				      op->kind != TA_OP_DESC_STORE && op->kind != TA_OP_HELPER_CALL))
+			continue;
+		if (!header)
+			ta_buf_printf(b, "%soutside loops:\n", li);
+		header = true;
+		ta_buf_printf(b, "%s  line %u: ", li, op->span.line);
+		describe_op(b, op);
+		ta_buf_puts(b, "\n");
+	}
+	int shown = 0;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)(k - m->kernels))
+			continue;
+		if (!shown++)
+			ta_buf_printf(b, "%slaunches:\n", li);
+		ta_buf_printf(b, "%s  line %u in %s: grid %s", li, l->span.line,
+			      l->host >= 0 ? m->hosts[l->host].name : "<module>", ta_grid_kind_name(l->grid_kind));
+		if (l->grid_dims) {
+			ta_buf_printf(b, " (%d dim%s: ", l->grid_dims, l->grid_dims == 1 ? "" : "s");
+			join(b, l->grid_dim_text, (size_t)l->grid_dims, ", ");
+			ta_buf_puts(b, ")");
+		}
+		if (l->grid_uses_meta)
+			ta_buf_puts(b, " reads META");
+		for (size_t j = 0; j < l->kwarg_count; j++)
+			ta_buf_printf(b, "%s %s=%s", j ? "," : "; keywords", l->kwargs[j].name, l->kwargs[j].value);
+		if (l->loop_depth)
+			ta_buf_printf(b, "; inside a loop over %s", l->loop_iter ? l->loop_iter : "a condition");
+		ta_buf_puts(b, "\n");
+	}
+	if (!shown && !k->is_helper)
+		ta_buf_printf(b, "%slaunches: none in this file\n", li);
+	ta_buf_puts(b, "\n");
+}
+
+static void text_hosts(const ta_model *m, bool md, ta_buf *b)
+{
+	bool any = false;
+	for (size_t i = 0; i < m->host_count; i++) {
+		const ta_host *h = &m->hosts[i];
+		if (!h->op_count)
+			continue;
+		if (!any)
+			ta_buf_printf(b, "%shost code\n", md ? "### " : "");
+		any = true;
+		ta_buf_printf(b, "%s%s:\n", md ? "- " : "  ", h->name);
+		for (size_t j = 0; j < h->op_count; j++) {
+			const ta_host_op *op = &h->ops[j];
+			ta_buf_printf(b, "%sline %u: %s: %.*s%s\n", md ? "  - " : "    ", op->span.line,
+				      ta_host_kind_name(op->kind), 60, op->text,
+				      strlen(op->text) > 60 ? "..." : "");
+		}
+	}
+	if (any)
+		ta_buf_puts(b, "\n");
+}
+
+static void report_text(const ta_model *m, bool md, FILE *out)
+{
+	ta_buf b = TA_BUF_INIT;
+	const ta_source *src = m->src;
+	size_t kernels = 0;
+	for (size_t i = 0; i < m->kernel_count; i++)
+		kernels += !m->kernels[i].is_helper;
+	ta_buf_printf(&b, "%s%s: %zu kernel%s", md ? "## " : "", src->path, kernels, kernels == 1 ? "" : "s");
+	if (kernels != m->kernel_count)
+		ta_buf_printf(&b, " and %zu helper%s", m->kernel_count - kernels,
+			      m->kernel_count - kernels == 1 ? "" : "s");
+	ta_buf_printf(&b, ", %zu launch%s, %zu line%s\n\n", m->launch_count, m->launch_count == 1 ? "" : "es",
+		      src->line_count, src->line_count == 1 ? "" : "s");
+	for (size_t i = 0; i < m->syn->error_count; i++) {
+		const ta_syntax_error *e = &m->syn->errors[i];
+		ta_buf_printf(&b, "%s%s:%zu:%zu: syntax error: %s (analysed what parsed)\n", md ? "- " : "",
+			      src->path, e->line, e->column, e->what);
+	}
+	if (m->syn->error_count)
+		ta_buf_puts(&b, "\n");
+	if (!m->kernel_count)
+		ta_buf_printf(&b, "No Triton kernel (@triton.jit function) in this file: nothing to advise on.\n");
+	for (size_t i = 0; i < m->kernel_count; i++)
+		text_kernel(m, &m->kernels[i], md, &b);
+	text_hosts(m, md, &b);
+	fputs(ta_buf_str(&b), out);
+	ta_buf_free(&b);
+}
+
+static json_t *span_json(const ta_span *s)
+{
+	return json_pack("{s:i,s:i,s:i}", "line", (json_int_t)s->line, "col", (json_int_t)s->col,
+			 "end_line", (json_int_t)s->end_line);
+}
+
+static json_t *strv_json(char **v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+static json_t *kwargs_json(const ta_kwarg *kw, size_t n)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; i < n; i++)
+		json_object_set_new(o, kw[i].name, json_string(kw[i].value));
+	return o;
+}
+
+static json_t *kernel_json(const ta_model *m, const ta_kernel *k)
+{
+	json_t *jk = json_pack("{s:s,s:o,s:b,s:b,s:b}", "name", k->name, "span", span_json(&k->span),
+			       "helper", k->is_helper, "persistent", k->persistent, "wrapped", k->wrapped);
+	json_object_set_new(jk, "aliases", strv_json(k->aliases, k->alias_count));
+	json_t *params = json_array();
+	for (size_t i = 0; i < k->param_count; i++) {
+		const ta_param *p = &k->params[i];
+		json_t *jp = json_pack("{s:s,s:b}", "name", p->name, "constexpr", p->constexpr_);
+		if (p->annotation)
+			json_object_set_new(jp, "annotation", json_string(p->annotation));
+		if (p->default_value)
+			json_object_set_new(jp, "default", json_string(p->default_value));
+		json_array_append_new(params, jp);
+	}
+	json_object_set_new(jk, "parameters", params);
+	if (k->autotune) {
+		const ta_autotune *a = k->autotune;
+		json_t *configs = json_array();
+		for (size_t i = 0; i < a->config_count; i++) {
+			json_t *c = json_object();
+			json_object_set_new(c, "line", json_integer(a->configs[i].span.line));
+			json_object_set_new(c, "params", kwargs_json(a->configs[i].params, a->configs[i].param_count));
+			json_object_set_new(c, "options", kwargs_json(a->configs[i].options, a->configs[i].option_count));
+			json_array_append_new(configs, c);
+		}
+		json_t *ja = json_pack("{s:s,s:o,s:o,s:o,s:b,s:b,s:b}",
+				       "configs_kind", configs_kind_name(a->configs_kind),
+				       "configs", configs, "varies", strv_json(a->varies, a->vary_count),
+				       "key", strv_json(a->key, a->key_count), "prune", a->has_prune,
+				       "pre_hook", a->has_pre_hook, "branches_on_gpu", a->branches_on_capability);
+		if (a->configs_function)
+			json_object_set_new(ja, "configs_function", json_string(a->configs_function));
+		json_object_set_new(jk, "autotune", ja);
+	}
+	json_t *heur = json_object();
+	for (size_t i = 0; i < k->heuristic_count; i++)
+		json_object_set_new(heur, k->heuristics[i].name, json_string(k->heuristics[i].expr));
+	json_object_set_new(jk, "heuristics", heur);
+	json_t *loops = json_array();
+	for (size_t i = 0; i < k->loop_count; i++) {
+		const ta_loop *lp = &k->loops[i];
+		json_array_append_new(loops, json_pack("{s:s,s:i,s:i,s:i,s:o}", "kind", ta_loop_kind_name(lp->kind),
+						       "line", (json_int_t)lp->span.line, "depth", (json_int_t)lp->depth,
+						       "parent", (json_int_t)lp->parent,
+						       "kwargs", kwargs_json(lp->kwargs, lp->kwarg_count)));
+	}
+	json_object_set_new(jk, "loops", loops);
+	json_t *ops = json_array();
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		json_t *jo = json_pack("{s:s,s:i,s:i,s:i}", "op", ta_op_kind_name(op->kind),
+				       "line", (json_int_t)op->span.line, "col", (json_int_t)op->span.col,
+				       "loop", (json_int_t)op->loop);
+		if (op->callee)
+			json_object_set_new(jo, "callee", json_string(op->callee));
+		if (op->target)
+			json_object_set_new(jo, "target", json_string(op->target));
+		if (op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE) {
+			json_object_set_new(jo, "pointer", json_string(ta_ptr_shape_name(op->ptr_shape)));
+			json_object_set_new(jo, "mask", json_boolean(op->has_mask));
+			json_object_set_new(jo, "gather", json_boolean(op->gather));
+		}
+		if (op->kind == TA_OP_DOT)
+			json_object_set_new(jo, "acc", json_boolean(op->has_acc));
+		if (op->receiver)
+			json_object_set_new(jo, "receiver", json_string(op->receiver));
+		json_array_append_new(ops, jo);
+	}
+	json_object_set_new(jk, "ops", ops);
+	json_t *launches = json_array();
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)(k - m->kernels))
+			continue;
+		json_t *jl = json_pack("{s:i,s:s,s:s,s:i,s:b,s:o,s:o,s:i,s:s}", "line", (json_int_t)l->span.line,
+				       "callee", l->callee, "grid_kind", ta_grid_kind_name(l->grid_kind),
+				       "grid_dims", (json_int_t)l->grid_dims, "grid_uses_meta", l->grid_uses_meta,
+				       "grid", strv_json(l->grid_dim_text, (size_t)l->grid_dims),
+				       "keywords", kwargs_json(l->kwargs, l->kwarg_count),
+				       "loop_depth", (json_int_t)l->loop_depth,
+				       "host", l->host >= 0 ? m->hosts[l->host].name : "<module>");
+		json_array_append_new(launches, jl);
+	}
+	json_object_set_new(jk, "launches", launches);
+	return jk;
+}
+
+static void report_json(const ta_model *m, FILE *out)
+{
+	json_t *root = json_pack("{s:s,s:i}", "file", m->src->path, "lines", (json_int_t)m->src->line_count);
+	json_t *errors = json_array();
+	for (size_t i = 0; i < m->syn->error_count; i++) {
+		const ta_syntax_error *e = &m->syn->errors[i];
+		json_array_append_new(errors, json_pack("{s:i,s:i,s:s}", "line", (json_int_t)e->line,
+							"col", (json_int_t)e->column, "message", e->what));
+	}
+	json_object_set_new(root, "syntax_errors", errors);
+	json_t *imports = json_object();
+	for (size_t i = 0; i < m->import_count; i++)
+		if (m->imports[i].line)
+			json_object_set_new(imports, m->imports[i].alias, json_string(m->imports[i].target));
+	json_object_set_new(root, "imports", imports);
+	json_t *kernels = json_array();
+	for (size_t i = 0; i < m->kernel_count; i++)
+		json_array_append_new(kernels, kernel_json(m, &m->kernels[i]));
+	json_object_set_new(root, "kernels", kernels);
+	json_t *hosts = json_array();
+	for (size_t i = 0; i < m->host_count; i++) {
+		const ta_host *h = &m->hosts[i];
+		json_t *ops = json_array();
+		for (size_t j = 0; j < h->op_count; j++)
+			json_array_append_new(ops, json_pack("{s:s,s:i,s:s}", "kind", ta_host_kind_name(h->ops[j].kind),
+							     "line", (json_int_t)h->ops[j].span.line, "text", h->ops[j].text));
+		json_array_append_new(hosts, json_pack("{s:s,s:o,s:i}", "name", h->name, "ops", ops,
+						       "launches", (json_int_t)h->launch_count));
+	}
+	json_object_set_new(root, "host", hosts);
+	json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	json_decref(root);
+}
+
+void ta_report_write(const ta_model *m, ta_format fmt, FILE *out)
+{
+	if (fmt == TA_FORMAT_JSON)
+		report_json(m, out);
+	else
+		report_text(m, fmt == TA_FORMAT_MARKDOWN, out);
+}
