@@ -7,16 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "advise/checklist.h"
 #include "analyze/analysis.h"
+#include "ui/explain.h"
 #include "ui/report.h"
 #include "util/buf.h"
 
-enum mode { MODE_NONE, MODE_REPORT };
+enum mode { MODE_NONE, MODE_REPORT, MODE_LIST_RULES, MODE_EXPLAIN };
 
 typedef struct options {
 	enum mode mode;
 	int format;               /* ta_format, -1 until given */
+	const char *explain_id;
 	char **files;
 	int file_count;
 } options;
@@ -87,6 +91,13 @@ static int parse_options(int argc, char **argv, options *o)
 		case 'R':
 			o->mode = MODE_REPORT;
 			break;
+		case 256:
+			o->mode = MODE_LIST_RULES;
+			break;
+		case 257:
+			o->mode = MODE_EXPLAIN;
+			o->explain_id = optarg;
+			break;
 		case 'f':
 			o->format = ta_format_parse(optarg);
 			if (o->format < 0)
@@ -129,6 +140,24 @@ static int run_report(const options *o)
 	return 0;
 }
 
+static int run_catalog(const options *o)
+{
+	char *err;
+	ta_catalog *cat = ta_catalog_load(NULL, &err);
+	if (!cat) {
+		fprintf(stderr, "tileadvise: %s\n", err);
+		free(err);
+		return 2;
+	}
+	int rc = 0;
+	if (o->mode == MODE_LIST_RULES)
+		ta_explain_list(cat, stdout, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+	else
+		rc = ta_explain_entry(cat, o->explain_id, stdout);
+	ta_catalog_free(cat);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	options o = { 0 };
@@ -138,6 +167,10 @@ int main(int argc, char **argv)
 	switch (o.mode) {
 	case MODE_REPORT:
 		rc = run_report(&o);
+		break;
+	case MODE_LIST_RULES:
+	case MODE_EXPLAIN:
+		rc = run_catalog(&o);
 		break;
 	case MODE_NONE:
 	default:

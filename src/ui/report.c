@@ -177,9 +177,13 @@ static void text_hosts(const ta_model *m, bool md, ta_buf *b)
 		ta_buf_printf(b, "%s%s:\n", md ? "- " : "  ", h->name);
 		for (size_t j = 0; j < h->op_count; j++) {
 			const ta_host_op *op = &h->ops[j];
+			/* One line per op: cut at the first line break as well as at 60. */
+			int shown = (int)strcspn(op->text, "\r\n");
+			bool cut = op->text[shown] != '\0' || shown > 60;
+			if (shown > 60)
+				shown = 60;
 			ta_buf_printf(b, "%sline %u: %s: %.*s%s\n", md ? "  - " : "    ", op->span.line,
-				      ta_host_kind_name(op->kind), 60, op->text,
-				      strlen(op->text) > 60 ? "..." : "");
+				      ta_host_kind_name(op->kind), shown, op->text, cut ? "..." : "");
 		}
 	}
 	if (any)

@@ -1,0 +1,102 @@
+/* The checklist catalog: every entry of the walk (T1–T5, L1–L4, P1–P7,
+ * S1–S8, G1–G8, D1–D15) with its texts, loaded from data/checklist.json.
+ *
+ * The catalog is read-only once loaded. Entries keep the file's order, which
+ * is the walk order of the seed. Strings and arrays in a ta_entry belong to
+ * the catalog and stay valid until ta_catalog_free. */
+#ifndef TA_ADVISE_CHECKLIST_H
+#define TA_ADVISE_CHECKLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Sections in walk order; the JSON names are in parentheses. */
+typedef enum ta_section {
+	TA_SECTION_TRIGGERS,   /* "triggers":   trigger table, T ids */
+	TA_SECTION_LAYOUT,     /* "layout":     §1, L ids */
+	TA_SECTION_PRIORITIES, /* "priorities": §2, P ids */
+	TA_SECTION_PATTERNS,   /* "patterns":   §3, S ids */
+	TA_SECTION_ATTENTION,  /* "attention":  §4, G ids */
+	TA_SECTION_DEEPER,     /* "deeper":     D ids */
+	TA_SECTION_COUNT
+} ta_section;
+
+typedef enum ta_edit_kind {
+	TA_EDIT_NONE,       /* "none": triggers only; they reorder the walk */
+	TA_EDIT_MECHANICAL, /* "mechanical": the tool writes the diff */
+	TA_EDIT_GUIDED      /* "guided": a filled-in template, opened in $EDITOR */
+} ta_edit_kind;
+
+typedef enum ta_needs {
+	TA_NEEDS_STATIC,   /* "static": decidable from the source alone */
+	TA_NEEDS_PROFILE,  /* "profile": needs a measurement of the kernel */
+	TA_NEEDS_BASELINE  /* "baseline": needs a second, reference measurement */
+} ta_needs;
+
+/* The most ids one entry may list in serves or opens. */
+#define TA_ENTRY_MAX_REFS 8
+
+/* One item of a trigger's "opens": either a whole section or one entry. */
+typedef struct ta_open {
+	bool is_section;
+	ta_section section; /* when is_section */
+	const char *id;     /* the entry id when !is_section; the section's JSON
+	                     * name otherwise */
+} ta_open;
+
+typedef struct ta_entry {
+	const char *id;             /* "S3": a section letter and 1–2 digits */
+	ta_section section;
+	const char *seed_ref;       /* where it comes from in the seed */
+	const char *title;
+	const char *summary;        /* one line */
+	const char *means;          /* paragraphs: what and why it is slow */
+	const char *applies_when;   /* what the detector flags, and near-misses */
+	const char *satisfied_when;
+	const char *impact;         /* the typical figure */
+	ta_edit_kind edit;
+	const char *edit_summary;
+	const char *evidence;       /* "" when the profile adds nothing */
+	ta_needs needs;
+	const char *detector;       /* id of the entry whose detector serves this
+	                             * one (its own id when it has its own) */
+	const char *serves[TA_ENTRY_MAX_REFS];
+	size_t n_serves;
+	ta_open opens[TA_ENTRY_MAX_REFS]; /* triggers only */
+	size_t n_opens;
+	const char *example_slow;   /* Triton lines, newline-separated */
+	const char *example_fast;
+} ta_entry;
+
+typedef struct ta_catalog ta_catalog;
+
+/* Loads and validates a catalog. path NULL means <ta_datadir()>/checklist.json.
+ * Returns NULL on any problem and sets *err (caller frees) to one line a user
+ * can act on, prefixed with the file name and, where known, line:column.
+ * Checks: every required field and its type, the id format and its section
+ * letter, unique ids, sections in walk order, edit "none" exactly for
+ * triggers, and that every detector/serves/opens reference exists. The result
+ * is freed with ta_catalog_free. */
+ta_catalog *ta_catalog_load(const char *path, char **err);
+void ta_catalog_free(ta_catalog *cat);
+
+/* The file the catalog was loaded from (owned by the catalog). */
+const char *ta_catalog_path(const ta_catalog *cat);
+size_t ta_catalog_count(const ta_catalog *cat);
+/* The i-th entry in walk order; NULL when i is out of range. */
+const ta_entry *ta_catalog_at(const ta_catalog *cat, size_t i);
+/* The entry with this id, compared without regard to case ("s3" finds S3);
+ * NULL when there is none. */
+const ta_entry *ta_catalog_find(const ta_catalog *cat, const char *id);
+
+/* Static names. ta_section_title is the heading shown to users
+ * ("§3 Fast vs slow patterns"); ta_section_name is the JSON name
+ * ("patterns"). */
+const char *ta_section_title(ta_section s);
+const char *ta_section_name(ta_section s);
+/* Parses a JSON section name; false when it is not one. */
+bool ta_section_from_name(const char *name, ta_section *out);
+const char *ta_edit_kind_name(ta_edit_kind k);
+const char *ta_needs_name(ta_needs n);
+
+#endif
