@@ -10,19 +10,35 @@
 #include <unistd.h>
 
 #include "advise/checklist.h"
+#include "advise/edit.h"
 #include "analyze/analysis.h"
+#include "profile/report.h"
+#include "util/datadir.h"
+#include "util/fsutil.h"
 #include "ui/explain.h"
+#include "ui/check.h"
 #include "ui/report.h"
 #include "util/buf.h"
 
-enum mode { MODE_NONE, MODE_REPORT, MODE_LIST_RULES, MODE_EXPLAIN };
+enum mode { MODE_NONE, MODE_REPORT, MODE_CHECK, MODE_PROFILE, MODE_LIST_RULES, MODE_EXPLAIN, MODE_EDIT };
 
 typedef struct options {
 	enum mode mode;
 	int format;               /* ta_format, -1 until given */
 	const char *explain_id;
+	const char *edit_action;  /* "apply", "diff", "undo", "redo" */
+	const char *edit_spec;    /* ID[:LINE] */
+	double timeout_s;
+	int repeat;
+	const char *baseline;
+	const char *records_in;
+	const char *records_out;
+	const char *gpu_preset;
+	char **command;           /* argv after "--", NULL-terminated; NULL when none */
 	char **files;
 	int file_count;
+	const char *select;       /* --check: ids to report */
+	const char *ignore;       /* --check: ids to leave out */
 } options;
 
 typedef struct option_doc {
@@ -42,7 +58,7 @@ static const option_doc option_docs[] = {
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: tileadvise [OPTION]... FILE\n"
+		"Usage: tileadvise [OPTION]... FILE [-- COMMAND...]\n"
 		"Walk a Triton kernel file through an optimization checklist.\n\n"
 		"Options:\n");
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
@@ -91,12 +107,56 @@ static int parse_options(int argc, char **argv, options *o)
 		case 'R':
 			o->mode = MODE_REPORT;
 			break;
+		case 'c':
+			o->mode = MODE_CHECK;
+			break;
+		case 258:
+			o->select = optarg;
+			break;
+		case 259:
+			o->ignore = optarg;
+			break;
+		case 'p':
+			o->mode = MODE_PROFILE;
+			break;
+		case 300: {
+			char *end;
+			o->timeout_s = strtod(optarg, &end);
+			if (*end || o->timeout_s <= 0)
+				return usage_error("--timeout needs a positive number of seconds, not '%s'", optarg);
+			break;
+		}
+		case 301: {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 1 || n > 1000)
+				return usage_error("--repeat needs a count from 1 to 1000, not '%s'", optarg);
+			o->repeat = (int)n;
+			break;
+		}
+		case 302:
+			o->baseline = optarg;
+			break;
+		case 303:
+			o->records_in = optarg;
+			break;
+		case 304:
+			o->records_out = optarg;
+			break;
+		case 305:
+			o->gpu_preset = optarg;
+			break;
 		case 256:
 			o->mode = MODE_LIST_RULES;
 			break;
 		case 257:
 			o->mode = MODE_EXPLAIN;
 			o->explain_id = optarg;
+			break;
+		case 350: case 351: case 352: case 353:
+			o->mode = MODE_EDIT;
+			o->edit_action = c == 350 ? "apply" : c == 351 ? "diff" : c == 352 ? "undo" : "redo";
+			o->edit_spec = optarg;
 			break;
 		case 'f':
 			o->format = ta_format_parse(optarg);
@@ -119,6 +179,15 @@ static int parse_options(int argc, char **argv, options *o)
 	}
 	o->files = argv + optind;
 	o->file_count = argc - optind;
+	/* Everything after "--" is the command to profile. */
+	for (int i = optind; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			o->file_count = i - optind;
+			o->command = i + 1 < argc ? argv + i + 1 : NULL;
+			argv[i] = NULL;
+			break;
+		}
+	}
 	return 0;
 }
 
@@ -140,6 +209,64 @@ static int run_report(const options *o)
 	return 0;
 }
 
+static int run_profile(const options *o)
+{
+	if (o->file_count != 1)
+		return usage_error("%s", "--profile needs one FILE (the command to run may follow --)");
+	if (o->format >= 0 && o->format != TA_FORMAT_TEXT && o->format != TA_FORMAT_JSON)
+		return usage_error("%s", "--profile writes text or json");
+	ta_analysis *a;
+	char *err;
+	if (ta_analysis_open(o->files[0], &a, &err) != 0) {
+		fprintf(stderr, "tileadvise: %s\n", err);
+		free(err);
+		return 2;
+	}
+	const ta_model *m = a->model;
+	const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
+	bool *autotuned = ta_xcalloc(m->kernel_count + 1, sizeof *autotuned);
+	for (size_t i = 0; i < m->kernel_count; i++) {
+		names[i] = m->kernels[i].name;
+		autotuned[i] = m->kernels[i].autotune != NULL;
+	}
+#ifdef HAVE_CUPTI
+	char *injector = ta_path_join(ta_libdir(), "libtileadvise-cupti.so");
+#else
+	char *injector = NULL;
+	if (!o->records_in)
+		fprintf(stderr, "tileadvise: profiling is off in this build (configured without CUPTI; "
+				"rebuild with --with-cuda=DIR)\n");
+#endif
+	ta_profile_request req = {
+		.file = o->files[0],
+		.command = o->command,
+		.baseline = o->baseline,
+		.kernel_names = names,
+		.autotuned = autotuned,
+		.n_kernel_names = m->kernel_count,
+		.injector = injector,
+		.timeout_s = o->timeout_s,
+		.repeat = o->repeat,
+		.format = o->format == TA_FORMAT_JSON ? TA_PROFILE_JSON : TA_PROFILE_TEXT,
+		.records_in = o->records_in,
+		.records_out = o->records_out,
+		.gpu_preset = o->gpu_preset,
+	};
+	int rc = injector || o->records_in ? ta_profile_run_command(&req, stdout, stderr) : 2;
+	free(injector);
+	free(names);
+	free(autotuned);
+	ta_analysis_free(a);
+	return rc;
+}
+
+static int run_edit(const options *o)
+{
+	if (o->file_count != 1)
+		return usage_error("--%s takes one FILE", o->edit_action);
+	return ta_edit_run(o->edit_action, o->edit_spec, o->files[0], stdout, stderr);
+}
+
 static int run_catalog(const options *o)
 {
 	char *err;
@@ -158,6 +285,17 @@ static int run_catalog(const options *o)
 	return rc;
 }
 
+static int run_check(const options *o)
+{
+	if (o->file_count == 0)
+		return usage_error("%s", "--check needs a FILE or folder");
+	if (o->format == TA_FORMAT_MARKDOWN)
+		return usage_error("%s", "--check writes text, json or sarif");
+	ta_check_options co = { .format = o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format,
+				.select = o->select, .ignore = o->ignore };
+	return ta_check_run(o->files, o->file_count, &co, stdout, stderr);
+}
+
 int main(int argc, char **argv)
 {
 	options o = { 0 };
@@ -168,9 +306,18 @@ int main(int argc, char **argv)
 	case MODE_REPORT:
 		rc = run_report(&o);
 		break;
+	case MODE_CHECK:
+		rc = run_check(&o);
+		break;
+	case MODE_PROFILE:
+		rc = run_profile(&o);
+		break;
 	case MODE_LIST_RULES:
 	case MODE_EXPLAIN:
 		rc = run_catalog(&o);
+		break;
+	case MODE_EDIT:
+		rc = run_edit(&o);
 		break;
 	case MODE_NONE:
 	default:

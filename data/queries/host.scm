@@ -16,3 +16,11 @@
 (comparison_operator
   (call function: (attribute attribute: (identifier) @stride.method))
   (#eq? @stride.method "stride")) @stride_test
+
+; The same with a literal tile size: (n + 63) // 64. The code checks that
+; the added constant is one less than the divisor.
+(binary_operator
+  left: (parenthesized_expression
+          (binary_operator left: (_) operator: "+" right: (integer) @cdiv_lit.add))
+  operator: "//"
+  right: (integer) @cdiv_lit.den) @cdiv_lit

@@ -5,6 +5,8 @@
 #include "analyze/model_internal.h"
 #include "analyze/query.h"
 #include "util/buf.h"
+#include "util/datadir.h"
+#include "util/fsutil.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,10 @@ static const char *const query_names[Q__COUNT] = {
 	"imports", "definitions", "assignments", "host", "pointers",
 };
 static ta_query *queries[Q__COUNT];
+/* imports + definitions + assignments + host as one query: one pass over the
+ * tree instead of four (each query pass costs about a third of the parse). */
+static ta_query *names_query;
+static const int names_parts[] = { Q_IMPORTS, Q_DEFINITIONS, Q_ASSIGNMENTS, Q_HOST };
 
 static int load_queries(char **err)
 {
@@ -26,7 +32,31 @@ static int load_queries(char **err)
 		if (!queries[i])
 			return -1;
 	}
-	return 0;
+	if (names_query)
+		return 0;
+	/* Each part compiled alone above (errors name its file), so the
+	 * concatenation compiles too. */
+	ta_buf all = TA_BUF_INIT;
+	for (size_t i = 0; i < sizeof names_parts / sizeof *names_parts; i++) {
+		char *file = ta_xasprintf("%s/queries/%s.scm", ta_datadir(), query_names[names_parts[i]]);
+		char *data, *why;
+		size_t len;
+		if (ta_read_file(file, 1 << 20, &data, &len, &why) != 0) {
+			*err = ta_xasprintf("%s: %s (reinstall tileadvise, or set TILEADVISE_DATADIR)", file, why);
+			free(why);
+			free(file);
+			ta_buf_free(&all);
+			return -1;
+		}
+		ta_buf_append(&all, data, len);
+		ta_buf_putc(&all, '\n');
+		free(data);
+		free(file);
+	}
+	names_query = ta_query_new("queries/{imports,definitions,assignments,host}.scm",
+				   ta_buf_str(&all), all.len, err);
+	ta_buf_free(&all);
+	return names_query ? 0 : -1;
 }
 
 void ta_model_shutdown(void)
@@ -35,6 +65,8 @@ void ta_model_shutdown(void)
 		ta_query_free(queries[i]);
 		queries[i] = NULL;
 	}
+	ta_query_free(names_query);
+	names_query = NULL;
 }
 
 /* ---- builder state ----------------------------------------------------- */
@@ -55,6 +87,11 @@ typedef struct builder {
 	size_t kernel_cap, launch_cap, host_cap, import_cap, function_cap;
 	int *fn_host;             /* function index -> host index or -1 */
 	int module_host;          /* host index of <module>, or -1 */
+	struct host_match {       /* host.scm matches, applied after the walk */
+		TSNode node;
+		ta_host_kind kind;
+	} *host_matches;
+	size_t host_match_count, host_match_cap;
 } builder;
 
 static const TSNode null_node;
@@ -281,20 +318,9 @@ static void add_import(builder *b, char *alias, char *target, uint32_t line)
 		b->m->imports_triton = true;
 }
 
-static void read_imports(builder *b, TSNode root)
+static void read_import(builder *b, TSNode imp, TSNode from)
 {
-	/* Names every Triton file uses even when a snippet forgets the import. */
-	add_import(b, ta_xstrdup("tl"), ta_xstrdup("triton.language"), 0);
-	b->m->imports_triton = false;
-
-	const ta_query *q = queries[Q_IMPORTS];
-	int c_import = ta_query_capture(q, "import"), c_from = ta_query_capture(q, "import_from");
-	ta_query_iter it;
-	TSQueryMatch mt;
-	ta_query_exec(&it, q, b->src, root);
-	while (ta_query_next(&it, &mt)) {
-		TSNode imp = ta_match_node(&mt, c_import);
-		TSNode from = ta_match_node(&mt, c_from);
+	{
 		TSNode stmt = ts_node_is_null(imp) ? from : imp;
 		char *module = NULL;
 		if (!ts_node_is_null(from))
@@ -332,53 +358,88 @@ static void read_imports(builder *b, TSNode root)
 		}
 		free(module);
 	}
-	ta_query_iter_end(&it);
 }
 
 /* ---- definitions and assignments ---------------------------------------- */
 
-static void read_functions(builder *b, TSNode root)
+static void read_function(builder *b, TSNode def, TSNode whole, TSNode name, uint32_t *last_start)
 {
-	const ta_query *q = queries[Q_DEFINITIONS];
+	if (ts_node_start_byte(def) == *last_start)
+		return;   /* the same def matched by both patterns */
+	*last_start = ts_node_start_byte(def);
+	TSNode node = ts_node_is_null(whole) ? def : whole;
+	int parent = function_at(b->m, ts_node_start_byte(node));
+	ta_function *f = TA_PUSH(b->m->functions, b->m->function_count, b->function_cap);
+	f->name = text(b, name);
+	f->node = node;
+	f->span = span(b, node);
+	f->kernel = -1;
+	f->parent = parent;
+}
+
+/* One pass of the combined query: imports, definitions and assignments are
+ * read now, host patterns kept for after the walk. Matches come in document
+ * order, so every def precedes what it contains. */
+static void read_names(builder *b, TSNode root)
+{
+	/* Names every Triton file uses even when a snippet forgets the import. */
+	add_import(b, ta_xstrdup("tl"), ta_xstrdup("triton.language"), 0);
+	b->m->imports_triton = false;
+
+	const ta_query *q = names_query;
+	int c_import = ta_query_capture(q, "import"), c_from = ta_query_capture(q, "import_from");
 	int c_def = ta_query_capture(q, "def"), c_name = ta_query_capture(q, "name");
-	int c_dec = ta_query_capture(q, "decorated");
+	int c_dec = ta_query_capture(q, "decorated"), c_assign = ta_query_capture(q, "assign");
+	int c_value = ta_query_capture(q, "value");
+	int c_cdiv = ta_query_capture(q, "cdiv"), c_stride = ta_query_capture(q, "stride_test");
+	int c_cdiv_lit = ta_query_capture(q, "cdiv_lit");
+	int c_lit_add = ta_query_capture(q, "cdiv_lit.add"), c_lit_den = ta_query_capture(q, "cdiv_lit.den");
+	uint32_t last_start = UINT32_MAX;
 	ta_query_iter it;
 	TSQueryMatch mt;
 	ta_query_exec(&it, q, b->src, root);
-	uint32_t last_start = UINT32_MAX;
 	while (ta_query_next(&it, &mt)) {
-		TSNode def = ta_match_node(&mt, c_def);
-		if (ts_node_start_byte(def) == last_start)
-			continue;   /* the same def matched by both patterns */
-		last_start = ts_node_start_byte(def);
-		TSNode whole = ta_match_node(&mt, c_dec);
-		TSNode node = ts_node_is_null(whole) ? def : whole;
-		int parent = function_at(b->m, ts_node_start_byte(node));
-		ta_function *f = TA_PUSH(b->m->functions, b->m->function_count, b->function_cap);
-		f->name = text(b, ta_match_node(&mt, c_name));
-		f->node = node;
-		f->span = span(b, node);
-		f->kernel = -1;
-		f->parent = parent;
+		TSNode n;
+		TSNode imp = ta_match_node(&mt, c_import), from = ta_match_node(&mt, c_from);
+		if (!ts_node_is_null(imp) || !ts_node_is_null(from)) {
+			read_import(b, imp, from);
+		} else if (!ts_node_is_null(n = ta_match_node(&mt, c_def))) {
+			read_function(b, n, ta_match_node(&mt, c_dec), ta_match_node(&mt, c_name), &last_start);
+		} else if (!ts_node_is_null(ta_match_node(&mt, c_assign))) {
+			var_def *v = TA_PUSH(b->vars, b->var_count, b->var_cap);
+			v->name = text(b, ta_match_node(&mt, c_name));
+			v->value = ta_match_node(&mt, c_value);
+		} else {
+			ta_host_kind kind = TA_HOST_HAND_CDIV;
+			n = ta_match_node(&mt, c_cdiv);
+			if (ts_node_is_null(n) && !ts_node_is_null(ta_match_node(&mt, c_cdiv_lit))) {
+				char *add = text(b, ta_match_node(&mt, c_lit_add));
+				char *den = text(b, ta_match_node(&mt, c_lit_den));
+				if (strtoll(add, NULL, 0) + 1 == strtoll(den, NULL, 0))
+					n = ta_match_node(&mt, c_cdiv_lit);
+				free(add);
+				free(den);
+				if (ts_node_is_null(n))
+					continue;
+			}
+			if (ts_node_is_null(n)) {
+				n = ta_match_node(&mt, c_stride);
+				kind = TA_HOST_STRIDE_TEST;
+			}
+			if (ts_node_is_null(n))
+				continue;
+			struct host_match *hm = TA_PUSH(b->host_matches, b->host_match_count, b->host_match_cap);
+			hm->node = n;
+			hm->kind = kind;
+		}
 	}
 	ta_query_iter_end(&it);
 }
 
-static void read_assignments(builder *b, TSNode root)
+static void read_assignments(builder *b)
 {
-	const ta_query *q = queries[Q_ASSIGNMENTS];
-	int c_name = ta_query_capture(q, "name"), c_value = ta_query_capture(q, "value");
-	ta_query_iter it;
-	TSQueryMatch mt;
-	ta_query_exec(&it, q, b->src, root);
-	while (ta_query_next(&it, &mt)) {
-		TSNode value = ta_match_node(&mt, c_value);
-		var_def *v = TA_PUSH(b->vars, b->var_count, b->var_cap);
-		v->name = text(b, ta_match_node(&mt, c_name));
-		v->value = value;
-		v->owner = function_at(b->m, ts_node_start_byte(value));
-	}
-	ta_query_iter_end(&it);
+	for (size_t i = 0; i < b->var_count; i++)
+		b->vars[i].owner = function_at(b->m, ts_node_start_byte(b->vars[i].value));
 	/* Group by owner with a counting sort, keeping document order. */
 	size_t owners = b->m->function_count + 1;
 	b->owner_start = ta_xcalloc(owners + 2, sizeof(size_t));
@@ -454,7 +515,7 @@ static void parse_config(builder *b, ta_autotune *a, TSNode call)
 	for (size_t i = 0; i < nkw; i++) {
 		if (!strcmp(kw[i].name, "kwargs"))
 			continue;
-		if (!strcmp(kw[i].name, "pre_hook"))
+		if (!strcmp(kw[i].name, "pre_hook") && strcmp(kw[i].value, "None"))
 			a->has_pre_hook = true;
 		*TA_PUSH(c->options, c->option_count, ocap) = kw[i];
 		kw[i].name = kw[i].value = NULL;
@@ -609,6 +670,9 @@ static void compute_varies(ta_autotune *a)
 		ta_config *c = &a->configs[i];
 		for (size_t p = 0; p < c->param_count + c->option_count; p++) {
 			ta_kwarg *k = p < c->param_count ? &c->params[p] : &c->options[p - c->param_count];
+			/* Hooks are not tuning knobs: one config having one is no sweep. */
+			if (p >= c->param_count && (!strcmp(k->name, "pre_hook") || !strcmp(k->name, "post_hook")))
+				continue;
 			for (size_t j = 0; j < a->config_count; j++) {
 				const ta_config *d = &a->configs[j];
 				const ta_kwarg *o = ta_kwarg_find(d->params, d->param_count, k->name);
@@ -661,7 +725,8 @@ static ta_autotune *parse_autotune(builder *b, TSNode call)
 		a->has_prune = true;
 		a->prune_span = span(b, prune);
 	}
-	if (!ts_node_is_null(call_kwarg(b, call, "pre_hook")))
+	TSNode hook = call_kwarg(b, call, "pre_hook");
+	if (!ts_node_is_null(hook) && !ta_node_is(hook, "none"))   /* pre_hook=None is no hook */
 		a->has_pre_hook = true;
 	return a;
 }
@@ -1081,6 +1146,28 @@ static bool is_alloc(const char *c)
 	return false;
 }
 
+/* x.to(torch.float16), x.to(y.dtype), x.to(dtype=...): a cast, not a move. */
+static bool is_dtype_cast(const builder *b, TSNode call)
+{
+	TSNode a = call_arg(call, 0);
+	if (ts_node_is_null(a))
+		return !ts_node_is_null(call_kwarg(b, call, "dtype")) &&
+		       ts_node_is_null(call_kwarg(b, call, "device"));
+	if (!ts_node_is_null(call_kwarg(b, call, "device")))
+		return false;
+	char *t = text(b, a);
+	static const char *const dtypes[] = {
+		"float", "bfloat", "half", "double", "int", "uint", "bool", "complex", "long",
+	};
+	bool cast = has_suffix(t, ".dtype") || !strcmp(t, "dtype");
+	if (!cast && has_prefix(t, "torch.")) {
+		for (size_t i = 0; i < sizeof dtypes / sizeof *dtypes && !cast; i++)
+			cast = has_prefix(t + 6, dtypes[i]);
+	}
+	free(t);
+	return cast;
+}
+
 static void walk_host_call(walk *w, TSNode call, TSNode parent)
 {
 	builder *b = w->b;
@@ -1098,7 +1185,7 @@ static void walk_host_call(walk *w, TSNode call, TSNode parent)
 				kind = TA_HOST_CONTIGUOUS;
 			else if (text_eq(b, attr, "clone"))
 				kind = TA_HOST_CLONE;
-			else if (text_eq(b, attr, "to") || text_eq(b, attr, "cuda"))
+			else if ((text_eq(b, attr, "to") && !is_dtype_cast(b, call)) || text_eq(b, attr, "cuda"))
 				kind = TA_HOST_TO_DEVICE;
 			else if (text_eq(b, attr, "reshape") || text_eq(b, attr, "view"))
 				kind = TA_HOST_RESHAPE;
@@ -1461,6 +1548,8 @@ done:
 
 typedef struct shape_info {
 	int rank;                 /* broadcast rank seen: 2 for [:, None] */
+	unsigned dims;            /* dimensions a range spans: x[:, None] spans 0,
+				     x[None, :] spans 1; a tile needs two */
 	bool arange;              /* a tl.arange flows in: at least 1D */
 	bool block_ptr;
 	bool loaded;              /* a loaded value flows in (a gather) */
@@ -1484,12 +1573,6 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 	FOR_OWNER_VARS(b, owner, v)
 		if (!strcmp(v->name, name))
 			shape_of(b, k, v->value, ts_node_start_byte(v->value), depth + 1, seen, nseen, out);
-	/* Values produced by ops (tl.load results used as offsets: gathers). */
-	for (size_t i = 0; i < k->op_count; i++) {
-		const ta_op *op = &k->ops[i];
-		if (op->target && !strcmp(op->target, name) && op->kind == TA_OP_LOAD)
-			out->loaded = true;
-	}
 }
 
 static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t before,
@@ -1505,10 +1588,18 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 		if (!strcmp(type, "subscript")) {
 			uint32_t nsub = ts_node_named_child_count(n);
 			bool none = false;
-			for (uint32_t i = 1; i < nsub; i++)
-				none |= ta_node_is(ts_node_named_child(n, i), "none");
-			if (none && (int)nsub - 1 > out->rank)
-				out->rank = (int)nsub - 1;
+			unsigned spans = 0;
+			for (uint32_t i = 1; i < nsub; i++) {
+				TSNode d = ts_node_named_child(n, i);
+				none |= ta_node_is(d, "none");
+				if (ta_node_is(d, "slice") && i - 1 < 8)
+					spans |= 1u << (i - 1);
+			}
+			if (none) {
+				out->dims |= spans;
+				if ((int)nsub - 1 > out->rank)
+					out->rank = (int)nsub - 1;
+			}
 		} else if (!strcmp(type, "call")) {
 			char *cn = ta_model_canonical(b->m, ta_node_field(n, "function"));
 			const char *tl = tl_function(cn);
@@ -1516,15 +1607,28 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				out->arange = true;
 			else if (tl && !strcmp(tl, "make_block_ptr"))
 				out->block_ptr = true;
-			else if (tl && !strcmp(tl, "load"))
-				out->loaded = true;
-			else if (tl && !strcmp(tl, "expand_dims") && out->rank < 2)
-				out->rank = 2;
-			else if (tl && (!strcmp(tl, "broadcast_to") || !strcmp(tl, "reshape"))) {
+			else if (tl && !strcmp(tl, "load")) {
+				/* A loaded block of offsets makes a gather; a scalar loaded
+				 * from a pointer table does not. */
+				shape_info inner = { 0 };
+				shape_of(b, k, call_arg(n, 0), before, depth + 1, seen, nseen, &inner);
+				if (inner.arange || inner.dims)
+					out->loaded = true;
+				out->arange |= inner.arange;
+				out->dims |= inner.dims;
+				descend = false;
+			}
+			else if (tl && !strcmp(tl, "expand_dims")) {
+				/* expand_dims(x, 0) is a row [1, N]: x spans dim 1. */
+				out->dims |= text_eq(b, call_arg(n, 1), "0") ? 2u : 1u;
+				if (out->rank < 2)
+					out->rank = 2;
+			} else if (tl && (!strcmp(tl, "broadcast_to") || !strcmp(tl, "reshape"))) {
 				TSNode shape = call_arg(n, 1);
 				int r = (int)ts_node_named_child_count(shape);
 				if (r > out->rank)
 					out->rank = r;
+				out->dims |= r >= 2 && r < 8 ? (1u << r) - 1 : 0;
 			}
 			free(cn);
 		} else if (!strcmp(type, "identifier")) {
@@ -1586,8 +1690,8 @@ static void classify_pointers(builder *b)
 			ta_strv_free(seen, nseen);
 			op->ptr_rank = si.rank ? si.rank : si.arange ? 1 : 0;
 			op->ptr_shape = si.block_ptr ? TA_PTR_BLOCK_PTR :
-					si.rank >= 2 ? TA_PTR_2D :
-					si.arange ? TA_PTR_1D : TA_PTR_SCALAR;
+					__builtin_popcount(si.dims) >= 2 ? TA_PTR_2D :
+					si.arange || si.dims ? TA_PTR_1D : TA_PTR_SCALAR;
 			op->gather = si.loaded && op->ptr_shape == TA_PTR_2D;
 		}
 	}
@@ -1622,27 +1726,16 @@ static void finish_kernels(builder *b)
 			b->m->kernels[ki].is_helper = false;
 }
 
-static void read_host_patterns(builder *b, TSNode root)
+static void read_host_patterns(builder *b)
 {
-	const ta_query *q = queries[Q_HOST];
-	int c_cdiv = ta_query_capture(q, "cdiv"), c_stride = ta_query_capture(q, "stride_test");
-	ta_query_iter it;
-	TSQueryMatch mt;
-	ta_query_exec(&it, q, b->src, root);
 	walk w = { .b = b };
-	while (ta_query_next(&it, &mt)) {
-		TSNode n = ta_match_node(&mt, c_cdiv);
-		ta_host_kind kind = TA_HOST_HAND_CDIV;
-		if (ts_node_is_null(n)) {
-			n = ta_match_node(&mt, c_stride);
-			kind = TA_HOST_STRIDE_TEST;
-		}
+	for (size_t i = 0; i < b->host_match_count; i++) {
+		TSNode n = b->host_matches[i].node;
 		w.fn = function_at(b->m, ts_node_start_byte(n));
 		if (w.fn >= 0 && b->m->functions[w.fn].kernel >= 0)
 			continue;   /* a ceiling division inside a kernel is normal */
-		add_host_op(&w, kind, n, null_node, NULL, null_node);
+		add_host_op(&w, b->host_matches[i].kind, n, null_node, NULL, null_node);
 	}
-	ta_query_iter_end(&it);
 }
 
 ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
@@ -1655,16 +1748,15 @@ ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 	m->syn = syn;
 	builder b = { .m = m, .src = src, .module_host = -1 };
 	TSNode root = ta_syntax_root(syn);
-	read_imports(&b, root);
-	read_functions(&b, root);
+	read_names(&b, root);
 	b.fn_host = ta_xmalloc((m->function_count ? m->function_count : 1) * sizeof(int));
 	for (size_t i = 0; i < m->function_count; i++)
 		b.fn_host[i] = -1;
-	read_assignments(&b, root);
+	read_assignments(&b);
 	read_decorated_kernels(&b);
 	read_wrapped_kernels(&b);
 	walk_tree(&b, root);
-	read_host_patterns(&b, root);
+	read_host_patterns(&b);
 	classify_pointers(&b);
 	finish_kernels(&b);
 	for (size_t i = 0; i < b.var_count; i++)
@@ -1673,5 +1765,6 @@ ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 	free(b.by_owner);
 	free(b.owner_start);
 	free(b.fn_host);
+	free(b.host_matches);
 	return m;
 }

@@ -65,11 +65,36 @@ static void build_lines(ta_source *src)
 		}
 	}
 	src->crlf = crlf > lf;
+	/* Code points before each block start, so a column costs at most one
+	 * block of scanning however long the line is. */
+	size_t blocks = src->len / TA_SOURCE_CP_STEP + 1;
+	src->cp_index = ta_xmalloc(blocks * sizeof *src->cp_index);
+	uint32_t cps = 0;
+	for (size_t i = 0; i < src->len; i++) {
+		if (i % TA_SOURCE_CP_STEP == 0)
+			src->cp_index[i / TA_SOURCE_CP_STEP] = cps;
+		cps += ((unsigned char)src->text[i] & 0xC0) != 0x80;
+	}
+	if (src->len % TA_SOURCE_CP_STEP == 0)
+		src->cp_index[src->len / TA_SOURCE_CP_STEP] = cps;
+}
+
+/* Code points in text[0, off). */
+static size_t cps_before(const ta_source *src, size_t off)
+{
+	if (off > src->len)
+		off = src->len;
+	size_t block = off / TA_SOURCE_CP_STEP;
+	size_t n = src->cp_index[block];
+	for (size_t i = block * TA_SOURCE_CP_STEP; i < off; i++)
+		n += ((unsigned char)src->text[i] & 0xC0) != 0x80;
+	return n;
 }
 
 static int validate(const char *name, const char *bytes, size_t len, char **err)
 {
-	if (len == 0) {
+	/* A lone BOM is an empty file too. */
+	if (len == 0 || (len == 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0)) {
 		*err = ta_xasprintf("%s: the file is empty (give a Python file with a Triton kernel)", name);
 		return -1;
 	}
@@ -82,7 +107,9 @@ static int validate(const char *name, const char *bytes, size_t len, char **err)
 	size_t bad = utf8_invalid_at((const unsigned char *)bytes, len);
 	if (bad < len) {
 		size_t line = 1, col = 1;
-		for (size_t i = 0; i < bad; i++) {
+		/* Columns as an editor shows them: the BOM takes none. */
+		size_t from = len >= 3 && memcmp(bytes, "\xEF\xBB\xBF", 3) == 0 && bad >= 3 ? 3 : 0;
+		for (size_t i = from; i < bad; i++) {
 			if (bytes[i] == '\n') {
 				line++;
 				col = 1;
@@ -157,6 +184,7 @@ void ta_source_free(ta_source *src)
 	free(src->path);
 	free(src->text);
 	free(src->line_starts);
+	free(src->cp_index);
 	free(src);
 }
 
@@ -190,9 +218,16 @@ const char *ta_source_line(const ta_source *src, size_t line, size_t *len)
 size_t ta_source_column_of(const ta_source *src, size_t off)
 {
 	size_t line = ta_source_line_of(src, off);
-	size_t col = 1;
-	for (size_t i = src->line_starts[line - 1]; i < off && i < src->len; i++)
-		if (((unsigned char)src->text[i] & 0xC0) != 0x80)
-			col++;
-	return col;
+	size_t start = src->line_starts[line - 1];
+	if (off <= start)
+		return 1;
+	if (off > src->len)
+		off = src->len;
+	if (off - start <= TA_SOURCE_CP_STEP) {   /* ordinary lines: count directly */
+		size_t col = 1;
+		for (size_t i = start; i < off; i++)
+			col += ((unsigned char)src->text[i] & 0xC0) != 0x80;
+		return col;
+	}
+	return cps_before(src, off) - cps_before(src, start) + 1;
 }

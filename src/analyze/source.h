@@ -22,7 +22,11 @@ typedef struct ta_source {
 	uint64_t hash;         /* FNV-1a 64 of the file's bytes, BOM included */
 	uint64_t size;         /* file size on disk when read */
 	struct timespec mtime; /* modification time when read */
+	uint32_t *cp_index;    /* code points before each TA_SOURCE_CP_STEP-byte block:
+				  keeps column lookups on very long lines cheap */
 } ta_source;
+
+#define TA_SOURCE_CP_STEP 1024
 
 /* Reads and validates path. On success returns 0 and *out (free with
  * ta_source_free). On failure returns -1 and *err (caller frees): a one-line

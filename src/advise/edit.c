@@ -1,0 +1,616 @@
+#include "config.h"
+#include "advise/edit.h"
+#include "advise/edits/edits.h"
+#include "advise/journal.h"
+#include "analyze/analysis.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static const ta_edit_gen gens[] = {
+	{ "L2", ta_edit_make_L2, false, "grid from META; drop the launch keywords the configs set" },
+	{ "S3", ta_edit_make_S3, false, "tl.dot(a, b) instead of fresh zeros plus a 3-argument dot" },
+	{ "G4", ta_edit_make_S3, false, "tl.dot(a, b) instead of fresh zeros plus a 3-argument dot" },
+	{ "S7", ta_edit_make_S7, true, "copy with .contiguous() only when the last stride is not 1" },
+	{ "S8", ta_edit_make_S8, false, "add the missing constexpr names to the autotune key" },
+	{ "G3", ta_edit_make_S8, false, "add the missing constexpr names to the autotune key" },
+	{ "G7", ta_edit_make_G7, false, "triton.set_allocator before kernels with in-kernel descriptors" },
+	{ "D1", ta_edit_make_D1, false, "tl.range(..., loop_unroll_factor=1)" },
+	{ "D4", ta_edit_make_D4, false, "x[:, None] / x[None, :] instead of tl.expand_dims" },
+	{ "D6", ta_edit_make_D6, false, "annotate a dimension parameter tl.constexpr" },
+	{ "D12", ta_edit_make_D12, true, "triton.cdiv(a, b) instead of (a + b - 1) // b" },
+};
+
+const ta_edit_gen *ta_edit_gens(size_t *count)
+{
+	*count = sizeof gens / sizeof *gens;
+	return gens;
+}
+
+const ta_edit_gen *ta_edit_gen_find(const char *id)
+{
+	for (size_t i = 0; i < sizeof gens / sizeof *gens; i++)
+		if (!strcasecmp(gens[i].id, id))
+			return &gens[i];
+	return NULL;
+}
+
+int ta_edit_make(const ta_model *m, const char *id, uint32_t line, ta_edit *out, char **why_not)
+{
+	const ta_edit_gen *k = ta_edit_gen_find(id);
+	ta_edit_init(out, k ? k->id : id, m->src->crlf);
+	if (!k || !k->make)
+		return ta_edits_refuse(why_not, "%s has no mechanical edit", id);
+	int rc = k->make(m, -1, line, out, why_not);
+	if (rc != 0) {
+		ta_edit_clear(out);
+		return rc < -1 ? -2 : -1;
+	}
+	return 0;
+}
+
+int ta_edit_guided(const ta_model *m, const char *id, uint32_t line,
+		   const char *const *names, size_t name_count, ta_edit *out, char **err)
+{
+	ta_edit_init(out, id, m->src->crlf);
+	out->guided = true;
+	if (line == 0 || line > m->src->line_count) {
+		*err = ta_xasprintf("line %u is outside %s (%zu lines)", line, m->src->path, m->src->line_count);
+		return -1;
+	}
+	uint32_t at = (uint32_t)m->src->line_starts[line - 1];
+	char *ind = ta_edits_indent_at(m, at);
+	const char *t = ta_edits_guided_template(id);
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_printf(&b, "%s# tileadvise [%s]: ", ind, id);
+	for (const char *p = t; *p; p++) {
+		if (*p == '{' && isdigit((unsigned char)p[1]) && p[2] == '}') {
+			size_t i = (size_t)(p[1] - '0');
+			ta_buf_puts(&b, i < name_count && names[i] ? names[i] : "?");
+			p += 2;
+		} else if (!strncmp(p, "{id}", 4)) {
+			ta_buf_puts(&b, id);
+			p += 3;
+		} else if (*p == '\n') {
+			ta_buf_printf(&b, "\n%s#   ", ind);
+		} else {
+			ta_buf_putc(&b, *p);
+		}
+	}
+	ta_buf_putc(&b, '\n');
+	ta_edit_replace(out, at, at, ta_buf_str(&b));
+	ta_edit_set_title(out, "%s: a template to finish by hand at line %u", id, line);
+	out->line = line;
+	ta_buf_free(&b);
+	free(ind);
+	return 0;
+}
+
+int ta_edit_parse_spec(const char *spec, char id[8], uint32_t *line)
+{
+	size_t n = 0;
+	while (isalnum((unsigned char)spec[n]) && n < 7)
+		n++;
+	if (n == 0 || !isalpha((unsigned char)spec[0]) || (spec[n] && spec[n] != ':'))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		id[i] = (char)toupper((unsigned char)spec[i]);
+	id[n] = '\0';
+	*line = 0;
+	if (spec[n] == ':') {
+		char *end;
+		errno = 0;
+		unsigned long v = strtoul(spec + n + 1, &end, 10);
+		if (end == spec + n + 1 || *end || errno || v == 0 || v > UINT32_MAX)
+			return -1;
+		*line = (uint32_t)v;
+	}
+	return 0;
+}
+
+/* ---- where we may write ------------------------------------------------- */
+
+static bool inside(const char *dir, const char *path)
+{
+	size_t n = strlen(dir);
+	return !strncmp(dir, path, n) && (path[n] == '/' || (n == 1 && dir[0] == '/'));
+}
+
+int ta_edit_target(const char *path, char **real, struct stat *st, char **err)
+{
+	*real = NULL;
+	struct stat lst;
+	if (lstat(path, &lst) != 0) {
+		*err = ta_xasprintf("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	char *dir = ta_path_dirname(path);
+	char *rdir = realpath(dir, NULL);
+	free(dir);
+	if (!rdir) {
+		*err = ta_xasprintf("%s: cannot resolve its folder: %s", path, strerror(errno));
+		return -1;
+	}
+	char *r;
+	if (S_ISLNK(lst.st_mode)) {
+		r = realpath(path, NULL);
+		if (!r) {
+			*err = ta_xasprintf("%s is a symlink that leads nowhere (%s)", path, strerror(errno));
+			free(rdir);
+			return -1;
+		}
+		if (!inside(rdir, r)) {
+			*err = ta_xasprintf("%s is a symlink to %s, outside its folder; tileadvise writes only inside "
+					    "the kernel's folder: give %s itself", path, r, r);
+			free(r);
+			free(rdir);
+			return -1;
+		}
+	} else {
+		r = ta_path_join(rdir, ta_path_basename(path));
+	}
+	free(rdir);
+	if (stat(r, st) != 0 || !S_ISREG(st->st_mode)) {
+		*err = ta_xasprintf("%s is not a regular file", path);
+		free(r);
+		return -1;
+	}
+	if ((st->st_mode & 0222) == 0 || access(r, W_OK) != 0) {
+		*err = ta_xasprintf("%s is read-only; make it writable (chmod u+w) to apply edits", path);
+		free(r);
+		return -1;
+	}
+	char *rd = ta_path_dirname(r);
+	struct stat dst;
+	if (stat(rd, &dst) != 0 || (dst.st_mode & 0222) == 0 || access(rd, W_OK) != 0) {
+		*err = ta_xasprintf("the folder %s is read-only; tileadvise writes a temporary file beside %s",
+				    rd, ta_path_basename(r));
+		free(rd);
+		free(r);
+		return -1;
+	}
+	free(rd);
+	*real = r;
+	return 0;
+}
+
+/* ---- verification --------------------------------------------------------- */
+
+/* Byte-compiles bytes with python3 (from a private temporary copy, so no
+ * __pycache__ lands in the user's folder). 0 compiles, 1 does not (*why),
+ * -1 no python3 to ask. */
+static int py_compile(const char *name, const char *bytes, size_t len, char **why)
+{
+	const char *py = getenv("PYTHON3");
+	if (!py || !*py)
+		py = "python3";
+	const char *tmpdir = getenv("TMPDIR");
+	char *tmp = ta_xasprintf("%s/tileadvise-check-XXXXXX", tmpdir && *tmpdir ? tmpdir : "/tmp");
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		free(tmp);
+		return -1;
+	}
+	bool ok = true;
+	for (size_t off = 0; off < len && ok;) {
+		ssize_t w = write(fd, bytes + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		ok = w > 0;
+		off += w > 0 ? (size_t)w : 0;
+	}
+	close(fd);
+	int pfd[2];
+	if (!ok || pipe(pfd) != 0) {
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	static const char script[] =
+		"import sys\n"
+		"try:\n"
+		"    compile(open(sys.argv[1], 'rb').read(), sys.argv[2], 'exec')\n"
+		"except (SyntaxError, ValueError) as e:\n"
+		"    sys.stderr.write('line %s: %s' % (getattr(e, 'lineno', '?'), getattr(e, 'msg', e)))\n"
+		"    sys.exit(1)\n";
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(pfd[1], 2);
+		int null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+		}
+		close(pfd[0]);
+		setenv("PYTHONDONTWRITEBYTECODE", "1", 1);
+		execlp(py, py, "-I", "-S", "-c", script, tmp, name, (char *)NULL);
+		_exit(127);
+	}
+	close(pfd[1]);
+	ta_buf out = TA_BUF_INIT;
+	char chunk[512];
+	ssize_t r;
+	while ((r = read(pfd[0], chunk, sizeof chunk)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			break;
+		if (out.len < 4096)
+			ta_buf_append(&out, chunk, (size_t)r);
+	}
+	close(pfd[0]);
+	int status = 0;
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	unlink(tmp);
+	free(tmp);
+	int rc = pid < 0 ? -1 : WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 :
+		 WIFEXITED(status) && WEXITSTATUS(status) == 1 ? 1 : -1;
+	if (rc == 1) {
+		char *nl = strchr(ta_buf_str(&out), '\n');
+		if (nl)
+			*nl = '\0';
+		*why = ta_xstrdup(ta_buf_str(&out));
+	}
+	ta_buf_free(&out);
+	return rc;
+}
+
+/* The new bytes parse no worse than the old and compile where the old did.
+ * Returns 0, or -1 with *why. */
+static int verify(const ta_source *old_src, const ta_syntax *old_syn, const char *bytes, size_t len,
+		  const char *old_bytes, size_t old_len, char **why)
+{
+	ta_source *ns;
+	char *err;
+	if (ta_source_from_bytes(old_src->path, bytes, len, &ns, &err) != 0) {
+		*why = err;
+		return -1;
+	}
+	ta_syntax *nsyn = ta_syntax_parse(ns, &err);
+	if (!nsyn) {
+		*why = err;
+		ta_source_free(ns);
+		return -1;
+	}
+	int rc = 0;
+	size_t before = old_syn ? old_syn->error_count : 0;
+	if (nsyn->error_count > before) {
+		/* Report the first error region the old text did not have. */
+		size_t line = nsyn->errors[0].line;
+		*why = ta_xasprintf("the edited text does not parse (line %zu: %s)", line,
+				    nsyn->errors[0].what ? nsyn->errors[0].what : "syntax error");
+		rc = -1;
+	}
+	ta_syntax_free(nsyn);
+	ta_source_free(ns);
+	if (rc != 0)
+		return rc;
+	char *pywhy = NULL;
+	if (py_compile(old_src->path, bytes, len, &pywhy) == 1) {
+		char *ow = NULL;
+		/* Only the edit's fault when the old text compiled. */
+		if (py_compile(old_src->path, old_bytes, old_len, &ow) == 0) {
+			*why = ta_xasprintf("python3 does not compile the edited text (%s)", pywhy);
+			rc = -1;
+		}
+		free(ow);
+	}
+	free(pywhy);
+	return rc;
+}
+
+/* ---- apply, undo, redo --------------------------------------------------- */
+
+static int read_all(const char *path, char **data, size_t *len, char **err)
+{
+	char *why;
+	if (ta_read_file(path, TA_SOURCE_MAX_BYTES + 3, data, len, &why) != 0) {
+		*err = ta_xasprintf("%s: %s", path, why);
+		free(why);
+		return -1;
+	}
+	return 0;
+}
+
+/* Puts old back after a failed step; the message says how that went. */
+static char *restore(const char *real, const struct stat *st, const char *old, size_t old_len,
+		     const char *path, char *why)
+{
+	char *cur, *e2 = NULL;
+	size_t cl;
+	bool same = read_all(real, &cur, &cl, &e2) == 0 && cl == old_len && !memcmp(cur, old, cl);
+	if (e2 == NULL)
+		free(cur);
+	free(e2);
+	e2 = NULL;
+	char *msg;
+	if (same)
+		msg = ta_xasprintf("%s; %s is unchanged", why, path);
+	else if (ta_write_atomic(real, old, old_len, st->st_mode, st->st_uid, st->st_gid, &e2) == 0)
+		msg = ta_xasprintf("%s; the prior bytes of %s were restored", why, path);
+	else
+		msg = ta_xasprintf("%s; restoring %s failed too (%s): its prior bytes are in .tileadvise/", why, path, e2);
+	free(e2);
+	free(why);
+	return msg;
+}
+
+static bool same_mtime(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+int ta_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_edit *e, char **msg)
+{
+	char *real, *err = NULL;
+	struct stat st;
+	*msg = NULL;
+	if (e->guided) {
+		*msg = ta_xasprintf("%s is a guided edit: finish it by hand (see --diff)", e->id);
+		return -1;
+	}
+	if (ta_edit_target(src->path, &real, &st, &err) != 0) {
+		*msg = err;
+		return -1;
+	}
+	char *old = NULL, *text = NULL, *rel_b = NULL, *rel_a = NULL;
+	size_t old_len, text_len;
+	ta_journal *j = NULL;
+	int rc = -1;
+	if (read_all(real, &old, &old_len, msg) != 0)
+		goto out;
+	bool stale = old_len != src->size || ta_hash_bytes(old, old_len) != src->hash ||
+		     ((src->mtime.tv_sec || src->mtime.tv_nsec) && !same_mtime(&st.st_mtim, &src->mtime));
+	if (stale) {
+		*msg = ta_xasprintf("%s changed on disk since it was read; run tileadvise again on the current file",
+				    src->path);
+		goto out;
+	}
+	if (ta_edit_apply_text(e, src->text, src->len, &text, &text_len, msg) != 0)
+		goto out;
+	ta_buf nb = TA_BUF_INIT;
+	if (src->had_bom)
+		ta_buf_append(&nb, "\xEF\xBB\xBF", 3);
+	ta_buf_append(&nb, text, text_len);
+	free(text);
+	text_len = nb.len;
+	text = ta_buf_steal(&nb);
+	if (text_len == old_len && !memcmp(text, old, old_len)) {
+		*msg = ta_xasprintf("%s: the %s edit changes nothing", src->path, e->id);
+		goto out;
+	}
+	char *why = NULL;
+	if (verify(src, syn, text, text_len, old, old_len, &why) != 0) {
+		*msg = ta_xasprintf("%s: %s not applied: %s", src->path, e->id, why);
+		free(why);
+		goto out;
+	}
+	/* The journal first: an interruption after it is reconciled by hash. */
+	if (ta_journal_open(real, &j, msg) != 0)
+		goto out;
+	uint64_t oh = ta_hash_bytes(old, old_len), nh = ta_hash_bytes(text, text_len);
+	ta_journal_reconcile(j, oh);
+	if (j->position > 0 && j->entries[j->position - 1].after_hash == oh)
+		rel_b = ta_xstrdup(j->entries[j->position - 1].after);
+	else if (ta_journal_put_version(j, old, old_len, &rel_b, &err) != 0)
+		goto journal_fail;
+	if (ta_journal_put_version(j, text, text_len, &rel_a, &err) != 0)
+		goto journal_fail;
+	ta_journal_push(j, e->id, e->line, oh, nh, rel_b, rel_a);
+	if (ta_journal_save(j, &err) != 0)
+		goto journal_fail;
+	if (ta_write_atomic(real, text, text_len, st.st_mode, st.st_uid, st.st_gid, &err) != 0) {
+		ta_journal_drop_last(j);
+		char *e2 = NULL;
+		ta_journal_save(j, &e2);
+		free(e2);
+		*msg = restore(real, &st, old, old_len, src->path, err);
+		goto out;
+	}
+	/* What is on disk now is what we meant to write. */
+	char *back = NULL;
+	size_t bl = 0;
+	if (read_all(real, &back, &bl, &err) != 0 || bl != text_len || memcmp(back, text, bl) != 0) {
+		free(back);
+		free(err);
+		ta_journal_drop_last(j);
+		char *e2 = NULL;
+		ta_journal_save(j, &e2);
+		free(e2);
+		*msg = restore(real, &st, old, old_len, src->path,
+			       ta_xstrdup("the written file did not read back as written"));
+		goto out;
+	}
+	free(back);
+	*msg = ta_xasprintf("applied %s at line %u of %s (tileadvise --undo %s reverts it)", e->id, e->line,
+			    src->path, src->path);
+	rc = 0;
+	goto out;
+journal_fail:
+	*msg = ta_xasprintf("cannot record the edit in .tileadvise/ (%s); %s is unchanged", err, src->path);
+	free(err);
+out:
+	ta_journal_free(j);
+	free(rel_a);
+	free(rel_b);
+	free(text);
+	free(old);
+	free(real);
+	return rc;
+}
+
+/* A diff of two whole texts, the changed middle as one replacement. */
+static char *diff_bytes(const char *name, const char *a, size_t al, const char *b, size_t bl)
+{
+	size_t p = 0;
+	while (p < al && p < bl && a[p] == b[p])
+		p++;
+	size_t s = 0;
+	while (s < al - p && s < bl - p && a[al - 1 - s] == b[bl - 1 - s])
+		s++;
+	ta_edit e;
+	ta_edit_init(&e, "undo", false);
+	char *mid = ta_xstrndup(b + p, bl - p - s);
+	ta_edit_replace(&e, (uint32_t)p, (uint32_t)(al - s), mid);
+	free(mid);
+	char *d = ta_edit_diff(&e, name, a, al);
+	ta_edit_clear(&e);
+	return d;
+}
+
+static int step(const char *path, bool back, char **diff, char **msg)
+{
+	char *real, *err = NULL;
+	struct stat st;
+	*msg = NULL;
+	if (diff)
+		*diff = NULL;
+	if (ta_edit_target(path, &real, &st, msg) != 0)
+		return -1;
+	char *cur = NULL, *want = NULL;
+	size_t cl, wl;
+	ta_journal *j = NULL;
+	int rc = -1;
+	if (read_all(real, &cur, &cl, msg) != 0)
+		goto out;
+	if (ta_journal_open(real, &j, msg) != 0)
+		goto out;
+	uint64_t ch = ta_hash_bytes(cur, cl);
+	ta_journal_reconcile(j, ch);
+	if (back ? j->position == 0 : j->position >= j->count) {
+		*msg = ta_xasprintf("%s: nothing to %s", path, back ? "undo" : "redo");
+		goto out;
+	}
+	ta_journal_entry *en = &j->entries[back ? j->position - 1 : j->position];
+	if (ch != (back ? en->after_hash : en->before_hash)) {
+		*msg = ta_xasprintf("%s changed since tileadvise %s %s (line %u); %s would lose those changes: "
+				    "revert them by hand first", path, back ? "applied" : "undid", en->id, en->line,
+				    back ? "undo" : "redo");
+		goto out;
+	}
+	if (ta_journal_get_version(j, back ? en->before : en->after, &want, &wl, msg) != 0)
+		goto out;
+	if (ta_hash_bytes(want, wl) != (back ? en->before_hash : en->after_hash)) {
+		*msg = ta_xasprintf("the saved version %s does not match its journal entry; %s is untouched",
+				    back ? en->before : en->after, path);
+		goto out;
+	}
+	size_t was = j->position;
+	j->position = back ? was - 1 : was + 1;
+	if (ta_journal_save(j, &err) != 0) {
+		*msg = ta_xasprintf("cannot update .tileadvise/ (%s); %s is untouched", err, path);
+		free(err);
+		goto out;
+	}
+	if (ta_write_atomic(real, want, wl, st.st_mode, st.st_uid, st.st_gid, &err) != 0) {
+		j->position = was;
+		char *e2 = NULL;
+		ta_journal_save(j, &e2);
+		free(e2);
+		*msg = restore(real, &st, cur, cl, path, err);
+		goto out;
+	}
+	if (diff)
+		*diff = diff_bytes(path, cur, cl, want, wl);
+	*msg = ta_xasprintf("%s %s (line %u) in %s", back ? "undid" : "redid", en->id, en->line, path);
+	rc = 0;
+out:
+	ta_journal_free(j);
+	free(want);
+	free(cur);
+	free(real);
+	return rc;
+}
+
+int ta_edit_undo(const char *path, char **diff, char **msg)
+{
+	return step(path, true, diff, msg);
+}
+
+int ta_edit_redo(const char *path, char **diff, char **msg)
+{
+	return step(path, false, diff, msg);
+}
+
+/* ---- the command line ----------------------------------------------------- */
+
+static int fail(FILE *err, char *msg)
+{
+	fprintf(err, "tileadvise: %s\n", msg);
+	free(msg);
+	return 2;
+}
+
+int ta_edit_run(const char *action, const char *spec, const char *path, FILE *out, FILE *err)
+{
+	char *msg = NULL, *d = NULL;
+	if (!strcmp(action, "undo") || !strcmp(action, "redo")) {
+		int rc = (action[0] == 'u' ? ta_edit_undo : ta_edit_redo)(path, &d, &msg);
+		if (rc != 0)
+			return fail(err, msg);
+		fputs(d, out);
+		free(d);
+		fprintf(err, "tileadvise: %s\n", msg);
+		free(msg);
+		return 0;
+	}
+	char id[8];
+	uint32_t line;
+	if (!spec || ta_edit_parse_spec(spec, id, &line) != 0)
+		return fail(err, ta_xasprintf("bad edit '%s': give a checklist id and optional line, e.g. D12 or D12:37",
+					      spec ? spec : ""));
+	ta_analysis *a;
+	if (ta_analysis_open(path, &a, &msg) != 0)
+		return fail(err, msg);
+	ta_edit e;
+	char *why = NULL;
+	int rc = 0;
+	int made = ta_edit_make(a->model, id, line, &e, &why);
+	if (made != 0) {
+		if (!strcmp(action, "apply") || (made == -2 && ta_edit_gen_find(id))) {
+			rc = fail(err, ta_xasprintf("%s: no %s edit to apply: %s", path, id, why));
+			free(why);
+			ta_analysis_free(a);
+			return rc;
+		}
+		/* --diff: the guided template at the site instead. */
+		const char *name = a->model->kernel_count ? a->model->kernels[0].name : "this code";
+		uint32_t at = line ? line : a->model->kernel_count ? a->model->kernels[0].span.line : 1;
+		for (size_t i = 0; i < a->model->kernel_count; i++)
+			if (line && a->model->kernels[i].span.line <= line && line <= a->model->kernels[i].span.end_line)
+				name = a->model->kernels[i].name;
+		const char *names[] = { name };
+		if (ta_edit_guided(a->model, id, at, names, 1, &e, &msg) != 0) {
+			free(why);
+			ta_analysis_free(a);
+			return fail(err, msg);
+		}
+		fprintf(err, "tileadvise: %s: %s; showing a guided template\n", id, why);
+		free(why);
+	}
+	d = ta_edit_diff(&e, path, a->src->text, a->src->len);
+	if (!strcmp(action, "apply")) {
+		if (ta_edit_apply(a->src, a->syn, &e, &msg) != 0) {
+			rc = fail(err, msg);
+		} else {
+			fputs(d, out);
+			fprintf(err, "tileadvise: %s\n", msg);
+			free(msg);
+		}
+	} else {
+		fputs(d, out);
+	}
+	free(d);
+	ta_edit_clear(&e);
+	ta_analysis_free(a);
+	return rc;
+}

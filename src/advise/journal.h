@@ -1,0 +1,86 @@
+/* What tileadvise changed in a kernel file, kept on disk so undo and redo
+ * survive a restart; and the careful file writes all edits go through.
+ *
+ * Beside the kernel, in `.tileadvise/` (created 0700):
+ *   journal-NAME.json    {"version":1,"file":"NAME","entries":[...],"position":k}
+ *   versions/NAME/N.py   the file's bytes before and after each entry
+ * Entry i takes the file from its "before" version to its "after" version;
+ * `position` is how many entries are in effect (undo moves it down, redo up).
+ * Hashes are FNV-1a 64 of the whole file (BOM included), 16 hex digits. */
+#ifndef TA_ADVISE_JOURNAL_H
+#define TA_ADVISE_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define TA_JOURNAL_VERSION 1
+
+typedef struct ta_journal_entry {
+	char *id;                 /* "D12" */
+	uint32_t line;
+	char *time;               /* ISO 8601, UTC */
+	uint64_t before_hash, after_hash;
+	char *before, *after;     /* paths relative to .tileadvise/ */
+} ta_journal_entry;
+
+typedef struct ta_journal {
+	char *dir;                /* the .tileadvise folder */
+	char *path;               /* the journal file */
+	char *file;               /* kernel file name (basename of the real file) */
+	ta_journal_entry *entries;
+	size_t count, cap;
+	size_t position;
+	unsigned next_version;    /* number of the next versions/NAME/N.py */
+} ta_journal;
+
+/* Opens the journal of the kernel file real_path (already resolved, see
+ * ta_edit_target). A missing journal is an empty one (nothing is created
+ * until ta_journal_save). Returns 0 and *out (free with ta_journal_free),
+ * or -1 with *err (caller frees) for a corrupted or newer journal. */
+int ta_journal_open(const char *real_path, ta_journal **out, char **err);
+void ta_journal_free(ta_journal *j);
+
+/* Writes the journal atomically, creating .tileadvise/ (0700) as needed. */
+int ta_journal_save(const ta_journal *j, char **err);
+
+/* Stores bytes as a new version file; *rel (caller frees) is its path
+ * relative to .tileadvise/. */
+int ta_journal_put_version(ta_journal *j, const char *bytes, size_t len, char **rel, char **err);
+/* Reads a version file back; caller frees *bytes. */
+int ta_journal_get_version(const ta_journal *j, const char *rel, char **bytes, size_t *len, char **err);
+
+/* Drops entries past position (a new edit after undo forgets the redo
+ * history) and appends one; it takes ownership of nothing (copies). */
+void ta_journal_push(ta_journal *j, const char *id, uint32_t line, uint64_t before_hash,
+		     uint64_t after_hash, const char *before, const char *after);
+
+/* Forgets the last entry (an apply whose file write failed). */
+void ta_journal_drop_last(ta_journal *j);
+
+/* Makes position agree with the file's current hash when an apply, undo
+ * or redo was interrupted between writing the journal and the file: the
+ * file then matches the neighbouring state. Returns true when it moved. */
+bool ta_journal_reconcile(ta_journal *j, uint64_t file_hash);
+
+char *ta_hash_hex(uint64_t h);  /* caller frees */
+
+/* ---- careful writes ---------------------------------------------------- */
+
+/* Replaces path with bytes: a temporary file in the same folder (O_EXCL,
+ * the given mode, owner kept where allowed), written, fsync'ed, renamed
+ * over path, then the folder fsync'ed. path is never partly written.
+ * Returns 0, or -1 with *err (caller frees) naming the step that failed. */
+int ta_write_atomic(const char *path, const void *bytes, size_t len, mode_t mode,
+		    uid_t uid, gid_t gid, char **err);
+
+/* Test hook: when set, called before each step of a careful write ("open",
+ * "write", "fsync", "rename", "dirsync") and the step fails with the errno
+ * it returns when non-zero. The environment variable TILEADVISE_FAULT=STEP
+ * or STEP:N (fail the Nth such step, counted from 1) does the same for the
+ * command line. */
+typedef int (*ta_fault_fn)(const char *step);
+void ta_fault_set(ta_fault_fn fn);
+
+#endif

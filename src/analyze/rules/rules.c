@@ -1,0 +1,476 @@
+/* The registry: one table of entries in the seed's order, each with its
+ * section and detector; running them over a model; statuses; walk order. */
+#include "config.h"
+#include "analyze/rules/rules_internal.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct rule_entry {
+	const char *id;
+	const char *section;
+	ta_detector detect;
+	const char *served_by;    /* documentation: whose findings it reuses */
+} rule_entry;
+
+/* Walk order of the seed. A served entry comes after its server, so its
+ * detector can copy what the server found. */
+static const rule_entry entries[] = {
+	{ "T1", "triggers", ta_detect_t1, NULL },
+	{ "T2", "triggers", ta_detect_t2, NULL },
+	{ "T3", "triggers", ta_detect_t3, NULL },
+	{ "T4", "triggers", ta_detect_t4, NULL },
+	{ "T5", "triggers", ta_detect_t5, NULL },
+	{ "L1", "1", ta_detect_l1, NULL },
+	{ "L2", "1", ta_detect_l2, NULL },
+	{ "L3", "1", ta_detect_l3, NULL },
+	{ "L4", "1", ta_detect_l4, NULL },
+	{ "P1", "2", ta_detect_p1, NULL },
+	{ "P2", "2", ta_detect_p2, NULL },
+	{ "P3", "2", ta_detect_p3, NULL },
+	{ "P4", "2", ta_detect_p4, NULL },
+	{ "P5", "2", ta_detect_p5, NULL },
+	{ "P6", "2", ta_detect_p6, NULL },
+	{ "P7", "2", ta_detect_p7, NULL },
+	{ "S1", "3", ta_detect_s1, NULL },
+	{ "S2", "3", ta_detect_s2, NULL },
+	{ "S3", "3", ta_detect_s3, NULL },
+	{ "S4", "3", ta_detect_s4, "P1" },
+	{ "S5", "3", ta_detect_s5, NULL },
+	{ "S6", "3", ta_detect_s6, NULL },
+	{ "S7", "3", ta_detect_s7, NULL },
+	{ "S8", "3", ta_detect_s8, NULL },
+	{ "G1", "4", ta_detect_g1, "S5" },
+	{ "G2", "4", ta_detect_g2, "P1" },
+	{ "G3", "4", ta_detect_g3, "S8" },
+	{ "G4", "4", ta_detect_g4, "S3" },
+	{ "G5", "4", ta_detect_g5, NULL },
+	{ "G6", "4", ta_detect_g6, NULL },
+	{ "G7", "4", ta_detect_g7, NULL },
+	{ "G8", "4", ta_detect_g8, NULL },
+	{ "D1", "deeper", ta_detect_d1, NULL },
+	{ "D2", "deeper", ta_detect_d2, NULL },
+	{ "D3", "deeper", ta_detect_d3, NULL },
+	{ "D4", "deeper", ta_detect_d4, NULL },
+	{ "D5", "deeper", ta_detect_d5, NULL },
+	{ "D6", "deeper", ta_detect_d6, NULL },
+	{ "D7", "deeper", ta_detect_d7, NULL },
+	{ "D8", "deeper", ta_detect_d8, NULL },
+	{ "D9", "deeper", ta_detect_d9, NULL },
+	{ "D10", "deeper", ta_detect_d10, NULL },
+	{ "D11", "deeper", ta_detect_d11, NULL },
+	{ "D12", "deeper", ta_detect_d12, NULL },
+	{ "D13", "deeper", ta_detect_d13, NULL },
+	{ "D14", "deeper", ta_detect_d14, NULL },
+	{ "D15", "deeper", ta_detect_d15, NULL },
+};
+#define ENTRY_COUNT (sizeof entries / sizeof *entries)
+
+size_t ta_rules_count(void) { return ENTRY_COUNT; }
+const char *ta_rules_id(size_t e) { return e < ENTRY_COUNT ? entries[e].id : NULL; }
+const char *ta_rules_section(size_t e) { return e < ENTRY_COUNT ? entries[e].section : NULL; }
+const char *ta_rules_served_by(size_t e) { return e < ENTRY_COUNT ? entries[e].served_by : NULL; }
+
+int ta_rules_index(const char *id)
+{
+	for (size_t i = 0; i < ENTRY_COUNT; i++)
+		if (!strcasecmp(entries[i].id, id))
+			return (int)i;
+	return -1;
+}
+
+const char *ta_status_name(ta_status s)
+{
+	static const char *const names[] = {
+		"not applicable", "satisfied", "applies", "needs profile", "needs baseline",
+	};
+	return s < TA_STATUS__COUNT ? names[s] : "?";
+}
+
+/* ---- findings --------------------------------------------------------- */
+
+void ta_finding_line(ta_finding *f, uint32_t line)
+{
+	for (size_t i = 0; i < f->line_count; i++)
+		if (f->lines[i] == line)
+			return;
+	*TA_APPEND(f->lines, f->line_count) = line;
+}
+
+static ta_finding *push_finding(ta_rule_ctx *c, ta_span span)
+{
+	ta_rules_result *r = c->res;
+	ta_finding *f = TA_PUSH(r->findings, r->finding_count, r->finding_cap);
+	f->kernel = c->kernel;
+	f->id = c->id;
+	f->span = span;
+	return f;
+}
+
+ta_finding *ta_rule_add(ta_rule_ctx *c, ta_span span, const char *fmt, ...)
+{
+	ta_finding *f = push_finding(c, span);
+	ta_buf b = TA_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	ta_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	f->reason = ta_buf_steal(&b);
+	ta_finding_line(f, span.line);
+	return f;
+}
+
+ta_status ta_rule_status_of(const ta_rule_ctx *c, const char *id)
+{
+	int e = ta_rules_index(id);
+	return e < 0 ? TA_STATUS_NOT_APPLICABLE : ta_rules_status(c->res, c->kernel, (size_t)e);
+}
+
+ta_status ta_rule_serve(ta_rule_ctx *c, const char *from, unsigned tags)
+{
+	size_t n = c->res->finding_count;
+	bool copied = false;
+	for (size_t i = 0; i < n; i++) {
+		const ta_finding src = c->res->findings[i];   /* the array may move */
+		if (src.kernel != c->kernel || strcmp(src.id, from) || (tags && !(src.tags & tags)))
+			continue;
+		ta_finding *f = push_finding(c, src.span);
+		f->reason = ta_xasprintf("%s (as %s)", src.reason, from);
+		for (size_t l = 0; l < src.line_count; l++)
+			ta_finding_line(f, src.lines[l]);
+		f->measure = src.measure ? ta_xstrdup(src.measure) : NULL;
+		f->tags = src.tags;
+		copied = true;
+	}
+	if (copied)
+		return TA_STATUS_APPLIES;
+	ta_status s = ta_rule_status_of(c, from);
+	return s == TA_STATUS_APPLIES ? TA_STATUS_SATISFIED : s;
+}
+
+/* ---- text helpers ------------------------------------------------------- */
+
+char *ta_rule_text(const ta_rule_ctx *c, ta_span s)
+{
+	if (s.end < s.start || s.end > c->m->src->len)
+		return ta_xstrdup("");
+	return ta_xstrndup(c->m->src->text + s.start, s.end - s.start);
+}
+
+static bool ident_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '_';
+}
+
+bool ta_text_mentions(const char *text, size_t len, const char *ident)
+{
+	size_t n = strlen(ident);
+	if (!n || n > len)
+		return false;
+	for (size_t i = 0; i + n <= len; i++) {
+		if (text[i] != ident[0] || memcmp(text + i, ident, n))
+			continue;
+		if (i > 0 && (ident_char(text[i - 1]) || text[i - 1] == '.'))
+			continue;
+		if (i + n < len && ident_char(text[i + n]))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+bool ta_rule_mentions(const ta_rule_ctx *c, ta_span s, const char *ident)
+{
+	if (s.end <= s.start || s.end > c->m->src->len)
+		return false;
+	return ta_text_mentions(c->m->src->text + s.start, s.end - s.start, ident);
+}
+
+bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (s.end <= s.start || s.end > c->m->src->len || n > s.end - s.start)
+		return false;
+	const char *t = c->m->src->text + s.start;
+	for (size_t i = 0; i + n <= s.end - s.start; i++)
+		if (!memcmp(t + i, needle, n))
+			return true;
+	return false;
+}
+
+bool ta_name_among(const char *name, const char *const *names)
+{
+	for (; name && *names; names++)
+		if (!strcasecmp(name, *names))
+			return true;
+	return false;
+}
+
+TSNode ta_rule_node(const ta_rule_ctx *c, ta_span s)
+{
+	TSNode root = ta_syntax_root(c->m->syn);
+	return ts_node_named_descendant_for_byte_range(root, s.start, s.end);
+}
+
+char *ta_op_arg(const ta_rule_ctx *c, const ta_op *op, size_t i)
+{
+	return i < op->arg_count ? ta_rule_text(c, op->args[i]) : NULL;
+}
+
+/* ---- kernel structure --------------------------------------------------- */
+
+int ta_kernel_loop_at(const ta_kernel *k, uint32_t off)
+{
+	int best = -1;
+	for (size_t i = 0; i < k->loop_count; i++) {
+		const ta_loop *lp = &k->loops[i];
+		if (lp->span.start <= off && off < lp->span.end &&
+		    (best < 0 || lp->depth > k->loops[best].depth))
+			best = (int)i;
+	}
+	return best;
+}
+
+bool ta_loop_within(const ta_kernel *k, int inner, int outer)
+{
+	for (int l = inner; l >= 0; l = k->loops[l].parent)
+		if (l == outer)
+			return true;
+	return false;
+}
+
+const ta_op *ta_op_defining(const ta_kernel *k, const char *name, uint32_t before)
+{
+	const ta_op *found = NULL;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->target && !strcmp(op->target, name) && op->span.start < before)
+			if (!found || op->span.start >= found->span.start)
+				found = op;
+	}
+	return found;
+}
+
+static void collect_assigns(ta_rule_ctx *c)
+{
+	c->assigns_done = true;
+	const ta_kernel *k = c->k;
+	TSNode body = ta_node_field(k->node, "body");
+	if (ts_node_is_null(body))
+		return;
+	TSTreeCursor cur = ts_tree_cursor_new(body);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		bool descend = true;
+		bool plain = ta_node_is(n, "assignment"), aug = ta_node_is(n, "augmented_assignment");
+		if (plain || aug) {
+			TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+			if (ta_node_is(left, "identifier") && !ts_node_is_null(right)) {
+				ta_assign *a = TA_APPEND(c->assigns, c->assign_count);
+				a->name = ta_node_text(c->m->src, left);
+				a->rhs = ta_span_of(c->m->src, right);
+				a->stmt = ta_span_of(c->m->src, n);
+				a->loop = ta_kernel_loop_at(k, a->stmt.start);
+				a->augmented = aug;
+			}
+		} else if (ta_node_is(n, "function_definition")) {
+			descend = false;
+		}
+		if (descend && ts_tree_cursor_goto_first_child(&cur))
+			continue;
+		bool done = false;
+		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+			if (!ts_tree_cursor_goto_parent(&cur)) {
+				done = true;
+				break;
+			}
+		}
+		if (done)
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+}
+
+const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n)
+{
+	if (!c->assigns_done)
+		collect_assigns(c);
+	*n = c->assign_count;
+	return c->assigns;
+}
+
+static bool parse_long(const char *s, long *v)
+{
+	if (!s || !*s)
+		return false;
+	char *end;
+	long x = strtol(s, &end, 0);
+	while (*end == ' ')
+		end++;
+	if (*end)
+		return false;
+	*v = x;
+	return true;
+}
+
+size_t ta_rule_param_values(const ta_rule_ctx *c, const char *name, long *vals, size_t max)
+{
+	size_t n = 0;
+	const ta_autotune *a = c->k->autotune;
+	for (size_t i = 0; a && i < a->config_count && n < max; i++) {
+		const ta_kwarg *kw = ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name);
+		if (kw && parse_long(kw->value, &vals[n]))
+			n++;
+	}
+	for (size_t i = 0; i < c->m->launch_count && n < max; i++) {
+		const ta_launch *l = &c->m->launches[i];
+		if (l->kernel != c->kernel)
+			continue;
+		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, name);
+		if (kw && parse_long(kw->value, &vals[n]))
+			n++;
+	}
+	const ta_param *p = ta_kernel_param(c->k, name);
+	if (p && p->default_value && n < max && parse_long(p->default_value, &vals[n]))
+		n++;
+	return n;
+}
+
+bool ta_is_layout_flag(const char *name)
+{
+	static const char *const flags[] = {
+		"transpose", "transpose_a", "transpose_b", "transpose_v", "transpose_k",
+		"transpose_q", "trans_a", "trans_b", "trans_v", "a_trans", "b_trans",
+		"is_transposed", "layout", "mla_layout", "layout_mode", "kv_layout", NULL,
+	};
+	return ta_name_among(name, flags);
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+ta_rules_result *ta_rules_run(const ta_model *m, const ta_evidence *ev)
+{
+	ta_rules_result *r = ta_xcalloc(1, sizeof *r);
+	r->model = m;
+	r->kernel_count = m->kernel_count;
+	r->status = ta_xcalloc(m->kernel_count ? m->kernel_count * ENTRY_COUNT : 1, sizeof(ta_status));
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		ta_rule_ctx c = { .m = m, .ev = ev, .res = r, .kernel = (int)ki, .k = &m->kernels[ki] };
+		for (size_t e = 0; e < ENTRY_COUNT; e++) {
+			c.entry = e;
+			c.id = entries[e].id;
+			ta_status s = entries[e].detect(&c);
+			r->status[ki * ENTRY_COUNT + e] = s;
+			if (e == 0)
+				c.attention = s == TA_STATUS_APPLIES;
+		}
+		for (size_t i = 0; i < c.assign_count; i++)
+			free(c.assigns[i].name);
+		free(c.assigns);
+	}
+	return r;
+}
+
+void ta_rules_result_free(ta_rules_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->finding_count; i++) {
+		free(r->findings[i].reason);
+		free(r->findings[i].lines);
+		free(r->findings[i].measure);
+	}
+	free(r->findings);
+	free(r->status);
+	free(r);
+}
+
+ta_status ta_rules_status(const ta_rules_result *r, int kernel, size_t entry)
+{
+	if (!r || kernel < 0 || (size_t)kernel >= r->kernel_count || entry >= ENTRY_COUNT)
+		return TA_STATUS_NOT_APPLICABLE;
+	return r->status[(size_t)kernel * ENTRY_COUNT + entry];
+}
+
+static void emit(const char **out, size_t *n, bool *done, const char *id)
+{
+	int e = ta_rules_index(id);
+	if (e < 0 || done[e])
+		return;
+	done[e] = true;
+	out[(*n)++] = entries[e].id;
+}
+
+size_t ta_rules_walk_order(const ta_rules_result *r, int kernel, const char **out)
+{
+	bool done[ENTRY_COUNT] = { false };
+	size_t n = 0;
+	bool fired[6] = { false };
+	for (int t = 1; t <= 5; t++) {
+		char id[3] = { 'T', (char)('0' + t), 0 };
+		emit(out, &n, done, id);
+		fired[t] = ta_rules_status(r, kernel, (size_t)ta_rules_index(id)) == TA_STATUS_APPLIES;
+	}
+	/* A catastrophic regression comes first, then what the others open. */
+	if (fired[5]) {
+		emit(out, &n, done, "S1");
+		emit(out, &n, done, "S2");
+		emit(out, &n, done, "P1");
+	}
+	if (fired[1])
+		for (size_t e = 0; e < ENTRY_COUNT; e++)
+			if (!strcmp(entries[e].section, "4"))
+				emit(out, &n, done, entries[e].id);
+	if (fired[2]) {
+		emit(out, &n, done, "L1");
+		emit(out, &n, done, "L2");
+		emit(out, &n, done, "L3");
+	}
+	if (fired[3]) {
+		emit(out, &n, done, "P1");
+		emit(out, &n, done, "L2");
+	}
+	/* T4 (post-TMA gap): section 3 and the D entries right after section 2. */
+	for (size_t e = 0; e < ENTRY_COUNT; e++) {
+		if (fired[4] && !strcmp(entries[e].section, "4"))
+			continue;
+		emit(out, &n, done, entries[e].id);
+	}
+	for (size_t e = 0; e < ENTRY_COUNT; e++)
+		emit(out, &n, done, entries[e].id);
+	return n;
+}
+
+int ta_rules_parse_ids(const char *list, bool *on, char **err)
+{
+	const char *p = list;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char *id = ta_xstrndup(p, len);
+		/* allow spaces around ids */
+		char *s = id;
+		while (*s == ' ')
+			s++;
+		char *e = s + strlen(s);
+		while (e > s && e[-1] == ' ')
+			*--e = '\0';
+		if (*s) {
+			int i = ta_rules_index(s);
+			if (i < 0) {
+				*err = ta_xasprintf("unknown checklist id '%s' (T1-T5, L1-L4, P1-P7, S1-S8, G1-G8, D1-D15)", s);
+				free(id);
+				return -1;
+			}
+			on[i] = true;
+		}
+		free(id);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}

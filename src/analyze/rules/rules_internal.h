@@ -1,0 +1,87 @@
+/* Shared by the detector files and the registry; not part of the interface. */
+#ifndef TA_ANALYZE_RULES_INTERNAL_H
+#define TA_ANALYZE_RULES_INTERNAL_H
+
+#include "analyze/model_internal.h"
+#include "analyze/rules/rules.h"
+
+/* An assignment `name = value` (or `name op= value`) inside a kernel. */
+typedef struct ta_assign {
+	char *name;
+	ta_span rhs;
+	ta_span stmt;
+	int loop;                 /* innermost kernel loop, -1 none */
+	bool augmented;
+} ta_assign;
+
+typedef struct ta_rule_ctx {
+	const ta_model *m;
+	const ta_evidence *ev;
+	ta_rules_result *res;
+	int kernel;
+	const ta_kernel *k;
+	size_t entry;
+	const char *id;
+	bool attention;           /* T1 applies to this kernel */
+	ta_assign *assigns;       /* lazily, see ta_rule_assigns */
+	size_t assign_count;
+	bool assigns_done;
+} ta_rule_ctx;
+
+typedef ta_status (*ta_detector)(ta_rule_ctx *c);
+
+/* Adds a finding of the current entry for the current kernel; the reason is
+ * printf-formatted. The span's line is the first evidence line. */
+ta_finding *ta_rule_add(ta_rule_ctx *c, ta_span span, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ta_finding_line(ta_finding *f, uint32_t line);
+
+/* Serving: copies another entry's findings for this kernel (those with any
+ * of tags, or all when tags == 0) under the current id; returns the status
+ * the entry takes. */
+ta_status ta_rule_serve(ta_rule_ctx *c, const char *from, unsigned tags);
+ta_status ta_rule_status_of(const ta_rule_ctx *c, const char *id);
+
+/* Text of a span (caller frees) and identifier tests over source text. */
+char *ta_rule_text(const ta_rule_ctx *c, ta_span s);
+bool ta_text_mentions(const char *text, size_t len, const char *ident);
+bool ta_rule_mentions(const ta_rule_ctx *c, ta_span s, const char *ident);
+bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle);
+/* Case-insensitive equality with one of the NULL-terminated names. */
+bool ta_name_among(const char *name, const char *const *names);
+
+/* The kernel's assignments in document order (cached in c). */
+const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n);
+/* Innermost loop of k holding byte offset off, or -1. */
+int ta_kernel_loop_at(const ta_kernel *k, uint32_t off);
+/* True when loop `inner` is `outer` or nested in it. */
+bool ta_loop_within(const ta_kernel *k, int inner, int outer);
+/* The ops of k named by the operand text (an identifier): ops whose target
+ * is that name. */
+const ta_op *ta_op_defining(const ta_kernel *k, const char *name, uint32_t before);
+/* The tree node exactly covering a span (or the smallest containing it). */
+TSNode ta_rule_node(const ta_rule_ctx *c, ta_span s);
+/* Positional argument i of an op as text (caller frees), or NULL. */
+char *ta_op_arg(const ta_rule_ctx *c, const ta_op *op, size_t i);
+/* Value of a kernel parameter's candidates: every literal integer given to
+ * name by the autotune configs or by launch keywords; returns count written
+ * into vals (at most max). */
+size_t ta_rule_param_values(const ta_rule_ctx *c, const char *name, long *vals, size_t max);
+
+/* The T2 layout-flag vocabulary (also used by L1). */
+bool ta_is_layout_flag(const char *name);
+
+/* Detectors, one per entry with its own code. */
+#define TA_DETECTORS(X) \
+	X(t1) X(t2) X(t3) X(t4) X(t5) \
+	X(l1) X(l2) X(l3) X(l4) \
+	X(p1) X(p2) X(p3) X(p4) X(p5) X(p6) X(p7) \
+	X(s1) X(s2) X(s3) X(s4) X(s5) X(s6) X(s7) X(s8) \
+	X(g1) X(g2) X(g3) X(g4) X(g5) X(g6) X(g7) X(g8) \
+	X(d1) X(d2) X(d3) X(d4) X(d5) X(d6) X(d7) X(d8) X(d9) X(d10) \
+	X(d11) X(d12) X(d13) X(d14) X(d15)
+#define TA_DECLARE_DETECTOR(n) ta_status ta_detect_##n(ta_rule_ctx *c);
+TA_DETECTORS(TA_DECLARE_DETECTOR)
+#undef TA_DECLARE_DETECTOR
+
+#endif

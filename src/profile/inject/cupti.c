@@ -1,0 +1,329 @@
+/* libtileadvise-cupti.so: loaded by the CUDA driver into the user's process
+ * through CUDA_INJECTION64_PATH. It records kernel activity with CUPTI and
+ * writes it, one JSON line per record, to the socket named by
+ * TILEADVISE_RECORD_FD (see profile/protocol.h).
+ *
+ * It must never disturb the program it measures: it depends on CUPTI and
+ * libc only, prints nothing, never exits, never blocks for long on a stalled
+ * reader, and turns every CUPTI failure into an "error" record. Without a
+ * valid record fd it does nothing at all. */
+#include "config.h"
+#include "profile/protocol.h"
+
+#include <cupti.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define ACTIVITY_BUFFER_SIZE ((size_t)1 << 20)
+#define LINE_MAX_BYTES 4096
+#define BATCH_BYTES 16384
+/* How long a send may wait for a reader that is not draining. */
+#define SEND_TIMEOUT_MS 2000
+#define DEFAULT_FLUSH_MS 500
+
+/* The one exported symbol (the library is built with hidden visibility). */
+__attribute__((visibility("default"))) int InitializeInjection(void);
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int init_result;
+static int rec_fd = -1;
+static pid_t init_pid;
+static atomic_bool writer_dead;
+static atomic_ullong n_written, n_lost;
+
+/* Lines are batched so that one send carries many; the batch lock also
+ * keeps lines from two threads from mixing. */
+static pthread_mutex_t batch_lock = PTHREAD_MUTEX_INITIALIZER;
+static char batch[BATCH_BYTES];
+static size_t batch_len;
+static size_t batch_lines;
+
+static pthread_t flush_thread;
+static bool flush_thread_started;
+static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t flush_cond = PTHREAD_COND_INITIALIZER;
+static bool flush_stop;
+static unsigned flush_ms = DEFAULT_FLUSH_MS;
+
+static void send_all(const char *p, size_t n, size_t lines)
+{
+	if (atomic_load(&writer_dead)) {
+		atomic_fetch_add(&n_lost, lines);
+		return;
+	}
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (n > 0) {
+		/* MSG_NOSIGNAL: a gone reader gives EPIPE, not a SIGPIPE that
+		 * would kill the user's program. */
+		ssize_t k = send(rec_fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (k > 0) {
+			p += k;
+			n -= (size_t)k;
+			continue;
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct timespec t1;
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			long waited = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+			if (waited < SEND_TIMEOUT_MS) {
+				struct pollfd pfd = { rec_fd, POLLOUT, 0 };
+				poll(&pfd, 1, (int)(SEND_TIMEOUT_MS - waited));
+				continue;
+			}
+		}
+		/* EPIPE, a reader stalled too long, or anything else: stop
+		 * writing for good rather than risk hanging the program. */
+		atomic_store(&writer_dead, true);
+		atomic_fetch_add(&n_lost, lines);
+		return;
+	}
+	atomic_fetch_add(&n_written, lines);
+}
+
+/* Caller holds batch_lock. */
+static void batch_flush_locked(void)
+{
+	if (batch_len > 0)
+		send_all(batch, batch_len, batch_lines);
+	batch_len = 0;
+	batch_lines = 0;
+}
+
+/* Caller holds batch_lock. */
+static void batch_add_locked(const char *line, size_t n)
+{
+	if (n == 0) {
+		atomic_fetch_add(&n_lost, 1);  /* did not fit in LINE_MAX_BYTES */
+		return;
+	}
+	if (batch_len + n > sizeof batch)
+		batch_flush_locked();
+	memcpy(batch + batch_len, line, n);
+	batch_len += n;
+	batch_lines++;
+}
+
+static void emit_line(const char *line, size_t n)
+{
+	pthread_mutex_lock(&batch_lock);
+	batch_add_locked(line, n);
+	batch_flush_locked();
+	pthread_mutex_unlock(&batch_lock);
+}
+
+static void report_error(const char *where, CUptiResult rc)
+{
+	const char *msg = NULL;
+	if (cuptiGetResultString(rc, &msg) != CUPTI_SUCCESS || !msg)
+		msg = "unknown CUPTI error";
+	char line[LINE_MAX_BYTES];
+	emit_line(line, ta_proto_encode_error(line, sizeof line, (long)getpid(), where, (int)rc, msg));
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	/* CUPTI wants 8-byte alignment. */
+	void *p = NULL;
+	if (posix_memalign(&p, 8, ACTIVITY_BUFFER_SIZE) != 0)
+		p = NULL;
+	*buffer = p;
+	*size = p ? ACTIVITY_BUFFER_SIZE : 0;
+	*max_records = 0;
+}
+
+static void kernel_line(const CUpti_ActivityKernel10 *k, char *line, size_t cap, size_t *n)
+{
+	ta_proto_kernel pk;
+	memset(&pk, 0, sizeof pk);
+	pk.name = k->name;
+	pk.start_ns = k->start;
+	pk.end_ns = k->end;
+	pk.grid[0] = k->gridX;
+	pk.grid[1] = k->gridY;
+	pk.grid[2] = k->gridZ;
+	pk.block[0] = k->blockX;
+	pk.block[1] = k->blockY;
+	pk.block[2] = k->blockZ;
+	pk.regs = k->registersPerThread;
+	pk.smem_static = k->staticSharedMemory;
+	pk.smem_dynamic = k->dynamicSharedMemory;
+	pk.local_per_thread = k->localMemoryPerThread;
+	pk.device = k->deviceId;
+	pk.stream = k->streamId;
+	pk.correlation = k->correlationId;
+	pk.graph_id = k->graphId;
+	pk.graph_node_id = k->graphNodeId;
+	*n = ta_proto_encode_kernel(line, cap, (long)init_pid, &pk);
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer,
+				      size_t size, size_t valid)
+{
+	(void)ctx;
+	(void)stream;
+	(void)size;
+	CUpti_Activity *rec = NULL;
+	char line[LINE_MAX_BYTES];
+	pthread_mutex_lock(&batch_lock);
+	while (buffer && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
+		if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
+			continue;
+		size_t n = 0;
+		kernel_line((const CUpti_ActivityKernel10 *)rec, line, sizeof line, &n);
+		batch_add_locked(line, n);
+	}
+	batch_flush_locked();
+	pthread_mutex_unlock(&batch_lock);
+	free(buffer);
+}
+
+/* Periodic flush so that records stream while the program runs (CUPTI's own
+ * periodic flush only hands over full buffers). */
+static void *flush_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&flush_lock);
+	while (!flush_stop) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += flush_ms / 1000;
+		ts.tv_nsec += (long)(flush_ms % 1000) * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&flush_cond, &flush_lock, &ts);
+		if (flush_stop || atomic_load(&writer_dead))
+			break;
+		pthread_mutex_unlock(&flush_lock);
+		cuptiActivityFlushAll(0);
+		pthread_mutex_lock(&flush_lock);
+	}
+	pthread_mutex_unlock(&flush_lock);
+	return NULL;
+}
+
+static void at_exit(void)
+{
+	/* A forked child inherits the atexit entry but not CUPTI's threads. */
+	if (getpid() != init_pid)
+		return;
+	if (flush_thread_started) {
+		pthread_mutex_lock(&flush_lock);
+		flush_stop = true;
+		pthread_cond_signal(&flush_cond);
+		pthread_mutex_unlock(&flush_lock);
+		pthread_join(flush_thread, NULL);
+		flush_thread_started = false;
+	}
+	CUptiResult rc = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (rc != CUPTI_SUCCESS)
+		report_error("cuptiActivityFlushAll", rc);
+	size_t dropped = 0;
+	if (cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS)
+		dropped = 0;
+	char line[LINE_MAX_BYTES];
+	pthread_mutex_lock(&batch_lock);
+	batch_flush_locked();
+	/* The bye line counts itself as written only if it gets through. */
+	unsigned long long written = atomic_load(&n_written) + 1;
+	batch_add_locked(line, ta_proto_encode_bye(line, sizeof line, (long)init_pid, written,
+						  (uint64_t)dropped, atomic_load(&n_lost)));
+	batch_flush_locked();
+	pthread_mutex_unlock(&batch_lock);
+}
+
+/* The fd from the environment, if it is still the runner's socket. */
+static int record_fd_from_env(void)
+{
+	const char *s = getenv("TILEADVISE_RECORD_FD");
+	if (!s || !*s)
+		return -1;
+	char *end;
+	long fd = strtol(s, &end, 10);
+	if (*end || fd < 0 || fd > 1 << 20)
+		return -1;
+	struct stat st;
+	if (fstat((int)fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+		return -1;
+	/* A process further down may have the same number for another file. */
+	const char *ino = getenv("TILEADVISE_RECORD_INO");
+	if (ino && *ino && strtoull(ino, NULL, 10) != (unsigned long long)st.st_ino)
+		return -1;
+	return (int)fd;
+}
+
+static void initialize(void)
+{
+	init_result = 1;
+	rec_fd = record_fd_from_env();
+	if (rec_fd < 0)
+		return;        /* not run by tileadvise: stay out of the way */
+	init_pid = getpid();
+	const char *fm = getenv("TILEADVISE_FLUSH_MS");
+	if (fm && *fm)
+		flush_ms = (unsigned)strtoul(fm, NULL, 10);
+
+	uint32_t version = 0;
+	cuptiGetVersion(&version);
+	int driver = -1;
+	/* libcuda is already loaded (it is what loads us), often with
+	 * RTLD_LOCAL: NOLOAD finds it without loading anything new. */
+	void *cuda = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+	int (*get_driver)(int *) = NULL;
+	if (cuda)
+		*(void **)&get_driver = dlsym(cuda, "cuDriverGetVersion");
+	if (!get_driver || get_driver(&driver) != 0)
+		driver = -1;
+	if (cuda)
+		dlclose(cuda);   /* drops only the reference NOLOAD took */
+	char line[LINE_MAX_BYTES];
+	emit_line(line, ta_proto_encode_hello(line, sizeof line, (long)init_pid, version, driver));
+
+	CUptiResult rc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	if (rc != CUPTI_SUCCESS) {
+		report_error("cuptiActivityRegisterCallbacks", rc);
+		return;
+	}
+	/* CONCURRENT_KERNEL, not KERNEL: the latter serialises kernels. */
+	rc = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+	if (rc != CUPTI_SUCCESS) {
+		/* Another CUPTI client (a profiler) may hold the device. */
+		report_error("cuptiActivityEnable(CONCURRENT_KERNEL)", rc);
+		return;
+	}
+	atexit(at_exit);
+	if (flush_ms > 0) {
+		/* Our thread must not be the one a process signal (SIGINT for
+		 * Python's KeyboardInterrupt) is delivered to. */
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		if (pthread_create(&flush_thread, NULL, flush_main, NULL) == 0)
+			flush_thread_started = true;
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	init_result = 1;
+}
+
+/* Called by the CUDA driver at cuInit. Must return 1 ("success") even when we
+ * decide to do nothing: the driver may otherwise report a failure. */
+int InitializeInjection(void)
+{
+	pthread_once(&once, initialize);
+	return init_result;
+}

@@ -1,0 +1,367 @@
+#include "config.h"
+#include "profile/measure.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A launch name matches a file kernel name exactly, or as name + "_" + a
+ * signature suffix that starts with a digit (older Triton: add_kernel_0d1d2d). */
+static bool name_matches(const char *launch, const char *kname)
+{
+	size_t n = strlen(kname);
+	if (strncmp(launch, kname, n) != 0)
+		return false;
+	if (launch[n] == '\0')
+		return true;
+	if (launch[n] != '_' || !isdigit((unsigned char)launch[n + 1]))
+		return false;
+	for (const char *p = launch + n + 1; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '_')
+			return false;
+	return true;
+}
+
+/* The index of the file kernel a launch belongs to, or -1; n == 0: the
+ * launch is its own kernel (0). Exact names win. */
+static long own_index(const char *launch, const char *const *names, size_t n)
+{
+	if (n == 0)
+		return 0;
+	long best = -1;
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(launch, names[i]) == 0)
+			return (long)i;
+		if (name_matches(launch, names[i]) &&
+		    (best < 0 || strlen(names[i]) > strlen(names[best])))
+			best = (long)i;
+	}
+	return best;
+}
+
+static ta_launch_config config_of(const ta_kernel_rec *k)
+{
+	ta_launch_config c;
+	memset(&c, 0, sizeof c);
+	memcpy(c.grid, k->grid, sizeof c.grid);
+	memcpy(c.block, k->block, sizeof c.block);
+	c.regs = k->regs;
+	c.smem_static = k->smem_static;
+	c.smem_dynamic = k->smem_dynamic;
+	c.local_per_thread = k->local_per_thread;
+	return c;
+}
+
+static bool same_config(const ta_launch_config *a, const ta_launch_config *b)
+{
+	return memcmp(a, b, sizeof *a) == 0;
+}
+
+static int cmp_launch(const void *x, const void *y)
+{
+	const ta_kernel_rec *a = *(const ta_kernel_rec *const *)x, *b = *(const ta_kernel_rec *const *)y;
+	if (a->run != b->run)
+		return a->run < b->run ? -1 : 1;
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	return (a->correlation > b->correlation) - (a->correlation < b->correlation);
+}
+
+typedef struct group_acc {
+	ta_launch_config cfg;
+	size_t launches, warmup, autotune;
+	double *d;
+	size_t nd, cap;
+	int last_run;                /* run whose first launch was already seen */
+	size_t runs_launches;        /* launches in last_run (for the warm-up rule) */
+	double first_of_run;         /* the candidate warm-up duration of last_run */
+	bool pending_first;
+} group_acc;
+
+static group_acc *find_group(group_acc **gs, size_t *n, size_t *cap, const ta_launch_config *c)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (same_config(&(*gs)[i].cfg, c))
+			return &(*gs)[i];
+	group_acc *g = TA_PUSH(*gs, *n, *cap);
+	g->cfg = *c;
+	g->last_run = -1;
+	return g;
+}
+
+/* A run's first launch of a configuration is held back until a second one
+ * shows it was a warm-up; a lone launch is kept as the measurement. */
+static void group_close_run(group_acc *g)
+{
+	if (g->pending_first) {
+		double *slot = TA_PUSH(g->d, g->nd, g->cap);
+		*slot = g->first_of_run;
+		g->pending_first = false;
+	}
+}
+
+static void group_add(group_acc *g, const ta_kernel_rec *k)
+{
+	double dur = (double)(k->end_ns - k->start_ns);
+	g->launches++;
+	if (k->run != g->last_run) {
+		group_close_run(g);
+		g->last_run = k->run;
+		g->pending_first = true;
+		g->first_of_run = dur;
+		return;
+	}
+	if (g->pending_first) {
+		g->warmup++;
+		g->pending_first = false;
+	}
+	double *slot = TA_PUSH(g->d, g->nd, g->cap);
+	*slot = dur;
+}
+
+static int cmp_group(const void *x, const void *y)
+{
+	const ta_kernel_group *a = x, *b = y;
+	bool ta_ = a->autotune == a->launches, tb = b->autotune == b->launches;
+	if (ta_ != tb)
+		return ta_ ? 1 : -1;
+	return (a->launches < b->launches) - (a->launches > b->launches);
+}
+
+/* Whether the launches [i, j) of config c (other than the final one) form
+ * one unbroken block that ends before the final stretch starts at fs. */
+static bool is_tuning_block(const ta_kernel_rec **ls, size_t i, size_t fs, const ta_launch_config *c)
+{
+	size_t first = fs, last = 0;
+	for (size_t t = i; t < fs; t++) {
+		ta_launch_config x = config_of(ls[t]);
+		if (same_config(&x, c)) {
+			if (first == fs)
+				first = t;
+			last = t;
+		}
+	}
+	if (first == fs)
+		return false;   /* it also runs after the final stretch began */
+	for (size_t t = first; t <= last; t++) {
+		ta_launch_config x = config_of(ls[t]);
+		if (!same_config(&x, c))
+			return false;
+	}
+	return true;
+}
+
+static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t n, bool may_autotune,
+			 const ta_gpu_info *gpu)
+{
+	group_acc *gs = NULL;
+	size_t ng = 0, capg = 0;
+	ta_launch_config main_cfg = config_of(ls[n - 1]);
+	for (size_t i = 0; i < n;) {
+		/* one run at a time: [i, j) */
+		size_t j = i;
+		while (j < n && ls[j]->run == ls[i]->run)
+			j++;
+		ta_launch_config final_cfg = config_of(ls[j - 1]);
+		size_t fs = j;   /* start of the final stretch */
+		while (fs > i) {
+			ta_launch_config x = config_of(ls[fs - 1]);
+			if (!same_config(&x, &final_cfg))
+				break;
+			fs--;
+		}
+		for (size_t t = i; t < j; t++) {
+			ta_launch_config c = config_of(ls[t]);
+			group_acc *g = find_group(&gs, &ng, &capg, &c);
+			if (may_autotune && t < fs && !same_config(&c, &final_cfg) &&
+			    is_tuning_block(ls, i, fs, &c)) {
+				g->launches++;
+				g->autotune++;
+				km->autotune_launches++;
+			} else {
+				group_add(g, ls[t]);
+			}
+		}
+		for (size_t t = 0; t < ng; t++)
+			group_close_run(&gs[t]);
+		i = j;
+	}
+	km->launches = n;
+	km->groups = ta_xcalloc(ng, sizeof *km->groups);
+	km->n_groups = ng;
+	for (size_t t = 0; t < ng; t++) {
+		ta_kernel_group *kg = &km->groups[t];
+		kg->cfg = gs[t].cfg;
+		kg->launches = gs[t].launches;
+		kg->warmup = gs[t].warmup;
+		kg->autotune = gs[t].autotune;
+		kg->durations_ns = gs[t].d;
+		kg->n_durations = gs[t].nd;
+		kg->summary = ta_stats_summarize(kg->durations_ns, kg->n_durations);
+		km->warmup_launches += kg->warmup;
+		if (gpu) {
+			ta_launch_shape s = {
+				.block_threads = kg->cfg.block[0] * kg->cfg.block[1] * kg->cfg.block[2],
+				.regs_per_thread = (int)kg->cfg.regs,
+				.smem_static = kg->cfg.smem_static,
+				.smem_dynamic = kg->cfg.smem_dynamic,
+				.grid_blocks = (long long)kg->cfg.grid[0] * kg->cfg.grid[1] * kg->cfg.grid[2],
+			};
+			kg->occ = ta_gpu_occupancy(gpu, &s);
+			kg->has_occupancy = true;
+		}
+	}
+	free(gs);
+	qsort(km->groups, ng, sizeof *km->groups, cmp_group);
+	for (size_t t = 0; t < ng; t++)
+		if (same_config(&km->groups[t].cfg, &main_cfg))
+			km->main_group = t;
+}
+
+static int cmp_other(const void *x, const void *y)
+{
+	const ta_other_kernel *a = x, *b = y;
+	return (a->total_ns < b->total_ns) - (a->total_ns > b->total_ns);
+}
+
+ta_measurement *ta_measure_build(const ta_records *recs, const char *const *names,
+				 const bool *autotuned, size_t n_names, const ta_gpu_info *gpu)
+{
+	ta_measurement *m = ta_xcalloc(1, sizeof *m);
+	m->n_errors = recs->n_errors;
+	m->dropped = recs->dropped;
+	m->lost = recs->lost;
+	m->n_malformed = recs->n_malformed + recs->n_overlong;
+	m->n_truncated = recs->n_truncated;
+	m->n_hello = recs->n_hello;
+	m->n_bye = recs->n_bye;
+	if (gpu) {
+		m->has_gpu = true;
+		m->gpu = *gpu;
+	}
+	size_t nk = recs->n_kernels;
+	const ta_kernel_rec **ls = ta_xcalloc(nk, sizeof *ls);
+	const char **own = ta_xcalloc(nk, sizeof *own);
+	bool *tuned = ta_xcalloc(nk, sizeof *tuned);
+	for (size_t i = 0; i < nk; i++) {
+		ls[i] = &recs->kernels[i];
+		long k = own_index(ls[i]->name, names, n_names);
+		own[i] = k < 0 ? NULL : n_names ? names[k] : ls[i]->name;
+		tuned[i] = k >= 0 && (!autotuned || !n_names || autotuned[k]);
+	}
+	/* runs */
+	int max_run = -1;
+	for (size_t i = 0; i < nk; i++)
+		if (ls[i]->run > max_run)
+			max_run = ls[i]->run;
+	m->runs = max_run + 1;
+
+	/* own kernels in first-launch order (records arrive roughly in order;
+	 * sorting each kernel's launches below fixes the rest) */
+	size_t capk = 0, capo = 0;
+	for (size_t i = 0; i < nk; i++) {
+		if (!own[i]) {
+			m->other_launches++;
+			ta_other_kernel *o = NULL;
+			for (size_t t = 0; t < m->n_others && !o; t++)
+				if (strcmp(m->others[t].name, ls[i]->name) == 0)
+					o = &m->others[t];
+			if (!o) {
+				o = TA_PUSH(m->others, m->n_others, capo);
+				o->name = ta_xstrdup(ls[i]->name);
+			}
+			o->launches++;
+			o->total_ns += (double)(ls[i]->end_ns - ls[i]->start_ns);
+			continue;
+		}
+		bool seen = false;
+		for (size_t t = 0; t < m->n_kernels && !seen; t++)
+			seen = strcmp(m->kernels[t].name, own[i]) == 0;
+		if (!seen) {
+			ta_kernel_measure *km = TA_PUSH(m->kernels, m->n_kernels, capk);
+			km->name = ta_xstrdup(own[i]);
+		}
+	}
+	if (m->n_others > 1)
+		qsort(m->others, m->n_others, sizeof *m->others, cmp_other);
+
+	const ta_kernel_rec **mine = ta_xcalloc(nk, sizeof *mine);
+	for (size_t t = 0; t < m->n_kernels; t++) {
+		size_t n = 0;
+		bool may_autotune = false;
+		for (size_t i = 0; i < nk; i++) {
+			if (own[i] && strcmp(own[i], m->kernels[t].name) == 0) {
+				mine[n++] = ls[i];
+				may_autotune |= tuned[i];
+			}
+		}
+		qsort(mine, n, sizeof *mine, cmp_launch);
+		build_kernel(&m->kernels[t], mine, n, may_autotune, gpu);
+	}
+	free(mine);
+	free(tuned);
+	free(own);
+	free(ls);
+	return m;
+}
+
+void ta_measurement_free(ta_measurement *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n_kernels; i++) {
+		for (size_t g = 0; g < m->kernels[i].n_groups; g++)
+			free(m->kernels[i].groups[g].durations_ns);
+		free(m->kernels[i].groups);
+		free(m->kernels[i].name);
+	}
+	free(m->kernels);
+	for (size_t i = 0; i < m->n_others; i++)
+		free(m->others[i].name);
+	free(m->others);
+	free(m);
+}
+
+const ta_kernel_measure *ta_measure_find(const ta_measurement *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_kernels; i++)
+		if (strcmp(m->kernels[i].name, name) == 0)
+			return &m->kernels[i];
+	return NULL;
+}
+
+static const ta_kernel_group *main_of(const ta_kernel_measure *k)
+{
+	return k && k->n_groups > 0 ? &k->groups[k->main_group] : NULL;
+}
+
+size_t ta_measure_compare(const ta_measurement *before, const ta_measurement *after,
+			  ta_kernel_comparison **out)
+{
+	ta_kernel_comparison *v = NULL;
+	size_t n = 0, cap = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		const ta_measurement *m = pass == 0 ? after : before;
+		for (size_t i = 0; i < m->n_kernels; i++) {
+			const char *name = m->kernels[i].name;
+			if (pass == 1 && ta_measure_find(after, name))
+				continue;
+			const ta_kernel_group *b = main_of(ta_measure_find(before, name));
+			const ta_kernel_group *a = main_of(ta_measure_find(after, name));
+			ta_kernel_comparison *c = TA_PUSH(v, n, cap);
+			c->name = name;
+			c->in_before = b != NULL;
+			c->in_after = a != NULL;
+			if (a && b) {
+				c->same_config = same_config(&a->cfg, &b->cfg);
+				c->before_median_ns = b->summary.median;
+				c->after_median_ns = a->summary.median;
+				c->cmp = ta_stats_compare(b->durations_ns, b->n_durations,
+							  a->durations_ns, a->n_durations);
+			}
+		}
+	}
+	*out = v;
+	return n;
+}

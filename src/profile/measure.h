@@ -1,0 +1,105 @@
+/* A measurement: the decoded launches of the file's own kernels grouped by
+ * launch configuration, with the steady-state statistics of each group.
+ *
+ * Rules (per kernel, per run, launches in start order):
+ *  - the final configuration is that of the run's last launch, and the
+ *    final stretch the run's last launches that all have it;
+ *  - for a kernel that may be autotuned: a configuration other than the
+ *    final one whose launches form one unbroken block before the final
+ *    stretch is autotuning (Triton benchmarks each config in turn): counted,
+ *    set apart. Configurations that alternate with others are real use;
+ *  - the first launch of each remaining configuration in each run is the
+ *    warm-up (compile, cold caches): set apart when that configuration has
+ *    more than one launch in the run;
+ *  - the main group is the final configuration of the last run.
+ * Limitation: for a kernel marked as possibly autotuned, a script that
+ * benchmarks sizes one after the other looks like autotuning; pass
+ * autotuned = false for kernels the file does not autotune. */
+#ifndef TA_PROFILE_MEASURE_H
+#define TA_PROFILE_MEASURE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile/gpu.h"
+#include "profile/protocol.h"
+#include "profile/stats.h"
+
+typedef struct ta_launch_config {
+	int32_t grid[3], block[3];
+	uint32_t regs;
+	int32_t smem_static, smem_dynamic;
+	uint32_t local_per_thread;   /* > 0 with registers at the cap usually means spills */
+} ta_launch_config;
+
+typedef struct ta_kernel_group {
+	ta_launch_config cfg;
+	size_t launches;             /* all launches with this configuration */
+	size_t warmup;               /* of which first-of-run launches set apart */
+	size_t autotune;             /* of which autotuning launches set apart */
+	double *durations_ns;        /* the steady-state launches (owned) */
+	size_t n_durations;
+	ta_summary summary;          /* of durations_ns, in ns */
+	bool has_occupancy;          /* when device facts were given */
+	ta_occupancy occ;
+} ta_kernel_group;
+
+typedef struct ta_kernel_measure {
+	char *name;                  /* owned */
+	size_t launches, autotune_launches, warmup_launches;
+	ta_kernel_group *groups;     /* owned; steady groups first, by launches, then autotuning ones */
+	size_t n_groups;
+	size_t main_group;           /* index into groups; valid when n_groups > 0 */
+} ta_kernel_measure;
+
+typedef struct ta_other_kernel {
+	char *name;                  /* owned */
+	size_t launches;
+	double total_ns;
+} ta_other_kernel;
+
+typedef struct ta_measurement {
+	ta_kernel_measure *kernels;  /* the file's kernels that launched, in first-launch order */
+	size_t n_kernels;
+	ta_other_kernel *others;     /* kernels not in the file (torch's own), most time first */
+	size_t n_others;
+	size_t other_launches;
+	int runs;                    /* distinct run indices seen */
+	/* from the records, for notes */
+	size_t n_errors;
+	uint64_t dropped, lost;
+	size_t n_malformed, n_truncated, n_hello, n_bye;
+	bool has_gpu;
+	ta_gpu_info gpu;
+} ta_measurement;
+
+/* Builds the measurement from the records. kernel_names[n_names] are the
+ * kernels the file defines; a launch matches when its name equals one, or
+ * starts with one followed by an '_' and a Triton signature suffix
+ * (digits first). With n_names == 0 every kernel counts as the file's own.
+ * autotuned[n_names] says which of them the file autotunes (NULL: any may
+ * be). gpu may be NULL (no occupancy then). Never NULL; free with
+ * ta_measurement_free. */
+ta_measurement *ta_measure_build(const ta_records *recs, const char *const *kernel_names,
+				 const bool *autotuned, size_t n_names, const ta_gpu_info *gpu);
+void ta_measurement_free(ta_measurement *m);
+
+/* The kernel named `name`, or NULL. */
+const ta_kernel_measure *ta_measure_find(const ta_measurement *m, const char *name);
+
+/* Before/after of one kernel: the steady durations of the main groups. */
+typedef struct ta_kernel_comparison {
+	const char *name;            /* points into `after` (or `before` when missing there) */
+	bool in_before, in_after;
+	bool same_config;            /* main groups with the same launch configuration */
+	double before_median_ns, after_median_ns;
+	ta_comparison cmp;
+} ta_kernel_comparison;
+
+/* Compares every kernel found in either measurement. Returns the count and
+ * sets *out (caller frees the array; names point into the measurements). */
+size_t ta_measure_compare(const ta_measurement *before, const ta_measurement *after,
+			  ta_kernel_comparison **out);
+
+#endif

@@ -1,0 +1,213 @@
+/* The decoder half of the record protocol: line assembly and JSON decoding.
+ * Anything malformed is counted and skipped; nothing here fails the run. */
+#include "config.h"
+#include "profile/protocol.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+void ta_records_init(ta_records *r)
+{
+	memset(r, 0, sizeof *r);
+	r->driver_version = -1;
+}
+
+void ta_records_clear(ta_records *r)
+{
+	for (size_t i = 0; i < r->n_kernels; i++)
+		free(r->kernels[i].name);
+	free(r->kernels);
+	for (size_t i = 0; i < r->n_errors; i++)
+		free(r->errors[i]);
+	free(r->errors);
+	ta_records_init(r);
+}
+
+/* Reads an integer field; false when absent or not an integer. */
+static bool get_int(json_t *o, const char *key, json_int_t *v)
+{
+	json_t *x = json_object_get(o, key);
+	if (!json_is_integer(x))
+		return false;
+	*v = json_integer_value(x);
+	return true;
+}
+
+static json_int_t int_or(json_t *o, const char *key, json_int_t dflt)
+{
+	json_int_t v;
+	return get_int(o, key, &v) ? v : dflt;
+}
+
+static bool get_triple(json_t *o, const char *key, int32_t out[3])
+{
+	json_t *a = json_object_get(o, key);
+	if (!json_is_array(a) || json_array_size(a) != 3)
+		return false;
+	for (size_t i = 0; i < 3; i++) {
+		json_t *x = json_array_get(a, i);
+		if (!json_is_integer(x))
+			return false;
+		out[i] = (int32_t)json_integer_value(x);
+	}
+	return true;
+}
+
+static bool decode_kernel(ta_records *r, json_t *o, int run)
+{
+	json_t *name = json_object_get(o, "name");
+	json_int_t start, end;
+	int32_t grid[3], block[3];
+	if (!json_is_string(name) || !get_int(o, "start", &start) || !get_int(o, "end", &end) ||
+	    !get_triple(o, "grid", grid) || !get_triple(o, "block", block) || end < start)
+		return false;
+	ta_kernel_rec *k = TA_PUSH(r->kernels, r->n_kernels, r->cap_kernels);
+	k->name = ta_xstrdup(json_string_value(name));
+	k->pid = (long)int_or(o, "pid", 0);
+	k->run = run;
+	k->start_ns = (uint64_t)start;
+	k->end_ns = (uint64_t)end;
+	memcpy(k->grid, grid, sizeof grid);
+	memcpy(k->block, block, sizeof block);
+	k->regs = (uint32_t)int_or(o, "regs", 0);
+	k->smem_static = (int32_t)int_or(o, "smem_static", 0);
+	k->smem_dynamic = (int32_t)int_or(o, "smem_dynamic", 0);
+	k->local_per_thread = (uint32_t)int_or(o, "local", 0);
+	k->device = (uint32_t)int_or(o, "device", 0);
+	k->stream = (uint32_t)int_or(o, "stream", 0);
+	k->correlation = (uint32_t)int_or(o, "corr", 0);
+	k->graph_id = (uint32_t)int_or(o, "graph", 0);
+	k->graph_node_id = (uint64_t)int_or(o, "graph_node", 0);
+	return true;
+}
+
+static bool decode_error(ta_records *r, json_t *o)
+{
+	const char *where = json_string_value(json_object_get(o, "where"));
+	const char *msg = json_string_value(json_object_get(o, "message"));
+	if (!msg)
+		return false;
+	char **slot = TA_PUSH(r->errors, r->n_errors, r->cap_errors);
+	json_int_t code;
+	if (get_int(o, "code", &code))
+		*slot = ta_xasprintf("%s%s%s (code %lld)", where ? where : "", where ? ": " : "",
+				     msg, (long long)code);
+	else
+		*slot = ta_xasprintf("%s%s%s", where ? where : "", where ? ": " : "", msg);
+	return true;
+}
+
+bool ta_proto_decode_line(ta_records *r, const char *line, size_t len, int run)
+{
+	r->n_lines++;
+	json_error_t jerr;
+	json_t *o = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	bool ok = false, unknown = false;
+	const char *type = json_is_object(o) ? json_string_value(json_object_get(o, "type")) : NULL;
+	if (!type) {
+		ok = false;
+	} else if (strcmp(type, "kernel") == 0) {
+		ok = decode_kernel(r, o, run);
+	} else if (strcmp(type, "hello") == 0) {
+		json_int_t v;
+		r->n_hello++;
+		if (get_int(o, "cupti", &v))
+			r->cupti_version = (uint32_t)v;
+		if (get_int(o, "driver", &v))
+			r->driver_version = (int)v;
+		ok = true;
+	} else if (strcmp(type, "bye") == 0) {
+		r->n_bye++;
+		r->written += (uint64_t)int_or(o, "written", 0);
+		r->dropped += (uint64_t)int_or(o, "dropped", 0);
+		r->lost += (uint64_t)int_or(o, "lost", 0);
+		ok = true;
+	} else if (strcmp(type, "error") == 0) {
+		ok = decode_error(r, o);
+	} else {
+		unknown = true;
+	}
+	json_decref(o);
+	if (unknown)
+		r->n_unknown++;
+	else if (!ok)
+		r->n_malformed++;
+	return ok;
+}
+
+void ta_proto_decoder_init(ta_proto_decoder *d, ta_records *out, int run)
+{
+	memset(d, 0, sizeof *d);
+	d->out = out;
+	d->run = run;
+}
+
+static void emit(ta_proto_decoder *d, const char *s, size_t n)
+{
+	if (n > 0 && s[n - 1] == '\r')
+		n--;
+	if (n == 0)
+		return;         /* blank lines are harmless */
+	ta_proto_decode_line(d->out, s, n, d->run);
+}
+
+void ta_proto_decoder_feed(ta_proto_decoder *d, const char *bytes, size_t n)
+{
+	while (n > 0) {
+		const char *nl = memchr(bytes, '\n', n);
+		size_t take = nl ? (size_t)(nl - bytes) : n;
+		if (d->skipping) {
+			if (nl)
+				d->skipping = false;
+		} else if (d->len + take > TA_PROTO_MAX_LINE) {
+			/* Counted once; the rest up to the next "\n" is dropped. */
+			d->out->n_overlong++;
+			d->len = 0;
+			d->skipping = nl == NULL;
+		} else if (nl && d->len == 0) {
+			emit(d, bytes, take);   /* the common case: no copy */
+		} else {
+			ta_grow((void **)&d->line, &d->cap, d->len + take + 1, 1);
+			memcpy(d->line + d->len, bytes, take);
+			d->len += take;
+			if (nl) {
+				emit(d, d->line, d->len);
+				d->len = 0;
+			}
+		}
+		if (!nl)
+			break;
+		bytes = nl + 1;
+		n -= take + 1;
+	}
+}
+
+void ta_proto_decoder_finish(ta_proto_decoder *d)
+{
+	if (d->len > 0 || d->skipping)
+		d->out->n_truncated++;
+	free(d->line);
+	d->line = NULL;
+	d->len = d->cap = 0;
+	d->skipping = false;
+}
+
+int ta_records_load_file(ta_records *r, const char *path, char **err)
+{
+	char *data, *why;
+	size_t len;
+	if (ta_read_file(path, (size_t)1 << 30, &data, &len, &why) != 0) {
+		*err = ta_xasprintf("%s: %s", path, why);
+		free(why);
+		return -1;
+	}
+	ta_proto_decoder d;
+	ta_proto_decoder_init(&d, r, 0);
+	ta_proto_decoder_feed(&d, data, len);
+	ta_proto_decoder_finish(&d);
+	free(data);
+	return 0;
+}

@@ -1,0 +1,413 @@
+#include "config.h"
+#include "profile/report.h"
+#include "profile/runner.h"
+#include "util/buf.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main)
+{
+	const ta_launch_config *c = &g->cfg;
+	ta_buf_printf(b, "  %s grid %dx%dx%d  block %dx%dx%d  regs %u  smem %d+%d B  local %u B\n",
+		      is_main ? "*" : " ", c->grid[0], c->grid[1], c->grid[2], c->block[0], c->block[1],
+		      c->block[2], c->regs, c->smem_static, c->smem_dynamic, c->local_per_thread);
+	if (g->n_durations > 0) {
+		const ta_summary *s = &g->summary;
+		ta_buf_printf(b, "      median %.1f us  IQR %.1f us  p95 %.1f us  CV %.1f%%  n=%zu",
+			      s->median / 1e3, s->iqr / 1e3, s->p95 / 1e3, s->cv * 100, s->count);
+	} else {
+		ta_buf_printf(b, "      no steady-state launches");
+	}
+	if (g->autotune || g->warmup)
+		ta_buf_printf(b, "  (set apart: %zu autotuning, %zu warm-up)", g->autotune, g->warmup);
+	ta_buf_putc(b, '\n');
+	if (g->has_occupancy) {
+		const ta_occupancy *o = &g->occ;
+		if (o->blocks_per_sm == 0)
+			ta_buf_printf(b, "      occupancy: the configuration does not fit on this GPU\n");
+		else
+			ta_buf_printf(b, "      occupancy %.1f%% (%d blocks/SM, %d warps, limiter %s), %.2f waves\n",
+				      o->occupancy * 100, o->blocks_per_sm, o->warps_per_sm,
+				      ta_limiter_name(o->limiter), o->waves);
+	}
+	if (c->local_per_thread > 0)
+		ta_buf_printf(b, "      local memory %u B/thread: likely register spills\n", c->local_per_thread);
+}
+
+static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_info *gpu)
+{
+	if (gpu)
+		ta_buf_printf(b, "GPU: %s (sm_%d%d, %d SMs, %.0f GB/s peak DRAM, %d MiB L2)\n", gpu->name,
+			      gpu->cc_major, gpu->cc_minor, gpu->sm_count, gpu->peak_dram_gbs,
+			      gpu->l2_bytes / (1024 * 1024));
+	if (m->n_kernels == 0)
+		ta_buf_puts(b, "no launches of the file's kernels were recorded\n");
+	for (size_t i = 0; i < m->n_kernels; i++) {
+		const ta_kernel_measure *k = &m->kernels[i];
+		ta_buf_printf(b, "%s: %zu launches", k->name, k->launches);
+		if (k->autotune_launches || k->warmup_launches)
+			ta_buf_printf(b, " (%zu autotuning and %zu warm-up set apart)", k->autotune_launches,
+				      k->warmup_launches);
+		ta_buf_printf(b, ", %zu configuration%s\n", k->n_groups, k->n_groups == 1 ? "" : "s");
+		for (size_t g = 0; g < k->n_groups; g++)
+			text_group(b, &k->groups[g], g == k->main_group);
+	}
+	if (m->other_launches > 0) {
+		ta_buf_printf(b, "other kernels (not in the file): %zu launches of %zu kernels", m->other_launches,
+			      m->n_others);
+		for (size_t i = 0; i < m->n_others && i < 3; i++)
+			ta_buf_printf(b, "%s %.40s (%zu, %.1f us)", i ? "," : ";", m->others[i].name,
+				      m->others[i].launches, m->others[i].total_ns / 1e3);
+		ta_buf_putc(b, '\n');
+	}
+}
+
+/* ---- json ---------------------------------------------------------------- */
+
+static json_t *triple(const int32_t v[3])
+{
+	return json_pack("[iii]", (json_int_t)v[0], (json_int_t)v[1], (json_int_t)v[2]);
+}
+
+static json_t *json_group(const ta_kernel_group *g, bool is_main)
+{
+	const ta_launch_config *c = &g->cfg;
+	const ta_summary *s = &g->summary;
+	json_t *o = json_object();
+	json_object_set_new(o, "main", json_boolean(is_main));
+	json_object_set_new(o, "grid", triple(c->grid));
+	json_object_set_new(o, "block", triple(c->block));
+	json_object_set_new(o, "regs", json_integer(c->regs));
+	json_object_set_new(o, "smem_static", json_integer(c->smem_static));
+	json_object_set_new(o, "smem_dynamic", json_integer(c->smem_dynamic));
+	json_object_set_new(o, "local_per_thread", json_integer(c->local_per_thread));
+	json_object_set_new(o, "launches", json_integer((json_int_t)g->launches));
+	json_object_set_new(o, "autotune", json_integer((json_int_t)g->autotune));
+	json_object_set_new(o, "warmup", json_integer((json_int_t)g->warmup));
+	json_object_set_new(o, "count", json_integer((json_int_t)s->count));
+	if (s->count > 0) {
+		json_object_set_new(o, "median_ns", json_real(s->median));
+		json_object_set_new(o, "q1_ns", json_real(s->q1));
+		json_object_set_new(o, "q3_ns", json_real(s->q3));
+		json_object_set_new(o, "iqr_ns", json_real(s->iqr));
+		json_object_set_new(o, "p95_ns", json_real(s->p95));
+		json_object_set_new(o, "min_ns", json_real(s->min));
+		json_object_set_new(o, "max_ns", json_real(s->max));
+		json_object_set_new(o, "cv", json_real(s->cv));
+	}
+	if (g->has_occupancy) {
+		const ta_occupancy *x = &g->occ;
+		json_object_set_new(o, "occupancy",
+				    json_pack("{s:i,s:i,s:f,s:s,s:f}", "blocks_per_sm", x->blocks_per_sm,
+					      "warps_per_sm", x->warps_per_sm, "occupancy", x->occupancy,
+					      "limiter", ta_limiter_name(x->limiter), "waves", x->waves));
+	}
+	return o;
+}
+
+static json_t *json_gpu(const ta_gpu_info *g)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "name", json_string(g->name));
+	json_object_set_new(o, "cc", json_sprintf("%d.%d", g->cc_major, g->cc_minor));
+	json_object_set_new(o, "sm_count", json_integer(g->sm_count));
+	json_object_set_new(o, "peak_dram_gbs", json_real(g->peak_dram_gbs));
+	json_object_set_new(o, "l2_bytes", json_integer(g->l2_bytes));
+	json_object_set_new(o, "driver_version", json_integer(g->driver_version));
+	return o;
+}
+
+static json_t *json_measurement(const ta_measurement *m, const ta_gpu_info *gpu)
+{
+	json_t *root = json_object();
+	json_object_set_new(root, "gpu", gpu ? json_gpu(gpu) : json_null());
+	json_object_set_new(root, "runs", json_integer(m->runs));
+	json_t *ks = json_array();
+	for (size_t i = 0; i < m->n_kernels; i++) {
+		const ta_kernel_measure *k = &m->kernels[i];
+		json_t *ko = json_object();
+		json_object_set_new(ko, "name", json_string(k->name));
+		json_object_set_new(ko, "launches", json_integer((json_int_t)k->launches));
+		json_object_set_new(ko, "autotune_launches", json_integer((json_int_t)k->autotune_launches));
+		json_object_set_new(ko, "warmup_launches", json_integer((json_int_t)k->warmup_launches));
+		json_t *gs = json_array();
+		for (size_t g = 0; g < k->n_groups; g++)
+			json_array_append_new(gs, json_group(&k->groups[g], g == k->main_group));
+		json_object_set_new(ko, "groups", gs);
+		json_array_append_new(ks, ko);
+	}
+	json_object_set_new(root, "kernels", ks);
+	json_t *others = json_array();
+	for (size_t i = 0; i < m->n_others; i++)
+		json_array_append_new(others, json_pack("{s:s,s:I,s:f}", "name", m->others[i].name, "launches",
+							(json_int_t)m->others[i].launches, "total_ns",
+							m->others[i].total_ns));
+	json_object_set_new(root, "other_kernels", others);
+	json_object_set_new(root, "records",
+			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "errors", (json_int_t)m->n_errors,
+				      "dropped", (json_int_t)m->dropped, "lost", (json_int_t)m->lost,
+				      "malformed", (json_int_t)m->n_malformed, "truncated",
+				      (json_int_t)m->n_truncated, "processes", (json_int_t)m->n_hello));
+	return root;
+}
+
+static int put_json(json_t *root, FILE *out)
+{
+	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	fputc('\n', out);
+	json_decref(root);
+	return rc == 0 && !ferror(out) ? 0 : -1;
+}
+
+int ta_profile_print(const ta_measurement *m, const ta_gpu_info *gpu, ta_profile_format format, FILE *out)
+{
+	if (format == TA_PROFILE_JSON)
+		return put_json(json_measurement(m, gpu), out);
+	ta_buf b = TA_BUF_INIT;
+	text_measurement(&b, m, gpu);
+	fputs(ta_buf_str(&b), out);
+	ta_buf_free(&b);
+	return ferror(out) ? -1 : 0;
+}
+
+/* ---- the whole command ------------------------------------------------------ */
+
+typedef struct run_outcome {
+	char *describe;              /* how the last failing (or the last) run ended */
+	bool any_failed;
+	bool ran_ok;                 /* at least one run exited 0 */
+	unsigned long long record_bytes;
+	char *log_tail;              /* the failing run's last lines */
+} run_outcome;
+
+static char *tail_lines(const char *s, size_t len, int lines)
+{
+	size_t i = len;
+	int seen = 0;
+	while (i > 0) {
+		if (s[i - 1] == '\n' && i != len && ++seen >= lines)
+			break;
+		i--;
+	}
+	return ta_xstrndup(s + i, len - i);
+}
+
+/* Runs argv `repeat` times, appending records to recs. */
+static int run_many(char *const *argv, const ta_profile_request *req, ta_records *recs,
+		    FILE *tee, run_outcome *oc, char **err)
+{
+	int repeat = req->repeat > 0 ? req->repeat : 1;
+	for (int i = 0; i < repeat; i++) {
+		ta_runner_opts o = {
+			.argv = argv,
+			.injector = req->injector,
+			.timeout_s = req->timeout_s > 0 ? req->timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S,
+			.records = recs,
+			.run_index = i,
+			.records_tee = tee,
+		};
+		ta_runner *r = ta_runner_start(&o, err);
+		if (!r)
+			return -1;
+		ta_runner_wait(r);
+		const ta_run_result *x = ta_runner_result(r);
+		oc->record_bytes += x->record_bytes;
+		bool failed = !(x->state == TA_RUN_EXITED && x->exit_status == 0);
+		if (failed || !oc->any_failed) {
+			free(oc->describe);
+			oc->describe = ta_runner_describe(r);
+		}
+		if (failed && !oc->any_failed) {
+			size_t len;
+			char *log = ta_runner_log(r, &len);
+			oc->log_tail = tail_lines(log, len, 20);
+			free(log);
+		}
+		oc->any_failed |= failed;
+		oc->ran_ok |= !failed;
+		bool stop = x->state == TA_RUN_EXEC_FAILED || x->state == TA_RUN_TIMED_OUT ||
+			    x->state == TA_RUN_CANCELLED;
+		ta_runner_free(r);
+		if (stop)
+			break;
+	}
+	return 0;
+}
+
+static void free_outcome(run_outcome *oc)
+{
+	free(oc->describe);
+	free(oc->log_tail);
+}
+
+/* Notes about the record stream, one line each. */
+static void record_notes(const ta_records *recs, const run_outcome *oc, bool replay, FILE *err)
+{
+	if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0)
+		fprintf(err, "tileadvise: the CUPTI injector was not loaded (no records): the program did "
+			"not use CUDA, or its CUDA ignored CUDA_INJECTION64_PATH\n");
+	for (size_t i = 0; i < recs->n_errors; i++)
+		fprintf(err, "tileadvise: CUPTI error in the child: %s\n", recs->errors[i]);
+	if (recs->dropped)
+		fprintf(err, "tileadvise: CUPTI dropped %llu records (its buffers were full): counts are low\n",
+			(unsigned long long)recs->dropped);
+	if (recs->lost)
+		fprintf(err, "tileadvise: %llu record lines could not be delivered\n",
+			(unsigned long long)recs->lost);
+	if (recs->n_malformed + recs->n_overlong + recs->n_truncated)
+		fprintf(err, "tileadvise: skipped %zu malformed and %zu truncated record lines\n",
+			recs->n_malformed + recs->n_overlong, recs->n_truncated);
+	if (!replay && recs->n_hello > recs->n_bye)
+		fprintf(err, "tileadvise: %zu process%s ended without the final flush (killed or "
+			"os._exit): the last launches may be missing\n", recs->n_hello - recs->n_bye,
+			recs->n_hello - recs->n_bye == 1 ? "" : "es");
+}
+
+int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
+{
+	ta_gpu_info gpu_store, *gpu = NULL;
+	char *why = NULL;
+	if (req->gpu_preset) {
+		if (ta_gpu_preset(req->gpu_preset, &gpu_store))
+			gpu = &gpu_store;
+		else
+			fprintf(err, "tileadvise: unknown GPU preset '%s' (known: h200, h100)\n", req->gpu_preset);
+	} else if (!req->records_in) {
+		if (ta_gpu_query(0, &gpu_store, &why) == 0)
+			gpu = &gpu_store;
+	}
+	if (!gpu && why && !req->records_in) {
+		fprintf(err, "tileadvise: cannot profile: %s\n", why);
+		free(why);
+		return 2;
+	}
+	free(why);
+
+	ta_records recs;
+	ta_records_init(&recs);
+	run_outcome oc;
+	memset(&oc, 0, sizeof oc);
+	int status = 0;
+	char *e = NULL;
+
+	if (req->records_in) {
+		if (ta_records_load_file(&recs, req->records_in, &e) != 0) {
+			fprintf(err, "tileadvise: cannot read records: %s\n", e);
+			free(e);
+			ta_records_clear(&recs);
+			return 2;
+		}
+	} else {
+		if (!req->injector) {
+			fprintf(err, "tileadvise: cannot profile: this build has no CUPTI injector "
+				"(configure found no CUPTI)\n");
+			return 2;
+		}
+		char *def_argv[] = { "python3", (char *)req->file, NULL };
+		char *const *argv = req->command && req->command[0] ? req->command : def_argv;
+		FILE *tee = NULL;
+		if (req->records_out && !(tee = fopen(req->records_out, "w")))
+			fprintf(err, "tileadvise: cannot write %s: %s\n", req->records_out, strerror(errno));
+		int rc = run_many(argv, req, &recs, tee, &oc, &e);
+		if (tee)
+			fclose(tee);
+		if (rc != 0) {
+			fprintf(err, "tileadvise: %s\n", e);
+			free(e);
+			ta_records_clear(&recs);
+			return 2;
+		}
+		if (oc.any_failed) {
+			fprintf(err, "tileadvise: the profiled command %s\n", oc.describe);
+			if (oc.log_tail && *oc.log_tail)
+				fprintf(err, "--- last lines of its output ---\n%s%s", oc.log_tail,
+					oc.log_tail[strlen(oc.log_tail) - 1] == '\n' ? "" : "\n");
+		}
+	}
+	record_notes(&recs, &oc, req->records_in != NULL, err);
+
+	ta_measurement *m = ta_measure_build(&recs, req->kernel_names, req->autotuned, req->n_kernel_names, gpu);
+	ta_measurement *base = NULL;
+	ta_records brecs;
+	ta_records_init(&brecs);
+	if (req->baseline && !req->records_in) {
+		char *bargv[] = { "/bin/sh", "-c", (char *)req->baseline, NULL };
+		run_outcome boc;
+		memset(&boc, 0, sizeof boc);
+		if (run_many(bargv, req, &brecs, NULL, &boc, &e) != 0) {
+			fprintf(err, "tileadvise: baseline: %s\n", e);
+			free(e);
+		} else {
+			if (boc.any_failed)
+				fprintf(err, "tileadvise: the baseline command %s\n", boc.describe);
+			base = ta_measure_build(&brecs, req->kernel_names, req->autotuned, req->n_kernel_names, gpu);
+		}
+		free_outcome(&boc);
+	}
+
+	bool nothing = m->n_kernels == 0 && recs.n_kernels == 0 && !oc.ran_ok && !req->records_in;
+	if (req->format == TA_PROFILE_JSON) {
+		json_t *root = json_measurement(m, gpu);
+		json_object_set_new(root, "outcome", oc.describe ? json_string(oc.describe) : json_null());
+		if (base) {
+			ta_kernel_comparison *cs;
+			size_t n = ta_measure_compare(base, m, &cs);
+			json_t *arr = json_array();
+			for (size_t i = 0; i < n; i++) {
+				json_t *c = json_object();
+				json_object_set_new(c, "name", json_string(cs[i].name));
+				json_object_set_new(c, "in_baseline", json_boolean(cs[i].in_before));
+				json_object_set_new(c, "in_run", json_boolean(cs[i].in_after));
+				if (cs[i].in_before && cs[i].in_after) {
+					json_object_set_new(c, "same_config", json_boolean(cs[i].same_config));
+					json_object_set_new(c, "baseline_median_ns", json_real(cs[i].before_median_ns));
+					json_object_set_new(c, "median_ns", json_real(cs[i].after_median_ns));
+					json_object_set_new(c, "ratio", json_real(cs[i].cmp.ratio));
+					json_object_set_new(c, "ci95", json_pack("[ff]", cs[i].cmp.lo, cs[i].cmp.hi));
+					json_object_set_new(c, "verdict", json_string(ta_verdict_name(cs[i].cmp.verdict)));
+				}
+				json_array_append_new(arr, c);
+			}
+			free(cs);
+			json_object_set_new(root, "baseline", arr);
+		}
+		if (put_json(root, out) != 0)
+			status = 2;
+	} else {
+		if (oc.describe)
+			fprintf(out, "run: %s (%d run%s)\n", oc.describe, m->runs > 0 ? m->runs : 1,
+				m->runs > 1 ? "s" : "");
+		if (ta_profile_print(m, gpu, TA_PROFILE_TEXT, out) != 0)
+			status = 2;
+		if (base) {
+			ta_kernel_comparison *cs;
+			size_t n = ta_measure_compare(base, m, &cs);
+			for (size_t i = 0; i < n; i++) {
+				if (!cs[i].in_before || !cs[i].in_after) {
+					fprintf(out, "vs baseline: %s only in the %s\n", cs[i].name,
+						cs[i].in_after ? "run" : "baseline");
+					continue;
+				}
+				fprintf(out, "vs baseline: %s %.1f us -> %.1f us, ratio %.3f [%.3f, %.3f]: %s%s\n",
+					cs[i].name, cs[i].before_median_ns / 1e3, cs[i].after_median_ns / 1e3,
+					cs[i].cmp.ratio, cs[i].cmp.lo, cs[i].cmp.hi,
+					ta_verdict_name(cs[i].cmp.verdict),
+					cs[i].same_config ? "" : " (launch configuration changed)");
+			}
+			free(cs);
+		}
+	}
+	if (nothing)
+		status = 2;
+	ta_measurement_free(m);
+	ta_measurement_free(base);
+	ta_records_clear(&recs);
+	ta_records_clear(&brecs);
+	free_outcome(&oc);
+	return status;
+}

@@ -1,0 +1,171 @@
+#include "config.h"
+#include "profile/stats.h"
+#include "util/buf.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double ta_stats_quantile_sorted(const double *sorted, size_t n, double q)
+{
+	if (n == 0)
+		return 0;
+	if (q <= 0)
+		return sorted[0];
+	if (q >= 1)
+		return sorted[n - 1];
+	double h = (double)(n - 1) * q;
+	size_t lo = (size_t)floor(h);
+	double frac = h - (double)lo;
+	if (lo + 1 >= n)
+		return sorted[n - 1];
+	return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
+}
+
+ta_summary ta_stats_summarize(const double *x, size_t n)
+{
+	ta_summary s;
+	memset(&s, 0, sizeof s);
+	if (n == 0)
+		return s;
+	double *v = ta_xmalloc(n * sizeof *v);
+	memcpy(v, x, n * sizeof *v);
+	qsort(v, n, sizeof *v, cmp_double);
+	double sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	s.count = n;
+	s.min = v[0];
+	s.max = v[n - 1];
+	s.mean = sum / (double)n;
+	s.median = ta_stats_quantile_sorted(v, n, 0.5);
+	s.q1 = ta_stats_quantile_sorted(v, n, 0.25);
+	s.q3 = ta_stats_quantile_sorted(v, n, 0.75);
+	s.iqr = s.q3 - s.q1;
+	s.p95 = ta_stats_quantile_sorted(v, n, 0.95);
+	if (n >= 2 && s.mean != 0) {
+		double ss = 0;
+		for (size_t i = 0; i < n; i++)
+			ss += (v[i] - s.mean) * (v[i] - s.mean);
+		s.cv = sqrt(ss / (double)(n - 1)) / fabs(s.mean);
+	}
+	free(v);
+	return s;
+}
+
+const char *ta_verdict_name(ta_verdict v)
+{
+	switch (v) {
+	case TA_VERDICT_FASTER: return "faster";
+	case TA_VERDICT_SLOWER: return "slower";
+	case TA_VERDICT_NOISE: return "within noise";
+	case TA_VERDICT_NONE: break;
+	}
+	return "not enough data";
+}
+
+uint64_t ta_stats_rand(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+/* The k-th smallest of v[n] (reorders v): Hoare's selection, linear on
+ * average, so bootstrapping 20,000 launches stays well under a second. */
+static double select_kth(double *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double pivot = v[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i <= j) {
+				double t = v[i];
+				v[i] = v[j];
+				v[j] = t;
+				i++;
+				if (j == 0)
+					break;
+				j--;
+			}
+		}
+		if (k <= j)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			break;
+	}
+	return v[k];
+}
+
+/* Median (type 7) of a resample of x[n] drawn with replacement into tmp[n]. */
+static double resampled_median(const double *x, size_t n, double *tmp, uint64_t *rng)
+{
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = x[ta_stats_rand(rng) % n];
+	double m = select_kth(tmp, n, (n - 1) / 2);
+	if (n % 2 == 1)
+		return m;
+	/* Even n: the next order statistic is the least of the upper part. */
+	double up = tmp[n / 2];
+	for (size_t i = n / 2 + 1; i < n; i++)
+		if (tmp[i] < up)
+			up = tmp[i];
+	return (m + up) / 2;
+}
+
+ta_comparison ta_stats_compare(const double *before, size_t nb, const double *after, size_t na)
+{
+	ta_comparison c;
+	memset(&c, 0, sizeof c);
+	c.n_before = nb;
+	c.n_after = na;
+	c.verdict = TA_VERDICT_NONE;
+	if (nb == 0 || na == 0)
+		return c;
+	double mb = ta_stats_summarize(before, nb).median;
+	double ma = ta_stats_summarize(after, na).median;
+	if (mb <= 0)
+		return c;
+	c.ratio = ma / mb;
+	c.lo = c.hi = c.ratio;
+	if (nb < 3 || na < 3)
+		return c;
+
+	uint64_t rng = 0x74696c65ull;   /* fixed: same data, same interval */
+	double *tb = ta_xmalloc(nb * sizeof *tb), *ta = ta_xmalloc(na * sizeof *ta);
+	double *ratios = ta_xmalloc(TA_STATS_BOOTSTRAP * sizeof *ratios);
+	size_t nr = 0;
+	for (int i = 0; i < TA_STATS_BOOTSTRAP; i++) {
+		double b = resampled_median(before, nb, tb, &rng);
+		double a = resampled_median(after, na, ta, &rng);
+		if (b > 0)
+			ratios[nr++] = a / b;
+	}
+	qsort(ratios, nr, sizeof *ratios, cmp_double);
+	c.lo = ta_stats_quantile_sorted(ratios, nr, 0.025);
+	c.hi = ta_stats_quantile_sorted(ratios, nr, 0.975);
+	free(tb);
+	free(ta);
+	free(ratios);
+	if (c.hi < 1.0 - TA_STATS_NOISE_BAND)
+		c.verdict = TA_VERDICT_FASTER;
+	else if (c.lo > 1.0 + TA_STATS_NOISE_BAND)
+		c.verdict = TA_VERDICT_SLOWER;
+	else
+		c.verdict = TA_VERDICT_NOISE;
+	return c;
+}

@@ -1,0 +1,55 @@
+/* Robust summary statistics of durations and the comparison of two samples. */
+#ifndef TA_PROFILE_STATS_H
+#define TA_PROFILE_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct ta_summary {
+	size_t count;
+	double min, max, mean;
+	double median, q1, q3, iqr;  /* quartiles by linear interpolation (type 7) */
+	double p95;
+	double cv;                   /* sample standard deviation / mean; 0 when count < 2 */
+} ta_summary;
+
+/* Quantile q in [0,1] of sorted[n] by linear interpolation between closest
+ * ranks (R's type 7, numpy's default). n > 0. */
+double ta_stats_quantile_sorted(const double *sorted, size_t n, double q);
+
+/* Summarises x[n] (not modified). All zero when n == 0. */
+ta_summary ta_stats_summarize(const double *x, size_t n);
+
+typedef enum ta_verdict {
+	TA_VERDICT_NONE,             /* not enough data to say */
+	TA_VERDICT_FASTER,
+	TA_VERDICT_SLOWER,
+	TA_VERDICT_NOISE,
+} ta_verdict;
+
+const char *ta_verdict_name(ta_verdict v);
+
+/* Comparison of "after" against "before" (durations: lower is faster). */
+typedef struct ta_comparison {
+	double ratio;        /* median(after) / median(before) */
+	double lo, hi;       /* bootstrap 95% percentile interval of the ratio */
+	ta_verdict verdict;
+	size_t n_before, n_after;
+} ta_comparison;
+
+/* Resamples used by ta_stats_compare, and the band around 1 inside which
+ * a difference is called noise whatever the interval says. */
+#define TA_STATS_BOOTSTRAP 2000
+#define TA_STATS_NOISE_BAND 0.01
+
+/* Ratio of medians with a bootstrap percentile interval (fixed seed, so the
+ * same data always give the same answer). Verdict: faster when the whole
+ * interval lies below 1 - band, slower when it lies above 1 + band, else
+ * within noise. Each sample needs at least 3 values, else the verdict is
+ * NONE (the ratio is still given when both are non-empty). */
+ta_comparison ta_stats_compare(const double *before, size_t nb, const double *after, size_t na);
+
+/* A small deterministic PRNG (splitmix64) for the bootstrap and tests. */
+uint64_t ta_stats_rand(uint64_t *state);
+
+#endif

@@ -1,0 +1,477 @@
+/* `tileadvise --check`: runs the rules over files and directories and
+ * prints what applies as diagnostics (gcc style, json or SARIF). */
+#include "config.h"
+#include "ui/check.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "analyze/analysis.h"
+#include "analyze/rules/rules.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+
+typedef struct diag {
+	const char *file;         /* borrowed from the file list */
+	uint32_t line, col, end_line;
+	bool error;               /* syntax error rather than a finding */
+	char id[8];
+	char *message;
+	char *kernel;
+} diag;
+
+typedef struct diags {
+	diag *items;
+	size_t count, cap;
+} diags;
+
+typedef struct filter {
+	bool *select;             /* NULL: everything */
+	bool *ignore;
+	bool ignore_x0, select_x0;
+} filter;
+
+/* ---- collecting files ------------------------------------------------------ */
+
+typedef struct file_list {
+	char **paths;
+	size_t count, cap;
+} file_list;
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_py_suffix(const char *name)
+{
+	size_t n = strlen(name);
+	return n > 3 && !strcmp(name + n - 3, ".py");
+}
+
+/* A link is followed only when its target stays inside root. */
+static bool inside(const char *root_real, const char *path)
+{
+	char *real = realpath(path, NULL);
+	if (!real)
+		return false;
+	size_t n = strlen(root_real);
+	bool yes = !strncmp(real, root_real, n) && (real[n] == '/' || real[n] == '\0' || !strcmp(root_real, "/"));
+	free(real);
+	return yes;
+}
+
+static void walk_dir(const char *dir, const char *root_real, file_list *out, int depth)
+{
+	if (depth > 64)
+		return;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	char **names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;   /* hidden files and folders, . and .. */
+		*TA_PUSH(names, n, cap) = ta_xstrdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof *names, cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		char *p = ta_path_join(dir, names[i]);
+		struct stat st;
+		bool ok = lstat(p, &st) == 0;
+		if (ok && S_ISLNK(st.st_mode)) {
+			ok = inside(root_real, p) && stat(p, &st) == 0 && !S_ISDIR(st.st_mode);
+		}
+		if (ok && S_ISDIR(st.st_mode)) {
+			walk_dir(p, root_real, out, depth + 1);
+		} else if (ok && S_ISREG(st.st_mode) && has_py_suffix(names[i])) {
+			*TA_PUSH(out->paths, out->count, out->cap) = p;
+			p = NULL;
+		}
+		free(p);
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void collect(char *const *paths, int count, file_list *out)
+{
+	for (int i = 0; i < count; i++) {
+		if (ta_path_is_dir(paths[i])) {
+			char *real = realpath(paths[i], NULL);
+			walk_dir(paths[i], real ? real : paths[i], out, 0);
+			free(real);
+		} else {
+			*TA_PUSH(out->paths, out->count, out->cap) = ta_xstrdup(paths[i]);
+		}
+	}
+}
+
+/* ---- suppression comments ----------------------------------------------------- */
+
+typedef struct suppression {
+	uint32_t line, col;
+	char **ids;
+	size_t id_count;
+} suppression;
+
+static void parse_suppressions(const ta_source *src, suppression **out, size_t *n)
+{
+	static const char mark[] = "tileadvise:";
+	for (size_t l = 1; l <= src->line_count; l++) {
+		size_t len;
+		const char *s = ta_source_line(src, l, &len);
+		const char *hash = memchr(s, '#', len);
+		if (!hash)
+			continue;
+		const char *end = s + len;
+		const char *p = hash + 1;
+		while (p < end && *p == ' ')
+			p++;
+		if ((size_t)(end - p) < sizeof mark - 1 || memcmp(p, mark, sizeof mark - 1))
+			continue;
+		p += sizeof mark - 1;
+		while (p < end && *p == ' ')
+			p++;
+		if ((size_t)(end - p) < 7 || memcmp(p, "ignore[", 7))
+			continue;
+		p += 7;
+		const char *close = memchr(p, ']', (size_t)(end - p));
+		if (!close)
+			continue;
+		suppression *sp = TA_APPEND(*out, *n);
+		sp->line = (uint32_t)l;
+		sp->col = (uint32_t)ta_source_column_of(src, (size_t)(hash - src->text));
+		while (p < close) {
+			const char *comma = memchr(p, ',', (size_t)(close - p));
+			const char *q = comma ? comma : close;
+			const char *a = p, *b = q;
+			while (a < b && *a == ' ')
+				a++;
+			while (b > a && b[-1] == ' ')
+				b--;
+			if (b > a)
+				*TA_APPEND(sp->ids, sp->id_count) = ta_xstrndup(a, (size_t)(b - a));
+			p = q + (comma ? 1 : 0);
+		}
+	}
+}
+
+static bool suppressed_at(const suppression *s, size_t n, uint32_t line, const char *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (s[i].line == line)
+			for (size_t j = 0; j < s[i].id_count; j++)
+				if (!strcasecmp(s[i].ids[j], id))
+					return true;
+	return false;
+}
+
+/* ---- diagnostics --------------------------------------------------------------- */
+
+static bool wanted(const filter *f, const char *id)
+{
+	if (!strcmp(id, TA_CHECK_SUPPRESSION_ID))
+		return !f->ignore_x0 && (!f->select || f->select_x0);
+	int e = ta_rules_index(id);
+	if (e < 0)
+		return false;
+	if (f->select && !f->select[e])
+		return false;
+	return !f->ignore[e];
+}
+
+/* One line: newlines and tabs in quoted code become spaces. */
+static char *one_line(const char *s)
+{
+	char *t = ta_xstrdup(s);
+	char *w = t;
+	for (const char *r = t; *r; r++) {
+		char ch = (*r == '\n' || *r == '\r' || *r == '\t') ? ' ' : *r;
+		if (ch == ' ' && w > t && w[-1] == ' ')
+			continue;
+		*w++ = ch;
+	}
+	*w = '\0';
+	return t;
+}
+
+static void add_diag(diags *d, const char *file, uint32_t line, uint32_t col, uint32_t end_line,
+		     bool error, const char *id, const char *message, const char *kernel)
+{
+	for (size_t i = d->count; i-- > 0 && d->items[i].file == file;) {
+		const diag *o = &d->items[i];
+		if (o->file == file && o->line == line && o->col == col && !strcmp(o->id, id) &&
+		    !strcmp(o->message, message))
+			return;   /* one host line found for two kernels */
+	}
+	diag *x = TA_PUSH(d->items, d->count, d->cap);
+	x->file = file;
+	x->line = line;
+	x->col = col ? col : 1;
+	x->end_line = end_line >= line ? end_line : line;
+	x->error = error;
+	snprintf(x->id, sizeof x->id, "%s", id);
+	x->message = one_line(message);
+	x->kernel = kernel ? ta_xstrdup(kernel) : NULL;
+}
+
+static void check_file(const char *path, const filter *f, diags *d, FILE *err, int *rc)
+{
+	ta_analysis *a;
+	char *msg;
+	if (ta_analysis_open(path, &a, &msg) != 0) {
+		fprintf(err, "tileadvise: %s\n", msg);
+		free(msg);
+		*rc = 2;
+		return;
+	}
+	for (size_t i = 0; i < a->syn->error_count; i++) {
+		const ta_syntax_error *e = &a->syn->errors[i];
+		char *m = ta_xasprintf("syntax error: %s", e->what ? e->what : "cannot parse");
+		add_diag(d, path, (uint32_t)e->line, (uint32_t)e->column, (uint32_t)e->end_line, true, "", m, NULL);
+		free(m);
+	}
+	suppression *sup = NULL;
+	size_t nsup = 0;
+	parse_suppressions(a->src, &sup, &nsup);
+	for (size_t i = 0; i < nsup; i++)
+		for (size_t j = 0; j < sup[i].id_count; j++)
+			if (ta_rules_index(sup[i].ids[j]) < 0 && strcasecmp(sup[i].ids[j], TA_CHECK_SUPPRESSION_ID) &&
+			    wanted(f, TA_CHECK_SUPPRESSION_ID)) {
+				char *m = ta_xasprintf("unknown checklist id '%s' in a suppression comment", sup[i].ids[j]);
+				add_diag(d, path, sup[i].line, sup[i].col, sup[i].line, false, TA_CHECK_SUPPRESSION_ID, m, NULL);
+				free(m);
+			}
+	ta_rules_result *r = ta_rules_run(a->model, NULL);
+	for (size_t i = 0; i < r->finding_count; i++) {
+		const ta_finding *fd = &r->findings[i];
+		int e = ta_rules_index(fd->id);
+		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !wanted(f, fd->id))
+			continue;
+		const ta_kernel *k = &a->model->kernels[fd->kernel];
+		if (suppressed_at(sup, nsup, fd->span.line, fd->id) || suppressed_at(sup, nsup, k->def_line, fd->id))
+			continue;
+		add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id, fd->reason, k->name);
+	}
+	ta_rules_result_free(r);
+	for (size_t i = 0; i < nsup; i++) {
+		for (size_t j = 0; j < sup[i].id_count; j++)
+			free(sup[i].ids[j]);
+		free(sup[i].ids);
+	}
+	free(sup);
+	ta_analysis_free(a);
+}
+
+static int cmp_diag(const void *pa, const void *pb)
+{
+	const diag *a = pa, *b = pb;
+	int c = strcmp(a->file, b->file);
+	if (c)
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if (a->col != b->col)
+		return a->col < b->col ? -1 : 1;
+	return strcmp(a->id, b->id);
+}
+
+/* ---- writers ------------------------------------------------------------------- */
+
+static void write_text(const diags *d, FILE *out)
+{
+	for (size_t i = 0; i < d->count; i++) {
+		const diag *x = &d->items[i];
+		if (x->error)
+			fprintf(out, "%s:%u:%u: error: %s\n", x->file, x->line, x->col, x->message);
+		else
+			fprintf(out, "%s:%u:%u: warning: %s [%s]\n", x->file, x->line, x->col, x->message, x->id);
+	}
+}
+
+static void json_str(ta_buf *b, const char *s)
+{
+	ta_buf_putc(b, '"');
+	if (s)
+		ta_buf_json_escaped(b, s, strlen(s));
+	ta_buf_putc(b, '"');
+}
+
+static void write_json(const diags *d, FILE *out)
+{
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_printf(&b, "{\"tool\": \"tileadvise\", \"version\": \"%s\", \"diagnostics\": [", PACKAGE_VERSION);
+	for (size_t i = 0; i < d->count; i++) {
+		const diag *x = &d->items[i];
+		ta_buf_puts(&b, i ? ",\n  {" : "\n  {");
+		ta_buf_puts(&b, "\"file\": ");
+		json_str(&b, x->file);
+		ta_buf_printf(&b, ", \"line\": %u, \"column\": %u, \"end_line\": %u, \"severity\": \"%s\", \"id\": ",
+			      x->line, x->col, x->end_line, x->error ? "error" : "warning");
+		if (x->error)
+			ta_buf_puts(&b, "null");
+		else
+			json_str(&b, x->id);
+		ta_buf_puts(&b, ", \"kernel\": ");
+		if (x->kernel)
+			json_str(&b, x->kernel);
+		else
+			ta_buf_puts(&b, "null");
+		ta_buf_puts(&b, ", \"message\": ");
+		json_str(&b, x->message);
+		ta_buf_putc(&b, '}');
+	}
+	ta_buf_puts(&b, d->count ? "\n]}\n" : "]}\n");
+	fputs(ta_buf_str(&b), out);
+	ta_buf_free(&b);
+}
+
+/* A relative path as a URI reference: unreserved characters and '/' kept. */
+static void uri(ta_buf *b, const char *path)
+{
+	if (path[0] == '.' && path[1] == '/')
+		path += 2;
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("-._~/", *p))
+			ta_buf_putc(b, (char)*p);
+		else
+			ta_buf_printf(b, "%%%02X", *p);
+	}
+}
+
+static void write_sarif(const diags *d, FILE *out)
+{
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_puts(&b, "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
+		    "  \"version\": \"2.1.0\",\n  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": \"tileadvise\", ");
+	ta_buf_printf(&b, "\"version\": \"%s\", \"semanticVersion\": \"%s\", \"rules\": [", PACKAGE_VERSION, PACKAGE_VERSION);
+	size_t n = ta_rules_count();
+	for (size_t e = 0; e <= n; e++) {
+		const char *id = e < n ? ta_rules_id(e) : TA_CHECK_SUPPRESSION_ID;
+		char *desc = e < n ? ta_xasprintf("tileadvise checklist entry %s (section %s); see tileadvise --explain %s",
+						  id, ta_rules_section(e), id)
+				   : ta_xstrdup("unknown checklist id in a tileadvise suppression comment");
+		ta_buf_printf(&b, "%s\n      {\"id\": \"%s\", \"shortDescription\": {\"text\": ", e ? "," : "", id);
+		json_str(&b, desc);
+		ta_buf_puts(&b, "}, \"defaultConfiguration\": {\"level\": \"warning\"}}");
+		free(desc);
+	}
+	ta_buf_puts(&b, "]}},\n    \"results\": [");
+	bool first = true;
+	for (size_t i = 0; i < d->count; i++) {
+		const diag *x = &d->items[i];
+		int e = x->error ? -1 : ta_rules_index(x->id);
+		if (x->error)
+			continue;   /* syntax errors go to invocation notifications below */
+		ta_buf_puts(&b, first ? "\n      {" : ",\n      {");
+		first = false;
+		ta_buf_printf(&b, "\"ruleId\": \"%s\", \"ruleIndex\": %d, \"level\": \"warning\", \"message\": {\"text\": ",
+			      x->id, e >= 0 ? e : (int)n);
+		json_str(&b, x->message);
+		ta_buf_puts(&b, "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": \"");
+		uri(&b, x->file);
+		ta_buf_printf(&b, "\"}, \"region\": {\"startLine\": %u, \"startColumn\": %u, \"endLine\": %u}}}]}",
+			      x->line, x->col, x->end_line);
+	}
+	ta_buf_puts(&b, first ? "],\n" : "\n    ],\n");
+	ta_buf_puts(&b, "    \"invocations\": [{\"executionSuccessful\": true, \"toolExecutionNotifications\": [");
+	first = true;
+	for (size_t i = 0; i < d->count; i++) {
+		const diag *x = &d->items[i];
+		if (!x->error)
+			continue;
+		ta_buf_puts(&b, first ? "\n      {" : ",\n      {");
+		first = false;
+		ta_buf_puts(&b, "\"level\": \"error\", \"message\": {\"text\": ");
+		json_str(&b, x->message);
+		ta_buf_puts(&b, "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": \"");
+		uri(&b, x->file);
+		ta_buf_printf(&b, "\"}, \"region\": {\"startLine\": %u, \"startColumn\": %u}}}]}", x->line, x->col);
+	}
+	ta_buf_puts(&b, first ? "]}]\n  }]\n}\n" : "\n    ]}]\n  }]\n}\n");
+	fputs(ta_buf_str(&b), out);
+	ta_buf_free(&b);
+}
+
+/* ---- the front end -------------------------------------------------------------- */
+
+/* Parses an id list where X0 is allowed too. */
+static int parse_list(const char *list, bool *on, bool *x0, FILE *err)
+{
+	ta_buf rest = TA_BUF_INIT;
+	const char *p = list;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char *id = ta_xstrndup(p, len);
+		if (!strcasecmp(id, TA_CHECK_SUPPRESSION_ID))
+			*x0 = true;
+		else
+			ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", id);
+		free(id);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	char *e = NULL;
+	int rc = ta_rules_parse_ids(ta_buf_str(&rest), on, &e);
+	if (rc != 0) {
+		fprintf(err, "tileadvise: %s\n", e);
+		free(e);
+	}
+	ta_buf_free(&rest);
+	return rc;
+}
+
+int ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err)
+{
+	size_t n = ta_rules_count();
+	filter f = { .ignore = ta_xcalloc(n, sizeof(bool)) };
+	int rc = 0;
+	if (o->select) {
+		f.select = ta_xcalloc(n, sizeof(bool));
+		if (parse_list(o->select, f.select, &f.select_x0, err) != 0)
+			rc = 2;
+	}
+	if (o->ignore && parse_list(o->ignore, f.ignore, &f.ignore_x0, err) != 0)
+		rc = 2;
+	if (rc) {
+		free(f.select);
+		free(f.ignore);
+		return rc;
+	}
+	file_list files = { 0 };
+	collect(paths, count, &files);
+	diags d = { 0 };
+	for (size_t i = 0; i < files.count; i++)
+		check_file(files.paths[i], &f, &d, err, &rc);
+	qsort(d.items, d.count, sizeof *d.items, cmp_diag);
+	if (o->format == TA_FORMAT_JSON)
+		write_json(&d, out);
+	else if (o->format == TA_FORMAT_SARIF)
+		write_sarif(&d, out);
+	else
+		write_text(&d, out);
+	if (rc == 0 && d.count)
+		rc = 1;
+	for (size_t i = 0; i < d.count; i++) {
+		free(d.items[i].message);
+		free(d.items[i].kernel);
+	}
+	free(d.items);
+	for (size_t i = 0; i < files.count; i++)
+		free(files.paths[i]);
+	free(files.paths);
+	free(f.select);
+	free(f.ignore);
+	return rc;
+}

@@ -1,0 +1,33 @@
+/* `tileadvise --check`: the checklist as compiler-style diagnostics for
+ * scripts, editors and CI (text, json, SARIF 2.1.0).
+ *
+ * Suppression: a comment `# tileadvise: ignore[ID,...]` on the finding's line
+ * or on the kernel's `def` line silences those ids there. An id the
+ * checklist does not know, written in such a comment, is itself reported as
+ * a warning with id X0 (so a typo cannot silently keep a finding alive);
+ * `--ignore X0` silences that too. */
+#ifndef TA_UI_CHECK_H
+#define TA_UI_CHECK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "ui/report.h"
+
+#define TA_CHECK_SUPPRESSION_ID "X0"
+
+typedef struct ta_check_options {
+	ta_format format;         /* TEXT, JSON or SARIF */
+	const char *select;       /* comma-separated ids, or NULL for all */
+	const char *ignore;       /* comma-separated ids, or NULL */
+} ta_check_options;
+
+/* Checks every path (files, and directories searched recursively for *.py
+ * without entering hidden folders or following links out of the tree).
+ * Diagnostics go to out, problems with the input to err (one line per
+ * file). Returns the exit status: 0 clean, 1 findings, 2 error (an
+ * unreadable or invalid file, a bad id list; the other files are still
+ * checked). */
+int ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err);
+
+#endif

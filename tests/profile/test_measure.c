@@ -1,0 +1,273 @@
+/* Grouping, autotuning and warm-up rules, pooling of runs, comparison. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "profile/measure.h"
+
+static uint64_t clock_ns;
+
+static void launch(ta_records *r, const char *name, int run, int block, uint32_t regs, int grid,
+		   uint64_t dur)
+{
+	char line[1024];
+	ta_proto_kernel k;
+	memset(&k, 0, sizeof k);
+	k.name = name;
+	k.start_ns = clock_ns;
+	k.end_ns = clock_ns + dur;
+	clock_ns += dur + 1000;
+	k.grid[0] = grid;
+	k.grid[1] = k.grid[2] = 1;
+	k.block[0] = block;
+	k.block[1] = k.block[2] = 1;
+	k.regs = regs;
+	size_t n = ta_proto_encode_kernel(line, sizeof line, 1, &k);
+	assert_true(ta_proto_decode_line(r, line, n - 1, run));
+}
+
+/* One run of an autotuned kernel: 3 configurations tried 5 times each, then
+ * the winner (the second) launched 11 times, the first one slow. */
+static void autotuned_run(ta_records *r, int run, uint64_t base)
+{
+	for (int c = 0; c < 3; c++)
+		for (int i = 0; i < 5; i++)
+			launch(r, "matmul_kernel", run, 128 << c, 64 + 32 * (uint32_t)c, 64, base * 2);
+	launch(r, "matmul_kernel", run, 256, 96, 64, base * 10);   /* warm-up */
+	for (int i = 0; i < 10; i++)
+		launch(r, "matmul_kernel", run, 256, 96, 64, base + (uint64_t)i);
+	launch(r, "vectorized_elementwise_kernel", run, 128, 16, 8, 5000);
+	launch(r, "add_kernel_0d1d2d", run, 128, 16, 8, 700);
+}
+
+static void test_autotune_and_warmup(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_records_init(&r);
+	autotuned_run(&r, 0, 50000);
+	const char *names[] = { "matmul_kernel", "add_kernel", "add" };
+	ta_gpu_info g;
+	ta_gpu_preset("h200", &g);
+	ta_measurement *m = ta_measure_build(&r, names, NULL, 3, &g);
+	assert_int_equal(m->n_kernels, 2);
+	assert_int_equal(m->runs, 1);
+	const ta_kernel_measure *k = ta_measure_find(m, "matmul_kernel");
+	assert_non_null(k);
+	assert_int_equal(k->launches, 26);
+	/* configurations 0 and 2 came before the winner: autotuning. The
+	 * winner's own 5 tuning launches stay: they are the same kernel. */
+	assert_int_equal(k->autotune_launches, 10);
+	assert_int_equal(k->warmup_launches, 1);
+	assert_int_equal(k->n_groups, 3);
+	const ta_kernel_group *mg = &k->groups[k->main_group];
+	assert_int_equal(k->main_group, 0);
+	assert_int_equal(mg->cfg.block[0], 256);
+	assert_int_equal(mg->launches, 16);
+	/* the first launch of the final configuration (its first tuning
+	 * launch) is the warm-up: 4 x 100000, 500000, 50000..50009 remain */
+	assert_int_equal(mg->n_durations, 15);
+	assert_float_equal(mg->summary.median, 50007, 1e-9);
+	assert_true(mg->has_occupancy);
+	assert_true(k->groups[1].autotune == k->groups[1].launches);
+	assert_true(k->groups[2].autotune == k->groups[2].launches);
+	/* the suffixed name matched add_kernel (longest), a lone launch is kept */
+	const ta_kernel_measure *a = ta_measure_find(m, "add_kernel");
+	assert_non_null(a);
+	assert_int_equal(a->groups[0].n_durations, 1);
+	assert_int_equal(a->warmup_launches, 0);
+	assert_null(ta_measure_find(m, "add"));
+	assert_int_equal(m->other_launches, 1);
+	assert_int_equal(m->n_others, 1);
+	assert_string_equal(m->others[0].name, "vectorized_elementwise_kernel");
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
+static void test_repeat_pooling_and_compare(void **state)
+{
+	(void)state;
+	ta_records before, after;
+	ta_records_init(&before);
+	ta_records_init(&after);
+	for (int run = 0; run < 3; run++) {
+		autotuned_run(&before, run, 50000);
+		autotuned_run(&after, run, 40000);
+	}
+	const char *names[] = { "matmul_kernel" };
+	ta_measurement *b = ta_measure_build(&before, names, NULL, 1, NULL);
+	ta_measurement *a = ta_measure_build(&after, names, NULL, 1, NULL);
+	assert_int_equal(b->runs, 3);
+	const ta_kernel_measure *k = ta_measure_find(b, "matmul_kernel");
+	assert_int_equal(k->warmup_launches, 3);     /* one per run */
+	assert_int_equal(k->autotune_launches, 30);
+	assert_int_equal(k->groups[k->main_group].n_durations, 45);
+	assert_false(k->groups[0].has_occupancy);
+	ta_kernel_comparison *cs;
+	size_t n = ta_measure_compare(b, a, &cs);
+	assert_int_equal(n, 1);
+	assert_true(cs[0].in_before && cs[0].in_after && cs[0].same_config);
+	assert_true(cs[0].cmp.ratio < 0.9);
+	assert_int_equal(cs[0].cmp.verdict, TA_VERDICT_FASTER);
+	free(cs);
+	ta_measurement_free(a);
+	ta_measurement_free(b);
+	ta_records_clear(&before);
+	ta_records_clear(&after);
+}
+
+/* Size sweeps: same compiled variant, different grids, all kept. */
+static void test_size_sweep(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_records_init(&r);
+	for (int s = 0; s < 3; s++)
+		for (int i = 0; i < 4; i++)
+			launch(&r, "k", 0, 128, 32, 64 << s, 1000u << s);
+	const char *names[] = { "k" };
+	const bool tuned[] = { false };
+	ta_measurement *m = ta_measure_build(&r, names, tuned, 1, NULL);
+	const ta_kernel_measure *k = ta_measure_find(m, "k");
+	assert_int_equal(k->n_groups, 3);
+	assert_int_equal(k->autotune_launches, 0);
+	assert_int_equal(k->warmup_launches, 3);
+	assert_int_equal(k->groups[k->main_group].cfg.grid[0], 256);
+	ta_measurement_free(m);
+	/* the same launches with autotuning possible: the earlier sizes, each
+	 * one unbroken block before the last, look like tuning */
+	m = ta_measure_build(&r, NULL, NULL, 0, NULL);
+	k = ta_measure_find(m, "k");
+	assert_int_equal(k->autotune_launches, 8);
+	assert_int_equal(k->warmup_launches, 1);
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
+/* Two variants used in alternation are both real use, not tuning. */
+static void test_alternating_variants(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_records_init(&r);
+	for (int i = 0; i < 6; i++)
+		launch(&r, "k", 0, i % 2 ? 256 : 128, 32, 64, 1000 + (uint64_t)i);
+	ta_measurement *m = ta_measure_build(&r, NULL, NULL, 0, NULL);
+	const ta_kernel_measure *k = ta_measure_find(m, "k");
+	assert_int_equal(k->autotune_launches, 0);
+	assert_int_equal(k->n_groups, 2);
+	assert_int_equal(k->warmup_launches, 2);
+	assert_int_equal(k->groups[k->main_group].cfg.block[0], 256);
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
+/* Replay of streams recorded on the H200 (tests/profiles/README.md). The
+ * expected figures were computed independently from the raw lines (a few
+ * lines of Python: same final-configuration and first-launch rules, numpy's
+ * default percentiles) and agree with do_bench on that run within 1%. */
+static ta_measurement *replay(const char *file, const char *kernel, ta_records *r)
+{
+	const char *src = getenv("TA_SRCDIR");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/tests/profiles/%s", src ? src : ".", file);
+	ta_records_init(r);
+	char *err = NULL;
+	if (ta_records_load_file(r, path, &err) != 0) {
+		print_message("%s\n", err);
+		free(err);
+		fail();
+	}
+	assert_int_equal(r->n_malformed + r->n_truncated + r->n_overlong + r->n_unknown, 0);
+	assert_int_equal(r->n_hello, 1);
+	assert_int_equal(r->n_bye, 1);
+	assert_true(r->dropped == 0 && r->lost == 0);
+	ta_gpu_info g;
+	ta_gpu_preset("h200", &g);
+	const char *names[] = { kernel };
+	return ta_measure_build(r, names, NULL, 1, &g);
+}
+
+static void test_replay_h200_matmul(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_measurement *m = replay("h200-2026-11-29-matmul.jsonl", "matmul_kernel", &r);
+	assert_int_equal(r.n_kernels, 1567);
+	assert_int_equal(r.written, 1569);
+	const ta_kernel_measure *k = ta_measure_find(m, "matmul_kernel");
+	assert_non_null(k);
+	assert_int_equal(k->launches, 821);
+	assert_int_equal(k->autotune_launches, 95);   /* two other configs: 51 + 44 */
+	assert_int_equal(k->warmup_launches, 1);
+	assert_int_equal(k->n_groups, 3);
+	const ta_kernel_group *g = &k->groups[k->main_group];
+	assert_int_equal(g->cfg.grid[0], 2048);
+	assert_int_equal(g->cfg.block[0], 256);
+	assert_int_equal(g->cfg.regs, 204);
+	assert_int_equal(g->cfg.smem_dynamic, 147456);
+	assert_int_equal(g->summary.count, 725);
+	assert_float_equal(g->summary.median, 1886704, 1e-6);
+	assert_float_equal(g->summary.q1, 1863984, 1e-6);
+	assert_float_equal(g->summary.q3, 1912816, 1e-6);
+	assert_float_equal(g->summary.p95, 2118734, 1e-6);
+	assert_float_equal(g->summary.cv, 0.0644245913, 1e-8);
+	/* the driver's occupancy API on this very kernel said 1 block/SM */
+	assert_int_equal(g->occ.blocks_per_sm, 1);
+	assert_int_equal(g->occ.limiter, TA_LIMIT_REGISTERS);
+	assert_float_equal(g->occ.waves, 2048.0 / 132, 1e-9);
+	assert_int_equal(m->other_launches, 746);
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
+static void test_replay_h200_others(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *file, *kernel;
+		size_t launches, count;
+		double median, q1, q3;
+		int blocks;
+	} want[] = {
+		{ "h200-2026-11-29-vector-add.jsonl", "add_kernel", 516, 515, 370653, 369548.5, 371261, 16 },
+		{ "h200-2026-11-29-softmax.jsonl", "softmax_kernel", 832, 831, 260670, 259806, 261214, 6 },
+		{ "h200-2026-11-29-attention.jsonl", "attn_fwd", 482, 481, 760889, 751065, 763962, 2 },
+	};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		ta_records r;
+		ta_measurement *m = replay(want[i].file, want[i].kernel, &r);
+		const ta_kernel_measure *k = ta_measure_find(m, want[i].kernel);
+		assert_non_null(k);
+		assert_int_equal(k->launches, want[i].launches);
+		assert_int_equal(k->autotune_launches, 0);
+		const ta_kernel_group *g = &k->groups[k->main_group];
+		assert_int_equal(g->summary.count, want[i].count);
+		assert_float_equal(g->summary.median, want[i].median, 1e-6);
+		assert_float_equal(g->summary.q1, want[i].q1, 1e-6);
+		assert_float_equal(g->summary.q3, want[i].q3, 1e-6);
+		assert_int_equal(g->occ.blocks_per_sm, want[i].blocks);
+		ta_measurement_free(m);
+		ta_records_clear(&r);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_autotune_and_warmup),
+		cmocka_unit_test(test_repeat_pooling_and_compare),
+		cmocka_unit_test(test_size_sweep),
+		cmocka_unit_test(test_alternating_variants),
+		cmocka_unit_test(test_replay_h200_matmul),
+		cmocka_unit_test(test_replay_h200_others),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

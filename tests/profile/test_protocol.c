@@ -1,0 +1,184 @@
+/* The record protocol: encoder/decoder round trip, partial and bad input. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "profile/protocol.h"
+
+static ta_proto_kernel sample_kernel(void)
+{
+	ta_proto_kernel k;
+	memset(&k, 0, sizeof k);
+	k.name = "matmul_kernel \"q\" \\ \t\xc3\xa9";   /* quote, backslash, tab, é */
+	k.start_ns = 1764400000123456789ull;
+	k.end_ns = 1764400000123556789ull;
+	k.grid[0] = 132; k.grid[1] = 2; k.grid[2] = 1;
+	k.block[0] = 256; k.block[1] = 1; k.block[2] = 1;
+	k.regs = 168;
+	k.smem_static = 0;
+	k.smem_dynamic = 98304;
+	k.local_per_thread = 16;
+	k.device = 0;
+	k.stream = 7;
+	k.correlation = 4242;
+	k.graph_id = 3;
+	k.graph_node_id = 1ull << 40;
+	return k;
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	char line[4096];
+	ta_records r;
+	ta_records_init(&r);
+	ta_proto_kernel k = sample_kernel();
+	size_t n = ta_proto_encode_hello(line, sizeof line, 42, 130001, 13000);
+	assert_true(n > 0 && line[n - 1] == '\n');
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+	n = ta_proto_encode_kernel(line, sizeof line, 42, &k);
+	assert_true(n > 0);
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 3));
+	n = ta_proto_encode_error(line, sizeof line, 42, "cuptiActivityEnable", 17, "not \"allowed\"\n");
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+	n = ta_proto_encode_bye(line, sizeof line, 42, 10, 2, 1);
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+
+	assert_int_equal(r.n_hello, 1);
+	assert_int_equal(r.cupti_version, 130001);
+	assert_int_equal(r.driver_version, 13000);
+	assert_int_equal(r.n_kernels, 1);
+	const ta_kernel_rec *d = &r.kernels[0];
+	assert_string_equal(d->name, k.name);
+	assert_int_equal(d->pid, 42);
+	assert_int_equal(d->run, 3);
+	assert_true(d->start_ns == k.start_ns && d->end_ns == k.end_ns);
+	assert_int_equal(d->grid[0], 132);
+	assert_int_equal(d->grid[1], 2);
+	assert_int_equal(d->block[0], 256);
+	assert_int_equal(d->regs, 168);
+	assert_int_equal(d->smem_dynamic, 98304);
+	assert_int_equal(d->local_per_thread, 16);
+	assert_int_equal(d->stream, 7);
+	assert_int_equal(d->correlation, 4242);
+	assert_int_equal(d->graph_id, 3);
+	assert_true(d->graph_node_id == (1ull << 40));
+	assert_int_equal(r.n_errors, 1);
+	assert_string_equal(r.errors[0], "cuptiActivityEnable: not \"allowed\"\n (code 17)");
+	assert_int_equal(r.n_bye, 1);
+	assert_true(r.written == 10 && r.dropped == 2 && r.lost == 1);
+	assert_int_equal(r.n_malformed, 0);
+	ta_records_clear(&r);
+}
+
+static void test_encode_small_buffer_and_bad_utf8(void **state)
+{
+	(void)state;
+	char line[4096];
+	ta_proto_kernel k = sample_kernel();
+	assert_int_equal(ta_proto_encode_kernel(line, 40, 1, &k), 0);
+	k.name = "bad\xff\xfe utf8 \xc3";   /* invalid bytes and a cut sequence */
+	size_t n = ta_proto_encode_kernel(line, sizeof line, 1, &k);
+	assert_true(n > 0);
+	ta_records r;
+	ta_records_init(&r);
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+	assert_string_equal(r.kernels[0].name, "bad?? utf8 ?");
+	ta_records_clear(&r);
+}
+
+/* A stream fed one byte at a time decodes like one fed whole. */
+static void test_partial_feeds(void **state)
+{
+	(void)state;
+	char stream[8192];
+	size_t len = 0;
+	ta_proto_kernel k = sample_kernel();
+	len += ta_proto_encode_hello(stream + len, sizeof stream - len, 1, 1, -1);
+	for (int i = 0; i < 5; i++) {
+		k.correlation = (uint32_t)i;
+		len += ta_proto_encode_kernel(stream + len, sizeof stream - len, 1, &k);
+	}
+	len += ta_proto_encode_bye(stream + len, sizeof stream - len, 1, 7, 0, 0);
+	ta_records r;
+	ta_records_init(&r);
+	ta_proto_decoder d;
+	ta_proto_decoder_init(&d, &r, 0);
+	for (size_t i = 0; i < len; i++)
+		ta_proto_decoder_feed(&d, stream + i, 1);
+	ta_proto_decoder_finish(&d);
+	assert_int_equal(r.n_kernels, 5);
+	assert_int_equal(r.kernels[4].correlation, 4);
+	assert_int_equal(r.driver_version, -1);
+	assert_int_equal(r.n_bye, 1);
+	assert_int_equal(r.n_malformed + r.n_truncated + r.n_overlong, 0);
+	ta_records_clear(&r);
+}
+
+static void test_malformed_and_truncated(void **state)
+{
+	(void)state;
+	const char *s =
+		"not json at all\n"
+		"[1,2,3]\n"
+		"{\"type\":\"kernel\",\"name\":\"k\"}\n"                 /* missing fields */
+		"{\"type\":\"kernel\",\"name\":\"k\",\"start\":5,\"end\":4,\"grid\":[1,1,1],\"block\":[1,1,1]}\n"
+		"{\"type\":\"someday\"}\n"
+		"\r\n"
+		"{\"type\":\"kernel\",\"name\":\"k\",\"start\":1,\"end\":4,\"grid\":[1,1,1],\"block\":[32,1,1]}\r\n"
+		"{\"type\":\"kernel\",\"name\":\"k\",\"start\":1,\"end\"";   /* cut off */
+	ta_records r;
+	ta_records_init(&r);
+	ta_proto_decoder d;
+	ta_proto_decoder_init(&d, &r, 0);
+	ta_proto_decoder_feed(&d, s, strlen(s));
+	ta_proto_decoder_finish(&d);
+	assert_int_equal(r.n_kernels, 1);
+	assert_int_equal(r.kernels[0].end_ns - r.kernels[0].start_ns, 3);
+	assert_int_equal(r.n_malformed, 4);
+	assert_int_equal(r.n_unknown, 1);
+	assert_int_equal(r.n_truncated, 1);
+	ta_records_clear(&r);
+}
+
+static void test_overlong_line(void **state)
+{
+	(void)state;
+	size_t big = TA_PROTO_MAX_LINE + 100;
+	char *junk = malloc(big);
+	memset(junk, 'x', big);
+	const char *good = "{\"type\":\"hello\",\"v\":1,\"pid\":1,\"cupti\":2}\n";
+	ta_records r;
+	ta_records_init(&r);
+	ta_proto_decoder d;
+	ta_proto_decoder_init(&d, &r, 0);
+	/* the long line arrives in pieces, then ends, then a good line */
+	for (size_t i = 0; i < big; i += 1000)
+		ta_proto_decoder_feed(&d, junk + i, big - i < 1000 ? big - i : 1000);
+	ta_proto_decoder_feed(&d, "\n", 1);
+	ta_proto_decoder_feed(&d, good, strlen(good));
+	ta_proto_decoder_finish(&d);
+	assert_int_equal(r.n_overlong, 1);
+	assert_int_equal(r.n_hello, 1);
+	assert_int_equal(r.n_truncated, 0);
+	free(junk);
+	ta_records_clear(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_encode_small_buffer_and_bad_utf8),
+		cmocka_unit_test(test_partial_feeds),
+		cmocka_unit_test(test_malformed_and_truncated),
+		cmocka_unit_test(test_overlong_line),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,134 @@
+/* Statistics on data with known answers. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "profile/stats.h"
+
+#define EPS 1e-9
+
+static void test_quantiles(void **state)
+{
+	(void)state;
+	double x[] = { 10, 1, 9, 2, 8, 3, 7, 4, 6, 5 };   /* 1..10 shuffled */
+	ta_summary s = ta_stats_summarize(x, 10);
+	assert_int_equal(s.count, 10);
+	/* numpy.percentile([1..10], [50, 25, 75, 95]) = 5.5, 3.25, 7.75, 9.55 */
+	assert_float_equal(s.median, 5.5, EPS);
+	assert_float_equal(s.q1, 3.25, EPS);
+	assert_float_equal(s.q3, 7.75, EPS);
+	assert_float_equal(s.iqr, 4.5, EPS);
+	assert_float_equal(s.p95, 9.55, EPS);
+	assert_float_equal(s.min, 1, EPS);
+	assert_float_equal(s.max, 10, EPS);
+	assert_float_equal(s.mean, 5.5, EPS);
+	assert_float_equal(x[0], 10, EPS);   /* input untouched */
+}
+
+static void test_cv_and_edges(void **state)
+{
+	(void)state;
+	double x[] = { 2, 4, 4, 4, 5, 5, 7, 9 };
+	ta_summary s = ta_stats_summarize(x, 8);
+	/* mean 5, sample variance 32/7 */
+	assert_float_equal(s.cv, 0.42761798705987, 1e-12);
+	assert_float_equal(s.median, 4.5, EPS);
+	double one = 3;
+	s = ta_stats_summarize(&one, 1);
+	assert_float_equal(s.median, 3, EPS);
+	assert_float_equal(s.p95, 3, EPS);
+	assert_float_equal(s.cv, 0, EPS);
+	s = ta_stats_summarize(NULL, 0);
+	assert_int_equal(s.count, 0);
+}
+
+/* n values around `center` with +-2% deterministic jitter. */
+static double *sample(size_t n, double center, uint64_t seed)
+{
+	double *v = malloc(n * sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		v[i] = center * (0.98 + 0.04 * (double)(ta_stats_rand(&seed) % 1000) / 999.0);
+	return v;
+}
+
+static void test_compare_verdicts(void **state)
+{
+	(void)state;
+	double *a = sample(200, 100.0, 1), *b = sample(200, 80.0, 2), *c = sample(200, 100.0, 3);
+	double *d = sample(201, 125.0, 4);
+	ta_comparison x = ta_stats_compare(a, 200, b, 200);
+	assert_int_equal(x.verdict, TA_VERDICT_FASTER);
+	assert_true(x.ratio > 0.79 && x.ratio < 0.81);
+	assert_true(x.lo <= x.ratio && x.ratio <= x.hi);
+	assert_true(x.hi - x.lo < 0.02);
+	x = ta_stats_compare(a, 200, d, 201);
+	assert_int_equal(x.verdict, TA_VERDICT_SLOWER);
+	assert_true(x.ratio > 1.24 && x.ratio < 1.26);
+	x = ta_stats_compare(a, 200, c, 200);
+	assert_int_equal(x.verdict, TA_VERDICT_NOISE);
+	assert_true(x.lo < 1.0 + TA_STATS_NOISE_BAND && x.hi > 1.0 - TA_STATS_NOISE_BAND);
+	/* the same data give the same interval (fixed seed) */
+	ta_comparison y = ta_stats_compare(a, 200, c, 200);
+	assert_float_equal(x.lo, y.lo, 0);
+	assert_float_equal(x.hi, y.hi, 0);
+	/* identical samples: ratio 1 */
+	x = ta_stats_compare(a, 200, a, 200);
+	assert_float_equal(x.ratio, 1.0, EPS);
+	assert_int_equal(x.verdict, TA_VERDICT_NOISE);
+	/* too few values: a ratio but no verdict */
+	x = ta_stats_compare(a, 2, b, 200);
+	assert_int_equal(x.verdict, TA_VERDICT_NONE);
+	assert_true(x.ratio > 0);
+	x = ta_stats_compare(a, 0, b, 200);
+	assert_int_equal(x.verdict, TA_VERDICT_NONE);
+	assert_float_equal(x.ratio, 0, EPS);
+	assert_string_equal(ta_verdict_name(TA_VERDICT_NOISE), "within noise");
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+}
+
+/* A known case for the interval: before all 10, after all 9 (no spread):
+ * every resample gives 0.9 exactly. Even sizes exercise the two-middle
+ * median of the selection path. */
+static void test_compare_degenerate(void **state)
+{
+	(void)state;
+	double b[6] = { 10, 10, 10, 10, 10, 10 }, a[4] = { 9, 9, 9, 9 };
+	ta_comparison x = ta_stats_compare(b, 6, a, 4);
+	assert_float_equal(x.ratio, 0.9, EPS);
+	assert_float_equal(x.lo, 0.9, EPS);
+	assert_float_equal(x.hi, 0.9, EPS);
+	assert_int_equal(x.verdict, TA_VERDICT_FASTER);
+}
+
+/* Large samples stay fast (selection, not sorting, per resample). */
+static void test_compare_large(void **state)
+{
+	(void)state;
+	double *a = sample(20000, 50.0, 5), *b = sample(20000, 50.5, 6);
+	ta_comparison x = ta_stats_compare(a, 20000, b, 20000);
+	assert_true(x.ratio > 1.005 && x.ratio < 1.015);
+	assert_int_equal(x.verdict, TA_VERDICT_NOISE);   /* 1% is inside the band */
+	free(a);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quantiles),
+		cmocka_unit_test(test_cv_and_edges),
+		cmocka_unit_test(test_compare_verdicts),
+		cmocka_unit_test(test_compare_degenerate),
+		cmocka_unit_test(test_compare_large),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,485 @@
+/* The edit engine: the diff of an edit, careful apply and undo/redo, the
+ * refusals, injected write failures, a full tmpfs, and a process killed at
+ * random points while applying (the file is always old or new, whole). */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "advise/diff.h"
+#include "advise/edit.h"
+#include "advise/journal.h"
+#include "analyze/analysis.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+
+static char *fixture(const char *name, size_t *len)
+{
+	const char *root = getenv("TA_SRCDIR");
+	char *p = ta_xasprintf("%s/tests/fixtures/edits/%s", root ? root : ".", name);
+	char *data, *err;
+	if (ta_read_file(p, 1 << 20, &data, len, &err) != 0)
+		fail_msg("%s: %s", p, err);
+	free(p);
+	return data;
+}
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+static bool file_is(const char *path, const char *data, size_t len)
+{
+	char *d, *err;
+	size_t n;
+	if (ta_read_file(path, 1 << 20, &d, &n, &err) != 0) {
+		free(err);
+		return false;
+	}
+	bool same = n == len && !memcmp(d, data, n);
+	free(d);
+	return same;
+}
+
+static char *tmpdir_new(void)
+{
+	const char *t = getenv("TMPDIR");
+	char *p = ta_xasprintf("%s/ta-edit-XXXXXX", t && *t ? t : "/tmp");
+	assert_non_null(mkdtemp(p));
+	return p;
+}
+
+static void rm_rf(const char *p)
+{
+	char *cmd = ta_xasprintf("rm -rf '%s'", p);
+	if (system(cmd) != 0)
+		fprintf(stderr, "# could not remove %s\n", p);
+	free(cmd);
+}
+
+/* ---- diff ------------------------------------------------------------- */
+
+static void test_diff_hunks(void **state)
+{
+	(void)state;
+	const char *old = "1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n11\n12\n13\n14\n15\n16\n17\n18\n19\n20\n";
+	ta_edit e;
+	ta_edit_init(&e, "T1", false);
+	/* line 2 -> "two"; line 9 -> "nine" (7 lines apart: merged hunk);
+	 * insertion before line 19 (separate hunk). */
+	assert_int_equal(ta_edit_replace(&e, 2, 3, "two"), 0);
+	const char *p9 = strstr(old, "\n9\n") + 1;
+	assert_int_equal(ta_edit_replace(&e, (uint32_t)(p9 - old), (uint32_t)(p9 - old + 1), "nine"), 0);
+	const char *p19 = strstr(old, "\n19\n") + 1;
+	assert_int_equal(ta_edit_replace(&e, (uint32_t)(p19 - old), (uint32_t)(p19 - old), "new\n"), 0);
+	/* overlapping ranges are refused */
+	assert_int_equal(ta_edit_replace(&e, 2, 4, "x"), -1);
+	char *d = ta_edit_diff(&e, "f.py", old, strlen(old));
+	assert_string_equal(d,
+		"--- a/f.py\n+++ b/f.py\n"
+		"@@ -1,12 +1,12 @@\n 1\n-2\n+two\n 3\n 4\n 5\n 6\n 7\n 8\n-9\n+nine\n 10\n 11\n 12\n"
+		"@@ -16,5 +16,6 @@\n 16\n 17\n 18\n+new\n 19\n 20\n");
+	free(d);
+	ta_edit_clear(&e);
+}
+
+static void test_diff_no_newline_crlf(void **state)
+{
+	(void)state;
+	const char *old = "a\r\nb\r\nc";
+	ta_edit e;
+	ta_edit_init(&e, "T2", true);
+	assert_int_equal(ta_edit_replace(&e, 6, 7, "C\nD"), 0);
+	assert_string_equal(e.repls[0].text, "C\r\nD");
+	char *d = ta_edit_diff(&e, "w.py", old, strlen(old));
+	assert_string_equal(d,
+		"--- a/w.py\n+++ b/w.py\n@@ -1,3 +1,4 @@\n a\r\n b\r\n-c\n\\ No newline at end of file\n"
+		"+C\r\n+D\n\\ No newline at end of file\n");
+	free(d);
+	/* A deleted whole line shows as one '-' line. */
+	ta_edit_clear(&e);
+	assert_int_equal(ta_edit_replace(&e, 3, 6, ""), 0);
+	d = ta_edit_diff(&e, "w.py", old, strlen(old));
+	assert_string_equal(d, "--- a/w.py\n+++ b/w.py\n@@ -1,3 +1,2 @@\n a\r\n-b\r\n c\n\\ No newline at end of file\n");
+	free(d);
+	ta_edit_clear(&e);
+}
+
+static void test_spec(void **state)
+{
+	(void)state;
+	char id[8];
+	uint32_t line;
+	assert_int_equal(ta_edit_parse_spec("d12:37", id, &line), 0);
+	assert_string_equal(id, "D12");
+	assert_int_equal(line, 37);
+	assert_int_equal(ta_edit_parse_spec("S3", id, &line), 0);
+	assert_int_equal(line, 0);
+	assert_int_equal(ta_edit_parse_spec("S3:", id, &line), -1);
+	assert_int_equal(ta_edit_parse_spec("S3:0", id, &line), -1);
+	assert_int_equal(ta_edit_parse_spec(":3", id, &line), -1);
+	assert_int_equal(ta_edit_parse_spec("S3:4x", id, &line), -1);
+}
+
+static void test_guided(void **state)
+{
+	(void)state;
+	size_t len;
+	char *src = fixture("s3_carried.py", &len);
+	ta_analysis *a;
+	char *err;
+	assert_int_equal(ta_analysis_from_bytes("s3_carried.py", src, len, &a, &err), 0);
+	ta_edit e;
+	char *why = NULL;
+	assert_int_equal(ta_edit_make(a->model, "S3", 0, &e, &why), -1);
+	assert_non_null(strstr(why, "carried across loop iterations"));
+	free(why);
+	const char *names[] = { "mm_kernel" };
+	assert_int_equal(ta_edit_guided(a->model, "D2", 12, names, 1, &e, &err), 0);
+	char *d = ta_edit_diff(&e, "s3_carried.py", a->src->text, a->src->len);
+	assert_non_null(strstr(d, "+        # tileadvise [D2]: tl.dot on 16-wide tiles in mm_kernel:"));
+	free(d);
+	ta_edit_clear(&e);
+	ta_analysis_free(a);
+	free(src);
+}
+
+/* ---- apply / undo / redo in process ------------------------------------ */
+
+typedef struct kfile {
+	char *dir, *path;
+	char *before, *after;
+	size_t blen, alen;
+} kfile;
+
+static void kfile_setup(kfile *k, const char *name)
+{
+	k->dir = tmpdir_new();
+	k->path = ta_path_join(k->dir, "k.py");
+	char *b = ta_xasprintf("%s.before.py", name), *a = ta_xasprintf("%s.after.py", name);
+	k->before = fixture(b, &k->blen);
+	k->after = fixture(a, &k->alen);
+	free(b);
+	free(a);
+	write_file(k->path, k->before, k->blen);
+}
+
+static void kfile_teardown(kfile *k)
+{
+	rm_rf(k->dir);
+	free(k->dir);
+	free(k->path);
+	free(k->before);
+	free(k->after);
+}
+
+/* Opens, makes id's edit and applies it; returns ta_edit_apply's result. */
+static int apply_once(const char *path, const char *id, char **msg)
+{
+	ta_analysis *a;
+	char *err, *why = NULL;
+	if (ta_analysis_open(path, &a, &err) != 0) {
+		*msg = err;
+		return -1;
+	}
+	ta_edit e;
+	int rc = ta_edit_make(a->model, id, 0, &e, &why);
+	if (rc == 0)
+		rc = ta_edit_apply(a->src, a->syn, &e, msg);
+	else
+		*msg = why;
+	ta_edit_clear(&e);
+	ta_analysis_free(a);
+	return rc;
+}
+
+static void test_apply_undo_redo(void **state)
+{
+	(void)state;
+	kfile k;
+	kfile_setup(&k, "s3");
+	chmod(k.path, 0604);
+	char *msg;
+	assert_int_equal(apply_once(k.path, "S3", &msg), 0);
+	free(msg);
+	assert_true(file_is(k.path, k.after, k.alen));
+	struct stat st;
+	assert_int_equal(stat(k.path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0604);
+	char *d;
+	assert_int_equal(ta_edit_undo(k.path, &d, &msg), 0);
+	assert_non_null(strstr(d, "-        qk = tl.dot(q, k)\n"));
+	free(d);
+	free(msg);
+	assert_true(file_is(k.path, k.before, k.blen));
+	assert_int_equal(ta_edit_undo(k.path, NULL, &msg), -1);
+	assert_non_null(strstr(msg, "nothing to undo"));
+	free(msg);
+	assert_int_equal(ta_edit_redo(k.path, NULL, &msg), 0);
+	free(msg);
+	assert_true(file_is(k.path, k.after, k.alen));
+	assert_int_equal(ta_edit_redo(k.path, NULL, &msg), -1);
+	free(msg);
+	kfile_teardown(&k);
+}
+
+static void test_stale_source(void **state)
+{
+	(void)state;
+	kfile k;
+	kfile_setup(&k, "d12");
+	ta_analysis *a;
+	char *err, *why, *msg;
+	assert_int_equal(ta_analysis_open(k.path, &a, &err), 0);
+	ta_edit e;
+	assert_int_equal(ta_edit_make(a->model, "D12", 0, &e, &why), 0);
+	/* Same size, other bytes: the hash tells. */
+	char *other = ta_xstrdup(k.before);
+	other[0] = '#';
+	write_file(k.path, other, k.blen);
+	assert_int_equal(ta_edit_apply(a->src, a->syn, &e, &msg), -1);
+	assert_non_null(strstr(msg, "changed on disk"));
+	free(msg);
+	assert_true(file_is(k.path, other, k.blen));
+	free(other);
+	ta_edit_clear(&e);
+	ta_analysis_free(a);
+	kfile_teardown(&k);
+}
+
+static void test_bad_edit_restores(void **state)
+{
+	(void)state;
+	kfile k;
+	kfile_setup(&k, "d12");
+	ta_analysis *a;
+	char *err, *msg;
+	assert_int_equal(ta_analysis_open(k.path, &a, &err), 0);
+	/* An edit that breaks the syntax is refused before anything is written. */
+	ta_edit e;
+	ta_edit_init(&e, "X1", false);
+	ta_edit_replace(&e, 0, 0, "def (:\n");
+	assert_int_equal(ta_edit_apply(a->src, a->syn, &e, &msg), -1);
+	assert_non_null(strstr(msg, "does not parse"));
+	free(msg);
+	assert_true(file_is(k.path, k.before, k.blen));
+	ta_edit_clear(&e);
+	ta_analysis_free(a);
+	kfile_teardown(&k);
+}
+
+static int fail_step_n;
+static const char *fail_step;
+static int fault_nth(const char *step)
+{
+	if (!strcmp(step, fail_step) && --fail_step_n == 0)
+		return EIO;
+	return 0;
+}
+
+static void test_injected_faults(void **state)
+{
+	(void)state;
+	static const char *const steps[] = { "open", "write", "fsync", "rename", "dirsync" };
+	int tried = 0;
+	for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
+		/* Each careful write in turn: version files, journal, kernel. */
+		for (int nth = 1; nth <= 4; nth++) {
+			kfile k;
+			kfile_setup(&k, "d4");
+			fail_step = steps[s];
+			fail_step_n = nth;
+			ta_fault_set(fault_nth);
+			char *msg;
+			int rc = apply_once(k.path, "D4", &msg);
+			ta_fault_set(NULL);
+			bool hit = fail_step_n <= 0;
+			if (hit) {
+				/* dirsync after the kernel rename: the bytes are restored. */
+				assert_int_equal(rc, -1);
+				assert_true(file_is(k.path, k.before, k.blen));
+				tried++;
+			} else {
+				assert_int_equal(rc, 0);
+				assert_true(file_is(k.path, k.after, k.alen));
+			}
+			free(msg);
+			/* Whatever happened, undo/redo agree with the file. */
+			char *m2;
+			if (ta_edit_undo(k.path, NULL, &m2) == 0)
+				assert_true(file_is(k.path, k.before, k.blen));
+			else
+				assert_true(file_is(k.path, k.before, k.blen));
+			free(m2);
+			kfile_teardown(&k);
+		}
+	}
+	print_message("# %d injected failures, each left the file as it was\n", tried);
+	assert_true(tried >= 15);
+}
+
+static void test_full_tmpfs(void **state)
+{
+	(void)state;
+	char *dir = tmpdir_new();
+	if (geteuid() != 0 || mount("tmpfs", dir, "tmpfs", 0, "size=16k") != 0) {
+		rm_rf(dir);
+		free(dir);
+		skip();
+	}
+	/* Fill the file system so the temporary copy cannot be written. */
+	size_t len;
+	char *before = fixture("g7.before.py", &len);
+	char *path = ta_path_join(dir, "k.py");
+	write_file(path, before, len);
+	char *pad = ta_path_join(dir, "pad");
+	FILE *f = fopen(pad, "wb");
+	char block[1024] = { 0 };
+	while (f && fwrite(block, 1, sizeof block, f) == sizeof block && fflush(f) == 0)
+		;
+	if (f)
+		fclose(f);
+	char *msg;
+	int rc = apply_once(path, "G7", &msg);
+	assert_int_equal(rc, -1);
+	print_message("# full tmpfs: %s\n", msg);
+	free(msg);
+	assert_true(file_is(path, before, len));
+	free(before);
+	free(pad);
+	free(path);
+	umount(dir);
+	rm_rf(dir);
+	free(dir);
+}
+
+/* ---- killed at random points -------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool parses(const char *path)
+{
+	ta_analysis *a;
+	char *err;
+	if (ta_analysis_open(path, &a, &err) != 0) {
+		free(err);
+		return false;
+	}
+	bool ok = a->syn->error_count == 0;
+	ta_analysis_free(a);
+	return ok;
+}
+
+/* Phase with_python: the python3 compile check runs (slow, most kills land
+ * before the write); without it the kills land in the write itself. */
+static void killed_during_apply(bool with_python, int rounds)
+{
+	kfile k;
+	kfile_setup(&k, "s3");
+	/* How long an uninterrupted apply takes, to spread the kills over it. */
+	double t0 = now_s();
+	char *msg;
+	assert_int_equal(apply_once(k.path, "S3", &msg), 0);
+	free(msg);
+	double span_us = (now_s() - t0) * 1e6 * 1.3 + 50;
+	int old_seen = 0, new_seen = 0, bad = 0;
+	char *tad = ta_path_join(k.dir, ".tileadvise");
+	srand((unsigned)time(NULL));
+	double start = now_s();
+	int i;
+	for (i = 0; i < rounds && now_s() - start < 12; i++) {
+		rm_rf(tad);
+		write_file(k.path, k.before, k.blen);
+		pid_t pid = fork();
+		assert_true(pid >= 0);
+		if (pid == 0) {
+			char *m;
+			_exit(apply_once(k.path, "S3", &m) == 0 ? 0 : 3);
+		}
+		useconds_t delay = (useconds_t)(rand() % (int)span_us);
+		usleep(delay);
+		kill(pid, SIGKILL);
+		int st;
+		waitpid(pid, &st, 0);
+		if (file_is(k.path, k.before, k.blen))
+			old_seen++;
+		else if (file_is(k.path, k.after, k.alen))
+			new_seen++;
+		else
+			bad++;
+		if (!parses(k.path))
+			bad++;
+		/* The journal agrees after reconciling: undo gives the old bytes
+		 * back when the new ones landed. */
+		if (file_is(k.path, k.after, k.alen)) {
+			char *m2 = NULL;
+			if (ta_edit_undo(k.path, NULL, &m2) == 0 && !file_is(k.path, k.before, k.blen))
+				bad++;
+			free(m2);
+		}
+	}
+	print_message("# %s python3 check: %d kills spread over %.0f us: %d old, %d new, %d torn or "
+		      "unparsable\n", with_python ? "with" : "without", i, span_us, old_seen, new_seen, bad);
+	assert_int_equal(bad, 0);
+	assert_true(old_seen > 0);
+	free(tad);
+	kfile_teardown(&k);
+}
+
+static void test_killed_during_apply(void **state)
+{
+	(void)state;
+	const char *env = getenv("TA_KILL_ROUNDS");
+	int rounds = env ? atoi(env) : 300;
+	killed_during_apply(true, rounds / 3);
+	char *saved = getenv("PYTHON3") ? ta_xstrdup(getenv("PYTHON3")) : NULL;
+	setenv("PYTHON3", "/nonexistent/python3", 1);
+	killed_during_apply(false, rounds);
+	if (saved)
+		setenv("PYTHON3", saved, 1);
+	else
+		unsetenv("PYTHON3");
+	free(saved);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_diff_hunks),
+		cmocka_unit_test(test_diff_no_newline_crlf),
+		cmocka_unit_test(test_spec),
+		cmocka_unit_test(test_guided),
+		cmocka_unit_test(test_apply_undo_redo),
+		cmocka_unit_test(test_stale_source),
+		cmocka_unit_test(test_bad_edit_restores),
+		cmocka_unit_test(test_injected_faults),
+		cmocka_unit_test(test_full_tmpfs),
+		cmocka_unit_test(test_killed_during_apply),
+	};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	ta_model_shutdown();
+	return rc;
+}

@@ -1,0 +1,315 @@
+/* The checklist's detectors over the fixtures in tests/fixtures/rules/: each
+ * fixture states, in comments, the statuses it expects and marks the lines
+ * where findings must be (see the README there). Plus the profile-backed
+ * entries with a hand-made evidence structure, and the walk order. */
+#include "config.h"
+
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <cmocka.h>
+
+#include "analyze/analysis.h"
+#include "analyze/rules/rules.h"
+#include "util/buf.h"
+
+static const char *fixture_dir(void)
+{
+	static char dir[4096];
+	const char *src = getenv("TA_SRCDIR");
+	snprintf(dir, sizeof dir, "%s/tests/fixtures/rules", src ? src : TA_BUILD_SRCDIR);
+	return dir;
+}
+
+static int status_parse(const char *s)
+{
+	static const char *const names[] = { "n/a", "satisfied", "applies", "needs-profile", "needs-baseline" };
+	for (int i = 0; i < 5; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static bool id_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+/* True when line text carries the marker @id. */
+static bool marked(const char *line, size_t len, const char *id)
+{
+	const char *hash = NULL;
+	for (size_t i = 0; i + 2 < len; i++)
+		if (line[i] == '#' && line[i + 1] == ' ' && line[i + 2] == '@')
+			hash = line + i;
+	if (!hash)
+		return false;
+	size_t n = strlen(id);
+	for (const char *p = hash; p < line + len; p++)
+		if (*p == '@' && (size_t)(line + len - p - 1) >= n && !memcmp(p + 1, id, n) &&
+		    (p + 1 + n == line + len || !id_char(p[1 + n])))
+			return true;
+	return false;
+}
+
+static int kernel_named(const ta_model *m, const char *name)
+{
+	if (!name) {
+		/* the first kernel the file launches, else the first one */
+		for (size_t i = 0; i < m->kernel_count; i++)
+			if (m->kernels[i].launch_count > 0)
+				return (int)i;
+		return m->kernel_count ? 0 : -1;
+	}
+	return ta_model_find_kernel(m, name);
+}
+
+static void check_fixture(void **state)
+{
+	const char *path = *state;
+	ta_analysis *a;
+	char *err = NULL;
+	if (ta_analysis_open(path, &a, &err) != 0)
+		fail_msg("%s", err);
+	ta_rules_result *r = ta_rules_run(a->model, NULL);
+	const ta_source *src = a->src;
+	int failures = 0;
+	for (size_t l = 1; l <= src->line_count; l++) {
+		size_t len;
+		const char *s = ta_source_line(src, l, &len);
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)(len < 511 ? len : 511), s);
+		char id[8], st[32], kname[128];
+		int n;
+		if ((n = sscanf(line, "# expect: %7s %31s %127s", id, st, kname)) >= 2) {
+			int e = ta_rules_index(id), want = status_parse(st);
+			int k = kernel_named(a->model, n == 3 ? kname : NULL);
+			if (e < 0 || want < 0 || k < 0) {
+				print_error("%s:%zu: bad expect line (id, status or kernel)\n", path, l);
+				failures++;
+				continue;
+			}
+			ta_status got = ta_rules_status(r, k, (size_t)e);
+			if ((int)got != want) {
+				print_error("%s:%zu: %s for %s: expected %s, got %s\n", path, l, id,
+					    a->model->kernels[k].name, st, ta_status_name(got));
+				failures++;
+			}
+			/* Findings of id sit exactly on the marked lines. */
+			for (size_t f = 0; f < r->finding_count; f++) {
+				const ta_finding *fd = &r->findings[f];
+				if (strcmp(fd->id, id))
+					continue;
+				size_t fl;
+				const char *ft = ta_source_line(src, fd->span.line, &fl);
+				if (!marked(ft, fl, id)) {
+					print_error("%s:%u: unexpected %s finding: %s\n", path, fd->span.line, id, fd->reason);
+					failures++;
+				}
+			}
+			for (size_t ml = 1; ml <= src->line_count; ml++) {
+				size_t mlen;
+				const char *mt = ta_source_line(src, ml, &mlen);
+				if (!marked(mt, mlen, id))
+					continue;
+				bool seen = false;
+				for (size_t f = 0; f < r->finding_count && !seen; f++)
+					seen = !strcmp(r->findings[f].id, id) && r->findings[f].span.line == ml;
+				if (!seen) {
+					print_error("%s:%zu: expected a %s finding here\n", path, ml, id);
+					failures++;
+				}
+			}
+		} else if (!strncmp(line, "# only-applies: ", 16)) {
+			const char *allowed = line + 16;
+			for (size_t f = 0; f < r->finding_count; f++) {
+				const char *fid = r->findings[f].id;
+				bool ok = false;
+				const char *p = allowed;
+				while (*p && !ok) {
+					size_t w = strcspn(p, ",");
+					ok = strlen(fid) == w && !strncmp(p, fid, w);
+					p += w + (p[w] == ',');
+				}
+				if (!ok) {
+					print_error("%s:%u: %s applies but the fixture allows only %s: %s\n", path,
+						    r->findings[f].span.line, fid, allowed, r->findings[f].reason);
+					failures++;
+				}
+			}
+		}
+	}
+	ta_rules_result_free(r);
+	ta_analysis_free(a);
+	if (failures)
+		fail_msg("%d expectation(s) not met in %s", failures, path);
+}
+
+/* ---- profile-backed entries -------------------------------------------------- */
+
+static const char attention_src[] =
+	"import triton\nimport triton.language as tl\n\n"
+	"@triton.jit\n"
+	"def attn(q_desc, k_desc, v_desc, o_desc, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):\n"
+	"    q = q_desc.load([0, 0])\n"
+	"    m_i = tl.zeros([BLOCK_M], dtype=tl.float32)\n"
+	"    acc = tl.zeros([BLOCK_M, 64], dtype=tl.float32)\n"
+	"    for start in tl.static_range(0, 4):\n"
+	"        k = k_desc.load([start, 0])\n"
+	"        qk = tl.dot(q, k.T)\n"
+	"        m_ij = tl.maximum(m_i, tl.max(qk, 1))\n"
+	"        p = tl.exp2(qk - m_ij[:, None])\n"
+	"        acc = acc * tl.exp2(m_i - m_ij)[:, None]\n"
+	"        acc = tl.dot(p.to(tl.float16), v_desc.load([start, 0]), acc)\n"
+	"        m_i = m_ij\n"
+	"    o_desc.store([0, 0], acc)\n\n"
+	"def run(q, k, v, o):\n"
+	"    attn[(1024, 1)](q, k, v, o, 64, BLOCK_M=64, BLOCK_N=64)\n";
+
+static ta_rules_result *run_with(const char *text, const ta_evidence *ev, ta_analysis **out)
+{
+	char *err = NULL;
+	assert_int_equal(ta_analysis_from_bytes("mem.py", text, strlen(text), out, &err), 0);
+	return ta_rules_run((*out)->model, ev);
+}
+
+static ta_status status_of(const ta_rules_result *r, const char *id)
+{
+	return ta_rules_status(r, 0, (size_t)ta_rules_index(id));
+}
+
+static void test_without_profile(void **state)
+{
+	(void)state;
+	ta_analysis *a;
+	ta_rules_result *r = run_with(attention_src, NULL, &a);
+	assert_int_equal(status_of(r, "T1"), TA_STATUS_APPLIES);
+	assert_int_equal(status_of(r, "T4"), TA_STATUS_NEEDS_BASELINE);
+	assert_int_equal(status_of(r, "T5"), TA_STATUS_NEEDS_BASELINE);
+	assert_int_equal(status_of(r, "P7"), TA_STATUS_NEEDS_PROFILE);
+	assert_int_equal(status_of(r, "D1"), TA_STATUS_NEEDS_PROFILE);
+	ta_rules_result_free(r);
+	ta_analysis_free(a);
+}
+
+static void test_with_profile(void **state)
+{
+	(void)state;
+	ta_kernel_evidence ke = { .name = "attn", .launches = 100, .median_ns = 2000, .grid = { 4096, 1, 1 },
+				  .block = { 128, 1, 1 }, .registers = 255, .local_bytes = 64, .occupancy = 0.25,
+				  .occupancy_limiter = "registers", .waves = 7.8, .baseline_ratio = 12.0 };
+	ta_evidence ev = { .device = "test", .sm_count = 132, .has_baseline = true, .kernels = &ke, .kernel_count = 1 };
+	ta_analysis *a;
+	ta_rules_result *r = run_with(attention_src, &ev, &a);
+	assert_int_equal(status_of(r, "T4"), TA_STATUS_APPLIES);
+	assert_int_equal(status_of(r, "T5"), TA_STATUS_APPLIES);
+	assert_int_equal(status_of(r, "P7"), TA_STATUS_APPLIES);
+	assert_int_equal(status_of(r, "D1"), TA_STATUS_APPLIES);
+	bool measured = false;
+	for (size_t i = 0; i < r->finding_count; i++)
+		if (!strcmp(r->findings[i].id, "D1"))
+			measured = r->findings[i].measure != NULL;
+	assert_true(measured);
+	/* T5 opens S1, S2 and P1 first, T1 section 4 next. */
+	const char *order[64];
+	size_t n = ta_rules_walk_order(r, 0, order);
+	assert_int_equal(n, ta_rules_count());
+	assert_string_equal(order[5], "S1");
+	assert_string_equal(order[6], "S2");
+	assert_string_equal(order[7], "P1");
+	assert_string_equal(order[8], "G1");
+	ta_rules_result_free(r);
+	ta_analysis_free(a);
+
+	/* Within 20% of the baseline, no spills: satisfied. */
+	ke.baseline_ratio = 1.1;
+	ke.local_bytes = 0;
+	ke.registers = 128;
+	ke.grid[0] = 132;
+	ke.waves = 1;
+	r = run_with(attention_src, &ev, &a);
+	assert_int_equal(status_of(r, "T4"), TA_STATUS_SATISFIED);
+	assert_int_equal(status_of(r, "T5"), TA_STATUS_SATISFIED);
+	assert_int_equal(status_of(r, "P7"), TA_STATUS_SATISFIED);
+	assert_int_equal(status_of(r, "D1"), TA_STATUS_SATISFIED);
+	ta_rules_result_free(r);
+	ta_analysis_free(a);
+}
+
+static void test_walk_order_default(void **state)
+{
+	(void)state;
+	ta_analysis *a;
+	ta_rules_result *r = run_with("import triton\n@triton.jit\ndef k(x):\n    pass\n", NULL, &a);
+	const char *order[64];
+	size_t n = ta_rules_walk_order(r, 0, order);
+	assert_int_equal(n, ta_rules_count());
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(order[i], ta_rules_id(i));
+	ta_rules_result_free(r);
+	ta_analysis_free(a);
+}
+
+static void test_parse_ids(void **state)
+{
+	(void)state;
+	bool on[64] = { false };
+	char *err = NULL;
+	assert_int_equal(ta_rules_parse_ids("s1, P3,D15", on, &err), 0);
+	assert_true(on[ta_rules_index("S1")] && on[ta_rules_index("P3")] && on[ta_rules_index("D15")]);
+	assert_false(on[ta_rules_index("S2")]);
+	assert_int_equal(ta_rules_parse_ids("S1,Z9", on, &err), -1);
+	assert_non_null(strstr(err, "Z9"));
+	free(err);
+	assert_int_equal(ta_rules_count(), 47);
+	assert_string_equal(ta_rules_served_by((size_t)ta_rules_index("G4")), "S3");
+}
+
+static int cmp_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+int main(void)
+{
+	const char *dir = fixture_dir();
+	DIR *d = opendir(dir);
+	if (!d) {
+		printf("1..0 # SKIP no fixtures at %s\n", dir);
+		return 77;
+	}
+	char **paths = NULL;
+	size_t n = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len > 3 && !strcmp(e->d_name + len - 3, ".py")) {
+			paths = realloc(paths, (n + 1) * sizeof *paths);
+			paths[n++] = ta_xasprintf("%s/%s", dir, e->d_name);
+		}
+	}
+	closedir(d);
+	qsort(paths, n, sizeof *paths, cmp_str);
+	struct CMUnitTest *tests = calloc(n + 4, sizeof *tests);
+	for (size_t i = 0; i < n; i++) {
+		tests[i].name = strrchr(paths[i], '/') + 1;
+		tests[i].test_func = check_fixture;
+		tests[i].initial_state = paths[i];
+	}
+	tests[n] = (struct CMUnitTest)cmocka_unit_test(test_without_profile);
+	tests[n + 1] = (struct CMUnitTest)cmocka_unit_test(test_with_profile);
+	tests[n + 2] = (struct CMUnitTest)cmocka_unit_test(test_walk_order_default);
+	tests[n + 3] = (struct CMUnitTest)cmocka_unit_test(test_parse_ids);
+	int rc = _cmocka_run_group_tests("rules", tests, n + 4, NULL, NULL);
+	for (size_t i = 0; i < n; i++)
+		free(paths[i]);
+	free(paths);
+	free(tests);
+	ta_model_shutdown();
+	return rc;
+}
