@@ -18,6 +18,7 @@
 #include "ui/explain.h"
 #include "ui/check.h"
 #include "ui/report.h"
+#include "ui/tui/tui.h"
 #include "util/buf.h"
 
 enum mode { MODE_NONE, MODE_REPORT, MODE_CHECK, MODE_PROFILE, MODE_LIST_RULES, MODE_EXPLAIN, MODE_EDIT };
@@ -39,6 +40,10 @@ typedef struct options {
 	int file_count;
 	const char *select;       /* --check: ids to report */
 	const char *ignore;       /* --check: ids to leave out */
+	bool no_profile;          /* the advisor: static analysis only */
+	const char *replay;       /* the advisor: a recorded session, read-only */
+	const char *test_command; /* the advisor: run after each applied edit */
+	const char *record_session; /* write a session without a terminal */
 } options;
 
 typedef struct option_doc {
@@ -157,6 +162,18 @@ static int parse_options(int argc, char **argv, options *o)
 			o->mode = MODE_EDIT;
 			o->edit_action = c == 350 ? "apply" : c == 351 ? "diff" : c == 352 ? "undo" : "redo";
 			o->edit_spec = optarg;
+			break;
+		case 400:
+			o->no_profile = true;
+			break;
+		case 401:
+			o->replay = optarg;
+			break;
+		case 402:
+			o->test_command = optarg;
+			break;
+		case 403:
+			o->record_session = optarg;
 			break;
 		case 'f':
 			o->format = ta_format_parse(optarg);
@@ -296,6 +313,30 @@ static int run_check(const options *o)
 	return ta_check_run(o->files, o->file_count, &co, stdout, stderr);
 }
 
+/* The default mode: the interactive advisor on FILE (or a replay). */
+static int run_tui(const options *o)
+{
+	if (o->file_count == 0 && !o->replay) {
+		usage(stderr);
+		return 2;
+	}
+	if (o->file_count > 1 || (o->replay && o->file_count))
+		return usage_error("%s", o->replay ? "--replay takes the session, not a FILE"
+						   : "the advisor opens one FILE");
+	ta_tui_options t = {
+		.file = o->file_count ? o->files[0] : NULL,
+		.replay = o->replay,
+		.no_profile = o->no_profile,
+		.test_command = o->test_command,
+		.command = o->command,
+		.records = o->records_in,
+		.gpu_preset = o->gpu_preset,
+		.timeout_s = o->timeout_s,
+		.record_session = o->record_session,
+	};
+	return ta_tui_run(&t);
+}
+
 int main(int argc, char **argv)
 {
 	options o = { 0 };
@@ -321,13 +362,7 @@ int main(int argc, char **argv)
 		break;
 	case MODE_NONE:
 	default:
-		if (o.file_count == 0) {
-			usage(stderr);
-			return 2;
-		}
-		fprintf(stderr, "tileadvise: the interactive advisor is not built yet; "
-				"use 'tileadvise --report %s'\n", o.files[0]);
-		rc = 2;
+		rc = run_tui(&o);
 		break;
 	}
 	ta_model_shutdown();

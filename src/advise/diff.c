@@ -220,7 +220,10 @@ char *ta_edit_diff(const ta_edit *e, const char *name, const char *old, size_t o
 	change *c = compute_changes(e, &o, &n, &nc);
 	ta_buf out = TA_BUF_INIT;
 	const size_t ctx = 3;
-	if (nc)
+	/* git's a/ b/ prefixes for relative names; an absolute path as it is. */
+	if (nc && name[0] == '/')
+		ta_buf_printf(&out, "--- %s\n+++ %s\n", name, name);
+	else if (nc)
 		ta_buf_printf(&out, "--- a/%s\n+++ b/%s\n", name, name);
 	for (size_t i = 0; i < nc;) {
 		/* A hunk: changes i..j-1, close enough to share context. */

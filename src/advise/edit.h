@@ -33,6 +33,8 @@ typedef struct ta_edit_gen {
 	ta_edit_maker make;       /* NULL: guided only */
 	bool host;                /* index space of kernel_or_host: hosts, else kernels */
 	const char *summary;      /* what the edit does, one line */
+	const char *demoted;      /* non-NULL: shown as a diff but not applied by the
+				     tool (measured slower on a real kernel); why */
 } ta_edit_gen;
 
 /* The generator table; NULL when id has no mechanical edit. Static data. */

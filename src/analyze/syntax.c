@@ -2,6 +2,7 @@
 #include "analyze/syntax.h"
 #include "util/buf.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -142,7 +143,20 @@ TSNode ta_node_field(TSNode n, const char *field)
 {
 	if (ts_node_is_null(n))
 		return n;
-	return ts_node_child_by_field_name(n, field, (uint32_t)strlen(field));
+	/* Looking a field up by name scans the grammar's names every time, so
+	 * remember the ids (slot chosen by the name's address, checked by content). */
+	enum { SLOTS = 64, NAME_MAX_LEN = 31 };
+	static _Thread_local struct { char name[NAME_MAX_LEN + 1]; TSFieldId id; } cache[SLOTS];
+	size_t h = ((uintptr_t)field >> 3) % SLOTS;
+	if (strcmp(cache[h].name, field) != 0) {
+		size_t len = strlen(field);
+		TSFieldId id = ts_language_field_id_for_name(tree_sitter_python(), field, (uint32_t)len);
+		if (!id || len > NAME_MAX_LEN)
+			return ts_node_child_by_field_name(n, field, (uint32_t)len);
+		memcpy(cache[h].name, field, len + 1);
+		cache[h].id = id;
+	}
+	return ts_node_child_by_field_id(n, cache[h].id);
 }
 
 TSNode ta_node_ancestor(TSNode n, const char *type)

@@ -213,7 +213,8 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 		}
 	}
 	free(gs);
-	qsort(km->groups, ng, sizeof *km->groups, cmp_group);
+	if (ng)
+		qsort(km->groups, ng, sizeof *km->groups, cmp_group);
 	for (size_t t = 0; t < ng; t++)
 		if (same_config(&km->groups[t].cfg, &main_cfg))
 			km->main_group = t;
@@ -296,7 +297,8 @@ ta_measurement *ta_measure_build(const ta_records *recs, const char *const *name
 				may_autotune |= tuned[i];
 			}
 		}
-		qsort(mine, n, sizeof *mine, cmp_launch);
+		if (n)
+			qsort(mine, n, sizeof *mine, cmp_launch);
 		build_kernel(&m->kernels[t], mine, n, may_autotune, gpu);
 	}
 	free(mine);

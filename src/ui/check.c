@@ -2,6 +2,7 @@
  * prints what applies as diagnostics (gcc style, json or SARIF). */
 #include "config.h"
 #include "ui/check.h"
+#include "advise/checklist.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -82,7 +83,8 @@ static void walk_dir(const char *dir, const char *root_real, file_list *out, int
 		*TA_PUSH(names, n, cap) = ta_xstrdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp_str);
+	if (n)
+		qsort(names, n, sizeof *names, cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		char *p = ta_path_join(dir, names[i]);
 		struct stat st;
@@ -287,15 +289,66 @@ static int cmp_diag(const void *pa, const void *pb)
 
 /* ---- writers ------------------------------------------------------------------- */
 
+/* Triggers decide the walk order; they are not defects, so they print as
+ * notes and do not make the exit status 1. */
+static bool is_note(const diag *x)
+{
+	return !x->error && x->id[0] == 'T';
+}
+
+static const char *severity(const diag *x)
+{
+	return x->error ? "error" : is_note(x) ? "note" : "warning";
+}
+
+/* Length of message without the " (as ID)" that served entries append. */
+static size_t base_len(const char *message)
+{
+	size_t n = strlen(message);
+	const char *as = strstr(message, " (as ");
+	if (as && message[n - 1] == ')' && !strchr(as + 5, ' '))
+		return (size_t)(as - message);
+	return n;
+}
+
+/* One line per finding: entries that share a detector (S3 and G4, P1 and
+ * S4/G2...) report the same place and reason, so their ids are joined. */
 static void write_text(const diags *d, FILE *out)
 {
+	bool *done = ta_xcalloc(d->count + 1, sizeof *done);
+	size_t *group = ta_xcalloc(d->count + 1, sizeof *group);
 	for (size_t i = 0; i < d->count; i++) {
 		const diag *x = &d->items[i];
-		if (x->error)
+		if (done[i])
+			continue;
+		if (x->error) {
 			fprintf(out, "%s:%u:%u: error: %s\n", x->file, x->line, x->col, x->message);
-		else
-			fprintf(out, "%s:%u:%u: warning: %s [%s]\n", x->file, x->line, x->col, x->message, x->id);
+			continue;
+		}
+		size_t bl = base_len(x->message), n = 0, server = i;
+		for (size_t j = i; j < d->count; j++) {
+			const diag *y = &d->items[j];
+			if (y->line != x->line || y->col != x->col || strcmp(y->file, x->file))
+				break;
+			if (done[j] || y->error || base_len(y->message) != bl ||
+			    strncmp(y->message, x->message, bl))
+				continue;
+			done[j] = true;
+			group[n++] = j;
+			if (strlen(y->message) == bl)
+				server = j;   /* the entry whose detector it is */
+		}
+		ta_buf ids = TA_BUF_INIT;
+		ta_buf_puts(&ids, d->items[server].id);
+		for (size_t k = 0; k < n; k++)
+			if (group[k] != server)
+				ta_buf_printf(&ids, ", %s", d->items[group[k]].id);
+		fprintf(out, "%s:%u:%u: %s: %.*s [%s]\n", x->file, x->line, x->col, severity(x),
+			(int)bl, x->message, ta_buf_str(&ids));
+		ta_buf_free(&ids);
 	}
+	free(group);
+	free(done);
 }
 
 static void json_str(ta_buf *b, const char *s)
@@ -316,7 +369,7 @@ static void write_json(const diags *d, FILE *out)
 		ta_buf_puts(&b, "\"file\": ");
 		json_str(&b, x->file);
 		ta_buf_printf(&b, ", \"line\": %u, \"column\": %u, \"end_line\": %u, \"severity\": \"%s\", \"id\": ",
-			      x->line, x->col, x->end_line, x->error ? "error" : "warning");
+			      x->line, x->col, x->end_line, severity(x));
 		if (x->error)
 			ta_buf_puts(&b, "null");
 		else
@@ -356,16 +409,28 @@ static void write_sarif(const diags *d, FILE *out)
 		    "  \"version\": \"2.1.0\",\n  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": \"tileadvise\", ");
 	ta_buf_printf(&b, "\"version\": \"%s\", \"semanticVersion\": \"%s\", \"rules\": [", PACKAGE_VERSION, PACKAGE_VERSION);
 	size_t n = ta_rules_count();
+	/* Rule titles come from the catalog; without it, a pointer to --explain. */
+	char *cat_err = NULL;
+	ta_catalog *cat = ta_catalog_load(NULL, &cat_err);
+	free(cat_err);
 	for (size_t e = 0; e <= n; e++) {
 		const char *id = e < n ? ta_rules_id(e) : TA_CHECK_SUPPRESSION_ID;
-		char *desc = e < n ? ta_xasprintf("tileadvise checklist entry %s (section %s); see tileadvise --explain %s",
+		const ta_entry *entry = e < n && cat ? ta_catalog_find(cat, id) : NULL;
+		char *desc = entry ? ta_xasprintf("%s (tileadvise --explain %s)", entry->title, id) :
+			     e < n ? ta_xasprintf("tileadvise checklist entry %s (section %s); see tileadvise --explain %s",
 						  id, ta_rules_section(e), id)
 				   : ta_xstrdup("unknown checklist id in a tileadvise suppression comment");
 		ta_buf_printf(&b, "%s\n      {\"id\": \"%s\", \"shortDescription\": {\"text\": ", e ? "," : "", id);
 		json_str(&b, desc);
-		ta_buf_puts(&b, "}, \"defaultConfiguration\": {\"level\": \"warning\"}}");
+		if (entry) {
+			ta_buf_puts(&b, "}, \"fullDescription\": {\"text\": ");
+			json_str(&b, entry->summary);
+		}
+		ta_buf_printf(&b, "}, \"defaultConfiguration\": {\"level\": \"%s\"}}",
+			      id[0] == 'T' ? "note" : "warning");
 		free(desc);
 	}
+	ta_catalog_free(cat);
 	ta_buf_puts(&b, "]}},\n    \"results\": [");
 	bool first = true;
 	for (size_t i = 0; i < d->count; i++) {
@@ -375,8 +440,8 @@ static void write_sarif(const diags *d, FILE *out)
 			continue;   /* syntax errors go to invocation notifications below */
 		ta_buf_puts(&b, first ? "\n      {" : ",\n      {");
 		first = false;
-		ta_buf_printf(&b, "\"ruleId\": \"%s\", \"ruleIndex\": %d, \"level\": \"warning\", \"message\": {\"text\": ",
-			      x->id, e >= 0 ? e : (int)n);
+		ta_buf_printf(&b, "\"ruleId\": \"%s\", \"ruleIndex\": %d, \"level\": \"%s\", \"message\": {\"text\": ",
+			      x->id, e >= 0 ? e : (int)n, severity(x));
 		json_str(&b, x->message);
 		ta_buf_puts(&b, "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": \"");
 		uri(&b, x->file);
@@ -454,15 +519,17 @@ int ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE 
 	diags d = { 0 };
 	for (size_t i = 0; i < files.count; i++)
 		check_file(files.paths[i], &f, &d, err, &rc);
-	qsort(d.items, d.count, sizeof *d.items, cmp_diag);
+	if (d.count)
+		qsort(d.items, d.count, sizeof *d.items, cmp_diag);
 	if (o->format == TA_FORMAT_JSON)
 		write_json(&d, out);
 	else if (o->format == TA_FORMAT_SARIF)
 		write_sarif(&d, out);
 	else
 		write_text(&d, out);
-	if (rc == 0 && d.count)
-		rc = 1;
+	for (size_t i = 0; i < d.count && rc == 0; i++)
+		if (!is_note(&d.items[i]))
+			rc = 1;
 	for (size_t i = 0; i < d.count; i++) {
 		free(d.items[i].message);
 		free(d.items[i].kernel);

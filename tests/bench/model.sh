@@ -11,7 +11,7 @@ iters=${1:-30}
 driver=${BENCH_MODEL:-./tests/bench/bench_model}
 [ -x "$driver" ] || { echo "model.sh: build the driver first: make tests/bench/bench_model" >&2; exit 2; }
 out=$(mktemp "${TMPDIR:-/tmp}/ta-bench-XXXXXX.py")
-trap 'rm -f "$out"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -f "$out"' EXIT
 
 ${PYTHON3:-python3} - "$out" <<'PY'
 import sys

@@ -27,7 +27,7 @@ cases=$(grep -v '^#' "$fx/cases")
 echo "1..$(( $(printf '%s\n' "$cases" | wc -l) * 5 + 11 ))"
 
 printf '%s\n' "$cases" | {
-while read -r id name; do
+while read -r id name kind; do
 	d="$tmp/$name"
 	mkdir -p "$d"
 	cp "$fx/$name.before.py" "$d/$name.py"
@@ -35,6 +35,18 @@ while read -r id name; do
 	rc=$?
 	cmp -s "$d/$name.py" "$fx/$name.before.py" && [ "$rc" = 0 ] && [ -s "$d/diff.out" ] && [ ! -e "$d/.tileadvise" ]
 	check "$id $name: --diff prints a diff and changes nothing" $? "rc=$rc $(cat "$d/err.out")"
+	if [ "$kind" = guided ]; then
+		# Demoted to guided: shown, never written by the tool.
+		(cd "$d" && "$TILEADVISE" --apply "$id" "$name.py" >apply.out 2>err.out)
+		rc=$?
+		cmp -s "$d/$name.py" "$fx/$name.before.py" && [ "$rc" = 2 ] && grep -q "guided edit" "$d/err.out" &&
+			grep -q "^+" "$d/diff.out"
+		check "$id $name: --apply refuses a guided edit and leaves the file alone" $? "rc=$rc $(cat "$d/err.out")"
+		skip "$id $name: --undo restores the exact bytes" "guided edit, not applied"
+		skip "$id $name: --redo applies it again" "guided edit, not applied"
+		skip "$id $name: the edited file compiles" "guided edit, not applied"
+		continue
+	fi
 	(cd "$d" && "$TILEADVISE" --apply "$id" "$name.py" >apply.out 2>err.out)
 	rc=$?
 	cmp -s "$d/$name.py" "$fx/$name.after.py" && [ "$rc" = 0 ] && cmp -s "$d/apply.out" "$d/diff.out"

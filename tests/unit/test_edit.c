@@ -162,6 +162,74 @@ static void test_guided(void **state)
 	free(src);
 }
 
+/* Generators that refuse name the precondition that failed. */
+static void expect_refusal(const char *name, const char *src, const char *id, const char *why_part)
+{
+	ta_analysis *a;
+	char *err, *why = NULL;
+	assert_int_equal(ta_analysis_from_bytes(name, src, strlen(src), &a, &err), 0);
+	ta_edit e;
+	assert_int_equal(ta_edit_make(a->model, id, 0, &e, &why), -1);
+	if (!strstr(why, why_part))
+		fail_msg("%s: '%s' does not say '%s'", id, why, why_part);
+	assert_null(strchr(why, '\n'));
+	free(why);
+	ta_analysis_free(a);
+}
+
+static void test_new_refusals(void **state)
+{
+	(void)state;
+	/* P2: a loop that does not start at 0 (split-K) keeps its masks. */
+	expect_refusal("p2.py",
+		"import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+		"def k(a_ptr, o_ptr, K, S, BLOCK_K: tl.constexpr):\n"
+		"    acc = tl.zeros([BLOCK_K], dtype=tl.float32)\n"
+		"    for k0 in range(tl.program_id(0) * BLOCK_K, K, BLOCK_K * S):\n"
+		"        offs = k0 + tl.arange(0, BLOCK_K)\n"
+		"        acc += tl.load(a_ptr + offs, mask=offs < K)\n"
+		"    tl.store(o_ptr + tl.arange(0, BLOCK_K), acc)\n",
+		"P2", "does not start at 0");
+	/* P2: a mask term mixing K with another size. */
+	expect_refusal("p2m.py",
+		"import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+		"def k(a_ptr, o_ptr, M, K, BLOCK_K: tl.constexpr):\n"
+		"    acc = tl.zeros([BLOCK_K], dtype=tl.float32)\n"
+		"    for k0 in range(0, K, BLOCK_K):\n"
+		"        offs = k0 + tl.arange(0, BLOCK_K)\n"
+		"        acc += tl.load(a_ptr + offs, mask=offs < M * K)\n"
+		"    tl.store(o_ptr + tl.arange(0, BLOCK_K), acc)\n",
+		"P2", "mixes K (the loop bound) with another dimension");
+	/* D14: the configs come from the host function's own argument. */
+	expect_refusal("d14.py",
+		"import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+		"def k(x_ptr, n, BLOCK: tl.constexpr):\n"
+		"    tl.store(x_ptr + tl.arange(0, BLOCK), 0.0)\n\n\n"
+		"def run(x, configs):\n"
+		"    kk = triton.autotune(configs=configs, key=[\"n\"])(k)\n"
+		"    kk[(1,)](x, x.numel())\n",
+		"D14", "`configs` is not a module-level name");
+	/* S6: no launch in the file, so nowhere to set the flag. */
+	expect_refusal("s6.py",
+		"import triton\nimport triton.language as tl\nfrom triton.language.extra import libdevice\n\n\n"
+		"@triton.jit\ndef k(x_ptr, n, BLOCK: tl.constexpr):\n"
+		"    for i in range(n):\n"
+		"        x = libdevice.tanh(tl.load(x_ptr + i + tl.arange(0, BLOCK)))\n"
+		"        tl.store(x_ptr + i + tl.arange(0, BLOCK), x)\n",
+		"S6", "nowhere to set FAST_TANH");
+	/* D15: the CPU tensor is filled before the copy. */
+	expect_refusal("d15.py",
+		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+		"def k(x_ptr, s_ptr, BLOCK: tl.constexpr):\n"
+		"    tl.store(x_ptr + tl.arange(0, BLOCK), tl.load(s_ptr + tl.arange(0, BLOCK)))\n\n\n"
+		"def run(x):\n"
+		"    s = torch.empty(8)\n"
+		"    s.fill_(2.0)\n"
+		"    s = s.to(x.device)\n"
+		"    k[(1,)](x, s, BLOCK=8)\n",
+		"D15", "used on the CPU before the copy");
+}
+
 /* ---- apply / undo / redo in process ------------------------------------ */
 
 typedef struct kfile {
@@ -472,6 +540,7 @@ int main(void)
 		cmocka_unit_test(test_diff_no_newline_crlf),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_guided),
+		cmocka_unit_test(test_new_refusals),
 		cmocka_unit_test(test_apply_undo_redo),
 		cmocka_unit_test(test_stale_source),
 		cmocka_unit_test(test_bad_edit_restores),

@@ -143,3 +143,125 @@ int ta_edits_none(char **why_not, const char *fmt, ...)
 	*why_not = ta_buf_steal(&b);
 	return -2;
 }
+
+static void names_walk(const ta_model *m, TSNode n, char ***v, size_t *count, size_t *cap)
+{
+	if (ta_node_is(n, "identifier")) {
+		char *t = ta_node_text(m->src, n);
+		for (size_t i = 0; i < *count; i++)
+			if (!strcmp((*v)[i], t)) {
+				free(t);
+				return;
+			}
+		if (*count == *cap) {
+			*cap = *cap ? *cap * 2 : 8;
+			*v = ta_xrealloc(*v, *cap * sizeof **v);
+		}
+		(*v)[(*count)++] = t;
+		return;
+	}
+	if (ta_node_is(n, "attribute")) {
+		/* `a.b`: only a is read as a name. */
+		names_walk(m, ta_node_field(n, "object"), v, count, cap);
+		return;
+	}
+	if (ta_node_is(n, "keyword_argument")) {
+		names_walk(m, ta_node_field(n, "value"), v, count, cap);
+		return;
+	}
+	uint32_t c = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		names_walk(m, ts_node_named_child(n, i), v, count, cap);
+}
+
+size_t ta_edits_names(const ta_model *m, TSNode n, char ***out)
+{
+	size_t count = 0, cap = 0;
+	*out = NULL;
+	if (!ts_node_is_null(n))
+		names_walk(m, n, out, &count, &cap);
+	return count;
+}
+
+void ta_edits_names_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+char *ta_edits_reindent(const char *text, const char *unit)
+{
+	ta_buf b = TA_BUF_INIT;
+	bool bol = true;
+	for (const char *p = text; *p; p++) {
+		if (bol && *p != '\n' && !(*p == '\r' && p[1] == '\n'))
+			ta_buf_puts(&b, unit);
+		ta_buf_putc(&b, *p);
+		bol = *p == '\n';
+	}
+	return ta_buf_steal(&b);
+}
+
+uint32_t ta_edits_stmt_lines(const ta_model *m, TSNode stmt, uint32_t *end)
+{
+	uint32_t s = ts_node_start_byte(stmt);
+	for (uint32_t i = ta_edits_line_start(m, s); i < s; i++)
+		if (m->src->text[i] != ' ' && m->src->text[i] != '\t')
+			return UINT32_MAX;
+	uint32_t e = ts_node_end_byte(stmt);
+	for (uint32_t i = e; i < m->src->len && m->src->text[i] != '\n'; i++) {
+		if (m->src->text[i] == '#')
+			break;
+		if (m->src->text[i] != ' ' && m->src->text[i] != '\t' && m->src->text[i] != '\r')
+			return UINT32_MAX;
+	}
+	*end = ta_edits_line_next(m, e);
+	return ta_edits_line_start(m, s);
+}
+
+int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *name, ta_edit *out, char **why)
+{
+	/* The parameter, after the last one without a default. */
+	TSNode params = ta_node_field(k->node, "parameters");
+	TSNode after = { 0 };
+	uint32_t index = 0, seen = 0, n = ts_node_named_child_count(params);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode p = ts_node_named_child(params, i);
+		if (ta_node_is(p, "comment"))
+			continue;
+		if (!ta_node_is(p, "identifier") && !ta_node_is(p, "typed_parameter") &&
+		    !ta_node_is(p, "default_parameter") && !ta_node_is(p, "typed_default_parameter")) {
+			*why = ta_xasprintf("%s: the parameter list has *args, **kwargs or a separator", k->name);
+			return -1;
+		}
+		seen++;
+		if (ta_node_is(p, "identifier") || ta_node_is(p, "typed_parameter")) {
+			after = p;
+			index = seen;
+		}
+	}
+	if (ts_node_is_null(after)) {
+		*why = ta_xasprintf("%s: every parameter has a default", k->name);
+		return -1;
+	}
+	/* A launch passing more positional arguments would shift them. */
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel == (int)(k - m->kernels) && l->arg_count > index) {
+			*why = ta_xasprintf("line %u: the launch passes %zu positional arguments, past where %s goes",
+					    l->span.line, l->arg_count, name);
+			return -1;
+		}
+	}
+	char *ce = ta_edits_module(m, "triton.language.constexpr");
+	if (!ce) {
+		*why = ta_xstrdup("the file does not import triton.language");
+		return -1;
+	}
+	char *par = ta_xasprintf(", %s: %s", name, ce);
+	ta_edit_replace(out, ts_node_end_byte(after), ts_node_end_byte(after), par);
+	free(par);
+	free(ce);
+	return 0;
+}

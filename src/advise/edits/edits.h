@@ -23,6 +23,13 @@ TA_EDIT_MAKER(D6);
 TA_EDIT_MAKER(D1);
 TA_EDIT_MAKER(S8);    /* autotune.c */
 TA_EDIT_MAKER(L2);
+TA_EDIT_MAKER(P2);    /* evenk.c */
+TA_EDIT_MAKER(S5);    /* attention.c */
+TA_EDIT_MAKER(G8);
+TA_EDIT_MAKER(S6);
+TA_EDIT_MAKER(D13);   /* deeper.c */
+TA_EDIT_MAKER(D14);
+TA_EDIT_MAKER(D15);
 
 /* The guided template of id (edits/guided.c): comment lines separated by
  * "\n", with {0}, {1}... for the user's names; NULL when id has none. */
@@ -61,6 +68,20 @@ bool ta_edits_at_line(ta_span site, uint32_t line);
 int ta_edits_drop_arg(ta_edit *e, TSNode arg);
 /* Sets *why_not to a formatted message and returns -1 (a site whose
  * precondition fails) or -2 (ta_edits_none: no site at all). */
+/* The identifiers n reads (not names after a dot, not keyword names), each
+ * once. Free with ta_edits_names_free. */
+size_t ta_edits_names(const ta_model *m, TSNode n, char ***out);
+void ta_edits_names_free(char **v, size_t n);
+/* text with unit put before every line that is not blank. Caller frees. */
+char *ta_edits_reindent(const char *text, const char *unit);
+/* The whole lines of a statement: returns the start of its first line and
+ * sets *end past its last line (a trailing comment included), or returns
+ * UINT32_MAX when other code shares those lines. */
+uint32_t ta_edits_stmt_lines(const ta_model *m, TSNode stmt, uint32_t *end);
+/* Adds `name: tl.constexpr` after the kernel's last parameter without a
+ * default. Returns 0, or -1 with *why when the signature or a positional
+ * launch of the kernel in this file does not allow it. */
+int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *name, ta_edit *out, char **why);
 int ta_edits_refuse(char **why_not, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ta_edits_none(char **why_not, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -1,0 +1,193 @@
+/* The markdown report of a session, and recording a session without a
+ * terminal (`--record-session`). */
+#include "config.h"
+#include "advise/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise/checklist.h"
+#include "analyze/analysis.h"
+#include "profile/measure.h"
+#include "profile/protocol.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+
+static void put_us(FILE *out, double ns)
+{
+	fprintf(out, "%.1f µs", ns / 1000.0);
+}
+
+int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
+{
+	fprintf(out, "# tileadvise session: %s\n\n", s->file_name);
+	if (s->env.has_gpu)
+		fprintf(out, "- GPU: %s (sm_%d%d, %d SMs)\n", s->env.gpu ? s->env.gpu : "?",
+			s->env.cc_major, s->env.cc_minor, s->env.sm_count);
+	else
+		fprintf(out, "- GPU: none (%s)\n", s->env.no_gpu ? s->env.no_gpu : "not profiled");
+	if (s->env.driver)
+		fprintf(out, "- CUDA driver API: %d.%d\n", s->env.driver / 1000, (s->env.driver % 1000) / 10);
+	if (s->env.software)
+		fprintf(out, "- software: %s\n", s->env.software);
+	fprintf(out, "- session started %s, last saved %s\n", s->created ? s->created : "?",
+		s->updated ? s->updated : "?");
+	fprintf(out, "- file versions: %zu; measured runs: %zu\n\n", s->n_versions, s->n_runs);
+
+	if (s->n_runs) {
+		const ta_run_figures *r = &s->runs[s->n_runs - 1];
+		fprintf(out, "## Last measurement (%s, %s)\n\n", r->label ? r->label : "run",
+			r->date ? r->date : "?");
+		fprintf(out, "| kernel | launches | median | IQR | occupancy |\n|---|---|---|---|---|\n");
+		for (size_t i = 0; i < r->n_kernels; i++) {
+			const ta_kernel_figures *k = &r->kernels[i];
+			fprintf(out, "| `%s` | %zu | ", k->name, k->launches);
+			put_us(out, k->summary.median);
+			fprintf(out, " | ");
+			put_us(out, k->summary.iqr);
+			if (k->has_occupancy)
+				fprintf(out, " | %.1f%% (%s) |\n", k->occupancy * 100, k->limiter);
+			else
+				fprintf(out, " | - |\n");
+		}
+		fprintf(out, "\n");
+	}
+
+	fprintf(out, "## Applied edits\n\n");
+	size_t shown = 0;
+	for (size_t i = 0; i < s->n_edits; i++) {
+		const ta_session_edit *e = &s->edits[i];
+		if (e->undone)
+			continue;
+		shown++;
+		fprintf(out, "- **%s** at line %u (%s)", e->id, (unsigned)e->line, e->date ? e->date : "?");
+		if (e->test != TA_TEST_NONE)
+			fprintf(out, "; test %s", e->test == TA_TEST_PASSED ? "passed" : "FAILED");
+		fprintf(out, "\n");
+		if (e->before_run >= 0 && e->after_run >= 0) {
+			const ta_run_figures *b = &s->runs[e->before_run], *a = &s->runs[e->after_run];
+			for (size_t k = 0; k < a->n_kernels; k++) {
+				ta_change c = ta_change_between(b, a, a->kernels[k].name);
+				if (!c.measured)
+					continue;
+				fprintf(out, "  - `%s`: ", a->kernels[k].name);
+				put_us(out, c.before_ns);
+				fprintf(out, " → ");
+				put_us(out, c.after_ns);
+				fprintf(out, ", ratio %.3f [%.3f, %.3f]: %s\n", c.cmp.ratio, c.cmp.lo, c.cmp.hi,
+					ta_verdict_name(c.cmp.verdict));
+			}
+		}
+	}
+	if (!shown)
+		fprintf(out, "None yet.\n");
+	fprintf(out, "\n");
+
+	for (size_t k = 0; w && k < w->n_kernels; k++) {
+		const ta_walk_kernel *wk = &w->kernels[k];
+		fprintf(out, "## Kernel `%s` (line %u)\n\n", wk->name, (unsigned)wk->def_line);
+		size_t folded = 0;
+		for (size_t j = 0; j < wk->n_steps; j++) {
+			const ta_step *st = &wk->steps[j];
+			if (!ta_step_is_open(st)) {
+				folded++;
+				continue;
+			}
+			fprintf(out, "- **%s** — %s", st->id, ta_mark_name(st->mark));
+			if (st->n_findings)
+				fprintf(out, ": line %u: %s", (unsigned)st->findings[0].line, st->findings[0].reason);
+			fprintf(out, "\n");
+		}
+		fprintf(out, "- %zu more steps satisfied or not applicable\n\n", folded);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+/* ---- --record-session ---------------------------------------------------------- */
+
+static uint64_t first_start_ns(const ta_records *r)
+{
+	uint64_t t = 0;
+	for (size_t i = 0; i < r->n_kernels; i++)
+		if (r->kernels[i].start_ns && (!t || r->kernels[i].start_ns < t))
+			t = r->kernels[i].start_ns;
+	return t;
+}
+
+int ta_session_record(const char *file, const char *records, const char *gpu_preset,
+		      const char *out, char **err)
+{
+	ta_analysis *a;
+	if (ta_analysis_open(file, &a, err) != 0)
+		return -1;
+	ta_catalog *cat = ta_catalog_load(NULL, err);
+	if (!cat) {
+		ta_analysis_free(a);
+		return -1;
+	}
+	const ta_model *m = a->model;
+	ta_session *s = ta_session_new(file, a->src->text, a->src->len);
+	ta_gpu_info gpu;
+	bool has_gpu = gpu_preset && ta_gpu_preset(gpu_preset, &gpu);
+	if (gpu_preset && !has_gpu) {
+		*err = ta_xasprintf("unknown GPU '%s' (known: h200, h100)", gpu_preset);
+		goto fail;
+	}
+	ta_run_figures run = { 0 }, *runp = NULL;
+	if (records) {
+		ta_records recs;
+		ta_records_init(&recs);
+		if (ta_records_load_file(&recs, records, err) != 0) {
+			ta_records_clear(&recs);
+			goto fail;
+		}
+		const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
+		bool *autotuned = ta_xcalloc(m->kernel_count + 1, sizeof *autotuned);
+		for (size_t i = 0; i < m->kernel_count; i++) {
+			names[i] = m->kernels[i].name;
+			autotuned[i] = m->kernels[i].autotune != NULL;
+		}
+		ta_measurement *meas = ta_measure_build(&recs, names, autotuned, m->kernel_count,
+							has_gpu ? &gpu : NULL);
+		uint64_t t0 = first_start_ns(&recs);
+		char *date = t0 ? ta_session_date_ns(t0) : ta_session_now();
+		ta_run_figures_from_measure(&run, meas, "recorded run", date, 0);
+		if (has_gpu && recs.driver_version > 0)
+			gpu.driver_version = recs.driver_version;
+		s->env.cupti = recs.cupti_version;
+		free(s->created);
+		s->created = date;
+		runp = &run;
+		ta_measurement_free(meas);
+		free(names);
+		free(autotuned);
+		ta_records_clear(&recs);
+	}
+	if (has_gpu) {
+		ta_session_set_env_gpu(s, &gpu);
+		s->env.host = ta_xasprintf("recorded on an %s", gpu.name);
+	} else {
+		s->env.no_gpu = ta_xstrdup("no GPU was named for this recording");
+	}
+	const char *sw = getenv("TILEADVISE_SOFTWARE");
+	if (sw && *sw)
+		s->env.software = ta_xstrdup(sw);
+	ta_walk *w = ta_walk_build(m, cat, runp, has_gpu ? &gpu : NULL, s->file_name);
+	ta_session_set_walk(s, w);
+	if (runp)
+		ta_session_add_run(s, runp);
+	ta_run_figures_clear(&run);
+	if (m->kernel_count) {
+		s->pos_kernel = ta_xstrdup(m->kernels[0].name);
+	}
+	int rc = ta_session_save(s, out, err);
+	ta_session_free(s);
+	ta_catalog_free(cat);
+	ta_analysis_free(a);
+	return rc;
+fail:
+	ta_session_free(s);
+	ta_catalog_free(cat);
+	ta_analysis_free(a);
+	return -1;
+}

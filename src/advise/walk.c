@@ -1,0 +1,354 @@
+/* The walk of a file: steps per kernel in trigger order, with statuses,
+ * findings, edits and measured changes. */
+#include "config.h"
+#include "advise/walk.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "advise/checklist.h"
+#include "advise/walk_edit.h"
+#include "util/buf.h"
+
+/* ---- figures ------------------------------------------------------------------ */
+
+static char *iso_now(void)
+{
+	char buf[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return ta_xstrdup(buf);
+}
+
+void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
+				 const char *label, const char *date, unsigned version)
+{
+	memset(out, 0, sizeof *out);
+	out->label = ta_xstrdup(label ? label : "run");
+	out->date = date ? ta_xstrdup(date) : iso_now();
+	out->version = version;
+	if (!m || m->n_kernels == 0)
+		return;
+	out->kernels = ta_xcalloc(m->n_kernels, sizeof *out->kernels);
+	for (size_t i = 0; i < m->n_kernels; i++) {
+		const ta_kernel_measure *km = &m->kernels[i];
+		ta_kernel_figures *kf = &out->kernels[out->n_kernels++];
+		kf->name = ta_xstrdup(km->name);
+		kf->launches = km->launches;
+		kf->autotune_launches = km->autotune_launches;
+		kf->warmup_launches = km->warmup_launches;
+		if (km->n_groups == 0)
+			continue;
+		const ta_kernel_group *g = &km->groups[km->main_group];
+		kf->summary = g->summary;
+		if (g->n_durations) {
+			kf->durations_ns = ta_xmalloc(g->n_durations * sizeof(double));
+			memcpy(kf->durations_ns, g->durations_ns, g->n_durations * sizeof(double));
+			kf->n_durations = g->n_durations;
+		}
+		memcpy(kf->grid, g->cfg.grid, sizeof kf->grid);
+		memcpy(kf->block, g->cfg.block, sizeof kf->block);
+		kf->regs = g->cfg.regs;
+		kf->local_per_thread = g->cfg.local_per_thread;
+		kf->smem_static = g->cfg.smem_static;
+		kf->smem_dynamic = g->cfg.smem_dynamic;
+		if (g->has_occupancy) {
+			kf->has_occupancy = true;
+			kf->occupancy = g->occ.occupancy;
+			snprintf(kf->limiter, sizeof kf->limiter, "%s", ta_limiter_name(g->occ.limiter));
+			kf->blocks_per_sm = g->occ.blocks_per_sm;
+			kf->waves = g->occ.waves;
+		}
+	}
+}
+
+void ta_run_figures_clear(ta_run_figures *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; i < f->n_kernels; i++) {
+		free(f->kernels[i].name);
+		free(f->kernels[i].durations_ns);
+	}
+	free(f->kernels);
+	free(f->label);
+	free(f->date);
+	memset(f, 0, sizeof *f);
+}
+
+void ta_run_figures_copy(ta_run_figures *dst, const ta_run_figures *src)
+{
+	*dst = *src;
+	dst->label = src->label ? ta_xstrdup(src->label) : NULL;
+	dst->date = src->date ? ta_xstrdup(src->date) : NULL;
+	dst->kernels = src->n_kernels ? ta_xcalloc(src->n_kernels, sizeof *dst->kernels) : NULL;
+	for (size_t i = 0; i < src->n_kernels; i++) {
+		dst->kernels[i] = src->kernels[i];
+		dst->kernels[i].name = ta_xstrdup(src->kernels[i].name);
+		if (src->kernels[i].n_durations) {
+			size_t n = src->kernels[i].n_durations * sizeof(double);
+			dst->kernels[i].durations_ns = ta_xmalloc(n);
+			memcpy(dst->kernels[i].durations_ns, src->kernels[i].durations_ns, n);
+		} else {
+			dst->kernels[i].durations_ns = NULL;
+		}
+	}
+}
+
+const ta_kernel_figures *ta_run_figures_find(const ta_run_figures *f, const char *kernel)
+{
+	if (!f || !kernel)
+		return NULL;
+	for (size_t i = 0; i < f->n_kernels; i++)
+		if (!strcmp(f->kernels[i].name, kernel))
+			return &f->kernels[i];
+	return NULL;
+}
+
+ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *after,
+			    const char *kernel)
+{
+	ta_change c = { 0 };
+	const ta_kernel_figures *b = ta_run_figures_find(before, kernel);
+	const ta_kernel_figures *a = ta_run_figures_find(after, kernel);
+	if (!a || !b || !a->n_durations || !b->n_durations)
+		return c;
+	c.measured = true;
+	c.before_ns = b->summary.median;
+	c.after_ns = a->summary.median;
+	c.cmp = ta_stats_compare(b->durations_ns, b->n_durations, a->durations_ns, a->n_durations);
+	return c;
+}
+
+/* ---- marks --------------------------------------------------------------------- */
+
+static const char *const mark_names[TA_MARK__COUNT] = {
+	[TA_MARK_APPLIES] = "applies",
+	[TA_MARK_SATISFIED] = "satisfied",
+	[TA_MARK_NOT_APPLICABLE] = "not applicable",
+	[TA_MARK_NEEDS_PROFILE] = "needs profile",
+	[TA_MARK_NEEDS_BASELINE] = "needs baseline",
+	[TA_MARK_APPLIED] = "applied",
+	[TA_MARK_SKIPPED] = "skipped",
+};
+
+const char *ta_mark_name(ta_mark m)
+{
+	return (unsigned)m < TA_MARK__COUNT ? mark_names[m] : "?";
+}
+
+bool ta_mark_parse(const char *name, ta_mark *out)
+{
+	for (int i = 0; i < TA_MARK__COUNT; i++)
+		if (name && !strcmp(name, mark_names[i])) {
+			*out = (ta_mark)i;
+			return true;
+		}
+	return false;
+}
+
+static ta_mark mark_of_status(ta_status s)
+{
+	switch (s) {
+	case TA_STATUS_APPLIES: return TA_MARK_APPLIES;
+	case TA_STATUS_SATISFIED: return TA_MARK_SATISFIED;
+	case TA_STATUS_NEEDS_PROFILE: return TA_MARK_NEEDS_PROFILE;
+	case TA_STATUS_NEEDS_BASELINE: return TA_MARK_NEEDS_BASELINE;
+	case TA_STATUS_NOT_APPLICABLE:
+	default: return TA_MARK_NOT_APPLICABLE;
+	}
+}
+
+bool ta_step_is_open(const ta_step *s)
+{
+	return s->mark != TA_MARK_SATISFIED && s->mark != TA_MARK_NOT_APPLICABLE;
+}
+
+uint32_t ta_step_line(const ta_step *s)
+{
+	if (s->n_findings)
+		return s->findings[0].line;
+	return s->edit_line;
+}
+
+/* ---- building -------------------------------------------------------------------- */
+
+ta_walk *ta_walk_new(void)
+{
+	return ta_xcalloc(1, sizeof(ta_walk));
+}
+
+ta_walk_kernel *ta_walk_add_kernel(ta_walk *w, const char *name)
+{
+	ta_walk_kernel *k = TA_APPEND(w->kernels, w->n_kernels);
+	k->name = ta_xstrdup(name);
+	return k;
+}
+
+ta_step *ta_walk_add_step(ta_walk_kernel *k, const char *id)
+{
+	ta_step *s = TA_APPEND(k->steps, k->n_steps);
+	snprintf(s->id, sizeof s->id, "%s", id);
+	s->mark = TA_MARK_NOT_APPLICABLE;
+	s->status = TA_STATUS_NOT_APPLICABLE;
+	return s;
+}
+
+static void step_free(ta_step *s)
+{
+	for (size_t i = 0; i < s->n_findings; i++) {
+		free(s->findings[i].reason);
+		free(s->findings[i].lines);
+		free(s->findings[i].measure);
+	}
+	free(s->findings);
+	free(s->diff);
+	free(s->edit_title);
+	free(s->why_no_edit);
+}
+
+void ta_walk_free(ta_walk *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->n_kernels; i++) {
+		for (size_t j = 0; j < w->kernels[i].n_steps; j++)
+			step_free(&w->kernels[i].steps[j]);
+		free(w->kernels[i].steps);
+		free(w->kernels[i].name);
+	}
+	free(w->kernels);
+	free(w);
+}
+
+int ta_walk_find_kernel(const ta_walk *w, const char *name)
+{
+	for (size_t i = 0; w && name && i < w->n_kernels; i++)
+		if (!strcmp(w->kernels[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+ta_step *ta_walk_find_step(const ta_walk *w, const char *kernel, const char *id)
+{
+	int k = ta_walk_find_kernel(w, kernel);
+	if (k < 0 || !id)
+		return NULL;
+	for (size_t j = 0; j < w->kernels[k].n_steps; j++)
+		if (!strcasecmp(w->kernels[k].steps[j].id, id))
+			return &w->kernels[k].steps[j];
+	return NULL;
+}
+
+void ta_walk_evidence(const ta_run_figures *f, const ta_gpu_info *gpu,
+		      ta_kernel_evidence *ev_kernels, ta_evidence *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	if (gpu) {
+		ev->device = gpu->name;
+		ev->sm_count = (uint32_t)gpu->sm_count;
+		ev->peak_bytes_per_s = gpu->peak_dram_gbs * 1e9;
+	}
+	for (size_t i = 0; f && i < f->n_kernels; i++) {
+		const ta_kernel_figures *kf = &f->kernels[i];
+		ta_kernel_evidence *ke = &ev_kernels[i];
+		memset(ke, 0, sizeof *ke);
+		ke->name = kf->name;
+		ke->launches = kf->summary.count;
+		ke->median_ns = kf->summary.median;
+		for (int d = 0; d < 3; d++) {
+			ke->grid[d] = kf->grid[d] > 0 ? (uint32_t)kf->grid[d] : 0;
+			ke->block[d] = kf->block[d] > 0 ? (uint32_t)kf->block[d] : 0;
+		}
+		ke->registers = kf->regs;
+		ke->local_bytes = kf->local_per_thread;
+		ke->static_smem = kf->smem_static > 0 ? (uint32_t)kf->smem_static : 0;
+		ke->dynamic_smem = kf->smem_dynamic > 0 ? (uint32_t)kf->smem_dynamic : 0;
+		ke->occupancy = kf->occupancy;
+		ke->occupancy_limiter = kf->has_occupancy ? kf->limiter : NULL;
+		ke->waves = kf->waves;
+	}
+	ev->kernels = ev_kernels;
+	ev->kernel_count = f ? f->n_kernels : 0;
+}
+
+static ta_step_edit step_edit_of(const ta_entry *e)
+{
+	if (!e)
+		return TA_STEP_EDIT_NONE;
+	switch (e->edit) {
+	case TA_EDIT_MECHANICAL: return TA_STEP_EDIT_MECHANICAL;
+	case TA_EDIT_GUIDED: return TA_STEP_EDIT_GUIDED;
+	case TA_EDIT_NONE:
+	default: return TA_STEP_EDIT_NONE;
+	}
+}
+
+static void copy_finding(ta_step *s, const ta_finding *f)
+{
+	ta_walk_finding *wf = TA_APPEND(s->findings, s->n_findings);
+	wf->reason = ta_xstrdup(f->reason ? f->reason : "");
+	wf->line = f->span.line;
+	wf->col = f->span.col;
+	wf->end_line = f->span.end_line ? f->span.end_line : f->span.line;
+	if (f->line_count) {
+		wf->lines = ta_xmalloc(f->line_count * sizeof *wf->lines);
+		memcpy(wf->lines, f->lines, f->line_count * sizeof *wf->lines);
+		wf->n_lines = f->line_count;
+	}
+	wf->measure = f->measure ? ta_xstrdup(f->measure) : NULL;
+}
+
+ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
+		       const ta_gpu_info *gpu, const char *name)
+{
+	ta_walk *w = ta_walk_new();
+	ta_evidence ev;
+	ta_kernel_evidence *evk = NULL;
+	if (run) {
+		evk = ta_xcalloc(run->n_kernels + 1, sizeof *evk);
+		ta_walk_evidence(run, gpu, evk, &ev);
+	}
+	ta_rules_result *r = ta_rules_run(m, run ? &ev : NULL);
+	size_t n_entries = ta_rules_count();
+	const char **order = ta_xcalloc(n_entries + 1, sizeof *order);
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		const ta_kernel *mk = &m->kernels[ki];
+		ta_walk_kernel *wk = ta_walk_add_kernel(w, mk->name);
+		wk->def_line = mk->def_line;
+		wk->helper = mk->is_helper;
+		size_t n = ta_rules_walk_order(r, (int)ki, order);
+		for (size_t i = 0; i < n; i++) {
+			int e = ta_rules_index(order[i]);
+			if (e < 0)
+				continue;
+			ta_step *s = ta_walk_add_step(wk, order[i]);
+			s->status = ta_rules_status(r, (int)ki, (size_t)e);
+			s->mark = mark_of_status(s->status);
+			s->edit_kind = step_edit_of(cat ? ta_catalog_find(cat, s->id) : NULL);
+			for (size_t f = 0; f < r->finding_count; f++)
+				if (r->findings[f].kernel == (int)ki && !strcmp(r->findings[f].id, s->id))
+					copy_finding(s, &r->findings[f]);
+			if (s->status != TA_STATUS_APPLIES || s->edit_kind != TA_STEP_EDIT_MECHANICAL)
+				continue;
+			/* The edit of a served entry is its detector's (G4 is S3's). */
+			const char *served = ta_rules_served_by((size_t)e);
+			s->edit_line = ta_step_line(s);
+			if (ta_walk_edit_diff(m, s->id, s->edit_line, name, &s->diff, &s->edit_title,
+					      &s->why_no_edit) != 0 && served) {
+				free(s->why_no_edit);
+				s->why_no_edit = NULL;
+				ta_walk_edit_diff(m, served, s->edit_line, name, &s->diff, &s->edit_title,
+						  &s->why_no_edit);
+			}
+		}
+	}
+	free(order);
+	free(evk);
+	ta_rules_result_free(r);
+	return w;
+}

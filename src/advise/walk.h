@@ -1,0 +1,153 @@
+/* The walk: for each kernel of a file, the checklist's steps in the order
+ * the triggers decide, each with its status, findings, suggested edit and,
+ * once applied, the measured change. Plus the figures of the runs.
+ *
+ * A walk owns all its data (strings are copies): it can be built from an
+ * analysis (ta_walk_build) or read back from a recorded session
+ * (session.h), and a front end draws either the same way. */
+#ifndef TA_ADVISE_WALK_H
+#define TA_ADVISE_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/model.h"
+#include "analyze/rules/rules.h"
+#include "profile/gpu.h"
+#include "profile/measure.h"
+#include "profile/stats.h"
+
+struct ta_catalog;
+
+/* ---- figures of a run ------------------------------------------------------ */
+
+/* What one run showed of one kernel: its main (steady-state) configuration. */
+typedef struct ta_kernel_figures {
+	char *name;
+	size_t launches, autotune_launches, warmup_launches;
+	ta_summary summary;          /* of durations_ns */
+	double *durations_ns;        /* steady-state launches (owned), for comparisons */
+	size_t n_durations;
+	int32_t grid[3], block[3];
+	uint32_t regs, local_per_thread;
+	int32_t smem_static, smem_dynamic;
+	bool has_occupancy;
+	double occupancy;            /* 0..1 */
+	char limiter[16];            /* "registers", "shared memory", ... */
+	int blocks_per_sm;
+	double waves;
+} ta_kernel_figures;
+
+/* One measured run of the file (a version of it). */
+typedef struct ta_run_figures {
+	char *label;                 /* "first run", "after S3" */
+	char *date;                  /* ISO 8601 UTC */
+	unsigned version;            /* the file version measured (session.h) */
+	ta_kernel_figures *kernels;  /* owned */
+	size_t n_kernels;
+} ta_run_figures;
+
+/* Copies the file's kernels out of a measurement. label and date are
+ * copied (date NULL: now). Free with ta_run_figures_clear. */
+void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
+				 const char *label, const char *date, unsigned version);
+void ta_run_figures_clear(ta_run_figures *f);
+void ta_run_figures_copy(ta_run_figures *dst, const ta_run_figures *src);
+const ta_kernel_figures *ta_run_figures_find(const ta_run_figures *f, const char *kernel);
+
+/* The measured change of one kernel between two runs. */
+typedef struct ta_change {
+	bool measured;               /* both runs had the kernel */
+	double before_ns, after_ns;  /* medians */
+	ta_comparison cmp;           /* ratio after/before, 95% interval, verdict */
+} ta_change;
+
+ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *after,
+			    const char *kernel);
+
+/* ---- steps ------------------------------------------------------------------- */
+
+/* The mark a step shows: the rule's status, or what the user did. */
+typedef enum ta_mark {
+	TA_MARK_APPLIES,
+	TA_MARK_SATISFIED,
+	TA_MARK_NOT_APPLICABLE,
+	TA_MARK_NEEDS_PROFILE,
+	TA_MARK_NEEDS_BASELINE,
+	TA_MARK_APPLIED,             /* an edit for it was applied (see change) */
+	TA_MARK_SKIPPED,
+	TA_MARK__COUNT
+} ta_mark;
+
+const char *ta_mark_name(ta_mark m);   /* "applies", "not applicable"... */
+bool ta_mark_parse(const char *name, ta_mark *out);
+
+/* How a step's change is made (the catalog's edit kind; kept apart from
+ * checklist.h so that this header mixes with advise/edit.h). */
+typedef enum ta_step_edit {
+	TA_STEP_EDIT_NONE, TA_STEP_EDIT_MECHANICAL, TA_STEP_EDIT_GUIDED
+} ta_step_edit;
+
+typedef struct ta_walk_finding {
+	char *reason;
+	uint32_t line, col, end_line;
+	uint32_t *lines;             /* evidence lines, 1-based */
+	size_t n_lines;
+	char *measure;               /* what the profile showed/must show; may be NULL */
+} ta_walk_finding;
+
+typedef struct ta_step {
+	char id[8];
+	ta_status status;            /* as the rules decided */
+	ta_mark mark;                /* what is shown */
+	ta_walk_finding *findings;   /* owned */
+	size_t n_findings;
+	ta_step_edit edit_kind;      /* from the catalog */
+	char *diff;                  /* mechanical edit ready: its unified diff; else NULL */
+	char *edit_title;            /* one line, with diff */
+	char *why_no_edit;           /* why no diff could be made; may be NULL */
+	uint32_t edit_line;          /* the line the edit was made for */
+	bool has_change;             /* applied and re-measured */
+	ta_change change;
+} ta_step;
+
+typedef struct ta_walk_kernel {
+	char *name;
+	uint32_t def_line;
+	bool helper;                 /* only called from other kernels */
+	ta_step *steps;              /* owned, in walk order */
+	size_t n_steps;
+} ta_walk_kernel;
+
+typedef struct ta_walk {
+	ta_walk_kernel *kernels;     /* owned, in file order */
+	size_t n_kernels;
+} ta_walk;
+
+/* Builds the walk of a model: rules with the evidence of `run` (NULL: no
+ * profile, gpu may then be NULL too), statuses, the catalog's edit kind and,
+ * for every step that applies and has a mechanical edit, its diff (name
+ * labels the diff). Never fails; free with ta_walk_free. */
+ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
+		       const ta_gpu_info *gpu, const char *name);
+/* An empty walk to fill by hand (session loading). */
+ta_walk *ta_walk_new(void);
+ta_walk_kernel *ta_walk_add_kernel(ta_walk *w, const char *name);
+ta_step *ta_walk_add_step(ta_walk_kernel *k, const char *id);
+void ta_walk_free(ta_walk *w);
+
+int ta_walk_find_kernel(const ta_walk *w, const char *name);
+ta_step *ta_walk_find_step(const ta_walk *w, const char *kernel, const char *id);
+
+/* The step is worth a row of its own (not folded away). */
+bool ta_step_is_open(const ta_step *s);
+/* The first line a step points at (0 when none). */
+uint32_t ta_step_line(const ta_step *s);
+
+/* Evidence for the rules, from a run's figures; the arrays point into f
+ * and ev_kernels[f->n_kernels] (the caller's storage). */
+void ta_walk_evidence(const ta_run_figures *f, const ta_gpu_info *gpu,
+		      ta_kernel_evidence *ev_kernels, ta_evidence *ev);
+
+#endif

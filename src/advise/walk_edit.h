@@ -1,0 +1,24 @@
+/* The walk's bridge to the edit generators, kept in its own unit because
+ * advise/edit.h and advise/checklist.h both name a type ta_edit_kind.
+ * Internal to src/advise and the TUI. */
+#ifndef TA_ADVISE_WALK_EDIT_H
+#define TA_ADVISE_WALK_EDIT_H
+
+#include <stdint.h>
+
+#include "analyze/model.h"
+
+/* Makes id's mechanical edit for the site on line (0: the first) and its
+ * unified diff labelled name. Returns 0 with *diff and *title (caller
+ * frees both), or -1 with *why_not (caller frees). */
+int ta_walk_edit_diff(const ta_model *m, const char *id, uint32_t line, const char *name,
+		      char **diff, char **title, char **why_not);
+
+/* Makes id's edit for line on the analysed file and applies it (see
+ * ta_edit_apply): when id has no generator of its own, served's is used
+ * (G4 is served by S3). Returns 0 or -1, with *msg either way (caller
+ * frees). */
+int ta_walk_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_model *m,
+		       const char *id, const char *served, uint32_t line, char **msg);
+
+#endif

@@ -1,0 +1,236 @@
+/* The advisor's entry point and its one loop: the keyboard, the run's
+ * pipes and a timer, polled together; handlers return reactions and only
+ * the loop acts on them. */
+#include "config.h"
+#include "ui/tui/app.h"
+
+#include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ui/tui/term.h"
+#include "util/buf.h"
+
+#define MIN_W 80
+#define MIN_H 24
+
+static double now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+static void draw(ta_app *app)
+{
+	int h, w;
+	getmaxyx(stdscr, h, w);
+	erase();
+	app->too_small = h < MIN_H || w < MIN_W;
+	if (app->too_small) {
+		ta_chrome_too_small(h, w);
+		refresh();
+		return;
+	}
+	ta_chrome_header(app, w);
+	ta_rect body = { 2, 0, h - 4, w };
+	if (app->overlay) {
+		app->overlay->draw(app, &body);
+	} else {
+		int lw = w * 34 / 100;
+		if (lw < 34)
+			lw = 34;
+		if (lw > 48)
+			lw = 48;
+		ta_rect left = { body.y, 0, body.h, lw };
+		ta_rect right = { body.y, lw + 1, body.h, w - lw - 1 };
+		ta_view_walk.draw(app, &left);
+		for (int y = body.y; y < body.y + body.h; y++)
+			ta_term_put(y, lw, 1, ta_glyph_str(TA_G_VBAR), (size_t)-1, TA_ROLE_DIM);
+		ta_view_step.draw(app, &right);
+	}
+	ta_chrome_footer(app, h - 1, w);
+	refresh();
+}
+
+static unsigned on_mouse(ta_app *app)
+{
+	MEVENT ev;
+	if (getmouse(&ev) != OK || app->overlay || app->too_small)
+		return TA_REACT_NONE;
+	if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
+		return TA_REACT_NONE;
+	int h, w;
+	getmaxyx(stdscr, h, w);
+	int lw = w * 34 / 100;
+	lw = lw < 34 ? 34 : lw > 48 ? 48 : lw;
+	ta_rect left = { 2, 0, h - 4, lw };
+	if (ev.x < lw && ev.y >= left.y && ev.y < left.y + left.h)
+		return ta_view_walk.click(app, &left, ev.y, ev.x);
+	return TA_REACT_NONE;
+}
+
+static unsigned on_key(ta_app *app, int code, wint_t ch)
+{
+	if (code == KEY_CODE_YES) {
+		if (ch == KEY_RESIZE)
+			return TA_REACT_REDRAW;
+		if (ch == KEY_MOUSE)
+			return on_mouse(app);
+	}
+	int key = (int)ch;
+	/* The too-small screen only knows how to quit. */
+	ta_req req = ta_keymap_lookup(key);
+	if (app->too_small)
+		return req == TA_REQ_QUIT ? TA_REACT_QUIT : TA_REACT_NONE;
+	if (req == TA_REQ_NONE)
+		return TA_REACT_NONE;
+	/* A message stays until the next key. */
+	if (app->message && req != TA_REQ_NONE && app->prompt == TA_PROMPT_NONE) {
+		free(app->message);
+		app->message = NULL;
+	}
+	return ta_app_request(app, req);
+}
+
+static void bench_mark(ta_app *app, const char *what, double ms)
+{
+	if (app->bench_fd < 0)
+		return;
+	char line[96];
+	int n = snprintf(line, sizeof line, "%s %.3f\n", what, ms);
+	if (write(app->bench_fd, line, (size_t)n) < 0)
+		app->bench_fd = -1;
+}
+
+static int loop(ta_app *app, double t_start)
+{
+	bool dirty = true;
+	bool first = true;
+	double last_watch = now_ms();
+	while (!app->quit) {
+		if (dirty) {
+			double t0 = now_ms();
+			draw(app);
+			dirty = false;
+			if (first) {
+				bench_mark(app, "first_frame_ms", now_ms() - t_start);
+				first = false;
+			} else {
+				bench_mark(app, "redraw_ms", now_ms() - t0);
+			}
+		}
+		struct pollfd fds[8];
+		fds[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		size_t nfds = 1;
+		int timeout = 1000;   /* the file watch */
+		if (app->runner) {
+			nfds += ta_runner_fds(app->runner, fds + 1, 7);
+			int d = ta_runner_next_deadline_ms(app->runner);
+			timeout = 250;   /* the elapsed time on screen */
+			if (d >= 0 && d < timeout)
+				timeout = d;
+		}
+		int n = poll(fds, (nfds_t)nfds, timeout);
+		if (n < 0 && errno != EINTR)
+			break;
+		unsigned react = 0;
+		if (app->runner)
+			react |= ta_app_run_poll(app);
+		/* Drain every key curses has (it may have buffered some). */
+		for (;;) {
+			wint_t ch;
+			int code = get_wch(&ch);
+			if (code == ERR)
+				break;
+			double tk = now_ms();
+			unsigned r = on_key(app, code, ch);
+			react |= r;
+			if (r & TA_REACT_QUIT)
+				break;
+			if (app->bench_fd >= 0 && (r & TA_REACT_REDRAW)) {
+				draw(app);
+				bench_mark(app, "key_to_frame_ms", now_ms() - tk);
+				react &= ~(unsigned)TA_REACT_REDRAW;
+			}
+		}
+		if (now_ms() - last_watch >= 1000) {
+			react |= ta_app_watch_file(app);
+			last_watch = now_ms();
+		}
+		if (react & TA_REACT_SAVE)
+			ta_app_save(app);
+		if (react & TA_REACT_REDRAW)
+			dirty = true;
+		if (react & TA_REACT_QUIT)
+			app->quit = true;
+	}
+	return 0;
+}
+
+int ta_tui_run(const ta_tui_options *o)
+{
+	double t_start = now_ms();
+	if (o->record_session) {
+		char *err;
+		if (!o->file) {
+			fprintf(stderr, "tileadvise: --record-session needs the kernel FILE\n");
+			return 2;
+		}
+		if (ta_session_record(o->file, o->records, o->gpu_preset, o->record_session, &err) != 0) {
+			fprintf(stderr, "tileadvise: %s\n", err);
+			free(err);
+			return 2;
+		}
+		fprintf(stderr, "tileadvise: session written to %s\n", o->record_session);
+		return 0;
+	}
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+		fprintf(stderr, "tileadvise: the interactive advisor needs a terminal; for scripts and CI "
+				"use 'tileadvise --check %s' (diagnostics) or 'tileadvise --report %s' (the model)\n",
+			o->file ? o->file : "FILE", o->file ? o->file : "FILE");
+		return 2;
+	}
+	ta_app *app = ta_xcalloc(1, sizeof *app);
+	app->opt = *o;
+	app->pending_edit = -1;
+	app->bench_fd = -1;
+	ta_records_init(&app->recs);
+	const char *bench = getenv("TILEADVISE_BENCH");
+	if (bench && *bench)
+		app->bench_fd = open(bench, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	char *err = NULL;
+	if (ta_app_open(app, &err) != 0) {
+		fprintf(stderr, "tileadvise: %s\n", err ? err : "cannot open");
+		free(err);
+		ta_app_close(app);
+		free(app);
+		return 2;
+	}
+	if (ta_term_start(&err) != 0) {
+		fprintf(stderr, "tileadvise: %s\n", err);
+		free(err);
+		ta_app_close(app);
+		free(app);
+		return 2;
+	}
+	/* Draw the static analysis first; the profile fills in as it comes. */
+	draw(app);
+	bench_mark(app, "first_frame_ms", now_ms() - t_start);
+	if (!app->read_only && ta_session_run_of(app->sess, app->sess->current) < 0 &&
+	    !app->opt.no_profile && (app->opt.records || !app->why_no_profile))
+		ta_app_start_profile(app, app->sess->n_runs ? "re-run" : "first run");
+	int rc = loop(app, t_start);
+	ta_app_save(app);
+	ta_term_stop();
+	if (app->bench_fd >= 0)
+		close(app->bench_fd);
+	ta_app_close(app);
+	free(app);
+	return rc;
+}

@@ -1,0 +1,188 @@
+/* Header (file, GPU, run state), footer (message and the keys that work
+ * here) and the too-small screen. */
+#include "config.h"
+#include "ui/tui/app.h"
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ui/tui/term.h"
+
+const char *ta_fmt_ns(double ns, char *buf, size_t n)
+{
+	const char *mu = ta_glyph_str(TA_G_MU);
+	if (ns >= 1e7)
+		snprintf(buf, n, "%.2f ms", ns / 1e6);
+	else
+		snprintf(buf, n, "%.1f %ss", ns / 1e3, mu);
+	return buf;
+}
+
+static void gpu_text(const ta_app *app, char *buf, size_t n)
+{
+	const ta_session_env *e = &app->sess->env;
+	if (app->read_only) {
+		const char *date = app->sess->n_runs && app->sess->runs[0].date ? app->sess->runs[0].date
+										: app->sess->created;
+		char day[11] = "";
+		if (date)
+			snprintf(day, sizeof day, "%s", date);
+		if (e->has_gpu)
+			snprintf(buf, n, "recorded on %s %s replay, read-only %s %s, sm_%d%d, %d SMs",
+				 e->gpu ? e->gpu : "?", ta_glyph_str(TA_G_EMDASH), ta_glyph_str(TA_G_VBAR), day,
+				 e->cc_major, e->cc_minor, e->sm_count);
+		else
+			snprintf(buf, n, "recorded without a GPU %s replay, read-only %s %s",
+				 ta_glyph_str(TA_G_EMDASH), ta_glyph_str(TA_G_VBAR), day);
+		return;
+	}
+	if (app->has_gpu)
+		snprintf(buf, n, "GPU %s (sm_%d%d, %d SMs)", app->gpu.name, app->gpu.cc_major,
+			 app->gpu.cc_minor, app->gpu.sm_count);
+	else
+		snprintf(buf, n, "%s", app->why_no_profile ? app->why_no_profile : "no GPU");
+}
+
+void ta_chrome_header(ta_app *app, int w)
+{
+	ta_term_fill(0, 0, w, TA_ROLE_BAR);
+	char gpu[320];
+	gpu_text(app, gpu, sizeof gpu);
+	ta_term_printf(0, 0, w, TA_ROLE_BAR, " tileadvise %s %s %s %s", ta_glyph_str(TA_G_VBAR),
+		       app->sess->file_name, ta_glyph_str(TA_G_VBAR), gpu);
+
+	/* Row 1: the run state. */
+	char state[512];
+	if (app->run_kind != TA_RUN_NONE) {
+		char *log = app->runner ? ta_runner_log(app->runner, NULL) : NULL;
+		const char *last = "";
+		if (log) {
+			size_t len = strlen(log);
+			while (len && (log[len - 1] == '\n' || log[len - 1] == '\r'))
+				log[--len] = '\0';
+			const char *nl = strrchr(log, '\n');
+			last = nl ? nl + 1 : log;
+		}
+		if (app->run_kind == TA_RUN_TEST)
+			snprintf(state, sizeof state, "testing (%s) %.1f s  %s %s", app->sess->test_command,
+				 ta_app_run_elapsed(app), ta_glyph_str(TA_G_VBAR), last);
+		else
+			snprintf(state, sizeof state, "running (%s) %.1f s, %zu launches of the file's kernels  %s %s",
+				 app->run_label ? app->run_label : "run", ta_app_run_elapsed(app),
+				 ta_app_run_launches(app), ta_glyph_str(TA_G_VBAR), last);
+		free(log);
+		ta_term_printf(1, 0, w, TA_ROLE_WARN, " %s", state);
+		return;
+	}
+	const ta_run_figures *run = ta_app_last_run(app);
+	const ta_session_env *e = &app->sess->env;
+	char drv[64] = "";
+	if (app->read_only && e->driver)
+		snprintf(drv, sizeof drv, "; CUDA %d.%d driver", e->driver / 1000, (e->driver % 1000) / 10);
+	if (run)
+		snprintf(state, sizeof state, "measured: %s, %s%s%s%s%s%s", run->label ? run->label : "run",
+			 run->date ? run->date : "?", app->last_run_note ? "; last run " : "",
+			 app->last_run_note ? app->last_run_note : "", drv,
+			 app->read_only && e->software ? "; " : "", app->read_only && e->software ? e->software : "");
+	else if (app->read_only)
+		snprintf(state, sizeof state, "no measurement in this session");
+	else if (app->why_no_profile && !app->opt.records)
+		snprintf(state, sizeof state, "static analysis only (%s)", app->why_no_profile);
+	else
+		snprintf(state, sizeof state, "static analysis; no measurement yet (r runs the file)");
+	ta_term_printf(1, 0, w, TA_ROLE_DIM, " %s", state);
+}
+
+static int put_key(int y, int x, int w, const char *key, const char *what)
+{
+	if (x >= w)
+		return x;
+	x += ta_term_put(y, x, w - x, key, (size_t)-1, TA_ROLE_BAR_KEY);
+	x += ta_term_put(y, x, w - x, " ", 1, TA_ROLE_BAR);
+	x += ta_term_put(y, x, w - x, what, (size_t)-1, TA_ROLE_BAR);
+	x += ta_term_put(y, x, w - x, "  ", 2, TA_ROLE_BAR);
+	return x;
+}
+
+static const char *short_what(ta_req r)
+{
+	switch (r) {
+	case TA_REQ_NEXT_STEP: return "step";
+	case TA_REQ_NEXT_KERNEL: return "kernel";
+	case TA_REQ_APPLY: return "apply";
+	case TA_REQ_RERUN: return "run";
+	case TA_REQ_UNDO: return "undo/redo";
+	case TA_REQ_EDITOR: return "edit";
+	case TA_REQ_SKIP: return "skip";
+	case TA_REQ_DIFF: return "diff";
+	case TA_REQ_LOG: return "log";
+	case TA_REQ_WRITE: return "report";
+	case TA_REQ_CANCEL: return "cancel";
+	case TA_REQ_HELP: return "help";
+	case TA_REQ_QUIT: return "quit";
+	default: return "";
+	}
+}
+
+void ta_chrome_footer(ta_app *app, int y, int w)
+{
+	/* Row y-1: the message or question, row y: the keys. */
+	ta_term_fill(y - 1, 0, w, TA_ROLE_NORMAL);
+	if (app->prompt != TA_PROMPT_NONE && app->prompt_text)
+		ta_term_printf(y - 1, 0, w, TA_ROLE_ERROR, " %s ", app->prompt_text);
+	else if (app->message)
+		ta_term_printf(y - 1, 0, w, app->message_error ? TA_ROLE_ERROR : TA_ROLE_OK, " %s ",
+			       app->message);
+	ta_term_fill(y, 0, w, TA_ROLE_BAR);
+	int x = 1;
+	if (app->prompt != TA_PROMPT_NONE) {
+		x = put_key(y, x, w, "y", "yes, revert");
+		put_key(y, x, w, "n", "no, keep it");
+		return;
+	}
+	if (app->overlay) {
+		x = put_key(y, x, w, "j/k", "scroll");
+		x = put_key(y, x, w, "Space/b", "page");
+		put_key(y, x, w, "Esc/q", "close");
+		return;
+	}
+	size_t n;
+	const ta_keydef *keys = ta_keymap(&n);
+	bool can_run = !app->read_only && !app->opt.no_profile && (app->opt.records || !app->why_no_profile);
+	for (size_t i = 0; i < n; i++) {
+		const ta_keydef *k = &keys[i];
+		if (!k->label)
+			continue;
+		if ((k->flags & TA_KEY_WRITES) && app->read_only)
+			continue;
+		if ((k->flags & TA_KEY_PROFILES) && !can_run)
+			continue;
+		if (k->req == TA_REQ_CANCEL && app->run_kind == TA_RUN_NONE)
+			continue;
+		if (k->req == TA_REQ_APPLY) {
+			const ta_step *s = ta_app_step(app);
+			if (!s || !s->diff || s->mark == TA_MARK_APPLIED)
+				continue;
+		}
+		x = put_key(y, x, w, k->label, short_what(k->req));
+	}
+}
+
+void ta_chrome_too_small(int h, int w)
+{
+	erase();
+	const char *l1 = "Terminal too small";
+	char l2[96], l3[96];
+	snprintf(l2, sizeof l2, "%d x %d here; tileadvise needs at least 80 x 24.", w, h);
+	snprintf(l3, sizeof l3, "Enlarge the window, or press q to quit.");
+	int y = h / 2 - 1;
+	if (y < 0)
+		y = 0;
+	const char *lines[] = { l1, l2, l3 };
+	for (int i = 0; i < 3 && y + i < h; i++) {
+		int len = (int)strlen(lines[i]);
+		int x = (w - len) / 2;
+		ta_term_put(y + i, x < 0 ? 0 : x, w, lines[i], (size_t)-1, i == 0 ? TA_ROLE_TITLE : TA_ROLE_NORMAL);
+	}
+}

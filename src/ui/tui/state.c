@@ -1,0 +1,343 @@
+/* Opening a file or a recorded session, re-analysing, the walk's rows. */
+#include "config.h"
+#include "ui/tui/app.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "advise/checklist.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+
+void ta_app_set_message(ta_app *app, bool error, const char *fmt, ...)
+{
+	free(app->message);
+	app->message = NULL;
+	if (!fmt)
+		return;
+	ta_buf b = TA_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	ta_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	app->message = ta_buf_steal(&b);
+	app->message_error = error;
+}
+
+const ta_walk_kernel *ta_app_kernel(const ta_app *app)
+{
+	const ta_walk *w = app->walk;
+	if (!w || app->kernel < 0 || (size_t)app->kernel >= w->n_kernels)
+		return NULL;
+	return &w->kernels[app->kernel];
+}
+
+ta_step *ta_app_step(const ta_app *app)
+{
+	const ta_walk_kernel *k = ta_app_kernel(app);
+	if (!k || app->step < 0 || (size_t)app->step >= k->n_steps)
+		return NULL;
+	return &k->steps[app->step];
+}
+
+const ta_run_figures *ta_app_last_run(const ta_app *app)
+{
+	if (!app->sess || !app->sess->n_runs)
+		return NULL;
+	int r = ta_session_run_of(app->sess, app->sess->current);
+	return r >= 0 ? &app->sess->runs[r] : &app->sess->runs[app->sess->n_runs - 1];
+}
+
+/* Rows: the steps that apply (or were acted on) in walk order, then one
+ * fold row for the rest, which follow it when unfolded. */
+void ta_app_rebuild_rows(ta_app *app)
+{
+	free(app->rows);
+	app->rows = NULL;
+	app->n_rows = 0;
+	const ta_walk_kernel *k = ta_app_kernel(app);
+	if (!k)
+		return;
+	size_t folded = 0;
+	for (size_t i = 0; i < k->n_steps; i++) {
+		if (ta_step_is_open(&k->steps[i])) {
+			ta_row *r = TA_APPEND(app->rows, app->n_rows);
+			r->kind = TA_ROW_STEP;
+			r->step = (int)i;
+		} else {
+			folded++;
+		}
+	}
+	if (folded) {
+		ta_row *r = TA_APPEND(app->rows, app->n_rows);
+		r->kind = TA_ROW_FOLD;
+		r->step = -1;
+	}
+	if (app->unfold)
+		for (size_t i = 0; i < k->n_steps; i++)
+			if (!ta_step_is_open(&k->steps[i])) {
+				ta_row *r = TA_APPEND(app->rows, app->n_rows);
+				r->kind = TA_ROW_STEP;
+				r->step = (int)i;
+			}
+	/* Keep the selection on a visible step. */
+	bool visible = false;
+	for (size_t i = 0; i < app->n_rows; i++)
+		if ((app->rows[i].kind == TA_ROW_STEP && app->rows[i].step == app->step) ||
+		    (app->rows[i].kind == TA_ROW_FOLD && app->step == -1))
+			visible = true;
+	if (!visible) {
+		app->step = app->n_rows && app->rows[0].kind == TA_ROW_STEP ? app->rows[0].step : -1;
+		app->page_top = 0;
+	}
+}
+
+static void select_position(ta_app *app, const char *kernel, const char *step)
+{
+	app->kernel = 0;
+	app->step = -2;   /* none: the first row */
+	int k = ta_walk_find_kernel(app->walk, kernel);
+	/* Start on a kernel that is launched rather than a helper. */
+	if (k < 0 && app->walk)
+		for (size_t i = 0; i < app->walk->n_kernels; i++)
+			if (!app->walk->kernels[i].helper) {
+				k = (int)i;
+				break;
+			}
+	if (k >= 0)
+		app->kernel = k;
+	const ta_walk_kernel *wk = ta_app_kernel(app);
+	if (wk && step && *step)
+		for (size_t i = 0; i < wk->n_steps; i++)
+			if (!strcmp(wk->steps[i].id, step)) {
+				app->step = (int)i;
+				if (!ta_step_is_open(&wk->steps[i]))
+					app->unfold = true;
+			}
+	ta_app_rebuild_rows(app);
+}
+
+void ta_app_rebuild_walk(ta_app *app)
+{
+	if (!app->an)
+		return;
+	char kernel[256] = "", step[8] = "";
+	const ta_walk_kernel *k = ta_app_kernel(app);
+	const ta_step *s = ta_app_step(app);
+	if (k)
+		snprintf(kernel, sizeof kernel, "%s", k->name);
+	if (s)
+		snprintf(step, sizeof step, "%s", s->id);
+	int r = ta_session_run_of(app->sess, app->sess->current);
+	ta_walk *w = ta_walk_build(app->an->model, app->cat, r >= 0 ? &app->sess->runs[r] : NULL,
+				   app->has_gpu ? &app->gpu : NULL, app->sess->file_name);
+	ta_session_annotate(app->sess, w);
+	ta_session_set_walk(app->sess, w);
+	app->walk = w;
+	app->shown_src = app->an->src;
+	select_position(app, kernel, step);
+}
+
+static void remember_stat(ta_app *app)
+{
+	struct stat st;
+	if (app->path && stat(app->path, &st) == 0) {
+		app->file_mtime = st.st_mtim;
+		app->file_size = st.st_size;
+	}
+}
+
+int ta_app_reanalyse(ta_app *app, const char *label)
+{
+	ta_analysis *a;
+	char *err;
+	if (ta_analysis_open(app->path, &a, &err) != 0) {
+		ta_app_set_message(app, true, "%s", err);
+		free(err);
+		remember_stat(app);
+		return -1;
+	}
+	ta_analysis_free(app->an);
+	app->an = a;
+	remember_stat(app);
+	int known = ta_session_find_version(app->sess, a->src->hash);
+	if (known >= 0) {
+		app->sess->current = (unsigned)known;
+		app->sess->file_hash = a->src->hash;
+		app->sess->file_size = a->src->len;
+	} else {
+		ta_session_add_version(app->sess, a->src->text, a->src->len, label);
+	}
+	ta_app_rebuild_walk(app);
+	return 0;
+}
+
+unsigned ta_app_watch_file(ta_app *app)
+{
+	if (app->read_only || !app->path || app->run_kind != TA_RUN_NONE)
+		return 0;
+	struct stat st;
+	if (stat(app->path, &st) != 0)
+		return 0;
+	if (st.st_size == app->file_size && st.st_mtim.tv_sec == app->file_mtime.tv_sec &&
+	    st.st_mtim.tv_nsec == app->file_mtime.tv_nsec)
+		return 0;
+	if (ta_app_reanalyse(app, "changed on disk") == 0)
+		ta_app_set_message(app, false, "%s changed on disk: analysed again", app->sess->file_name);
+	return TA_REACT_REDRAW | TA_REACT_SAVE;
+}
+
+void ta_app_save(ta_app *app)
+{
+	if (app->read_only || !app->sess)
+		return;
+	const ta_walk_kernel *k = ta_app_kernel(app);
+	const ta_step *s = ta_app_step(app);
+	free(app->sess->pos_kernel);
+	app->sess->pos_kernel = k ? ta_xstrdup(k->name) : NULL;
+	snprintf(app->sess->pos_step, sizeof app->sess->pos_step, "%s", s ? s->id : "");
+	char *err;
+	if (ta_session_save(app->sess, app->session_path, &err) != 0) {
+		ta_app_set_message(app, true, "%s", err);
+		free(err);
+	}
+}
+
+static int open_replay(ta_app *app, char **err)
+{
+	if (ta_session_load(app->opt.replay, &app->sess, err) != 0)
+		return -1;
+	ta_session *s = app->sess;
+	app->read_only = true;
+	const ta_session_version *v = &s->versions[s->current];
+	if (ta_source_from_bytes(s->file_name, v->text, v->len, &app->shown_src, err) != 0)
+		return -1;
+	if (!s->walk) {
+		/* An older recording without steps: analyse the recorded text. */
+		ta_analysis *a;
+		if (ta_analysis_from_bytes(s->file_name, v->text, v->len, &a, err) != 0)
+			return -1;
+		int r = ta_session_run_of(s, s->current);
+		ta_session_set_walk(s, ta_walk_build(a->model, app->cat, r >= 0 ? &s->runs[r] : NULL,
+						     NULL, s->file_name));
+		ta_analysis_free(a);
+	}
+	ta_session_annotate(s, s->walk);
+	app->walk = s->walk;
+	app->why_no_profile = ta_xstrdup("replay: read-only");
+	select_position(app, s->pos_kernel, s->pos_step);
+	return 0;
+}
+
+static void find_device(ta_app *app)
+{
+	if (app->opt.no_profile) {
+		app->why_no_profile = ta_xstrdup("profiling off (--no-profile)");
+		return;
+	}
+	if (app->opt.gpu_preset) {
+		if (ta_gpu_preset(app->opt.gpu_preset, &app->gpu))
+			app->has_gpu = true;
+		else
+			app->why_no_profile = ta_xasprintf("unknown GPU '%s' (known: h200, h100)",
+							   app->opt.gpu_preset);
+	} else if (!app->opt.records) {
+		char *err = NULL;
+		if (ta_gpu_query(0, &app->gpu, &err) == 0) {
+			app->has_gpu = true;
+		} else {
+			app->why_no_profile = ta_xasprintf("no GPU: %s", err ? err : "unknown reason");
+			free(err);
+		}
+	}
+#ifndef HAVE_CUPTI
+	if (!app->opt.records && !app->why_no_profile)
+		app->why_no_profile = ta_xstrdup("profiling is off in this build (configured without CUPTI)");
+#endif
+	if (app->has_gpu)
+		ta_session_set_env_gpu(app->sess, &app->gpu);
+	else if (app->why_no_profile && !app->sess->env.has_gpu) {
+		free(app->sess->env.no_gpu);
+		app->sess->env.no_gpu = ta_xstrdup(app->why_no_profile);
+	}
+}
+
+int ta_app_open(ta_app *app, char **err)
+{
+	app->cat = ta_catalog_load(NULL, err);
+	if (!app->cat)
+		return -1;
+	if (app->opt.replay)
+		return open_replay(app, err);
+	app->path = ta_xstrdup(app->opt.file);
+	if (ta_analysis_open(app->path, &app->an, err) != 0)
+		return -1;
+	remember_stat(app);
+	app->session_path = ta_session_path_for(app->path);
+	const ta_source *src = app->an->src;
+	if (ta_path_exists(app->session_path)) {
+		char *why;
+		if (ta_session_load(app->session_path, &app->sess, &why) != 0) {
+			*err = ta_xasprintf("%s\n(the kernel file was not touched; move the session file "
+					    "away to start a new session)", why);
+			free(why);
+			return -1;
+		}
+		int known = ta_session_find_version(app->sess, src->hash);
+		if (known >= 0)
+			app->sess->current = (unsigned)known;
+		else
+			ta_session_add_version(app->sess, src->text, src->len, "changed outside tileadvise");
+		app->sess->file_hash = src->hash;
+		app->sess->file_size = src->len;
+		ta_app_set_message(app, false, "resumed the session of %s (%zu edits, %zu runs)",
+				   app->sess->created ? app->sess->created : "before", app->sess->n_edits,
+				   app->sess->n_runs);
+	} else {
+		app->sess = ta_session_new(app->path, src->text, src->len);
+	}
+	if (app->opt.command) {
+		for (size_t i = 0; app->sess->command && app->sess->command[i]; i++)
+			free(app->sess->command[i]);
+		free(app->sess->command);
+		size_t n = 0;
+		while (app->opt.command[n])
+			n++;
+		app->sess->command = ta_xcalloc(n + 1, sizeof(char *));
+		for (size_t i = 0; i < n; i++)
+			app->sess->command[i] = ta_xstrdup(app->opt.command[i]);
+	}
+	if (app->opt.test_command) {
+		free(app->sess->test_command);
+		app->sess->test_command = ta_xstrdup(app->opt.test_command);
+	}
+	find_device(app);
+	app->walk = NULL;
+	ta_app_rebuild_walk(app);
+	select_position(app, app->sess->pos_kernel, app->sess->pos_step);
+	return 0;
+}
+
+void ta_app_close(ta_app *app)
+{
+	if (app->runner)
+		ta_runner_free(app->runner);
+	ta_records_clear(&app->recs);
+	ta_session_free(app->sess);
+	if (!app->an)
+		ta_source_free(app->shown_src);
+	ta_analysis_free(app->an);
+	ta_catalog_free(app->cat);
+	free(app->path);
+	free(app->session_path);
+	free(app->why_no_profile);
+	free(app->rows);
+	free(app->run_label);
+	free(app->last_log);
+	free(app->last_run_note);
+	free(app->message);
+	free(app->prompt_text);
+}

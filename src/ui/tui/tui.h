@@ -1,0 +1,26 @@
+/* The interactive advisor: `tileadvise FILE` and `tileadvise --replay
+ * SESSION`. */
+#ifndef TA_UI_TUI_TUI_H
+#define TA_UI_TUI_TUI_H
+
+#include <stdbool.h>
+
+typedef struct ta_tui_options {
+	const char *file;             /* the kernel file (NULL with replay) */
+	const char *replay;           /* a session to show read-only, or NULL */
+	bool no_profile;              /* static analysis only */
+	const char *test_command;     /* shell command run after each applied edit */
+	char *const *command;         /* the command to profile (argv); NULL: python3 FILE */
+	const char *records;          /* take measurements from this record stream */
+	const char *gpu_preset;       /* device facts of a known GPU instead of the driver's */
+	double timeout_s;             /* per profiled run; <= 0: the runner's default */
+	const char *record_session;   /* write a session to this path, no terminal */
+} ta_tui_options;
+
+/* Runs the advisor (or, with record_session, writes the session and
+ * returns). Returns the exit status: 0, or 2 when it could not start
+ * (stdout not a terminal, unreadable file or session); the reason is
+ * printed on stderr. */
+int ta_tui_run(const ta_tui_options *o);
+
+#endif

@@ -1,0 +1,344 @@
+/* The right pane: the step page. Title and seed section, the reason in the
+ * user's terms, the source with the concerned lines highlighted, the
+ * evidence figures, the typical impact, the edit as a coloured diff, and
+ * the measured before -> after once applied. */
+#include "config.h"
+#include "ui/tui/app.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise/checklist.h"
+#include "ui/tui/term.h"
+#include "util/buf.h"
+
+/* A page writer: lines go to the pane from `top` on, clipped. */
+typedef struct page {
+	const ta_rect *r;
+	int line;                 /* next line number on the page */
+	int top;
+} page;
+
+static bool visible(const page *p, int *y)
+{
+	int rel = p->line - p->top;
+	if (rel < 0 || rel >= p->r->h)
+		return false;
+	*y = p->r->y + rel;
+	return true;
+}
+
+static void text(page *p, int indent, ta_role role, const char *s, size_t n)
+{
+	int y;
+	if (visible(p, &y)) {
+		if (role == TA_ROLE_HILITE || role == TA_ROLE_SELECT)
+			ta_term_fill(y, p->r->x, p->r->w, role);
+		ta_term_put(y, p->r->x + indent, p->r->w - indent, s, n, role);
+	}
+	p->line++;
+}
+
+static void textf(page *p, int indent, ta_role role, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void textf(page *p, int indent, ta_role role, const char *fmt, ...)
+{
+	ta_buf b = TA_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	ta_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	text(p, indent, role, ta_buf_str(&b), b.len);
+	ta_buf_free(&b);
+}
+
+static void blank(page *p)
+{
+	p->line++;
+}
+
+/* Word-wraps s (paragraphs split on "\n") to the pane's width. */
+static void wrap(page *p, int indent, ta_role role, const char *s)
+{
+	int width = p->r->w - indent - 1;
+	if (width < 10)
+		width = 10;
+	while (*s) {
+		const char *end = strchr(s, '\n');
+		size_t plen = end ? (size_t)(end - s) : strlen(s);
+		const char *q = s, *stop = s + plen;
+		if (q == stop)
+			blank(p);
+		while (q < stop) {
+			const char *line_start = q, *last_break = NULL;
+			int col = 0;
+			const char *c = q;
+			while (c < stop) {
+				const char *w = c;
+				while (w < stop && *w != ' ')
+					w++;
+				int ww = ta_term_width(c, (size_t)(w - c));
+				if (col && col + 1 + ww > width)
+					break;
+				col += (col ? 1 : 0) + ww;
+				last_break = w;
+				c = w;
+				while (c < stop && *c == ' ')
+					c++;
+			}
+			if (!last_break)
+				last_break = stop;
+			text(p, indent, role, line_start, (size_t)(last_break - line_start));
+			q = last_break;
+			while (q < stop && *q == ' ')
+				q++;
+		}
+		s = end ? end + 1 : stop;
+	}
+}
+
+static bool line_concerned(const ta_step *s, uint32_t line)
+{
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const ta_walk_finding *f = &s->findings[i];
+		if (line >= f->line && line <= f->end_line && f->end_line - f->line < 6)
+			return true;
+		if (line == f->line)
+			return true;
+		for (size_t l = 0; l < f->n_lines; l++)
+			if (f->lines[l] == line)
+				return true;
+	}
+	return false;
+}
+
+static void source_excerpt(page *p, const ta_app *app, const ta_step *s)
+{
+	const ta_source *src = app->shown_src;
+	if (!src || !s->n_findings)
+		return;
+	uint32_t lo = s->findings[0].line, hi = lo;
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const ta_walk_finding *f = &s->findings[i];
+		if (f->line && f->line < lo)
+			lo = f->line;
+		if (f->line > hi)
+			hi = f->line;
+		for (size_t l = 0; l < f->n_lines; l++) {
+			if (f->lines[l] && f->lines[l] < lo)
+				lo = f->lines[l];
+			if (f->lines[l] > hi)
+				hi = f->lines[l];
+		}
+	}
+	/* Keep the excerpt short; the first concerned line leads. */
+	if (hi > lo + 14)
+		hi = lo + 14;
+	uint32_t from = lo > 3 ? lo - 3 : 1, to = hi + 3;
+	if (to > src->line_count)
+		to = (uint32_t)src->line_count;
+	textf(p, 1, TA_ROLE_TITLE, "Source %s %s, lines %u-%u", ta_glyph_str(TA_G_DOT),
+	      app->sess->file_name, (unsigned)from, (unsigned)to);
+	for (uint32_t l = from; l <= to; l++) {
+		size_t len;
+		const char *t = ta_source_line(src, l, &len);
+		bool hot = line_concerned(s, l);
+		int y;
+		if (visible(p, &y)) {
+			ta_role role = hot ? TA_ROLE_HILITE : TA_ROLE_NORMAL;
+			if (hot)
+				ta_term_fill(y, p->r->x, p->r->w, role);
+			int x = p->r->x + 1;
+			x += ta_term_printf(y, x, p->r->w - 1, hot ? role : TA_ROLE_LINENO, "%s%5u %s ",
+					    hot ? ta_glyph_str(TA_G_CURSOR) : " ", (unsigned)l,
+					    ta_glyph_str(TA_G_VBAR));
+			ta_term_put(y, x, p->r->x + p->r->w - x, t ? t : "", t ? len : 0, role);
+		}
+		p->line++;
+	}
+}
+
+static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const ta_step *s)
+{
+	const ta_run_figures *run = ta_app_last_run(app);
+	const ta_kernel_figures *f = ta_run_figures_find(run, k->name);
+	bool any_measure = false;
+	for (size_t i = 0; i < s->n_findings; i++)
+		any_measure |= s->findings[i].measure != NULL;
+	if (!f && !any_measure)
+		return;
+	blank(p);
+	textf(p, 1, TA_ROLE_TITLE, "Evidence");
+	if (f) {
+		char med[32], iqr[32];
+		textf(p, 3, TA_ROLE_NORMAL, "%zu launches (%zu autotuning, %zu warm-up set apart); "
+		      "median %s, IQR %s, n=%zu", f->launches, f->autotune_launches, f->warmup_launches,
+		      ta_fmt_ns(f->summary.median, med, sizeof med), ta_fmt_ns(f->summary.iqr, iqr, sizeof iqr),
+		      f->summary.count);
+		const char *x = ta_glyph_str(TA_G_TIMES);
+		textf(p, 3, TA_ROLE_NORMAL, "grid %d%s%d%s%d, block %d, %u registers, %u B local/thread%s, "
+		      "smem %d+%d B", f->grid[0], x, f->grid[1], x, f->grid[2], f->block[0], f->regs,
+		      f->local_per_thread, f->local_per_thread ? " (spills)" : "", f->smem_static, f->smem_dynamic);
+		if (f->has_occupancy)
+			textf(p, 3, TA_ROLE_NORMAL, "occupancy %.1f%% (%d blocks/SM, limited by %s), %.2f waves",
+			      f->occupancy * 100, f->blocks_per_sm, f->limiter, f->waves);
+	}
+	for (size_t i = 0; i < s->n_findings; i++)
+		if (s->findings[i].measure)
+			wrap(p, 3, TA_ROLE_NORMAL, s->findings[i].measure);
+}
+
+static void diff_lines(page *p, const char *d, int max)
+{
+	int n = 0;
+	while (*d) {
+		const char *end = strchr(d, '\n');
+		size_t len = end ? (size_t)(end - d) : strlen(d);
+		if (max && n == max) {
+			textf(p, 3, TA_ROLE_DIM, "%s (d shows the whole diff)", ta_glyph_str(TA_G_ELLIPSIS));
+			return;
+		}
+		ta_role role = TA_ROLE_NORMAL;
+		if (!strncmp(d, "+++", 3) || !strncmp(d, "---", 3))
+			role = TA_ROLE_TITLE;
+		else if (*d == '+')
+			role = TA_ROLE_ADD;
+		else if (*d == '-')
+			role = TA_ROLE_DEL;
+		else if (*d == '@')
+			role = TA_ROLE_HUNK;
+		text(p, 3, role, d, len);
+		n++;
+		d = end ? end + 1 : d + len;
+	}
+}
+
+static void measured(page *p, const ta_app *app, const ta_step *s)
+{
+	if (s->mark != TA_MARK_APPLIED)
+		return;
+	blank(p);
+	textf(p, 1, TA_ROLE_TITLE, "Measured");
+	if (!s->has_change) {
+		textf(p, 3, TA_ROLE_DIM, "applied; not measured yet%s",
+		      app->opt.no_profile ? " (profiling is off)" : "");
+		return;
+	}
+	char b[32], a[32];
+	const ta_comparison *c = &s->change.cmp;
+	ta_role role = c->verdict == TA_VERDICT_FASTER ? TA_ROLE_FASTER
+		     : c->verdict == TA_VERDICT_SLOWER ? TA_ROLE_SLOWER : TA_ROLE_NORMAL;
+	textf(p, 3, role, "%s %s %s   %.3f%s [%.3f, %.3f] 95%%   %s",
+	      ta_fmt_ns(s->change.before_ns, b, sizeof b), ta_glyph_str(TA_G_ARROW),
+	      ta_fmt_ns(s->change.after_ns, a, sizeof a), c->ratio, ta_glyph_str(TA_G_TIMES), c->lo, c->hi,
+	      c->verdict == TA_VERDICT_NOISE ? "within noise" : ta_verdict_name(c->verdict));
+}
+
+static void folded_page(page *p, ta_app *app, const ta_walk_kernel *k)
+{
+	textf(p, 1, TA_ROLE_TITLE, "Steps that do not apply to %s", k->name);
+	blank(p);
+	for (size_t i = 0; i < k->n_steps; i++) {
+		const ta_step *s = &k->steps[i];
+		if (ta_step_is_open(s))
+			continue;
+		const ta_entry *e = ta_catalog_find(app->cat, s->id);
+		textf(p, 2, TA_ROLE_NORMAL, "%s %-3s %-15s %s",
+		      ta_glyph_str(s->mark == TA_MARK_SATISFIED ? TA_G_SATISFIED : TA_G_NA), s->id,
+		      ta_mark_name(s->mark), e ? e->title : "");
+	}
+	blank(p);
+	textf(p, 1, TA_ROLE_DIM, "Enter shows them in the walk.");
+}
+
+static void draw(ta_app *app, const ta_rect *r)
+{
+	page p = { .r = r, .top = app->page_top };
+	const ta_walk_kernel *k = ta_app_kernel(app);
+	const ta_step *s = ta_app_step(app);
+	if (!k) {
+		wrap(&p, 1, TA_ROLE_NORMAL, "This file defines no @triton.jit kernel: there is nothing to walk.");
+		app->page_lines = p.line;
+		return;
+	}
+	if (!s) {
+		folded_page(&p, app, k);
+		app->page_lines = p.line;
+		return;
+	}
+	const ta_entry *e = ta_catalog_find(app->cat, s->id);
+	textf(&p, 1, TA_ROLE_TITLE, "%s %s %s   [%s]", s->id, ta_glyph_str(TA_G_DOT), e ? e->title : "?",
+	      ta_mark_name(s->mark));
+	if (e && e->seed_ref && strcmp(e->seed_ref, ta_section_title(e->section)))
+		textf(&p, 1, TA_ROLE_DIM, "%s %s seed: %s %s kernel %s", ta_section_title(e->section),
+		      ta_glyph_str(TA_G_DOT), e->seed_ref, ta_glyph_str(TA_G_DOT), k->name);
+	else if (e)
+		textf(&p, 1, TA_ROLE_DIM, "%s %s kernel %s", ta_section_title(e->section),
+		      ta_glyph_str(TA_G_DOT), k->name);
+	blank(&p);
+	if (s->n_findings) {
+		for (size_t i = 0; i < s->n_findings && i < 6; i++) {
+			char *line = ta_xasprintf("line %u: %s", (unsigned)s->findings[i].line, s->findings[i].reason);
+			wrap(&p, 1, TA_ROLE_NORMAL, line);
+			free(line);
+		}
+		if (s->n_findings > 6)
+			textf(&p, 1, TA_ROLE_DIM, "and %zu more places", s->n_findings - 6);
+		blank(&p);
+		source_excerpt(&p, app, s);
+	} else if (e) {
+		const char *why = s->mark == TA_MARK_SATISFIED ? e->satisfied_when
+				: s->mark == TA_MARK_NEEDS_PROFILE ? e->evidence
+				: s->mark == TA_MARK_NEEDS_BASELINE
+				? "This step compares the kernel with a baseline: give one with --baseline CMD."
+				: e->summary;
+		wrap(&p, 1, TA_ROLE_NORMAL, why && *why ? why : e->summary);
+		if (s->mark == TA_MARK_NEEDS_PROFILE)
+			wrap(&p, 1, TA_ROLE_DIM, app->why_no_profile ? app->why_no_profile
+								     : "It fills in when the run is measured.");
+	}
+	figures(&p, app, k, s);
+	measured(&p, app, s);
+	if (e && e->impact && *e->impact) {
+		blank(&p);
+		textf(&p, 1, TA_ROLE_TITLE, "Typical impact");
+		wrap(&p, 3, TA_ROLE_NORMAL, e->impact);
+	}
+	if (s->diff && s->mark != TA_MARK_APPLIED) {
+		blank(&p);
+		textf(&p, 1, TA_ROLE_TITLE, "Suggested edit %s %s%s", ta_glyph_str(TA_G_DOT),
+		      s->edit_title ? s->edit_title : "mechanical", app->read_only ? "" : "  (a applies it)");
+		diff_lines(&p, s->diff, 40);
+	} else if (s->edit_kind == TA_STEP_EDIT_GUIDED && s->mark == TA_MARK_APPLIES && e) {
+		blank(&p);
+		textf(&p, 1, TA_ROLE_TITLE, "Guided change%s", app->read_only ? "" : "  (e opens your editor here)");
+		wrap(&p, 3, TA_ROLE_NORMAL, e->edit_summary);
+	} else if (s->why_no_edit && s->mark == TA_MARK_APPLIES) {
+		blank(&p);
+		textf(&p, 1, TA_ROLE_TITLE, "No edit here");
+		wrap(&p, 3, TA_ROLE_DIM, s->why_no_edit);
+	}
+	if (e && s->mark == TA_MARK_APPLIES && e->means && *e->means) {
+		blank(&p);
+		textf(&p, 1, TA_ROLE_TITLE, "What it means");
+		wrap(&p, 3, TA_ROLE_NORMAL, e->means);
+	}
+	app->page_lines = p.line;
+}
+
+static unsigned request(ta_app *app, ta_req req)
+{
+	int step = 10;
+	if (req == TA_REQ_PAGE_DOWN) {
+		if (app->page_top + step < app->page_lines)
+			app->page_top += step;
+	} else if (req == TA_REQ_PAGE_UP) {
+		app->page_top = app->page_top > step ? app->page_top - step : 0;
+	} else {
+		return TA_REACT_UNHANDLED;
+	}
+	return TA_REACT_REDRAW;
+}
+
+const ta_view_ops ta_view_step = { "step", draw, request, NULL };

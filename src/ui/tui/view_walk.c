@@ -1,0 +1,211 @@
+/* The left pane: the file's kernels with their measured time, then the
+ * selected kernel's walk with a status mark per step; steps that do not
+ * apply are folded into one row. */
+#include "config.h"
+#include "ui/tui/app.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "advise/checklist.h"
+#include "ui/tui/term.h"
+
+static ta_glyph mark_glyph(ta_mark m)
+{
+	switch (m) {
+	case TA_MARK_APPLIES: return TA_G_APPLIES;
+	case TA_MARK_SATISFIED: return TA_G_SATISFIED;
+	case TA_MARK_NEEDS_PROFILE: return TA_G_NEEDS_PROFILE;
+	case TA_MARK_NEEDS_BASELINE: return TA_G_NEEDS_BASELINE;
+	case TA_MARK_APPLIED: return TA_G_APPLIED;
+	case TA_MARK_SKIPPED: return TA_G_SKIPPED;
+	case TA_MARK_NOT_APPLICABLE:
+	default: return TA_G_NA;
+	}
+}
+
+static ta_role mark_role(ta_mark m)
+{
+	switch (m) {
+	case TA_MARK_APPLIES: return TA_ROLE_APPLIES;
+	case TA_MARK_SATISFIED: return TA_ROLE_OK;
+	case TA_MARK_APPLIED: return TA_ROLE_FASTER;
+	case TA_MARK_NEEDS_PROFILE:
+	case TA_MARK_NEEDS_BASELINE: return TA_ROLE_WARN;
+	default: return TA_ROLE_DIM;
+	}
+}
+
+static size_t folded_count(const ta_walk_kernel *k)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < k->n_steps; i++)
+		n += !ta_step_is_open(&k->steps[i]);
+	return n;
+}
+
+static int selected_row(const ta_app *app)
+{
+	for (size_t i = 0; i < app->n_rows; i++) {
+		const ta_row *r = &app->rows[i];
+		if ((r->kind == TA_ROW_STEP && r->step == app->step) ||
+		    (r->kind == TA_ROW_FOLD && app->step < 0))
+			return (int)i;
+	}
+	return -1;
+}
+
+static void draw_step_row(ta_app *app, const ta_step *s, int y, int x, int w, bool sel)
+{
+	ta_role base = sel ? TA_ROLE_SELECT : TA_ROLE_NORMAL;
+	ta_term_fill(y, x, w, base);
+	int c = x + 1;
+	c += ta_term_put(y, c, w - (c - x), ta_glyph_str(mark_glyph(s->mark)), (size_t)-1,
+			 sel ? base : mark_role(s->mark));
+	c += ta_term_printf(y, c, w - (c - x), base, " %-3s ", s->id);
+	char right[32] = "";
+	if (s->has_change)
+		snprintf(right, sizeof right, " %.2f%s", s->change.cmp.ratio, ta_glyph_str(TA_G_TIMES));
+	else if (s->mark == TA_MARK_APPLIED)
+		snprintf(right, sizeof right, " applied");
+	else if (s->mark == TA_MARK_SKIPPED)
+		snprintf(right, sizeof right, " skipped");
+	int rw = ta_term_width(right, (size_t)-1);
+	const ta_entry *e = ta_catalog_find(app->cat, s->id);
+	ta_term_put(y, c, w - (c - x) - rw, e ? e->title : "", (size_t)-1, base);
+	if (rw) {
+		ta_role rr = sel ? base : s->has_change && s->change.cmp.verdict == TA_VERDICT_SLOWER
+			   ? TA_ROLE_SLOWER : s->has_change && s->change.cmp.verdict == TA_VERDICT_FASTER
+			   ? TA_ROLE_FASTER : TA_ROLE_DIM;
+		ta_term_put(y, x + w - rw, rw, right, (size_t)-1, rr);
+	}
+}
+
+static void draw(ta_app *app, const ta_rect *r)
+{
+	int y = r->y, x = r->x, w = r->w, bottom = r->y + r->h;
+	const ta_walk *wk = app->walk;
+	const ta_run_figures *run = ta_app_last_run(app);
+	ta_term_printf(y++, x, w, TA_ROLE_TITLE, " Kernels");
+	/* At most a third of the pane for kernels. */
+	size_t max_k = (size_t)(r->h / 3 > 1 ? r->h / 3 : 1);
+	for (size_t i = 0; wk && i < wk->n_kernels && i < max_k && y < bottom; i++) {
+		const ta_walk_kernel *k = &wk->kernels[i];
+		bool sel = (int)i == app->kernel;
+		char t[48] = "";
+		const ta_kernel_figures *f = ta_run_figures_find(run, k->name);
+		if (f && f->summary.count)
+			ta_fmt_ns(f->summary.median, t, sizeof t);
+		else if (k->helper)
+			snprintf(t, sizeof t, "helper");
+		else
+			snprintf(t, sizeof t, "not measured");
+		int tw = ta_term_width(t, (size_t)-1);
+		ta_term_fill(y, x, w, sel ? TA_ROLE_TITLE : TA_ROLE_NORMAL);
+		ta_term_printf(y, x, w - tw - 1, sel ? TA_ROLE_TITLE : TA_ROLE_NORMAL, "%s %s",
+			       sel ? ta_glyph_str(TA_G_CURSOR) : " ", k->name);
+		ta_term_put(y, x + w - tw - 1, tw, t, (size_t)-1, f ? TA_ROLE_NORMAL : TA_ROLE_DIM);
+		y++;
+	}
+	if (wk && wk->n_kernels > max_k && y < bottom)
+		ta_term_printf(y++, x, w, TA_ROLE_DIM, "  (%zu more: Tab)", wk->n_kernels - max_k);
+	if (y >= bottom)
+		return;
+	const ta_walk_kernel *k = ta_app_kernel(app);
+	y++;
+	if (!k) {
+		ta_term_printf(y, x, w, TA_ROLE_DIM, " No @triton.jit kernel in this file.");
+		return;
+	}
+	if (y < bottom)
+		ta_term_printf(y++, x, w, TA_ROLE_TITLE, " Walk of %s", k->name);
+	int avail = bottom - y;
+	if (avail <= 0)
+		return;
+	int sel = selected_row(app);
+	if (sel >= 0) {
+		if (sel < app->list_top)
+			app->list_top = sel;
+		if (sel >= app->list_top + avail)
+			app->list_top = sel - avail + 1;
+	}
+	if (app->list_top > (int)app->n_rows - 1)
+		app->list_top = 0;
+	app->row_y0 = y;
+	for (size_t i = (size_t)app->list_top; i < app->n_rows && y < bottom; i++, y++) {
+		const ta_row *row = &app->rows[i];
+		if (row->kind == TA_ROW_FOLD) {
+			bool s = app->step < 0;
+			ta_term_fill(y, x, w, s ? TA_ROLE_SELECT : TA_ROLE_NORMAL);
+			ta_term_printf(y, x + 1, w - 1, s ? TA_ROLE_SELECT : TA_ROLE_DIM, "%s %zu %s (Enter)",
+				       ta_glyph_str(TA_G_FOLD), folded_count(k),
+				       app->unfold ? "satisfied or not applicable, shown below"
+						   : "satisfied or not applicable");
+			continue;
+		}
+		draw_step_row(app, &k->steps[row->step], y, x, w, row->step == app->step);
+	}
+}
+
+static void select_row(ta_app *app, int i)
+{
+	if (i < 0 || (size_t)i >= app->n_rows)
+		return;
+	app->step = app->rows[i].kind == TA_ROW_STEP ? app->rows[i].step : -1;
+	app->page_top = 0;
+}
+
+static unsigned request(ta_app *app, ta_req req)
+{
+	const ta_walk *w = app->walk;
+	int sel = selected_row(app);
+	switch (req) {
+	case TA_REQ_NEXT_STEP:
+		select_row(app, sel + 1);
+		break;
+	case TA_REQ_PREV_STEP:
+		select_row(app, sel > 0 ? sel - 1 : 0);
+		break;
+	case TA_REQ_FIRST:
+		select_row(app, 0);
+		break;
+	case TA_REQ_LAST:
+		select_row(app, (int)app->n_rows - 1);
+		break;
+	case TA_REQ_NEXT_KERNEL:
+	case TA_REQ_PREV_KERNEL:
+		if (!w || w->n_kernels < 2)
+			return TA_REACT_NONE;
+		app->kernel = (int)(((size_t)app->kernel + (req == TA_REQ_NEXT_KERNEL ? 1 : w->n_kernels - 1)) %
+				    w->n_kernels);
+		app->step = -2;   /* not a row: rebuild picks the first */
+		app->list_top = 0;
+		app->page_top = 0;
+		ta_app_rebuild_rows(app);
+		break;
+	case TA_REQ_FOLD:
+		app->unfold = !app->unfold;
+		ta_app_rebuild_rows(app);
+		break;
+	default:
+		return TA_REACT_UNHANDLED;
+	}
+	return TA_REACT_REDRAW;
+}
+
+static unsigned click(ta_app *app, const ta_rect *r, int y, int x)
+{
+	int i = app->list_top + (y - app->row_y0);
+	if (y < app->row_y0 || i < 0 || (size_t)i >= app->n_rows)
+		return TA_REACT_NONE;
+	if (app->rows[i].kind == TA_ROW_FOLD && app->step < 0) {
+		app->unfold = !app->unfold;
+		ta_app_rebuild_rows(app);
+		app->step = -1;
+	} else {
+		select_row(app, i);
+	}
+	return TA_REACT_REDRAW | TA_REACT_SAVE;
+}
+
+const ta_view_ops ta_view_walk = { "walk", draw, request, click };

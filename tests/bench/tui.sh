@@ -1,0 +1,67 @@
+#!/bin/sh
+# Screen benchmark of the advisor, driven through tmux at 120x40 on the
+# largest example (--no-profile, so nothing else runs):
+#  - start to first complete frame, 11 starts: the advisor's own clock
+#    (TILEADVISE_BENCH: process start to the end of the first refresh) and
+#    the outside view (tmux launch until the footer is on the pane);
+#  - keypress to redraw over 50 keypresses (j/k): inside (key read to the
+#    end of the refresh) and outside (send-keys until the pane changed).
+# Prints medians; targets: first frame < 100 ms, median redraw < 16 ms.
+# Usage: TILEADVISE=build/src/tileadvise TA_SRCDIR=. tests/bench/tui.sh
+: "${TILEADVISE:?set TILEADVISE}"
+: "${TA_SRCDIR:?set TA_SRCDIR}"
+command -v tmux >/dev/null || { echo "tmux is needed"; exit 2; }
+sock="ta-bench-$$"
+tmp=$(mktemp -d)
+trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+# The largest example by lines.
+file=$(wc -l "$TA_SRCDIR"/examples/*/*.py | grep -v total | sort -n | tail -1 | awk '{print $2}')
+cp "$file" "$tmp/"
+kernel="$tmp/$(basename "$file")"
+log="$tmp/bench.log"
+
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+screen() { tmux -L "$sock" capture-pane -p -t b 2>/dev/null; }
+
+: >"$tmp/outside-first"
+for i in $(seq 11); do
+	rm -rf "$tmp/.tileadvise"
+	t0=$(now_ms)
+	tmux -L "$sock" -f /dev/null new-session -d -x 120 -y 40 -s b \
+		"TILEADVISE_BENCH='$log' '$TILEADVISE' --no-profile '$kernel'; exec sleep 60"
+	n=0
+	until screen | grep -q "q quit"; do
+		n=$((n + 1)); [ $n -gt 2000 ] && { echo "no frame"; exit 1; }
+	done
+	echo $(($(now_ms) - t0)) >>"$tmp/outside-first"
+	tmux -L "$sock" send-keys -t b q
+	tmux -L "$sock" kill-session -t b
+done
+first_in=$(grep '^first_frame_ms' "$log" | awk '{print $2}' | median)
+first_out=$(median <"$tmp/outside-first")
+
+rm -rf "$tmp/.tileadvise"
+: >"$log"
+tmux -L "$sock" -f /dev/null new-session -d -x 120 -y 40 -s b \
+	"TILEADVISE_BENCH='$log' '$TILEADVISE' --no-profile '$kernel'; exec sleep 60"
+until screen | grep -q "q quit"; do :; done
+: >"$tmp/outside-key"
+for i in $(seq 50); do
+	if [ "$i" -le 25 ]; then key=j; else key=k; fi
+	before=$(screen)
+	t0=$(date +%s%N)
+	tmux -L "$sock" send-keys -t b "$key"
+	n=0
+	while [ "$(screen)" = "$before" ]; do
+		n=$((n + 1)); [ $n -gt 2000 ] && break
+	done
+	echo "$(( ($(date +%s%N) - t0) / 1000 ))" | awk '{ printf "%.3f\n", $1 / 1000 }' >>"$tmp/outside-key"
+done
+redraw_in=$(grep '^key_to_frame_ms' "$log" | awk '{print $2}' | median)
+redraw_out=$(median <"$tmp/outside-key")
+keys=$(grep -c '^key_to_frame_ms' "$log")
+
+echo "file: $(basename "$file") ($(wc -l <"$file") lines), 120x40, --no-profile"
+echo "first frame, median of 11 starts: ${first_in} ms inside, ${first_out} ms seen through tmux (target < 100 ms)"
+echo "keypress to redraw, median of $keys keys: ${redraw_in} ms inside, ${redraw_out} ms seen through tmux (target < 16 ms)"

@@ -1,0 +1,69 @@
+#!/bin/sh
+# Every mechanical edit tileadvise finds in the bundled examples, applied in
+# order on a copy of each example and measured on the GPU: after each step
+# the example runs under `tileadvise --profile --baseline <previous version>`
+# (its own correctness check decides the exit status; the comparison gives
+# the ratio of medians with its bootstrap interval and verdict).
+# Usage: tests/gpu/edits.sh OUTDIR [NAME...]. Needs a carried build in
+# $TA_DEVBUILD (default .devbuild). Writes OUTDIR/edits.log,
+# OUTDIR/edits.tsv (example, step, id, rc, the comparison lines) and
+# OUTDIR/edits.tar.gz (every version and its record stream).
+set -u
+OUTDIR=${1:?usage: edits.sh OUTDIR [NAME...]}
+shift
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+B=${TA_DEVBUILD:-$ROOT/.devbuild}
+TA="$B/src/tileadvise"
+export TILEADVISE_DATADIR="$ROOT/data" TILEADVISE_LIBDIR="$B/src/profile/inject/.libs"
+export PYTHONUNBUFFERED=1
+names=${*:-softmax layernorm matmul attention cat}
+MECHANICAL="D12 D4 S3 G4 D6 S7 S8 G3 D1 L2 G7"
+mkdir -p "$OUTDIR"
+log="$OUTDIR/edits.log"
+tsv="$OUTDIR/edits.tsv"
+: > "$log"
+printf 'example\tstep\tid\tsites\trc\tcomparison\town timing (bare, previous then new)\n' > "$tsv"
+W=$(mktemp -d /tmp/ta-edits.XXXXXX)
+for n in $names; do
+	d="$W/$n"
+	mkdir -p "$d"
+	cp "$ROOT/examples/$n/$n.py" "$d/$n.py"
+	cp "$d/$n.py" "$d/v0.py"
+	step=0
+	ids=$("$TA" --check "$d/$n.py" 2>/dev/null | sed -n 's/.*\[\([A-Z][0-9]*\)\]$/\1/p' | awk '!seen[$0]++')
+	echo "=== $n: findings $(echo $ids)" >> "$log"
+	for id in $ids; do
+		case " $MECHANICAL " in *" $id "*) ;; *) continue ;; esac
+		sites=0
+		while [ $sites -lt 12 ] && "$TA" --apply "$id" "$d/$n.py" >> "$log" 2>&1; do
+			sites=$((sites + 1))
+		done
+		[ $sites -gt 0 ] || continue
+		prev="$d/v$step.py"
+		step=$((step + 1))
+		cp "$d/$n.py" "$d/v$step.py"
+		echo "--- $n step $step: $id ($sites sites), measured against v$((step - 1))" >> "$log"
+		# The baseline is the previous version, run the same way.
+		"$TA" --profile --timeout 300 --baseline "python3 $prev" \
+			--save-records "$d/rec-$step.jsonl" "$d/v$step.py" > "$W/out.txt" 2>&1
+		rc=$?
+		cat "$W/out.txt" >> "$log"
+		cmp=$(grep -i -E 'baseline|ratio|faster|slower|noise' "$W/out.txt" | head -n 3 | tr '\n\t' '  ')
+		# The example's own do_bench lines, previous and new version, run bare.
+		own=$(for v in "$prev" "$d/v$step.py"; do
+			python3 "$v" 2>&1 | grep -E '^[a-z]+(\[.*\])?: triton' | sed "s|^|$(basename "$v" .py) |"
+		done | tr '\n\t' '  ')
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$step" "$id" "$sites" "$rc" "$cmp" "$own" >> "$tsv"
+	done
+	if [ $step -gt 1 ]; then
+		echo "--- $n: last version v$step against the original v0" >> "$log"
+		"$TA" --profile --timeout 300 --baseline "python3 $d/v0.py" "$d/v$step.py" > "$W/out.txt" 2>&1
+		rc=$?
+		cat "$W/out.txt" >> "$log"
+		cmp=$(grep -i -E 'baseline|ratio|faster|slower|noise' "$W/out.txt" | head -n 3 | tr '\n\t' '  ')
+		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "total" "v0..v$step" "-" "$rc" "$cmp" >> "$tsv"
+	fi
+done
+# Every version and record stream, in one archive (few files come back).
+tar -C "$W" -czf "$OUTDIR/edits.tar.gz" . 2>/dev/null
+cat "$tsv"

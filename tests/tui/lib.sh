@@ -1,0 +1,147 @@
+# Helpers for the tmux-driven screen tests: a private tmux server, keys in,
+# the screen captured as text, bounded waits (no fixed sleeps), TAP out.
+# Needs TILEADVISE (the built binary) and TA_SRCDIR (the source tree).
+
+: "${TILEADVISE:?set TILEADVISE to the built tileadvise}"
+: "${TA_SRCDIR:?set TA_SRCDIR to the source tree}"
+TA_SOCK="ta-test-$$"
+TA_N=0
+TA_FAILED=0
+TA_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ta-tui.XXXXXX")
+
+ta_tmux() { tmux -L "$TA_SOCK" -f /dev/null "$@"; }
+
+ta_cleanup() {
+	ta_tmux kill-server 2>/dev/null
+	rm -rf "$TA_TMP"
+}
+trap ta_cleanup EXIT
+
+# Skips the whole script (TAP) when tmux is missing.
+ta_need_tmux() {
+	if ! command -v tmux >/dev/null 2>&1; then
+		echo "1..0 # SKIP tmux not installed"
+		exit 0
+	fi
+}
+
+# ta_start W H COMMAND...: runs COMMAND in a fresh window of W x H; when
+# it ends the pane shows "EXIT=<status>".
+TA_WIN=0
+ta_start() {
+	w=$1 h=$2
+	shift 2
+	[ "$TA_WIN" -gt 0 ] && ta_tmux kill-session -t "t$TA_WIN" 2>/dev/null
+	TA_WIN=$((TA_WIN + 1))
+	ta_tmux new-session -d -x "$w" -y "$h" -s "t$TA_WIN" \
+		"$* ; echo EXIT=\$?; exec sleep 600"
+	ta_tmux set-option -t "t$TA_WIN" status off >/dev/null
+	ta_tmux resize-window -t "t$TA_WIN" -x "$w" -y "$h" 2>/dev/null
+}
+
+ta_screen() { ta_tmux capture-pane -p -t "t$TA_WIN" 2>/dev/null; }
+ta_screen_attr() { ta_tmux capture-pane -p -e -t "t$TA_WIN" 2>/dev/null; }
+ta_keys() { ta_tmux send-keys -t "t$TA_WIN" "$@"; }
+ta_resize() { ta_tmux resize-window -t "t$TA_WIN" -x "$1" -y "$2"; }
+
+# ta_wait PATTERN [TRIES]: polls the screen until a line matches the
+# extended regular expression (20 ms apart, 30 s by default: sanitizer
+# builds under a parallel make are slow). Returns 1
+# on timeout and keeps the last screen in $TA_TMP/last-screen.
+ta_wait() {
+	tries=${2:-${TA_TUI_TRIES:-1500}}
+	while [ "$tries" -gt 0 ]; do
+		ta_screen >"$TA_TMP/last-screen"
+		grep -Eq -- "$1" "$TA_TMP/last-screen" && return 0
+		tries=$((tries - 1))
+		sleep 0.02
+	done
+	return 1
+}
+
+# ta_wait_fixed STRING: ta_wait for a fixed string.
+ta_wait_fixed() {
+	tries=${TA_TUI_TRIES:-1500}
+	while [ "$tries" -gt 0 ]; do
+		ta_screen >"$TA_TMP/last-screen"
+		grep -qF -- "$1" "$TA_TMP/last-screen" && return 0
+		tries=$((tries - 1))
+		sleep 0.02
+	done
+	return 1
+}
+
+# ta_until COMMAND...: retries a check on the screen (a frame may be caught
+# half drawn) until it holds, bounded like ta_wait.
+ta_until() {
+	tries=${TA_TUI_TRIES:-1500}
+	while [ "$tries" -gt 0 ]; do
+		"$@" && return 0
+		tries=$((tries - 1))
+		sleep 0.02
+	done
+	return 1
+}
+
+# ta_wait_gone PATTERN: the opposite.
+ta_wait_gone() {
+	tries=${2:-${TA_TUI_TRIES:-1500}}
+	while [ "$tries" -gt 0 ]; do
+		ta_screen >"$TA_TMP/last-screen"
+		grep -Eq -- "$1" "$TA_TMP/last-screen" || return 0
+		tries=$((tries - 1))
+		sleep 0.02
+	done
+	return 1
+}
+
+# ta_press KEY...: sends the keys and waits (bounded) until the screen
+# changes; returns 1 when it did not.
+ta_press() {
+	before=$(ta_screen)
+	ta_keys "$@"
+	tries=250
+	while [ "$tries" -gt 0 ]; do
+		[ "$(ta_screen)" != "$before" ] && return 0
+		tries=$((tries - 1))
+		sleep 0.02
+	done
+	return 1
+}
+
+# ta_step_to ID: presses j until the step page shows step ID (at most 60).
+ta_step_to() {
+	i=0
+	while [ $i -lt 60 ]; do
+		ta_screen >"$TA_TMP/last-screen"
+		grep -Eq "(│|\|) $1 (·|-) " "$TA_TMP/last-screen" && return 0
+		ta_press j || return 1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# ok CONDITION-STATUS DESCRIPTION
+ta_ok() {
+	TA_N=$((TA_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $TA_N - $2"
+	else
+		echo "not ok $TA_N - $2"
+		TA_FAILED=$((TA_FAILED + 1))
+		if [ -f "$TA_TMP/last-screen" ]; then
+			sed 's/^/# /' "$TA_TMP/last-screen"
+		fi
+	fi
+}
+
+ta_check() {
+	desc=$1
+	shift
+	"$@"
+	ta_ok $? "$desc"
+}
+
+ta_done() {
+	[ "$TA_FAILED" -eq 0 ]
+}

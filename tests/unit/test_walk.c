@@ -1,0 +1,223 @@
+/* The walk: steps in trigger order with statuses, findings and diffs, the
+ * figures of a recorded H200 run, measured changes, marks from a session. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "advise/checklist.h"
+#include "advise/session.h"
+#include "advise/walk.h"
+#include "analyze/analysis.h"
+#include "profile/measure.h"
+#include "profile/protocol.h"
+#include "util/buf.h"
+
+typedef struct fixture {
+	ta_catalog *cat;
+	ta_analysis *an;
+	ta_run_figures run;
+	ta_gpu_info gpu;
+} fixture;
+
+static const char *srcdir(void)
+{
+	const char *s = getenv("TA_SRCDIR");
+	return s && *s ? s : TA_BUILD_SRCDIR;
+}
+
+static int setup(void **state)
+{
+	fixture *f = ta_xcalloc(1, sizeof *f);
+	char *err = NULL;
+	f->cat = ta_catalog_load(NULL, &err);
+	char *path = ta_xasprintf("%s/examples/attention/attention.py", srcdir());
+	if (!f->cat || ta_analysis_open(path, &f->an, &err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	free(path);
+	ta_records recs;
+	ta_records_init(&recs);
+	char *rec = ta_xasprintf("%s/tests/profiles/h200-2026-11-29-example-attention.jsonl", srcdir());
+	if (ta_records_load_file(&recs, rec, &err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	free(rec);
+	ta_gpu_preset("h200", &f->gpu);
+	const char *names[] = { "gemma_attn_fwd" };
+	bool tuned[] = { true };
+	ta_measurement *m = ta_measure_build(&recs, names, tuned, 1, &f->gpu);
+	ta_run_figures_from_measure(&f->run, m, "recorded", "2026-11-29T00:00:00Z", 0);
+	ta_measurement_free(m);
+	ta_records_clear(&recs);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	fixture *f = *state;
+	ta_run_figures_clear(&f->run);
+	ta_analysis_free(f->an);
+	ta_catalog_free(f->cat);
+	free(f);
+	ta_model_shutdown();
+	return 0;
+}
+
+static void test_static_walk(void **state)
+{
+	fixture *f = *state;
+	ta_walk *w = ta_walk_build(f->an->model, f->cat, NULL, NULL, "attention.py");
+	assert_int_equal(w->n_kernels, 1);
+	const ta_walk_kernel *k = &w->kernels[0];
+	assert_string_equal(k->name, "gemma_attn_fwd");
+	assert_int_equal(k->n_steps, ta_rules_count());
+	/* Triggers first; T1 fired, so section 4 opens right after them. */
+	assert_string_equal(k->steps[0].id, "T1");
+	assert_int_equal(k->steps[0].mark, TA_MARK_APPLIES);
+	assert_string_equal(k->steps[5].id, "G1");
+	ta_step *s3 = ta_walk_find_step(w, "gemma_attn_fwd", "S3");
+	assert_non_null(s3);
+	assert_int_equal(s3->mark, TA_MARK_APPLIES);
+	assert_int_equal(s3->edit_kind, TA_STEP_EDIT_MECHANICAL);
+	assert_int_equal(s3->n_findings, 1);
+	assert_int_equal(s3->findings[0].line, 77);
+	assert_int_equal(ta_step_line(s3), 77);
+	assert_non_null(s3->diff);
+	assert_non_null(strstr(s3->diff, "+        qk = tl.dot(q, k.T)\n"));
+	assert_non_null(strstr(s3->diff, "--- a/attention.py"));
+	/* G4 is served by S3's detector and edit. */
+	ta_step *g4 = ta_walk_find_step(w, "gemma_attn_fwd", "g4");
+	assert_non_null(g4);
+	assert_non_null(g4->diff);
+	/* Without a profile, profile-backed steps wait for one. */
+	ta_step *p7 = ta_walk_find_step(w, "gemma_attn_fwd", "P7");
+	assert_int_equal(p7->mark, TA_MARK_NEEDS_PROFILE);
+	assert_true(ta_step_is_open(p7));
+	ta_step *t2 = ta_walk_find_step(w, "gemma_attn_fwd", "T2");
+	assert_int_equal(t2->mark, TA_MARK_NOT_APPLICABLE);
+	assert_false(ta_step_is_open(t2));
+	assert_null(ta_walk_find_step(w, "nope", "S3"));
+	ta_walk_free(w);
+}
+
+static void test_profiled_walk(void **state)
+{
+	fixture *f = *state;
+	const ta_kernel_figures *kf = ta_run_figures_find(&f->run, "gemma_attn_fwd");
+	assert_non_null(kf);
+	/* tests/profiles/h200-2026-11-29-example-attention.text */
+	assert_int_equal(kf->launches, 392);
+	assert_int_equal(kf->autotune_launches, 107);
+	assert_int_equal(kf->summary.count, 284);
+	assert_true(kf->summary.median > 1932100 && kf->summary.median < 1932300);
+	assert_int_equal(kf->regs, 138);
+	assert_true(kf->has_occupancy);
+	assert_string_equal(kf->limiter, "shared memory");
+	assert_int_equal(kf->blocks_per_sm, 2);
+	ta_walk *w = ta_walk_build(f->an->model, f->cat, &f->run, &f->gpu, "attention.py");
+	ta_step *p7 = ta_walk_find_step(w, "gemma_attn_fwd", "P7");
+	assert_int_not_equal(p7->mark, TA_MARK_NEEDS_PROFILE);
+	ta_walk_free(w);
+}
+
+static void fill(ta_run_figures *r, const char *name, double base, unsigned version)
+{
+	memset(r, 0, sizeof *r);
+	r->label = ta_xstrdup("x");
+	r->version = version;
+	r->kernels = ta_xcalloc(1, sizeof *r->kernels);
+	r->n_kernels = 1;
+	ta_kernel_figures *k = &r->kernels[0];
+	k->name = ta_xstrdup(name);
+	k->n_durations = 50;
+	k->durations_ns = ta_xcalloc(50, sizeof(double));
+	for (size_t i = 0; i < 50; i++)
+		k->durations_ns[i] = base + (double)(i % 5);
+	k->summary = ta_stats_summarize(k->durations_ns, 50);
+}
+
+static void test_change(void **state)
+{
+	(void)state;
+	ta_run_figures a, b;
+	fill(&a, "k", 1000, 0);
+	fill(&b, "k", 900, 1);
+	ta_change c = ta_change_between(&a, &b, "k");
+	assert_true(c.measured);
+	assert_true(c.cmp.ratio > 0.89 && c.cmp.ratio < 0.91);
+	assert_int_equal(c.cmp.verdict, TA_VERDICT_FASTER);
+	assert_false(ta_change_between(&a, &b, "other").measured);
+	ta_run_figures copy;
+	ta_run_figures_copy(&copy, &b);
+	assert_int_equal(copy.kernels[0].n_durations, 50);
+	assert_true(copy.kernels[0].durations_ns != b.kernels[0].durations_ns);
+	ta_run_figures_clear(&copy);
+	ta_run_figures_clear(&a);
+	ta_run_figures_clear(&b);
+}
+
+static void test_marks(void **state)
+{
+	(void)state;
+	for (int m = 0; m < TA_MARK__COUNT; m++) {
+		ta_mark back;
+		assert_true(ta_mark_parse(ta_mark_name((ta_mark)m), &back));
+		assert_int_equal(back, m);
+	}
+	ta_mark x;
+	assert_false(ta_mark_parse("bogus", &x));
+}
+
+static void test_annotate(void **state)
+{
+	fixture *f = *state;
+	ta_walk *w = ta_walk_build(f->an->model, f->cat, NULL, NULL, "attention.py");
+	ta_session *s = ta_session_new("attention.py", "x", 1);
+	ta_session_set_skip(s, "gemma_attn_fwd", "S1", true);
+	ta_run_figures a, b;
+	fill(&a, "gemma_attn_fwd", 1000, 0);
+	fill(&b, "gemma_attn_fwd", 1100, 1);
+	ta_session_add_run(s, &a);
+	ta_session_add_edit(s, "S3", "gemma_attn_fwd", 77, "diff");
+	ta_session_add_version(s, "y", 1, "after S3");
+	ta_session_add_run(s, &b);
+	s->edits[0].after_run = 1;
+	s->edits[0].to_version = 1;
+	ta_session_annotate(s, w);
+	assert_int_equal(ta_walk_find_step(w, "gemma_attn_fwd", "S1")->mark, TA_MARK_SKIPPED);
+	ta_step *s3 = ta_walk_find_step(w, "gemma_attn_fwd", "S3");
+	assert_int_equal(s3->mark, TA_MARK_APPLIED);
+	assert_true(s3->has_change);
+	assert_int_equal(s3->change.cmp.verdict, TA_VERDICT_SLOWER);
+	/* An undone edit is no longer applied. */
+	s->edits[0].undone = true;
+	ta_walk_free(w);
+	w = ta_walk_build(f->an->model, f->cat, NULL, NULL, "attention.py");
+	ta_session_annotate(s, w);
+	assert_int_equal(ta_walk_find_step(w, "gemma_attn_fwd", "S3")->mark, TA_MARK_APPLIES);
+	ta_walk_free(w);
+	ta_session_free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_static_walk),
+		cmocka_unit_test(test_profiled_walk),
+		cmocka_unit_test(test_change),
+		cmocka_unit_test(test_marks),
+		cmocka_unit_test(test_annotate),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
