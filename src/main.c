@@ -35,6 +35,7 @@ typedef struct options {
 	const char *records_in;
 	const char *records_out;
 	const char *gpu_preset;
+	const char *baseline_records;
 	char **command;           /* argv after "--", NULL-terminated; NULL when none */
 	char **files;
 	int file_count;
@@ -150,6 +151,9 @@ static int parse_options(int argc, char **argv, options *o)
 			break;
 		case 305:
 			o->gpu_preset = optarg;
+			break;
+		case 306:
+			o->baseline_records = optarg;
 			break;
 		case 256:
 			o->mode = MODE_LIST_RULES;
@@ -268,6 +272,7 @@ static int run_profile(const options *o)
 		.records_in = o->records_in,
 		.records_out = o->records_out,
 		.gpu_preset = o->gpu_preset,
+		.baseline_records = o->baseline_records,
 	};
 	int rc = injector || o->records_in ? ta_profile_run_command(&req, stdout, stderr) : 2;
 	free(injector);

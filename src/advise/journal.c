@@ -190,6 +190,16 @@ static bool hex_hash(const char *s, uint64_t *out)
 	return true;
 }
 
+/* A field that ends up in messages: printable, no line breaks or escapes. */
+static bool plain_text(const char *s, size_t max)
+{
+	size_t n = 0;
+	for (; s[n]; n++)
+		if ((unsigned char)s[n] < 0x20 || s[n] == 0x7f)
+			return false;
+	return n > 0 && n <= max;
+}
+
 int ta_journal_open(const char *real_path, ta_journal **out, char **err)
 {
 	*out = NULL;
@@ -253,7 +263,8 @@ int ta_journal_open(const char *real_path, ta_journal **out, char **err)
 			if (!id || !b || !a || !json_is_integer(line) ||
 			    !hex_hash(json_string_value(json_object_get(e, "before_hash")), &en->before_hash) ||
 			    !hex_hash(json_string_value(json_object_get(e, "after_hash")), &en->after_hash) ||
-			    strstr(b, "..") || strstr(a, "..") || b[0] == '/' || a[0] == '/') {
+			    strstr(b, "..") || strstr(a, "..") || b[0] == '/' || a[0] == '/' ||
+			    !plain_text(id, 7) || !plain_text(b, 4096) || !plain_text(a, 4096)) {
 				bad = "an entry lacks a field or has a bad one";
 				break;
 			}

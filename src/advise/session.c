@@ -317,6 +317,15 @@ static json_t *figures_json(const ta_run_figures *r)
 				      "regs", (json_int_t)k->regs, "local", (json_int_t)k->local_per_thread,
 				      "smem_static", (json_int_t)k->smem_static,
 				      "smem_dynamic", (json_int_t)k->smem_dynamic);
+		if (k->n_phases) {
+			json_t *st = json_array(), *ph = json_array();
+			for (size_t j = 0; j < k->n_steady; j++)
+				json_array_append_new(st, json_integer(whole_ns(k->steady_ns[j])));
+			for (size_t j = 0; j < k->n_phases; j++)
+				json_array_append_new(ph, json_integer((json_int_t)k->phase_start[j]));
+			json_object_set_new(o, "steady_ns", st);
+			json_object_set_new(o, "phase_start", ph);
+		}
 		if (k->has_occupancy)
 			json_object_set_new(o, "occupancy",
 					    json_pack("{s:f, s:s, s:i, s:f}", "theoretical", k->occupancy,
@@ -547,6 +556,33 @@ static bool read_runs(reader *r, json_t *arr, ta_session *s)
 			k->launches = (size_t)get_int(ko, "launches", 0);
 			k->autotune_launches = (size_t)get_int(ko, "autotune", 0);
 			k->warmup_launches = (size_t)get_int(ko, "warmup", 0);
+			/* Phases (optional: sessions before them compare main groups). */
+			json_t *st = json_object_get(ko, "steady_ns"), *ph = json_object_get(ko, "phase_start");
+			if (json_array_size(st) && json_array_size(ph)) {
+				size_t ns = json_array_size(st), np = json_array_size(ph), x;
+				json_t *v;
+				bool ok = true;
+				k->steady_ns = ta_xcalloc(ns, sizeof(double));
+				k->phase_start = ta_xcalloc(np, sizeof(size_t));
+				json_array_foreach(st, x, v)
+					k->steady_ns[x] = (double)whole_ns(json_number_value(v));
+				json_array_foreach(ph, x, v) {
+					json_int_t at = json_integer_value(v);
+					/* Starts must rise and stay inside the sample. */
+					ok &= json_is_integer(v) && at >= 0 && (size_t)at < ns &&
+					      (x == 0 ? at == 0 : (size_t)at > k->phase_start[x - 1]);
+					k->phase_start[x] = ok ? (size_t)at : 0;
+				}
+				if (ok) {
+					k->n_steady = ns;
+					k->n_phases = np;
+				} else {
+					free(k->steady_ns);
+					free(k->phase_start);
+					k->steady_ns = NULL;
+					k->phase_start = NULL;
+				}
+			}
 			json_t *d = json_object_get(ko, "durations_ns");
 			if (json_array_size(d)) {
 				k->durations_ns = ta_xcalloc(json_array_size(d), sizeof(double));

@@ -50,6 +50,14 @@ void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
 			memcpy(kf->durations_ns, g->durations_ns, g->n_durations * sizeof(double));
 			kf->n_durations = g->n_durations;
 		}
+		if (km->n_phases) {
+			kf->steady_ns = ta_xmalloc(km->n_steady * sizeof(double));
+			memcpy(kf->steady_ns, km->steady_ns, km->n_steady * sizeof(double));
+			kf->n_steady = km->n_steady;
+			kf->phase_start = ta_xmalloc(km->n_phases * sizeof(size_t));
+			memcpy(kf->phase_start, km->phase_start, km->n_phases * sizeof(size_t));
+			kf->n_phases = km->n_phases;
+		}
 		memcpy(kf->grid, g->cfg.grid, sizeof kf->grid);
 		memcpy(kf->block, g->cfg.block, sizeof kf->block);
 		kf->regs = g->cfg.regs;
@@ -73,6 +81,8 @@ void ta_run_figures_clear(ta_run_figures *f)
 	for (size_t i = 0; i < f->n_kernels; i++) {
 		free(f->kernels[i].name);
 		free(f->kernels[i].durations_ns);
+		free(f->kernels[i].steady_ns);
+		free(f->kernels[i].phase_start);
 	}
 	free(f->kernels);
 	free(f->label);
@@ -96,6 +106,13 @@ void ta_run_figures_copy(ta_run_figures *dst, const ta_run_figures *src)
 		} else {
 			dst->kernels[i].durations_ns = NULL;
 		}
+		const ta_kernel_figures *k = &src->kernels[i];
+		dst->kernels[i].steady_ns = k->n_steady ? ta_xmalloc(k->n_steady * sizeof(double)) : NULL;
+		if (k->n_steady)
+			memcpy(dst->kernels[i].steady_ns, k->steady_ns, k->n_steady * sizeof(double));
+		dst->kernels[i].phase_start = k->n_phases ? ta_xmalloc(k->n_phases * sizeof(size_t)) : NULL;
+		if (k->n_phases)
+			memcpy(dst->kernels[i].phase_start, k->phase_start, k->n_phases * sizeof(size_t));
 	}
 }
 
@@ -118,9 +135,21 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 	if (!a || !b || !a->n_durations || !b->n_durations)
 		return c;
 	c.measured = true;
+	if (b->n_phases && b->n_phases == a->n_phases) {
+		/* The same parts of the script on both sides: compare them in pairs. */
+		c.cmp = ta_stats_compare_phased(b->steady_ns, b->n_steady, b->phase_start,
+						a->steady_ns, a->n_steady, a->phase_start, b->n_phases);
+		c.before_ns = ta_stats_phase_geomean(b->steady_ns, b->n_steady, b->phase_start, b->n_phases);
+		c.after_ns = ta_stats_phase_geomean(a->steady_ns, a->n_steady, a->phase_start, a->n_phases);
+		return c;
+	}
 	c.before_ns = b->summary.median;
 	c.after_ns = a->summary.median;
 	c.cmp = ta_stats_compare(b->durations_ns, b->n_durations, a->durations_ns, a->n_durations);
+	bool same = !memcmp(a->grid, b->grid, sizeof a->grid) && !memcmp(a->block, b->block, sizeof a->block) &&
+		    a->regs == b->regs && a->smem_static == b->smem_static && a->smem_dynamic == b->smem_dynamic;
+	if (!same && c.cmp.verdict != TA_VERDICT_NONE)
+		c.cmp.verdict = TA_VERDICT_CHANGED;
 	return c;
 }
 

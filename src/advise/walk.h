@@ -29,6 +29,10 @@ typedef struct ta_kernel_figures {
 	ta_summary summary;          /* of durations_ns */
 	double *durations_ns;        /* steady-state launches (owned), for comparisons */
 	size_t n_durations;
+	double *steady_ns;           /* every steady launch in time order (owned) */
+	size_t n_steady;
+	size_t *phase_start;         /* its phases (owned; see ta_kernel_measure) */
+	size_t n_phases;
 	int32_t grid[3], block[3];
 	uint32_t regs, local_per_thread;
 	int32_t smem_static, smem_dynamic;

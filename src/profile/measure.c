@@ -158,6 +158,11 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 	group_acc *gs = NULL;
 	size_t ng = 0, capg = 0;
 	ta_launch_config main_cfg = config_of(ls[n - 1]);
+	/* Steady launches in time order, for the phases. */
+	double *dur = ta_xmalloc(n * sizeof *dur);
+	uint64_t *t0 = ta_xmalloc(n * sizeof *t0), *t1 = ta_xmalloc(n * sizeof *t1);
+	int *runs = ta_xmalloc(n * sizeof *runs);
+	size_t ns = 0;
 	for (size_t i = 0; i < n;) {
 		/* one run at a time: [i, j) */
 		size_t j = i;
@@ -180,7 +185,14 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 				g->autotune++;
 				km->autotune_launches++;
 			} else {
+				bool first_of_run = ls[t]->run != g->last_run;
 				group_add(g, ls[t]);
+				if (!first_of_run) {
+					dur[ns] = (double)(ls[t]->end_ns - ls[t]->start_ns);
+					t0[ns] = ls[t]->start_ns;
+					t1[ns] = ls[t]->end_ns;
+					runs[ns++] = ls[t]->run;
+				}
 			}
 		}
 		for (size_t t = 0; t < ng; t++)
@@ -213,11 +225,98 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 		}
 	}
 	free(gs);
+	km->n_phases = ta_measure_phases(dur, t0, t1, runs, ns, &km->steady_ns, &km->n_steady,
+					 &km->phase_start);
+	free(dur);
+	free(t0);
+	free(t1);
+	free(runs);
 	if (ng)
 		qsort(km->groups, ng, sizeof *km->groups, cmp_group);
 	for (size_t t = 0; t < ng; t++)
 		if (same_config(&km->groups[t].cfg, &main_cfg))
 			km->main_group = t;
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+	return (a > b) - (a < b);
+}
+
+size_t ta_measure_phases(const double *dur, const uint64_t *start, const uint64_t *end,
+			 const int *run, size_t n, double **steady, size_t *n_steady, size_t **starts)
+{
+	*steady = ta_xmalloc((n ? n : 1) * sizeof **steady);
+	*starts = ta_xmalloc((n ? n : 1) * sizeof **starts);
+	*n_steady = 0;
+	if (n == 0)
+		return 0;
+	/* The usual pause between two launches of the kernel, within a run. */
+	uint64_t *gaps = ta_xmalloc(n * sizeof *gaps);
+	size_t ngaps = 0;
+	for (size_t i = 1; i < n; i++)
+		if (run[i] == run[i - 1])
+			gaps[ngaps++] = start[i] > end[i - 1] ? start[i] - end[i - 1] : 0;
+	uint64_t median_gap = 0;
+	if (ngaps) {
+		qsort(gaps, ngaps, sizeof *gaps, cmp_u64);
+		median_gap = gaps[ngaps / 2];
+	}
+	free(gaps);
+	uint64_t limit = 50 * median_gap;
+	if (limit < 10000000u)
+		limit = 10000000u;
+	/* Segments [seg_lo, seg_hi) of at least 3 launches, run by run. */
+	size_t *seg_lo = ta_xmalloc(n * sizeof *seg_lo), *seg_hi = ta_xmalloc(n * sizeof *seg_hi);
+	int *seg_run = ta_xmalloc(n * sizeof *seg_run);
+	size_t nseg = 0;
+	for (size_t i = 0; i < n;) {
+		size_t j = i + 1;
+		while (j < n && run[j] == run[j - 1] &&
+		       (start[j] > end[j - 1] ? start[j] - end[j - 1] : 0) <= limit)
+			j++;
+		if (j - i >= 3) {
+			seg_lo[nseg] = i;
+			seg_hi[nseg] = j;
+			seg_run[nseg++] = run[i];
+		}
+		i = j;
+	}
+	/* Runs of one --repeat repeat the same parts: when every run has the
+	 * same number of segments, the k-th segments of all runs form phase k. */
+	size_t per_run = 0, nruns = 0;
+	bool uniform = nseg > 0;
+	for (size_t i = 0; i < nseg && uniform;) {
+		size_t j = i;
+		while (j < nseg && seg_run[j] == seg_run[i])
+			j++;
+		if (nruns++ == 0)
+			per_run = j - i;
+		uniform = j - i == per_run;
+		i = j;
+	}
+	size_t phases = 0;
+	if (uniform && nruns > 1) {
+		for (size_t k = 0; k < per_run; k++) {
+			(*starts)[phases++] = *n_steady;
+			for (size_t r = 0; r < nruns; r++) {
+				size_t sgi = r * per_run + k;
+				memcpy(*steady + *n_steady, dur + seg_lo[sgi], (seg_hi[sgi] - seg_lo[sgi]) * sizeof *dur);
+				*n_steady += seg_hi[sgi] - seg_lo[sgi];
+			}
+		}
+	} else {
+		for (size_t g = 0; g < nseg; g++) {
+			(*starts)[phases++] = *n_steady;
+			memcpy(*steady + *n_steady, dur + seg_lo[g], (seg_hi[g] - seg_lo[g]) * sizeof *dur);
+			*n_steady += seg_hi[g] - seg_lo[g];
+		}
+	}
+	free(seg_lo);
+	free(seg_hi);
+	free(seg_run);
+	return phases;
 }
 
 static int cmp_other(const void *x, const void *y)
@@ -316,6 +415,8 @@ void ta_measurement_free(ta_measurement *m)
 		for (size_t g = 0; g < m->kernels[i].n_groups; g++)
 			free(m->kernels[i].groups[g].durations_ns);
 		free(m->kernels[i].groups);
+		free(m->kernels[i].steady_ns);
+		free(m->kernels[i].phase_start);
 		free(m->kernels[i].name);
 	}
 	free(m->kernels);
@@ -349,18 +450,35 @@ size_t ta_measure_compare(const ta_measurement *before, const ta_measurement *af
 			const char *name = m->kernels[i].name;
 			if (pass == 1 && ta_measure_find(after, name))
 				continue;
-			const ta_kernel_group *b = main_of(ta_measure_find(before, name));
-			const ta_kernel_group *a = main_of(ta_measure_find(after, name));
+			const ta_kernel_measure *kb = ta_measure_find(before, name);
+			const ta_kernel_measure *ka = ta_measure_find(after, name);
+			const ta_kernel_group *b = main_of(kb);
+			const ta_kernel_group *a = main_of(ka);
 			ta_kernel_comparison *c = TA_PUSH(v, n, cap);
 			c->name = name;
 			c->in_before = b != NULL;
 			c->in_after = a != NULL;
-			if (a && b) {
-				c->same_config = same_config(&a->cfg, &b->cfg);
+			if (!a || !b)
+				continue;
+			c->same_config = same_config(&a->cfg, &b->cfg);
+			if (kb->n_phases && kb->n_phases == ka->n_phases) {
+				c->by_phase = true;
+				c->cmp = ta_stats_compare_phased(kb->steady_ns, kb->n_steady, kb->phase_start,
+								 ka->steady_ns, ka->n_steady, ka->phase_start,
+								 kb->n_phases);
+				c->before_median_ns = ta_stats_phase_geomean(kb->steady_ns, kb->n_steady,
+									     kb->phase_start, kb->n_phases);
+				c->after_median_ns = ta_stats_phase_geomean(ka->steady_ns, ka->n_steady,
+									    ka->phase_start, ka->n_phases);
+			} else {
 				c->before_median_ns = b->summary.median;
 				c->after_median_ns = a->summary.median;
 				c->cmp = ta_stats_compare(b->durations_ns, b->n_durations,
 							  a->durations_ns, a->n_durations);
+				/* Other tiles or another autotune choice, and no phases to
+				 * pair: the two medians do not measure the same work. */
+				if (!c->same_config && c->cmp.verdict != TA_VERDICT_NONE)
+					c->cmp.verdict = TA_VERDICT_CHANGED;
 			}
 		}
 	}

@@ -51,6 +51,14 @@ typedef struct ta_kernel_measure {
 	ta_kernel_group *groups;     /* owned; steady groups first, by launches, then autotuning ones */
 	size_t n_groups;
 	size_t main_group;           /* index into groups; valid when n_groups > 0 */
+	/* The steady launches of every configuration in time order, split into
+	 * phases: the parts of the run (a mode, a size) that a long pause, or a
+	 * new run, separates. Phases of fewer than 3 launches (a correctness
+	 * check between two benchmarks) are left out. */
+	double *steady_ns;           /* owned */
+	size_t n_steady;
+	size_t *phase_start;         /* owned; index into steady_ns of each phase */
+	size_t n_phases;
 } ta_kernel_measure;
 
 typedef struct ta_other_kernel {
@@ -88,11 +96,13 @@ void ta_measurement_free(ta_measurement *m);
 /* The kernel named `name`, or NULL. */
 const ta_kernel_measure *ta_measure_find(const ta_measurement *m, const char *name);
 
-/* Before/after of one kernel: the steady durations of the main groups. */
+/* Before/after of one kernel: phase by phase when both runs have the same
+ * number of phases, else the steady durations of the main groups. */
 typedef struct ta_kernel_comparison {
 	const char *name;            /* points into `after` (or `before` when missing there) */
 	bool in_before, in_after;
 	bool same_config;            /* main groups with the same launch configuration */
+	bool by_phase;               /* compared phase by phase (cmp.phases of them) */
 	double before_median_ns, after_median_ns;
 	ta_comparison cmp;
 } ta_kernel_comparison;
@@ -101,5 +111,15 @@ typedef struct ta_kernel_comparison {
  * sets *out (caller frees the array; names point into the measurements). */
 size_t ta_measure_compare(const ta_measurement *before, const ta_measurement *after,
 			  ta_kernel_comparison **out);
+
+/* The phases of a time-ordered sample of steady launches (durations, start
+ * and end times, run index): a new phase starts with a new run or after a
+ * pause of more than 50 times the median pause (at least 10 ms); phases of
+ * fewer than 3 launches are dropped; when every run (--repeat) has the same
+ * number of phases, phase k pools the k-th of each run. Fills *steady (the
+ * kept durations) and
+ * *starts (caller frees both); returns the number of phases. */
+size_t ta_measure_phases(const double *dur, const uint64_t *start, const uint64_t *end,
+			 const int *run, size_t n, double **steady, size_t *n_steady, size_t **starts);
 
 #endif

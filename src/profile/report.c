@@ -335,7 +335,14 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 	ta_measurement *base = NULL;
 	ta_records brecs;
 	ta_records_init(&brecs);
-	if (req->baseline && !req->records_in) {
+	if (req->baseline_records) {
+		if (ta_records_load_file(&brecs, req->baseline_records, &e) != 0) {
+			fprintf(err, "tileadvise: cannot read the baseline records: %s\n", e);
+			free(e);
+		} else {
+			base = ta_measure_build(&brecs, req->kernel_names, req->autotuned, req->n_kernel_names, gpu);
+		}
+	} else if (req->baseline && !req->records_in) {
 		char *bargv[] = { "/bin/sh", "-c", (char *)req->baseline, NULL };
 		run_outcome boc;
 		memset(&boc, 0, sizeof boc);
@@ -365,6 +372,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 				json_object_set_new(c, "in_run", json_boolean(cs[i].in_after));
 				if (cs[i].in_before && cs[i].in_after) {
 					json_object_set_new(c, "same_config", json_boolean(cs[i].same_config));
+					json_object_set_new(c, "phases", json_integer(cs[i].by_phase ? (json_int_t)cs[i].cmp.phases : 0));
 					json_object_set_new(c, "baseline_median_ns", json_real(cs[i].before_median_ns));
 					json_object_set_new(c, "median_ns", json_real(cs[i].after_median_ns));
 					json_object_set_new(c, "ratio", json_real(cs[i].cmp.ratio));
@@ -393,11 +401,13 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 						cs[i].in_after ? "run" : "baseline");
 					continue;
 				}
+				char how[64] = "";
+				if (cs[i].by_phase && cs[i].cmp.phases > 1)
+					snprintf(how, sizeof how, " (%zu phases compared in order)", cs[i].cmp.phases);
 				fprintf(out, "vs baseline: %s %.1f us -> %.1f us, ratio %.3f [%.3f, %.3f]: %s%s\n",
 					cs[i].name, cs[i].before_median_ns / 1e3, cs[i].after_median_ns / 1e3,
 					cs[i].cmp.ratio, cs[i].cmp.lo, cs[i].cmp.hi,
-					ta_verdict_name(cs[i].cmp.verdict),
-					cs[i].same_config ? "" : " (launch configuration changed)");
+					ta_verdict_name(cs[i].cmp.verdict), how);
 			}
 			free(cs);
 		}

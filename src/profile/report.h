@@ -37,6 +37,8 @@ typedef struct ta_profile_request {
 	const char *gpu_preset;           /* "h200": device facts without a GPU (tests); NULL: libcuda */
 	const char *records_in;           /* replay a recorded .jsonl instead of running */
 	const char *records_out;          /* save the raw record stream here; NULL: don't */
+	const char *baseline_records;     /* compare with a recorded stream instead of a
+	                                   * baseline command; NULL: none */
 } ta_profile_request;
 
 /* Does the whole `--profile` for the CLI: runs (or replays), measures and

@@ -3,6 +3,7 @@
 #include "util/buf.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,6 +66,7 @@ const char *ta_verdict_name(ta_verdict v)
 	case TA_VERDICT_FASTER: return "faster";
 	case TA_VERDICT_SLOWER: return "slower";
 	case TA_VERDICT_NOISE: return "within noise";
+	case TA_VERDICT_CHANGED: return "not comparable: the launch configuration changed";
 	case TA_VERDICT_NONE: break;
 	}
 	return "not enough data";
@@ -127,22 +129,42 @@ static double resampled_median(const double *x, size_t n, double *tmp, uint64_t 
 	return (m + up) / 2;
 }
 
-ta_comparison ta_stats_compare(const double *before, size_t nb, const double *after, size_t na)
+/* Phase k of a sample split at starts[]: [starts[k], starts[k + 1] or n). */
+static size_t phase_len(const size_t *starts, size_t phases, size_t n, size_t k)
+{
+	return (k + 1 < phases ? starts[k + 1] : n) - starts[k];
+}
+
+ta_comparison ta_stats_compare_phased(const double *before, size_t nb, const size_t *bstart,
+				      const double *after, size_t na, const size_t *astart,
+				      size_t phases)
 {
 	ta_comparison c;
 	memset(&c, 0, sizeof c);
 	c.n_before = nb;
 	c.n_after = na;
+	c.phases = phases;
 	c.verdict = TA_VERDICT_NONE;
-	if (nb == 0 || na == 0)
+	if (nb == 0 || na == 0 || phases == 0)
 		return c;
-	double mb = ta_stats_summarize(before, nb).median;
-	double ma = ta_stats_summarize(after, na).median;
-	if (mb <= 0)
-		return c;
-	c.ratio = ma / mb;
+	/* The ratio is the geometric mean of the phases' ratios of medians:
+	 * each part of the script counts once, however many launches it made. */
+	double logsum = 0;
+	bool enough = true;
+	for (size_t k = 0; k < phases; k++) {
+		size_t lb = phase_len(bstart, phases, nb, k), la = phase_len(astart, phases, na, k);
+		if (lb == 0 || la == 0)
+			return c;
+		double mb = ta_stats_summarize(before + bstart[k], lb).median;
+		double ma = ta_stats_summarize(after + astart[k], la).median;
+		if (mb <= 0 || ma <= 0)
+			return c;
+		logsum += log(ma / mb);
+		enough &= lb >= 3 && la >= 3;
+	}
+	c.ratio = exp(logsum / (double)phases);
 	c.lo = c.hi = c.ratio;
-	if (nb < 3 || na < 3)
+	if (!enough)
 		return c;
 
 	uint64_t rng = 0x74696c65ull;   /* fixed: same data, same interval */
@@ -150,10 +172,17 @@ ta_comparison ta_stats_compare(const double *before, size_t nb, const double *af
 	double *ratios = ta_xmalloc(TA_STATS_BOOTSTRAP * sizeof *ratios);
 	size_t nr = 0;
 	for (int i = 0; i < TA_STATS_BOOTSTRAP; i++) {
-		double b = resampled_median(before, nb, tb, &rng);
-		double a = resampled_median(after, na, ta, &rng);
-		if (b > 0)
-			ratios[nr++] = a / b;
+		double ls = 0;
+		bool ok = true;
+		for (size_t k = 0; k < phases && ok; k++) {
+			double b = resampled_median(before + bstart[k], phase_len(bstart, phases, nb, k), tb, &rng);
+			double a = resampled_median(after + astart[k], phase_len(astart, phases, na, k), ta, &rng);
+			ok = b > 0 && a > 0;
+			if (ok)
+				ls += log(a / b);
+		}
+		if (ok)
+			ratios[nr++] = exp(ls / (double)phases);
 	}
 	qsort(ratios, nr, sizeof *ratios, cmp_double);
 	c.lo = ta_stats_quantile_sorted(ratios, nr, 0.025);
@@ -168,4 +197,22 @@ ta_comparison ta_stats_compare(const double *before, size_t nb, const double *af
 	else
 		c.verdict = TA_VERDICT_NOISE;
 	return c;
+}
+
+double ta_stats_phase_geomean(const double *x, size_t n, const size_t *starts, size_t phases)
+{
+	if (phases == 0 || n == 0)
+		return 0;
+	double ls = 0;
+	for (size_t k = 0; k < phases; k++) {
+		double m = ta_stats_summarize(x + starts[k], phase_len(starts, phases, n, k)).median;
+		ls += log(m > 0 ? m : 1);
+	}
+	return exp(ls / (double)phases);
+}
+
+ta_comparison ta_stats_compare(const double *before, size_t nb, const double *after, size_t na)
+{
+	static const size_t whole = 0;
+	return ta_stats_compare_phased(before, nb, &whole, after, na, &whole, 1);
 }

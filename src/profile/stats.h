@@ -25,6 +25,7 @@ typedef enum ta_verdict {
 	TA_VERDICT_FASTER,
 	TA_VERDICT_SLOWER,
 	TA_VERDICT_NOISE,
+	TA_VERDICT_CHANGED,          /* the runs launched it differently: not comparable */
 } ta_verdict;
 
 const char *ta_verdict_name(ta_verdict v);
@@ -35,6 +36,7 @@ typedef struct ta_comparison {
 	double lo, hi;       /* bootstrap 95% percentile interval of the ratio */
 	ta_verdict verdict;
 	size_t n_before, n_after;
+	size_t phases;       /* parts of the run compared pairwise (1: the whole sample) */
 } ta_comparison;
 
 /* Resamples used by ta_stats_compare, and the band around 1 inside which
@@ -48,6 +50,20 @@ typedef struct ta_comparison {
  * within noise. Each sample needs at least 3 values, else the verdict is
  * NONE (the ratio is still given when both are non-empty). */
 ta_comparison ta_stats_compare(const double *before, size_t nb, const double *after, size_t na);
+
+/* The same over samples split into `phases` parts (bstart/astart: the index
+ * where each part starts), compared part by part: a script that measures
+ * several modes or sizes in turn changes its mix of launches when an edit
+ * changes one mode's speed or configuration, so the parts are matched in
+ * order and the ratio is the geometric mean of their ratios of medians; the
+ * interval resamples every part. */
+ta_comparison ta_stats_compare_phased(const double *before, size_t nb, const size_t *bstart,
+				      const double *after, size_t na, const size_t *astart,
+				      size_t phases);
+
+/* The geometric mean of the phases' medians: the typical launch whose
+ * before/after ratio ta_stats_compare_phased gives. */
+double ta_stats_phase_geomean(const double *x, size_t n, const size_t *starts, size_t phases);
 
 /* A small deterministic PRNG (splitmix64) for the bootstrap and tests. */
 uint64_t ta_stats_rand(uint64_t *state);

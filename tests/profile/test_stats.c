@@ -1,6 +1,7 @@
 /* Statistics on data with known answers. */
 #include "config.h"
 
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "profile/measure.h"
 #include "profile/stats.h"
 
 #define EPS 1e-9
@@ -110,6 +112,70 @@ static void test_compare_degenerate(void **state)
 }
 
 /* Large samples stay fast (selection, not sorting, per resample). */
+/* A script that measures two modes in turn: an edit speeds one up 2.5x and
+ * leaves the other. Pooled medians depend on how many launches each mode
+ * made; phase by phase, the ratio is the geometric mean sqrt(0.4 * 1). */
+static void test_compare_phased(void **state)
+{
+	(void)state;
+	double b[60], a[90];
+	for (int i = 0; i < 30; i++) {
+		b[i] = 2000 + i % 5;          /* mode 1 */
+		b[30 + i] = 1400 + i % 3;     /* mode 2 */
+	}
+	for (int i = 0; i < 60; i++)
+		a[i] = 800 + i % 5;           /* mode 1, faster: more launches in the same time */
+	for (int i = 0; i < 30; i++)
+		a[60 + i] = 1400 + i % 3;
+	size_t bs[2] = { 0, 30 }, as[2] = { 0, 60 };
+	ta_comparison c = ta_stats_compare_phased(b, 60, bs, a, 90, as, 2);
+	assert_int_equal(c.phases, 2);
+	assert_float_equal(c.ratio, sqrt((802.0 / 2002.0) * 1.0), 1e-3);
+	assert_true(c.lo <= c.ratio && c.ratio <= c.hi);
+	assert_int_equal(c.verdict, TA_VERDICT_FASTER);
+	assert_float_equal(ta_stats_phase_geomean(b, 60, bs, 2), sqrt(2002.0 * 1401.0), 1e-6);
+	/* one sample with a phase of fewer than 3 values: a ratio, no verdict */
+	size_t short_b[2] = { 0, 58 };
+	c = ta_stats_compare_phased(b, 60, short_b, a, 90, as, 2);
+	assert_int_equal(c.verdict, TA_VERDICT_NONE);
+}
+
+/* Phases: a long pause or a new run starts one; short ones are dropped;
+ * runs of the same shape pool their k-th phases. */
+static void test_measure_phases(void **state)
+{
+	(void)state;
+	enum { N = 22 };
+	double d[N];
+	uint64_t st[N], en[N];
+	int run[N];
+	uint64_t t = 0;
+	for (int i = 0; i < N; i++) {
+		run[i] = i < 11 ? 0 : 1;
+		int k = i % 11;
+		/* in each run: 5 launches, a 1 s pause, 1 lone launch, a pause, 5 more */
+		if (k == 5 || k == 6)
+			t += 1000000000ull;
+		d[i] = k < 5 ? 100 : k == 5 ? 999 : 200;
+		st[i] = t;
+		en[i] = t + (uint64_t)d[i];
+		t = en[i] + 1000;
+	}
+	double *steady;
+	size_t n_steady, *starts;
+	size_t p = ta_measure_phases(d, st, en, run, N, &steady, &n_steady, &starts);
+	assert_int_equal(p, 2);            /* the lone launch is no phase */
+	assert_int_equal(n_steady, 20);
+	assert_int_equal(starts[0], 0);
+	assert_int_equal(starts[1], 10);   /* phase 0 pools both runs' first parts */
+	for (size_t i = 0; i < 10; i++) {
+		assert_float_equal(steady[i], 100, 0);
+		assert_float_equal(steady[10 + i], 200, 0);
+	}
+	free(steady);
+	free(starts);
+}
+
 static void test_compare_large(void **state)
 {
 	(void)state;
@@ -129,6 +195,8 @@ int main(void)
 		cmocka_unit_test(test_compare_verdicts),
 		cmocka_unit_test(test_compare_degenerate),
 		cmocka_unit_test(test_compare_large),
+		cmocka_unit_test(test_compare_phased),
+		cmocka_unit_test(test_measure_phases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

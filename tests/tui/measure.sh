@@ -20,7 +20,7 @@ ta_check "j moves to S3" ta_step_to S3
 ta_check "the evidence figures on the step page" ta_wait_fixed "occupancy 12.5% (2 blocks/SM, limited by shared memory), 31.03 waves"
 ta_press a
 ta_check "after the re-run: before -> after, interval and verdict" \
-	ta_wait "1932.2 µs → 1932.2 µs +1.000× \[[0-9.]+, [0-9.]+\] 95% +within noise"
+	ta_wait "([0-9.]+) µs → \1 µs +1.000× \[[0-9.]+, [0-9.]+\] 95% +within noise"
 ta_check "the failing test offers to revert" ta_wait "The test failed after S3 \(exited with status 3\). Revert it\? \(y/n\)"
 cmp -s "$work/attention.py" "$src"; [ $? -ne 0 ]; ta_ok $? "the edit is on disk until answered"
 ta_press y

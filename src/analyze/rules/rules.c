@@ -111,6 +111,26 @@ static ta_finding *push_finding(ta_rule_ctx *c, ta_span span)
 	return f;
 }
 
+/* Folds a reason to one line (rules.h promises it): quoted source text may
+ * span lines; each line break with the blanks around it becomes one space. */
+static char *fold_one_line(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r;) {
+		if (*r == '\n' || *r == '\r') {
+			while (w > s && (w[-1] == ' ' || w[-1] == '\t'))
+				w--;
+			while (*r == '\n' || *r == '\r' || *r == ' ' || *r == '\t')
+				r++;
+			*w++ = ' ';
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return s;
+}
+
 ta_finding *ta_rule_add(ta_rule_ctx *c, ta_span span, const char *fmt, ...)
 {
 	ta_finding *f = push_finding(c, span);
@@ -119,7 +139,7 @@ ta_finding *ta_rule_add(ta_rule_ctx *c, ta_span span, const char *fmt, ...)
 	va_start(ap, fmt);
 	ta_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	f->reason = ta_buf_steal(&b);
+	f->reason = fold_one_line(ta_buf_steal(&b));
 	ta_finding_line(f, span.line);
 	return f;
 }

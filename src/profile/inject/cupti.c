@@ -247,6 +247,20 @@ static void at_exit(void)
 	pthread_mutex_unlock(&batch_lock);
 }
 
+/* CUPTI will record nothing (no GPU, no driver, another profiler): say
+ * goodbye at once, so that the tool does not take the missing final flush
+ * for a process that was killed. */
+static void give_up(void)
+{
+	char line[LINE_MAX_BYTES];
+	pthread_mutex_lock(&batch_lock);
+	unsigned long long written = atomic_load(&n_written) + 1;
+	batch_add_locked(line, ta_proto_encode_bye(line, sizeof line, (long)init_pid, written, 0,
+						  atomic_load(&n_lost)));
+	batch_flush_locked();
+	pthread_mutex_unlock(&batch_lock);
+}
+
 /* The fd from the environment, if it is still the runner's socket. */
 static int record_fd_from_env(void)
 {
@@ -297,6 +311,7 @@ static void initialize(void)
 	CUptiResult rc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (rc != CUPTI_SUCCESS) {
 		report_error("cuptiActivityRegisterCallbacks", rc);
+		give_up();
 		return;
 	}
 	/* CONCURRENT_KERNEL, not KERNEL: the latter serialises kernels. */
@@ -304,6 +319,7 @@ static void initialize(void)
 	if (rc != CUPTI_SUCCESS) {
 		/* Another CUPTI client (a profiler) may hold the device. */
 		report_error("cuptiActivityEnable(CONCURRENT_KERNEL)", rc);
+		give_up();
 		return;
 	}
 	atexit(at_exit);
