@@ -229,6 +229,10 @@ int ta_journal_open(const char *real_path, ta_journal **out, char **err)
 	const char *bad = NULL;
 	json_t *v = root ? json_object_get(root, "version") : NULL;
 	if (!root) {
+		/* jansson quotes the bad bytes: keep the message one line. */
+		for (char *p = jerr.text; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = ' ';
 		bad = jerr.text;
 	} else if (!json_is_integer(v)) {
 		bad = "no \"version\"";

@@ -295,6 +295,29 @@ static json_int_t whole_ns(double v)
 	return (json_int_t)(v + 0.5);
 }
 
+/* The autotune table of a kernel (optional in the file: older sessions
+ * have none). */
+static json_t *tune_json(const ta_autotune_table *t)
+{
+	json_t *rows = json_array();
+	for (size_t i = 0; i < t->n_rows; i++) {
+		const ta_autotune_row *r = &t->rows[i];
+		json_t *o = json_pack("{s:o, s:b, s:I, s:f, s:o, s:o, s:I, s:I, s:I}",
+				      "config", jstr(r->config), "chosen", r->chosen,
+				      "launches", (json_int_t)r->launches, "median_ns", r->median_ns,
+				      "grid", ints3(r->grid), "block", ints3(r->block),
+				      "regs", (json_int_t)r->regs, "smem_static", (json_int_t)r->smem_static,
+				      "smem_dynamic", (json_int_t)r->smem_dynamic);
+		if (r->has_occupancy)
+			json_object_set_new(o, "occupancy",
+					    json_pack("{s:f, s:s, s:i}", "theoretical", r->occupancy,
+						      "limiter", r->limiter, "blocks_per_sm", r->blocks_per_sm));
+		json_array_append_new(rows, o);
+	}
+	return json_pack("{s:o, s:f, s:I, s:o}", "key", jstr(t->key), "seconds", t->seconds,
+			 "tunings", (json_int_t)t->tunings, "configs", rows);
+}
+
 static json_t *figures_json(const ta_run_figures *r)
 {
 	json_t *ks = json_array();
@@ -331,6 +354,8 @@ static json_t *figures_json(const ta_run_figures *r)
 					    json_pack("{s:f, s:s, s:i, s:f}", "theoretical", k->occupancy,
 						      "limiter", k->limiter, "blocks_per_sm", k->blocks_per_sm,
 						      "waves", k->waves));
+		if (k->tune.n_rows)
+			json_object_set_new(o, "autotune_table", tune_json(&k->tune));
 		json_array_append_new(ks, o);
 	}
 	return json_pack("{s:o, s:o, s:I, s:o}", "label", jstr(r->label), "date", jstr(r->date),
@@ -523,6 +548,41 @@ static void get_ints3(json_t *o, const char *key, int32_t out[3])
 	}
 }
 
+static void tune_from_json(ta_autotune_table *t, json_t *o)
+{
+	memset(t, 0, sizeof *t);
+	t->seconds = -1;
+	json_t *rows = json_object_get(o, "configs");
+	if (!json_is_object(o) || !json_array_size(rows))
+		return;
+	t->key = get_str(o, "key");
+	t->seconds = json_is_number(json_object_get(o, "seconds")) ? get_num(o, "seconds") : -1;
+	t->tunings = (size_t)get_int(o, "tunings", 0);
+	t->rows = ta_xcalloc(json_array_size(rows), sizeof *t->rows);
+	size_t i;
+	json_t *x;
+	json_array_foreach(rows, i, x) {
+		ta_autotune_row *r = &t->rows[t->n_rows++];
+		r->config = get_str(x, "config");
+		r->chosen = json_is_true(json_object_get(x, "chosen"));
+		r->launches = (size_t)get_int(x, "launches", 0);
+		r->median_ns = json_is_number(json_object_get(x, "median_ns")) ? get_num(x, "median_ns") : -1;
+		get_ints3(x, "grid", r->grid);
+		get_ints3(x, "block", r->block);
+		r->regs = (uint32_t)get_int(x, "regs", 0);
+		r->smem_static = (int32_t)get_int(x, "smem_static", 0);
+		r->smem_dynamic = (int32_t)get_int(x, "smem_dynamic", 0);
+		json_t *oc = json_object_get(x, "occupancy");
+		if (json_is_object(oc)) {
+			r->has_occupancy = true;
+			r->occupancy = get_num(oc, "theoretical");
+			const char *lim = json_string_value(json_object_get(oc, "limiter"));
+			snprintf(r->limiter, sizeof r->limiter, "%s", lim ? lim : "?");
+			r->blocks_per_sm = (int)get_int(oc, "blocks_per_sm", 0);
+		}
+	}
+}
+
 static bool hash_of(json_t *o, const char *key, uint64_t *h)
 {
 	const char *x = json_string_value(json_object_get(o, key));
@@ -619,6 +679,7 @@ static bool read_runs(reader *r, json_t *arr, ta_session *s)
 				k->blocks_per_sm = (int)get_int(oc, "blocks_per_sm", 0);
 				k->waves = get_num(oc, "waves");
 			}
+			tune_from_json(&k->tune, json_object_get(ko, "autotune_table"));
 		}
 	}
 	return true;
@@ -813,6 +874,10 @@ int ta_session_from_json(const char *text, size_t len, const char *name, ta_sess
 	json_error_t je;
 	json_t *root = json_loadb(text, len, 0, &je);
 	if (!root) {
+		/* jansson quotes the bad bytes: keep the message one line. */
+		for (char *p = je.text; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = ' ';
 		*err = ta_xasprintf("%s:%d:%d: the session is not valid JSON (%s); the kernel file was "
 				    "not touched: move the session away to start afresh",
 				    name, je.line, je.column, je.text);

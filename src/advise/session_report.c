@@ -8,6 +8,7 @@
 
 #include "advise/checklist.h"
 #include "analyze/analysis.h"
+#include "profile/autotune.h"
 #include "profile/measure.h"
 #include "profile/protocol.h"
 #include "util/buf.h"
@@ -149,6 +150,15 @@ int ta_session_record(const char *file, const char *records, const char *gpu_pre
 		}
 		ta_measurement *meas = ta_measure_build(&recs, names, autotuned, m->kernel_count,
 							has_gpu ? &gpu : NULL);
+		/* The child's output saved with the records: Triton's autotuning report. */
+		ta_autotune_log tl;
+		ta_autotune_log_init(&tl);
+		char *terr = NULL;
+		if (ta_autotune_log_load_records(&tl, records, &terr) < 0)
+			free(terr);
+		ta_autotune_log_finish(&tl);
+		ta_autotune_attach(meas, &tl);
+		ta_autotune_log_clear(&tl);
 		uint64_t t0 = first_start_ns(&recs);
 		char *date = t0 ? ta_session_date_ns(t0) : ta_session_now();
 		ta_run_figures_from_measure(&run, meas, "recorded run", date, 0);

@@ -10,6 +10,7 @@
 
 #include "advise/checklist.h"
 #include "advise/walk_edit.h"
+#include "profile/autotune.h"
 #include "util/buf.h"
 
 /* ---- figures ------------------------------------------------------------------ */
@@ -41,6 +42,7 @@ void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
 		kf->launches = km->launches;
 		kf->autotune_launches = km->autotune_launches;
 		kf->warmup_launches = km->warmup_launches;
+		ta_autotune_table_copy(&kf->tune, &km->tune);
 		if (km->n_groups == 0)
 			continue;
 		const ta_kernel_group *g = &km->groups[km->main_group];
@@ -83,6 +85,7 @@ void ta_run_figures_clear(ta_run_figures *f)
 		free(f->kernels[i].durations_ns);
 		free(f->kernels[i].steady_ns);
 		free(f->kernels[i].phase_start);
+		ta_autotune_table_clear(&f->kernels[i].tune);
 	}
 	free(f->kernels);
 	free(f->label);
@@ -99,6 +102,7 @@ void ta_run_figures_copy(ta_run_figures *dst, const ta_run_figures *src)
 	for (size_t i = 0; i < src->n_kernels; i++) {
 		dst->kernels[i] = src->kernels[i];
 		dst->kernels[i].name = ta_xstrdup(src->kernels[i].name);
+		ta_autotune_table_copy(&dst->kernels[i].tune, &src->kernels[i].tune);
 		if (src->kernels[i].n_durations) {
 			size_t n = src->kernels[i].n_durations * sizeof(double);
 			dst->kernels[i].durations_ns = ta_xmalloc(n);

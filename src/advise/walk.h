@@ -41,6 +41,7 @@ typedef struct ta_kernel_figures {
 	char limiter[16];            /* "registers", "shared memory", ... */
 	int blocks_per_sm;
 	double waves;
+	ta_autotune_table tune;      /* the configs its autotuner tried (n_rows 0: none) */
 } ta_kernel_figures;
 
 /* One measured run of the file (a version of it). */

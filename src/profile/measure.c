@@ -1,5 +1,6 @@
 #include "config.h"
 #include "profile/measure.h"
+#include "profile/autotune.h"
 #include "util/buf.h"
 
 #include <ctype.h>
@@ -73,6 +74,9 @@ typedef struct group_acc {
 	size_t launches, warmup, autotune;
 	double *d;
 	size_t nd, cap;
+	double *tune;                /* autotuning durations */
+	size_t nt, capt;
+	size_t first_seq, last_seq, steady_seq;
 	int last_run;                /* run whose first launch was already seen */
 	size_t runs_launches;        /* launches in last_run (for the warm-up rule) */
 	double first_of_run;         /* the candidate warm-up duration of last_run */
@@ -87,6 +91,8 @@ static group_acc *find_group(group_acc **gs, size_t *n, size_t *cap, const ta_la
 	group_acc *g = TA_PUSH(*gs, *n, *cap);
 	g->cfg = *c;
 	g->last_run = -1;
+	g->first_seq = SIZE_MAX;
+	g->steady_seq = SIZE_MAX;
 	return g;
 }
 
@@ -179,12 +185,20 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 		for (size_t t = i; t < j; t++) {
 			ta_launch_config c = config_of(ls[t]);
 			group_acc *g = find_group(&gs, &ng, &capg, &c);
+			if (g->first_seq == SIZE_MAX)
+				g->first_seq = t;
+			g->last_seq = t;
 			if (may_autotune && t < fs && !same_config(&c, &final_cfg) &&
 			    is_tuning_block(ls, i, fs, &c)) {
 				g->launches++;
 				g->autotune++;
 				km->autotune_launches++;
+				/* Kept for the autotune table, apart from the steady state. */
+				double *slot = TA_PUSH(g->tune, g->nt, g->capt);
+				*slot = (double)(ls[t]->end_ns - ls[t]->start_ns);
 			} else {
+				if (g->steady_seq == SIZE_MAX)
+					g->steady_seq = t;
 				bool first_of_run = ls[t]->run != g->last_run;
 				group_add(g, ls[t]);
 				if (!first_of_run) {
@@ -211,6 +225,12 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 		kg->durations_ns = gs[t].d;
 		kg->n_durations = gs[t].nd;
 		kg->summary = ta_stats_summarize(kg->durations_ns, kg->n_durations);
+		kg->tune_ns = gs[t].tune;
+		kg->n_tune = gs[t].nt;
+		kg->tune_summary = ta_stats_summarize(kg->tune_ns, kg->n_tune);
+		kg->first_seq = gs[t].first_seq;
+		kg->last_seq = gs[t].last_seq;
+		kg->steady_seq = gs[t].steady_seq;
 		km->warmup_launches += kg->warmup;
 		if (gpu) {
 			ta_launch_shape s = {
@@ -404,6 +424,7 @@ ta_measurement *ta_measure_build(const ta_records *recs, const char *const *name
 	free(tuned);
 	free(own);
 	free(ls);
+	ta_autotune_attach(m, NULL);
 	return m;
 }
 
@@ -412,8 +433,11 @@ void ta_measurement_free(ta_measurement *m)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->n_kernels; i++) {
-		for (size_t g = 0; g < m->kernels[i].n_groups; g++)
+		for (size_t g = 0; g < m->kernels[i].n_groups; g++) {
 			free(m->kernels[i].groups[g].durations_ns);
+			free(m->kernels[i].groups[g].tune_ns);
+		}
+		ta_autotune_table_clear(&m->kernels[i].tune);
 		free(m->kernels[i].groups);
 		free(m->kernels[i].steady_ns);
 		free(m->kernels[i].phase_start);

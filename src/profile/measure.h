@@ -43,7 +43,40 @@ typedef struct ta_kernel_group {
 	ta_summary summary;          /* of durations_ns, in ns */
 	bool has_occupancy;          /* when device facts were given */
 	ta_occupancy occ;
+	double *tune_ns;             /* the autotuning launches set apart (owned) */
+	size_t n_tune;
+	ta_summary tune_summary;     /* of tune_ns, in ns */
+	/* Positions in the kernel's launches sorted by (run, start): the first
+	 * and last launch, the first steady one (SIZE_MAX: none). The autotune
+	 * table orders configurations by them. */
+	size_t first_seq, last_seq, steady_seq;
 } ta_kernel_group;
+
+/* One row of an autotune table: a configuration the autotuner tried. */
+typedef struct ta_autotune_row {
+	char *config;                /* Triton's text of it ("BLOCK_M: 64, ..., num_warps: 4,
+	                              * ..."); NULL when the run did not print it */
+	int32_t grid[3], block[3];
+	uint32_t regs;
+	int32_t smem_static, smem_dynamic;
+	size_t launches;             /* its tuning launches (the chosen one: its steady ones) */
+	double median_ns;            /* of those launches; < 0: none */
+	bool chosen;
+	bool has_occupancy;
+	double occupancy;            /* 0..1 */
+	int blocks_per_sm;
+	char limiter[16];
+} ta_autotune_row;
+
+/* Per autotuned kernel: every configuration tried, in the order it ran,
+ * apart from the steady-state figures (profile/autotune.h builds it). */
+typedef struct ta_autotune_table {
+	char *key;                   /* the last key Triton printed; NULL: not known */
+	double seconds;              /* tuning time printed, summed over keys; < 0: not known */
+	size_t tunings;              /* "best config selected" blocks read for the kernel */
+	ta_autotune_row *rows;       /* owned; n_rows == 0: no table */
+	size_t n_rows;
+} ta_autotune_table;
 
 typedef struct ta_kernel_measure {
 	char *name;                  /* owned */
@@ -59,6 +92,7 @@ typedef struct ta_kernel_measure {
 	size_t n_steady;
 	size_t *phase_start;         /* owned; index into steady_ns of each phase */
 	size_t n_phases;
+	ta_autotune_table tune;      /* when it was autotuned (n_rows > 0) */
 } ta_kernel_measure;
 
 typedef struct ta_other_kernel {

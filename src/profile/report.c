@@ -1,5 +1,6 @@
 #include "config.h"
 #include "profile/report.h"
+#include "profile/autotune.h"
 #include "profile/runner.h"
 #include "util/buf.h"
 
@@ -39,6 +40,34 @@ static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main)
 		ta_buf_printf(b, "      local memory %u B/thread: likely register spills\n", c->local_per_thread);
 }
 
+/* The configurations the autotuner tried, apart from the groups above. */
+static void text_autotune(ta_buf *b, const ta_autotune_table *t)
+{
+	ta_buf_printf(b, "  autotune: %zu configuration%s tried", t->n_rows, t->n_rows == 1 ? "" : "s");
+	if (t->tunings > 1)
+		ta_buf_printf(b, " for %zu keys", t->tunings);
+	if (t->key)
+		ta_buf_printf(b, ", key %s", t->key);
+	if (t->seconds >= 0)
+		ta_buf_printf(b, ", tuning took %.2f s", t->seconds);
+	ta_buf_puts(b, t->tunings ? " (Triton's report)\n" : " (no report from Triton: chosen = steady state)\n");
+	ta_buf_puts(b, "    launches  median us  grid        block  regs  smem B  occupancy            config\n");
+	for (size_t i = 0; i < t->n_rows; i++) {
+		const ta_autotune_row *r = &t->rows[i];
+		char med[32] = "-", grid[40], occ[40] = "-";
+		if (r->median_ns >= 0)
+			snprintf(med, sizeof med, "%.1f", r->median_ns / 1e3);
+		snprintf(grid, sizeof grid, "%dx%dx%d", r->grid[0], r->grid[1], r->grid[2]);
+		if (r->has_occupancy)
+			snprintf(occ, sizeof occ, "%.1f%% %s", r->occupancy * 100, r->limiter);
+		char *cfg = r->config ? ta_autotune_short_config(r->config) : ta_xstrdup("-");
+		ta_buf_printf(b, "  %s %8zu  %9s  %-10s  %5d  %4u  %6d  %-19s  %s\n", r->chosen ? "*" : " ",
+			      r->launches, med, grid, r->block[0] * r->block[1] * r->block[2], r->regs,
+			      r->smem_static + r->smem_dynamic, occ, cfg);
+		free(cfg);
+	}
+}
+
 static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_info *gpu)
 {
 	if (gpu)
@@ -56,6 +85,8 @@ static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_in
 		ta_buf_printf(b, ", %zu configuration%s\n", k->n_groups, k->n_groups == 1 ? "" : "s");
 		for (size_t g = 0; g < k->n_groups; g++)
 			text_group(b, &k->groups[g], g == k->main_group);
+		if (k->tune.n_rows)
+			text_autotune(b, &k->tune);
 	}
 	if (m->other_launches > 0) {
 		ta_buf_printf(b, "other kernels (not in the file): %zu launches of %zu kernels", m->other_launches,
@@ -110,6 +141,36 @@ static json_t *json_group(const ta_kernel_group *g, bool is_main)
 	return o;
 }
 
+static json_t *json_autotune(const char *kernel, const ta_autotune_table *t)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "kernel", json_string(kernel));
+	json_object_set_new(o, "key", t->key ? json_string(t->key) : json_null());
+	json_object_set_new(o, "seconds", t->seconds >= 0 ? json_real(t->seconds) : json_null());
+	json_object_set_new(o, "tunings", json_integer((json_int_t)t->tunings));
+	json_t *rows = json_array();
+	for (size_t i = 0; i < t->n_rows; i++) {
+		const ta_autotune_row *r = &t->rows[i];
+		json_t *x = json_object();
+		json_object_set_new(x, "config", r->config ? json_string(r->config) : json_null());
+		json_object_set_new(x, "chosen", json_boolean(r->chosen));
+		json_object_set_new(x, "launches", json_integer((json_int_t)r->launches));
+		json_object_set_new(x, "median_ns", r->median_ns >= 0 ? json_real(r->median_ns) : json_null());
+		json_object_set_new(x, "grid", triple(r->grid));
+		json_object_set_new(x, "block", triple(r->block));
+		json_object_set_new(x, "regs", json_integer(r->regs));
+		json_object_set_new(x, "smem_static", json_integer(r->smem_static));
+		json_object_set_new(x, "smem_dynamic", json_integer(r->smem_dynamic));
+		if (r->has_occupancy)
+			json_object_set_new(x, "occupancy",
+					    json_pack("{s:f,s:i,s:s}", "occupancy", r->occupancy, "blocks_per_sm",
+						      r->blocks_per_sm, "limiter", r->limiter));
+		json_array_append_new(rows, x);
+	}
+	json_object_set_new(o, "configs", rows);
+	return o;
+}
+
 static json_t *json_gpu(const ta_gpu_info *g)
 {
 	json_t *o = json_object();
@@ -142,6 +203,11 @@ static json_t *json_measurement(const ta_measurement *m, const ta_gpu_info *gpu)
 		json_array_append_new(ks, ko);
 	}
 	json_object_set_new(root, "kernels", ks);
+	json_t *tunes = json_array();
+	for (size_t i = 0; i < m->n_kernels; i++)
+		if (m->kernels[i].tune.n_rows)
+			json_array_append_new(tunes, json_autotune(m->kernels[i].name, &m->kernels[i].tune));
+	json_object_set_new(root, "autotune", tunes);
 	json_t *others = json_array();
 	for (size_t i = 0; i < m->n_others; i++)
 		json_array_append_new(others, json_pack("{s:s,s:I,s:f}", "name", m->others[i].name, "launches",
@@ -197,9 +263,15 @@ static char *tail_lines(const char *s, size_t len, int lines)
 	return ta_xstrndup(s + i, len - i);
 }
 
-/* Runs argv `repeat` times, appending records to recs. */
+static void feed_autotune(void *ctx, const char *line, size_t len)
+{
+	ta_autotune_log_line(ctx, line, len);
+}
+
+/* Runs argv `repeat` times, appending records to recs and Triton's
+ * autotuning lines to tune (may be NULL). */
 static int run_many(char *const *argv, const ta_profile_request *req, ta_records *recs,
-		    FILE *tee, run_outcome *oc, char **err)
+		    FILE *tee, ta_autotune_log *tune, run_outcome *oc, char **err)
 {
 	int repeat = req->repeat > 0 ? req->repeat : 1;
 	for (int i = 0; i < repeat; i++) {
@@ -210,11 +282,16 @@ static int run_many(char *const *argv, const ta_profile_request *req, ta_records
 			.records = recs,
 			.run_index = i,
 			.records_tee = tee,
+			.output_line = tune ? feed_autotune : NULL,
+			.output_ctx = tune,
+			.tee_output = tee != NULL,
 		};
 		ta_runner *r = ta_runner_start(&o, err);
 		if (!r)
 			return -1;
 		ta_runner_wait(r);
+		if (tune)
+			ta_autotune_log_finish(tune);
 		const ta_run_result *x = ta_runner_result(r);
 		oc->record_bytes += x->record_bytes;
 		bool failed = !(x->state == TA_RUN_EXITED && x->exit_status == 0);
@@ -248,7 +325,11 @@ static void free_outcome(run_outcome *oc)
 /* Notes about the record stream, one line each. */
 static void record_notes(const ta_records *recs, const run_outcome *oc, bool replay, FILE *err)
 {
-	if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0)
+	if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0 && !ta_runner_find_cupti(NULL))
+		fprintf(err, "tileadvise: the CUPTI injector could not load (no records): libcupti was not "
+			"found where the CUDA toolkit keeps it (%s, /usr/local/cuda); install CUPTI\n",
+			CUPTI_LIBDIR[0] ? CUPTI_LIBDIR : "none found at build time");
+	else if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0)
 		fprintf(err, "tileadvise: the CUPTI injector was not loaded (no records): the program did "
 			"not use CUDA, or its CUDA ignored CUDA_INJECTION64_PATH\n");
 	for (size_t i = 0; i < recs->n_errors; i++)
@@ -290,6 +371,8 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 
 	ta_records recs;
 	ta_records_init(&recs);
+	ta_autotune_log tune;
+	ta_autotune_log_init(&tune);
 	run_outcome oc;
 	memset(&oc, 0, sizeof oc);
 	int status = 0;
@@ -302,6 +385,10 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 			ta_records_clear(&recs);
 			return 2;
 		}
+		/* Saved runs carry the child's output as "output" records. */
+		if (ta_autotune_log_load_records(&tune, req->records_in, &e) < 0)
+			free(e);
+		ta_autotune_log_finish(&tune);
 	} else {
 		if (!req->injector) {
 			fprintf(err, "tileadvise: cannot profile: this build has no CUPTI injector "
@@ -313,13 +400,14 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 		FILE *tee = NULL;
 		if (req->records_out && !(tee = fopen(req->records_out, "w")))
 			fprintf(err, "tileadvise: cannot write %s: %s\n", req->records_out, strerror(errno));
-		int rc = run_many(argv, req, &recs, tee, &oc, &e);
+		int rc = run_many(argv, req, &recs, tee, &tune, &oc, &e);
 		if (tee)
 			fclose(tee);
 		if (rc != 0) {
 			fprintf(err, "tileadvise: %s\n", e);
 			free(e);
 			ta_records_clear(&recs);
+			ta_autotune_log_clear(&tune);
 			return 2;
 		}
 		if (oc.any_failed) {
@@ -332,6 +420,10 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 	record_notes(&recs, &oc, req->records_in != NULL, err);
 
 	ta_measurement *m = ta_measure_build(&recs, req->kernel_names, req->autotuned, req->n_kernel_names, gpu);
+	ta_autotune_attach(m, &tune);
+	if (tune.n_truncated)
+		fprintf(err, "tileadvise: %zu of Triton's autotuning reports were cut short\n", tune.n_truncated);
+	ta_autotune_log_clear(&tune);
 	ta_measurement *base = NULL;
 	ta_records brecs;
 	ta_records_init(&brecs);
@@ -346,7 +438,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 		char *bargv[] = { "/bin/sh", "-c", (char *)req->baseline, NULL };
 		run_outcome boc;
 		memset(&boc, 0, sizeof boc);
-		if (run_many(bargv, req, &brecs, NULL, &boc, &e) != 0) {
+		if (run_many(bargv, req, &brecs, NULL, NULL, &boc, &e) != 0) {
 			fprintf(err, "tileadvise: baseline: %s\n", e);
 			free(e);
 		} else {

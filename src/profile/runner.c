@@ -43,6 +43,12 @@ struct ta_runner {
 	size_t ring_cap, ring_start, ring_len;
 	ta_proto_decoder dec;
 	ta_records scratch;         /* when opts.records is NULL */
+	/* output lines for opts.output_line / tee_output */
+	char *oline;
+	size_t olen, ocap;
+	bool oskip;                 /* past the cut of an overlong line */
+	ta_buf tee_pend;            /* output records waiting for a record line's end */
+	bool tee_mid_line;          /* the tee's last record bytes did not end a line */
 };
 
 static double now_s(void)
@@ -113,11 +119,13 @@ static char **child_env(const ta_runner_opts *o, int rec_fd, unsigned long long 
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = ta_xcalloc(n + 5, sizeof *env);
+	char **env = ta_xcalloc(n + 6, sizeof *env);
 	size_t k = 0;
 	const char *ld = NULL;
+	bool print_tuning = false;
 	for (size_t i = 0; i < n; i++) {
 		const char *e = environ[i];
+		print_tuning |= strncmp(e, "TRITON_PRINT_AUTOTUNING=", 24) == 0;
 		if (strncmp(e, "TILEADVISE_RECORD_", 18) == 0 ||
 		    (o->injector && strncmp(e, "CUDA_INJECTION64_PATH=", 22) == 0))
 			continue;
@@ -143,6 +151,10 @@ static char **child_env(const ta_runner_opts *o, int rec_fd, unsigned long long 
 				     : ta_xasprintf("LD_LIBRARY_PATH=%s", cupti);
 	else if (ld)
 		env[k++] = ta_xasprintf("LD_LIBRARY_PATH=%s", ld);
+	/* Triton then says which config it chose for each key (the autotune
+	 * table); a user's own setting is left alone. */
+	if (!print_tuning)
+		env[k++] = ta_xstrdup("TRITON_PRINT_AUTOTUNING=1");
 	env[k] = NULL;
 	return env;
 }
@@ -288,6 +300,90 @@ static void ring_append(ta_runner *r, const char *p, size_t n)
 	r->ring_len += n;
 }
 
+#define OUTPUT_LINE_MAX ((size_t)64 << 10)
+
+/* Writes the pending output records when the tee is between record lines
+ * (or, at the end, after ending a cut one). */
+static void tee_flush(ta_runner *r, bool at_end)
+{
+	if (!r->tee_pend.len || !r->opts.records_tee)
+		return;
+	if (r->tee_mid_line) {
+		if (!at_end)
+			return;
+		fputc('\n', r->opts.records_tee);
+		r->tee_mid_line = false;
+	}
+	fwrite(r->tee_pend.data, 1, r->tee_pend.len, r->opts.records_tee);
+	ta_buf_clear(&r->tee_pend);
+}
+
+/* The length of a valid UTF-8 sequence at s (at most n bytes), 0 if none. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t k = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+	if (k == 0 || k > n)
+		return 0;
+	for (size_t i = 1; i < k; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return k;
+}
+
+static void output_deliver(ta_runner *r, const char *line, size_t len)
+{
+	if (len > 0 && line[len - 1] == '\r')
+		len--;
+	if (r->opts.output_line)
+		r->opts.output_line(r->opts.output_ctx, line, len);
+	if (!r->opts.tee_output || !r->opts.records_tee)
+		return;
+	/* JSON wants UTF-8: other bytes become '?' (as in the injector). */
+	ta_buf_puts(&r->tee_pend, "{\"type\":\"output\",\"line\":\"");
+	for (size_t i = 0; i < len;) {
+		unsigned char c = (unsigned char)line[i];
+		size_t k = c < 0x80 ? 1 : utf8_len((const unsigned char *)line + i, len - i);
+		if (k == 0) {
+			ta_buf_putc(&r->tee_pend, '?');
+			i++;
+		} else {
+			ta_buf_json_escaped(&r->tee_pend, line + i, k);
+			i += k;
+		}
+	}
+	ta_buf_puts(&r->tee_pend, "\"}\n");
+	tee_flush(r, false);
+}
+
+/* Cuts the output into lines for output_line and the tee. */
+static void output_feed(ta_runner *r, const char *p, size_t n)
+{
+	while (n > 0) {
+		const char *nl = memchr(p, '\n', n);
+		size_t take = nl ? (size_t)(nl - p) : n;
+		if (!r->oskip) {
+			size_t room = OUTPUT_LINE_MAX - r->olen;
+			size_t k = take < room ? take : room;
+			ta_grow((void **)&r->oline, &r->ocap, r->olen + k + 1, 1);
+			memcpy(r->oline + r->olen, p, k);
+			r->olen += k;
+			if (r->olen == OUTPUT_LINE_MAX && !nl) {
+				output_deliver(r, r->oline, r->olen);
+				r->olen = 0;
+				r->oskip = true;
+			}
+		}
+		if (!nl)
+			break;
+		if (!r->oskip)
+			output_deliver(r, r->oline, r->olen);
+		r->olen = 0;
+		r->oskip = false;
+		p = nl + 1;
+		n -= take + 1;
+	}
+}
+
 /* Reads what is there; closes the fd at EOF. Returns bytes read. */
 static size_t pump(ta_runner *r, int *fd, bool records, size_t budget)
 {
@@ -299,11 +395,16 @@ static size_t pump(ta_runner *r, int *fd, bool records, size_t budget)
 			total += (size_t)n;
 			if (records) {
 				r->res.record_bytes += (unsigned long long)n;
-				if (r->opts.records_tee)
+				if (r->opts.records_tee) {
 					fwrite(buf, 1, (size_t)n, r->opts.records_tee);
+					r->tee_mid_line = buf[n - 1] != '\n';
+					tee_flush(r, false);
+				}
 				ta_proto_decoder_feed(&r->dec, buf, (size_t)n);
 			} else {
 				ring_append(r, buf, (size_t)n);
+				if (r->opts.output_line || r->opts.tee_output)
+					output_feed(r, buf, (size_t)n);
 			}
 		} else if (n == 0 || (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)) {
 			close_fd(fd);
@@ -388,6 +489,10 @@ static void finish(ta_runner *r)
 	close_fd(&r->out_fd);
 	close_fd(&r->rec_fd);
 	ta_proto_decoder_finish(&r->dec);
+	if (r->olen > 0 && !r->oskip)
+		output_deliver(r, r->oline, r->olen);
+	r->olen = 0;
+	tee_flush(r, true);
 	if (r->exec_errno > 0) {
 		r->res.state = TA_RUN_EXEC_FAILED;
 		r->res.exec_errno = r->exec_errno;
@@ -546,6 +651,8 @@ void ta_runner_free(ta_runner *r)
 	if (!r->done)
 		ta_proto_decoder_finish(&r->dec);
 	ta_records_clear(&r->scratch);
+	free(r->oline);
+	ta_buf_free(&r->tee_pend);
 	free(r->ring);
 	free(r->argv0);
 	free(r);

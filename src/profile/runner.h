@@ -1,6 +1,7 @@
 /* Runs the user's command under the CUPTI injector: its own process group,
  * output into a bounded log, records decoded as they arrive, a timeout and
- * cancel. Non-blocking: a UI loop calls ta_runner_poll (or polls
+ * cancel. The child gets TRITON_PRINT_AUTOTUNING=1 unless the environment
+ * sets it (profile/autotune.h reads what Triton then prints). Non-blocking: a UI loop calls ta_runner_poll (or polls
  * ta_runner_fds itself) and stays responsive. */
 #ifndef TA_PROFILE_RUNNER_H
 #define TA_PROFILE_RUNNER_H
@@ -27,6 +28,14 @@ typedef struct ta_runner_opts {
 	ta_records *records;        /* decoded records are appended here (not owned); may be NULL */
 	int run_index;              /* stamped on the kernels of this run */
 	FILE *records_tee;          /* the raw record bytes are also written here; may be NULL */
+	/* Each line of the child's output as it arrives (without its "\n"; an
+	 * unterminated last one at the end; lines over 64 KiB cut there), also
+	 * what the bounded log no longer holds; may be NULL. */
+	void (*output_line)(void *ctx, const char *line, size_t len);
+	void *output_ctx;
+	bool tee_output;            /* also write each output line into records_tee as a
+	                             * {"type":"output","line":"..."} record, between
+	                             * record lines */
 } ta_runner_opts;
 
 typedef enum ta_run_state {

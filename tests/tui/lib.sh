@@ -45,11 +45,11 @@ ta_keys() { ta_tmux send-keys -t "t$TA_WIN" "$@"; }
 ta_resize() { ta_tmux resize-window -t "t$TA_WIN" -x "$1" -y "$2"; }
 
 # ta_wait PATTERN [TRIES]: polls the screen until a line matches the
-# extended regular expression (20 ms apart, 30 s by default: sanitizer
+# extended regular expression (20 ms apart, 60 s by default: sanitizer
 # builds under a parallel make are slow). Returns 1
 # on timeout and keeps the last screen in $TA_TMP/last-screen.
 ta_wait() {
-	tries=${2:-${TA_TUI_TRIES:-1500}}
+	tries=${2:-${TA_TUI_TRIES:-3000}}
 	while [ "$tries" -gt 0 ]; do
 		ta_screen >"$TA_TMP/last-screen"
 		grep -Eq -- "$1" "$TA_TMP/last-screen" && return 0
@@ -61,7 +61,7 @@ ta_wait() {
 
 # ta_wait_fixed STRING: ta_wait for a fixed string.
 ta_wait_fixed() {
-	tries=${TA_TUI_TRIES:-1500}
+	tries=${TA_TUI_TRIES:-3000}
 	while [ "$tries" -gt 0 ]; do
 		ta_screen >"$TA_TMP/last-screen"
 		grep -qF -- "$1" "$TA_TMP/last-screen" && return 0
@@ -74,7 +74,7 @@ ta_wait_fixed() {
 # ta_until COMMAND...: retries a check on the screen (a frame may be caught
 # half drawn) until it holds, bounded like ta_wait.
 ta_until() {
-	tries=${TA_TUI_TRIES:-1500}
+	tries=${TA_TUI_TRIES:-3000}
 	while [ "$tries" -gt 0 ]; do
 		"$@" && return 0
 		tries=$((tries - 1))
@@ -85,7 +85,7 @@ ta_until() {
 
 # ta_wait_gone PATTERN: the opposite.
 ta_wait_gone() {
-	tries=${2:-${TA_TUI_TRIES:-1500}}
+	tries=${2:-${TA_TUI_TRIES:-3000}}
 	while [ "$tries" -gt 0 ]; do
 		ta_screen >"$TA_TMP/last-screen"
 		grep -Eq -- "$1" "$TA_TMP/last-screen" || return 0

@@ -295,6 +295,64 @@ static bool split_reshape(const char *t)
 	return t && strstr(t, "// 2") && (strstr(t, ", 2,") || strstr(t, ",2,") || strstr(t, "(2,"));
 }
 
+static bool ends_with_split(const ta_rule_ctx *c, TSNode fn)
+{
+	char *t = ta_node_text(c->m->src, fn);
+	size_t n = strlen(t);
+	bool yes = n >= 5 && !strcmp(t + n - 5, "split");
+	free(t);
+	return yes;
+}
+
+/* The epilogue-subtile idiom (P5's own edit): in a kernel with a subtile
+ * option, a reshape to [M, 2, N // 2] whose result, permuted or not, is split
+ * into two register tiles. Nothing is addressed in memory, so it is not D9. */
+static bool split_in_registers(ta_rule_ctx *c, const ta_op *op)
+{
+	bool subtile = false;
+	for (size_t i = 0; i < c->k->param_count; i++)
+		subtile |= strstr(c->k->params[i].name, "SUBTILE") || strstr(c->k->params[i].name, "subtile");
+	if (!subtile)
+		return false;
+	/* acc.reshape(...).permute(...).split(), tl.split(tl.permute(tl.reshape(...))) */
+	for (TSNode p = ts_node_parent(ta_rule_node(c, op->span)); !ts_node_is_null(p); p = ts_node_parent(p)) {
+		if (ta_node_is(p, "call")) {
+			if (ends_with_split(c, ta_node_field(p, "function")))
+				return true;
+		} else if (!ta_node_is(p, "attribute") && !ta_node_is(p, "argument_list")) {
+			break;
+		}
+	}
+	/* x = tl.reshape(acc, ...); x = tl.permute(x, ...); a, b = tl.split(x) */
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	const char *name = NULL;
+	uint32_t after = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!as[i].augmented && as[i].rhs.start <= op->span.start && op->span.end <= as[i].rhs.end) {
+			name = as[i].name;
+			after = as[i].stmt.end;
+		}
+	for (int hop = 0; name && hop < 3; hop++) {
+		for (size_t i = 0; i < c->k->op_count; i++) {
+			const ta_op *s = &c->k->ops[i];
+			size_t cl = s->callee ? strlen(s->callee) : 0;
+			if (s->span.start >= after && cl >= 5 && !strcmp(s->callee + cl - 5, "split") && s->arg_count &&
+			    ta_rule_mentions(c, s->args[0], name))
+				return true;
+		}
+		const char *next = NULL;
+		for (size_t i = 0; i < n && !next; i++)
+			if (as[i].stmt.start >= after && ta_rule_mentions(c, as[i].rhs, name) &&
+			    (ta_rule_contains(c, as[i].rhs, "permute") || ta_rule_contains(c, as[i].rhs, "trans"))) {
+				next = as[i].name;
+				after = as[i].stmt.end;
+			}
+		name = next;
+	}
+	return false;
+}
+
 ta_status ta_detect_d9(ta_rule_ctx *c)
 {
 	bool found = false;
@@ -303,7 +361,7 @@ ta_status ta_detect_d9(ta_rule_ctx *c)
 		if (op->kind != TA_OP_RESHAPE)
 			continue;
 		char *t = ta_rule_text(c, op->span);
-		if (split_reshape(t)) {
+		if (split_reshape(t) && !split_in_registers(c, op)) {
 			ta_rule_add(c, op->span, "a reshape splits a dimension in two halves to address them: a "
 				    "transposed, contiguous layout with an offset is faster");
 			found = true;
@@ -459,17 +517,20 @@ ta_status ta_detect_d13(ta_rule_ctx *c)
 	TSTreeCursor cur = ts_tree_cursor_new(c->k->node);
 	for (;;) {
 		TSNode n = ts_tree_cursor_current_node(&cur);
-		if (ta_node_is(n, "comparison_operator") && ts_node_named_child_count(n) >= 2) {
-			TSNode left = ts_node_named_child(n, 0);
+		/* Either side: `offs < M & ok` is `offs < (M & ok)` just as much. */
+		for (uint32_t side = 0; ta_node_is(n, "comparison_operator") && side < ts_node_named_child_count(n);
+		     side++) {
+			TSNode left = ts_node_named_child(n, side);
 			TSNode op = ta_node_field(left, "operator");
 			if (ta_node_is(left, "binary_operator") && !ts_node_is_null(op) &&
 			    (ta_node_text_eq(c->m->src, op, "&") || ta_node_text_eq(c->m->src, op, "|"))) {
 				char *t = ta_node_text(c->m->src, n);
 				ta_rule_add(c, ta_span_of(c->m->src, n), "`%s` parses as `(...) %s ...` compared as a "
-					    "whole: Python's & and | bind tighter than ==; parenthesise the comparison",
+					    "whole: Python's & and | bind tighter than comparisons; parenthesise the comparison",
 					    t, ta_node_text_eq(c->m->src, op, "&") ? "&" : "|");
 				free(t);
 				found = true;
+				break;
 			}
 		}
 		if (ts_tree_cursor_goto_first_child(&cur))

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analyze/rules/rules.h"
+#include "profile/autotune.h"
 #include "profile/measure.h"
 #include "util/buf.h"
 #include "util/datadir.h"
@@ -69,6 +70,14 @@ static void finish_profile(ta_app *app)
 						app->has_gpu ? &app->gpu : NULL);
 	free(names);
 	free(autotuned);
+	/* Triton's autotuning report, from the run's output (profile/autotune.h). */
+	ta_autotune_log tl;
+	ta_autotune_log_init(&tl);
+	if (app->last_log)
+		ta_autotune_log_text(&tl, app->last_log, strlen(app->last_log));
+	ta_autotune_log_finish(&tl);
+	ta_autotune_attach(meas, &tl);
+	ta_autotune_log_clear(&tl);
 	if (app->recs.driver_version > 0)
 		app->sess->env.driver = app->recs.driver_version;
 	if (app->recs.cupti_version)

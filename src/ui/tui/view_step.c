@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "advise/checklist.h"
+#include "profile/autotune.h"
 #include "ui/tui/term.h"
 #include "util/buf.h"
 
@@ -159,6 +160,68 @@ static void source_excerpt(page *p, const ta_app *app, const ta_step *s)
 	}
 }
 
+/* The steps about autotuning show every config the autotuner tried. */
+static bool shows_autotune(const ta_step *s)
+{
+	static const char *const ids[] = { "P1", "S8", "G2", "G8" };
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		if (strcmp(s->id, ids[i]) == 0)
+			return true;
+	return false;
+}
+
+/* "BLOCK_M: 64, num_warps: 4" -> "BLOCK_M=64 warps=4": a row must fit. */
+static char *compact_config(const char *text)
+{
+	char *c = ta_autotune_short_config(text);
+	ta_buf b = TA_BUF_INIT;
+	for (const char *q = c; *q;) {
+		if (q[0] == ':' && q[1] == ' ') {
+			ta_buf_putc(&b, '=');
+			q += 2;
+		} else if (q[0] == ',' && q[1] == ' ') {
+			ta_buf_putc(&b, ' ');
+			q += 2;
+		} else if (strncmp(q, "num_", 4) == 0 && (q == c || q[-1] == ' ')) {
+			q += 4;
+		} else {
+			ta_buf_putc(&b, *q++);
+		}
+	}
+	free(c);
+	return ta_buf_steal(&b);
+}
+
+static void autotune_table(page *p, const ta_autotune_table *t)
+{
+	blank(p);
+	textf(p, 1, TA_ROLE_TITLE, "Autotune");
+	wrap(p, 3, TA_ROLE_DIM, t->tunings ? "the configs Triton benchmarked (medians of their tuning launches; "
+	     "the chosen one's of its steady state):" : "the configs benchmarked (Triton printed no report: "
+	     "the chosen one is the steady state):");
+	textf(p, 3, TA_ROLE_DIM, "  %8s %10s %5s %4s %5s %-11s %s", "launches", "median", "block", "regs",
+	      "smem", "occupancy", "config");
+	for (size_t i = 0; i < t->n_rows; i++) {
+		const ta_autotune_row *r = &t->rows[i];
+		char med[32] = "-", occ[40] = "-";
+		if (r->median_ns >= 0)
+			ta_fmt_ns(r->median_ns, med, sizeof med);
+		if (r->has_occupancy) {
+			const char *lim = !strcmp(r->limiter, "shared memory") ? "smem"
+					  : !strcmp(r->limiter, "registers") ? "regs" : r->limiter;
+			snprintf(occ, sizeof occ, "%.1f%% %s", r->occupancy * 100, lim);
+		}
+		char *cfg = r->config ? compact_config(r->config) : ta_xstrdup("-");
+		textf(p, 3, r->chosen ? TA_ROLE_OK : TA_ROLE_NORMAL, "%s %8zu %10s %5d %4u %4dK %-11s %s",
+		      r->chosen ? ta_glyph_str(TA_G_SATISFIED) : " ", r->launches, med,
+		      r->block[0] * r->block[1] * r->block[2], r->regs,
+		      (r->smem_static + r->smem_dynamic + 1023) / 1024, occ, cfg);
+		free(cfg);
+	}
+	if (t->key)
+		textf(p, 3, TA_ROLE_DIM, "key %s%s", t->key, t->tunings > 1 ? " (the last of several)" : "");
+}
+
 static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const ta_step *s)
 {
 	const ta_run_figures *run = ta_app_last_run(app);
@@ -187,6 +250,8 @@ static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const t
 	for (size_t i = 0; i < s->n_findings; i++)
 		if (s->findings[i].measure)
 			wrap(p, 3, TA_ROLE_NORMAL, s->findings[i].measure);
+	if (f && f->tune.n_rows && shows_autotune(s))
+		autotune_table(p, &f->tune);
 }
 
 static void diff_lines(page *p, const char *d, int max)
