@@ -539,13 +539,23 @@ static double get_num(json_t *o, const char *key)
 	return json_is_number(v) ? json_number_value(v) : 0.0;
 }
 
-static void get_ints3(json_t *o, const char *key, int32_t out[3])
+/* Grid or block sizes, kept within CUDA's limits (max) so that the screen's
+ * products of them cannot overflow whatever a session file says. */
+static void get_ints3(json_t *o, const char *key, int32_t out[3], json_int_t max)
 {
 	json_t *a = json_object_get(o, key);
 	for (size_t i = 0; i < 3; i++) {
 		json_t *v = json_array_get(a, i);
-		out[i] = json_is_integer(v) ? (int32_t)json_integer_value(v) : 0;
+		json_int_t x = json_is_integer(v) ? json_integer_value(v) : 0;
+		out[i] = (int32_t)(x < 0 ? 0 : x > max ? max : x);
 	}
+}
+
+/* Shared memory per block, in bytes: at most 1 MiB on any GPU so far. */
+static int32_t get_smem(json_t *o, const char *key)
+{
+	json_int_t x = get_int(o, key, 0);
+	return (int32_t)(x < 0 ? 0 : x > (1 << 20) ? (1 << 20) : x);
 }
 
 static void tune_from_json(ta_autotune_table *t, json_t *o)
@@ -567,11 +577,11 @@ static void tune_from_json(ta_autotune_table *t, json_t *o)
 		r->chosen = json_is_true(json_object_get(x, "chosen"));
 		r->launches = (size_t)get_int(x, "launches", 0);
 		r->median_ns = json_is_number(json_object_get(x, "median_ns")) ? get_num(x, "median_ns") : -1;
-		get_ints3(x, "grid", r->grid);
-		get_ints3(x, "block", r->block);
+		get_ints3(x, "grid", r->grid, INT32_MAX);
+		get_ints3(x, "block", r->block, 1024);
 		r->regs = (uint32_t)get_int(x, "regs", 0);
-		r->smem_static = (int32_t)get_int(x, "smem_static", 0);
-		r->smem_dynamic = (int32_t)get_int(x, "smem_dynamic", 0);
+		r->smem_static = get_smem(x, "smem_static");
+		r->smem_dynamic = get_smem(x, "smem_dynamic");
 		json_t *oc = json_object_get(x, "occupancy");
 		if (json_is_object(oc)) {
 			r->has_occupancy = true;
@@ -664,12 +674,12 @@ static bool read_runs(reader *r, json_t *arr, ta_session *s)
 				k->summary.max = get_num(sm, "max_ns");
 				k->summary.cv = get_num(sm, "cv");
 			}
-			get_ints3(ko, "grid", k->grid);
-			get_ints3(ko, "block", k->block);
+			get_ints3(ko, "grid", k->grid, INT32_MAX);
+			get_ints3(ko, "block", k->block, 1024);
 			k->regs = (uint32_t)get_int(ko, "regs", 0);
 			k->local_per_thread = (uint32_t)get_int(ko, "local", 0);
-			k->smem_static = (int32_t)get_int(ko, "smem_static", 0);
-			k->smem_dynamic = (int32_t)get_int(ko, "smem_dynamic", 0);
+			k->smem_static = get_smem(ko, "smem_static");
+			k->smem_dynamic = get_smem(ko, "smem_dynamic");
 			json_t *oc = json_object_get(ko, "occupancy");
 			if (json_is_object(oc)) {
 				k->has_occupancy = true;

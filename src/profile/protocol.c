@@ -42,19 +42,25 @@ static json_int_t int_or(json_t *o, const char *key, json_int_t dflt)
 	return get_int(o, key, &v) ? v : dflt;
 }
 
-static bool get_triple(json_t *o, const char *key, int32_t out[3])
+/* A launch dimension triple, each within [1, max[i]]: CUDA's limits, so
+ * that products of the three (threads per block, blocks) cannot overflow
+ * downstream whatever a damaged or hostile stream says. */
+static bool get_triple(json_t *o, const char *key, int32_t out[3], const json_int_t max[3])
 {
 	json_t *a = json_object_get(o, key);
 	if (!json_is_array(a) || json_array_size(a) != 3)
 		return false;
 	for (size_t i = 0; i < 3; i++) {
 		json_t *x = json_array_get(a, i);
-		if (!json_is_integer(x))
+		if (!json_is_integer(x) || json_integer_value(x) < 1 || json_integer_value(x) > max[i])
 			return false;
 		out[i] = (int32_t)json_integer_value(x);
 	}
 	return true;
 }
+
+static const json_int_t grid_max[3] = { 2147483647, 65535, 65535 };
+static const json_int_t block_max[3] = { 1024, 1024, 64 };
 
 static bool decode_kernel(ta_records *r, json_t *o, int run)
 {
@@ -62,7 +68,8 @@ static bool decode_kernel(ta_records *r, json_t *o, int run)
 	json_int_t start, end;
 	int32_t grid[3], block[3];
 	if (!json_is_string(name) || !get_int(o, "start", &start) || !get_int(o, "end", &end) ||
-	    !get_triple(o, "grid", grid) || !get_triple(o, "block", block) || end < start)
+	    !get_triple(o, "grid", grid, grid_max) || !get_triple(o, "block", block, block_max) ||
+	    end < start)
 		return false;
 	ta_kernel_rec *k = TA_PUSH(r->kernels, r->n_kernels, r->cap_kernels);
 	k->name = ta_xstrdup(json_string_value(name));

@@ -1,0 +1,11 @@
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def small_kernel(a_ptr, b_ptr, c_ptr, BLOCK: tl.constexpr):
+    r = tl.arange(0, BLOCK)
+    a = tl.load(a_ptr + r[:, None] * BLOCK + r[None, :])
+    b = tl.load(b_ptr + r[:, None] * BLOCK + r[None, :])
+    c = tl.dot(a, b, out_dtype=tl.float16)
+    tl.store(c_ptr + r[:, None] * BLOCK + r[None, :], c)

@@ -1,0 +1,41 @@
+#!/bin/sh
+# The fuzz targets over their seed corpora and regression inputs, built
+# into the normal test suite (tests/fuzz/replay.c): one TAP line per
+# target for its corpus, and one per regression input (each a crash or a
+# failed check a fuzzer once found; see tests/ROBUSTNESS.md).
+# Env: TA_SRCDIR, TA_BUILDDIR (set by the harness).
+set -u
+: "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${TA_BUILDDIR:=.}"
+fz="$TA_SRCDIR/tests/fuzz"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-replay-XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+targets="analyze edit journal records"
+total=0
+for t in $targets; do
+	total=$((total + 1))
+	for f in "$fz/regress/$t"/*; do [ -f "$f" ] && total=$((total + 1)); done
+done
+echo "1..$total"
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/err" | tail -n 25; }
+
+for t in $targets; do
+	bin="$TA_BUILDDIR/tests/fuzz/replay_$t"
+	set -- "$fz/corpus/$t"/*
+	if "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; then
+		ok "$t: the seed corpus ($(sed -n 's/^ran \([0-9]*\) inputs$/\1/p' "$tmp/out") inputs) passes the target's checks"
+	else
+		not_ok "$t: the seed corpus passes the target's checks (last input: $(grep '^replay: ' "$tmp/err" | tail -n 1))"
+	fi
+	for f in "$fz/regress/$t"/*; do
+		[ -f "$f" ] || continue
+		if "$bin" "$f" >"$tmp/out" 2>"$tmp/err"; then
+			ok "$t: regression $(basename "$f")"
+		else
+			not_ok "$t: regression $(basename "$f")"
+		fi
+	done
+done
