@@ -590,16 +590,7 @@ static void collect_configs(builder *b, ta_autotune *a, TSNode root)
 			if (mentions_capability(b, n))
 				a->branches_on_capability = true;
 		}
-		if (descend && ts_tree_cursor_goto_first_child(&c))
-			continue;
-		bool done = false;
-		while (!ts_tree_cursor_goto_next_sibling(&c)) {
-			if (!ts_tree_cursor_goto_parent(&c)) {
-				done = true;
-				break;
-			}
-		}
-		if (done)
+		if (!ta_cursor_next(&c, descend))
 			break;
 	}
 	ts_tree_cursor_delete(&c);
@@ -1652,16 +1643,7 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 									      ts_node_end_byte(obj) - ts_node_start_byte(obj)))
 				shape_of(b, k, obj, before, depth + 1, seen, nseen, out);
 		}
-		if (descend && ts_tree_cursor_goto_first_child(&c))
-			continue;
-		bool done = false;
-		while (!ts_tree_cursor_goto_next_sibling(&c)) {
-			if (!ts_tree_cursor_goto_parent(&c)) {
-				done = true;
-				break;
-			}
-		}
-		if (done)
+		if (!ta_cursor_next(&c, descend))
 			break;
 	}
 	ts_tree_cursor_delete(&c);

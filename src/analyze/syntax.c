@@ -50,15 +50,20 @@ static void collect_errors(ta_syntax *syn)
 			add_error(syn, n, true);
 			descend = false;
 		}
-		if (descend && ts_tree_cursor_goto_first_child(&c))
-			continue;
-		while (!ts_tree_cursor_goto_next_sibling(&c)) {
-			if (!ts_tree_cursor_goto_parent(&c)) {
-				ts_tree_cursor_delete(&c);
-				return;
-			}
-		}
+		if (!ta_cursor_next(&c, descend))
+			break;
 	}
+	ts_tree_cursor_delete(&c);
+}
+
+bool ta_cursor_next(TSTreeCursor *c, bool descend)
+{
+	if (descend && ts_tree_cursor_goto_first_child(c))
+		return true;
+	while (!ts_tree_cursor_goto_next_sibling(c))
+		if (!ts_tree_cursor_goto_parent(c))
+			return false;
+	return true;
 }
 
 ta_syntax *ta_syntax_parse(const ta_source *src, char **err)
@@ -180,17 +185,7 @@ bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *nam
 			found = true;
 			break;
 		}
-		if (ts_tree_cursor_goto_first_child(&c))
-			continue;
-		bool up = false;
-		while (!ts_tree_cursor_goto_next_sibling(&c)) {
-			if (!ts_tree_cursor_goto_parent(&c) ||
-			    ts_node_eq(ts_tree_cursor_current_node(&c), n)) {
-				up = true;
-				break;
-			}
-		}
-		if (up)
+		if (!ta_cursor_next(&c, true))
 			break;
 	}
 	ts_tree_cursor_delete(&c);

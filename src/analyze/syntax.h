@@ -43,8 +43,13 @@ bool ta_node_is(TSNode n, const char *type);
 TSNode ta_node_field(TSNode n, const char *field);
 /* The first ancestor of n (n excluded) of the given type, or a null node. */
 TSNode ta_node_ancestor(TSNode n, const char *type);
-/* Node of type inside n with the given text (identifier search), first in
- * document order; null when absent. */
+/* Moves a cursor to the next node in document order, into the current
+ * node's children when descend is true. Returns false once past the last
+ * node of the subtree the cursor was made on (iterative: files may nest
+ * thousands of levels deep). */
+bool ta_cursor_next(TSTreeCursor *c, bool descend);
+
+/* Whether an identifier with that text occurs inside n. */
 bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *name);
 
 #endif

@@ -8,6 +8,7 @@
 #    end of the refresh) and outside (send-keys until the pane changed).
 # Prints medians; targets: first frame < 100 ms, median redraw < 16 ms.
 # Usage: TILEADVISE=build/src/tileadvise TA_SRCDIR=. tests/bench/tui.sh
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
 : "${TILEADVISE:?set TILEADVISE}"
 : "${TA_SRCDIR:?set TA_SRCDIR}"
 command -v tmux >/dev/null || { echo "tmux is needed"; exit 2; }

@@ -7,6 +7,7 @@
 # refusals: stale journal, external edit, symlink out of the folder,
 # read-only file, corrupted and future journals, injected write failures.
 # TAP by hand. Env: TILEADVISE, TA_SRCDIR, PYTHON3.
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TILEADVISE:=./src/tileadvise}"

@@ -7,6 +7,7 @@
 # on stderr (exit 2), never a crash or a sanitizer report, and a refused
 # edit leaves the kernel's bytes as they were.
 # TAP by hand. Env: TILEADVISE, TA_SRCDIR; ROBUST_CHANGING_RUNS (default 200).
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TILEADVISE:=./src/tileadvise}"

@@ -6,6 +6,7 @@
 # a signal; and through the tool (--profile with H200 facts): every run
 # ends, nothing crashes or hangs, and the tool says what happened in a line.
 # TAP by hand. Env: TILEADVISE, TA_BUILDDIR, TA_SRCDIR.
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TA_BUILDDIR:=.}"

@@ -6,6 +6,7 @@
 #   tests/robust/valgrind.sh [TILEADVISE]
 #
 # TAP; one line per command. Env: TA_SRCDIR (default: this tree).
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 TILEADVISE=${1:-${TILEADVISE:-./_build/src/tileadvise}}

@@ -2,6 +2,7 @@
 # tileadvise --check end to end (TAP): the examples and the rule fixtures
 # against their .expected output, the json and SARIF formats, suppression
 # comments, --select/--ignore, and the exit codes.
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
 : "${TILEADVISE:?set TILEADVISE to the built binary}"
 : "${TA_SRCDIR:?set TA_SRCDIR to the source tree}"
 tmp=$(mktemp -d) || exit 1

@@ -1,6 +1,7 @@
 # Helpers for the tmux-driven screen tests: a private tmux server, keys in,
 # the screen captured as text, bounded waits (no fixed sleeps), TAP out.
 # Needs TILEADVISE (the built binary) and TA_SRCDIR (the source tree).
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
 
 : "${TILEADVISE:?set TILEADVISE to the built tileadvise}"
 : "${TA_SRCDIR:?set TA_SRCDIR to the source tree}"

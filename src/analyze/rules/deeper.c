@@ -533,17 +533,7 @@ ta_status ta_detect_d13(ta_rule_ctx *c)
 				break;
 			}
 		}
-		if (ts_tree_cursor_goto_first_child(&cur))
-			continue;
-		bool done = false;
-		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-			if (!ts_tree_cursor_goto_parent(&cur) ||
-			    ts_node_eq(ts_tree_cursor_current_node(&cur), c->k->node)) {
-				done = true;
-				break;
-			}
-		}
-		if (done)
+		if (!ta_cursor_next(&cur, true))
 			break;
 	}
 	ts_tree_cursor_delete(&cur);

@@ -300,16 +300,7 @@ static void collect_assigns(ta_rule_ctx *c)
 		} else if (ta_node_is(n, "function_definition")) {
 			descend = false;
 		}
-		if (descend && ts_tree_cursor_goto_first_child(&cur))
-			continue;
-		bool done = false;
-		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-			if (!ts_tree_cursor_goto_parent(&cur)) {
-				done = true;
-				break;
-			}
-		}
-		if (done)
+		if (!ta_cursor_next(&cur, descend))
 			break;
 	}
 	ts_tree_cursor_delete(&cur);
