@@ -888,8 +888,7 @@ int ta_session_from_json(const char *text, size_t len, const char *name, ta_sess
 		for (char *p = je.text; *p; p++)
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
 				*p = ' ';
-		*err = ta_xasprintf("%s:%d:%d: the session is not valid JSON (%s); the kernel file was "
-				    "not touched: move the session away to start afresh",
+		*err = ta_xasprintf("%s:%d:%d: the session is not valid JSON (%s)",
 				    name, je.line, je.column, je.text);
 		return -1;
 	}
