@@ -8,6 +8,7 @@ set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TA_BUILDDIR:=.}"
 fz="$TA_SRCDIR/tests/fuzz"
+. "$fz/seeds.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-replay-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
@@ -24,7 +25,8 @@ not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/err" | tail 
 
 for t in $targets; do
 	bin="$TA_BUILDDIR/tests/fuzz/replay_$t"
-	set -- "$fz/corpus/$t"/*
+	# shellcheck disable=SC2046
+	set -- $(ta_seed_files "$TA_SRCDIR" "$t")
 	if "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; then
 		ok "$t: the seed corpus ($(sed -n 's/^ran \([0-9]*\) inputs$/\1/p' "$tmp/out") inputs) passes the target's checks"
 	else

@@ -12,6 +12,7 @@
 # path printed.
 set -u
 src=$(cd "$1" && pwd)
+. "$src/tests/fuzz/seeds.sh"
 fzd=$(cd "$2" && pwd)
 shift 2
 secs=${FUZZ_SECONDS:-60}
@@ -48,7 +49,7 @@ one() {
 	# shellcheck disable=SC2046
 	TMPDIR="$w/tmp" "$bin" $(dict_of "$t") -max_total_time="$secs" -timeout=30 -rss_limit_mb=3072 \
 		-print_final_stats=1 -close_fd_mask=1 -artifact_prefix="$w/crashes/" \
-		"$w/corpus" "$src/tests/fuzz/corpus/$t" >"$w/fuzz.log" 2>&1
+		"$w/corpus" $(ta_seed_dirs "$src" "$t") >"$w/fuzz.log" 2>&1
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$w/fuzz.log" | tail -n 1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$w/fuzz.log" | tail -n 1)
