@@ -2,27 +2,12 @@
  * causal configs), S6 (fast tanh behind a constexpr flag). */
 #include "config.h"
 #include "advise/edits/edits.h"
+#include "analyze/names.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-static bool among(const char *name, const char *const *names)
-{
-	for (; *names; names++)
-		if (!strcasecmp(name, *names))
-			return true;
-	return false;
-}
-
-static void keep_why(char **why, char *now)
-{
-	if (!*why)
-		*why = now;
-	else
-		free(now);
-}
 
 /* A function or module-level name the file already defines. */
 static bool defined(const ta_model *m, const char *name)
@@ -43,27 +28,6 @@ static bool defined(const ta_model *m, const char *name)
 
 /* ---- S5 / G1 --------------------------------------------------------------- */
 
-/* Parameters giving the group size (H // it) or the K/V head count itself. */
-static const char *const group_sizes[] = {
-	"QUERY_GROUP_SIZE", "NUM_QUERIES_PER_KV", "KV_GROUP_SIZE", "GQA_GROUP_SIZE", "GROUP_SIZE_KV",
-	"NUM_KV_GROUPS", NULL,
-};
-static const char *const kv_head_counts[] = { "NUM_KV_HEADS", "H_KV", "NUM_HEAD_KV", "N_KV_HEADS", NULL };
-static const char *const head_counts[] = {
-	"H", "NUM_HEADS", "N_HEADS", "H_Q", "NUM_Q_HEADS", "HQ", "NHEADS", "NUM_HEAD", "NH", NULL,
-};
-
-static bool kv_name(const char *s)
-{
-	if (!s)
-		return false;
-	if (!strncasecmp(s, "desc_", 5))
-		s += 5;
-	if ((s[0] == 'k' || s[0] == 'K' || s[0] == 'v' || s[0] == 'V') &&
-	    (s[1] == '\0' || s[1] == '_' || (s[1] >= '0' && s[1] <= '9')))
-		return true;
-	return !strncasecmp(s, "kv_", 3) || !strcasecmp(s, "kv");
-}
 
 static TSNode desc_arg(const ta_model *m, const ta_op *op, const char *kw, size_t index)
 {
@@ -104,14 +68,14 @@ static int s5_one(const ta_model *m, const ta_kernel *k, const ta_param *group, 
 	for (uint32_t d = 0; d < n && ts_node_is_null(hn); d++) {
 		TSNode el = ts_node_named_child(shape, d);
 		char *t = ta_node_is(el, "identifier") ? ta_node_text(m->src, el) : NULL;
-		if (t && among(t, head_counts) && ta_kernel_param(k, t))
+		if (t && ta_name_among(t, ta_gqa_head_counts) && ta_kernel_param(k, t))
 			hn = el;
 		free(t);
 	}
 	if (ts_node_is_null(hn))
 		return ta_edits_refuse(why, "line %u: no head-count parameter in the descriptor's shape", op->span.line);
 	char *h = ta_node_text(m->src, hn);
-	char *kvh = among(group->name, kv_head_counts) ? ta_xstrdup(group->name) :
+	char *kvh = ta_name_among(group->name, ta_gqa_kv_head_counts) ? ta_xstrdup(group->name) :
 		    ta_xasprintf("%s // %s", h, group->name);
 	ta_edit_replace(out, ts_node_start_byte(hn), ts_node_end_byte(hn), kvh);
 	/* The batch stride written from the Q head count is wrong for K/V too. */
@@ -140,7 +104,8 @@ TA_EDIT_MAKER(S5)
 		const ta_kernel *k = &m->kernels[ki];
 		const ta_param *group = NULL;
 		for (size_t i = 0; i < k->param_count && !group; i++)
-			if (among(k->params[i].name, group_sizes) || among(k->params[i].name, kv_head_counts))
+			if (ta_name_among(k->params[i].name, ta_gqa_group_sizes) ||
+			    ta_name_among(k->params[i].name, ta_gqa_kv_head_counts))
 				group = &k->params[i];
 		if (!group)
 			continue;
@@ -149,7 +114,7 @@ TA_EDIT_MAKER(S5)
 			if (op->kind != TA_OP_MAKE_DESCRIPTOR || !ta_edits_at_line(op->span, line))
 				continue;
 			char *base = op->arg_count ? ta_edits_text(m, op->args[0].start, op->args[0].end) : NULL;
-			bool kv = kv_name(op->target) || kv_name(base);
+			bool kv = ta_gqa_kv_name(op->target) || ta_gqa_kv_name(base);
 			free(base);
 			if (!kv)
 				continue;
@@ -159,7 +124,7 @@ TA_EDIT_MAKER(S5)
 				return 0;
 			}
 			ta_edit_clear(out);
-			keep_why(&why, w);
+			ta_edits_keep_why(&why, w);
 		}
 	}
 	if (why) {
@@ -206,7 +171,7 @@ TA_EDIT_MAKER(G8)
 			continue;
 		const ta_param *p = NULL;
 		for (size_t i = 0; i < k->param_count && !p; i++)
-			if (k->params[i].constexpr_ && among(k->params[i].name, causal))
+			if (k->params[i].constexpr_ && ta_name_among(k->params[i].name, causal))
 				p = &k->params[i];
 		const char *bm = config_name(a, "BLOCK_M"), *bn = config_name(a, "BLOCK_N");
 		if (!p || (!bm && !bn))
@@ -214,17 +179,17 @@ TA_EDIT_MAKER(G8)
 		if (line && !ta_edits_at_line(a->span, line) && !ta_edits_at_line(p->span, line))
 			continue;
 		if (!bm || !bn) {
-			keep_why(&why, ta_xasprintf("%s: the configs do not set both BLOCK_M and BLOCK_N", k->name));
+			ta_edits_keep_why(&why, ta_xasprintf("%s: the configs do not set both BLOCK_M and BLOCK_N", k->name));
 			continue;
 		}
 		TSNode call = ta_edits_node(m, a->span);
 		if (k->wrapped || !ta_node_is(call, "call") || !ta_node_is(ts_node_parent(call), "decorator")) {
-			keep_why(&why, ta_xasprintf("%s: autotune is applied by a call, not a decorator", k->name));
+			ta_edits_keep_why(&why, ta_xasprintf("%s: autotune is applied by a call, not a decorator", k->name));
 			continue;
 		}
 		const char *fn = "_prune_causal_configs";
 		if (defined(m, fn)) {
-			keep_why(&why, ta_xasprintf("the file already defines %s", fn));
+			ta_edits_keep_why(&why, ta_xasprintf("the file already defines %s", fn));
 			continue;
 		}
 		TSNode args = ta_node_field(call, "arguments");
@@ -233,7 +198,7 @@ TA_EDIT_MAKER(G8)
 		while (!ts_node_is_null(last) && ta_node_is(last, "comment"))
 			last = ts_node_prev_named_sibling(last);
 		if (ts_node_is_null(last)) {
-			keep_why(&why, ta_xasprintf("%s: autotune without arguments", k->name));
+			ta_edits_keep_why(&why, ta_xasprintf("%s: autotune without arguments", k->name));
 			continue;
 		}
 		const char *u = ta_edits_indent_unit(m, "");
@@ -252,7 +217,7 @@ TA_EDIT_MAKER(G8)
 		if (before_def(m, k->span.start, ta_buf_str(&b), out) != 0) {
 			ta_buf_free(&b);
 			ta_edit_clear(out);
-			keep_why(&why, ta_xasprintf("%s is not defined at module level", k->name));
+			ta_edits_keep_why(&why, ta_xasprintf("%s is not defined at module level", k->name));
 			continue;
 		}
 		ta_buf_free(&b);
@@ -302,15 +267,15 @@ TA_EDIT_MAKER(S6)
 		if (!first)
 			continue;
 		if (k->is_helper || k->launch_count == 0) {
-			keep_why(&why, ta_xasprintf("%s is not launched in this file: nowhere to set FAST_TANH", k->name));
+			ta_edits_keep_why(&why, ta_xasprintf("%s is not launched in this file: nowhere to set FAST_TANH", k->name));
 			continue;
 		}
 		if (ta_edits_line_start(m, k->span.start) != k->span.start) {
-			keep_why(&why, ta_xasprintf("%s is not defined at module level", k->name));
+			ta_edits_keep_why(&why, ta_xasprintf("%s is not defined at module level", k->name));
 			continue;
 		}
 		if (defined(m, "_fast_tanh") || defined(m, "_HAS_FAST_TANH") || ta_kernel_param(k, "FAST_TANH")) {
-			keep_why(&why, ta_xstrdup("the file already defines _fast_tanh, _HAS_FAST_TANH or FAST_TANH"));
+			ta_edits_keep_why(&why, ta_xstrdup("the file already defines _fast_tanh, _HAS_FAST_TANH or FAST_TANH"));
 			continue;
 		}
 		char *torch = ta_edits_module(m, "torch.cuda");
@@ -329,7 +294,7 @@ TA_EDIT_MAKER(S6)
 			TSNode call = ta_edits_node(m, op->span);
 			TSNode fnn = ta_node_field(call, "function");
 			if (op->arg_count != 1 || op->kwarg_count || op->receiver || !ta_node_is(call, "call")) {
-				keep_why(&why, ta_xasprintf("line %u: not a plain tanh(x) call", op->span.line));
+				ta_edits_keep_why(&why, ta_xasprintf("line %u: not a plain tanh(x) call", op->span.line));
 				ok = false;
 				break;
 			}
@@ -337,7 +302,7 @@ TA_EDIT_MAKER(S6)
 			if (!exact)
 				exact = t;
 			else if (strcmp(exact, t)) {
-				keep_why(&why, ta_xasprintf("line %u: tanh is called as %s and %s", op->span.line, exact, t));
+				ta_edits_keep_why(&why, ta_xasprintf("line %u: tanh is called as %s and %s", op->span.line, exact, t));
 				ok = false;
 				free(t);
 				break;
@@ -350,7 +315,7 @@ TA_EDIT_MAKER(S6)
 		if (ok) {
 			char *w = NULL;
 			if (ta_edits_add_constexpr(m, k, "FAST_TANH", out, &w) != 0) {
-				keep_why(&why, w);
+				ta_edits_keep_why(&why, w);
 				ok = false;
 			}
 		}
@@ -367,7 +332,7 @@ TA_EDIT_MAKER(S6)
 				last = ts_node_prev_named_sibling(last);
 			if (ts_node_is_null(last) || ta_node_is(last, "dictionary_splat") ||
 			    ta_node_is(last, "list_splat")) {
-				keep_why(&why, ta_xasprintf("line %u: the launch has no plain last argument", l->span.line));
+				ta_edits_keep_why(&why, ta_xasprintf("line %u: the launch has no plain last argument", l->span.line));
 				ok = false;
 				break;
 			}

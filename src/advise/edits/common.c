@@ -133,6 +133,14 @@ int ta_edits_refuse(char **why_not, const char *fmt, ...)
 	return -1;
 }
 
+void ta_edits_keep_why(char **why, char *now)
+{
+	if (!*why)
+		*why = now;
+	else
+		free(now);
+}
+
 int ta_edits_none(char **why_not, const char *fmt, ...)
 {
 	ta_buf b = TA_BUF_INIT;

@@ -8,14 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void keep_why(char **why, char *now)
-{
-	if (!*why)
-		*why = now;
-	else
-		free(now);
-}
-
 /* ---- D13 ------------------------------------------------------------------- */
 
 /* The first `A & B == C` (or |) in n at line; fills *cmp. */
@@ -49,7 +41,7 @@ TA_EDIT_MAKER(D13)
 			continue;
 		uint32_t line_of = (uint32_t)ta_node_line(cmp);
 		if (ts_node_named_child_count(cmp) != 2) {
-			keep_why(&why, ta_xasprintf("line %u: a chained comparison; the intended grouping is unclear",
+			ta_edits_keep_why(&why, ta_xasprintf("line %u: a chained comparison; the intended grouping is unclear",
 						    line_of));
 			continue;
 		}
@@ -189,7 +181,7 @@ TA_EDIT_MAKER(D15)
 					return 0;
 				}
 				ta_edit_clear(out);
-				keep_why(&why, w);
+				ta_edits_keep_why(&why, w);
 				break;
 			}
 		}
@@ -374,7 +366,7 @@ TA_EDIT_MAKER(D14)
 				return 0;
 			}
 			ta_edit_clear(out);
-			keep_why(&why, w);
+			ta_edits_keep_why(&why, w);
 		}
 	}
 	if (why) {

@@ -66,8 +66,6 @@ TSNode ta_edits_statement(TSNode n);
 bool ta_edits_at_line(ta_span site, uint32_t line);
 /* Removes an argument (positional or keyword) with its comma. */
 int ta_edits_drop_arg(ta_edit *e, TSNode arg);
-/* Sets *why_not to a formatted message and returns -1 (a site whose
- * precondition fails) or -2 (ta_edits_none: no site at all). */
 /* The identifiers n reads (not names after a dot, not keyword names), each
  * once. Free with ta_edits_names_free. */
 size_t ta_edits_names(const ta_model *m, TSNode n, char ***out);
@@ -82,7 +80,12 @@ uint32_t ta_edits_stmt_lines(const ta_model *m, TSNode stmt, uint32_t *end);
  * default. Returns 0, or -1 with *why when the signature or a positional
  * launch of the kernel in this file does not allow it. */
 int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *name, ta_edit *out, char **why);
+/* Sets *why_not to a formatted message and returns -1 (a site whose
+ * precondition fails) or -2 (ta_edits_none: no site at all). */
 int ta_edits_refuse(char **why_not, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ta_edits_none(char **why_not, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* While trying the sites of an entry one by one: keeps the first site's
+ * reason for refusing in *why and frees later ones (takes now). */
+void ta_edits_keep_why(char **why, char *now);
 
 #endif

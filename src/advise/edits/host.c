@@ -13,14 +13,6 @@ static bool host_selected(int kernel_or_host, size_t h)
 }
 
 /* Keeps the first reason a site was refused. */
-static void keep_why(char **why, char *now)
-{
-	if (!*why)
-		*why = now;
-	else
-		free(now);
-}
-
 /* ---- D12: (a + b - 1) // b -> triton.cdiv(a, b) -------------------------- */
 
 static int d12_one(const ta_model *m, const ta_host_op *op, ta_edit *out, char **why_not)
@@ -63,7 +55,7 @@ TA_EDIT_MAKER(D12)
 				free(why);
 				return 0;
 			}
-			keep_why(&why, w);
+			ta_edits_keep_why(&why, w);
 		}
 	}
 	if (why) {
@@ -170,7 +162,7 @@ TA_EDIT_MAKER(S7)
 				free(why);
 				return 0;
 			}
-			keep_why(&why, w);
+			ta_edits_keep_why(&why, w);
 		}
 	}
 	if (why) {

@@ -13,14 +13,6 @@ static bool kernel_selected(int kernel_or_host, size_t k)
 	return kernel_or_host < 0 || (size_t)kernel_or_host == k;
 }
 
-static void keep_why(char **why, char *now)
-{
-	if (!*why)
-		*why = now;
-	else
-		free(now);
-}
-
 /* Runs one(m, k, i) over the ops of kind in the selected kernels at line. */
 typedef int (*op_fn)(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why);
 
@@ -40,7 +32,7 @@ static int each_op(const ta_model *m, int kernel_or_host, uint32_t line, ta_op_k
 				free(why);
 				return 0;
 			}
-			keep_why(&why, w);
+			ta_edits_keep_why(&why, w);
 		}
 	}
 	if (why) {
@@ -275,12 +267,12 @@ TA_EDIT_MAKER(D6)
 				continue;
 			const ta_kwarg *dns = ta_kwarg_find(k->jit_kwargs, k->jit_kwarg_count, "do_not_specialize");
 			if (dns && word_in(dns->value, strlen(dns->value), p->name)) {
-				keep_why(&why, ta_xasprintf("line %u: %s is listed in do_not_specialize", p->span.line,
+				ta_edits_keep_why(&why, ta_xasprintf("line %u: %s is listed in do_not_specialize", p->span.line,
 							    p->name));
 				continue;
 			}
 			if (p->annotation) {
-				keep_why(&why, ta_xasprintf("line %u: %s is annotated `%s` already", p->span.line,
+				ta_edits_keep_why(&why, ta_xasprintf("line %u: %s is annotated `%s` already", p->span.line,
 							    p->name, p->annotation));
 				continue;
 			}
@@ -345,20 +337,20 @@ TA_EDIT_MAKER(D1)
 			if (!ta_edits_at_line(l->header, line))
 				continue;
 			if (ta_kwarg_find(l->kwargs, l->kwarg_count, "loop_unroll_factor")) {
-				keep_why(&why, ta_xasprintf("line %u: the loop sets loop_unroll_factor already",
+				ta_edits_keep_why(&why, ta_xasprintf("line %u: the loop sets loop_unroll_factor already",
 							    l->header.line));
 				continue;
 			}
 			TSNode call = ta_edits_node(m, l->iter);
 			TSNode loop = ts_node_parent(call);
 			if (!ta_node_is(call, "call")) {
-				keep_why(&why, ta_xasprintf("line %u: the loop does not iterate over a range call",
+				ta_edits_keep_why(&why, ta_xasprintf("line %u: the loop does not iterate over a range call",
 							    l->header.line));
 				continue;
 			}
 			if (l->kind == TA_LOOP_STATIC_RANGE && l->var &&
 			    var_indexes(m, ta_node_field(loop, "body"), l->var)) {
-				keep_why(&why, ta_xasprintf("line %u: %s indexes a value in the body, so the loop must stay "
+				ta_edits_keep_why(&why, ta_xasprintf("line %u: %s indexes a value in the body, so the loop must stay "
 							    "static_range", l->header.line, l->var));
 				continue;
 			}

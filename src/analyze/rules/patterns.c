@@ -171,25 +171,6 @@ ta_status ta_detect_s4(ta_rule_ctx *c)
 	return ta_rule_serve(c, "P1", TA_TAG_GPU_SPLIT);
 }
 
-static const char *const group_params[] = {
-	"QUERY_GROUP_SIZE", "NUM_QUERIES_PER_KV", "KV_GROUP_SIZE", "GQA_GROUP_SIZE",
-	"GROUP_SIZE_KV", "NUM_KV_HEADS", "H_KV", "NUM_HEAD_KV", "N_KV_HEADS", "NUM_KV_GROUPS", NULL,
-};
-static const char *const head_counts[] = {
-	"H", "NUM_HEADS", "N_HEADS", "H_Q", "NUM_Q_HEADS", "HQ", "NHEADS", "NUM_HEAD", "NH", NULL,
-};
-
-static bool kv_name(const char *s)
-{
-	if (!s)
-		return false;
-	if (!strncasecmp(s, "desc_", 5))
-		s += 5;
-	if ((s[0] == 'k' || s[0] == 'K' || s[0] == 'v' || s[0] == 'V') &&
-	    (s[1] == '\0' || s[1] == '_' || (s[1] >= '0' && s[1] <= '9')))
-		return true;
-	return !strncasecmp(s, "kv_", 3) || !strcasecmp(s, "kv");
-}
 
 /* The shape list of a descriptor op as a node, or null. */
 static TSNode descriptor_shape(const ta_rule_ctx *c, const ta_op *op)
@@ -208,7 +189,8 @@ ta_status ta_detect_s5(ta_rule_ctx *c)
 	const ta_kernel *k = c->k;
 	const ta_param *group = NULL;
 	for (size_t i = 0; i < k->param_count && !group; i++)
-		if (ta_name_among(k->params[i].name, group_params))
+		if (ta_name_among(k->params[i].name, ta_gqa_group_sizes) ||
+		    ta_name_among(k->params[i].name, ta_gqa_kv_head_counts))
 			group = &k->params[i];
 	if (!group)
 		return TA_STATUS_NOT_APPLICABLE;
@@ -218,7 +200,7 @@ ta_status ta_detect_s5(ta_rule_ctx *c)
 		if (op->kind != TA_OP_MAKE_DESCRIPTOR)
 			continue;
 		char *base = ta_op_arg(c, op, 0);
-		bool kv = kv_name(op->target) || kv_name(base);
+		bool kv = ta_gqa_kv_name(op->target) || ta_gqa_kv_name(base);
 		free(base);
 		if (!kv)
 			continue;
@@ -232,7 +214,7 @@ ta_status ta_detect_s5(ta_rule_ctx *c)
 			if (!ta_node_is(el, "identifier"))
 				continue;
 			char *t = ta_node_text(c->m->src, el);
-			if (ta_name_among(t, head_counts) && ta_kernel_param(k, t)) {
+			if (ta_name_among(t, ta_gqa_head_counts) && ta_kernel_param(k, t)) {
 				ta_rule_add(c, op->span,
 					"descriptor %s%s%s declares its head dimension as `%s` (the Q head count) although "
 					"`%s` has `%s`: K/V hold `%s // %s` heads", op->target ? "`" : "",

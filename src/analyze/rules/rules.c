@@ -222,14 +222,6 @@ bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle)
 	return false;
 }
 
-bool ta_name_among(const char *name, const char *const *names)
-{
-	for (; name && *names; names++)
-		if (!strcasecmp(name, *names))
-			return true;
-	return false;
-}
-
 TSNode ta_rule_node(const ta_rule_ctx *c, ta_span s)
 {
 	TSNode root = ta_syntax_root(c->m->syn);

@@ -3,6 +3,7 @@
 #define TA_ANALYZE_RULES_INTERNAL_H
 
 #include "analyze/model_internal.h"
+#include "analyze/names.h"
 #include "analyze/rules/rules.h"
 
 /* An assignment `name = value` (or `name op= value`) inside a kernel. */
@@ -48,7 +49,6 @@ bool ta_text_mentions(const char *text, size_t len, const char *ident);
 bool ta_rule_mentions(const ta_rule_ctx *c, ta_span s, const char *ident);
 bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle);
 /* Case-insensitive equality with one of the NULL-terminated names. */
-bool ta_name_among(const char *name, const char *const *names);
 
 /* The kernel's assignments in document order (cached in c). */
 const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n);
