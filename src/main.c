@@ -212,19 +212,28 @@ static int parse_options(int argc, char **argv, options *o)
 	return 0;
 }
 
+/* Analyses path, or says why not on stderr and returns NULL. */
+static ta_analysis *open_analysis(const char *path)
+{
+	ta_analysis *a;
+	char *err;
+	if (ta_analysis_open(path, &a, &err) != 0) {
+		fprintf(stderr, "tileadvise: %s\n", err);
+		free(err);
+		return NULL;
+	}
+	return a;
+}
+
 static int run_report(const options *o)
 {
 	if (o->file_count != 1)
 		return usage_error("%s", o->file_count ? "--report takes one FILE" : "--report needs a FILE");
 	if (o->format == TA_FORMAT_SARIF)
 		return usage_error("%s", "--report writes text, markdown or json");
-	ta_analysis *a;
-	char *err;
-	if (ta_analysis_open(o->files[0], &a, &err) != 0) {
-		fprintf(stderr, "tileadvise: %s\n", err);
-		free(err);
+	ta_analysis *a = open_analysis(o->files[0]);
+	if (!a)
 		return 2;
-	}
 	ta_report_write(a->model, o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format, stdout);
 	ta_analysis_free(a);
 	return 0;
@@ -236,13 +245,9 @@ static int run_profile(const options *o)
 		return usage_error("%s", "--profile needs one FILE (the command to run may follow --)");
 	if (o->format >= 0 && o->format != TA_FORMAT_TEXT && o->format != TA_FORMAT_JSON)
 		return usage_error("%s", "--profile writes text or json");
-	ta_analysis *a;
-	char *err;
-	if (ta_analysis_open(o->files[0], &a, &err) != 0) {
-		fprintf(stderr, "tileadvise: %s\n", err);
-		free(err);
+	ta_analysis *a = open_analysis(o->files[0]);
+	if (!a)
 		return 2;
-	}
 	const ta_model *m = a->model;
 	const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
 	bool *autotuned = ta_xcalloc(m->kernel_count + 1, sizeof *autotuned);
