@@ -31,6 +31,20 @@
 
 static int (*init_fn)(void);
 
+/* With our own pair: the writing end and the reader, so that the exit can
+ * close one and wait for the other (else the test may read the output file
+ * before the reader has written it). */
+static int own_fd = -1;
+static pid_t own_reader = -1;
+
+static void wait_for_reader(void)
+{
+	if (getpid() == own_reader || own_reader <= 0)
+		return;
+	close(own_fd);
+	waitpid(own_reader, NULL, 0);
+}
+
 static void *init_thread(void *arg)
 {
 	(void)arg;
@@ -90,6 +104,10 @@ int main(int argc, char **argv)
 				_exit(0);
 			}
 			close(sp[0]);
+			own_fd = sp[1];
+			own_reader = reader;
+			/* Registered before the injector's exit handler, so it runs after it. */
+			atexit(wait_for_reader);
 		}
 	}
 	if (load() != 0)
@@ -117,8 +135,7 @@ int main(int argc, char **argv)
 		int st;
 		waitpid(c, &st, 0);
 	}
-	/* With our own pair, the reader prints what came until our exit
-	 * (the injector's atexit runs first, then sp[1] closes). */
-	(void)reader;
+	/* With our own pair, the reader prints what came until our exit:
+	 * the injector's exit handler writes "bye", then wait_for_reader. */
 	return 0;
 }
