@@ -32,10 +32,14 @@ TA_WIN=0
 ta_start() {
 	w=$1 h=$2
 	shift 2
-	[ "$TA_WIN" -gt 0 ] && ta_tmux kill-session -t "t$TA_WIN" 2>/dev/null
+	# The new session comes up before the old one goes: killing the last
+	# session makes the tmux server exit, and a new-session racing that
+	# exit fails under load.
+	old=$TA_WIN
 	TA_WIN=$((TA_WIN + 1))
 	ta_tmux new-session -d -x "$w" -y "$h" -s "t$TA_WIN" \
 		"$* ; echo EXIT=\$?; exec sleep 600"
+	[ "$old" -gt 0 ] && ta_tmux kill-session -t "t$old" 2>/dev/null
 	ta_tmux set-option -t "t$TA_WIN" status off >/dev/null
 	ta_tmux resize-window -t "t$TA_WIN" -x "$w" -y "$h" 2>/dev/null
 }
