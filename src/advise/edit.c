@@ -16,8 +16,14 @@
 #include <unistd.h>
 
 static const ta_edit_gen gens[] = {
+	{ "L1", ta_edit_make_L1, false, "two kernels with the layout flag's branches resolved; the launch picks one", NULL },
 	{ "L2", ta_edit_make_L2, false, "grid from META; drop the launch keywords the configs set", NULL },
 	{ "P2", ta_edit_make_P2, false, "EVEN_K heuristic, constexpr and an unmasked branch for the K loop's loads", NULL },
+	{ "P1", ta_edit_make_P1, false, "configs from a function that branches on the GPU generation and varies num_stages and num_warps", NULL },
+	{ "P5", ta_edit_make_P5, false, "EPILOGUE_SUBTILE: store the output tile as two halves, both values in the configs", NULL },
+	{ "P6", ta_edit_make_P6, false, "tl.assume on a loaded stride or pointer, and the host assert that makes it true", NULL },
+	{ "P3", ta_edit_make_P3, false, "load the tile transposed (swap the pointer tile's rows and columns), drop the transpose", NULL },
+	{ "S1", ta_edit_make_S1, false, "tl.make_tensor_descriptor and desc.load/store for a raw 2D tile, plus the host allocator", NULL },
 	{ "S3", ta_edit_make_S3, false, "tl.dot(a, b) instead of fresh zeros plus a 3-argument dot", NULL },
 	{ "G4", ta_edit_make_S3, false, "tl.dot(a, b) instead of fresh zeros plus a 3-argument dot", NULL },
 	{ "S5", ta_edit_make_S5, false, "K/V descriptors with H // QUERY_GROUP_SIZE heads (shape and strides)", NULL },

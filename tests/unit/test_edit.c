@@ -230,6 +230,131 @@ static void test_new_refusals(void **state)
 		"D15", "used on the CPU before the copy");
 }
 
+/* P1, P5, P6: a failed precondition gives -1 and a reason, and the walk
+ * falls back to the guided template. */
+static void test_tuning_refusals(void **state)
+{
+	(void)state;
+	/* P1: tiles fixed at the launch, no autotune to widen. */
+	expect_refusal("p1.py",
+		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+		"def k(x_ptr, n, BLOCK: tl.constexpr):\n"
+		"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+		"    tl.store(x_ptr + offs, 0.0, mask=offs < n)\n\n\n"
+		"def run(x):\n"
+		"    k[(triton.cdiv(x.numel(), 256),)](x, x.numel(), BLOCK=256, num_warps=4)\n",
+		"P1", "has no @triton.autotune");
+	/* P1: a persistent kernel whose configs have no occupancy. */
+	expect_refusal("p1p.py",
+		"import torch\nimport triton\nimport triton.language as tl\n\n\n"
+		"@triton.autotune(configs=[triton.Config({\"BLOCK\": 128}, num_warps=4)], key=[\"n\"])\n"
+		"@triton.jit\ndef k(x_ptr, n, NUM_SMS: tl.constexpr, BLOCK: tl.constexpr):\n"
+		"    start = tl.program_id(0)\n"
+		"    for t in tl.range(start, tl.cdiv(n, BLOCK), NUM_SMS):\n"
+		"        offs = t * BLOCK + tl.arange(0, BLOCK)\n"
+		"        tl.store(x_ptr + offs, 0.0, mask=offs < n)\n",
+		"P1", "persistent k: occupancy");
+	/* P5: the descriptor comes from the host, its box cannot follow the flag. */
+	expect_refusal("p5.py",
+		"import triton\nimport triton.language as tl\n\n\n"
+		"@triton.autotune(configs=[triton.Config({\"BLOCK_M\": 128, \"BLOCK_N\": 256})], key=[\"M\"])\n"
+		"@triton.jit\ndef k(c_desc, M, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):\n"
+		"    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+		"    c_desc.store([tl.program_id(0) * BLOCK_M, 0], acc.to(tl.float16))\n",
+		"P5", "not built once in the kernel");
+	/* P6: the stride table is built inside the launch, nothing to assert on. */
+	expect_refusal("p6.py",
+		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+		"def k(x_ptr, lds, BLOCK: tl.constexpr):\n"
+		"    g = tl.program_id(0)\n"
+		"    ld = tl.load(lds + g)\n"
+		"    tl.store(x_ptr + g * ld + tl.arange(0, BLOCK), 0.0)\n\n\n"
+		"def run(x, rows):\n"
+		"    k[(len(rows),)](x, torch.tensor(rows, device=x.device), BLOCK=64)\n",
+		"P6", "is built inside the launch");
+	/* P6: a loaded row offset is neither a stride nor a pointer. */
+	expect_refusal("p6o.py",
+		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+		"def k(x_ptr, starts, BLOCK: tl.constexpr):\n"
+		"    row = tl.load(starts + tl.program_id(0))\n"
+		"    tl.store(x_ptr + row + tl.arange(0, BLOCK), 0.0)\n\n\n"
+		"def run(x, starts):\n"
+		"    k[(starts.numel(),)](x, starts, BLOCK=64)\n",
+		"P6", "neither a stride");
+}
+
+/* P3, S1 and L1 fall back to the guided template, naming the precondition. */
+static void test_layout_refusals(void **state)
+{
+	(void)state;
+	const char *head = "import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n";
+	const char *s1_body =
+		"def k(x_ptr, y_ptr, M, N, stride_xm, stride_xn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):\n"
+		"    offs_m = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)\n"
+		"    offs_n = tl.arange(0, BLOCK_N)\n"
+		"    x = tl.load(x_ptr + offs_m[:, None] * stride_xm + offs_n[None, :] * stride_xn,\n"
+		"                mask=%s, other=%s)\n"
+		"    tl.store(y_ptr + offs_m, tl.sum(x, 1), mask=offs_m < M)\n\n\n"
+		"def run(x, y):\n"
+		"    M, N = x.shape\n"
+		"    k[(triton.cdiv(M, 32),)](x, y, M, N, x.stride(0), x.stride(%s), BLOCK_M=32, BLOCK_N=64)\n";
+	char *src = ta_xasprintf("%s%s", head, s1_body);
+	/* S1: the launch passes x.stride(1), which is not known to be 1. */
+	char *t = ta_xasprintf(src, "(offs_m[:, None] < M) & (offs_n[None, :] < N)", "0.0", "1");
+	expect_refusal("s1a.py", t, "S1", "last stride not provably 1 (stride_xn)");
+	free(t);
+	/* S1: x.stride(-1), but nothing on the host makes x contiguous. */
+	t = ta_xasprintf(src, "(offs_m[:, None] < M) & (offs_n[None, :] < N)", "0.0", "-1");
+	expect_refusal("s1b.py", t, "S1", "last stride not provably 1 (stride_xn)");
+	free(t);
+	/* S1: a descriptor pads with zeros, not with other=. */
+	t = ta_xasprintf(src, "(offs_m[:, None] < M) & (offs_n[None, :] < N)", "float(\"-inf\")", "-1");
+	expect_refusal("s1c.py", t, "S1", "pads out-of-bounds elements with 0");
+	free(t);
+	/* S1: a mask that is more than the bounds. */
+	t = ta_xasprintf(src, "(offs_m[:, None] < M) & (offs_n[None, :] < N) & (offs_n[None, :] != 3)", "0.0", "-1");
+	expect_refusal("s1d.py", t, "S1", "not the bounds mask");
+	free(t);
+	free(src);
+	/* P3: the loaded tile is also used as it is. */
+	src = ta_xasprintf("%s%s", head,
+		"def k(a_ptr, b_ptr, c_ptr, N, K, stride_bn, stride_bk, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):\n"
+		"    offs_n = tl.arange(0, BLOCK_N)\n"
+		"    acc = tl.zeros((BLOCK_N, BLOCK_N), dtype=tl.float32)\n"
+		"    for k0 in range(0, K, BLOCK_K):\n"
+		"        offs_k = k0 + tl.arange(0, BLOCK_K)\n"
+		"        b = tl.load(b_ptr + offs_n[:, None] * stride_bn + offs_k[None, :] * stride_bk)\n"
+		"        acc += tl.dot(b, tl.trans(b))\n"
+		"    tl.store(c_ptr + offs_n[:, None] * BLOCK_N + offs_n[None, :], acc)\n");
+	expect_refusal("p3.py", src, "P3", "also used untransposed");
+	free(src);
+	/* L1: the flag is not a constexpr, so the branch is taken at run time. */
+	const char *l1_body =
+		"def k(x_ptr, y_ptr, n, TRANS_B%s, BLOCK: tl.constexpr):\n"
+		"    offs = tl.arange(0, BLOCK)\n"
+		"    for i in range(0, n, BLOCK):\n"
+		"        x = tl.load(x_ptr + (i + offs)[:, None] * BLOCK + offs[None, :])\n"
+		"        if TRANS_B:\n"
+		"            x = tl.trans(x)\n"
+		"%s"
+		"        tl.store(y_ptr + (i + offs)[:, None] * BLOCK + offs[None, :], x)\n\n\n"
+		"def run(x, y, t):\n"
+		"    k[(1,)](x, y, x.numel(), TRANS_B=t, BLOCK=32)\n";
+	src = ta_xasprintf("%s%s", head, l1_body);
+	t = ta_xasprintf(src, "", "");
+	expect_refusal("l1a.py", t, "L1", "TRANS_B is not a tl.constexpr");
+	free(t);
+	/* L1: an elif would need the two branches merged by hand. */
+	t = ta_xasprintf(src, ": tl.constexpr", "        elif BLOCK > 16:\n            x = x * 2\n");
+	expect_refusal("l1b.py", t, "L1", "has an elif");
+	free(t);
+	/* L1: the flag is read other than by a test. */
+	t = ta_xasprintf(src, ": tl.constexpr", "        x = x * TRANS_B\n");
+	expect_refusal("l1c.py", t, "L1", "TRANS_B is read other than by");
+	free(t);
+	free(src);
+}
+
 /* ---- apply / undo / redo in process ------------------------------------ */
 
 typedef struct kfile {
@@ -541,6 +666,8 @@ int main(void)
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_guided),
 		cmocka_unit_test(test_new_refusals),
+		cmocka_unit_test(test_layout_refusals),
+		cmocka_unit_test(test_tuning_refusals),
 		cmocka_unit_test(test_apply_undo_redo),
 		cmocka_unit_test(test_stale_source),
 		cmocka_unit_test(test_bad_edit_restores),

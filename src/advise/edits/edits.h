@@ -30,6 +30,12 @@ TA_EDIT_MAKER(S6);
 TA_EDIT_MAKER(D13);   /* deeper.c */
 TA_EDIT_MAKER(D14);
 TA_EDIT_MAKER(D15);
+TA_EDIT_MAKER(P3);    /* layout.c */
+TA_EDIT_MAKER(S1);
+TA_EDIT_MAKER(L1);    /* split.c */
+TA_EDIT_MAKER(P1);    /* tuning.c */
+TA_EDIT_MAKER(P5);
+TA_EDIT_MAKER(P6);    /* assume.c */
 
 /* The guided template of id (edits/guided.c): comment lines separated by
  * "\n", with {0}, {1}... for the user's names; NULL when id has none. */
@@ -87,5 +93,9 @@ int ta_edits_none(char **why_not, const char *fmt, ...) __attribute__((format(pr
 /* While trying the sites of an entry one by one: keeps the first site's
  * reason for refusing in *why and frees later ones (takes now). */
 void ta_edits_keep_why(char **why, char *now);
+/* Inserts the host allocator for in-kernel descriptors (an alloc function
+ * and triton.set_allocator) before the launch `first`, or before the host
+ * loop around it (edits/host.c; G7 and S1). Returns 0, or -1 with *why_not. */
+int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *out, char **why_not);
 
 #endif

@@ -174,6 +174,52 @@ TA_EDIT_MAKER(S7)
 
 /* ---- G7: triton.set_allocator before kernels with in-kernel descriptors -- */
 
+int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *out, char **why_not)
+{
+	char *triton = ta_edits_module(m, "triton.set_allocator");
+	char *torch = ta_edits_module(m, "torch.empty");
+	char *int8 = ta_edits_module(m, "torch.int8");
+	if (!triton || !torch || !int8) {
+		free(triton);
+		free(torch);
+		free(int8);
+		return ta_edits_refuse(why_not, "the file must import both triton and torch for the allocator");
+	}
+	/* Before the host loop around the launch, else before the launch. */
+	uint32_t at = first->loop_depth > 0 ? first->loop_span.start : first->span.start;
+	TSNode n = ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn), at, at);
+	while (!ts_node_is_null(n) && ts_node_start_byte(n) == at && !ts_node_is_null(ts_node_parent(n)) &&
+	       ts_node_start_byte(ts_node_parent(n)) == at && !ta_node_is(n, "expression_statement") &&
+	       !ta_node_is(n, "for_statement") && !ta_node_is(n, "while_statement"))
+		n = ts_node_parent(n);
+	if (ts_node_is_null(n) || !ta_edits_alone_on_line(m, n, true) ||
+	    ta_edits_line_start(m, at) + 0 > at) {
+		free(triton);
+		free(torch);
+		free(int8);
+		return ta_edits_refuse(why_not, "line %u: the launch shares its line with other code", first->span.line);
+	}
+	const char *name = "alloc_fn";
+	for (size_t i = 0; i < m->function_count; i++)
+		if (!strcmp(m->functions[i].name, name))
+			name = "_tileadvise_alloc_fn";
+	char *ind = ta_edits_indent_at(m, at);
+	const char *unit = ta_edits_indent_unit(m, ind);
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_printf(&b, "%sdef %s(size: int, alignment: int, stream):\n", ind, name);
+	ta_buf_printf(&b, "%s%s# scratch memory for tensor descriptors built inside the kernel\n", ind, unit);
+	ta_buf_printf(&b, "%s%sreturn %s(size, device=\"cuda\", dtype=%s)\n\n", ind, unit, torch, int8);
+	ta_buf_printf(&b, "%s%s(%s)\n", ind, triton, name);
+	uint32_t s = ta_edits_line_start(m, at);
+	ta_edit_replace(out, s, s, ta_buf_str(&b));
+	ta_buf_free(&b);
+	free(ind);
+	free(triton);
+	free(torch);
+	free(int8);
+	return 0;
+}
+
 static bool uses_descriptors(const ta_model *m, size_t k, int depth)
 {
 	const ta_kernel *kn = &m->kernels[k];
@@ -211,49 +257,10 @@ TA_EDIT_MAKER(G7)
 	if (!first)
 		return ta_edits_none(why_not, "no launch of a kernel that calls tl.make_tensor_descriptor%s",
 				       line ? " at that line" : "");
-	char *triton = ta_edits_module(m, "triton.set_allocator");
-	char *torch = ta_edits_module(m, "torch.empty");
-	char *int8 = ta_edits_module(m, "torch.int8");
-	if (!triton || !torch || !int8) {
-		free(triton);
-		free(torch);
-		free(int8);
-		return ta_edits_refuse(why_not, "the file must import both triton and torch for the allocator");
-	}
-	/* Before the host loop around the launch, else before the launch. */
-	uint32_t at = first->loop_depth > 0 ? first->loop_span.start : first->span.start;
-	TSNode n = ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn), at, at);
-	while (!ts_node_is_null(n) && ts_node_start_byte(n) == at && !ts_node_is_null(ts_node_parent(n)) &&
-	       ts_node_start_byte(ts_node_parent(n)) == at && !ta_node_is(n, "expression_statement") &&
-	       !ta_node_is(n, "for_statement") && !ta_node_is(n, "while_statement"))
-		n = ts_node_parent(n);
-	if (ts_node_is_null(n) || !ta_edits_alone_on_line(m, n, true) ||
-	    ta_edits_line_start(m, at) + 0 > at) {
-		free(triton);
-		free(torch);
-		free(int8);
-		return ta_edits_refuse(why_not, "line %u: the launch shares its line with other code", first->span.line);
-	}
-	const char *name = "alloc_fn";
-	for (size_t i = 0; i < m->function_count; i++)
-		if (!strcmp(m->functions[i].name, name))
-			name = "_tileadvise_alloc_fn";
-	char *ind = ta_edits_indent_at(m, at);
-	const char *unit = ta_edits_indent_unit(m, ind);
-	ta_buf b = TA_BUF_INIT;
-	ta_buf_printf(&b, "%sdef %s(size: int, alignment: int, stream):\n", ind, name);
-	ta_buf_printf(&b, "%s%s# scratch memory for tensor descriptors built inside the kernel\n", ind, unit);
-	ta_buf_printf(&b, "%s%sreturn %s(size, device=\"cuda\", dtype=%s)\n\n", ind, unit, torch, int8);
-	ta_buf_printf(&b, "%s%s(%s)\n", ind, triton, name);
-	uint32_t s = ta_edits_line_start(m, at);
-	ta_edit_replace(out, s, s, ta_buf_str(&b));
+	if (ta_edits_set_allocator(m, first, out, why_not) != 0)
+		return -1;
 	ta_edit_set_title(out, "set an allocator for %s's in-kernel tensor descriptors",
 			  m->kernels[first->kernel].name);
 	out->line = first->span.line;
-	ta_buf_free(&b);
-	free(ind);
-	free(triton);
-	free(torch);
-	free(int8);
 	return 0;
 }

@@ -1,0 +1,1094 @@
+/* Layout edits inside kernels: P3 (load a tile transposed instead of
+ * transposing it in the loop) and S1 (a raw 2D pointer tile through a tensor
+ * descriptor). Both work on the canonical broadcast form of a pointer tile:
+ * base + rows[:, None] * stride_r + cols[None, :] * stride_c. */
+#include "config.h"
+#include "advise/edits/edits.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- syntax helpers shared by P3 and S1 ----------------------------------- */
+
+static TSNode unparen(TSNode n)
+{
+	while (ta_node_is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1)
+		n = ts_node_named_child(n, 0);
+	return n;
+}
+
+/* The statement holding n directly inside a block (or the module). */
+static TSNode block_stmt(TSNode n)
+{
+	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p))
+		if (ta_node_is(p, "block") || ta_node_is(p, "module"))
+			return n;
+	return (TSNode){ 0 };
+}
+
+static bool node_within(TSNode inner, TSNode outer)
+{
+	return ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
+	       ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+/* 1 for x[:, None] (rows), 2 for x[None, :] (columns), -1 for any other
+ * subscript that adds an axis, 0 for anything else. */
+static int bcast_kind(const ta_model *m, TSNode n)
+{
+	if (!ta_node_is(n, "subscript"))
+		return 0;
+	TSNode v = ta_node_field(n, "value");
+	char buf[24];
+	size_t k = 0;
+	bool none = false;
+	for (uint32_t i = ts_node_end_byte(v); i < ts_node_end_byte(n); i++) {
+		char ch = m->src->text[i];
+		if (isspace((unsigned char)ch))
+			continue;
+		if (k + 1 < sizeof buf)
+			buf[k++] = ch;
+		else
+			none = true;  /* too long for either form */
+	}
+	buf[k] = '\0';
+	if (!none && !strcmp(buf, "[:,None]"))
+		return 1;
+	if (!none && !strcmp(buf, "[None,:]"))
+		return 2;
+	return none || strstr(buf, "None") ? -1 : 0;
+}
+
+/* Calls that change a tile's shape or layout: the swap cannot see through. */
+static bool reshaping_call(const ta_model *m, TSNode call)
+{
+	static const char *const names[] = { "expand_dims", "broadcast_to", "broadcast", "reshape", "view",
+					     "trans", "permute", "join", "split", "interleave", NULL };
+	TSNode fn = ta_node_field(call, "function");
+	TSNode last = ta_node_is(fn, "attribute") ? ta_node_field(fn, "attribute") : fn;
+	for (size_t i = 0; names[i]; i++)
+		if (ta_node_text_eq(m->src, last, names[i]))
+			return true;
+	return false;
+}
+
+/* Which broadcasts n holds: bit 1 rows, bit 2 columns, bit 4 something
+ * else two-dimensional (other axes, reshapes, transposes). */
+static int bcast_mask(const ta_model *m, TSNode n)
+{
+	int k = bcast_kind(m, n);
+	if (k < 0)
+		return 4;
+	int r = k > 0 ? 1 << (k - 1) : 0;
+	if (ta_node_is(n, "call") && reshaping_call(m, n))
+		r |= 4;
+	if (ta_node_is(n, "attribute") && ta_node_text_eq(m->src, ta_node_field(n, "attribute"), "T"))
+		r |= 4;
+	uint32_t c = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		r |= bcast_mask(m, ts_node_named_child(n, i));
+	return r;
+}
+
+/* Occurrences of the identifier name in n (not after a dot, not keyword
+ * names). */
+static size_t ident_count(const ta_model *m, TSNode n, const char *name)
+{
+	if (ta_node_is(n, "identifier"))
+		return ta_node_text_eq(m->src, n, name) ? 1 : 0;
+	if (ta_node_is(n, "attribute"))
+		return ident_count(m, ta_node_field(n, "object"), name);
+	if (ta_node_is(n, "keyword_argument"))
+		return ident_count(m, ta_node_field(n, "value"), name);
+	size_t s = 0;
+	uint32_t c = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		s += ident_count(m, ts_node_named_child(n, i), name);
+	return s;
+}
+
+/* The statements of a kernel that bind name: assignments (plain or
+ * augmented) and for loops with name in their target. */
+typedef struct defs {
+	TSNode v[8];
+	size_t n;
+	bool more;                /* over eight */
+} defs;
+
+static void find_defs(const ta_model *m, TSNode n, const char *name, defs *d)
+{
+	TSNode target = { 0 };
+	if (ta_node_is(n, "assignment") || ta_node_is(n, "augmented_assignment") || ta_node_is(n, "for_statement"))
+		target = ta_node_field(n, "left");
+	else if (ta_node_is(n, "named_expression"))
+		target = ta_node_field(n, "name");
+	if (!ts_node_is_null(target) && ta_node_contains_identifier(m->src, target, name)) {
+		if (d->n < sizeof d->v / sizeof *d->v)
+			d->v[d->n++] = n;
+		else
+			d->more = true;
+	}
+	uint32_t c = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		find_defs(m, ts_node_named_child(n, i), name, d);
+}
+
+/* The right side of the only binding of name in the kernel, when that is a
+ * plain `name = expr` before off; else a null node. */
+static TSNode single_def(const ta_model *m, const ta_kernel *k, const char *name, uint32_t off, TSNode *assign)
+{
+	defs d = { 0 };
+	find_defs(m, k->node, name, &d);
+	if (d.n != 1 || d.more || !ta_node_is(d.v[0], "assignment") || ts_node_end_byte(d.v[0]) > off ||
+	    !ta_node_is(ta_node_field(d.v[0], "left"), "identifier"))
+		return (TSNode){ 0 };
+	*assign = d.v[0];
+	return ta_node_field(d.v[0], "right");
+}
+
+/* Are the names n reads bound to the same values at `use` as just after
+ * `from` (a statement before it)? Not when one is rebound in between, or
+ * inside a loop around use that does not hold from. */
+static bool stable(const ta_model *m, const ta_kernel *k, TSNode n, TSNode from, TSNode use)
+{
+	char **v;
+	size_t count = ta_edits_names(m, n, &v);
+	bool ok = true;
+	for (size_t i = 0; i < count && ok; i++) {
+		defs d = { 0 };
+		find_defs(m, k->node, v[i], &d);
+		ok = !d.more;
+		for (size_t j = 0; j < d.n && ok; j++) {
+			uint32_t at = ts_node_start_byte(d.v[j]);
+			if (at >= ts_node_end_byte(from) && at < ts_node_start_byte(use))
+				ok = false;
+			for (TSNode p = ts_node_parent(use); ok && !ts_node_is_null(p) &&
+			     !ta_node_is(p, "function_definition"); p = ts_node_parent(p)) {
+				if (!ta_node_is(p, "for_statement") && !ta_node_is(p, "while_statement"))
+					continue;
+				if (!node_within(from, p) && node_within(d.v[j], p))
+					ok = false;
+			}
+		}
+	}
+	ta_edits_names_free(v, count);
+	return ok;
+}
+
+/* The terms of a chain of one binary operator ("+", "&"), left to right;
+ * a parenthesised term stays whole. */
+static size_t chain_rec(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max)
+{
+	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), op)) {
+		size_t l = chain_rec(m, ta_node_field(n, "left"), op, terms, max);
+		if (l == 0 || l >= max)
+			return 0;
+		terms[l] = ta_node_field(n, "right");
+		return l + 1;
+	}
+	if (max == 0)
+		return 0;
+	terms[0] = n;
+	return 1;
+}
+
+static size_t chain_terms(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max)
+{
+	return chain_rec(m, unparen(n), op, terms, max);
+}
+
+/* A positional argument (index) or keyword argument (kw) of a call. */
+static TSNode call_arg(const ta_model *m, TSNode call, uint32_t index, const char *kw)
+{
+	TSNode args = ta_node_field(call, "arguments");
+	uint32_t pos = 0, n = ts_node_named_child_count(args);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (ta_node_is(a, "comment"))
+			continue;
+		if (ta_node_is(a, "keyword_argument")) {
+			if (kw && ta_node_text_eq(m->src, ta_node_field(a, "name"), kw))
+				return ta_node_field(a, "value");
+			continue;
+		}
+		if (pos++ == index)
+			return a;
+	}
+	return (TSNode){ 0 };
+}
+
+/* ---- P3: load the transposed tile directly ------------------------------- */
+
+/* Writes n with rows and columns swapped (x[:, None] <-> x[None, :]); in a
+ * sum or an & of one row term and one column term, the two terms trade
+ * places so the tile keeps the file's order of rows first or columns first. */
+static void swap_render(const ta_model *m, TSNode n, ta_buf *b);
+
+static bool swap_chain(const ta_model *m, TSNode n, ta_buf *b)
+{
+	if (!ta_node_is(n, "binary_operator"))
+		return false;
+	TSNode opn = ta_node_field(n, "operator");
+	const char *op = ta_node_text_eq(m->src, opn, "+") ? "+" : ta_node_text_eq(m->src, opn, "&") ? "&" : NULL;
+	TSNode t[16];
+	size_t count = op ? chain_terms(m, n, op, t, 16) : 0;
+	if (count < 2)
+		return false;
+	size_t row = count, col = count;
+	for (size_t i = 0; i < count; i++) {
+		int bm = bcast_mask(m, t[i]);
+		if (bm == 1 && row == count)
+			row = i;
+		else if (bm == 2 && col == count)
+			col = i;
+		else if (bm != 0)
+			return false;
+	}
+	if (row == count || col == count)
+		return false;
+	for (size_t i = 0; i < count; i++) {
+		size_t src = i == row ? col : i == col ? row : i;
+		swap_render(m, t[src], b);
+		if (i + 1 < count) {
+			char *sep = ta_edits_text(m, ts_node_end_byte(t[i]), ts_node_start_byte(t[i + 1]));
+			ta_buf_puts(b, sep);
+			free(sep);
+		}
+	}
+	return true;
+}
+
+static void swap_render(const ta_model *m, TSNode n, ta_buf *b)
+{
+	int k = bcast_kind(m, n);
+	if (k > 0) {
+		swap_render(m, ta_node_field(n, "value"), b);
+		ta_buf_puts(b, k == 1 ? "[None, :]" : "[:, None]");
+		return;
+	}
+	if (swap_chain(m, n, b))
+		return;
+	uint32_t pos = ts_node_start_byte(n), c = ts_node_child_count(n);
+	for (uint32_t i = 0; i < c; i++) {
+		TSNode ch = ts_node_child(n, i);
+		if (!bcast_mask(m, ch))
+			continue;
+		char *gap = ta_edits_text(m, pos, ts_node_start_byte(ch));
+		ta_buf_puts(b, gap);
+		free(gap);
+		swap_render(m, ch, b);
+		pos = ts_node_end_byte(ch);
+	}
+	char *rest = ta_edits_text(m, pos, ts_node_end_byte(n));
+	ta_buf_puts(b, rest);
+	free(rest);
+}
+
+static char *swapped(const ta_model *m, TSNode n)
+{
+	ta_buf b = TA_BUF_INIT;
+	swap_render(m, n, &b);
+	return ta_buf_steal(&b);
+}
+
+/* "(1, 0)", "[1, 0]" or the two arguments 1, 0: the 2D transpose order. */
+static bool order_10(const ta_model *m, uint32_t s, uint32_t e)
+{
+	char buf[16];
+	size_t k = 0;
+	for (uint32_t i = s; i < e; i++) {
+		char ch = m->src->text[i];
+		if (isspace((unsigned char)ch) || ch == '(' || ch == ')' || ch == '[' || ch == ']')
+			continue;
+		if (k + 1 >= sizeof buf)
+			return false;
+		buf[k++] = ch;
+	}
+	buf[k] = '\0';
+	return !strcmp(buf, "1,0");
+}
+
+/* The tile a plain 2D transpose applies to: tl.trans(x), x.trans(), x.T,
+ * tl.permute(x, (1, 0)), x.permute(1, 0). Null when it is not one. */
+static TSNode trans_operand(const ta_model *m, const ta_op *t, TSNode tn)
+{
+	if (ta_node_is(tn, "attribute"))
+		return ta_node_text_eq(m->src, ta_node_field(tn, "attribute"), "T") ? ta_node_field(tn, "object") :
+		       (TSNode){ 0 };
+	if (!ta_node_is(tn, "call") || t->kwarg_count)
+		return (TSNode){ 0 };
+	TSNode fn = ta_node_field(tn, "function");
+	char *canon = ta_model_canonical(m, fn);
+	bool module_form = canon && (ta_name_is(canon, "triton.language.trans") ||
+				     ta_name_is(canon, "triton.language.permute"));
+	free(canon);
+	TSNode x;
+	size_t first;             /* index of the first order argument */
+	if (module_form) {
+		if (t->arg_count < 1)
+			return (TSNode){ 0 };
+		x = ta_edits_node(m, t->args[0]);
+		first = 1;
+	} else if (ta_node_is(fn, "attribute")) {
+		x = ta_node_field(fn, "object");
+		first = 0;
+	} else {
+		return (TSNode){ 0 };
+	}
+	if (t->arg_count == first)
+		return t->kind == TA_OP_TRANS ? x : (TSNode){ 0 };
+	if (!order_10(m, t->args[first].start, t->args[t->arg_count - 1].end))
+		return (TSNode){ 0 };
+	return x;
+}
+
+typedef struct p3_ctx {
+	const ta_model *m;
+	const ta_kernel *k;
+	const ta_op *trans;
+	ta_edit *out;
+} p3_ctx;
+
+/* A pointer or mask passed by name: its one definition is rewritten, and it
+ * may only be advanced by scalars (`ptrs += BLOCK_K * stride`). Returns the
+ * broadcasts of the definition, or -1 with *why. */
+static int p3_named(p3_ctx *c, TSNode id, const char *what, char **why)
+{
+	const ta_model *m = c->m;
+	char *name = ta_node_text(m->src, id);
+	defs d = { 0 };
+	find_defs(m, c->k->node, name, &d);
+	TSNode def = { 0 };
+	int r = -1;
+	for (size_t i = 0; i < d.n; i++) {
+		if (ta_node_is(d.v[i], "assignment") && ts_node_is_null(def) &&
+		    ta_node_is(ta_node_field(d.v[i], "left"), "identifier")) {
+			def = d.v[i];
+		} else if (!ta_node_is(d.v[i], "augmented_assignment") ||
+			   bcast_mask(m, ta_node_field(d.v[i], "right")) != 0) {
+			*why = ta_xasprintf("line %u: the %s %s is bound again at line %zu", c->trans->span.line, what,
+					    name, ta_node_line(d.v[i]));
+			goto done;
+		}
+	}
+	if (ts_node_is_null(def) || d.more) {
+		*why = ta_xasprintf("line %u: the %s %s has no single definition in %s", c->trans->span.line, what,
+				    name, c->k->name);
+		goto done;
+	}
+	/* Every use: its bindings plus this load. */
+	if (ident_count(m, c->k->node, name) != d.n + 1) {
+		*why = ta_xasprintf("line %u: the %s %s is used by other code too, which still wants the "
+				    "untransposed tile", c->trans->span.line, what, name);
+		goto done;
+	}
+	TSNode rhs = ta_node_field(def, "right");
+	r = bcast_mask(m, rhs);
+	if (r & 4) {
+		*why = ta_xasprintf("line %zu: the %s %s is not built from x[:, None] and x[None, :] alone",
+				    ta_node_line(def), what, name);
+		r = -1;
+		goto done;
+	}
+	if (r) {
+		char *t = swapped(m, rhs);
+		ta_edit_replace(c->out, ts_node_start_byte(rhs), ts_node_end_byte(rhs), t);
+		free(t);
+	}
+done:
+	free(name);
+	return r;
+}
+
+/* Swaps the load's pointer tile, mask and other; inline: the load's own
+ * text is returned (caller frees) to replace the transpose with. */
+static int p3_load(p3_ctx *c, TSNode call, bool inline_load, char **inline_text, char **why)
+{
+	const ta_model *m = c->m;
+	TSNode args = ta_node_field(call, "arguments");
+	uint32_t n = ts_node_named_child_count(args), pos = 0;
+	int ptr_bits = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (ta_node_is(a, "comment"))
+			continue;
+		bool kw = ta_node_is(a, "keyword_argument");
+		TSNode v = kw ? ta_node_field(a, "value") : a;
+		bool ptr = kw ? ta_node_text_eq(m->src, ta_node_field(a, "name"), "pointer") : pos == 0;
+		bool mask = kw ? ta_node_text_eq(m->src, ta_node_field(a, "name"), "mask") : pos == 1;
+		if (!kw)
+			pos++;
+		int bits;
+		if (ta_node_is(v, "identifier") && (ptr || mask)) {
+			bits = p3_named(c, v, ptr ? "pointer tile" : "mask", why);
+			if (bits < 0)
+				return -1;
+		} else {
+			bits = bcast_mask(m, v);
+			if (bits & 4) {
+				*why = ta_xasprintf("line %zu: the load's arguments reshape or transpose: not the "
+						    "x[:, None] / x[None, :] form", ta_node_line(v));
+				return -1;
+			}
+			if (bits && !inline_load) {
+				char *t = swapped(m, v);
+				ta_edit_replace(c->out, ts_node_start_byte(v), ts_node_end_byte(v), t);
+				free(t);
+			}
+		}
+		if (ptr)
+			ptr_bits = bits;
+	}
+	if (ptr_bits != 3) {
+		*why = ta_xasprintf("line %zu: the pointer tile is not base + rows[:, None] ... + cols[None, :] ...",
+				    ta_node_line(call));
+		return -1;
+	}
+	if (inline_load)
+		*inline_text = swapped(m, call);
+	return 0;
+}
+
+static const ta_op *load_at(const ta_kernel *k, TSNode call)
+{
+	for (size_t i = 0; i < k->op_count; i++)
+		if (k->ops[i].kind == TA_OP_LOAD && k->ops[i].span.start == ts_node_start_byte(call) &&
+		    k->ops[i].span.end == ts_node_end_byte(call))
+			return &k->ops[i];
+	return NULL;
+}
+
+/* text with up to n spaces taken off the start of each line but the first. */
+static char *shift_left(const char *text, uint32_t n)
+{
+	ta_buf b = TA_BUF_INIT;
+	for (const char *p = text; *p; p++) {
+		ta_buf_putc(&b, *p);
+		if (*p != '\n')
+			continue;
+		for (uint32_t i = 0; i < n && p[1] == ' '; i++)
+			p++;
+	}
+	return ta_buf_steal(&b);
+}
+
+static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit *out, char **why)
+{
+	TSNode tn = ta_edits_node(m, t->span);
+	TSNode x = trans_operand(m, t, tn);
+	if (ts_node_is_null(x))
+		return ta_edits_refuse(why, "line %u: not a plain 2D transpose (tl.trans(x), x.T, "
+				       "tl.permute(x, (1, 0)))", t->span.line);
+	x = unparen(x);
+	p3_ctx c = { m, k, t, out };
+	const ta_op *ld = NULL;
+	bool inline_load = ta_node_is(x, "call");
+	char *name = NULL;
+	if (inline_load) {
+		ld = load_at(k, x);
+	} else if (ta_node_is(x, "identifier")) {
+		name = ta_node_text(m->src, x);
+		TSNode assign;
+		TSNode rhs = single_def(m, k, name, t->span.start, &assign);
+		if (!ts_node_is_null(rhs))
+			ld = load_at(k, unparen(rhs));
+		if (ld && ident_count(m, k->node, name) != 2) {
+			int r = ta_edits_refuse(why, "line %u: %s is also used untransposed: load it twice or "
+						"transpose by hand", t->span.line, name);
+			free(name);
+			return r;
+		}
+	}
+	if (!ld) {
+		int r = ta_edits_refuse(why, "line %u: %s is not the result of one tl.load in %s", t->span.line,
+					name ? name : "the transposed tile", k->name);
+		free(name);
+		return r;
+	}
+	if (ld->ptr_shape != TA_PTR_2D || ld->ptr_rank != 2 || ld->gather) {
+		int r = ta_edits_refuse(why, "line %u: %s is not loaded through a plain 2D pointer tile",
+					t->span.line, name ? name : "the tile");
+		free(name);
+		return r;
+	}
+	char *text = NULL;
+	if (p3_load(&c, ta_edits_node(m, ld->span), inline_load, &text, why) != 0) {
+		free(name);
+		return -1;
+	}
+	if (inline_load) {
+		/* The load moves left to where the transpose began: so do its
+		 * continuation lines. */
+		char *moved = shift_left(text, ts_node_start_byte(x) - ts_node_start_byte(tn));
+		free(text);
+		text = moved;
+	}
+	ta_edit_replace(out, ts_node_start_byte(tn), ts_node_end_byte(tn), inline_load ? text : name);
+	ta_edit_set_title(out, "load %s transposed (rows and columns of its pointer tile swapped) instead of "
+			  "transposing it in the loop", name ? name : "the tile");
+	out->line = t->span.line;
+	free(text);
+	free(name);
+	return 0;
+}
+
+TA_EDIT_MAKER(P3)
+{
+	char *why = NULL;
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+			continue;
+		const ta_kernel *k = &m->kernels[ki];
+		for (size_t i = 0; i < k->op_count; i++) {
+			const ta_op *t = &k->ops[i];
+			if ((t->kind != TA_OP_TRANS && t->kind != TA_OP_PERMUTE) || t->loop < 0 ||
+			    !ta_edits_at_line(t->span, line))
+				continue;
+			char *w = NULL;
+			if (p3_one(m, k, t, out, &w) == 0) {
+				free(why);
+				return 0;
+			}
+			ta_edit_clear(out);
+			ta_edits_keep_why(&why, w);
+		}
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no transpose of a loaded tile inside a kernel loop%s",
+			     line ? " on that line" : "");
+}
+
+/* ---- S1: a raw 2D tile through a tensor descriptor ---------------------- */
+
+/* One axis of the tile: offsets start + tl.arange(0, BLOCK), the stride
+ * (NULL: none written, so 1) and the bound from the mask (NULL: none). */
+typedef struct s1_axis {
+	TSNode offs;              /* the subscripted offsets as written */
+	char *start, *block, *stride, *bound;
+} s1_axis;
+
+typedef struct s1_ctx {
+	const ta_model *m;
+	const ta_kernel *k;
+	const ta_op *op;
+	TSNode call, stmt;
+	char *base;
+	s1_axis ax[2];
+	TSNode ptr_def, mask_def; /* definitions of a pointer / mask passed by name */
+	char *why;
+} s1_ctx;
+
+static void s1_free(s1_ctx *c)
+{
+	free(c->base);
+	for (int i = 0; i < 2; i++) {
+		free(c->ax[i].start);
+		free(c->ax[i].block);
+		free(c->ax[i].stride);
+		free(c->ax[i].bound);
+	}
+}
+
+static int s1_fail(s1_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Keeps why the site was refused, prefixed with its line; returns -1. */
+static int s1_fail(s1_ctx *c, const char *fmt, ...)
+{
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_printf(&b, "line %u: ", c->op->span.line);
+	va_list ap;
+	va_start(ap, fmt);
+	ta_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	free(c->why);
+	c->why = ta_buf_steal(&b);
+	return -1;
+}
+
+/* tl.arange(0, BLOCK) with BLOCK a constexpr parameter or a literal. */
+static bool arange_block(s1_ctx *c, TSNode n, char **block)
+{
+	n = unparen(n);
+	if (!ta_node_is(n, "call"))
+		return false;
+	char *canon = ta_model_canonical(c->m, ta_node_field(n, "function"));
+	bool ar = canon && ta_name_is(canon, "triton.language.arange");
+	free(canon);
+	TSNode a0 = call_arg(c->m, n, 0, "start"), a1 = call_arg(c->m, n, 1, "end");
+	if (!ar || ts_node_is_null(a0) || ts_node_is_null(a1) || !ta_node_text_eq(c->m->src, a0, "0") ||
+	    !ts_node_is_null(call_arg(c->m, n, 2, NULL)))
+		return false;
+	char *b = ta_node_text(c->m->src, a1);
+	const ta_param *p = ta_kernel_param(c->k, b);
+	if (!(p && p->constexpr_) && !ta_node_is(a1, "integer")) {
+		free(b);
+		return false;
+	}
+	*block = b;
+	return true;
+}
+
+/* The start and block of the offsets subscripted in axis a. */
+static int s1_offsets(s1_ctx *c, s1_axis *a)
+{
+	const ta_model *m = c->m;
+	TSNode v = unparen(a->offs), from = { 0 };
+	char *name = ta_node_is(v, "identifier") ? ta_node_text(m->src, v) : NULL;
+	if (name) {
+		v = single_def(m, c->k, name, c->op->span.start, &from);
+		if (ts_node_is_null(v)) {
+			int r = s1_fail(c, "the offsets %s are bound more than once (or not in the kernel)", name);
+			free(name);
+			return r;
+		}
+		v = unparen(v);
+	}
+	TSNode start = { 0 };
+	if (!arange_block(c, v, &a->block)) {
+		TSNode l = ta_node_field(v, "left"), r = ta_node_field(v, "right");
+		bool plus = ta_node_is(v, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(v, "operator"), "+");
+		if (plus && arange_block(c, r, &a->block))
+			start = l;
+		else if (plus && arange_block(c, l, &a->block))
+			start = r;
+		if (ts_node_is_null(start) || bcast_mask(m, start) != 0) {
+			int rc = s1_fail(c, "the offsets %s are not start + tl.arange(0, BLOCK)", name ? name : "(inline)");
+			free(name);
+			return rc;
+		}
+	}
+	/* The start is read again at the load: it must still hold there. */
+	if (name && !ts_node_is_null(start) && !stable(m, c->k, start, from, c->stmt)) {
+		int rc = s1_fail(c, "a name in the start of %s changes before the access", name);
+		free(name);
+		return rc;
+	}
+	a->start = ts_node_is_null(start) ? ta_xstrdup("0") : ta_node_text(m->src, start);
+	free(name);
+	return 0;
+}
+
+/* rows[:, None] * stride, stride * rows[:, None] or rows[:, None] alone. */
+static int s1_term(s1_ctx *c, TSNode t, int axis)
+{
+	const ta_model *m = c->m;
+	t = unparen(t);
+	TSNode sub = { 0 }, stride = { 0 };
+	if (bcast_kind(m, t) == axis + 1) {
+		sub = t;
+	} else if (ta_node_is(t, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(t, "operator"), "*")) {
+		TSNode l = unparen(ta_node_field(t, "left")), r = unparen(ta_node_field(t, "right"));
+		if (bcast_kind(m, l) == axis + 1 && bcast_mask(m, r) == 0) {
+			sub = l;
+			stride = r;
+		} else if (bcast_kind(m, r) == axis + 1 && bcast_mask(m, l) == 0) {
+			sub = r;
+			stride = l;
+		}
+	}
+	if (ts_node_is_null(sub) || c->ax[axis].block)
+		return s1_fail(c, "the pointer tile is not base + rows[:, None] * stride + cols[None, :]");
+	c->ax[axis].offs = ta_node_field(sub, "value");
+	c->ax[axis].stride = ts_node_is_null(stride) ? NULL : ta_node_text(m->src, stride);
+	return s1_offsets(c, &c->ax[axis]);
+}
+
+static int s1_pointer(s1_ctx *c, TSNode p)
+{
+	const ta_model *m = c->m;
+	if (ta_node_is(p, "identifier")) {
+		char *name = ta_node_text(m->src, p);
+		TSNode rhs = single_def(m, c->k, name, c->op->span.start, &c->ptr_def);
+		if (ts_node_is_null(rhs) || !stable(m, c->k, rhs, c->ptr_def, c->stmt)) {
+			int r = s1_fail(c, "the pointer tile %s is advanced or rebound before the access", name);
+			free(name);
+			return r;
+		}
+		free(name);
+		p = rhs;
+	}
+	TSNode t[12];
+	size_t n = chain_terms(m, p, "+", t, 12);
+	ta_buf base = TA_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		int bm = bcast_mask(m, t[i]);
+		if (bm == 0) {
+			char *s = ta_node_text(m->src, t[i]);
+			ta_buf_printf(&base, "%s%s", base.len ? " + " : "", s);
+			free(s);
+		} else if ((bm == 1 || bm == 2) && s1_term(c, t[i], bm - 1) != 0) {
+			ta_buf_free(&base);
+			return -1;
+		} else if (bm != 1 && bm != 2) {
+			ta_buf_free(&base);
+			return s1_fail(c, "the pointer tile is not base + rows[:, None] * stride + cols[None, :]");
+		}
+	}
+	if (!n || !base.len || !c->ax[0].block || !c->ax[1].block) {
+		ta_buf_free(&base);
+		return s1_fail(c, "the pointer tile is not base + rows[:, None] * stride + cols[None, :]");
+	}
+	if (!c->ax[0].stride) {
+		ta_buf_free(&base);
+		return s1_fail(c, "the rows have no stride: not a row-major tile");
+	}
+	c->base = ta_buf_steal(&base);
+	return 0;
+}
+
+/* The mask: (rows[:, None] < M) & (cols[None, :] < N), either term alone
+ * or none; the same offsets as the pointer. */
+static int s1_mask(s1_ctx *c, TSNode mask)
+{
+	const ta_model *m = c->m;
+	if (ts_node_is_null(mask))
+		return 0;
+	if (ta_node_is(mask, "identifier")) {
+		char *name = ta_node_text(m->src, mask);
+		TSNode rhs = single_def(m, c->k, name, c->op->span.start, &c->mask_def);
+		if (ts_node_is_null(rhs) || !stable(m, c->k, rhs, c->mask_def, c->stmt)) {
+			int r = s1_fail(c, "the mask %s is rebound or its bounds change before the access", name);
+			free(name);
+			return r;
+		}
+		free(name);
+		mask = rhs;
+	}
+	TSNode t[4];
+	size_t n = chain_terms(m, mask, "&", t, 4);
+	for (size_t i = 0; i < n; i++) {
+		TSNode cmp = unparen(t[i]);
+		if (!ta_node_is(cmp, "comparison_operator") || ts_node_named_child_count(cmp) != 2 ||
+		    ts_node_child_count(cmp) != 3 || !ta_node_text_eq(m->src, ts_node_child(cmp, 1), "<"))
+			return s1_fail(c, "the mask is not the bounds mask (rows[:, None] < M) & (cols[None, :] < N)");
+		TSNode l = unparen(ts_node_named_child(cmp, 0)), r = ts_node_named_child(cmp, 1);
+		int kind = bcast_kind(m, l);
+		if (kind <= 0 || bcast_mask(m, r) != 0)
+			return s1_fail(c, "the mask is not the bounds mask (rows[:, None] < M) & (cols[None, :] < N)");
+		s1_axis *a = &c->ax[kind - 1];
+		char *mo = ta_node_text(m->src, ta_node_field(l, "value"));
+		bool same = ta_node_text_eq(m->src, a->offs, mo);
+		free(mo);
+		if (!same || a->bound)
+			return s1_fail(c, "the mask bounds other offsets than the pointer tile's");
+		a->bound = ta_node_text(m->src, r);
+	}
+	if (!n)
+		return s1_fail(c, "the mask is not the bounds mask (rows[:, None] < M) & (cols[None, :] < N)");
+	return 0;
+}
+
+/* A literal zero: what a descriptor pads with. */
+static bool zero_literal(const ta_model *m, TSNode n)
+{
+	if (!ta_node_is(n, "integer") && !ta_node_is(n, "float"))
+		return false;
+	char *t = ta_node_text(m->src, n), *end;
+	double v = strtod(t, &end);
+	bool z = *end == '\0' && v == 0.0;
+	free(t);
+	return z;
+}
+
+/* The host keeps x's last stride 1 before launch l: x = x.contiguous(),
+ * x freshly allocated from a shape, or an assert saying so. */
+static bool host_contiguous(const ta_model *m, const ta_launch *l, const char *x)
+{
+	const ta_host *h = NULL;
+	if (l->host >= 0)
+		h = &m->hosts[l->host];
+	for (size_t i = 0; !h && i < m->host_count; i++)
+		if (!strcmp(m->hosts[i].name, "<module>"))
+			h = &m->hosts[i];
+	if (!h)
+		return false;
+	static const char *const fresh[] = { "torch.empty", "torch.zeros", "torch.ones", "torch.full",
+					     "torch.rand", "torch.randn", NULL };
+	char *a1 = ta_xasprintf("%s.is_contiguous()", x), *a2 = ta_xasprintf("%s.stride(-1) == 1", x);
+	bool yes = false;
+	for (size_t i = 0; i < h->op_count && !yes; i++) {
+		const ta_host_op *op = &h->ops[i];
+		if (op->span.start > l->span.start)
+			continue;
+		if (op->kind == TA_HOST_CONTIGUOUS && op->target && !strcmp(op->target, x))
+			yes = true;
+		for (size_t f = 0; fresh[f] && op->kind == TA_HOST_ALLOC && op->target && op->callee; f++)
+			if (!strcmp(op->target, x) && !strcmp(op->callee, fresh[f]))
+				yes = true;
+		if (op->kind == TA_HOST_ASSERT && op->text && (strstr(op->text, a1) || strstr(op->text, a2)))
+			yes = true;
+	}
+	free(a1);
+	free(a2);
+	return yes;
+}
+
+/* The last stride is 1 for sure: none written, a literal 1, or a parameter
+ * every launch passes as x.stride(-1) of an x the host keeps contiguous. */
+static bool last_stride_one(s1_ctx *c, const char *s)
+{
+	const ta_model *m = c->m;
+	if (!s || !strcmp(s, "1"))
+		return true;
+	size_t idx = c->k->param_count;
+	for (size_t i = 0; i < c->k->param_count; i++)
+		if (!strcmp(c->k->params[i].name, s))
+			idx = i;
+	if (idx == c->k->param_count)
+		return false;
+	size_t seen = 0;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)(c->k - m->kernels))
+			continue;
+		seen++;
+		ta_span v;
+		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, s);
+		if (kw)
+			v = kw->value_span;
+		else if (idx < l->arg_count)
+			v = l->args[idx];
+		else
+			return false;
+		for (size_t j = 0; j < l->arg_count && j <= idx; j++)
+			if (m->src->text[l->args[j].start] == '*')
+				return false;
+		TSNode call = ta_edits_node(m, v), fn = ta_node_field(call, "function");
+		TSNode x = ta_node_field(fn, "object");
+		TSNode a0 = ta_node_is(call, "call") ? call_arg(m, call, 0, NULL) : (TSNode){ 0 };
+		if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") ||
+		    !ta_node_is(x, "identifier") || ts_node_is_null(a0) || !ta_node_text_eq(m->src, a0, "-1") ||
+		    !ts_node_is_null(call_arg(m, call, 1, NULL)))
+			return false;
+		char *xt = ta_node_text(m->src, x);
+		bool ok = host_contiguous(m, l, xt);
+		free(xt);
+		if (!ok)
+			return false;
+	}
+	return seen > 0;
+}
+
+/* A name for the descriptor: x_ptr -> x_desc, not yet used in the kernel. */
+static char *desc_name(s1_ctx *c)
+{
+	const char *b = c->base;
+	size_t n = 0;
+	while (isalnum((unsigned char)b[n]) || b[n] == '_')
+		n++;
+	char *stem = ta_xstrndup(b, n);
+	static const char *const tails[] = { "_ptrs", "_ptr", "Ptr", "ptr", NULL };
+	for (size_t i = 0; tails[i]; i++) {
+		size_t tl = strlen(tails[i]), sl = strlen(stem);
+		if (sl > tl && !strcmp(stem + sl - tl, tails[i])) {
+			stem[sl - tl] = '\0';
+			break;
+		}
+	}
+	if (!*stem || isdigit((unsigned char)stem[0])) {
+		free(stem);
+		stem = ta_xstrdup("tile");
+	}
+	char *name = ta_xasprintf("%s_desc", stem);
+	for (int i = 2; ident_count(c->m, c->k->node, name) > 0; i++) {
+		free(name);
+		name = ta_xasprintf("%s_desc%d", stem, i);
+	}
+	free(stem);
+	return name;
+}
+
+/* Where the descriptor is made: before the access's statement, lifted out
+ * of the loops around it that rebind none of the names it reads. */
+static TSNode s1_place(s1_ctx *c, const char *args)
+{
+	const ta_model *m = c->m;
+	TSNode at = c->stmt;
+	for (;;) {
+		TSNode blk = ts_node_parent(at), loop = ts_node_parent(blk);
+		if (!ta_node_is(blk, "block") ||
+		    (!ta_node_is(loop, "for_statement") && !ta_node_is(loop, "while_statement")))
+			break;
+		bool moves = true;
+		const char *p = args;
+		/* Names in the descriptor's arguments, read word by word. */
+		while (*p && moves) {
+			if (!(isalpha((unsigned char)*p) || *p == '_') || (p > args && (isalnum((unsigned char)p[-1]) ||
+									      p[-1] == '_' || p[-1] == '.'))) {
+				p++;
+				continue;
+			}
+			size_t n = 0;
+			while (isalnum((unsigned char)p[n]) || p[n] == '_')
+				n++;
+			char *w = ta_xstrndup(p, n);
+			defs d = { 0 };
+			find_defs(m, loop, w, &d);
+			moves = d.n == 0 && !d.more;
+			free(w);
+			p += n;
+		}
+		if (!moves)
+			break;
+		at = loop;
+	}
+	return at;
+}
+
+/* Deletes the lines of a pointer or mask definition nothing else reads. */
+static void drop_dead(s1_ctx *c, TSNode assign, ta_edit *out)
+{
+	if (ts_node_is_null(assign))
+		return;
+	TSNode stmt = ts_node_parent(assign);
+	char *name = ta_node_text(c->m->src, ta_node_field(assign, "left"));
+	uint32_t end, s = ta_node_is(stmt, "expression_statement") ? ta_edits_stmt_lines(c->m, stmt, &end) : UINT32_MAX;
+	if (s != UINT32_MAX && ident_count(c->m, c->k->node, name) == 2)
+		ta_edit_replace(out, s, end, "");
+	free(name);
+}
+
+static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
+{
+	s1_ctx c = { .m = m, .k = k, .op = op };
+	bool load = op->kind == TA_OP_LOAD;
+	c.call = ta_edits_node(m, op->span);
+	c.stmt = block_stmt(c.call);
+	if (op->gather)
+		return ta_edits_refuse(why, "line %u: rows come from a loaded index (a gather): guided", op->span.line);
+	if (op->ptr_rank != 2 || !ta_node_is(c.call, "call") || ts_node_is_null(c.stmt))
+		return ta_edits_refuse(why, "line %u: not a 2D tile access", op->span.line);
+	/* Only the pointer, the mask, other= / the value: descriptors take no more. */
+	for (size_t i = 0; i < op->kwarg_count; i++) {
+		const char *kn = op->kwargs[i].name;
+		if (strcmp(kn, "mask") && strcmp(kn, load ? "other" : "value") && strcmp(kn, "pointer"))
+			return ta_edits_refuse(why, "line %u: %s= has no descriptor form", op->span.line, kn);
+	}
+	if (op->arg_count > 3)
+		return ta_edits_refuse(why, "line %u: extra positional arguments have no descriptor form", op->span.line);
+	TSNode ptr = call_arg(m, c.call, 0, "pointer");
+	TSNode mask = call_arg(m, c.call, load ? 1 : 2, "mask");
+	TSNode other = load ? call_arg(m, c.call, 2, "other") : (TSNode){ 0 };
+	TSNode value = load ? (TSNode){ 0 } : call_arg(m, c.call, 1, "value");
+	if (!ts_node_is_null(other) && !zero_literal(m, other)) {
+		char *o = ta_node_text(m->src, other);
+		int r = ta_edits_refuse(why, "line %u: other=%s: a descriptor pads out-of-bounds elements with 0",
+					op->span.line, o);
+		free(o);
+		return r;
+	}
+	if (!load && (ts_node_is_null(value) || ta_node_is(value, "integer") || ta_node_is(value, "float")))
+		return ta_edits_refuse(why, "line %u: the stored value is not a tile", op->span.line);
+	char *tl = ta_edits_module(m, "triton.language");
+	if (!tl)
+		return ta_edits_refuse(why, "the file does not import triton.language");
+	int rc = -1;
+	char *name = NULL;
+	if (ts_node_is_null(ptr) || s1_pointer(&c, ptr) != 0 || s1_mask(&c, mask) != 0)
+		goto done;
+	for (int a = 0; a < 2; a++) {
+		if (c.ax[a].bound)
+			continue;
+		if (strcmp(c.ax[a].start, "0")) {
+			char *o = ta_node_text(m->src, c.ax[a].offs);
+			s1_fail(&c, "the mask does not bound %s: the tensor's extent there is unknown", o);
+			free(o);
+			goto done;
+		}
+		c.ax[a].bound = ta_xstrdup(c.ax[a].block);
+	}
+	if (!last_stride_one(&c, c.ax[1].stride)) {
+		free(c.why);
+		c.why = ta_xasprintf("line %u: last stride not provably 1 (%s)", op->span.line, c.ax[1].stride);
+		goto done;
+	}
+	/* The host needs an allocator for in-kernel descriptors. */
+	bool has_alloc = false;
+	for (size_t h = 0; h < m->host_count; h++)
+		for (size_t i = 0; i < m->hosts[h].op_count; i++)
+			has_alloc |= m->hosts[h].ops[i].kind == TA_HOST_SET_ALLOCATOR;
+	const ta_launch *first = NULL;
+	for (size_t i = 0; i < m->launch_count; i++)
+		if (m->launches[i].kernel == (int)(k - m->kernels) &&
+		    (!first || m->launches[i].span.start < first->span.start))
+			first = &m->launches[i];
+	if (!has_alloc && !first) {
+		free(c.why);
+		c.why = ta_xasprintf("%s is not launched in this file: nowhere to set the allocator", k->name);
+		goto done;
+	}
+	if (!has_alloc && ta_edits_set_allocator(m, first, out, &c.why) != 0)
+		goto done;
+	name = desc_name(&c);
+	char *args = ta_xasprintf("%s, shape=[%s, %s], strides=[%s, 1], block_shape=[%s, %s]", c.base,
+				  c.ax[0].bound, c.ax[1].bound, c.ax[0].stride, c.ax[0].block, c.ax[1].block);
+	TSNode at = s1_place(&c, args);
+	char *ind = ta_edits_indent_at(m, ts_node_start_byte(at));
+	uint32_t ls = ta_edits_line_start(m, ts_node_start_byte(at));
+	if (ls + strlen(ind) != ts_node_start_byte(at)) {
+		free(args);
+		free(ind);
+		s1_fail(&c, "the access's statement shares its line with other code");
+		goto done;
+	}
+	char *mk = ta_xasprintf("%s%s = %s.make_tensor_descriptor(%s)\n", ind, name, tl, args);
+	ta_edit_replace(out, ls, ls, mk);
+	free(mk);
+	free(args);
+	free(ind);
+	char *vt = load ? NULL : ta_node_text(m->src, value);
+	char *acc = load ? ta_xasprintf("%s.load([%s, %s])", name, c.ax[0].start, c.ax[1].start) :
+		    ta_xasprintf("%s.store([%s, %s], %s)", name, c.ax[0].start, c.ax[1].start, vt);
+	ta_edit_replace(out, op->span.start, op->span.end, acc);
+	free(acc);
+	free(vt);
+	drop_dead(&c, c.ptr_def, out);
+	drop_dead(&c, c.mask_def, out);
+	ta_edit_set_title(out, "%s the tile through tensor descriptor %s instead of a raw 2D pointer%s",
+			  load ? "load" : "store", name, has_alloc ? "" : " (and set the host allocator)");
+	out->line = op->span.line;
+	rc = 0;
+done:
+	if (rc != 0)
+		*why = c.why ? c.why : ta_xasprintf("line %u: not the canonical 2D tile access", op->span.line);
+	else
+		free(c.why);
+	free(name);
+	free(tl);
+	s1_free(&c);
+	return rc;
+}
+
+TA_EDIT_MAKER(S1)
+{
+	char *why = NULL;
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+			continue;
+		const ta_kernel *k = &m->kernels[ki];
+		for (size_t i = 0; i < k->op_count; i++) {
+			const ta_op *op = &k->ops[i];
+			if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D ||
+			    !ta_edits_at_line(op->span, line))
+				continue;
+			char *w = NULL;
+			if (s1_one(m, k, op, out, &w) == 0) {
+				free(why);
+				return 0;
+			}
+			ta_edit_clear(out);
+			ta_edits_keep_why(&why, w);
+		}
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no raw 2D pointer tile load or store%s", line ? " on that line" : "");
+}
