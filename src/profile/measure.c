@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A launch name matches a file kernel name exactly, or as name + "_" + a
- * signature suffix that starts with a digit (older Triton: add_kernel_0d1d2d). */
-static bool name_matches(const char *launch, const char *kname)
+bool ta_kernel_name_matches(const char *launch, const char *kname)
 {
 	size_t n = strlen(kname);
 	if (strncmp(launch, kname, n) != 0)
@@ -34,7 +32,7 @@ static long own_index(const char *launch, const char *const *names, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(launch, names[i]) == 0)
 			return (long)i;
-		if (name_matches(launch, names[i]) &&
+		if (ta_kernel_name_matches(launch, names[i]) &&
 		    (best < 0 || strlen(names[i]) > strlen(names[best])))
 			best = (long)i;
 	}

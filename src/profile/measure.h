@@ -127,6 +127,10 @@ ta_measurement *ta_measure_build(const ta_records *recs, const char *const *kern
 				 const bool *autotuned, size_t n_names, const ta_gpu_info *gpu);
 void ta_measurement_free(ta_measurement *m);
 
+/* A launch name matches a file kernel name exactly, or as name + "_" + a
+ * signature suffix that starts with a digit (older Triton: add_kernel_0d1d2d). */
+bool ta_kernel_name_matches(const char *launch, const char *kname);
+
 /* The kernel named `name`, or NULL. */
 const ta_kernel_measure *ta_measure_find(const ta_measurement *m, const char *name);
 

@@ -23,6 +23,24 @@ void ta_records_clear(ta_records *r)
 	for (size_t i = 0; i < r->n_errors; i++)
 		free(r->errors[i]);
 	free(r->errors);
+	for (size_t i = 0; i < r->n_pclines; i++) {
+		ta_pcline_rec *p = &r->pclines[i];
+		free(p->kernel);
+		free(p->file);
+		for (size_t j = 0; j < p->n_reasons; j++)
+			free(p->reasons[j]);
+		free(p->reasons);
+		free(p->counts);
+	}
+	free(r->pclines);
+	for (size_t i = 0; i < r->n_sols; i++) {
+		for (size_t j = 0; j < r->sols[i].n; j++)
+			free(r->sols[i].names[j]);
+		free(r->sols[i].names);
+		free(r->sols[i].values);
+		free(r->sols[i].kernel);
+	}
+	free(r->sols);
 	ta_records_init(r);
 }
 
@@ -107,6 +125,127 @@ static bool decode_error(ta_records *r, json_t *o)
 	return true;
 }
 
+/* A count field: a non-negative integer. */
+static bool get_count(json_t *o, const char *key, uint64_t *v)
+{
+	json_int_t x;
+	if (!get_int(o, key, &x) || x < 0)
+		return false;
+	*v = (uint64_t)x;
+	return true;
+}
+
+static bool decode_pcline(ta_records *r, json_t *o)
+{
+	const char *kernel = json_string_value(json_object_get(o, "kernel"));
+	const char *file = json_string_value(json_object_get(o, "file"));
+	json_t *stalls = json_object_get(o, "stalls");
+	json_int_t line;
+	uint64_t samples;
+	if (!kernel || !file || !get_int(o, "line", &line) || line < 0 || line > UINT32_MAX ||
+	    !get_count(o, "samples", &samples) || !json_is_array(stalls))
+		return false;
+	size_t n = json_array_size(stalls);
+	for (size_t i = 0; i < n; i++) {
+		json_t *pair = json_array_get(stalls, i);
+		if (!json_is_array(pair) || json_array_size(pair) != 2 ||
+		    !json_is_string(json_array_get(pair, 0)) ||
+		    !json_is_integer(json_array_get(pair, 1)) ||
+		    json_integer_value(json_array_get(pair, 1)) < 0)
+			return false;
+	}
+	ta_pcline_rec *p = TA_PUSH(r->pclines, r->n_pclines, r->cap_pclines);
+	p->kernel = ta_xstrdup(kernel);
+	p->file = ta_xstrdup(file);
+	p->line = (uint32_t)line;
+	p->samples = samples;
+	p->n_reasons = n;
+	p->reasons = ta_xcalloc(n ? n : 1, sizeof *p->reasons);
+	p->counts = ta_xcalloc(n ? n : 1, sizeof *p->counts);
+	for (size_t i = 0; i < n; i++) {
+		json_t *pair = json_array_get(stalls, i);
+		p->reasons[i] = ta_xstrdup(json_string_value(json_array_get(pair, 0)));
+		p->counts[i] = (uint64_t)json_integer_value(json_array_get(pair, 1));
+	}
+	return true;
+}
+
+static bool decode_pctotal(ta_records *r, json_t *o)
+{
+	uint64_t samples, v;
+	if (!get_count(o, "samples", &samples))
+		return false;
+	r->has_pc_total = true;
+	r->pc_samples += samples;
+	if (get_count(o, "dropped", &v))
+		r->pc_dropped += v;
+	if (get_count(o, "unattributed", &v))
+		r->pc_unattributed += v;
+	if (get_count(o, "other", &v))
+		r->pc_other += v;
+	if (get_count(o, "period", &v) && v <= 31)
+		r->pc_period = (uint32_t)v;
+	if (json_is_true(json_object_get(o, "hw_full")))
+		r->pc_hw_full = true;
+	return true;
+}
+
+static bool decode_sol(ta_records *r, json_t *o)
+{
+	const char *kernel = json_string_value(json_object_get(o, "kernel"));
+	json_t *metrics = json_object_get(o, "metrics");
+	if (!kernel || !json_is_object(metrics))
+		return false;
+	ta_sol_rec *s = TA_PUSH(r->sols, r->n_sols, r->cap_sols);
+	s->kernel = ta_xstrdup(kernel);
+	s->correlation = (uint32_t)int_or(o, "corr", 0);
+	s->passes = (size_t)int_or(o, "passes", 0);
+	s->has_shape = get_triple(o, "grid", s->grid, grid_max) &&
+		       get_triple(o, "block", s->block, block_max);
+	size_t n = json_object_size(metrics), k = 0;
+	s->names = ta_xcalloc(n ? n : 1, sizeof *s->names);
+	s->values = ta_xcalloc(n ? n : 1, sizeof *s->values);
+	const char *key;
+	json_t *val;
+	json_object_foreach(metrics, key, val) {
+		if (!json_is_number(val))
+			continue;       /* null: CUPTI could not evaluate it */
+		s->names[k] = ta_xstrdup(key);
+		s->values[k] = json_number_value(val);
+		k++;
+	}
+	s->n = k;
+	return true;
+}
+
+static const char *const run_kinds[] = { "timed", "pc", "sol" };
+
+static bool decode_run(ta_records *r, json_t *o)
+{
+	const char *mode = json_string_value(json_object_get(o, "mode"));
+	json_t *wall = json_object_get(o, "wall_s");
+	if (!mode || !json_is_number(wall) || json_number_value(wall) < 0)
+		return false;
+	for (int k = 0; k < 3; k++)
+		if (strcmp(mode, run_kinds[k]) == 0) {
+			r->run_wall_s[k] += json_number_value(wall);
+			r->run_count[k]++;
+			return true;
+		}
+	return false;
+}
+
+void ta_records_note_run(ta_records *r, int kind, double wall_s, FILE *tee)
+{
+	if (kind < 0 || kind > 2)
+		return;
+	r->run_wall_s[kind] += wall_s;
+	r->run_count[kind]++;
+	if (tee)
+		fprintf(tee, "{\"type\":\"run\",\"mode\":\"%s\",\"wall_s\":%.3f}\n", run_kinds[kind],
+			wall_s);
+}
+
 bool ta_proto_decode_line(ta_records *r, const char *line, size_t len, int run)
 {
 	r->n_lines++;
@@ -134,6 +273,14 @@ bool ta_proto_decode_line(ta_records *r, const char *line, size_t len, int run)
 		ok = true;
 	} else if (strcmp(type, "error") == 0) {
 		ok = decode_error(r, o);
+	} else if (strcmp(type, "pcline") == 0) {
+		ok = decode_pcline(r, o);
+	} else if (strcmp(type, "pctotal") == 0) {
+		ok = decode_pctotal(r, o);
+	} else if (strcmp(type, "sol") == 0) {
+		ok = decode_sol(r, o);
+	} else if (strcmp(type, "run") == 0) {
+		ok = decode_run(r, o);
 	} else {
 		unknown = true;
 	}

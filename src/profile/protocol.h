@@ -8,6 +8,20 @@
  *   {"type":"error","pid":P,"where":"cuptiActivityEnable","code":C,"message":"..."}
  *   {"type":"bye","pid":P,"written":N,"dropped":N,"lost":N}
  *
+ * With --deep the injector runs once more in one of two modes
+ * (TILEADVISE_DEEP=pc or =sol) and adds:
+ *   {"type":"pcline","pid":P,"kernel":"...","file":"...","line":L,"samples":N,
+ *    "stalls":[["long_scoreboard",N],...]}       stall samples on one source line
+ *   {"type":"pctotal","pid":P,"samples":N,"dropped":N,"unattributed":N,
+ *    "other":N,"period":E,"hw_full":B}           PC sampling totals
+ *   {"type":"sol","pid":P,"kernel":"...","corr":C,"passes":N,"grid":[x,y,z],
+ *    "block":[x,y,z],"metrics":{"dram__throughput.avg.pct_of_peak_sustained_elapsed":X,...}}
+ *                                                counters of one profiled launch
+ * and the tool itself writes, into a saved stream, one line per run:
+ *   {"type":"run","mode":"timed"|"pc"|"sol","wall_s":X}
+ * "period" is the sampling interval as a power of two of cycles; "other"
+ * counts samples in kernels that are not the user's (CUPTI's own count).
+ *
  * "driver" is omitted when unknown. "dropped" counts records CUPTI dropped
  * (its buffers were full), "lost" counts lines the injector could not write
  * (the reader was gone or stalled). Unknown keys are ignored by the decoder,
@@ -21,6 +35,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define TA_PROTO_VERSION 1
 /* Longest line the decoder accepts; longer ones are counted and skipped. */
@@ -51,6 +66,27 @@ size_t ta_proto_encode_error(char *out, size_t cap, long pid, const char *where,
 size_t ta_proto_encode_bye(char *out, size_t cap, long pid, uint64_t written,
 			   uint64_t dropped, uint64_t lost);
 
+/* The stall samples of one source line: reasons[n] with counts[n], most
+ * first (the encoder keeps the first ones that fit). */
+typedef struct ta_proto_pcline {
+	const char *kernel, *file;
+	uint32_t line;              /* 0: no line information */
+	uint64_t samples;
+	const char *const *reasons;
+	const uint64_t *counts;
+	size_t n_reasons;
+} ta_proto_pcline;
+
+size_t ta_proto_encode_pcline(char *out, size_t cap, long pid, const ta_proto_pcline *p);
+size_t ta_proto_encode_pctotal(char *out, size_t cap, long pid, uint64_t samples,
+			       uint64_t dropped, uint64_t unattributed, uint64_t other,
+			       uint32_t period, int hw_full);
+/* Metric names[n] with values[n] of one profiled launch; grid and block
+ * may be NULL (not known). */
+size_t ta_proto_encode_sol(char *out, size_t cap, long pid, const char *kernel, uint32_t corr,
+			   size_t passes, const char *const *names, const double *values, size_t n,
+			   const int32_t grid[3], const int32_t block[3]);
+
 /* ---- decoder (tool side) ------------------------------------------------- */
 
 /* One kernel launch as decoded. */
@@ -67,6 +103,28 @@ typedef struct ta_kernel_rec {
 	uint64_t graph_node_id;
 } ta_kernel_rec;
 
+/* The stall samples of one source line of one kernel (--deep). */
+typedef struct ta_pcline_rec {
+	char *kernel, *file;        /* owned */
+	uint32_t line;
+	uint64_t samples;
+	char **reasons;             /* owned, n_reasons of them, most first */
+	uint64_t *counts;
+	size_t n_reasons;
+} ta_pcline_rec;
+
+/* The counters of one profiled launch (--deep). */
+typedef struct ta_sol_rec {
+	char *kernel;               /* owned */
+	uint32_t correlation;
+	size_t passes;
+	bool has_shape;             /* grid and block are known */
+	int32_t grid[3], block[3];
+	char **names;               /* owned, n of them */
+	double *values;
+	size_t n;
+} ta_sol_rec;
+
 /* Everything decoded from one or more record streams (runs are pooled). */
 typedef struct ta_records {
 	ta_kernel_rec *kernels;
@@ -82,7 +140,25 @@ typedef struct ta_records {
 	size_t n_unknown;           /* well-formed but of an unknown type (skipped) */
 	size_t n_overlong;          /* longer than TA_PROTO_MAX_LINE (skipped) */
 	size_t n_truncated;         /* a last line without its "\n" */
+	ta_pcline_rec *pclines;     /* --deep: PC sampling by source line */
+	size_t n_pclines, cap_pclines;
+	bool has_pc_total;          /* a pctotal record was seen (summed below) */
+	uint64_t pc_samples, pc_dropped, pc_unattributed, pc_other;
+	uint32_t pc_period;
+	bool pc_hw_full;
+	ta_sol_rec *sols;           /* --deep: counters per profiled launch */
+	size_t n_sols, cap_sols;
+	/* Wall time of the runs by kind (timed, pc, sol), from "run" lines;
+	 * the overhead of --deep is their ratio. */
+	double run_wall_s[3];
+	size_t run_count[3];
 } ta_records;
+
+enum { TA_RUN_KIND_TIMED, TA_RUN_KIND_PC, TA_RUN_KIND_SOL };
+
+/* Notes a run of kind (TA_RUN_KIND_*) that took wall_s in r and, when tee
+ * is non-NULL, writes its "run" line there. */
+void ta_records_note_run(ta_records *r, int kind, double wall_s, FILE *tee);
 
 #define TA_RECORDS_INIT { .driver_version = -1 }
 

@@ -155,3 +155,73 @@ size_t ta_proto_encode_bye(char *out, size_t cap, long pid, uint64_t written,
 		",\"lost\":%" PRIu64, pid, written, dropped, lost);
 	return finish(&c);
 }
+
+size_t ta_proto_encode_pcline(char *out, size_t cap, long pid, const ta_proto_pcline *p)
+{
+	cursor c = { out, cap, 0, 0 };
+	put_fmt(&c, "{\"type\":\"pcline\",\"pid\":%ld,\"kernel\":", pid);
+	put_json_string(&c, p->kernel);
+	put_raw(&c, ",\"file\":", 8);
+	put_json_string(&c, p->file);
+	put_fmt(&c, ",\"line\":%" PRIu32 ",\"samples\":%" PRIu64 ",\"stalls\":[", p->line,
+		p->samples);
+	/* The most frequent reasons come first; stop before the line overflows
+	 * so that a kernel with many reasons still gets its line through. */
+	for (size_t i = 0; i < p->n_reasons; i++) {
+		size_t mark = c.len;
+		if (i > 0)
+			put_raw(&c, ",", 1);
+		put_raw(&c, "[", 1);
+		put_json_string(&c, p->reasons[i]);
+		put_fmt(&c, ",%" PRIu64 "]", p->counts[i]);
+		if (c.overflow || c.len + 8 > c.cap) {
+			c.overflow = 0;
+			c.len = mark;
+			c.p[c.len] = '\0';
+			break;
+		}
+	}
+	put_raw(&c, "]", 1);
+	return finish(&c);
+}
+
+size_t ta_proto_encode_pctotal(char *out, size_t cap, long pid, uint64_t samples,
+			       uint64_t dropped, uint64_t unattributed, uint64_t other,
+			       uint32_t period, int hw_full)
+{
+	cursor c = { out, cap, 0, 0 };
+	put_fmt(&c, "{\"type\":\"pctotal\",\"pid\":%ld,\"samples\":%" PRIu64, pid, samples);
+	put_fmt(&c, ",\"dropped\":%" PRIu64 ",\"unattributed\":%" PRIu64, dropped, unattributed);
+	put_fmt(&c, ",\"other\":%" PRIu64 ",\"period\":%" PRIu32 ",\"hw_full\":%s", other, period,
+		hw_full ? "true" : "false");
+	return finish(&c);
+}
+
+size_t ta_proto_encode_sol(char *out, size_t cap, long pid, const char *kernel, uint32_t corr,
+			   size_t passes, const char *const *names, const double *values, size_t n,
+			   const int32_t grid[3], const int32_t block[3])
+{
+	cursor c = { out, cap, 0, 0 };
+	put_fmt(&c, "{\"type\":\"sol\",\"pid\":%ld,\"kernel\":", pid);
+	put_json_string(&c, kernel);
+	put_fmt(&c, ",\"corr\":%" PRIu32 ",\"passes\":%zu", corr, passes);
+	if (grid && block) {
+		put_fmt(&c, ",\"grid\":[%" PRId32 ",%" PRId32 ",%" PRId32 "]", grid[0], grid[1], grid[2]);
+		put_fmt(&c, ",\"block\":[%" PRId32 ",%" PRId32 ",%" PRId32 "]", block[0], block[1],
+			block[2]);
+	}
+	put_raw(&c, ",\"metrics\":{", 12);
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			put_raw(&c, ",", 1);
+		put_json_string(&c, names[i]);
+		/* JSON has no NaN or infinity: a value CUPTI could not evaluate
+		 * is written as null. */
+		if (values[i] == values[i] && values[i] < 1e300 && values[i] > -1e300)
+			put_fmt(&c, ":%.17g", values[i]);
+		else
+			put_raw(&c, ":null", 5);
+	}
+	put_raw(&c, "}", 1);
+	return finish(&c);
+}

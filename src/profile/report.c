@@ -1,6 +1,7 @@
 #include "config.h"
 #include "profile/report.h"
 #include "profile/autotune.h"
+#include "profile/deep_report.h"
 #include "profile/runner.h"
 #include "util/buf.h"
 
@@ -251,6 +252,14 @@ typedef struct run_outcome {
 	char *log_tail;              /* the failing run's last lines */
 } run_outcome;
 
+/* What kind of run run_many makes: timed, or one of the --deep ones. */
+typedef struct run_kind {
+	int kind;                    /* TA_RUN_KIND_* */
+	const char *deep;            /* NULL, "pc" or "sol" */
+	const char *deep_kernels;
+	int repeat;                  /* <= 0: the request's */
+} run_kind;
+
 static char *tail_lines(const char *s, size_t len, int lines)
 {
 	size_t i = len;
@@ -270,10 +279,10 @@ static void feed_autotune(void *ctx, const char *line, size_t len)
 
 /* Runs argv `repeat` times, appending records to recs and Triton's
  * autotuning lines to tune (may be NULL). */
-static int run_many(char *const *argv, const ta_profile_request *req, ta_records *recs,
-		    FILE *tee, ta_autotune_log *tune, run_outcome *oc, char **err)
+static int run_many(char *const *argv, const ta_profile_request *req, const run_kind *how,
+		    ta_records *recs, FILE *tee, ta_autotune_log *tune, run_outcome *oc, char **err)
 {
-	int repeat = req->repeat > 0 ? req->repeat : 1;
+	int repeat = how->repeat > 0 ? how->repeat : req->repeat > 0 ? req->repeat : 1;
 	for (int i = 0; i < repeat; i++) {
 		ta_runner_opts o = {
 			.argv = argv,
@@ -285,6 +294,8 @@ static int run_many(char *const *argv, const ta_profile_request *req, ta_records
 			.output_line = tune ? feed_autotune : NULL,
 			.output_ctx = tune,
 			.tee_output = tee != NULL,
+			.deep = how->deep,
+			.deep_kernels = how->deep_kernels,
 		};
 		ta_runner *r = ta_runner_start(&o, err);
 		if (!r)
@@ -294,6 +305,8 @@ static int run_many(char *const *argv, const ta_profile_request *req, ta_records
 			ta_autotune_log_finish(tune);
 		const ta_run_result *x = ta_runner_result(r);
 		oc->record_bytes += x->record_bytes;
+		if (recs)
+			ta_records_note_run(recs, how->kind, x->elapsed_s, tee);
 		bool failed = !(x->state == TA_RUN_EXITED && x->exit_status == 0);
 		if (failed || !oc->any_failed) {
 			free(oc->describe);
@@ -349,6 +362,48 @@ static void record_notes(const ta_records *recs, const run_outcome *oc, bool rep
 			recs->n_hello - recs->n_bye == 1 ? "" : "es");
 }
 
+/* The two --deep runs, once each, after the timed ones: PC sampling, then
+ * the counters. Their records (and errors) join recs. */
+static void deep_runs(char *const *argv, const ta_profile_request *req, ta_records *recs,
+		      FILE *tee, FILE *err)
+{
+	ta_buf names = TA_BUF_INIT;
+	for (size_t i = 0; i < req->n_kernel_names; i++)
+		ta_buf_printf(&names, "%s%s", i ? "," : "", req->kernel_names[i]);
+	static const struct {
+		int kind;
+		const char *mode, *what;
+	} deep[] = {
+		{ TA_RUN_KIND_PC, "pc", "PC sampling" },
+		{ TA_RUN_KIND_SOL, "sol", "counters" },
+	};
+	for (size_t i = 0; i < 2; i++) {
+		run_kind how = { deep[i].kind, deep[i].mode, ta_buf_str(&names), 1 };
+		run_outcome oc;
+		memset(&oc, 0, sizeof oc);
+		char *e = NULL;
+		if (run_many(argv, req, &how, recs, tee, NULL, &oc, &e) != 0) {
+			fprintf(err, "tileadvise: --deep %s run: %s\n", deep[i].what, e);
+			free(e);
+		} else if (oc.any_failed) {
+			fprintf(err, "tileadvise: the --deep %s run %s\n", deep[i].what, oc.describe);
+		}
+		free_outcome(&oc);
+	}
+	ta_buf_free(&names);
+}
+
+/* The deep view of the records, printed; a note when --deep found nothing. */
+static ta_deep *deep_view(const ta_profile_request *req, const ta_records *recs,
+			  const ta_measurement *m, FILE *err)
+{
+	ta_deep *d = ta_deep_build(recs, req->file, req->kernel_names, req->n_kernel_names, m);
+	if (!d && req->deep)
+		fprintf(err, "tileadvise: --deep collected no PC samples or counters%s\n",
+			recs->n_errors ? " (the CUPTI errors above say why)" : "");
+	return d;
+}
+
 int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 {
 	ta_gpu_info gpu_store, *gpu = NULL;
@@ -400,7 +455,10 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 		FILE *tee = NULL;
 		if (req->records_out && !(tee = fopen(req->records_out, "w")))
 			fprintf(err, "tileadvise: cannot write %s: %s\n", req->records_out, strerror(errno));
-		int rc = run_many(argv, req, &recs, tee, &tune, &oc, &e);
+		run_kind timed = { TA_RUN_KIND_TIMED, NULL, NULL, 0 };
+		int rc = run_many(argv, req, &timed, &recs, tee, &tune, &oc, &e);
+		if (rc == 0 && req->deep && oc.ran_ok)
+			deep_runs(argv, req, &recs, tee, err);
 		if (tee)
 			fclose(tee);
 		if (rc != 0) {
@@ -424,6 +482,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 	if (tune.n_truncated)
 		fprintf(err, "tileadvise: %zu of Triton's autotuning reports were cut short\n", tune.n_truncated);
 	ta_autotune_log_clear(&tune);
+	ta_deep *deep = deep_view(req, &recs, m, err);
 	ta_measurement *base = NULL;
 	ta_records brecs;
 	ta_records_init(&brecs);
@@ -438,7 +497,8 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 		char *bargv[] = { "/bin/sh", "-c", (char *)req->baseline, NULL };
 		run_outcome boc;
 		memset(&boc, 0, sizeof boc);
-		if (run_many(bargv, req, &brecs, NULL, NULL, &boc, &e) != 0) {
+		run_kind timed = { TA_RUN_KIND_TIMED, NULL, NULL, 0 };
+		if (run_many(bargv, req, &timed, &brecs, NULL, NULL, &boc, &e) != 0) {
 			fprintf(err, "tileadvise: baseline: %s\n", e);
 			free(e);
 		} else {
@@ -453,6 +513,8 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 	if (req->format == TA_PROFILE_JSON) {
 		json_t *root = json_measurement(m, gpu);
 		json_object_set_new(root, "outcome", oc.describe ? json_string(oc.describe) : json_null());
+		if (deep)
+			json_object_set_new(root, "deep", ta_deep_json(deep));
 		if (base) {
 			ta_kernel_comparison *cs;
 			size_t n = ta_measure_compare(base, m, &cs);
@@ -484,6 +546,12 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 				m->runs > 1 ? "s" : "");
 		if (ta_profile_print(m, gpu, TA_PROFILE_TEXT, out) != 0)
 			status = 2;
+		if (deep) {
+			ta_buf b = TA_BUF_INIT;
+			ta_deep_text(&b, deep, req->file, 8);
+			fputs(ta_buf_str(&b), out);
+			ta_buf_free(&b);
+		}
 		if (base) {
 			ta_kernel_comparison *cs;
 			size_t n = ta_measure_compare(base, m, &cs);
@@ -506,6 +574,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 	}
 	if (nothing)
 		status = 2;
+	ta_deep_free(deep);
 	ta_measurement_free(m);
 	ta_measurement_free(base);
 	ta_records_clear(&recs);

@@ -39,6 +39,8 @@ typedef struct ta_profile_request {
 	const char *records_out;          /* save the raw record stream here; NULL: don't */
 	const char *baseline_records;     /* compare with a recorded stream instead of a
 	                                   * baseline command; NULL: none */
+	bool deep;                        /* after the timed runs, one PC sampling run and one
+	                                   * counters run (profile/deep.h) */
 } ta_profile_request;
 
 /* Does the whole `--profile` for the CLI: runs (or replays), measures and

@@ -119,7 +119,7 @@ static char **child_env(const ta_runner_opts *o, int rec_fd, unsigned long long 
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = ta_xcalloc(n + 6, sizeof *env);
+	char **env = ta_xcalloc(n + 8, sizeof *env);
 	size_t k = 0;
 	const char *ld = NULL;
 	bool print_tuning = false;
@@ -127,6 +127,7 @@ static char **child_env(const ta_runner_opts *o, int rec_fd, unsigned long long 
 		const char *e = environ[i];
 		print_tuning |= strncmp(e, "TRITON_PRINT_AUTOTUNING=", 24) == 0;
 		if (strncmp(e, "TILEADVISE_RECORD_", 18) == 0 ||
+		    (o->deep && strncmp(e, "TILEADVISE_DEEP", 15) == 0) ||
 		    (o->injector && strncmp(e, "CUDA_INJECTION64_PATH=", 22) == 0))
 			continue;
 		if (strncmp(e, "LD_LIBRARY_PATH=", 16) == 0) {
@@ -141,6 +142,11 @@ static char **child_env(const ta_runner_opts *o, int rec_fd, unsigned long long 
 		/* Lets the injector check that the fd it inherited is still our
 		 * socket (a grandchild may have the number reused by another file). */
 		env[k++] = ta_xasprintf("TILEADVISE_RECORD_INO=%llu", rec_ino);
+		if (o->deep) {
+			env[k++] = ta_xasprintf("TILEADVISE_DEEP=%s", o->deep);
+			if (o->deep_kernels && *o->deep_kernels)
+				env[k++] = ta_xasprintf("TILEADVISE_DEEP_KERNELS=%s", o->deep_kernels);
+		}
 	}
 	/* The injector has CUPTI's build-time place as its run path; where
 	 * CUPTI lives elsewhere, append (not prepend: the user's own libraries

@@ -33,6 +33,8 @@ typedef struct ta_runner_opts {
 	 * what the bounded log no longer holds; may be NULL. */
 	void (*output_line)(void *ctx, const char *line, size_t len);
 	void *output_ctx;
+	const char *deep;           /* "pc" or "sol": a --deep run (TILEADVISE_DEEP); NULL: timed */
+	const char *deep_kernels;   /* kernels the deep run looks at, commas; NULL: all */
 	bool tee_output;            /* also write each output line into records_tee as a
 	                             * {"type":"output","line":"..."} record, between
 	                             * record lines */

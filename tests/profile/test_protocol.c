@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -171,6 +172,77 @@ static void test_overlong_line(void **state)
 	ta_records_clear(&r);
 }
 
+/* The --deep records survive the trip, with grid and block, NaN as null
+ * (left out when decoded) and the run lines the tool writes itself. */
+static void test_deep_records(void **state)
+{
+	(void)state;
+	char line[4096];
+	ta_records r;
+	ta_records_init(&r);
+	const char *reasons[] = { "long_scoreboard", "wait" };
+	const uint64_t counts[] = { 90, 10 };
+	ta_proto_pcline pl = { .kernel = "k", .file = "/x/k.py", .line = 21, .samples = 100,
+			       .reasons = reasons, .counts = counts, .n_reasons = 2 };
+	size_t n = ta_proto_encode_pcline(line, sizeof line, 7, &pl);
+	assert_true(n > 0);
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+	n = ta_proto_encode_pctotal(line, sizeof line, 7, 120, 3, 5, 20, 11, 1);
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+	const char *names[] = { "dram__throughput.avg.pct_of_peak_sustained_elapsed", "bad" };
+	const double values[] = { 91.5, NAN };
+	const int32_t grid[3] = { 4096, 1, 1 }, block[3] = { 128, 1, 1 };
+	n = ta_proto_encode_sol(line, sizeof line, 7, "k", 44, 9, names, values, 2, grid, block);
+	assert_non_null(strstr(line, "\"bad\":null"));
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+	FILE *tee = tmpfile();
+	ta_records_note_run(&r, TA_RUN_KIND_PC, 6.5, tee);
+	rewind(tee);
+	assert_non_null(fgets(line, sizeof line, tee));
+	fclose(tee);
+	assert_true(ta_proto_decode_line(&r, line, strlen(line) - 1, 0));
+
+	assert_int_equal(r.n_pclines, 1);
+	assert_string_equal(r.pclines[0].file, "/x/k.py");
+	assert_int_equal(r.pclines[0].line, 21);
+	assert_int_equal(r.pclines[0].n_reasons, 2);
+	assert_string_equal(r.pclines[0].reasons[1], "wait");
+	assert_int_equal(r.pclines[0].counts[0], 90);
+	assert_true(r.has_pc_total);
+	assert_int_equal(r.pc_dropped, 3);
+	assert_int_equal(r.pc_period, 11);
+	assert_true(r.pc_hw_full);
+	assert_int_equal(r.n_sols, 1);
+	assert_true(r.sols[0].has_shape);
+	assert_int_equal(r.sols[0].grid[0], 4096);
+	assert_int_equal(r.sols[0].n, 1);          /* the null one is left out */
+	assert_true(r.sols[0].values[0] == 91.5);
+	assert_int_equal(r.run_count[TA_RUN_KIND_PC], 2);   /* noted, then decoded */
+	assert_true(r.run_wall_s[TA_RUN_KIND_PC] == 13.0);
+	assert_int_equal(r.n_malformed, 0);
+	ta_records_clear(&r);
+}
+
+/* A line with more reasons than fit keeps the first ones, still valid. */
+static void test_pcline_keeps_top_reasons_that_fit(void **state)
+{
+	(void)state;
+	char line[200];
+	const char *reasons[] = { "long_scoreboard", "wait", "math_pipe_throttle", "barrier",
+				  "mio_throttle", "lg_throttle", "selected", "not_selected" };
+	const uint64_t counts[] = { 8, 7, 6, 5, 4, 3, 2, 1 };
+	ta_proto_pcline pl = { .kernel = "k", .file = "f.py", .line = 3, .samples = 36,
+			       .reasons = reasons, .counts = counts, .n_reasons = 8 };
+	size_t n = ta_proto_encode_pcline(line, sizeof line, 1, &pl);
+	assert_true(n > 0 && n < sizeof line);
+	ta_records r;
+	ta_records_init(&r);
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+	assert_true(r.pclines[0].n_reasons >= 2 && r.pclines[0].n_reasons < 8);
+	assert_string_equal(r.pclines[0].reasons[0], "long_scoreboard");
+	ta_records_clear(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +251,8 @@ int main(void)
 		cmocka_unit_test(test_partial_feeds),
 		cmocka_unit_test(test_malformed_and_truncated),
 		cmocka_unit_test(test_overlong_line),
+		cmocka_unit_test(test_deep_records),
+		cmocka_unit_test(test_pcline_keeps_top_reasons_that_fit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

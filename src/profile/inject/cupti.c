@@ -6,8 +6,14 @@
  * It must never disturb the program it measures: it depends on CUPTI and
  * libc only, prints nothing, never exits, never blocks for long on a stalled
  * reader, and turns every CUPTI failure into an "error" record. Without a
- * valid record fd it does nothing at all. */
+ * valid record fd it does nothing at all.
+ *
+ * TILEADVISE_DEEP=pc or =sol turns this run into a --deep one: instead of
+ * timing launches it samples PCs (pcsamp.c) or reads hardware counters of
+ * chosen launches (sol.cc). Those perturb timing, so the tool runs them
+ * apart from the timed run. */
 #include "config.h"
+#include "profile/inject/deep.h"
 #include "profile/protocol.h"
 
 #include <cupti.h>
@@ -217,11 +223,14 @@ static void *flush_main(void *arg)
 	return NULL;
 }
 
+static void deep_finish(void);
+
 static void at_exit(void)
 {
 	/* A forked child inherits the atexit entry but not CUPTI's threads. */
 	if (getpid() != init_pid)
 		return;
+	deep_finish();
 	if (flush_thread_started) {
 		pthread_mutex_lock(&flush_lock);
 		flush_stop = true;
@@ -259,6 +268,132 @@ static void give_up(void)
 						  atomic_load(&n_lost)));
 	batch_flush_locked();
 	pthread_mutex_unlock(&batch_lock);
+}
+
+/* ---- --deep ---------------------------------------------------------------- */
+
+typedef enum deep_mode { DEEP_NONE, DEEP_PC, DEEP_SOL } deep_mode;
+static deep_mode deep;
+static CUpti_SubscriberHandle subscriber;
+static char *wanted_list;           /* TILEADVISE_DEEP_KERNELS, commas */
+
+static void emit_hook(const char *line, size_t n)
+{
+	emit_line(line, n);
+}
+
+/* name equals an entry, or is an entry followed by Triton's "_<digit>..."
+ * specialisation suffix. */
+static bool wanted_hook(const char *name)
+{
+	if (!wanted_list || !*wanted_list)
+		return true;
+	size_t len = strlen(name);
+	for (const char *p = wanted_list; *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n > 0 && n <= len && memcmp(name, p, n) == 0 &&
+		    (name[n] == '\0' || (name[n] == '_' && name[n + 1] >= '0' && name[n + 1] <= '9')))
+			return true;
+		if (!end)
+			break;
+		p = end + 1;
+	}
+	return false;
+}
+
+static void note_hook(const char *where, const char *message)
+{
+	char line[LINE_MAX_BYTES];
+	emit_line(line, ta_proto_encode_error(line, sizeof line, (long)getpid(), where, 0, message));
+}
+
+static const ta_inject_hooks hooks = {
+	.emit = emit_hook,
+	.error = report_error,
+	.note = note_hook,
+	.wanted = wanted_hook,
+};
+static ta_inject_hooks deep_hooks;
+
+bool ta_inject_enable_launch_callbacks(CUpti_SubscriberHandle sub,
+				       void (*error)(const char *, CUptiResult))
+{
+	static const CUpti_CallbackId launches[] = {
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx,
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+		CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+	};
+	for (size_t i = 0; i < sizeof launches / sizeof *launches; i++) {
+		CUptiResult rc = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, launches[i]);
+		if (rc != CUPTI_SUCCESS) {
+			error("cuptiEnableCallback(DRIVER_API launch)", rc);
+			return false;
+		}
+	}
+	return true;
+}
+
+static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
+				 CUpti_CallbackId cbid, const void *data)
+{
+	(void)userdata;
+	/* The collectors call CUPTI, which may call the driver: a callback
+	 * arriving from inside one of ours on the same thread is CUPTI's own
+	 * work, not the program's, and would deadlock on the collector lock. */
+	static __thread bool inside;
+	if (inside)
+		return;
+	inside = true;
+	if (deep == DEEP_PC)
+		ta_pcsamp_callback(domain, cbid, data);
+	else if (deep == DEEP_SOL)
+		ta_sol_callback(domain, cbid, data);
+	inside = false;
+}
+
+static deep_mode deep_from_env(void)
+{
+	const char *d = getenv("TILEADVISE_DEEP");
+	if (d && strcmp(d, "pc") == 0)
+		return DEEP_PC;
+	if (d && strcmp(d, "sol") == 0)
+		return DEEP_SOL;
+	return DEEP_NONE;
+}
+
+/* Subscribes and hands over to the collector. False when nothing will be
+ * collected (reported already). */
+static bool deep_start(void)
+{
+	const char *w = getenv("TILEADVISE_DEEP_KERNELS");
+	wanted_list = w ? strdup(w) : NULL;
+	deep_hooks = hooks;
+	deep_hooks.pid = (long)init_pid;
+	CUptiResult rc = cuptiSubscribe(&subscriber, (CUpti_CallbackFunc)on_callback, NULL);
+	if (rc != CUPTI_SUCCESS) {
+		/* Only one subscriber per process: another tool has it. */
+		report_error("cuptiSubscribe", rc);
+		return false;
+	}
+	bool ok = deep == DEEP_PC ? ta_pcsamp_setup(subscriber, &deep_hooks)
+				  : ta_sol_setup(subscriber, &deep_hooks);
+	if (!ok) {
+		cuptiUnsubscribe(subscriber);
+		deep = DEEP_NONE;
+	}
+	return ok;
+}
+
+static void deep_finish(void)
+{
+	if (deep == DEEP_PC)
+		ta_pcsamp_finish();
+	else if (deep == DEEP_SOL)
+		ta_sol_finish();
 }
 
 /* The fd from the environment, if it is still the runner's socket. */
@@ -307,6 +442,17 @@ static void initialize(void)
 		dlclose(cuda);   /* drops only the reference NOLOAD took */
 	char line[LINE_MAX_BYTES];
 	emit_line(line, ta_proto_encode_hello(line, sizeof line, (long)init_pid, version, driver));
+
+	deep = deep_from_env();
+	if (deep != DEEP_NONE) {
+		/* No activity tracing next to the collectors: it is not needed
+		 * (the timed run has the launches) and would add to their cost. */
+		if (deep_start())
+			atexit(at_exit);
+		else
+			give_up();
+		return;
+	}
 
 	CUptiResult rc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (rc != CUPTI_SUCCESS) {

@@ -1,0 +1,73 @@
+#!/bin/sh
+# --deep from recorded H200 runs (tests/profiles/h200-*-deep-NAME.jsonl:
+# the timed run, the PC sampling run and the counters run of one script):
+# the hot line of the deliberately slow kernel is its slow line, the
+# counters put the kernels on the right side of the roofline, and text and
+# JSON say it. Prints TAP. Env: TILEADVISE, TA_SRCDIR, PYTHON3.
+set -u
+p="$TA_SRCDIR/tests/profiles"
+k="$TA_SRCDIR/tests/gpu/kernels"
+PY=${PYTHON3:-python3}
+n=0 fails=0
+echo "1..12"
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else fails=$((fails + 1)); echo "not ok $n - $2"; fi
+}
+profile() {  # profile NAME FORMAT
+	"$TILEADVISE" --profile --gpu h200 --format "$2" --records "$p/h200-2026-11-29-deep-$1.jsonl" "$k/$1.py" 2>&1
+}
+
+slow=$(grep -n '# SLOW' "$k/slowline.py" | cut -d: -f1)
+text=$(profile slowline text)
+printf '%s\n' "$text" | grep -Eq "^    line +$slow +5[0-9]\.[0-9]%  not_selected" 
+ok $? "slowline: the hottest line is the slow one (line $slow), over half the samples"
+first=$(printf '%s\n' "$text" | grep -E '^    line ' | head -1 | awk '{print $2}')
+[ "$first" = "$slow" ]
+ok $? "slowline: hot lines are listed hottest first"
+printf '%s\n' "$text" | grep -q "100% on lines of slowline.py"
+ok $? "slowline: every sample is on a line of the file"
+printf '%s\n' "$text" | grep -q "SM 95.8%.*compute-bound"
+ok $? "slowline: SM throughput 95.8%, compute-bound (ncu said 95.6%)"
+
+text=$(profile vector_add text)
+printf '%s\n' "$text" | grep -q "DRAM 91.5% of peak (4.40 of 4.81 TB/s).*memory-bound"
+ok $? "vector_add: DRAM 91.5% of peak, 4.40 TB/s, memory-bound (ncu said 91.2%)"
+printf '%s\n' "$text" | grep -Eq "^    line +17 +88\.[0-9]%  long_scoreboard"
+ok $? "vector_add: the store's line waits on global memory"
+
+text=$(profile matmul text)
+printf '%s\n' "$text" | grep -q "median of 3 launches with the steady grid"
+ok $? "matmul: the counters of launches with the steady (autotuned) grid only"
+printf '%s\n' "$text" | grep -q "DRAM 19.5%.*SM 79.4%.*achieved occupancy 24.7%: compute-bound"
+ok $? "matmul: 19.5% DRAM, 79.4% SM, 24.7% occupancy: compute-bound (ncu: 19.5, 79.5, 24.8)"
+printf '%s\n' "$text" | grep -q "hardware buffer overflowed"
+ok $? "matmul: a PC sampling buffer overflow is said"
+
+json=$(profile matmul json)
+if "$PY" -c 'pass' 2>/dev/null; then
+	printf '%s' "$json" | "$PY" -c '
+import json, sys
+d = json.load(sys.stdin)["deep"]
+k = d["kernels"][0]
+assert k["name"] == "matmul_kernel" and k["sol"]["bound"] == "compute-bound", k
+assert abs(k["sol"]["sm_pct"] - 79.4) < 0.1 and k["sol"]["steady_grid"] is True
+assert d["pc_overhead"] > 0 and d["sol_overhead"] > 0
+assert sum(l["samples"] for l in k["lines"]) == k["on_lines"]
+'
+	ok $? "matmul: JSON carries the same figures, overheads and lines"
+else
+	echo "ok $((n = n + 1)) - matmul: JSON # SKIP no python3"
+fi
+
+# Without --deep data nothing deep is printed; with --deep and no data, a note.
+out=$("$TILEADVISE" --profile --gpu h200 --records "$p/h200-2026-11-29-example-matmul.jsonl" \
+	"$TA_SRCDIR/examples/matmul/matmul.py" 2>&1)
+printf '%s\n' "$out" | grep -q "^deep" 
+[ $? -ne 0 ]
+ok $? "a run without --deep data prints no deep section"
+out=$("$TILEADVISE" --profile --deep --gpu h200 --records "$p/h200-2026-11-29-example-matmul.jsonl" \
+	"$TA_SRCDIR/examples/matmul/matmul.py" 2>&1)
+printf '%s\n' "$out" | grep -q "deep collected no PC samples or counters"
+ok $? "--deep over records without deep data says so"
+[ "$fails" -eq 0 ]
