@@ -82,6 +82,7 @@ void ta_session_free(ta_session *s)
 	for (size_t i = 0; i < s->n_runs; i++)
 		ta_run_figures_clear(&s->runs[i]);
 	free(s->runs);
+	ta_session_set_baseline(s, NULL, NULL);
 	for (size_t i = 0; i < s->n_edits; i++) {
 		free(s->edits[i].kernel);
 		free(s->edits[i].date);
@@ -139,6 +140,22 @@ int ta_session_add_run(ta_session *s, ta_run_figures *run)
 	*r = *run;
 	memset(run, 0, sizeof *run);
 	return (int)(s->n_runs - 1);
+}
+
+void ta_session_set_baseline(ta_session *s, ta_run_figures *run, const char *source)
+{
+	if (s->baseline)
+		ta_run_figures_clear(s->baseline);
+	free(s->baseline);
+	free(s->baseline_source);
+	s->baseline = NULL;
+	s->baseline_source = NULL;
+	if (!run)
+		return;
+	s->baseline = ta_xcalloc(1, sizeof *s->baseline);
+	*s->baseline = *run;
+	memset(run, 0, sizeof *run);
+	s->baseline_source = dup_or_null(source);
 }
 
 int ta_session_run_of(const ta_session *s, unsigned v)
@@ -455,6 +472,11 @@ char *ta_session_to_json(const ta_session *s)
 	for (size_t i = 0; i < s->n_runs; i++)
 		json_array_append_new(runs, figures_json(&s->runs[i]));
 	json_object_set_new(root, "runs", runs);
+	if (s->baseline) {
+		json_t *bo = figures_json(s->baseline);
+		json_object_set_new(bo, "source", jstr(s->baseline_source));
+		json_object_set_new(root, "baseline", bo);
+	}
 	json_t *eds = json_array();
 	for (size_t i = 0; i < s->n_edits; i++) {
 		const ta_session_edit *e = &s->edits[i];
@@ -603,6 +625,8 @@ static bool hash_of(json_t *o, const char *key, uint64_t *h)
 	return *end == '\0';
 }
 
+static bool read_figures(reader *r, json_t *ro, ta_run_figures *f);
+
 static bool read_runs(reader *r, json_t *arr, ta_session *s)
 {
 	size_t i;
@@ -610,87 +634,105 @@ static bool read_runs(reader *r, json_t *arr, ta_session *s)
 	json_array_foreach(arr, i, ro) {
 		if (!json_is_object(ro))
 			return bad(r, "a run is not an object");
-		ta_run_figures *f = TA_APPEND(s->runs, s->n_runs);
-		f->label = get_str(ro, "label");
-		f->date = get_str(ro, "date");
-		f->version = (unsigned)get_int(ro, "version", 0);
-		json_t *ks = json_object_get(ro, "kernels");
-		size_t j;
-		json_t *ko;
-		json_array_foreach(ks, j, ko) {
-			char *name = get_str(ko, "name");
-			if (!name)
-				return bad(r, "a measured kernel has no name");
-			ta_kernel_figures *k = TA_APPEND(f->kernels, f->n_kernels);
-			k->name = name;
-			k->launches = (size_t)get_int(ko, "launches", 0);
-			k->autotune_launches = (size_t)get_int(ko, "autotune", 0);
-			k->warmup_launches = (size_t)get_int(ko, "warmup", 0);
-			/* Phases (optional: sessions before them compare main groups). */
-			json_t *st = json_object_get(ko, "steady_ns"), *ph = json_object_get(ko, "phase_start");
-			if (json_array_size(st) && json_array_size(ph)) {
-				size_t ns = json_array_size(st), np = json_array_size(ph), x;
-				json_t *v;
-				bool ok = true;
-				k->steady_ns = ta_xcalloc(ns, sizeof(double));
-				k->phase_start = ta_xcalloc(np, sizeof(size_t));
-				json_array_foreach(st, x, v)
-					k->steady_ns[x] = (double)whole_ns(json_number_value(v));
-				json_array_foreach(ph, x, v) {
-					json_int_t at = json_integer_value(v);
-					/* Starts must rise and stay inside the sample. */
-					ok &= json_is_integer(v) && at >= 0 && (size_t)at < ns &&
-					      (x == 0 ? at == 0 : (size_t)at > k->phase_start[x - 1]);
-					k->phase_start[x] = ok ? (size_t)at : 0;
-				}
-				if (ok) {
-					k->n_steady = ns;
-					k->n_phases = np;
-				} else {
-					free(k->steady_ns);
-					free(k->phase_start);
-					k->steady_ns = NULL;
-					k->phase_start = NULL;
-				}
+		if (!read_figures(r, ro, TA_APPEND(s->runs, s->n_runs)))
+			return false;
+	}
+	return true;
+}
+
+/* The baseline (optional): a run of its own, with where it came from. */
+static bool read_baseline(reader *r, json_t *bo, ta_session *s)
+{
+	if (!bo || json_is_null(bo))
+		return true;
+	if (!json_is_object(bo))
+		return bad(r, "the baseline is not an object");
+	s->baseline = ta_xcalloc(1, sizeof *s->baseline);
+	s->baseline_source = get_str(bo, "source");
+	return read_figures(r, bo, s->baseline);
+}
+
+static bool read_figures(reader *r, json_t *ro, ta_run_figures *f)
+{
+	f->label = get_str(ro, "label");
+	f->date = get_str(ro, "date");
+	f->version = (unsigned)get_int(ro, "version", 0);
+	json_t *ks = json_object_get(ro, "kernels");
+	size_t j;
+	json_t *ko;
+	json_array_foreach(ks, j, ko) {
+		char *name = get_str(ko, "name");
+		if (!name)
+			return bad(r, "a measured kernel has no name");
+		ta_kernel_figures *k = TA_APPEND(f->kernels, f->n_kernels);
+		k->name = name;
+		k->launches = (size_t)get_int(ko, "launches", 0);
+		k->autotune_launches = (size_t)get_int(ko, "autotune", 0);
+		k->warmup_launches = (size_t)get_int(ko, "warmup", 0);
+		/* Phases (optional: sessions before them compare main groups). */
+		json_t *st = json_object_get(ko, "steady_ns"), *ph = json_object_get(ko, "phase_start");
+		if (json_array_size(st) && json_array_size(ph)) {
+			size_t ns = json_array_size(st), np = json_array_size(ph), x;
+			json_t *v;
+			bool ok = true;
+			k->steady_ns = ta_xcalloc(ns, sizeof(double));
+			k->phase_start = ta_xcalloc(np, sizeof(size_t));
+			json_array_foreach(st, x, v)
+				k->steady_ns[x] = (double)whole_ns(json_number_value(v));
+			json_array_foreach(ph, x, v) {
+				json_int_t at = json_integer_value(v);
+				/* Starts must rise and stay inside the sample. */
+				ok &= json_is_integer(v) && at >= 0 && (size_t)at < ns &&
+				      (x == 0 ? at == 0 : (size_t)at > k->phase_start[x - 1]);
+				k->phase_start[x] = ok ? (size_t)at : 0;
 			}
-			json_t *d = json_object_get(ko, "durations_ns");
-			if (json_array_size(d)) {
-				k->durations_ns = ta_xcalloc(json_array_size(d), sizeof(double));
-				size_t x;
-				json_t *dv;
-				/* Stored as whole ns: read back as written (a fixed point). */
-				json_array_foreach(d, x, dv)
-					k->durations_ns[k->n_durations++] = (double)whole_ns(json_number_value(dv));
-				k->summary = ta_stats_summarize(k->durations_ns, k->n_durations);
+			if (ok) {
+				k->n_steady = ns;
+				k->n_phases = np;
 			} else {
-				json_t *sm = json_object_get(ko, "summary");
-				k->summary.count = (size_t)get_int(sm, "n", 0);
-				k->summary.median = get_num(sm, "median_ns");
-				k->summary.q1 = get_num(sm, "q1_ns");
-				k->summary.q3 = get_num(sm, "q3_ns");
-				k->summary.iqr = k->summary.q3 - k->summary.q1;
-				k->summary.p95 = get_num(sm, "p95_ns");
-				k->summary.min = get_num(sm, "min_ns");
-				k->summary.max = get_num(sm, "max_ns");
-				k->summary.cv = get_num(sm, "cv");
+				free(k->steady_ns);
+				free(k->phase_start);
+				k->steady_ns = NULL;
+				k->phase_start = NULL;
 			}
-			get_ints3(ko, "grid", k->grid, INT32_MAX);
-			get_ints3(ko, "block", k->block, 1024);
-			k->regs = (uint32_t)get_int(ko, "regs", 0);
-			k->local_per_thread = (uint32_t)get_int(ko, "local", 0);
-			k->smem_static = get_smem(ko, "smem_static");
-			k->smem_dynamic = get_smem(ko, "smem_dynamic");
-			json_t *oc = json_object_get(ko, "occupancy");
-			if (json_is_object(oc)) {
-				k->has_occupancy = true;
-				k->occupancy = get_num(oc, "theoretical");
-				const char *lim = json_string_value(json_object_get(oc, "limiter"));
-				snprintf(k->limiter, sizeof k->limiter, "%s", lim ? lim : "?");
-				k->blocks_per_sm = (int)get_int(oc, "blocks_per_sm", 0);
-				k->waves = get_num(oc, "waves");
-			}
-			tune_from_json(&k->tune, json_object_get(ko, "autotune_table"));
 		}
+		json_t *d = json_object_get(ko, "durations_ns");
+		if (json_array_size(d)) {
+			k->durations_ns = ta_xcalloc(json_array_size(d), sizeof(double));
+			size_t x;
+			json_t *dv;
+			/* Stored as whole ns: read back as written (a fixed point). */
+			json_array_foreach(d, x, dv)
+				k->durations_ns[k->n_durations++] = (double)whole_ns(json_number_value(dv));
+			k->summary = ta_stats_summarize(k->durations_ns, k->n_durations);
+		} else {
+			json_t *sm = json_object_get(ko, "summary");
+			k->summary.count = (size_t)get_int(sm, "n", 0);
+			k->summary.median = get_num(sm, "median_ns");
+			k->summary.q1 = get_num(sm, "q1_ns");
+			k->summary.q3 = get_num(sm, "q3_ns");
+			k->summary.iqr = k->summary.q3 - k->summary.q1;
+			k->summary.p95 = get_num(sm, "p95_ns");
+			k->summary.min = get_num(sm, "min_ns");
+			k->summary.max = get_num(sm, "max_ns");
+			k->summary.cv = get_num(sm, "cv");
+		}
+		get_ints3(ko, "grid", k->grid, INT32_MAX);
+		get_ints3(ko, "block", k->block, 1024);
+		k->regs = (uint32_t)get_int(ko, "regs", 0);
+		k->local_per_thread = (uint32_t)get_int(ko, "local", 0);
+		k->smem_static = get_smem(ko, "smem_static");
+		k->smem_dynamic = get_smem(ko, "smem_dynamic");
+		json_t *oc = json_object_get(ko, "occupancy");
+		if (json_is_object(oc)) {
+			k->has_occupancy = true;
+			k->occupancy = get_num(oc, "theoretical");
+			const char *lim = json_string_value(json_object_get(oc, "limiter"));
+			snprintf(k->limiter, sizeof k->limiter, "%s", lim ? lim : "?");
+			k->blocks_per_sm = (int)get_int(oc, "blocks_per_sm", 0);
+			k->waves = get_num(oc, "waves");
+		}
+		tune_from_json(&k->tune, json_object_get(ko, "autotune_table"));
 	}
 	return true;
 }
@@ -836,6 +878,8 @@ static bool read_session(reader *r, json_t *root, ta_session *s)
 		return bad(r, "\"current\" names no stored version");
 	s->current = (unsigned)cur;
 	if (!read_runs(r, json_object_get(root, "runs"), s))
+		return false;
+	if (!read_baseline(r, json_object_get(root, "baseline"), s))
 		return false;
 	json_t *eo;
 	json_array_foreach(json_object_get(root, "edits"), i, eo) {

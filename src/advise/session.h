@@ -12,6 +12,8 @@
  *   versions   the file's text at each version (0 = as first opened)
  *   runs       measurements: per kernel the steady-state figures and the
  *              durations, so later comparisons can be made
+ *   baseline   optional: a measured reference (previous version or another
+ *              implementation) and its command, for T4/T5
  *   edits      applied edits: id, kernel, line, from/to version, runs
  *              before/after, test result, undone flag
  *   skips      steps the user skipped
@@ -82,6 +84,8 @@ typedef struct ta_session {
 	unsigned current;            /* the version the file is at */
 	ta_run_figures *runs;
 	size_t n_runs;
+	ta_run_figures *baseline;    /* the reference T4/T5 compare with; NULL: none */
+	char *baseline_source;       /* its command or record file, as given */
 	ta_session_edit *edits;
 	size_t n_edits;
 	ta_session_skip *skips;
@@ -118,6 +122,8 @@ unsigned ta_session_add_version(ta_session *s, const char *text, size_t len, con
 int ta_session_find_version(const ta_session *s, uint64_t hash);
 /* Takes over *run (left empty); returns its index. */
 int ta_session_add_run(ta_session *s, ta_run_figures *run);
+/* Replaces the baseline, taking over *run (left empty); run NULL: none. */
+void ta_session_set_baseline(ta_session *s, ta_run_figures *run, const char *source);
 /* The last run of version v, or -1. */
 int ta_session_run_of(const ta_session *s, unsigned v);
 ta_session_edit *ta_session_add_edit(ta_session *s, const char *id, const char *kernel,
@@ -142,11 +148,26 @@ void ta_session_annotate(const ta_session *s, ta_walk *w);
 int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out);
 
 /* `--record-session OUT`: analyses file, takes the measurement from a
- * recorded record stream (records may be NULL: no measurement) with the
- * facts of a known GPU (gpu_preset, e.g. "h200"), and writes a session to
- * out. Returns 0, or -1 with *err (caller frees). */
-int ta_session_record(const char *file, const char *records, const char *gpu_preset,
-		      const char *out, char **err);
+ * recorded record stream (records may be NULL: no measurement) and the
+ * baseline from another (baseline_records, may be NULL) with the facts of
+ * a known GPU (gpu_preset, e.g. "h200"), and writes a session to out.
+ * Returns 0, or -1 with *err (caller frees). */
+int ta_session_record(const char *file, const char *records, const char *baseline_records,
+		      const char *gpu_preset, const char *out, char **err);
+
+/* What a record stream says besides the launches. */
+typedef struct ta_records_meta {
+	char *date;                  /* of its first launch, or now (caller frees) */
+	int driver;                  /* 0 unknown */
+	unsigned cupti;
+} ta_records_meta;
+
+/* The figures of a recorded record stream: the model's kernels, or with
+ * every_kernel all kernels it launched (a baseline runs kernels of its
+ * own). meta may be NULL. Returns 0, or -1 with *err (caller frees). */
+int ta_run_figures_from_records(const ta_model *m, const char *records, const ta_gpu_info *gpu,
+				bool every_kernel, const char *label, ta_run_figures *out,
+				ta_records_meta *meta, char **err);
 
 /* ISO 8601 UTC of now, or of ns since the epoch. Caller frees. */
 char *ta_session_now(void);

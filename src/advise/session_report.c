@@ -19,6 +19,32 @@ static void put_us(FILE *out, double ns)
 	fprintf(out, "%.1f µs", ns / 1000.0);
 }
 
+/* What T4 and T5 compared the last run with. */
+static void baseline_section(const ta_session *s, FILE *out)
+{
+	if (!s->baseline)
+		return;
+	fprintf(out, "## Baseline (%s)\n\n", s->baseline_source ? s->baseline_source : "recorded");
+	const ta_run_figures *r = s->n_runs ? &s->runs[s->n_runs - 1] : NULL;
+	if (!r) {
+		fprintf(out, "Measured; no run of the file to compare with yet.\n\n");
+		return;
+	}
+	fprintf(out, "| kernel | median | compared with | baseline | ratio |\n|---|---|---|---|---|\n");
+	for (size_t i = 0; i < r->n_kernels; i++) {
+		const ta_kernel_figures *k = &r->kernels[i];
+		double base_ns;
+		double ratio = ta_baseline_ratio(r, s->baseline, k->name, &base_ns);
+		fprintf(out, "| `%s` | ", k->name);
+		put_us(out, k->summary.median);
+		fprintf(out, " | %s | ", ta_run_figures_find(s->baseline, k->name) ? "the same kernel"
+										: "its kernels per call");
+		put_us(out, base_ns);
+		fprintf(out, " | %.2f |\n", ratio);
+	}
+	fprintf(out, "\n");
+}
+
 int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 {
 	fprintf(out, "# tileadvise session: %s\n\n", s->file_name);
@@ -54,6 +80,7 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 		fprintf(out, "\n");
 	}
 
+	baseline_section(s, out);
 	fprintf(out, "## Applied edits\n\n");
 	size_t shown = 0;
 	for (size_t i = 0; i < s->n_edits; i++) {
@@ -115,8 +142,52 @@ static uint64_t first_start_ns(const ta_records *r)
 	return t;
 }
 
-int ta_session_record(const char *file, const char *records, const char *gpu_preset,
-		      const char *out, char **err)
+int ta_run_figures_from_records(const ta_model *m, const char *records, const ta_gpu_info *gpu,
+				bool every_kernel, const char *label, ta_run_figures *out,
+				ta_records_meta *meta, char **err)
+{
+	ta_records recs;
+	ta_records_init(&recs);
+	if (ta_records_load_file(&recs, records, err) != 0) {
+		ta_records_clear(&recs);
+		return -1;
+	}
+	size_t n = every_kernel ? 0 : m->kernel_count;
+	const char **names = ta_xcalloc(n + 1, sizeof *names);
+	bool *autotuned = ta_xcalloc(n + 1, sizeof *autotuned);
+	for (size_t i = 0; i < n; i++) {
+		names[i] = m->kernels[i].name;
+		autotuned[i] = m->kernels[i].autotune != NULL;
+	}
+	ta_measurement *meas = ta_measure_build(&recs, names, every_kernel ? NULL : autotuned, n, gpu);
+	/* The child's output saved with the records: Triton's autotuning report. */
+	ta_autotune_log tl;
+	ta_autotune_log_init(&tl);
+	char *terr = NULL;
+	if (ta_autotune_log_load_records(&tl, records, &terr) < 0)
+		free(terr);
+	ta_autotune_log_finish(&tl);
+	ta_autotune_attach(meas, &tl);
+	ta_autotune_log_clear(&tl);
+	uint64_t t0 = first_start_ns(&recs);
+	char *date = t0 ? ta_session_date_ns(t0) : ta_session_now();
+	ta_run_figures_from_measure(out, meas, label, date, 0);
+	if (meta) {
+		meta->date = date;
+		meta->driver = recs.driver_version;
+		meta->cupti = recs.cupti_version;
+	} else {
+		free(date);
+	}
+	ta_measurement_free(meas);
+	free(names);
+	free(autotuned);
+	ta_records_clear(&recs);
+	return 0;
+}
+
+int ta_session_record(const char *file, const char *records, const char *baseline_records,
+		      const char *gpu_preset, const char *out, char **err)
 {
 	ta_analysis *a;
 	if (ta_analysis_open(file, &a, err) != 0)
@@ -136,42 +207,25 @@ int ta_session_record(const char *file, const char *records, const char *gpu_pre
 	}
 	ta_run_figures run = { 0 }, *runp = NULL;
 	if (records) {
-		ta_records recs;
-		ta_records_init(&recs);
-		if (ta_records_load_file(&recs, records, err) != 0) {
-			ta_records_clear(&recs);
+		ta_records_meta meta;
+		if (ta_run_figures_from_records(m, records, has_gpu ? &gpu : NULL, false, "recorded run",
+						&run, &meta, err) != 0)
+			goto fail;
+		if (has_gpu && meta.driver > 0)
+			gpu.driver_version = meta.driver;
+		s->env.cupti = meta.cupti;
+		free(s->created);
+		s->created = meta.date;
+		runp = &run;
+	}
+	if (baseline_records) {
+		ta_run_figures base;
+		if (ta_run_figures_from_records(m, baseline_records, has_gpu ? &gpu : NULL, true, "baseline",
+						&base, NULL, err) != 0) {
+			ta_run_figures_clear(&run);
 			goto fail;
 		}
-		const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
-		bool *autotuned = ta_xcalloc(m->kernel_count + 1, sizeof *autotuned);
-		for (size_t i = 0; i < m->kernel_count; i++) {
-			names[i] = m->kernels[i].name;
-			autotuned[i] = m->kernels[i].autotune != NULL;
-		}
-		ta_measurement *meas = ta_measure_build(&recs, names, autotuned, m->kernel_count,
-							has_gpu ? &gpu : NULL);
-		/* The child's output saved with the records: Triton's autotuning report. */
-		ta_autotune_log tl;
-		ta_autotune_log_init(&tl);
-		char *terr = NULL;
-		if (ta_autotune_log_load_records(&tl, records, &terr) < 0)
-			free(terr);
-		ta_autotune_log_finish(&tl);
-		ta_autotune_attach(meas, &tl);
-		ta_autotune_log_clear(&tl);
-		uint64_t t0 = first_start_ns(&recs);
-		char *date = t0 ? ta_session_date_ns(t0) : ta_session_now();
-		ta_run_figures_from_measure(&run, meas, "recorded run", date, 0);
-		if (has_gpu && recs.driver_version > 0)
-			gpu.driver_version = recs.driver_version;
-		s->env.cupti = recs.cupti_version;
-		free(s->created);
-		s->created = date;
-		runp = &run;
-		ta_measurement_free(meas);
-		free(names);
-		free(autotuned);
-		ta_records_clear(&recs);
+		ta_session_set_baseline(s, &base, baseline_records);
 	}
 	if (has_gpu) {
 		ta_session_set_env_gpu(s, &gpu);
@@ -182,7 +236,7 @@ int ta_session_record(const char *file, const char *records, const char *gpu_pre
 	const char *sw = getenv("TILEADVISE_SOFTWARE");
 	if (sw && *sw)
 		s->env.software = ta_xstrdup(sw);
-	ta_walk *w = ta_walk_build(m, cat, runp, has_gpu ? &gpu : NULL, s->file_name);
+	ta_walk *w = ta_walk_build_vs(m, cat, runp, s->baseline, has_gpu ? &gpu : NULL, s->file_name);
 	ta_session_set_walk(s, w);
 	if (runp)
 		ta_session_add_run(s, runp);

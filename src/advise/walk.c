@@ -336,8 +336,67 @@ static void copy_finding(ta_step *s, const ta_finding *f)
 	wf->measure = f->measure ? ta_xstrdup(f->measure) : NULL;
 }
 
+/* The per-call time of a baseline that shares no kernel name with the
+ * run: the sum of the medians of its steady kernels. Kernels launched less
+ * than half as often as its busiest one are set-up work (inputs, copies). */
+static double baseline_call_ns(const ta_run_figures *base)
+{
+	size_t most = 0;
+	for (size_t i = 0; i < base->n_kernels; i++)
+		if (base->kernels[i].summary.count > most)
+			most = base->kernels[i].summary.count;
+	double sum = 0;
+	for (size_t i = 0; i < base->n_kernels; i++)
+		if (base->kernels[i].summary.count * 2 >= most)
+			sum += base->kernels[i].summary.median;
+	return sum;
+}
+
+double ta_baseline_ratio(const ta_run_figures *run, const ta_run_figures *base, const char *kernel,
+			 double *base_ns)
+{
+	const ta_kernel_figures *k = ta_run_figures_find(run, kernel);
+	if (base_ns)
+		*base_ns = 0;
+	if (!base || !k || k->summary.median <= 0)
+		return 0;
+	/* A previous version of the kernel compares by name; a reference
+	 * with kernels of its own compares per call. */
+	const ta_kernel_figures *same = ta_run_figures_find(base, kernel);
+	double b = same && same->summary.median > 0 ? same->summary.median : baseline_call_ns(base);
+	double mine = k->summary.median;
+	if (!(same && same->summary.median > 0)) {
+		mine = 0;
+		for (size_t i = 0; i < run->n_kernels; i++)
+			mine += run->kernels[i].summary.median;
+	}
+	if (base_ns)
+		*base_ns = b;
+	return b > 0 ? mine / b : 0;
+}
+
+void ta_walk_baseline_ratios(const ta_run_figures *run, const ta_run_figures *base,
+			     ta_kernel_evidence *ev_kernels, ta_evidence *ev)
+{
+	if (!base || !run || !ev)
+		return;
+	double call_ns = baseline_call_ns(base), run_ns = 0;
+	for (size_t i = 0; i < run->n_kernels; i++)
+		run_ns += run->kernels[i].summary.median;
+	ev->has_baseline = call_ns > 0;
+	ev->baseline_ratio = call_ns > 0 ? run_ns / call_ns : 0;
+	for (size_t i = 0; i < ev->kernel_count; i++)
+		ev_kernels[i].baseline_ratio = ta_baseline_ratio(run, base, ev_kernels[i].name, NULL);
+}
+
 ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
 		       const ta_gpu_info *gpu, const char *name)
+{
+	return ta_walk_build_vs(m, cat, run, NULL, gpu, name);
+}
+
+ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
+			  const ta_run_figures *base, const ta_gpu_info *gpu, const char *name)
 {
 	ta_walk *w = ta_walk_new();
 	ta_evidence ev;
@@ -345,6 +404,7 @@ ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta
 	if (run) {
 		evk = ta_xcalloc(run->n_kernels + 1, sizeof *evk);
 		ta_walk_evidence(run, gpu, evk, &ev);
+		ta_walk_baseline_ratios(run, base, evk, &ev);
 	}
 	ta_rules_result *r = ta_rules_run(m, run ? &ev : NULL);
 	size_t n_entries = ta_rules_count();

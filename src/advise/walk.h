@@ -136,6 +136,9 @@ typedef struct ta_walk {
  * labels the diff). Never fails; free with ta_walk_free. */
 ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
 		       const ta_gpu_info *gpu, const char *name);
+/* The same, with T4/T5 decided against a baseline run (NULL: none). */
+ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
+			  const ta_run_figures *base, const ta_gpu_info *gpu, const char *name);
 /* An empty walk to fill by hand (session loading). */
 ta_walk *ta_walk_new(void);
 ta_walk_kernel *ta_walk_add_kernel(ta_walk *w, const char *name);
@@ -154,5 +157,16 @@ uint32_t ta_step_line(const ta_step *s);
  * and ev_kernels[f->n_kernels] (the caller's storage). */
 void ta_walk_evidence(const ta_run_figures *f, const ta_gpu_info *gpu,
 		      ta_kernel_evidence *ev_kernels, ta_evidence *ev);
+/* Sets each kernel's time over the baseline's in ev (filled by
+ * ta_walk_evidence from run): by name when the baseline ran a kernel of that name (a
+ * previous version), else the file's kernels together over the baseline's
+ * per-call time, the sum of its steady kernels' medians (a reference
+ * implementation with kernels of its own). */
+void ta_walk_baseline_ratios(const ta_run_figures *run, const ta_run_figures *base,
+			     ta_kernel_evidence *ev_kernels, ta_evidence *ev);
+/* That ratio for one kernel of run (0: not measured or no baseline);
+ * base_ns (may be NULL) gets the baseline time it was divided by. */
+double ta_baseline_ratio(const ta_run_figures *run, const ta_run_figures *base, const char *kernel,
+			 double *base_ns);
 
 #endif

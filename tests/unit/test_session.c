@@ -245,12 +245,18 @@ static void test_record_and_report(void **state)
 	char *rec = ta_xasprintf("%s/tests/profiles/h200-2026-11-29-example-attention.jsonl", srcdir());
 	char *out = ta_xasprintf("%s/rec.json", tmpdir);
 	char *err = NULL;
-	assert_int_equal(ta_session_record(file, rec, "h200", out, &err), 0);
+	assert_int_equal(ta_session_record(file, rec, rec, "h200", out, &err), 0);
 	ta_session *s;
 	assert_int_equal(ta_session_load(out, &s, &err), 0);
 	assert_string_equal(s->env.gpu, "NVIDIA H200");
 	assert_int_equal(s->env.driver, 13000);
 	assert_int_equal(s->n_runs, 1);
+	/* The same stream as its own baseline: T5 decided, ratio 1. */
+	assert_non_null(s->baseline);
+	assert_string_equal(s->baseline_source, rec);
+	double r = ta_baseline_ratio(&s->runs[0], s->baseline, "gemma_attn_fwd", NULL);
+	assert_true(r > 0.999 && r < 1.001);
+	assert_int_equal(ta_walk_find_step(s->walk, "gemma_attn_fwd", "T5")->status, TA_STATUS_SATISFIED);
 	const ta_kernel_figures *k = ta_run_figures_find(&s->runs[0], "gemma_attn_fwd");
 	assert_non_null(k);
 	assert_int_equal(k->summary.count, 284);
@@ -269,11 +275,14 @@ static void test_record_and_report(void **state)
 	assert_non_null(strstr(text, "NVIDIA H200 (sm_90, 132 SMs)"));
 	assert_non_null(strstr(text, "| `gemma_attn_fwd` | 392 | 1932.2 µs"));
 	assert_non_null(strstr(text, "- **S3** — applies: line 77"));
+	assert_non_null(strstr(text, "| `gemma_attn_fwd` | 1932.2 µs | the same kernel | 1932.2 µs | 1.00 |"));
 	free(text);
 	free(md);
 	ta_session_free(s);
 	/* A missing record stream is an error, not a session. */
-	assert_int_equal(ta_session_record(file, "/nonexistent.jsonl", "h200", out, &err), -1);
+	assert_int_equal(ta_session_record(file, "/nonexistent.jsonl", NULL, "h200", out, &err), -1);
+	free(err);
+	assert_int_equal(ta_session_record(file, rec, "/nonexistent.jsonl", "h200", out, &err), -1);
 	free(err);
 	free(file);
 	free(rec);

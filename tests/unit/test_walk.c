@@ -210,6 +210,45 @@ static void test_annotate(void **state)
 	ta_session_free(s);
 }
 
+/* T5 against a baseline: by name (a previous version of the kernel), else
+ * per call against the baseline's steady kernels (set-up work left out). */
+static void test_baseline(void **state)
+{
+	fixture *f = *state;
+	ta_run_figures base;
+	fill(&base, "gemma_attn_fwd", 150000, 0);
+	assert_true(ta_baseline_ratio(&f->run, &base, "gemma_attn_fwd", NULL) > 12);
+	ta_walk *w = ta_walk_build_vs(f->an->model, f->cat, &f->run, &base, &f->gpu, "attention.py");
+	ta_step *t5 = ta_walk_find_step(w, "gemma_attn_fwd", "T5");
+	assert_int_equal(t5->status, TA_STATUS_APPLIES);
+	assert_int_equal(t5->n_findings, 1);
+	assert_non_null(strstr(t5->findings[0].measure, "x the baseline"));
+	ta_walk_free(w);
+	ta_run_figures_clear(&base);
+
+	/* A reference with kernels of its own, plus one launch of set-up. */
+	fill(&base, "flash_fwd", 1000000, 0);
+	base.kernels = realloc(base.kernels, 2 * sizeof *base.kernels);
+	ta_kernel_figures *setup = &base.kernels[base.n_kernels++];
+	memset(setup, 0, sizeof *setup);
+	setup->name = ta_xstrdup("fill_inputs");
+	setup->summary.count = 1;
+	setup->summary.median = 5e6;
+	double base_ns;
+	double r = ta_baseline_ratio(&f->run, &base, "gemma_attn_fwd", &base_ns);
+	assert_true(base_ns > 1000000 && base_ns < 1000005);
+	assert_true(r > 1.9 && r < 2.0);
+	w = ta_walk_build_vs(f->an->model, f->cat, &f->run, &base, &f->gpu, "attention.py");
+	assert_int_equal(ta_walk_find_step(w, "gemma_attn_fwd", "T5")->status, TA_STATUS_SATISFIED);
+	ta_walk_free(w);
+	ta_run_figures_clear(&base);
+
+	/* Without one it stays `needs baseline`. */
+	w = ta_walk_build(f->an->model, f->cat, &f->run, &f->gpu, "attention.py");
+	assert_int_equal(ta_walk_find_step(w, "gemma_attn_fwd", "T5")->mark, TA_MARK_NEEDS_BASELINE);
+	ta_walk_free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -218,6 +257,7 @@ int main(void)
 		cmocka_unit_test(test_change),
 		cmocka_unit_test(test_marks),
 		cmocka_unit_test(test_annotate),
+		cmocka_unit_test(test_baseline),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -26,6 +26,13 @@ static double now_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* The width of the left pane: a third of the screen, within bounds. */
+static int left_width(int w)
+{
+	int lw = w * 34 / 100;
+	return lw < 34 ? 34 : lw > 48 ? 48 : lw;
+}
+
 static void draw(ta_app *app)
 {
 	int h, w;
@@ -42,11 +49,7 @@ static void draw(ta_app *app)
 	if (app->overlay) {
 		app->overlay->draw(app, &body);
 	} else {
-		int lw = w * 34 / 100;
-		if (lw < 34)
-			lw = 34;
-		if (lw > 48)
-			lw = 48;
+		int lw = left_width(w);
 		ta_rect left = { body.y, 0, body.h, lw };
 		ta_rect right = { body.y, lw + 1, body.h, w - lw - 1 };
 		ta_view_walk.draw(app, &left);
@@ -58,21 +61,57 @@ static void draw(ta_app *app)
 	refresh();
 }
 
+/* Moves *top by d lines, kept within [0, lines - 1]. */
+static unsigned scroll_by(int *top, int lines, int d)
+{
+	int t = *top + d;
+	if (t > lines - 1)
+		t = lines - 1;
+	if (t < 0)
+		t = 0;
+	if (t == *top)
+		return TA_REACT_NONE;
+	*top = t;
+	return TA_REACT_REDRAW;
+}
+
+/* The wheel: -1 up, 1 down, 0 neither (terminals without a wheel report
+ * no button 4 or 5). */
+static int wheel_of(mmask_t b)
+{
+	if (b & BUTTON4_PRESSED)
+		return -1;
+#ifdef BUTTON5_PRESSED
+	if (b & BUTTON5_PRESSED)
+		return 1;
+#endif
+	return 0;
+}
+
+/* Clicks pick a kernel or a step in the left pane; the wheel moves
+ * between steps there and scrolls the step page or an overlay. */
 static unsigned on_mouse(ta_app *app)
 {
 	MEVENT ev;
-	if (getmouse(&ev) != OK || app->overlay || app->too_small)
+	if (getmouse(&ev) != OK || app->too_small)
 		return TA_REACT_NONE;
-	if (!(ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)))
-		return TA_REACT_NONE;
+	int wheel = wheel_of(ev.bstate);
+	bool click = (ev.bstate & (BUTTON1_PRESSED | BUTTON1_CLICKED)) != 0;
+	if (app->overlay)
+		return wheel ? scroll_by(&app->overlay_top, app->overlay_lines, 3 * wheel) : TA_REACT_NONE;
 	int h, w;
 	getmaxyx(stdscr, h, w);
-	int lw = w * 34 / 100;
-	lw = lw < 34 ? 34 : lw > 48 ? 48 : lw;
+	int lw = left_width(w);
 	ta_rect left = { 2, 0, h - 4, lw };
-	if (ev.x < lw && ev.y >= left.y && ev.y < left.y + left.h)
-		return ta_view_walk.click(app, &left, ev.y, ev.x);
-	return TA_REACT_NONE;
+	if (ev.y < left.y || ev.y >= left.y + left.h)
+		return TA_REACT_NONE;
+	if (ev.x < lw) {
+		if (wheel)
+			return ta_view_walk.request(app, wheel > 0 ? TA_REQ_NEXT_STEP : TA_REQ_PREV_STEP) |
+			       TA_REACT_SAVE;
+		return click ? ta_view_walk.click(app, &left, ev.y, ev.x) : TA_REACT_NONE;
+	}
+	return wheel ? scroll_by(&app->page_top, app->page_lines, 3 * wheel) : TA_REACT_NONE;
 }
 
 static unsigned on_key(ta_app *app, int code, wint_t ch)
@@ -182,7 +221,8 @@ int ta_tui_run(const ta_tui_options *o)
 			fprintf(stderr, "tileadvise: --record-session needs the kernel FILE\n");
 			return 2;
 		}
-		if (ta_session_record(o->file, o->records, o->gpu_preset, o->record_session, &err) != 0) {
+		if (ta_session_record(o->file, o->records, o->baseline_records, o->gpu_preset,
+				      o->record_session, &err) != 0) {
 			fprintf(stderr, "tileadvise: %s\n", err);
 			free(err);
 			return 2;
@@ -225,6 +265,8 @@ int ta_tui_run(const ta_tui_options *o)
 	if (!app->read_only && ta_session_run_of(app->sess, app->sess->current) < 0 &&
 	    !app->opt.no_profile && (app->opt.records || !app->why_no_profile))
 		ta_app_start_profile(app, app->sess->n_runs ? "re-run" : "first run");
+	if (!app->runner)
+		ta_app_start_baseline(app);
 	int rc = loop(app, t_start);
 	ta_app_save(app);
 	ta_term_stop();

@@ -47,7 +47,7 @@ extern const ta_view_ops ta_view_help;    /* overlays */
 extern const ta_view_ops ta_view_log;
 extern const ta_view_ops ta_view_diff;
 
-typedef enum ta_run_kind { TA_RUN_NONE, TA_RUN_PROFILE, TA_RUN_TEST } ta_run_kind;
+typedef enum ta_run_kind { TA_RUN_NONE, TA_RUN_PROFILE, TA_RUN_BASELINE, TA_RUN_TEST } ta_run_kind;
 typedef enum ta_prompt { TA_PROMPT_NONE, TA_PROMPT_REVERT } ta_prompt;
 
 /* One row of the walk pane. */
@@ -82,6 +82,8 @@ struct ta_app {
 	ta_row *rows;             /* rows of the walk pane, rebuilt on change */
 	size_t n_rows;
 	int row_y0;               /* screen row of rows[list_top] in the last frame */
+	int kernel_y0;            /* screen row of the first kernel in the last frame */
+	int n_kernel_rows;        /* kernels shown there */
 
 	/* a run in progress */
 	ta_run_kind run_kind;
@@ -90,6 +92,7 @@ struct ta_app {
 	struct timespec run_start;
 	char *run_label;          /* "first run", "after S3" */
 	int pending_edit;         /* session edit waiting for its after-run; -1 */
+	bool baseline_pending;    /* --baseline CMD still to be measured */
 	char *last_log;           /* output of the last run (owned) */
 	char *last_run_note;      /* how it ended */
 
@@ -137,6 +140,8 @@ unsigned ta_app_request(ta_app *app, ta_req req);
 /* runs.c: profiling and test runs */
 void ta_app_start_profile(ta_app *app, const char *label);
 void ta_app_start_test(ta_app *app);
+/* Measures the --baseline command (once; T4/T5 compare with it). */
+void ta_app_start_baseline(ta_app *app);
 /* Feeds the runner; returns reaction bits. */
 unsigned ta_app_run_poll(ta_app *app);
 void ta_app_cancel_run(ta_app *app);

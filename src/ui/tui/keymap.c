@@ -68,7 +68,8 @@ char *ta_keymap_help_text(void)
 		ta_buf_printf(&b, "  %-14s %s%s\n", keys, table[i].help,
 			      table[i].flags & TA_KEY_WRITES ? " *" : "");
 	}
-	ta_buf_puts(&b, "\n  * not in a replayed session (--replay is read-only)\n"
-			"  Mouse: click a step to show it.\n");
+	ta_buf_printf(&b, "\n  * not in a replayed session (--replay is read-only)\n\n"
+		      "  Mouse, where the terminal reports it:\n  %-14s %s\n  %-14s %s\n",
+		      "click", TA_MOUSE_CLICK_HELP, "wheel", TA_MOUSE_WHEEL_HELP);
 	return ta_buf_steal(&b);
 }

@@ -23,6 +23,11 @@ typedef struct ta_keydef {
 	unsigned flags;
 } ta_keydef;
 
+/* The mouse, where the terminal reports it (help overlay and man page;
+ * tests/tui/keys.sh checks the man page against these lines). */
+#define TA_MOUSE_CLICK_HELP "pick a kernel or a step in the left pane"
+#define TA_MOUSE_WHEEL_HELP "move between steps over the walk; scroll the step page or an overlay"
+
 /* The request bound to key (a character or KEY_* code), or TA_REQ_NONE. */
 ta_req ta_keymap_lookup(int key);
 /* The table, in keys.def order. */

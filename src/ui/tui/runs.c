@@ -186,6 +186,61 @@ void ta_app_start_profile(ta_app *app, const char *label)
 	clock_gettime(CLOCK_MONOTONIC, &app->run_start);
 }
 
+void ta_app_start_baseline(ta_app *app)
+{
+	if (!app->baseline_pending || app->runner || !app->opt.baseline)
+		return;
+	app->baseline_pending = false;
+	if (!can_profile(app) || app->why_no_profile) {
+		ta_app_set_message(app, true, "cannot measure the baseline: %s (--baseline-records FILE "
+				   "takes a recorded one)", app->why_no_profile ? app->why_no_profile
+										: "read-only");
+		return;
+	}
+	ta_records_clear(&app->recs);
+	ta_records_init(&app->recs);
+	char *argv[] = { "/bin/sh", "-c", (char *)app->opt.baseline, NULL };
+	char *injector = ta_path_join(ta_libdir(), "libtileadvise-cupti.so");
+	ta_runner_opts ro = {
+		.argv = argv,
+		.injector = injector,
+		.timeout_s = app->opt.timeout_s > 0 ? app->opt.timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S,
+		.records = &app->recs,
+	};
+	char *err = NULL;
+	app->runner = ta_runner_start(&ro, &err);
+	free(injector);
+	if (!app->runner) {
+		ta_app_set_message(app, true, "cannot start the baseline: %s", err ? err : "?");
+		free(err);
+		return;
+	}
+	free(app->run_label);
+	app->run_label = ta_xstrdup("baseline");
+	app->run_kind = TA_RUN_BASELINE;
+	clock_gettime(CLOCK_MONOTONIC, &app->run_start);
+}
+
+/* Every kernel the baseline launched counts: a reference implementation
+ * runs kernels of its own. */
+static void finish_baseline(ta_app *app)
+{
+	ta_measurement *meas = ta_measure_build(&app->recs, NULL, NULL, 0, app->has_gpu ? &app->gpu : NULL);
+	ta_run_figures f;
+	ta_run_figures_from_measure(&f, meas, "baseline", NULL, 0);
+	ta_measurement_free(meas);
+	if (f.n_kernels == 0) {
+		ta_run_figures_clear(&f);
+		ta_app_set_message(app, true, "the baseline launched no kernel (press l for its output)");
+		return;
+	}
+	size_t n = f.n_kernels;
+	ta_session_set_baseline(app->sess, &f, app->opt.baseline);
+	ta_app_rebuild_walk(app);
+	ta_app_set_message(app, false, "baseline measured (%zu kernel%s): T4 and T5 compare with it", n,
+			   n == 1 ? "" : "s");
+}
+
 void ta_app_start_test(ta_app *app)
 {
 	if (!app->sess->test_command || app->runner)
@@ -246,6 +301,11 @@ unsigned ta_app_run_poll(ta_app *app)
 	app->last_run_note = ta_xstrdup(how);
 	if (kind == TA_RUN_TEST) {
 		finish_test(app, &res, how);
+	} else if (kind == TA_RUN_BASELINE) {
+		if (res.state == TA_RUN_CANCELLED || res.state == TA_RUN_EXEC_FAILED)
+			ta_app_set_message(app, true, "the baseline %s", how);
+		else
+			finish_baseline(app);
 	} else if (res.state == TA_RUN_CANCELLED) {
 		ta_app_set_message(app, false, "run cancelled");
 		app->pending_edit = -1;
@@ -258,6 +318,10 @@ unsigned ta_app_run_poll(ta_app *app)
 		finish_profile(app);
 	}
 	free(how);
+	/* The baseline waits for the file's own run and any question. */
+	if (kind == TA_RUN_PROFILE && res.state != TA_RUN_CANCELLED && !app->runner &&
+	    app->prompt == TA_PROMPT_NONE && app->pending_edit < 0)
+		ta_app_start_baseline(app);
 	return TA_REACT_REDRAW | TA_REACT_SAVE;
 }
 

@@ -132,8 +132,9 @@ void ta_app_rebuild_walk(ta_app *app)
 	if (s)
 		snprintf(step, sizeof step, "%s", s->id);
 	int r = ta_session_run_of(app->sess, app->sess->current);
-	ta_walk *w = ta_walk_build(app->an->model, app->cat, r >= 0 ? &app->sess->runs[r] : NULL,
-				   app->has_gpu ? &app->gpu : NULL, app->sess->file_name);
+	ta_walk *w = ta_walk_build_vs(app->an->model, app->cat, r >= 0 ? &app->sess->runs[r] : NULL,
+				      app->sess->baseline, app->has_gpu ? &app->gpu : NULL,
+				      app->sess->file_name);
 	ta_session_annotate(app->sess, w);
 	ta_session_set_walk(app->sess, w);
 	app->walk = w;
@@ -221,8 +222,8 @@ static int open_replay(ta_app *app, char **err)
 		if (ta_analysis_from_bytes(s->file_name, v->text, v->len, &a, err) != 0)
 			return -1;
 		int r = ta_session_run_of(s, s->current);
-		ta_session_set_walk(s, ta_walk_build(a->model, app->cat, r >= 0 ? &s->runs[r] : NULL,
-						     NULL, s->file_name));
+		ta_session_set_walk(s, ta_walk_build_vs(a->model, app->cat, r >= 0 ? &s->runs[r] : NULL,
+							s->baseline, NULL, s->file_name));
 		ta_analysis_free(a);
 	}
 	ta_session_annotate(s, s->walk);
@@ -263,6 +264,29 @@ static void find_device(ta_app *app)
 		free(app->sess->env.no_gpu);
 		app->sess->env.no_gpu = ta_xstrdup(app->why_no_profile);
 	}
+}
+
+/* --baseline-records is read now; --baseline CMD is measured after the
+ * file's own run, unless the session already holds that command's run. */
+static int open_baseline(ta_app *app, char **err)
+{
+	ta_session *s = app->sess;
+	if (app->opt.baseline_records) {
+		ta_run_figures f;
+		char *why;
+		if (ta_run_figures_from_records(app->an->model, app->opt.baseline_records,
+						app->has_gpu ? &app->gpu : NULL, true, "baseline", &f,
+						NULL, &why) != 0) {
+			*err = ta_xasprintf("cannot read the baseline records: %s", why);
+			free(why);
+			return -1;
+		}
+		ta_session_set_baseline(s, &f, app->opt.baseline_records);
+	} else if (app->opt.baseline) {
+		app->baseline_pending = !s->baseline || !s->baseline_source ||
+					strcmp(s->baseline_source, app->opt.baseline) != 0;
+	}
+	return 0;
 }
 
 int ta_app_open(ta_app *app, char **err)
@@ -315,6 +339,8 @@ int ta_app_open(ta_app *app, char **err)
 		app->sess->test_command = ta_xstrdup(app->opt.test_command);
 	}
 	find_device(app);
+	if (open_baseline(app, err) != 0)
+		return -1;
 	app->walk = NULL;
 	ta_app_rebuild_walk(app);
 	select_position(app, app->sess->pos_kernel, app->sess->pos_step);

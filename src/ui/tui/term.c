@@ -166,7 +166,13 @@ int ta_term_start(char **err)
 	nodelay(stdscr, TRUE);
 	set_escdelay(25);
 	curs_set(0);
-	mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
+	/* Clicks and the wheel where the terminal reports them; elsewhere
+	 * mousemask gives nothing and the keys do it all. */
+	mmask_t mask = BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED;
+#ifdef BUTTON5_PRESSED
+	mask |= BUTTON5_PRESSED;
+#endif
+	mousemask(mask, NULL);
 	mouseinterval(0);
 	setup_roles();
 	return 0;

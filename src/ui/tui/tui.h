@@ -15,6 +15,8 @@ typedef struct ta_tui_options {
 	const char *gpu_preset;       /* device facts of a known GPU instead of the driver's */
 	double timeout_s;             /* per profiled run; <= 0: the runner's default */
 	const char *record_session;   /* write a session to this path, no terminal */
+	const char *baseline;         /* shell command measured once as the T4/T5 baseline */
+	const char *baseline_records; /* or the baseline's recorded record stream */
 } ta_tui_options;
 
 /* Runs the advisor (or, with record_session, writes the session and

@@ -222,6 +222,33 @@ static void autotune_table(page *p, const ta_autotune_table *t)
 		textf(p, 3, TA_ROLE_DIM, "key %s%s", t->key, t->tunings > 1 ? " (the last of several)" : "");
 }
 
+static const char *needs_baseline_text(const ta_app *app)
+{
+	if (app->run_kind == TA_RUN_BASELINE || app->baseline_pending)
+		return "This step compares the kernel with a baseline: it is measured after the file's run.";
+	if (app->sess && app->sess->baseline)
+		return "This step compares the kernel with the baseline: it fills in when the kernel is measured.";
+	return "This step compares the kernel with a baseline: give one with --baseline CMD "
+	       "(or a recorded one with --baseline-records FILE).";
+}
+
+/* T4 and T5: what the kernel was compared with, and how. */
+static void vs_baseline(page *p, const ta_app *app, const ta_run_figures *run, const char *kernel)
+{
+	const ta_run_figures *base = app->sess ? app->sess->baseline : NULL;
+	if (!base)
+		return;
+	double base_ns;
+	double ratio = ta_baseline_ratio(run, base, kernel, &base_ns);
+	char bt[32];
+	char *line = ta_xasprintf("baseline %s: %s %s, ratio %.2f%s",
+				  app->sess->baseline_source ? app->sess->baseline_source : "(recorded)",
+				  ta_run_figures_find(base, kernel) ? "same kernel" : "per call (its kernels' medians)",
+				  ta_fmt_ns(base_ns, bt, sizeof bt), ratio, ta_glyph_str(TA_G_TIMES));
+	wrap(p, 3, TA_ROLE_NORMAL, line);
+	free(line);
+}
+
 static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const ta_step *s)
 {
 	const ta_run_figures *run = ta_app_last_run(app);
@@ -250,6 +277,8 @@ static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const t
 	for (size_t i = 0; i < s->n_findings; i++)
 		if (s->findings[i].measure)
 			wrap(p, 3, TA_ROLE_NORMAL, s->findings[i].measure);
+	if (f && (!strcmp(s->id, "T4") || !strcmp(s->id, "T5")))
+		vs_baseline(p, app, run, k->name);
 	if (f && f->tune.n_rows && shows_autotune(s))
 		autotune_table(p, &f->tune);
 }
@@ -355,8 +384,7 @@ static void draw(ta_app *app, const ta_rect *r)
 	} else if (e) {
 		const char *why = s->mark == TA_MARK_SATISFIED ? e->satisfied_when
 				: s->mark == TA_MARK_NEEDS_PROFILE ? e->evidence
-				: s->mark == TA_MARK_NEEDS_BASELINE
-				? "This step compares the kernel with a baseline: give one with --baseline CMD."
+				: s->mark == TA_MARK_NEEDS_BASELINE ? needs_baseline_text(app)
 				: e->summary;
 		wrap(&p, 1, TA_ROLE_NORMAL, why && *why ? why : e->summary);
 		if (s->mark == TA_MARK_NEEDS_PROFILE)

@@ -89,6 +89,8 @@ static void draw(ta_app *app, const ta_rect *r)
 	ta_term_printf(y++, x, w, TA_ROLE_TITLE, " Kernels");
 	/* At most a third of the pane for kernels. */
 	size_t max_k = (size_t)(r->h / 3 > 1 ? r->h / 3 : 1);
+	app->kernel_y0 = y;
+	app->n_kernel_rows = 0;
 	for (size_t i = 0; wk && i < wk->n_kernels && i < max_k && y < bottom; i++) {
 		const ta_walk_kernel *k = &wk->kernels[i];
 		bool sel = (int)i == app->kernel;
@@ -106,6 +108,7 @@ static void draw(ta_app *app, const ta_rect *r)
 			       sel ? ta_glyph_str(TA_G_CURSOR) : " ", k->name);
 		ta_term_put(y, x + w - tw - 1, tw, t, (size_t)-1, f ? TA_ROLE_NORMAL : TA_ROLE_DIM);
 		y++;
+		app->n_kernel_rows++;
 	}
 	if (wk && wk->n_kernels > max_k && y < bottom)
 		ta_term_printf(y++, x, w, TA_ROLE_DIM, "  (%zu more: Tab)", wk->n_kernels - max_k);
@@ -155,6 +158,15 @@ static void select_row(ta_app *app, int i)
 	app->page_top = 0;
 }
 
+static void show_kernel(ta_app *app, int k)
+{
+	app->kernel = k;
+	app->step = -2;   /* not a row: rebuild picks the first */
+	app->list_top = 0;
+	app->page_top = 0;
+	ta_app_rebuild_rows(app);
+}
+
 static unsigned request(ta_app *app, ta_req req)
 {
 	const ta_walk *w = app->walk;
@@ -176,12 +188,8 @@ static unsigned request(ta_app *app, ta_req req)
 	case TA_REQ_PREV_KERNEL:
 		if (!w || w->n_kernels < 2)
 			return TA_REACT_NONE;
-		app->kernel = (int)(((size_t)app->kernel + (req == TA_REQ_NEXT_KERNEL ? 1 : w->n_kernels - 1)) %
-				    w->n_kernels);
-		app->step = -2;   /* not a row: rebuild picks the first */
-		app->list_top = 0;
-		app->page_top = 0;
-		ta_app_rebuild_rows(app);
+		show_kernel(app, (int)(((size_t)app->kernel + (req == TA_REQ_NEXT_KERNEL ? 1 : w->n_kernels - 1)) %
+				       w->n_kernels));
 		break;
 	case TA_REQ_FOLD:
 		app->unfold = !app->unfold;
@@ -195,6 +203,15 @@ static unsigned request(ta_app *app, ta_req req)
 
 static unsigned click(ta_app *app, const ta_rect *r, int y, int x)
 {
+	(void)r;
+	(void)x;
+	int ki = y - app->kernel_y0;
+	if (ki >= 0 && ki < app->n_kernel_rows) {
+		if (ki == app->kernel)
+			return TA_REACT_NONE;
+		show_kernel(app, ki);
+		return TA_REACT_REDRAW | TA_REACT_SAVE;
+	}
 	int i = app->list_top + (y - app->row_y0);
 	if (y < app->row_y0 || i < 0 || (size_t)i >= app->n_rows)
 		return TA_REACT_NONE;
