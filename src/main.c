@@ -11,6 +11,7 @@
 
 #include "advise/checklist.h"
 #include "advise/edit.h"
+#include "advise/session.h"
 #include "analyze/analysis.h"
 #include "profile/report.h"
 #include "util/datadir.h"
@@ -36,6 +37,7 @@ typedef struct options {
 	const char *records_out;
 	const char *gpu_preset;
 	const char *baseline_records;
+	bool deep;                /* --deep: PC sampling and counters runs */
 	char **command;           /* argv after "--", NULL-terminated; NULL when none */
 	char **files;
 	int file_count;
@@ -155,6 +157,9 @@ static int parse_options(int argc, char **argv, options *o)
 		case 306:
 			o->baseline_records = optarg;
 			break;
+		case 307:
+			o->deep = true;
+			break;
 		case 256:
 			o->mode = MODE_LIST_RULES;
 			break;
@@ -225,8 +230,31 @@ static ta_analysis *open_analysis(const char *path)
 	return a;
 }
 
+/* --report --replay SESSION: a recorded session's markdown report, the
+ * one the advisor's w key writes. */
+static int run_session_report(const options *o)
+{
+	if (o->file_count)
+		return usage_error("%s", "--replay takes the session, not a FILE");
+	if (o->format == TA_FORMAT_JSON || o->format == TA_FORMAT_SARIF)
+		return usage_error("%s", "--report --replay writes markdown (the session itself is the JSON)");
+	ta_session *s;
+	char *err;
+	if (ta_session_load(o->replay, &s, &err) != 0) {
+		fprintf(stderr, "tileadvise: %s\n", err);
+		free(err);
+		return 2;
+	}
+	ta_session_annotate(s, s->walk);
+	int rc = ta_session_report(s, s->walk, stdout) != 0 ? 2 : 0;
+	ta_session_free(s);
+	return rc;
+}
+
 static int run_report(const options *o)
 {
+	if (o->replay)
+		return run_session_report(o);
 	if (o->file_count != 1)
 		return usage_error("%s", o->file_count ? "--report takes one FILE" : "--report needs a FILE");
 	if (o->format == TA_FORMAT_SARIF)
@@ -278,6 +306,7 @@ static int run_profile(const options *o)
 		.records_out = o->records_out,
 		.gpu_preset = o->gpu_preset,
 		.baseline_records = o->baseline_records,
+		.deep = o->deep,
 	};
 	int rc = injector || o->records_in ? ta_profile_run_command(&req, stdout, stderr) : 2;
 	free(injector);
@@ -343,6 +372,8 @@ static int run_tui(const options *o)
 		.gpu_preset = o->gpu_preset,
 		.timeout_s = o->timeout_s,
 		.record_session = o->record_session,
+		.baseline = o->baseline,
+		.baseline_records = o->baseline_records,
 	};
 	return ta_tui_run(&t);
 }

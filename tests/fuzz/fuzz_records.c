@@ -9,12 +9,14 @@
  *   - the measurement built from the records (with and without H200 facts,
  *     with and without the file's kernel names), its comparison with
  *     itself, and --profile's text and JSON output never crash, and the
- *     JSON parses. */
+ *     JSON parses;
+ *   - so does the --deep view (hot lines, counters) and its text and JSON. */
 #include "config.h"
 #include "fuzz.h"
 
 #include <jansson.h>
 
+#include "profile/deep_report.h"
 #include "profile/gpu.h"
 #include "profile/measure.h"
 #include "profile/protocol.h"
@@ -51,7 +53,8 @@ static void same_records(const ta_records *a, const ta_records *b, const char *h
 		   a->driver_version == b->driver_version && a->written == b->written &&
 		   a->dropped == b->dropped && a->lost == b->lost && a->n_lines == b->n_lines &&
 		   a->n_malformed == b->n_malformed && a->n_unknown == b->n_unknown &&
-		   a->n_overlong == b->n_overlong && a->n_truncated == b->n_truncated,
+		   a->n_overlong == b->n_overlong && a->n_truncated == b->n_truncated &&
+		   a->n_pclines == b->n_pclines && a->n_sols == b->n_sols && a->pc_samples == b->pc_samples,
 		   "fed %s, the counts differ (kernels %zu/%zu lines %zu/%zu malformed %zu/%zu overlong %zu/%zu "
 		   "truncated %zu/%zu)", how, a->n_kernels, b->n_kernels, a->n_lines, b->n_lines, a->n_malformed,
 		   b->n_malformed, a->n_overlong, b->n_overlong, a->n_truncated, b->n_truncated);
@@ -82,6 +85,31 @@ static void print_all(const ta_measurement *m, const ta_gpu_info *gpu)
 		}
 		free(buf);
 	}
+}
+
+static void print_deep(const ta_records *r, const char *const *names, size_t n,
+		       const ta_measurement *m)
+{
+	ta_deep *d = ta_deep_build(r, "/nonexistent/kernel.py", names, n, m);
+	if (!d)
+		return;
+	ta_buf b = TA_BUF_INIT;
+	ta_deep_text(&b, d, "kernel.py", 8);
+	ta_buf_free(&b);
+	json_t *j = ta_deep_json(d);
+	char *text = json_dumps(j, 0);
+	FUZZ_CHECK(text != NULL, "--deep JSON does not serialise");
+	json_error_t je;
+	json_t *back = json_loads(text, 0, &je);
+	FUZZ_CHECK(back != NULL, "--deep JSON does not parse (%s)", je.text);
+	json_decref(back);
+	free(text);
+	json_decref(j);
+	for (size_t i = 0; i < d->n_kernels; i++) {
+		char *sentence = ta_deep_lines_sentence(&d->kernels[i], 1, 40);
+		free(sentence);
+	}
+	ta_deep_free(d);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -145,6 +173,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ta_measurement *m2 = ta_measure_build(&whole, names, tuned, 4, &h200);
 	print_all(m1, NULL);
 	print_all(m2, &h200);
+	print_deep(&whole, NULL, 0, m1);
+	print_deep(&whole, names, 4, m2);
 	ta_kernel_comparison *cmp = NULL;
 	size_t nc = ta_measure_compare(m1, m2, &cmp);
 	FUZZ_CHECK(nc == 0 || cmp != NULL, "comparison");
