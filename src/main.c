@@ -47,6 +47,8 @@ typedef struct options {
 	const char *replay;       /* the advisor: a recorded session, read-only */
 	const char *test_command; /* the advisor: run after each applied edit */
 	const char *record_session; /* write a session without a terminal */
+	ta_record_step *steps;    /* --step, in order (owned array; strings in argv) */
+	size_t n_steps;
 } options;
 
 typedef struct option_doc {
@@ -88,6 +90,31 @@ static int usage_error(const char *fmt, const char *arg)
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'tileadvise --help' for more information.\n");
 	return 2;
+}
+
+/* --step ID=RECORDS[,MEASURED]: split in place (optarg is argv's). */
+static int parse_step(char *arg, options *o)
+{
+	char *eq = strchr(arg, '=');
+	char id[8];
+	uint32_t line;
+	if (!eq || eq == arg || !eq[1])
+		return -1;
+	*eq = '\0';
+	if (ta_edit_parse_spec(arg, id, &line) != 0 || line) {
+		*eq = '=';
+		return -1;
+	}
+	char *comma = strrchr(eq + 1, ',');
+	if (comma)
+		*comma = '\0';
+	if (!eq[1] || (comma && !comma[1]))
+		return -1;
+	ta_record_step *st = TA_APPEND(o->steps, o->n_steps);
+	st->id = arg;
+	st->records = eq + 1;
+	st->measured = comma ? comma + 1 : NULL;
+	return 0;
 }
 
 static int parse_options(int argc, char **argv, options *o)
@@ -183,6 +210,10 @@ static int parse_options(int argc, char **argv, options *o)
 			break;
 		case 403:
 			o->record_session = optarg;
+			break;
+		case 404:
+			if (parse_step(optarg, o) != 0)
+				return usage_error("--step needs ID=RECORDS or ID=RECORDS,MEASURED, not '%s'", optarg);
 			break;
 		case 'f':
 			o->format = ta_format_parse(optarg);
@@ -352,9 +383,32 @@ static int run_check(const options *o)
 	return ta_check_run(o->files, o->file_count, &co, stdout, stderr);
 }
 
+/* --record-session OUT --step ...: a walk of recorded steps, no terminal. */
+static int run_record_walk(const options *o)
+{
+	if (o->file_count != 1)
+		return usage_error("%s", "--record-session needs the kernel FILE");
+	char *err;
+	int kept = ta_session_record_walk(o->files[0], o->records_in, o->baseline_records, o->gpu_preset,
+					  o->steps, o->n_steps, o->record_session, &err);
+	if (kept < 0) {
+		fprintf(stderr, "tileadvise: %s\n", err);
+		free(err);
+		return 2;
+	}
+	if (kept)
+		fprintf(stderr, "tileadvise: %d of %zu steps keep the measured file: today's edit differs from "
+				"it (their versions say so)\n", kept, o->n_steps);
+	fprintf(stderr, "tileadvise: session with %zu applied steps written to %s\n", o->n_steps,
+		o->record_session);
+	return 0;
+}
+
 /* The default mode: the interactive advisor on FILE (or a replay). */
 static int run_tui(const options *o)
 {
+	if (o->n_steps)
+		return run_record_walk(o);
 	if (o->file_count == 0 && !o->replay) {
 		usage(stderr);
 		return 2;
@@ -374,6 +428,7 @@ static int run_tui(const options *o)
 		.record_session = o->record_session,
 		.baseline = o->baseline,
 		.baseline_records = o->baseline_records,
+		.deep = o->deep,
 	};
 	return ta_tui_run(&t);
 }
@@ -382,8 +437,12 @@ int main(int argc, char **argv)
 {
 	options o = { 0 };
 	int rc = parse_options(argc, argv, &o);
-	if (rc != 0)
+	if (rc == 0 && o.n_steps && (!o.record_session || o.mode != MODE_NONE))
+		rc = usage_error("%s", "--step belongs to --record-session OUT");
+	if (rc != 0) {
+		free(o.steps);
 		return rc;
+	}
 	switch (o.mode) {
 	case MODE_REPORT:
 		rc = run_report(&o);
@@ -406,6 +465,7 @@ int main(int argc, char **argv)
 		rc = run_tui(&o);
 		break;
 	}
+	free(o.steps);
 	ta_model_shutdown();
 	return rc;
 }

@@ -259,3 +259,21 @@ char *ta_edit_diff(const ta_edit *e, const char *name, const char *old, size_t o
 	free(nt);
 	return ta_buf_steal(&out);
 }
+
+char *ta_edit_diff_texts(const char *name, const char *a, size_t al, const char *b, size_t bl)
+{
+	size_t p = 0;
+	while (p < al && p < bl && a[p] == b[p])
+		p++;
+	size_t s = 0;
+	while (s < al - p && s < bl - p && a[al - 1 - s] == b[bl - 1 - s])
+		s++;
+	ta_edit e;
+	ta_edit_init(&e, "texts", false);
+	char *mid = ta_xstrndup(b + p, bl - p - s);
+	ta_edit_replace(&e, (uint32_t)p, (uint32_t)(al - s), mid);
+	free(mid);
+	char *d = ta_edit_diff(&e, name, a, al);
+	ta_edit_clear(&e);
+	return d;
+}

@@ -50,4 +50,9 @@ int ta_edit_apply_text(const ta_edit *e, const char *old, size_t old_len,
  * nothing. */
 char *ta_edit_diff(const ta_edit *e, const char *name, const char *old, size_t old_len);
 
+/* The unified diff between two whole texts, the changed middle taken as one
+ * replacement (undo, redo and a recorded walk's steps, where no edit's
+ * replacements are at hand). Caller frees; "" when they are equal. */
+char *ta_edit_diff_texts(const char *name, const char *a, size_t al, const char *b, size_t bl);
+
 #endif

@@ -464,25 +464,6 @@ out:
 	return rc;
 }
 
-/* A diff of two whole texts, the changed middle as one replacement. */
-static char *diff_bytes(const char *name, const char *a, size_t al, const char *b, size_t bl)
-{
-	size_t p = 0;
-	while (p < al && p < bl && a[p] == b[p])
-		p++;
-	size_t s = 0;
-	while (s < al - p && s < bl - p && a[al - 1 - s] == b[bl - 1 - s])
-		s++;
-	ta_edit e;
-	ta_edit_init(&e, "undo", false);
-	char *mid = ta_xstrndup(b + p, bl - p - s);
-	ta_edit_replace(&e, (uint32_t)p, (uint32_t)(al - s), mid);
-	free(mid);
-	char *d = ta_edit_diff(&e, name, a, al);
-	ta_edit_clear(&e);
-	return d;
-}
-
 static int step(const char *path, bool back, char **diff, char **msg)
 {
 	char *real, *err = NULL;
@@ -536,7 +517,7 @@ static int step(const char *path, bool back, char **diff, char **msg)
 		goto out;
 	}
 	if (diff)
-		*diff = diff_bytes(path, cur, cl, want, wl);
+		*diff = ta_edit_diff_texts(path, cur, cl, want, wl);
 	*msg = ta_xasprintf("%s %s (line %u) in %s", back ? "undid" : "redid", en->id, en->line, path);
 	rc = 0;
 out:

@@ -373,6 +373,9 @@ static json_t *figures_json(const ta_run_figures *r)
 						      "waves", k->waves));
 		if (k->tune.n_rows)
 			json_object_set_new(o, "autotune_table", tune_json(&k->tune));
+		json_t *deep = ta_deep_figures_json(&k->deep);
+		if (deep)
+			json_object_set_new(o, "deep", deep);
 		json_array_append_new(ks, o);
 	}
 	return json_pack("{s:o, s:o, s:I, s:o}", "label", jstr(r->label), "date", jstr(r->date),
@@ -733,6 +736,7 @@ static bool read_figures(reader *r, json_t *ro, ta_run_figures *f)
 			k->waves = get_num(oc, "waves");
 		}
 		tune_from_json(&k->tune, json_object_get(ko, "autotune_table"));
+		ta_deep_figures_from_json(&k->deep, json_object_get(ko, "deep"));
 	}
 	return true;
 }

@@ -155,6 +155,37 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out);
 int ta_session_record(const char *file, const char *records, const char *baseline_records,
 		      const char *gpu_preset, const char *out, char **err);
 
+/* One step of a recorded walk (`--step ID=RECORDS[,MEASURED]`): today's
+ * mechanical edit of id made on every site of the current version, as
+ * `--apply ID` repeated until no site is left (at most 12), and the
+ * version after it measured by the record stream records. measured (may be
+ * NULL) is the file those records measured; when today's edit gives other
+ * bytes, the session keeps the measured text (the figures belong to it),
+ * with its version and run labelled "as measured; today's edit differs". */
+typedef struct ta_record_step {
+	const char *id;
+	const char *records;
+	const char *measured;
+} ta_record_step;
+
+/* ta_session_record, then each step in order: a new version, its run and
+ * an applied edit whose before and after runs are the runs of the versions
+ * before and after it. Returns how many steps kept the measured text (0:
+ * today's edits gave every measured file), or -1 with *err (caller frees)
+ * naming the step that could not be made (no site, a guided-only entry,
+ * records that do not read, a result that does not parse). */
+int ta_session_record_walk(const char *file, const char *records, const char *baseline_records,
+			   const char *gpu_preset, const ta_record_step *steps, size_t n_steps,
+			   const char *out, char **err);
+
+/* Makes one step on s, whose current version *a analyses; *a is replaced
+ * by the analysis of the new version. gpu may be NULL. Returns 0, 1 when
+ * the measured text was kept (today's edit differs), or -1 with *err
+ * (caller frees). Used by ta_session_record_walk. */
+struct ta_analysis;
+int ta_session_apply_step(ta_session *s, struct ta_analysis **a, const ta_record_step *st,
+			  const ta_gpu_info *gpu, char **err);
+
 /* What a record stream says besides the launches. */
 typedef struct ta_records_meta {
 	char *date;                  /* of its first launch, or now (caller frees) */

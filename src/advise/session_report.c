@@ -9,6 +9,7 @@
 #include "advise/checklist.h"
 #include "analyze/analysis.h"
 #include "profile/autotune.h"
+#include "profile/deep.h"
 #include "profile/measure.h"
 #include "profile/protocol.h"
 #include "util/buf.h"
@@ -172,6 +173,10 @@ int ta_run_figures_from_records(const ta_model *m, const char *records, const ta
 	uint64_t t0 = first_start_ns(&recs);
 	char *date = t0 ? ta_session_date_ns(t0) : ta_session_now();
 	ta_run_figures_from_measure(out, meas, label, date, 0);
+	/* Saved --deep runs come along. */
+	ta_deep *deep = ta_deep_build(&recs, m->src ? m->src->path : NULL, names, n, meas);
+	ta_run_figures_attach_deep(out, deep);
+	ta_deep_free(deep);
 	if (meta) {
 		meta->date = date;
 		meta->driver = recs.driver_version;
@@ -188,6 +193,32 @@ int ta_run_figures_from_records(const ta_model *m, const char *records, const ta
 
 int ta_session_record(const char *file, const char *records, const char *baseline_records,
 		      const char *gpu_preset, const char *out, char **err)
+{
+	return ta_session_record_walk(file, records, baseline_records, gpu_preset, NULL, 0, out, err);
+}
+
+/* Each step in order: how many kept the measured text, or -1 with *err
+ * naming the step that failed. */
+static int apply_steps(ta_session *s, ta_analysis **a, const ta_record_step *steps, size_t n,
+		       const ta_gpu_info *gpu, char **err)
+{
+	int kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *why = NULL;
+		int rc = ta_session_apply_step(s, a, &steps[i], gpu, &why);
+		if (rc < 0) {
+			*err = ta_xasprintf("--step %s (step %zu of %zu): %s", steps[i].id, i + 1, n, why);
+			free(why);
+			return -1;
+		}
+		kept += rc;
+	}
+	return kept;
+}
+
+int ta_session_record_walk(const char *file, const char *records, const char *baseline_records,
+			   const char *gpu_preset, const ta_record_step *steps, size_t n_steps,
+			   const char *out, char **err)
 {
 	ta_analysis *a;
 	if (ta_analysis_open(file, &a, err) != 0)
@@ -236,19 +267,29 @@ int ta_session_record(const char *file, const char *records, const char *baselin
 	const char *sw = getenv("TILEADVISE_SOFTWARE");
 	if (sw && *sw)
 		s->env.software = ta_xstrdup(sw);
-	ta_walk *w = ta_walk_build_vs(m, cat, runp, s->baseline, has_gpu ? &gpu : NULL, s->file_name);
-	ta_session_set_walk(s, w);
 	if (runp)
 		ta_session_add_run(s, runp);
 	ta_run_figures_clear(&run);
-	if (m->kernel_count) {
+	int kept = apply_steps(s, &a, steps, n_steps, has_gpu ? &gpu : NULL, err);
+	if (kept < 0)
+		goto fail;
+	/* The walk as the advisor shows it at the last version, with its run. */
+	m = a->model;
+	int last = ta_session_run_of(s, s->current);
+	ta_walk *w = ta_walk_build_vs(m, cat, last >= 0 ? &s->runs[last] : NULL, s->baseline,
+				      has_gpu ? &gpu : NULL, s->file_name);
+	ta_session_set_walk(s, w);
+	/* Open on a launched kernel: an edit may add a helper before it. */
+	for (size_t i = 0; i < m->kernel_count && !s->pos_kernel; i++)
+		if (!m->kernels[i].is_helper)
+			s->pos_kernel = ta_xstrdup(m->kernels[i].name);
+	if (m->kernel_count && !s->pos_kernel)
 		s->pos_kernel = ta_xstrdup(m->kernels[0].name);
-	}
 	int rc = ta_session_save(s, out, err);
 	ta_session_free(s);
 	ta_catalog_free(cat);
 	ta_analysis_free(a);
-	return rc;
+	return rc == 0 ? kept : -1;
 fail:
 	ta_session_free(s);
 	ta_catalog_free(cat);

@@ -86,6 +86,7 @@ void ta_run_figures_clear(ta_run_figures *f)
 		free(f->kernels[i].steady_ns);
 		free(f->kernels[i].phase_start);
 		ta_autotune_table_clear(&f->kernels[i].tune);
+		ta_deep_figures_clear(&f->kernels[i].deep);
 	}
 	free(f->kernels);
 	free(f->label);
@@ -103,6 +104,7 @@ void ta_run_figures_copy(ta_run_figures *dst, const ta_run_figures *src)
 		dst->kernels[i] = src->kernels[i];
 		dst->kernels[i].name = ta_xstrdup(src->kernels[i].name);
 		ta_autotune_table_copy(&dst->kernels[i].tune, &src->kernels[i].tune);
+		ta_deep_figures_copy(&dst->kernels[i].deep, &src->kernels[i].deep);
 		if (src->kernels[i].n_durations) {
 			size_t n = src->kernels[i].n_durations * sizeof(double);
 			dst->kernels[i].durations_ns = ta_xmalloc(n);
@@ -117,6 +119,17 @@ void ta_run_figures_copy(ta_run_figures *dst, const ta_run_figures *src)
 		dst->kernels[i].phase_start = k->n_phases ? ta_xmalloc(k->n_phases * sizeof(size_t)) : NULL;
 		if (k->n_phases)
 			memcpy(dst->kernels[i].phase_start, k->phase_start, k->n_phases * sizeof(size_t));
+	}
+}
+
+void ta_run_figures_attach_deep(ta_run_figures *f, const ta_deep *d)
+{
+	for (size_t i = 0; d && f && i < f->n_kernels; i++) {
+		const ta_deep_kernel *k = ta_deep_find(d, f->kernels[i].name);
+		if (k && (k->samples || k->has_sol)) {
+			ta_deep_figures_clear(&f->kernels[i].deep);
+			ta_deep_figures_set(&f->kernels[i].deep, k);
+		}
 	}
 }
 
@@ -304,6 +317,11 @@ void ta_walk_evidence(const ta_run_figures *f, const ta_gpu_info *gpu,
 		ke->occupancy = kf->occupancy;
 		ke->occupancy_limiter = kf->has_occupancy ? kf->limiter : NULL;
 		ke->waves = kf->waves;
+		if (kf->deep.has_sol) {
+			ke->has_sol = true;
+			ke->dram_pct = kf->deep.sol.dram_pct;
+			ke->sm_pct = kf->deep.sol.sm_pct;
+		}
 	}
 	ev->kernels = ev_kernels;
 	ev->kernel_count = f ? f->n_kernels : 0;

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "advise/deep_figures.h"
 #include "analyze/model.h"
 #include "analyze/rules/rules.h"
 #include "profile/gpu.h"
@@ -42,6 +43,7 @@ typedef struct ta_kernel_figures {
 	int blocks_per_sm;
 	double waves;
 	ta_autotune_table tune;      /* the configs its autotuner tried (n_rows 0: none) */
+	ta_deep_figures deep;        /* --deep: hot lines, speed of light (empty: none) */
 } ta_kernel_figures;
 
 /* One measured run of the file (a version of it). */
@@ -60,6 +62,8 @@ void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
 void ta_run_figures_clear(ta_run_figures *f);
 void ta_run_figures_copy(ta_run_figures *dst, const ta_run_figures *src);
 const ta_kernel_figures *ta_run_figures_find(const ta_run_figures *f, const char *kernel);
+/* Gives each kernel of f what --deep found for it in d (may be NULL). */
+void ta_run_figures_attach_deep(ta_run_figures *f, const ta_deep *d);
 
 /* The measured change of one kernel between two runs. */
 typedef struct ta_change {

@@ -27,6 +27,8 @@ typedef struct ta_kernel_evidence {
 	const char *occupancy_limiter; /* "registers", "shared memory", "blocks", "warps"; borrowed */
 	double waves;              /* blocks / (SMs x blocks per SM) */
 	double baseline_ratio;     /* kernel time / baseline time; <= 0 when no baseline */
+	bool has_sol;              /* --deep counters were read */
+	double dram_pct, sm_pct;   /* throughput as % of the device's peak */
 } ta_kernel_evidence;
 
 typedef struct ta_evidence {

@@ -41,10 +41,13 @@ cat >"$tmp/cases" <<EOC
 --redo	--redo $tmp/k.py
 --undo again	--undo $tmp/k.py
 --record-session with records	--record-session $tmp/s.json --records $prof-softmax.jsonl --gpu h200 $ex/softmax/softmax.py
+--record-session with --step	--record-session $tmp/w.json --records $prof-example-attention.jsonl --gpu h200 --step S8=$src/tests/profiles/h200-2026-11-29-attention-v2.jsonl --step S5=$src/tests/profiles/h200-2026-11-29-attention-v3.jsonl $ex/attention/attention.py
 --explain S3	--explain S3
 --list-rules	--list-rules
 EOC
-echo "1..$(wc -l <"$tmp/cases")"
+# The interactive advisor under tmux (below): its checks are counted here.
+tui_checks=21
+echo "1..$(($(wc -l <"$tmp/cases") + tui_checks))"
 n=0
 fail=0
 tab=$(printf '\t')
@@ -62,4 +65,87 @@ while IFS="$tab" read -r desc args; do
 		fail=1
 	fi
 done <"$tmp/cases"
+
+# ---- the interactive advisor (src/ui/tui/) under valgrind -------------------
+# Two sessions in a private tmux server (tests/tui/lib.sh): the recorded H200
+# session of the attention example (--replay, read-only), then --no-profile
+# on a copy of that example. Each goes through steps, the diff, help and log
+# overlays, the too-small screen and back, an edit (refused in the replay;
+# applied on the copy, where --no-profile means nothing runs after it) and
+# undo, then quits; valgrind's log must stay empty. Waits are bounded (60 s
+# each by default) and give up at once when the advisor has already exited.
+if ! command -v tmux >/dev/null 2>&1; then
+	i=0
+	while [ $i -lt $tui_checks ]; do
+		i=$((i + 1))
+		echo "ok $((n + i)) # SKIP tmux not installed"
+	done
+	exit 0
+fi
+(
+	. "$src/tests/tui/lib.sh"
+	TA_N=$n
+	: "${TA_TUI_TRIES:=3000}" "${TA_PRESS_TRIES:=1500}"
+	export TA_TUI_TRIES TA_PRESS_TRIES
+	vg="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99"
+	ex="$src/examples/attention"
+	# vg_wait ERE: ta_wait that stops early once the pane shows EXIT=.
+	vg_wait() {
+		ta_wait "$1|^EXIT=[0-9]" && grep -Eq -- "$1" "$TA_TMP/last-screen"
+	}
+	# vg_clean NAME: the advisor quit with status 0 and valgrind logged nothing.
+	vg_clean() {
+		ta_wait "^EXIT=[0-9]" || return 1
+		grep -qx "EXIT=0" "$TA_TMP/last-screen" && [ ! -s "$TA_TMP/$1.log" ] && return 0
+		sed 's/^/# /' "$TA_TMP/$1.log" | head -n 60
+		return 1
+	}
+	# vg_tour: the keys both sessions share, from the walk back to the walk.
+	vg_tour() {
+		ta_check "$1: j moves to S3" ta_step_to S3
+		ta_press k
+		ta_press j
+		ta_check "$1: k and j come back to S3" vg_wait "(│|\|) S3 (·|-) "
+		ta_press d
+		ta_check "$1: d shows the diff" vg_wait "Diff of S3"
+		ta_press Escape
+		ta_press "?"
+		ta_check "$1: ? shows the help" vg_wait "Help: tileadvise keys"
+		ta_press Escape
+		ta_press l
+		ta_check "$1: l shows the log" vg_wait "Output of the last run"
+		ta_press Escape
+		ta_resize 60 20
+		ta_check "$1: 60x20 shows the too-small screen" vg_wait "Terminal too small"
+		ta_resize 80 24
+		ta_check "$1: back at 80x24 the walk returns" vg_wait "Walk of gemma_attn_fwd"
+	}
+
+	ta_start 80 24 "$vg --log-file='$TA_TMP/replay.log' '$TILEADVISE' --replay '$ex/session.h200.json'"
+	ta_check "valgrind, tui --replay: the recorded walk" \
+		vg_wait "recorded on NVIDIA H200 — replay, read-only"
+	vg_tour "valgrind, tui --replay"
+	ta_press a
+	ta_check "valgrind, tui --replay: a is refused (read-only)" vg_wait "recorded session, shown read-only"
+	ta_keys q
+	ta_check "valgrind, tui --replay: q, no errors, nothing definitely lost" vg_clean replay
+
+	mkdir -p "$TA_TMP/w"
+	cp "$ex/attention.py" "$TA_TMP/w/attention.py"
+	# S3 turns lines 76-77 into one.
+	awk 'NR == 76 { next } NR == 77 { print "        qk = tl.dot(q, k.T)"; next } { print }' \
+		"$ex/attention.py" >"$TA_TMP/expected.py"
+	ta_start 80 24 "cd '$TA_TMP/w' && $vg --log-file='$TA_TMP/edit.log' '$TILEADVISE' --no-profile attention.py"
+	ta_check "valgrind, tui --no-profile: the walk, profiling off" \
+		vg_wait "profiling off \(--no-profile\)"
+	vg_tour "valgrind, tui --no-profile"
+	ta_press a
+	applied() { vg_wait "applied S3 at line 77" && cmp -s "$TA_TMP/w/attention.py" "$TA_TMP/expected.py"; }
+	ta_check "valgrind, tui --no-profile: a applies S3 to the copy (no run)" applied
+	ta_press u
+	undone() { vg_wait "undid S3" && cmp -s "$TA_TMP/w/attention.py" "$ex/attention.py"; }
+	ta_check "valgrind, tui --no-profile: u restores the copy" undone
+	ta_keys q
+	ta_check "valgrind, tui --no-profile: q, no errors, nothing definitely lost" vg_clean edit
+)
 exit 0

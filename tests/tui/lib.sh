@@ -105,7 +105,7 @@ ta_wait_gone() {
 ta_press() {
 	before=$(ta_screen)
 	ta_keys "$@"
-	tries=250
+	tries=${TA_PRESS_TRIES:-250}
 	while [ "$tries" -gt 0 ]; do
 		[ "$(ta_screen)" != "$before" ] && return 0
 		tries=$((tries - 1))

@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,9 +250,61 @@ static void test_baseline(void **state)
 	ta_walk_free(w);
 }
 
+/* Without a baseline, T5 reads the --deep counters: far below both
+ * ceilings fires, near one does not; and the figures survive a session. */
+static void test_t5_from_ceilings(void **state)
+{
+	fixture *f = *state;
+	ta_run_figures run;
+	ta_run_figures_copy(&run, &f->run);
+	ta_kernel_figures *k = NULL;
+	for (size_t i = 0; i < run.n_kernels; i++)
+		if (!strcmp(run.kernels[i].name, "gemma_attn_fwd"))
+			k = &run.kernels[i];
+	assert_non_null(k);
+	k->deep.has_sol = true;
+	k->deep.sol.dram_pct = 3.0;
+	k->deep.sol.sm_pct = 6.5;
+	ta_walk *w = ta_walk_build(f->an->model, f->cat, &run, &f->gpu, "attention.py");
+	ta_step *t5 = ta_walk_find_step(w, "gemma_attn_fwd", "T5");
+	assert_int_equal(t5->status, TA_STATUS_APPLIES);
+	assert_non_null(strstr(t5->findings[0].measure, "DRAM 3.0%, SM 6.5% of peak"));
+	ta_walk_free(w);
+
+	k->deep.sol.sm_pct = 79.4;
+	w = ta_walk_build(f->an->model, f->cat, &run, &f->gpu, "attention.py");
+	assert_int_equal(ta_walk_find_step(w, "gemma_attn_fwd", "T5")->status, TA_STATUS_SATISFIED);
+	ta_walk_free(w);
+
+	/* Hot lines and counters through JSON and back. */
+	ta_hot_figure hot[2] = { { .line = 37, .share = 0.68, .reason = "barrier", .reason_share = 0.3 },
+				 { .line = 39, .share = 0.10, .reason = "long_scoreboard", .reason_share = 0.4 } };
+	k->deep.samples = 1000;
+	k->deep.hot = hot;
+	k->deep.n_hot = 2;
+	json_t *j = ta_deep_figures_json(&k->deep);
+	k->deep.hot = NULL;
+	k->deep.n_hot = 0;
+	ta_deep_figures back;
+	ta_deep_figures_from_json(&back, j);
+	json_decref(j);
+	assert_int_equal(back.samples, 1000);
+	assert_int_equal(back.n_hot, 2);
+	assert_string_equal(ta_deep_figures_line(&back, 39)->reason, "long_scoreboard");
+	assert_null(ta_deep_figures_line(&back, 38));
+	assert_true(back.has_sol && back.sol.sm_pct == 79.4);
+	const uint32_t lines[] = { 39, 37, 37 };
+	char *sentence = ta_deep_figures_sentence(&back, lines, 3);
+	assert_string_equal(sentence, "78% of stall samples are on lines 37–39: barrier (waiting at a barrier)");
+	free(sentence);
+	ta_deep_figures_clear(&back);
+	ta_run_figures_clear(&run);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_t5_from_ceilings),
 		cmocka_unit_test(test_static_walk),
 		cmocka_unit_test(test_profiled_walk),
 		cmocka_unit_test(test_change),

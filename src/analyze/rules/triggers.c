@@ -192,12 +192,34 @@ ta_status ta_detect_t4(ta_rule_ctx *c)
 	return TA_STATUS_APPLIES;
 }
 
+/* Under this share of both ceilings a kernel that is not tiny is doing
+ * something badly wrong (the checklist's "far below the device's memory
+ * and compute ceilings"); tiny kernels are all launch latency. */
+#define T5_FAR_BELOW_PCT 10.0
+#define T5_MIN_NS 20000.0
+
+/* T5 without a baseline: the --deep counters against the ceilings. */
+static ta_status t5_from_ceilings(ta_rule_ctx *c, const ta_kernel_evidence *e)
+{
+	if (e->median_ns < T5_MIN_NS || e->dram_pct >= T5_FAR_BELOW_PCT || e->sm_pct >= T5_FAR_BELOW_PCT)
+		return TA_STATUS_SATISFIED;
+	ta_finding *f = ta_rule_add(c, c->k->def_span,
+				    "`%s` runs far below both ceilings (DRAM %.1f%%, SM %.1f%% of peak) with no "
+				    "baseline to compare: check raw 2D loads, broadcast+dot and fixed tiles first",
+				    c->k->name, e->dram_pct, e->sm_pct);
+	f->measure = ta_xasprintf("median %.1f us; DRAM %.1f%%, SM %.1f%% of peak (--deep counters)",
+				  e->median_ns / 1e3, e->dram_pct, e->sm_pct);
+	return TA_STATUS_APPLIES;
+}
+
 /* T5: 10x or more slower than the baseline. */
 ta_status ta_detect_t5(ta_rule_ctx *c)
 {
 	if (!measurable(c))
 		return TA_STATUS_NOT_APPLICABLE;
 	const ta_kernel_evidence *e = ta_evidence_find(c->ev, c->k->name);
+	if (e && e->baseline_ratio <= 0 && e->has_sol)
+		return t5_from_ceilings(c, e);
 	if (!e || e->baseline_ratio <= 0)
 		return TA_STATUS_NEEDS_BASELINE;
 	if (e->baseline_ratio < 10)

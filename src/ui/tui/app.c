@@ -239,8 +239,10 @@ int ta_tui_run(const ta_tui_options *o)
 	ta_app *app = ta_xcalloc(1, sizeof *app);
 	app->opt = *o;
 	app->pending_edit = -1;
+	app->deep_run = -1;
 	app->bench_fd = -1;
 	ta_records_init(&app->recs);
+	ta_records_init(&app->deep_recs);
 	const char *bench = getenv("TILEADVISE_BENCH");
 	if (bench && *bench)
 		app->bench_fd = open(bench, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);

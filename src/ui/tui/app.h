@@ -47,7 +47,10 @@ extern const ta_view_ops ta_view_help;    /* overlays */
 extern const ta_view_ops ta_view_log;
 extern const ta_view_ops ta_view_diff;
 
-typedef enum ta_run_kind { TA_RUN_NONE, TA_RUN_PROFILE, TA_RUN_BASELINE, TA_RUN_TEST } ta_run_kind;
+typedef enum ta_run_kind {
+	TA_RUN_NONE, TA_RUN_PROFILE, TA_RUN_BASELINE, TA_RUN_TEST,
+	TA_RUN_DEEP_PC, TA_RUN_DEEP_SOL,     /* --deep: PC sampling, then the counters */
+} ta_run_kind;
 typedef enum ta_prompt { TA_PROMPT_NONE, TA_PROMPT_REVERT } ta_prompt;
 
 /* One row of the walk pane. */
@@ -93,6 +96,8 @@ struct ta_app {
 	char *run_label;          /* "first run", "after S3" */
 	int pending_edit;         /* session edit waiting for its after-run; -1 */
 	bool baseline_pending;    /* --baseline CMD still to be measured */
+	ta_records deep_recs;     /* --deep: what the two extra runs recorded */
+	int deep_run;             /* the session run they add to; -1 none */
 	char *last_log;           /* output of the last run (owned) */
 	char *last_run_note;      /* how it ended */
 

@@ -7,6 +7,7 @@
 
 #include "analyze/rules/rules.h"
 #include "profile/autotune.h"
+#include "profile/deep.h"
 #include "profile/measure.h"
 #include "util/buf.h"
 #include "util/datadir.h"
@@ -68,6 +69,8 @@ static void finish_profile(ta_app *app)
 	}
 	ta_measurement *meas = ta_measure_build(&app->recs, names, autotuned, m->kernel_count,
 						app->has_gpu ? &app->gpu : NULL);
+	/* A recorded stream may hold --deep runs too. */
+	ta_deep *deep = ta_deep_build(&app->recs, app->path, names, m->kernel_count, meas);
 	free(names);
 	free(autotuned);
 	/* Triton's autotuning report, from the run's output (profile/autotune.h). */
@@ -86,13 +89,17 @@ static void finish_profile(ta_app *app)
 		ta_app_set_message(app, true, "the run launched none of the file's kernels (%zu other "
 				   "launches): press l for its output", meas->other_launches);
 		ta_measurement_free(meas);
+		ta_deep_free(deep);
 		app->pending_edit = -1;
 		return;
 	}
 	ta_run_figures f;
 	ta_run_figures_from_measure(&f, meas, app->run_label, NULL, app->sess->current);
+	ta_run_figures_attach_deep(&f, deep);
+	ta_deep_free(deep);
 	ta_measurement_free(meas);
 	int idx = ta_session_add_run(app->sess, &f);
+	app->deep_run = idx;
 	ta_app_rebuild_walk(app);
 	if (app->pending_edit < 0 || (size_t)app->pending_edit >= app->sess->n_edits) {
 		ta_app_set_message(app, false, "measured %zu kernels (%s)", app->sess->runs[idx].n_kernels,
@@ -184,6 +191,93 @@ void ta_app_start_profile(ta_app *app, const char *label)
 	}
 	app->run_kind = TA_RUN_PROFILE;
 	clock_gettime(CLOCK_MONOTONIC, &app->run_start);
+}
+
+/* The names of the file's kernels, comma-separated (caller frees). */
+static char *kernel_list(const ta_app *app)
+{
+	ta_buf b = TA_BUF_INIT;
+	const ta_model *m = app->an->model;
+	for (size_t i = 0; i < m->kernel_count; i++)
+		ta_buf_printf(&b, "%s%s", i ? "," : "", m->kernels[i].name);
+	return ta_buf_steal(&b);
+}
+
+/* One --deep run of the file's command: PC sampling or the counters. Its
+ * records go to deep_recs; the timed run stays apart from it. */
+static bool start_deep(ta_app *app, ta_run_kind kind)
+{
+	char *argv_default[] = { "python3", app->path, NULL };
+	char *const *argv = app->sess->command ? app->sess->command : argv_default;
+	char *injector = ta_path_join(ta_libdir(), "libtileadvise-cupti.so");
+	char *kernels = kernel_list(app);
+	ta_runner_opts ro = {
+		.argv = argv,
+		.injector = injector,
+		.timeout_s = app->opt.timeout_s > 0 ? app->opt.timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S,
+		.records = &app->deep_recs,
+		.deep = kind == TA_RUN_DEEP_PC ? "pc" : "sol",
+		.deep_kernels = kernels,
+	};
+	char *err = NULL;
+	app->runner = ta_runner_start(&ro, &err);
+	free(injector);
+	free(kernels);
+	if (!app->runner) {
+		ta_app_set_message(app, true, "cannot start the --deep run: %s", err ? err : "?");
+		free(err);
+		return false;
+	}
+	free(app->run_label);
+	app->run_label = ta_xstrdup(kind == TA_RUN_DEEP_PC ? "--deep: PC sampling" : "--deep: counters");
+	app->run_kind = kind;
+	clock_gettime(CLOCK_MONOTONIC, &app->run_start);
+	return true;
+}
+
+/* After a measured run: the --deep runs, when asked for and nothing else
+ * (a question, a test) waits. */
+static void maybe_start_deep(ta_app *app, double timed_wall_s)
+{
+	if (!app->opt.deep || app->opt.records || app->runner || app->prompt != TA_PROMPT_NONE ||
+	    app->pending_edit >= 0 || app->deep_run < 0)
+		return;
+	ta_records_clear(&app->deep_recs);
+	ta_records_init(&app->deep_recs);
+	ta_records_note_run(&app->deep_recs, TA_RUN_KIND_TIMED, timed_wall_s, NULL);
+	start_deep(app, TA_RUN_DEEP_PC);
+}
+
+/* Both --deep runs are in: their view joins the run they followed. */
+static void finish_deep(ta_app *app)
+{
+	if (app->deep_run < 0 || (size_t)app->deep_run >= app->sess->n_runs)
+		return;
+	const ta_model *m = app->an->model;
+	const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
+	bool *autotuned = ta_xcalloc(m->kernel_count + 1, sizeof *autotuned);
+	for (size_t i = 0; i < m->kernel_count; i++) {
+		names[i] = m->kernels[i].name;
+		autotuned[i] = m->kernels[i].autotune != NULL;
+	}
+	/* The timed run's records are still in recs: their steady grids pick
+	 * the counters of the launches the timing describes. */
+	ta_measurement *meas = ta_measure_build(&app->recs, names, autotuned, m->kernel_count, NULL);
+	ta_deep *d = ta_deep_build(&app->deep_recs, app->path, names, m->kernel_count, meas);
+	ta_measurement_free(meas);
+	free(names);
+	free(autotuned);
+	if (!d) {
+		ta_app_set_message(app, true, "--deep collected nothing%s (press l for the output)",
+				   app->deep_recs.n_errors ? ": CUPTI refused" : "");
+		return;
+	}
+	ta_run_figures_attach_deep(&app->sess->runs[app->deep_run], d);
+	ta_app_set_message(app, false, "--deep: %llu stall samples, counters %s; PC sampling run %.1f×, "
+			   "counters run %.1f× the timed run", (unsigned long long)d->pc_samples,
+			   d->has_sol ? "read" : "not read", d->pc_overhead, d->sol_overhead);
+	ta_deep_free(d);
+	ta_app_rebuild_walk(app);
 }
 
 void ta_app_start_baseline(ta_app *app)
@@ -301,6 +395,15 @@ unsigned ta_app_run_poll(ta_app *app)
 	app->last_run_note = ta_xstrdup(how);
 	if (kind == TA_RUN_TEST) {
 		finish_test(app, &res, how);
+	} else if (kind == TA_RUN_DEEP_PC || kind == TA_RUN_DEEP_SOL) {
+		ta_records_note_run(&app->deep_recs, kind == TA_RUN_DEEP_PC ? TA_RUN_KIND_PC : TA_RUN_KIND_SOL,
+				    res.elapsed_s, NULL);
+		if (res.state == TA_RUN_CANCELLED)
+			ta_app_set_message(app, false, "--deep run cancelled");
+		else if (kind == TA_RUN_DEEP_PC)
+			start_deep(app, TA_RUN_DEEP_SOL);
+		else
+			finish_deep(app);
 	} else if (kind == TA_RUN_BASELINE) {
 		if (res.state == TA_RUN_CANCELLED || res.state == TA_RUN_EXEC_FAILED)
 			ta_app_set_message(app, true, "the baseline %s", how);
@@ -318,9 +421,12 @@ unsigned ta_app_run_poll(ta_app *app)
 		finish_profile(app);
 	}
 	free(how);
-	/* The baseline waits for the file's own run and any question. */
-	if (kind == TA_RUN_PROFILE && res.state != TA_RUN_CANCELLED && !app->runner &&
-	    app->prompt == TA_PROMPT_NONE && app->pending_edit < 0)
+	if (kind == TA_RUN_PROFILE && res.state != TA_RUN_CANCELLED)
+		maybe_start_deep(app, res.elapsed_s);
+	/* The baseline waits for the file's own run (and its --deep runs) and
+	 * any question. */
+	if ((kind == TA_RUN_PROFILE || kind == TA_RUN_DEEP_SOL) && res.state != TA_RUN_CANCELLED &&
+	    !app->runner && app->prompt == TA_PROMPT_NONE && app->pending_edit < 0)
 		ta_app_start_baseline(app);
 	return TA_REACT_REDRAW | TA_REACT_SAVE;
 }

@@ -352,6 +352,7 @@ void ta_app_close(ta_app *app)
 	if (app->runner)
 		ta_runner_free(app->runner);
 	ta_records_clear(&app->recs);
+	ta_records_clear(&app->deep_recs);
 	ta_session_free(app->sess);
 	if (!app->an)
 		ta_source_free(app->shown_src);

@@ -27,6 +27,7 @@ static const char *const glyph_utf8[TA_G__COUNT] = {
 	[TA_G_SKIPPED] = "»", [TA_G_CURSOR] = "▶", [TA_G_FOLD] = "▸", [TA_G_VBAR] = "│",
 	[TA_G_ARROW] = "→", [TA_G_DOT] = "·", [TA_G_EMDASH] = "—", [TA_G_TIMES] = "×",
 	[TA_G_MU] = "µ", [TA_G_ELLIPSIS] = "…",
+	[TA_G_HEAT1] = "░", [TA_G_HEAT2] = "▒", [TA_G_HEAT3] = "▓", [TA_G_HEAT4] = "█",
 };
 static const char *const glyph_ascii[TA_G__COUNT] = {
 	[TA_G_APPLIES] = "*", [TA_G_SATISFIED] = "+", [TA_G_NA] = ".",
@@ -34,6 +35,7 @@ static const char *const glyph_ascii[TA_G__COUNT] = {
 	[TA_G_SKIPPED] = "s", [TA_G_CURSOR] = ">", [TA_G_FOLD] = "+", [TA_G_VBAR] = "|",
 	[TA_G_ARROW] = "->", [TA_G_DOT] = "-", [TA_G_EMDASH] = "-", [TA_G_TIMES] = "x",
 	[TA_G_MU] = "u", [TA_G_ELLIPSIS] = "~",
+	[TA_G_HEAT1] = ".", [TA_G_HEAT2] = ":", [TA_G_HEAT3] = "*", [TA_G_HEAT4] = "#",
 };
 
 bool ta_term_utf8(void) { return utf8; }

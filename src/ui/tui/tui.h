@@ -17,6 +17,8 @@ typedef struct ta_tui_options {
 	const char *record_session;   /* write a session to this path, no terminal */
 	const char *baseline;         /* shell command measured once as the T4/T5 baseline */
 	const char *baseline_records; /* or the baseline's recorded record stream */
+	bool deep;                    /* after each measured run, the --deep runs (PC
+	                               * sampling, counters) */
 } ta_tui_options;
 
 /* Runs the advisor (or, with record_session, writes the session and

@@ -114,9 +114,55 @@ static bool line_concerned(const ta_step *s, uint32_t line)
 	return false;
 }
 
-static void source_excerpt(page *p, const ta_app *app, const ta_step *s)
+/* The kernel's --deep figures in the last run, or NULL. */
+static const ta_deep_figures *deep_of(const ta_app *app, const ta_walk_kernel *k)
+{
+	const ta_kernel_figures *f = ta_run_figures_find(ta_app_last_run(app), k->name);
+	return f && (f->deep.samples || f->deep.has_sol) ? &f->deep : NULL;
+}
+
+/* The heat gutter: a glyph for the line's share of the kernel's stall
+ * samples (blank under 0.1%) and the share itself from 1%. */
+static int heat_cell(int y, int x, const ta_deep_figures *d, uint32_t line)
+{
+	const ta_hot_figure *h = ta_deep_figures_line(d, line);
+	double share = h ? h->share : 0;
+	ta_glyph g = share >= 0.20 ? TA_G_HEAT4 : share >= 0.05 ? TA_G_HEAT3
+		   : share >= 0.01 ? TA_G_HEAT2 : TA_G_HEAT1;
+	ta_role role = share >= 0.05 ? TA_ROLE_SLOWER : share >= 0.01 ? TA_ROLE_WARN : TA_ROLE_DIM;
+	if (share < 0.001)
+		return ta_term_printf(y, x, 6, TA_ROLE_DIM, "      ");
+	if (share < 0.01)
+		return ta_term_printf(y, x, 6, role, "%s     ", ta_glyph_str(g));
+	return ta_term_printf(y, x, 6, role, "%s%4.0f%%", ta_glyph_str(g), share * 100);
+}
+
+/* The concerned lines of a step, for the hot-spot sentence (caller frees). */
+static uint32_t *step_lines(const ta_step *s, size_t *n)
+{
+	size_t cap = 0;
+	for (size_t i = 0; i < s->n_findings; i++)
+		cap += 7 + s->findings[i].n_lines;   /* a span of at most 6, its line, the others */
+	uint32_t *out = ta_xcalloc(cap + 1, sizeof *out);
+	*n = 0;
+	for (size_t i = 0; i < s->n_findings; i++) {
+		const ta_walk_finding *f = &s->findings[i];
+		for (uint32_t l = f->line; l <= f->end_line && l < f->line + 6; l++)
+			out[(*n)++] = l;
+		if (f->end_line < f->line)
+			out[(*n)++] = f->line;
+		for (size_t j = 0; j < f->n_lines && *n < cap; j++)
+			out[(*n)++] = f->lines[j];
+	}
+	return out;
+}
+
+static void source_excerpt(page *p, const ta_app *app, const ta_walk_kernel *k, const ta_step *s)
 {
 	const ta_source *src = app->shown_src;
+	const ta_deep_figures *deep = deep_of(app, k);
+	if (deep && !deep->samples)
+		deep = NULL;
 	if (!src || !s->n_findings)
 		return;
 	uint32_t lo = s->findings[0].line, hi = lo;
@@ -151,8 +197,11 @@ static void source_excerpt(page *p, const ta_app *app, const ta_step *s)
 			if (hot)
 				ta_term_fill(y, p->r->x, p->r->w, role);
 			int x = p->r->x + 1;
-			x += ta_term_printf(y, x, p->r->w - 1, hot ? role : TA_ROLE_LINENO, "%s%5u %s ",
-					    hot ? ta_glyph_str(TA_G_CURSOR) : " ", (unsigned)l,
+			x += ta_term_printf(y, x, p->r->w - 1, hot ? role : TA_ROLE_LINENO, "%s%5u ",
+					    hot ? ta_glyph_str(TA_G_CURSOR) : " ", (unsigned)l);
+			if (deep)
+				x += heat_cell(y, x, deep, l);
+			x += ta_term_printf(y, x, p->r->x + p->r->w - x, hot ? role : TA_ROLE_LINENO, "%s ",
 					    ta_glyph_str(TA_G_VBAR));
 			ta_term_put(y, x, p->r->x + p->r->w - x, t ? t : "", t ? len : 0, role);
 		}
@@ -249,6 +298,25 @@ static void vs_baseline(page *p, const ta_app *app, const ta_run_figures *run, c
 	free(line);
 }
 
+/* What --deep says about this step: how hot its lines are, and where the
+ * kernel stands against the ceilings. */
+static void deep_evidence(page *p, const ta_kernel_figures *f, const ta_step *s)
+{
+	if (!f)
+		return;
+	size_t n;
+	uint32_t *lines = step_lines(s, &n);
+	char *hot = ta_deep_figures_sentence(&f->deep, lines, n);
+	free(lines);
+	if (hot)
+		wrap(p, 3, TA_ROLE_WARN, hot);
+	free(hot);
+	char *sol = ta_deep_figures_sol_line(&f->deep);
+	if (sol)
+		wrap(p, 3, TA_ROLE_NORMAL, sol);
+	free(sol);
+}
+
 static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const ta_step *s)
 {
 	const ta_run_figures *run = ta_app_last_run(app);
@@ -277,6 +345,7 @@ static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const t
 	for (size_t i = 0; i < s->n_findings; i++)
 		if (s->findings[i].measure)
 			wrap(p, 3, TA_ROLE_NORMAL, s->findings[i].measure);
+	deep_evidence(p, f, s);
 	if (f && (!strcmp(s->id, "T4") || !strcmp(s->id, "T5")))
 		vs_baseline(p, app, run, k->name);
 	if (f && f->tune.n_rows && shows_autotune(s))
@@ -380,7 +449,7 @@ static void draw(ta_app *app, const ta_rect *r)
 		if (s->n_findings > 6)
 			textf(&p, 1, TA_ROLE_DIM, "and %zu more places", s->n_findings - 6);
 		blank(&p);
-		source_excerpt(&p, app, s);
+		source_excerpt(&p, app, k, s);
 	} else if (e) {
 		const char *why = s->mark == TA_MARK_SATISFIED ? e->satisfied_when
 				: s->mark == TA_MARK_NEEDS_PROFILE ? e->evidence

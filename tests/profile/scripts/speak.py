@@ -5,6 +5,11 @@ for the runner tests. Usage: speak.py MODE
   messy      hello, a kernel, garbage, a kernel split over writes, unknown type,
              a kernel missing fields, a truncated last line
   close      hello, closes the record fd, keeps printing to stdout, exits 0
+  replay F   the part of a saved stream F (tileadvise --save-records) that
+             this run would write: the timed run, or with TILEADVISE_DEEP=pc
+             or =sol that --deep run (parts end at their "run" lines);
+             saved output lines go to stdout. Stands in for the injector
+             and a GPU in the advisor's --deep tests.
 """
 import os
 import sys
@@ -26,6 +31,28 @@ def w(s):
 
 
 mode = sys.argv[1]
+if mode == "replay":
+    import json
+    want = {"pc": "pc", "sol": "sol"}.get(os.environ.get("TILEADVISE_DEEP", ""), "timed")
+    print("deep kernels:", os.environ.get("TILEADVISE_DEEP_KERNELS", "(none)"), flush=True)
+    part = []
+    with open(sys.argv[2]) as f:
+        for line in f:
+            rec = json.loads(line)
+            if rec.get("type") == "run":
+                if rec.get("mode") == want:
+                    break
+                part = []
+            elif rec.get("type") == "output":
+                part.append(("out", rec.get("line", "")))
+            else:
+                part.append(("rec", line))
+    for kind, text in part:
+        if kind == "out":
+            print(text, flush=True)
+        else:
+            w(text)
+    sys.exit(0)
 w('{"type":"hello","v":1,"pid":%d,"cupti":130001,"driver":13000}\n' % pid)
 if mode == "good":
     for i in range(3):

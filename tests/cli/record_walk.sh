@@ -1,0 +1,108 @@
+#!/bin/sh
+# --record-session OUT --step ID=RECORDS[,MEASURED]: a session of applied
+# steps made from record streams saved on a GPU, with no GPU here. The
+# recording is the attention walk of tests/gpu/edits.sh on an H200
+# (tests/gpu/results/edits-h200-2026-11-29-attention.tar.gz: v0..v5.py and
+# rec-1..5.jsonl, rec-K the run of vK). Checks: the session's edits and
+# runs as --report --replay prints them (golden record_walk.golden); the
+# committed examples/attention/session-walk.h200.json says the same; every
+# version today's edits make is the measured file; a measured file that
+# differs is kept and labelled; steps that cannot be made fail by name.
+# Prints TAP.
+set -u
+. "$TA_SRCDIR/tests/common.sh"
+ex="$TA_SRCDIR/examples/attention"
+golden="$TA_SRCDIR/tests/cli/record_walk.golden"
+tarball="$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-attention.tar.gz"
+v0run="$TA_SRCDIR/tests/profiles/h200-2026-11-29-example-attention.jsonl"
+n=0
+fails=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		fails=$((fails + 1))
+		echo "not ok $n - $2"
+		[ -s "$tmp/err" ] && sed 's/^/# /' "$tmp/err"
+	fi
+}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-walk.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+echo "1..17"
+
+tar -C "$tmp" -xzf "$tarball"
+d="$tmp/attention"
+cmp -s "$d/v0.py" "$ex/attention.py"
+ok $? "the recording's v0.py is examples/attention/attention.py as committed"
+
+# record OUT [V2]: the walk as tests/gpu/edits.sh applied and measured it;
+# V2 replaces the measured file of the second step.
+record() {
+	"$TILEADVISE" --record-session "$1" --gpu h200 --records "$v0run" \
+		--step "G8=$d/rec-1.jsonl,$d/v1.py" --step "S8=$d/rec-2.jsonl,${2:-$d/v2.py}" \
+		--step "S5=$d/rec-3.jsonl,$d/v3.py" --step "S3=$d/rec-4.jsonl,$d/v4.py" \
+		--step "S6=$d/rec-5.jsonl,$d/v5.py" "$ex/attention.py" 2>"$tmp/err"
+}
+# edits_and_runs SESSION: the report's counts, last run and applied edits.
+edits_and_runs() {
+	"$TILEADVISE" --report --replay "$1" | sed -n '/^- file versions/,/^## Kernel/p' | sed '$d'
+}
+
+record "$tmp/s.json"
+ok $? "--record-session with five --step exits 0"
+grep -q "session with 5 applied steps written to" "$tmp/err" && ! grep -q "keep the measured file" "$tmp/err"
+ok $? "it says so, and keeps no measured file: today's edits give every measured version"
+edits_and_runs "$tmp/s.json" >"$tmp/report"
+diff -u "$golden" "$tmp/report" >"$tmp/err"
+ok $? "its edits and runs (before → after, ratio, verdict) are the golden ones"
+for l in "after G8" "after S8" "after S5" "after S3" "after S6"; do
+	grep -q "\"label\": \"$l\"" "$tmp/s.json" || echo "$l" >>"$tmp/missing"
+done
+[ ! -s "$tmp/missing" ] && grep -q '"current": 5,' "$tmp/s.json"
+ok $? "six versions, labelled after each step, the last current"
+grep -Eq '"from_version": 1,' "$tmp/s.json" && grep -Eq '"after_run": 5,' "$tmp/s.json" &&
+	[ "$(grep -c '"undone": false' "$tmp/s.json")" -eq 5 ]
+ok $? "five edits in effect, chained version to version and run to run"
+
+edits_and_runs "$ex/session-walk.h200.json" >"$tmp/committed"
+diff -u "$golden" "$tmp/committed" >"$tmp/err"
+ok $? "the committed session-walk.h200.json holds the same edits and runs"
+
+# A measured file that today's edit does not give: kept, and said.
+{ cat "$d/v2.py"; echo "# not what tileadvise writes"; } >"$tmp/v2-other.py"
+record "$tmp/other.json" "$tmp/v2-other.py"
+ok $? "a measured file that differs: still exits 0"
+# The next step is made on the kept text, so S5's result differs from v3.py
+# too (by the same comment); S3 and S6 start again from measured files.
+grep -q "2 of 5 steps keep the measured file" "$tmp/err"
+ok $? "it says that two steps keep the measured file (S8, and S5 made on S8's)"
+grep -q "\"label\": \"after S8, as measured; today's S8 edit differs\"" "$tmp/other.json" &&
+	grep -q "# not what tileadvise writes" "$tmp/other.json"
+ok $? "the version is the measured text, labelled as such"
+grep -q "\"label\": \"after S5, as measured; today's S5 edit differs\"" "$tmp/other.json" &&
+	grep -q '"label": "after S3"' "$tmp/other.json"
+ok $? "S5 is labelled so too; S3, made on the measured v3, is not"
+
+# Steps that cannot be made: exit 2, the step named, nothing written.
+"$TILEADVISE" --record-session "$tmp/twice.json" --gpu h200 --step "S8=$d/rec-2.jsonl" \
+	--step "S8=$d/rec-2.jsonl" "$ex/attention.py" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "^tileadvise: --step S8 (step 2 of 2): no S8 edit to make: " "$tmp/err" &&
+	[ ! -e "$tmp/twice.json" ]
+ok $? "a step with no site left fails by name and writes nothing"
+"$TILEADVISE" --record-session "$tmp/x.json" --step "T1=$d/rec-1.jsonl" "$ex/attention.py" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "T1 has no mechanical edit" "$tmp/err"
+ok $? "an entry without a mechanical edit is refused"
+"$TILEADVISE" --record-session "$tmp/x.json" --step "G8=$tmp/none.jsonl" "$ex/attention.py" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "step 1 of 1.*none.jsonl" "$tmp/err"
+ok $? "records that cannot be read name the file"
+"$TILEADVISE" --step "G8=$d/rec-1.jsonl" "$ex/attention.py" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q -- "--step belongs to --record-session" "$tmp/err"
+ok $? "--step without --record-session is a usage error"
+"$TILEADVISE" --record-session "$tmp/x.json" --step G8 "$ex/attention.py" 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q -- "--step needs ID=RECORDS" "$tmp/err"
+ok $? "--step without records is a usage error"
+"$TILEADVISE" --record-session "$tmp/x.json" --step "G8:21=$d/rec-1.jsonl" "$ex/attention.py" 2>"$tmp/err"
+[ $? -eq 2 ]
+ok $? "--step takes an id, not ID:LINE (a step is every site)"
+[ "$fails" -eq 0 ]
