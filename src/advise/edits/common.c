@@ -273,3 +273,23 @@ int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *na
 	free(ce);
 	return 0;
 }
+
+/* A positional argument (index) or keyword argument (kw) of a call. */
+TSNode ta_edits_call_arg(const ta_model *m, TSNode call, uint32_t index, const char *kw)
+{
+	TSNode args = ta_node_field(call, "arguments");
+	uint32_t pos = 0, n = ts_node_named_child_count(args);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (ta_node_is(a, "comment"))
+			continue;
+		if (ta_node_is(a, "keyword_argument")) {
+			if (kw && ta_node_text_eq(m->src, ta_node_field(a, "name"), kw))
+				return ta_node_field(a, "value");
+			continue;
+		}
+		if (pos++ == index)
+			return a;
+	}
+	return (TSNode){ 0 };
+}

@@ -97,5 +97,8 @@ void ta_edits_keep_why(char **why, char *now);
  * and triton.set_allocator) before the launch `first`, or before the host
  * loop around it (edits/host.c; G7 and S1). Returns 0, or -1 with *why_not. */
 int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *out, char **why_not);
+/* A call's argument: the keyword argument kw (when kw is given and
+ * present), else the positional one at index; a null node when neither. */
+TSNode ta_edits_call_arg(const ta_model *m, TSNode call, uint32_t index, const char *kw);
 
 #endif

@@ -200,26 +200,6 @@ static size_t chain_terms(const ta_model *m, TSNode n, const char *op, TSNode *t
 	return chain_rec(m, unparen(n), op, terms, max);
 }
 
-/* A positional argument (index) or keyword argument (kw) of a call. */
-static TSNode call_arg(const ta_model *m, TSNode call, uint32_t index, const char *kw)
-{
-	TSNode args = ta_node_field(call, "arguments");
-	uint32_t pos = 0, n = ts_node_named_child_count(args);
-	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
-		if (ta_node_is(a, "comment"))
-			continue;
-		if (ta_node_is(a, "keyword_argument")) {
-			if (kw && ta_node_text_eq(m->src, ta_node_field(a, "name"), kw))
-				return ta_node_field(a, "value");
-			continue;
-		}
-		if (pos++ == index)
-			return a;
-	}
-	return (TSNode){ 0 };
-}
-
 /* ---- P3: load the transposed tile directly ------------------------------- */
 
 /* Writes n with rows and columns swapped (x[:, None] <-> x[None, :]); in a
@@ -620,9 +600,9 @@ static bool arange_block(s1_ctx *c, TSNode n, char **block)
 	char *canon = ta_model_canonical(c->m, ta_node_field(n, "function"));
 	bool ar = canon && ta_name_is(canon, "triton.language.arange");
 	free(canon);
-	TSNode a0 = call_arg(c->m, n, 0, "start"), a1 = call_arg(c->m, n, 1, "end");
+	TSNode a0 = ta_edits_call_arg(c->m, n, 0, "start"), a1 = ta_edits_call_arg(c->m, n, 1, "end");
 	if (!ar || ts_node_is_null(a0) || ts_node_is_null(a1) || !ta_node_text_eq(c->m->src, a0, "0") ||
-	    !ts_node_is_null(call_arg(c->m, n, 2, NULL)))
+	    !ts_node_is_null(ta_edits_call_arg(c->m, n, 2, NULL)))
 		return false;
 	char *b = ta_node_text(c->m->src, a1);
 	const ta_param *p = ta_kernel_param(c->k, b);
@@ -861,10 +841,10 @@ static bool last_stride_one(s1_ctx *c, const char *s)
 				return false;
 		TSNode call = ta_edits_node(m, v), fn = ta_node_field(call, "function");
 		TSNode x = ta_node_field(fn, "object");
-		TSNode a0 = ta_node_is(call, "call") ? call_arg(m, call, 0, NULL) : (TSNode){ 0 };
+		TSNode a0 = ta_node_is(call, "call") ? ta_edits_call_arg(m, call, 0, NULL) : (TSNode){ 0 };
 		if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") ||
 		    !ta_node_is(x, "identifier") || ts_node_is_null(a0) || !ta_node_text_eq(m->src, a0, "-1") ||
-		    !ts_node_is_null(call_arg(m, call, 1, NULL)))
+		    !ts_node_is_null(ta_edits_call_arg(m, call, 1, NULL)))
 			return false;
 		char *xt = ta_node_text(m->src, x);
 		bool ok = host_contiguous(m, l, xt);
@@ -972,10 +952,10 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	}
 	if (op->arg_count > 3)
 		return ta_edits_refuse(why, "line %u: extra positional arguments have no descriptor form", op->span.line);
-	TSNode ptr = call_arg(m, c.call, 0, "pointer");
-	TSNode mask = call_arg(m, c.call, load ? 1 : 2, "mask");
-	TSNode other = load ? call_arg(m, c.call, 2, "other") : (TSNode){ 0 };
-	TSNode value = load ? (TSNode){ 0 } : call_arg(m, c.call, 1, "value");
+	TSNode ptr = ta_edits_call_arg(m, c.call, 0, "pointer");
+	TSNode mask = ta_edits_call_arg(m, c.call, load ? 1 : 2, "mask");
+	TSNode other = load ? ta_edits_call_arg(m, c.call, 2, "other") : (TSNode){ 0 };
+	TSNode value = load ? (TSNode){ 0 } : ta_edits_call_arg(m, c.call, 1, "value");
 	if (!ts_node_is_null(other) && !zero_literal(m, other)) {
 		char *o = ta_node_text(m->src, other);
 		int r = ta_edits_refuse(why, "line %u: other=%s: a descriptor pads out-of-bounds elements with 0",

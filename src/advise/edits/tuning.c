@@ -12,27 +12,6 @@
 
 /* ---- shared ------------------------------------------------------------- */
 
-/* The named argument of a call: keyword kw, else positional index. */
-static TSNode call_arg(const ta_model *m, TSNode call, const char *kw, int index)
-{
-	TSNode args = ta_node_field(call, "arguments");
-	uint32_t n = ts_node_named_child_count(args);
-	int pos = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
-		if (ta_node_is(a, "comment"))
-			continue;
-		if (ta_node_is(a, "keyword_argument")) {
-			if (kw && ta_node_text_eq(m->src, ta_node_field(a, "name"), kw))
-				return ta_node_field(a, "value");
-			continue;
-		}
-		if (pos++ == index)
-			return a;
-	}
-	return (TSNode){ 0 };
-}
-
 /* name is bound or read anywhere in the file. */
 static bool name_taken(const ta_model *m, const char *name)
 {
@@ -81,7 +60,7 @@ static bool starts_line(const ta_model *m, uint32_t off)
  * the entry text in *entry (caller frees). */
 static uint32_t dict_entry(const ta_model *m, TSNode config, const char *value, char **entry)
 {
-	TSNode dict = call_arg(m, config, "kwargs", 0);
+	TSNode dict = ta_edits_call_arg(m, config, 0, "kwargs");
 	if (!ta_node_is(dict, "dictionary"))
 		return UINT32_MAX;
 	TSNode last = { 0 };
@@ -255,13 +234,13 @@ static const char *p5_shape(const ta_model *m, const ta_kernel *k, const ta_op *
 		return "the descriptor is not built once in the kernel with tl.make_tensor_descriptor (a host "
 		       "descriptor's box would need a pre_hook)";
 	TSNode dc = ta_edits_node(m, d->span);
-	TSNode shape = call_arg(m, dc, "block_shape", 3);
+	TSNode shape = ta_edits_call_arg(m, dc, 3, "block_shape");
 	if ((!ta_node_is(shape, "list") && !ta_node_is(shape, "tuple")) || ts_node_named_child_count(shape) != 2)
 		return "the descriptor's block_shape is not a literal pair [BLOCK_M, BLOCK_N]";
 	s->bm = ts_node_named_child(shape, 0);
 	s->bn = s->bn_at = ts_node_named_child(shape, 1);
-	s->offsets = call_arg(m, call, NULL, 0);
-	s->value = call_arg(m, call, NULL, 1);
+	s->offsets = ta_edits_call_arg(m, call, 0, NULL);
+	s->value = ta_edits_call_arg(m, call, 1, NULL);
 	if ((!ta_node_is(s->offsets, "list") && !ta_node_is(s->offsets, "tuple")) ||
 	    ts_node_named_child_count(s->offsets) != 2 || ts_node_is_null(s->value) ||
 	    ts_node_named_child_count(ta_node_field(call, "arguments")) != 2)
@@ -466,7 +445,7 @@ static int p1_seeds(const ta_model *m, const ta_kernel *k, p1_seed *s, char **wh
 	bool occupancy = false;
 	for (size_t i = 0; i < a->config_count; i++) {
 		const ta_config *c = &a->configs[i];
-		TSNode dict = call_arg(m, ta_edits_node(m, c->span), "kwargs", 0);
+		TSNode dict = ta_edits_call_arg(m, ta_edits_node(m, c->span), 0, "kwargs");
 		if (!ta_node_is(dict, "dictionary"))
 			return ta_edits_refuse(why, "line %u: the config's parameters are not a literal dict", c->span.line);
 		int st = 3, wa = 4;        /* Triton's defaults */

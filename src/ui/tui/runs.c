@@ -142,6 +142,49 @@ static bool can_profile(ta_app *app)
 	return app->opt.records || !app->why_no_profile;
 }
 
+/* The names of the file's kernels, comma-separated (caller frees). */
+static char *kernel_list(const ta_app *app)
+{
+	ta_buf b = TA_BUF_INIT;
+	const ta_model *m = app->an->model;
+	for (size_t i = 0; i < m->kernel_count; i++)
+		ta_buf_printf(&b, "%s%s", i ? "," : "", m->kernels[i].name);
+	return ta_buf_steal(&b);
+}
+
+/* Starts a run of argv in the background: under the injector when recs is
+ * given (its records go there; deep names a --deep mode), else plainly (a
+ * test). On failure says so (what: "the run") and returns false. */
+static bool start_run(ta_app *app, ta_run_kind kind, const char *label, char *const *argv,
+		      ta_records *recs, const char *deep, const char *what)
+{
+	char *injector = recs ? ta_path_join(ta_libdir(), "libtileadvise-cupti.so") : NULL;
+	char *kernels = deep ? kernel_list(app) : NULL;
+	ta_runner_opts ro = {
+		.argv = argv,
+		.injector = injector,
+		.timeout_s = app->opt.timeout_s > 0 ? app->opt.timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S,
+		.records = recs,
+		.deep = deep,
+		.deep_kernels = kernels,
+	};
+	char *err = NULL;
+	app->runner = ta_runner_start(&ro, &err);
+	free(injector);
+	free(kernels);
+	if (!app->runner) {
+		ta_app_set_message(app, true, "cannot start %s: %s", what, err ? err : "?");
+		free(err);
+		return false;
+	}
+	char *copy = ta_xstrdup(label);   /* label may be app->run_label itself */
+	free(app->run_label);
+	app->run_label = copy;
+	app->run_kind = kind;
+	clock_gettime(CLOCK_MONOTONIC, &app->run_start);
+	return true;
+}
+
 void ta_app_start_profile(ta_app *app, const char *label)
 {
 	if (!can_profile(app)) {
@@ -173,35 +216,10 @@ void ta_app_start_profile(ta_app *app, const char *label)
 	}
 	char *argv_default[] = { "python3", app->path, NULL };
 	char *const *argv = app->sess->command ? app->sess->command : argv_default;
-	char *injector = ta_path_join(ta_libdir(), "libtileadvise-cupti.so");
-	ta_runner_opts ro = {
-		.argv = argv,
-		.injector = injector,
-		.timeout_s = app->opt.timeout_s > 0 ? app->opt.timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S,
-		.records = &app->recs,
-	};
-	char *err = NULL;
-	app->runner = ta_runner_start(&ro, &err);
-	free(injector);
-	if (!app->runner) {
-		ta_app_set_message(app, true, "cannot start the run: %s", err ? err : "?");
-		free(err);
+	if (!start_run(app, TA_RUN_PROFILE, label, argv, &app->recs, NULL, "the run"))
 		app->pending_edit = -1;
-		return;
-	}
-	app->run_kind = TA_RUN_PROFILE;
-	clock_gettime(CLOCK_MONOTONIC, &app->run_start);
 }
 
-/* The names of the file's kernels, comma-separated (caller frees). */
-static char *kernel_list(const ta_app *app)
-{
-	ta_buf b = TA_BUF_INIT;
-	const ta_model *m = app->an->model;
-	for (size_t i = 0; i < m->kernel_count; i++)
-		ta_buf_printf(&b, "%s%s", i ? "," : "", m->kernels[i].name);
-	return ta_buf_steal(&b);
-}
 
 /* One --deep run of the file's command: PC sampling or the counters. Its
  * records go to deep_recs; the timed run stays apart from it. */
@@ -209,30 +227,9 @@ static bool start_deep(ta_app *app, ta_run_kind kind)
 {
 	char *argv_default[] = { "python3", app->path, NULL };
 	char *const *argv = app->sess->command ? app->sess->command : argv_default;
-	char *injector = ta_path_join(ta_libdir(), "libtileadvise-cupti.so");
-	char *kernels = kernel_list(app);
-	ta_runner_opts ro = {
-		.argv = argv,
-		.injector = injector,
-		.timeout_s = app->opt.timeout_s > 0 ? app->opt.timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S,
-		.records = &app->deep_recs,
-		.deep = kind == TA_RUN_DEEP_PC ? "pc" : "sol",
-		.deep_kernels = kernels,
-	};
-	char *err = NULL;
-	app->runner = ta_runner_start(&ro, &err);
-	free(injector);
-	free(kernels);
-	if (!app->runner) {
-		ta_app_set_message(app, true, "cannot start the --deep run: %s", err ? err : "?");
-		free(err);
-		return false;
-	}
-	free(app->run_label);
-	app->run_label = ta_xstrdup(kind == TA_RUN_DEEP_PC ? "--deep: PC sampling" : "--deep: counters");
-	app->run_kind = kind;
-	clock_gettime(CLOCK_MONOTONIC, &app->run_start);
-	return true;
+	bool pc = kind == TA_RUN_DEEP_PC;
+	return start_run(app, kind, pc ? "--deep: PC sampling" : "--deep: counters", argv,
+			 &app->deep_recs, pc ? "pc" : "sol", "the --deep run");
 }
 
 /* After a measured run: the --deep runs, when asked for and nothing else
@@ -294,25 +291,7 @@ void ta_app_start_baseline(ta_app *app)
 	ta_records_clear(&app->recs);
 	ta_records_init(&app->recs);
 	char *argv[] = { "/bin/sh", "-c", (char *)app->opt.baseline, NULL };
-	char *injector = ta_path_join(ta_libdir(), "libtileadvise-cupti.so");
-	ta_runner_opts ro = {
-		.argv = argv,
-		.injector = injector,
-		.timeout_s = app->opt.timeout_s > 0 ? app->opt.timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S,
-		.records = &app->recs,
-	};
-	char *err = NULL;
-	app->runner = ta_runner_start(&ro, &err);
-	free(injector);
-	if (!app->runner) {
-		ta_app_set_message(app, true, "cannot start the baseline: %s", err ? err : "?");
-		free(err);
-		return;
-	}
-	free(app->run_label);
-	app->run_label = ta_xstrdup("baseline");
-	app->run_kind = TA_RUN_BASELINE;
-	clock_gettime(CLOCK_MONOTONIC, &app->run_start);
+	start_run(app, TA_RUN_BASELINE, "baseline", argv, &app->recs, NULL, "the baseline");
 }
 
 /* Every kernel the baseline launched counts: a reference implementation
@@ -340,21 +319,7 @@ void ta_app_start_test(ta_app *app)
 	if (!app->sess->test_command || app->runner)
 		return;
 	char *argv[] = { "/bin/sh", "-c", app->sess->test_command, NULL };
-	ta_runner_opts ro = {
-		.argv = argv,
-		.timeout_s = app->opt.timeout_s > 0 ? app->opt.timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S,
-	};
-	char *err = NULL;
-	app->runner = ta_runner_start(&ro, &err);
-	if (!app->runner) {
-		ta_app_set_message(app, true, "cannot start the test: %s", err ? err : "?");
-		free(err);
-		return;
-	}
-	free(app->run_label);
-	app->run_label = ta_xstrdup("test");
-	app->run_kind = TA_RUN_TEST;
-	clock_gettime(CLOCK_MONOTONIC, &app->run_start);
+	start_run(app, TA_RUN_TEST, "test", argv, NULL, NULL, "the test");
 }
 
 static void finish_test(ta_app *app, const ta_run_result *res, const char *how)
