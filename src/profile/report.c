@@ -258,6 +258,9 @@ typedef struct run_kind {
 	const char *deep;            /* NULL, "pc" or "sol" */
 	const char *deep_kernels;
 	int repeat;                  /* <= 0: the request's */
+	/* Each output line of the child, when no autotuning log takes them. */
+	void (*output_line)(void *ctx, const char *line, size_t len);
+	void *output_ctx;
 } run_kind;
 
 static char *tail_lines(const char *s, size_t len, int lines)
@@ -291,8 +294,8 @@ static int run_many(char *const *argv, const ta_profile_request *req, const run_
 			.records = recs,
 			.run_index = i,
 			.records_tee = tee,
-			.output_line = tune ? feed_autotune : NULL,
-			.output_ctx = tune,
+			.output_line = tune ? feed_autotune : how->output_line,
+			.output_ctx = tune ? (void *)tune : how->output_ctx,
 			.tee_output = tee != NULL,
 			.deep = how->deep,
 			.deep_kernels = how->deep_kernels,
@@ -345,8 +348,14 @@ static void record_notes(const ta_records *recs, const run_outcome *oc, bool rep
 	else if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0)
 		fprintf(err, "tileadvise: the CUPTI injector was not loaded (no records): the program did "
 			"not use CUDA, or its CUDA ignored CUDA_INJECTION64_PATH\n");
-	for (size_t i = 0; i < recs->n_errors; i++)
+	bool other_profiler = false;
+	for (size_t i = 0; i < recs->n_errors; i++) {
 		fprintf(err, "tileadvise: CUPTI error in the child: %s\n", recs->errors[i]);
+		other_profiler |= strstr(recs->errors[i], "MULTIPLE_SUBSCRIBERS") != NULL;
+	}
+	if (other_profiler)
+		fprintf(err, "tileadvise: another CUPTI client holds the program (a profiler such as "
+			"ncu, nsys or torch.profiler started first): run without it to be measured\n");
 	if (recs->dropped)
 		fprintf(err, "tileadvise: CUPTI dropped %llu records (its buffers were full): counts are low\n",
 			(unsigned long long)recs->dropped);
@@ -360,6 +369,15 @@ static void record_notes(const ta_records *recs, const run_outcome *oc, bool rep
 		fprintf(err, "tileadvise: %zu process%s ended without the final flush (killed or "
 			"os._exit): the last launches may be missing\n", recs->n_hello - recs->n_bye,
 			recs->n_hello - recs->n_bye == 1 ? "" : "es");
+}
+
+/* A CUPTI client inside the program (torch.profiler's Kineto) that finds
+ * our subscriber first says so on its output with this code. */
+static void spot_other_client(void *ctx, const char *line, size_t len)
+{
+	static const char code[] = "MULTIPLE_SUBSCRIBERS";
+	if (len >= sizeof code - 1 && memmem(line, len, code, sizeof code - 1))
+		*(bool *)ctx = true;
 }
 
 /* The two --deep runs, once each, after the timed ones: PC sampling, then
@@ -377,8 +395,10 @@ static void deep_runs(char *const *argv, const ta_profile_request *req, ta_recor
 		{ TA_RUN_KIND_PC, "pc", "PC sampling" },
 		{ TA_RUN_KIND_SOL, "sol", "counters" },
 	};
+	bool other_client = false;
 	for (size_t i = 0; i < 2; i++) {
-		run_kind how = { deep[i].kind, deep[i].mode, ta_buf_str(&names), 1 };
+		run_kind how = { deep[i].kind, deep[i].mode, ta_buf_str(&names), 1, spot_other_client,
+				 &other_client };
 		run_outcome oc;
 		memset(&oc, 0, sizeof oc);
 		char *e = NULL;
@@ -390,6 +410,10 @@ static void deep_runs(char *const *argv, const ta_profile_request *req, ta_recor
 		}
 		free_outcome(&oc);
 	}
+	if (other_client)
+		fprintf(err, "tileadvise: the program's own CUPTI client (torch.profiler or another "
+			"profiler) could not start during the --deep runs, which need CUPTI's one "
+			"subscriber: its trace is empty there; the timed run was not affected\n");
 	ta_buf_free(&names);
 }
 
@@ -455,7 +479,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 		FILE *tee = NULL;
 		if (req->records_out && !(tee = fopen(req->records_out, "w")))
 			fprintf(err, "tileadvise: cannot write %s: %s\n", req->records_out, strerror(errno));
-		run_kind timed = { TA_RUN_KIND_TIMED, NULL, NULL, 0 };
+		run_kind timed = { .kind = TA_RUN_KIND_TIMED };
 		int rc = run_many(argv, req, &timed, &recs, tee, &tune, &oc, &e);
 		if (rc == 0 && req->deep && oc.ran_ok)
 			deep_runs(argv, req, &recs, tee, err);
@@ -497,7 +521,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 		char *bargv[] = { "/bin/sh", "-c", (char *)req->baseline, NULL };
 		run_outcome boc;
 		memset(&boc, 0, sizeof boc);
-		run_kind timed = { TA_RUN_KIND_TIMED, NULL, NULL, 0 };
+		run_kind timed = { .kind = TA_RUN_KIND_TIMED };
 		if (run_many(bargv, req, &timed, &brecs, NULL, NULL, &boc, &e) != 0) {
 			fprintf(err, "tileadvise: baseline: %s\n", e);
 			free(e);

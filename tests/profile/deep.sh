@@ -8,8 +8,10 @@ set -u
 p="$TA_SRCDIR/tests/profiles"
 k="$TA_SRCDIR/tests/gpu/kernels"
 PY=${PYTHON3:-python3}
+TA_TMP_DEEP=$(mktemp -d "${TMPDIR:-/tmp}/ta-deep.XXXXXX") || exit 99
+trap 'rm -rf "$TA_TMP_DEEP"' EXIT
 n=0 fails=0
-echo "1..12"
+echo "1..14"
 ok() {
 	n=$((n + 1))
 	if [ "$1" -eq 0 ]; then echo "ok $n - $2"; else fails=$((fails + 1)); echo "not ok $n - $2"; fi
@@ -70,4 +72,22 @@ out=$("$TILEADVISE" --profile --deep --gpu h200 --records "$p/h200-2026-11-29-ex
 	"$TA_SRCDIR/examples/matmul/matmul.py" 2>&1)
 printf '%s\n' "$out" | grep -q "deep collected no PC samples or counters"
 ok $? "--deep over records without deep data says so"
+
+# Another CUPTI client in the program (torch.profiler on an H200): replayed
+# run by run through the injector's stand-in, the advisor says what the
+# --deep runs cost the program's own trace; and a CUPTI refusal for that
+# reason in the records is explained.
+speak="$TA_SRCDIR/tests/profile/scripts/speak.py"
+out=$(TILEADVISE_LIBDIR="$TA_BUILDDIR/src/profile/inject/.libs" "$TILEADVISE" --profile --deep \
+	--gpu h200 "$k/with_profiler.py" -- "$PY" "$speak" replay "$p/h200-2026-11-29-deep-kineto.jsonl" 2>&1)
+printf '%s\n' "$out" | grep -q "own CUPTI client (torch.profiler or another profiler) could not start during the --deep runs"
+ok $? "torch.profiler losing its trace in the --deep runs is said"
+rec="$TA_TMP_DEEP/refused.jsonl"
+mkdir -p "$TA_TMP_DEEP"
+printf '%s\n' '{"type":"hello","v":1,"pid":7,"cupti":130001}' \
+	'{"type":"error","pid":7,"where":"cuptiActivityEnable(CONCURRENT_KERNEL)","code":39,"message":"CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED"}' \
+	'{"type":"bye","pid":7,"written":2,"dropped":0,"lost":0}' > "$rec"
+out=$("$TILEADVISE" --profile --gpu h200 --records "$rec" "$k/vector_add.py" 2>&1)
+printf '%s\n' "$out" | grep -q "another CUPTI client holds the program (a profiler such as ncu"
+ok $? "a CUPTI refusal because another profiler came first is explained"
 [ "$fails" -eq 0 ]
