@@ -1,11 +1,14 @@
 #!/bin/sh
-# valgrind memcheck over a representative set of command lines: no invalid
-# access, no use of uninitialised values, nothing definitely lost. Run by
-# .ci/run on the plain (-O2 -g) build, not by `make check` (it is slow).
+# valgrind memcheck over a representative set of command lines, then the
+# interactive advisor driven through tmux: no invalid access, no use of
+# uninitialised values, nothing definitely lost. Run by .ci/run on the plain
+# (-O2 -g) build, not by `make check` (it is slow).
 #
 #   tests/robust/valgrind.sh [TILEADVISE]
 #
-# TAP; one line per command. Env: TA_SRCDIR (default: this tree).
+# TAP; one line per command, one per check of the advisor (skipped without
+# tmux). Env: TA_SRCDIR (default: this tree); TA_TUI_TRIES, TA_PRESS_TRIES
+# (tests/tui/lib.sh's bounds, 20 ms each: 3000 and 1500 here).
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -98,6 +101,7 @@ fi
 		ta_wait "^EXIT=[0-9]" || return 1
 		grep -qx "EXIT=0" "$TA_TMP/last-screen" && [ ! -s "$TA_TMP/$1.log" ] && return 0
 		sed 's/^/# /' "$TA_TMP/$1.log" | head -n 60
+		grep -v '^$' "$TA_TMP/last-screen" >"$TA_TMP/s" && mv "$TA_TMP/s" "$TA_TMP/last-screen"
 		return 1
 	}
 	# vg_tour: the keys both sessions share, from the walk back to the walk.
