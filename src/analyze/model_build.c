@@ -1623,7 +1623,7 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 			}
 			free(cn);
 		} else if (!strcmp(type, "identifier")) {
-			TSNode parent = ts_node_parent(n);
+			TSNode parent = ta_node_parent(n);
 			bool attr_name = ta_node_is(parent, "attribute") &&
 					 ts_node_eq(ta_node_field(parent, "attribute"), n);
 			bool kw_name = ta_node_is(parent, "keyword_argument") &&

@@ -41,6 +41,9 @@ size_t ta_node_line(TSNode n);                                     /* 1-based */
 size_t ta_node_end_line(TSNode n);                                 /* 1-based, inclusive */
 bool ta_node_is(TSNode n, const char *type);
 TSNode ta_node_field(TSNode n, const char *field);
+/* The parent of n, or a null node when n is null (tree-sitter's own reads
+ * through a null node's tree). */
+TSNode ta_node_parent(TSNode n);
 /* The first ancestor of n (n excluded) of the given type, or a null node. */
 TSNode ta_node_ancestor(TSNode n, const char *type);
 /* Moves a cursor to the next node in document order, into the current

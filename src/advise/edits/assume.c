@@ -100,7 +100,7 @@ static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *n
  * `.to(tl.pointer_type(...))`; null when the load is used otherwise. */
 static TSNode load_assignment(TSNode call)
 {
-	for (TSNode p = ts_node_parent(call); !ts_node_is_null(p); p = ts_node_parent(p)) {
+	for (TSNode p = ta_node_parent(call); !ts_node_is_null(p); p = ta_node_parent(p)) {
 		if (ta_node_is(p, "assignment"))
 			return p;
 		if (!ta_node_is(p, "attribute") && !ta_node_is(p, "call") && !ta_node_is(p, "argument_list"))
@@ -188,7 +188,7 @@ static char *table_param(const ta_model *m, const ta_kernel *k, TSNode ptr, char
 /* The statement holding n that sits directly in a block (or the module). */
 static TSNode block_statement(TSNode n)
 {
-	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p))
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); n = p, p = ta_node_parent(p))
 		if (ta_node_is(p, "block") || ta_node_is(p, "module"))
 			return n;
 	return (TSNode){ 0 };
@@ -263,7 +263,7 @@ static int p6_one(const ta_model *m, const p6_site *s, bool stride, ta_edit *out
 {
 	uint32_t sline = ts_node_start_point(s->stmt).row + 1;
 	uint32_t end;
-	if (!ta_node_is(ts_node_parent(s->stmt), "block") || ta_edits_stmt_lines(m, s->stmt, &end) == UINT32_MAX)
+	if (!ta_node_is(ta_node_parent(s->stmt), "block") || ta_edits_stmt_lines(m, s->stmt, &end) == UINT32_MAX)
 		return ta_edits_refuse(why, "line %u: the load of `%s` shares its line with other code", sline, s->name);
 	TSNode assign = ts_node_named_child(s->stmt, 0);
 	char *rhs = ta_node_text(m->src, ta_node_field(assign, "right"));
@@ -313,9 +313,11 @@ static int p6_kernel(const ta_model *m, const ta_kernel *k, uint32_t line, ta_ed
 		if (op->kind != TA_OP_LOAD || op->ptr_shape != TA_PTR_SCALAR)
 			continue;
 		TSNode as = load_assignment(ta_edits_node(m, op->span));
+		if (ts_node_is_null(as))
+			continue;       /* a null node has no tree: no parent to ask for */
 		TSNode left = ta_node_field(as, "left");
-		TSNode stmt = ts_node_parent(as);
-		if (ts_node_is_null(as) || !ta_node_is(left, "identifier") || !ta_node_is(stmt, "expression_statement"))
+		TSNode stmt = ta_node_parent(as);
+		if (!ta_node_is(left, "identifier") || !ta_node_is(stmt, "expression_statement"))
 			continue;
 		p6_site s = { k, op, stmt, ta_node_text(m->src, left) };
 		bool stride;

@@ -183,7 +183,7 @@ TA_EDIT_MAKER(G8)
 			continue;
 		}
 		TSNode call = ta_edits_node(m, a->span);
-		if (k->wrapped || !ta_node_is(call, "call") || !ta_node_is(ts_node_parent(call), "decorator")) {
+		if (k->wrapped || !ta_node_is(call, "call") || !ta_node_is(ta_node_parent(call), "decorator")) {
 			ta_edits_keep_why(&why, ta_xasprintf("%s: autotune is applied by a call, not a decorator", k->name));
 			continue;
 		}

@@ -218,10 +218,10 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 			l2_map_cdiv(&s, body);
 			free(pn);
 		} else if (multi) {
-			TSNode sub = ts_node_parent(ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn),
+			TSNode sub = ta_node_parent(ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn),
 							    l->grid_span.start, l->grid_span.start));
 			while (!ts_node_is_null(sub) && !ta_node_is(sub, "subscript"))
-				sub = ts_node_parent(sub);
+				sub = ta_node_parent(sub);
 			uint32_t n = ts_node_named_child_count(sub);
 			for (uint32_t i = 1; i < n; i++)
 				l2_map_cdiv(&s, ts_node_named_child(sub, i));

@@ -33,8 +33,8 @@ TSNode ta_edits_node(const ta_model *m, ta_span s)
 	if (ts_node_is_null(n) || ts_node_start_byte(n) != s.start || ts_node_end_byte(n) != s.end)
 		return (TSNode){ 0 };
 	/* The outermost node with this range. */
-	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && ts_node_start_byte(p) == s.start &&
-	     ts_node_end_byte(p) == s.end && !ta_node_is(p, "expression_statement"); p = ts_node_parent(p))
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && ts_node_start_byte(p) == s.start &&
+	     ts_node_end_byte(p) == s.end && !ta_node_is(p, "expression_statement"); p = ta_node_parent(p))
 		n = p;
 	return n;
 }
@@ -93,7 +93,7 @@ bool ta_edits_alone_on_line(const ta_model *m, TSNode n, bool allow_comment)
 
 TSNode ta_edits_statement(TSNode n)
 {
-	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p)) {
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); n = p, p = ta_node_parent(p)) {
 		if (ta_node_is(p, "expression_statement"))
 			return ts_node_named_child_count(p) == 1 ? p : (TSNode){ 0 };
 		/* Only through the assignment itself: not out of a call. */
@@ -118,7 +118,7 @@ int ta_edits_drop_arg(ta_edit *e, TSNode arg)
 	TSNode next = ts_node_next_named_sibling(arg);
 	if (!ts_node_is_null(next))
 		return ta_edit_replace(e, ts_node_start_byte(arg), ts_node_start_byte(next), "");
-	TSNode list = ts_node_parent(arg);
+	TSNode list = ta_node_parent(arg);
 	return ta_edit_replace(e, ts_node_start_byte(arg), ts_node_end_byte(list) - 1, "");
 }
 

@@ -120,7 +120,7 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 	size_t nn = ta_edits_names(m, devn, &names);
 	bool late = false;
 	for (size_t i = 0; i < nn && !late && !ts_node_is_null(as); i++) {
-		TSNode fn = ts_node_is_null(as) ? as : ts_node_parent(as);
+		TSNode fn = ts_node_is_null(as) ? as : ta_node_parent(as);
 		late = touched_between(m, fn, names[i], ts_node_end_byte(as), ts_node_start_byte(tc));
 	}
 	ta_edits_names_free(names, nn);
@@ -129,7 +129,7 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 		return ta_edits_refuse(why, "line %u: the device `%s` is not known where %s is allocated", a->span.line,
 				       t->text, a->target);
 	}
-	if (touched_between(m, ts_node_parent(as), a->target, ts_node_end_byte(as), ts_node_start_byte(ts))) {
+	if (touched_between(m, ta_node_parent(as), a->target, ts_node_end_byte(as), ts_node_start_byte(ts))) {
 		free(dev);
 		return ta_edits_refuse(why, "line %u: %s is used on the CPU before the copy at line %u", a->span.line,
 				       a->target, t->span.line);
@@ -256,8 +256,8 @@ static int d14_one(const ta_model *m, const ta_host *h, const ta_host_op *op, ta
 	TSNode asg = ts_node_is_null(stmt) ? stmt : ts_node_named_child(stmt, 0);
 	if (!ta_node_is(asg, "assignment") || !ta_node_is(ta_node_field(asg, "left"), "identifier"))
 		return ta_edits_refuse(why, "line %u: the wrapped kernel is not assigned to a name", op->span.line);
-	TSNode body = ts_node_parent(stmt);
-	TSNode fn = ts_node_parent(body);
+	TSNode body = ta_node_parent(stmt);
+	TSNode fn = ta_node_parent(body);
 	if (!ta_node_is(body, "block") || !ta_node_is(fn, "function_definition") ||
 	    ts_node_start_byte(fn) < h->span.start || ts_node_end_byte(fn) > h->span.end)
 		return ta_edits_refuse(why, "line %u: the wrapping is inside a branch or loop of %s", op->span.line,

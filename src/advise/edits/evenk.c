@@ -303,7 +303,7 @@ static char *cut_text(const p2_ctx *c, uint32_t s, uint32_t e)
 
 static TSNode jit_decorator(const ta_model *m, const ta_kernel *k)
 {
-	TSNode dd = ts_node_parent(k->node);
+	TSNode dd = ta_node_parent(k->node);
 	if (!ta_node_is(dd, "decorated_definition"))
 		return (TSNode){ 0 };
 	uint32_t n = ts_node_named_child_count(dd);
@@ -389,7 +389,7 @@ static TSNode load_statement(const ta_model *m, const ta_op *op)
 {
 	TSNode n = ta_edits_node(m, op->span);
 	TSNode s = ta_node_ancestor(n, "expression_statement");
-	if (ts_node_is_null(s) || !ta_node_is(ts_node_parent(s), "block"))
+	if (ts_node_is_null(s) || !ta_node_is(ta_node_parent(s), "block"))
 		return (TSNode){ 0 };
 	uint32_t end;
 	if (ta_edits_stmt_lines(m, s, &end) == UINT32_MAX)

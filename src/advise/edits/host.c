@@ -79,7 +79,7 @@ static bool plain_name(TSNode n)
 /* Inside an `if` or a conditional expression that tests a stride. */
 static bool already_conditional(const ta_model *m, TSNode n)
 {
-	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); p = ta_node_parent(p)) {
 		if (ta_node_is(p, "function_definition") || ta_node_is(p, "module"))
 			break;
 		TSNode cond = ta_node_is(p, "if_statement") ? ta_node_field(p, "condition") :
@@ -120,7 +120,7 @@ static int s7_one(const ta_model *m, const ta_host *h, const ta_host_op *op, ta_
 		return ta_edits_refuse(why_not, "line %u: %s's strides are never passed to the kernel (no %s.stride(...) "
 				       "in %s), so it may rely on a contiguous layout", op->span.line, op->receiver,
 				       op->receiver, h->name);
-	TSNode parent = ts_node_parent(call);
+	TSNode parent = ta_node_parent(call);
 	TSNode stmt = ta_edits_statement(call);
 	if (ta_node_is(parent, "assignment") && !ts_node_is_null(stmt) &&
 	    ta_node_text_eq(m->src, ta_node_field(parent, "left"), op->receiver) &&
@@ -188,10 +188,10 @@ int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *o
 	/* Before the host loop around the launch, else before the launch. */
 	uint32_t at = first->loop_depth > 0 ? first->loop_span.start : first->span.start;
 	TSNode n = ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn), at, at);
-	while (!ts_node_is_null(n) && ts_node_start_byte(n) == at && !ts_node_is_null(ts_node_parent(n)) &&
-	       ts_node_start_byte(ts_node_parent(n)) == at && !ta_node_is(n, "expression_statement") &&
+	while (!ts_node_is_null(n) && ts_node_start_byte(n) == at && !ts_node_is_null(ta_node_parent(n)) &&
+	       ts_node_start_byte(ta_node_parent(n)) == at && !ta_node_is(n, "expression_statement") &&
 	       !ta_node_is(n, "for_statement") && !ta_node_is(n, "while_statement"))
-		n = ts_node_parent(n);
+		n = ta_node_parent(n);
 	if (ts_node_is_null(n) || !ta_edits_alone_on_line(m, n, true) ||
 	    ta_edits_line_start(m, at) + 0 > at) {
 		free(triton);

@@ -145,7 +145,7 @@ static int s3_one(const ta_model *m, const ta_kernel *k, const ta_op *dot, ta_ed
 	TSNode zc = ta_edits_node(m, z->span), dc = ta_edits_node(m, dot->span);
 	TSNode zs = ta_edits_statement(zc), ds = ta_edits_statement(dc);
 	if (ts_node_is_null(zs) || ts_node_is_null(ds) ||
-	    !ts_node_eq(ts_node_parent(zs), ts_node_parent(ds)))
+	    !ts_node_eq(ta_node_parent(zs), ta_node_parent(ds)))
 		return ta_edits_refuse(why, "line %u: %s is carried across loop iterations or branches "
 				       "(zeros at line %u): the normal accumulator pattern", dot->span.line, x,
 				       z->span.line);
@@ -342,7 +342,7 @@ TA_EDIT_MAKER(D1)
 				continue;
 			}
 			TSNode call = ta_edits_node(m, l->iter);
-			TSNode loop = ts_node_parent(call);
+			TSNode loop = ta_node_parent(call);
 			if (!ta_node_is(call, "call")) {
 				ta_edits_keep_why(&why, ta_xasprintf("line %u: the loop does not iterate over a range call",
 							    l->header.line));

@@ -23,7 +23,7 @@ static TSNode unparen(TSNode n)
 /* The statement holding n directly inside a block (or the module). */
 static TSNode block_stmt(TSNode n)
 {
-	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); n = p, p = ts_node_parent(p))
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); n = p, p = ta_node_parent(p))
 		if (ta_node_is(p, "block") || ta_node_is(p, "module"))
 			return n;
 	return (TSNode){ 0 };
@@ -165,8 +165,8 @@ static bool stable(const ta_model *m, const ta_kernel *k, TSNode n, TSNode from,
 			uint32_t at = ts_node_start_byte(d.v[j]);
 			if (at >= ts_node_end_byte(from) && at < ts_node_start_byte(use))
 				ok = false;
-			for (TSNode p = ts_node_parent(use); ok && !ts_node_is_null(p) &&
-			     !ta_node_is(p, "function_definition"); p = ts_node_parent(p)) {
+			for (TSNode p = ta_node_parent(use); ok && !ts_node_is_null(p) &&
+			     !ta_node_is(p, "function_definition"); p = ta_node_parent(p)) {
 				if (!ta_node_is(p, "for_statement") && !ta_node_is(p, "while_statement"))
 					continue;
 				if (!node_within(from, p) && node_within(d.v[j], p))
@@ -891,7 +891,7 @@ static TSNode s1_place(s1_ctx *c, const char *args)
 	const ta_model *m = c->m;
 	TSNode at = c->stmt;
 	for (;;) {
-		TSNode blk = ts_node_parent(at), loop = ts_node_parent(blk);
+		TSNode blk = ta_node_parent(at), loop = ta_node_parent(blk);
 		if (!ta_node_is(blk, "block") ||
 		    (!ta_node_is(loop, "for_statement") && !ta_node_is(loop, "while_statement")))
 			break;
@@ -926,7 +926,7 @@ static void drop_dead(s1_ctx *c, TSNode assign, ta_edit *out)
 {
 	if (ts_node_is_null(assign))
 		return;
-	TSNode stmt = ts_node_parent(assign);
+	TSNode stmt = ta_node_parent(assign);
 	char *name = ta_node_text(c->m->src, ta_node_field(assign, "left"));
 	uint32_t end, s = ta_node_is(stmt, "expression_statement") ? ta_edits_stmt_lines(c->m, stmt, &end) : UINT32_MAX;
 	if (s != UINT32_MAX && ident_count(c->m, c->k->node, name) == 2)

@@ -185,7 +185,7 @@ static void emit_if(l1_ctx *c, const site *x, ta_buf *b)
 	if (ts_node_is_null(body)) {
 		/* No branch for this value: the statement goes, unless its block
 		 * would be left empty. */
-		TSNode blk = ts_node_parent(x->node);
+		TSNode blk = ta_node_parent(x->node);
 		uint32_t stmts = 0, k = ts_node_named_child_count(blk);
 		for (uint32_t i = 0; i < k; i++)
 			stmts += !ta_node_is(ts_node_named_child(blk, i), "comment");
@@ -219,7 +219,7 @@ static bool primary(TSNode n)
 static void emit_cond(l1_ctx *c, const site *x, ta_buf *b)
 {
 	TSNode chosen = ts_node_named_child(x->node, c->value != x->negated ? 0 : 2);
-	TSNode parent = ts_node_parent(x->node);
+	TSNode parent = ta_node_parent(x->node);
 	bool bare = primary(chosen) || ta_node_is(parent, "assignment") || ta_node_is(parent, "argument_list") ||
 		    ta_node_is(parent, "parenthesized_expression") || ta_node_is(parent, "keyword_argument") ||
 		    ta_node_is(parent, "return_statement");
@@ -411,7 +411,7 @@ static int l1_launch(l1_ctx *c, const ta_launch *l, size_t pidx, ta_edit *out)
 	TSNode arg = { 0 }, value = { 0 };
 	if (kw) {
 		value = ta_edits_node(m, kw->value_span);
-		arg = ts_node_parent(value);
+		arg = ta_node_parent(value);
 	} else if (pidx < l->arg_count) {
 		arg = value = ta_edits_node(m, l->args[pidx]);
 	}

@@ -161,7 +161,7 @@ static int p5_configs(const ta_model *m, const ta_kernel *k, ta_edit *out, char 
 	}
 	for (size_t i = 0; i < a->config_count; i++) {
 		TSNode c = ta_edits_node(m, a->configs[i].span);
-		TSNode p = ts_node_parent(c);
+		TSNode p = ta_node_parent(c);
 		int rc;
 		if (ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, SUBTILE))
 			return ta_edits_refuse(why, "line %u: a config already sets " SUBTILE, a->configs[i].span.line);
@@ -245,9 +245,9 @@ static const char *p5_shape(const ta_model *m, const ta_kernel *k, const ta_op *
 	    ts_node_named_child_count(s->offsets) != 2 || ts_node_is_null(s->value) ||
 	    ts_node_named_child_count(ta_node_field(call, "arguments")) != 2)
 		return "the store is not desc.store([off_m, off_n], tile)";
-	s->stmt = ts_node_parent(call);
+	s->stmt = ta_node_parent(call);
 	uint32_t end;
-	if (!ta_node_is(s->stmt, "expression_statement") || !ta_node_is(ts_node_parent(s->stmt), "block") ||
+	if (!ta_node_is(s->stmt, "expression_statement") || !ta_node_is(ta_node_parent(s->stmt), "block") ||
 	    ta_edits_stmt_lines(m, s->stmt, &end) == UINT32_MAX)
 		return "the store is not a statement of its own lines";
 	return NULL;

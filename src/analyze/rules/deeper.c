@@ -315,7 +315,7 @@ static bool split_in_registers(ta_rule_ctx *c, const ta_op *op)
 	if (!subtile)
 		return false;
 	/* acc.reshape(...).permute(...).split(), tl.split(tl.permute(tl.reshape(...))) */
-	for (TSNode p = ts_node_parent(ta_rule_node(c, op->span)); !ts_node_is_null(p); p = ts_node_parent(p)) {
+	for (TSNode p = ta_node_parent(ta_rule_node(c, op->span)); !ts_node_is_null(p); p = ta_node_parent(p)) {
 		if (ta_node_is(p, "call")) {
 			if (ends_with_split(c, ta_node_field(p, "function")))
 				return true;
@@ -557,7 +557,7 @@ ta_status ta_detect_d14(ta_rule_ctx *c)
 			/* `triton.autotune(...)(k)`: the wrapped name follows the call */
 			if (!mine) {
 				TSNode n = ta_rule_node(c, op->span);
-				TSNode p = ts_node_parent(n);
+				TSNode p = ta_node_parent(n);
 				mine = ta_node_is(p, "call") && ta_node_contains_identifier(c->m->src, p, c->k->name);
 			}
 			if (!mine)

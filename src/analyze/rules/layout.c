@@ -26,12 +26,12 @@ static bool guarded_by(const ta_rule_ctx *c, const ta_op *op, const char *flag)
 			return true;
 		/* else/elif branches: their if_statement holds the condition. */
 		if (ta_node_is(n, "else_clause") || ta_node_is(n, "elif_clause")) {
-			TSNode parent = ts_node_parent(n);
+			TSNode parent = ta_node_parent(n);
 			TSNode pc = condition_of(parent);
 			if (!ts_node_is_null(pc) && ta_node_contains_identifier(c->m->src, pc, flag))
 				return true;
 		}
-		n = ts_node_parent(n);
+		n = ta_node_parent(n);
 	}
 	return false;
 }

@@ -259,7 +259,7 @@ static bool conditional(const ta_rule_ctx *c, ta_span s)
 		if (ta_node_is(n, "if_statement") || ta_node_is(n, "conditional_expression") ||
 		    ta_node_is(n, "elif_clause") || ta_node_is(n, "else_clause"))
 			return true;
-		n = ts_node_parent(n);
+		n = ta_node_parent(n);
 	}
 	return false;
 }
