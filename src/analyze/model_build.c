@@ -206,7 +206,7 @@ static const char *tl_function(const char *canon)
 static TSNode call_arg(TSNode call, uint32_t want)
 {
 	TSNode args = ta_node_field(call, "arguments");
-	uint32_t n = ts_node_named_child_count(args), pos = 0;
+	uint32_t n = ta_node_named_count(args), pos = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode a = ts_node_named_child(args, i);
 		if (ta_node_is(a, "keyword_argument") || ta_node_is(a, "comment"))
@@ -220,7 +220,7 @@ static TSNode call_arg(TSNode call, uint32_t want)
 static TSNode call_kwarg(const builder *b, TSNode call, const char *name)
 {
 	TSNode args = ta_node_field(call, "arguments");
-	uint32_t n = ts_node_named_child_count(args);
+	uint32_t n = ta_node_named_count(args);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode a = ts_node_named_child(args, i);
 		if (ta_node_is(a, "keyword_argument") && text_eq(b, ta_node_field(a, "name"), name))
@@ -233,7 +233,7 @@ static void collect_args(const builder *b, TSNode call, ta_kwarg **kw, size_t *n
 			 ta_span **args, size_t *nargs)
 {
 	TSNode list = ta_node_field(call, "arguments");
-	uint32_t n = ts_node_named_child_count(list);
+	uint32_t n = ta_node_named_count(list);
 	size_t kcap = 0, acap = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode a = ts_node_named_child(list, i);
@@ -325,7 +325,7 @@ static void read_import(builder *b, TSNode imp, TSNode from)
 		char *module = NULL;
 		if (!ts_node_is_null(from))
 			module = text(b, ta_node_field(from, "module_name"));
-		uint32_t n = ts_node_named_child_count(stmt);
+		uint32_t n = ta_node_named_count(stmt);
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode ch = ts_node_named_child(stmt, i);
 			if (!ts_node_is_null(from) && ts_node_eq(ch, ta_node_field(from, "module_name")))
@@ -485,7 +485,7 @@ static void parse_config(builder *b, ta_autotune *a, TSNode call)
 	if (ts_node_is_null(dict))
 		dict = call_kwarg(b, call, "kwargs");
 	if (ta_node_is(dict, "dictionary")) {
-		uint32_t n = ts_node_named_child_count(dict);
+		uint32_t n = ta_node_named_count(dict);
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode pair = ts_node_named_child(dict, i);
 			if (!ta_node_is(pair, "pair"))
@@ -573,7 +573,7 @@ static void collect_configs(builder *b, ta_autotune *a, TSNode root)
 				add_unique(&vars, &nvars, t);
 				free(t);
 			} else {
-				uint32_t k = ts_node_named_child_count(left);
+				uint32_t k = ta_node_named_count(left);
 				for (uint32_t i = 0; i < k; i++) {
 					TSNode id = ts_node_named_child(left, i);
 					if (ta_node_is(id, "identifier")) {
@@ -612,13 +612,13 @@ static void resolve_configs(builder *b, ta_autotune *a, TSNode expr, int depth)
 		a->configs_kind = TA_CONFIGS_COMPREHENSION;
 		collect_configs(b, a, expr);
 	} else if (ta_node_is(expr, "binary_operator") || ta_node_is(expr, "parenthesized_expression")) {
-		uint32_t n = ts_node_named_child_count(expr);
+		uint32_t n = ta_node_named_count(expr);
 		for (uint32_t i = 0; i < n; i++)
 			resolve_configs(b, a, ts_node_named_child(expr, i), depth + 1);
 	} else if (ta_node_is(expr, "conditional_expression")) {
 		if (mentions_capability(b, expr))
 			a->branches_on_capability = true;
-		uint32_t n = ts_node_named_child_count(expr);
+		uint32_t n = ta_node_named_count(expr);
 		for (uint32_t i = 0; i < n; i++)
 			resolve_configs(b, a, ts_node_named_child(expr, i), depth + 1);
 	} else if (ta_node_is(expr, "call")) {
@@ -701,7 +701,7 @@ static ta_autotune *parse_autotune(builder *b, TSNode call)
 	}
 	if (!ts_node_is_null(key)) {
 		a->key_span = span(b, key);
-		uint32_t n = ts_node_named_child_count(key);
+		uint32_t n = ta_node_named_count(key);
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode s = ts_node_named_child(key, i);
 			if (ta_node_is(s, "string")) {
@@ -730,7 +730,7 @@ static void parse_heuristics(builder *b, ta_kernel *k, TSNode call)
 	k->heuristics_span = span(b, call);
 	if (!ta_node_is(dict, "dictionary"))
 		return;
-	uint32_t n = ts_node_named_child_count(dict);
+	uint32_t n = ta_node_named_count(dict);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode pair = ts_node_named_child(dict, i);
 		if (!ta_node_is(pair, "pair"))
@@ -771,7 +771,7 @@ static int add_kernel(builder *b, int fn)
 
 	TSNode params = ta_node_field(def, "parameters");
 	size_t cap = 0;
-	uint32_t n = ts_node_named_child_count(params);
+	uint32_t n = ta_node_named_count(params);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode p = ts_node_named_child(params, i);
 		TSNode name = p, type = null_node, dflt = null_node;
@@ -790,7 +790,7 @@ static int add_kernel(builder *b, int fn)
 		pr->span = span(b, p);
 		if (!ts_node_is_null(type)) {
 			pr->annotation = text(b, type);
-			TSNode t = ts_node_named_child_count(type) ? ts_node_named_child(type, 0) : type;
+			TSNode t = ta_node_named_count(type) ? ts_node_named_child(type, 0) : type;
 			char *c = ta_model_canonical(b->m, t);
 			pr->constexpr_ = c && (has_suffix(c, ".constexpr") || !strcmp(c, "constexpr"));
 			free(c);
@@ -836,7 +836,7 @@ static void read_decorated_kernels(builder *b)
 			continue;
 		/* Decide first whether jit is among the decorators. */
 		bool jit = false;
-		uint32_t n = ts_node_named_child_count(node);
+		uint32_t n = ta_node_named_count(node);
 		for (uint32_t d = 0; d < n; d++) {
 			TSNode dec = ts_node_named_child(node, d);
 			if (!ta_node_is(dec, "decorator"))
@@ -965,7 +965,7 @@ static int host_index(builder *b, int fn)
 		if (ta_node_is(node, "decorated_definition"))
 			node = ta_node_field(node, "definition");
 		TSNode params = ta_node_field(node, "parameters");
-		uint32_t n = ts_node_named_child_count(params);
+		uint32_t n = ta_node_named_count(params);
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode p = ts_node_named_child(params, i);
 			TSNode id = ta_node_is(p, "identifier") ? p :
@@ -1255,7 +1255,7 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 	if (ta_node_is(def, "lambda")) {
 		l->grid_kind = TA_GRID_LAMBDA;
 		TSNode ps = ta_node_field(def, "parameters");
-		uint32_t n = ts_node_named_child_count(ps);
+		uint32_t n = ta_node_named_count(ps);
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode p = ts_node_named_child(ps, i);
 			if (ta_node_is(p, "identifier")) {
@@ -1268,7 +1268,7 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 	} else if (l->grid_kind == TA_GRID_FUNCTION) {
 		TSNode fdef = ta_node_is(def, "decorated_definition") ? ta_node_field(def, "definition") : def;
 		TSNode ps = ta_node_field(fdef, "parameters");
-		uint32_t n = ts_node_named_child_count(ps);
+		uint32_t n = ta_node_named_count(ps);
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode p = ts_node_named_child(ps, i);
 			if (ta_node_is(p, "identifier")) {
@@ -1279,7 +1279,7 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 		}
 		/* The returned tuple is the grid. */
 		TSNode blk = ta_node_field(fdef, "body");
-		uint32_t k = ts_node_named_child_count(blk);
+		uint32_t k = ta_node_named_count(blk);
 		body = null_node;
 		for (uint32_t i = 0; i < k; i++) {
 			TSNode st = ts_node_named_child(blk, i);
@@ -1294,7 +1294,7 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 	if (ta_node_is(body, "parenthesized_expression"))
 		body = ts_node_named_child(body, 0);
 	if (ta_node_is(body, "tuple") || ta_node_is(body, "list")) {
-		uint32_t n = ts_node_named_child_count(body);
+		uint32_t n = ta_node_named_count(body);
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode d = ts_node_named_child(body, i);
 			if (ta_node_is(d, "comment"))
@@ -1339,7 +1339,7 @@ static void walk_launch(walk *w, TSNode call, TSNode sub)
 	l->callee = text(b, value);
 	l->span = span(b, call);
 	/* The grid is the subscript; `k[a, b]` is a tuple of two. */
-	uint32_t nsub = ts_node_named_child_count(sub);
+	uint32_t nsub = ta_node_named_count(sub);
 	TSNode grid = nsub >= 2 ? ts_node_named_child(sub, 1) : null_node;
 	if (nsub > 2) {
 		l->grid_span = span(b, grid);
@@ -1577,7 +1577,7 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 		bool descend = true;
 		const char *type = ts_node_type(n);
 		if (!strcmp(type, "subscript")) {
-			uint32_t nsub = ts_node_named_child_count(n);
+			uint32_t nsub = ta_node_named_count(n);
 			bool none = false;
 			unsigned spans = 0;
 			for (uint32_t i = 1; i < nsub; i++) {
@@ -1616,7 +1616,7 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 					out->rank = 2;
 			} else if (tl && (!strcmp(tl, "broadcast_to") || !strcmp(tl, "reshape"))) {
 				TSNode shape = call_arg(n, 1);
-				int r = (int)ts_node_named_child_count(shape);
+				int r = (int)ta_node_named_count(shape);
 				if (r > out->rank)
 					out->rank = r;
 				out->dims |= r >= 2 && r < 8 ? (1u << r) - 1 : 0;

@@ -144,11 +144,6 @@ bool ta_node_is(TSNode n, const char *type)
 	return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
 }
 
-TSNode ta_node_parent(TSNode n)
-{
-	return ts_node_is_null(n) ? n : ts_node_parent(n);
-}
-
 TSNode ta_node_field(TSNode n, const char *field)
 {
 	if (ts_node_is_null(n))

@@ -43,7 +43,22 @@ bool ta_node_is(TSNode n, const char *type);
 TSNode ta_node_field(TSNode n, const char *field);
 /* The parent of n, or a null node when n is null (tree-sitter's own reads
  * through a null node's tree). */
-TSNode ta_node_parent(TSNode n);
+static inline TSNode ta_node_parent(TSNode n)
+{
+	return ts_node_is_null(n) ? n : ts_node_parent(n);
+}
+
+/* Child counts that are 0 for a null node (tree-sitter's own read through
+ * it). */
+static inline uint32_t ta_node_child_count(TSNode n)
+{
+	return ts_node_is_null(n) ? 0 : ts_node_child_count(n);
+}
+
+static inline uint32_t ta_node_named_count(TSNode n)
+{
+	return ts_node_is_null(n) ? 0 : ts_node_named_child_count(n);
+}
 /* The first ancestor of n (n excluded) of the given type, or a null node. */
 TSNode ta_node_ancestor(TSNode n, const char *type);
 /* Moves a cursor to the next node in document order, into the current

@@ -38,7 +38,7 @@ static bool multiplied(const ta_model *m, TSNode n, const char *name)
 		    (ta_node_is(r, "identifier") && ta_node_text_eq(m->src, r, name)))
 			return true;
 	}
-	uint32_t c = ts_node_named_child_count(n);
+	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
 		if (multiplied(m, ts_node_named_child(n, i), name))
 			return true;
@@ -111,7 +111,7 @@ static TSNode load_assignment(TSNode call)
 
 static TSNode unparen(TSNode n)
 {
-	while (ta_node_is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1)
+	while (ta_node_is(n, "parenthesized_expression") && ta_node_named_count(n) == 1)
 		n = ts_node_named_child(n, 0);
 	return n;
 }

@@ -16,7 +16,7 @@ static bool defined(const ta_model *m, const char *name)
 		if (!strcmp(m->functions[i].name, name))
 			return true;
 	TSNode root = ta_syntax_root(m->syn);
-	uint32_t n = ts_node_named_child_count(root);
+	uint32_t n = ta_node_named_count(root);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode s = ts_node_named_child(root, i);
 		TSNode a = ta_node_is(s, "expression_statement") ? ts_node_named_child(s, 0) : (TSNode){ 0 };
@@ -51,7 +51,7 @@ static size_t s5_strides(const ta_model *m, TSNode n, const char *h, const char 
 	if (ta_node_is(n, "attribute"))
 		return 0;
 	size_t c = 0;
-	uint32_t k = ts_node_named_child_count(n);
+	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++)
 		c += s5_strides(m, ts_node_named_child(n, i), h, kvh, false, out);
 	return c;
@@ -64,7 +64,7 @@ static int s5_one(const ta_model *m, const ta_kernel *k, const ta_param *group, 
 	if (!ta_node_is(shape, "list") && !ta_node_is(shape, "tuple"))
 		return ta_edits_refuse(why, "line %u: the descriptor's shape is not a literal list", op->span.line);
 	TSNode hn = { 0 };
-	uint32_t n = ts_node_named_child_count(shape);
+	uint32_t n = ta_node_named_count(shape);
 	for (uint32_t d = 0; d < n && ts_node_is_null(hn); d++) {
 		TSNode el = ts_node_named_child(shape, d);
 		char *t = ta_node_is(el, "identifier") ? ta_node_text(m->src, el) : NULL;
@@ -82,7 +82,7 @@ static int s5_one(const ta_model *m, const ta_kernel *k, const ta_param *group, 
 	TSNode strides = desc_arg(m, op, "strides", 2);
 	size_t fixed = 0;
 	if (ta_node_is(strides, "list") || ta_node_is(strides, "tuple")) {
-		uint32_t sn = ts_node_named_child_count(strides);
+		uint32_t sn = ta_node_named_count(strides);
 		for (uint32_t i = 0; i < sn; i++)
 			fixed += s5_strides(m, ts_node_named_child(strides, i), h, kvh, true, out);
 	}
@@ -193,7 +193,7 @@ TA_EDIT_MAKER(G8)
 			continue;
 		}
 		TSNode args = ta_node_field(call, "arguments");
-		uint32_t na = ts_node_named_child_count(args);
+		uint32_t na = ta_node_named_count(args);
 		TSNode last = na ? ts_node_named_child(args, na - 1) : (TSNode){ 0 };
 		while (!ts_node_is_null(last) && ta_node_is(last, "comment"))
 			last = ts_node_prev_named_sibling(last);
@@ -326,7 +326,7 @@ TA_EDIT_MAKER(S6)
 				continue;
 			TSNode call = ta_edits_node(m, l->span);
 			TSNode args = ta_node_field(call, "arguments");
-			uint32_t na = ts_node_named_child_count(args);
+			uint32_t na = ta_node_named_count(args);
 			TSNode last = na ? ts_node_named_child(args, na - 1) : (TSNode){ 0 };
 			while (!ts_node_is_null(last) && ta_node_is(last, "comment"))
 				last = ts_node_prev_named_sibling(last);

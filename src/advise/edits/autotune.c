@@ -73,7 +73,7 @@ TA_EDIT_MAKER(S8)
 		}
 		ta_buf add = TA_BUF_INIT;
 		char quote = '"';
-		uint32_t n = ts_node_named_child_count(list);
+		uint32_t n = ta_node_named_count(list);
 		TSNode last = { 0 };
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode c = ts_node_named_child(list, i);
@@ -140,7 +140,7 @@ static void l2_map_cdiv(l2_state *s, TSNode n)
 	if (ta_node_is(n, "call")) {
 		char *c = ta_model_canonical(s->m, ta_node_field(n, "function"));
 		TSNode args = ta_node_field(n, "arguments");
-		if (c && ta_name_is(c, "triton.cdiv") && ts_node_named_child_count(args) == 2) {
+		if (c && ta_name_is(c, "triton.cdiv") && ta_node_named_count(args) == 2) {
 			TSNode v = ts_node_named_child(args, 1);
 			char *vt = ta_node_text(s->m->src, v);
 			for (size_t i = 0; i < s->l->kwarg_count; i++) {
@@ -158,7 +158,7 @@ static void l2_map_cdiv(l2_state *s, TSNode n)
 		}
 		free(c);
 	}
-	uint32_t k = ts_node_named_child_count(n);
+	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++)
 		l2_map_cdiv(s, ts_node_named_child(n, i));
 }
@@ -180,7 +180,7 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 		bool opt = false;
 		if (!all_configs_set(a, l->kwargs[i].name, &opt))
 			continue;
-		uint32_t n = ts_node_named_child_count(args);
+		uint32_t n = ta_node_named_count(args);
 		for (uint32_t j = 0; j < n; j++) {
 			TSNode c = ts_node_named_child(args, j);
 			if (ts_node_start_byte(c) == l->kwargs[i].span.start) {
@@ -208,7 +208,7 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 		TSNode body = def;
 		if (l->grid_kind == TA_GRID_LAMBDA) {
 			TSNode ps = ta_node_field(def, "parameters");
-			char *pn = ts_node_named_child_count(ps) ? ta_node_text(m->src, ts_node_named_child(ps, 0)) : NULL;
+			char *pn = ta_node_named_count(ps) ? ta_node_text(m->src, ts_node_named_child(ps, 0)) : NULL;
 			if (!pn) {
 				ta_buf_free(&names);
 				return ta_edits_refuse(why, "line %u: the grid lambda takes no parameter", l->span.line);
@@ -222,7 +222,7 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 							    l->grid_span.start, l->grid_span.start));
 			while (!ts_node_is_null(sub) && !ta_node_is(sub, "subscript"))
 				sub = ta_node_parent(sub);
-			uint32_t n = ts_node_named_child_count(sub);
+			uint32_t n = ta_node_named_count(sub);
 			for (uint32_t i = 1; i < n; i++)
 				l2_map_cdiv(&s, ts_node_named_child(sub, i));
 		} else {

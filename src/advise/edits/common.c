@@ -95,7 +95,7 @@ TSNode ta_edits_statement(TSNode n)
 {
 	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); n = p, p = ta_node_parent(p)) {
 		if (ta_node_is(p, "expression_statement"))
-			return ts_node_named_child_count(p) == 1 ? p : (TSNode){ 0 };
+			return ta_node_named_count(p) == 1 ? p : (TSNode){ 0 };
 		/* Only through the assignment itself: not out of a call. */
 		if (!ta_node_is(p, "assignment") && !ta_node_is(p, "augmented_assignment"))
 			return (TSNode){ 0 };
@@ -177,7 +177,7 @@ static void names_walk(const ta_model *m, TSNode n, char ***v, size_t *count, si
 		names_walk(m, ta_node_field(n, "value"), v, count, cap);
 		return;
 	}
-	uint32_t c = ts_node_named_child_count(n);
+	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
 		names_walk(m, ts_node_named_child(n, i), v, count, cap);
 }
@@ -233,7 +233,7 @@ int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *na
 	/* The parameter, after the last one without a default. */
 	TSNode params = ta_node_field(k->node, "parameters");
 	TSNode after = { 0 };
-	uint32_t index = 0, seen = 0, n = ts_node_named_child_count(params);
+	uint32_t index = 0, seen = 0, n = ta_node_named_count(params);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode p = ts_node_named_child(params, i);
 		if (ta_node_is(p, "comment"))
@@ -278,7 +278,7 @@ int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *na
 TSNode ta_edits_call_arg(const ta_model *m, TSNode call, uint32_t index, const char *kw)
 {
 	TSNode args = ta_node_field(call, "arguments");
-	uint32_t pos = 0, n = ts_node_named_child_count(args);
+	uint32_t pos = 0, n = ta_node_named_count(args);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode a = ts_node_named_child(args, i);
 		if (ta_node_is(a, "comment"))

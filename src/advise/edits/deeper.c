@@ -13,7 +13,7 @@
 /* The first `A & B == C` (or |) in n at line; fills *cmp. */
 static bool d13_find(const ta_model *m, TSNode n, uint32_t line, TSNode *cmp)
 {
-	if (ta_node_is(n, "comparison_operator") && ts_node_named_child_count(n) >= 2) {
+	if (ta_node_is(n, "comparison_operator") && ta_node_named_count(n) >= 2) {
 		TSNode left = ts_node_named_child(n, 0);
 		TSNode op = ta_node_field(left, "operator");
 		if (ta_node_is(left, "binary_operator") && !ts_node_is_null(op) &&
@@ -23,7 +23,7 @@ static bool d13_find(const ta_model *m, TSNode n, uint32_t line, TSNode *cmp)
 			return true;
 		}
 	}
-	uint32_t c = ts_node_named_child_count(n);
+	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
 		if (d13_find(m, ts_node_named_child(n, i), line, cmp))
 			return true;
@@ -40,7 +40,7 @@ TA_EDIT_MAKER(D13)
 		if (!d13_find(m, m->kernels[ki].node, line, &cmp))
 			continue;
 		uint32_t line_of = (uint32_t)ta_node_line(cmp);
-		if (ts_node_named_child_count(cmp) != 2) {
+		if (ta_node_named_count(cmp) != 2) {
 			ta_edits_keep_why(&why, ta_xasprintf("line %u: a chained comparison; the intended grouping is unclear",
 						    line_of));
 			continue;
@@ -75,7 +75,7 @@ static bool touched_between(const ta_model *m, TSNode n, const char *name, uint3
 	if (ts_node_start_byte(n) >= s && ts_node_end_byte(n) <= e && ta_node_is(n, "identifier") &&
 	    ta_node_text_eq(m->src, n, name))
 		return true;
-	uint32_t c = ts_node_named_child_count(n);
+	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
 		if (touched_between(m, ts_node_named_child(n, i), name, s, e))
 			return true;
@@ -92,7 +92,7 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 	TSNode targs = ta_node_field(tc, "arguments");
 	char *meth = ta_node_text(m->src, ta_node_field(tf, "attribute"));
 	char *dev = NULL;
-	uint32_t na = ts_node_named_child_count(targs);
+	uint32_t na = ta_node_named_count(targs);
 	if (meth && !strcmp(meth, "cuda") && na == 0) {
 		dev = ta_xstrdup("\"cuda\"");
 	} else if (meth && !strcmp(meth, "to") && na == 1) {
@@ -136,7 +136,7 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 	}
 	/* device= into the allocation. */
 	TSNode aargs = ta_node_field(ac, "arguments");
-	uint32_t an = ts_node_named_child_count(aargs);
+	uint32_t an = ta_node_named_count(aargs);
 	TSNode last = an ? ts_node_named_child(aargs, an - 1) : (TSNode){ 0 };
 	char *kw = ta_xasprintf("%sdevice=%s", ts_node_is_null(last) ? "" : ", ", dev);
 	uint32_t at = ts_node_is_null(last) ? ts_node_end_byte(aargs) - 1 : ts_node_end_byte(last);
@@ -216,7 +216,7 @@ static void bound_names(const ta_model *m, TSNode n, char ***v, size_t *count)
 			(*v)[(*count)++] = w[i];
 		free(w);
 	}
-	uint32_t c = ts_node_named_child_count(n);
+	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
 		bound_names(m, ts_node_named_child(n, i), v, count);
 }
@@ -228,7 +228,7 @@ static bool module_name_before(const ta_model *m, const char *name, uint32_t off
 		if (!strcmp(m->imports[i].alias, name))
 			return true;
 	TSNode root = ta_syntax_root(m->syn);
-	uint32_t n = ts_node_named_child_count(root);
+	uint32_t n = ta_node_named_count(root);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode s = ts_node_named_child(root, i);
 		if (ts_node_start_byte(s) >= off)
@@ -267,7 +267,7 @@ static int d14_one(const ta_model *m, const ta_host *h, const ta_host_op *op, ta
 	TSNode w = rhs;
 	while (ta_node_is(w, "call")) {
 		TSNode args = ta_node_field(w, "arguments");
-		if (ts_node_named_child_count(args) < 1)
+		if (ta_node_named_count(args) < 1)
 			break;
 		w = ts_node_named_child(args, 0);
 	}

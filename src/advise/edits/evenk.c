@@ -57,7 +57,7 @@ static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
 	TSNode call = ta_edits_node(m, l->iter);
 	TSNode args = ta_node_field(call, "arguments");
 	TSNode pos[3];
-	uint32_t np = 0, n = ts_node_named_child_count(args);
+	uint32_t np = 0, n = ta_node_named_count(args);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode a = ts_node_named_child(args, i);
 		if (ta_node_is(a, "keyword_argument") || ta_node_is(a, "comment"))
@@ -80,7 +80,7 @@ static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
 		char *fn = ta_model_canonical(m, ta_node_field(stop, "function"));
 		TSNode ca = ta_node_field(stop, "arguments");
 		if (fn && (ta_name_is(fn, "triton.language.cdiv") || ta_name_is(fn, "triton.cdiv")) &&
-		    ts_node_named_child_count(ca) == 2) {
+		    ta_node_named_count(ca) == 2) {
 			kn = ts_node_named_child(ca, 0);
 			bn = ts_node_named_child(ca, 1);
 		}
@@ -111,7 +111,7 @@ static TSNode last_assign(const ta_model *m, TSNode n, const char *name, uint32_
 		if (ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name))
 			best = ta_node_field(n, "right");
 	}
-	uint32_t c = ts_node_named_child_count(n);
+	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
 		best = last_assign(m, ts_node_named_child(n, i), name, off, best);
 	return best;
@@ -158,7 +158,7 @@ static int k_term(p2_ctx *c, TSNode term, uint32_t at, int depth)
 static void split_and(const ta_model *m, TSNode n, TSNode *terms, size_t *count, size_t max)
 {
 	TSNode in = n;
-	while (ta_node_is(in, "parenthesized_expression") && ts_node_named_child_count(in) == 1)
+	while (ta_node_is(in, "parenthesized_expression") && ta_node_named_count(in) == 1)
 		in = ts_node_named_child(in, 0);
 	TSNode op = ta_node_field(in, "operator");
 	if (ta_node_is(in, "binary_operator") && ta_node_text_eq(m->src, op, "&")) {
@@ -175,7 +175,7 @@ static void split_and(const ta_model *m, TSNode n, TSNode *terms, size_t *count,
 static TSNode load_arg(const ta_model *m, TSNode call, const char *kw, uint32_t index, TSNode *whole)
 {
 	TSNode args = ta_node_field(call, "arguments");
-	uint32_t n = ts_node_named_child_count(args), pos = 0;
+	uint32_t n = ta_node_named_count(args), pos = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode a = ts_node_named_child(args, i);
 		if (ta_node_is(a, "comment"))
@@ -234,7 +234,7 @@ static int p2_load(p2_ctx *c, const ta_op *op, char **why)
 			continue;
 		TSNode tn = terms[i];
 		/* a lone `(x < M)` loses its now useless parentheses */
-		if (kept == 1 && ta_node_is(tn, "parenthesized_expression") && ts_node_named_child_count(tn) == 1)
+		if (kept == 1 && ta_node_is(tn, "parenthesized_expression") && ta_node_named_count(tn) == 1)
 			tn = ts_node_named_child(tn, 0);
 		char *t = ta_node_text(m->src, tn);
 		bool bare = kept == 1 || ta_node_is(tn, "parenthesized_expression") || ta_node_is(tn, "identifier") ||
@@ -306,7 +306,7 @@ static TSNode jit_decorator(const ta_model *m, const ta_kernel *k)
 	TSNode dd = ta_node_parent(k->node);
 	if (!ta_node_is(dd, "decorated_definition"))
 		return (TSNode){ 0 };
-	uint32_t n = ts_node_named_child_count(dd);
+	uint32_t n = ta_node_named_count(dd);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode d = ts_node_named_child(dd, i);
 		if (!ta_node_is(d, "decorator"))
@@ -341,7 +341,7 @@ static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 		}
 		TSNode last = { 0 };
 		char q = '"';
-		uint32_t n = ts_node_named_child_count(dict);
+		uint32_t n = ta_node_named_count(dict);
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode p = ts_node_named_child(dict, i);
 			if (!ta_node_is(p, "pair"))

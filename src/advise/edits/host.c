@@ -101,7 +101,7 @@ static int s7_one(const ta_model *m, const ta_host *h, const ta_host_op *op, ta_
 	TSNode fn = ta_node_field(call, "function");
 	TSNode recv = ta_node_field(fn, "object");
 	TSNode args = ta_node_field(call, "arguments");
-	if (!ta_node_is(call, "call") || ts_node_named_child_count(args) != 0)
+	if (!ta_node_is(call, "call") || ta_node_named_count(args) != 0)
 		return ta_edits_refuse(why_not, "line %u: not a plain x.contiguous() call", op->span.line);
 	if (!plain_name(recv))
 		return ta_edits_refuse(why_not, "line %u: `%s` is an expression; tested and copied it would run twice",

@@ -179,13 +179,13 @@ static int s3_one(const ta_model *m, const ta_kernel *k, const ta_op *dot, ta_ed
 		TSNode op = ta_node_field(ts_node_named_child(ds, 0), "operator");
 		ta_edit_replace(out, ts_node_start_byte(op), ts_node_end_byte(op), "=");
 		if (*extra) {
-			TSNode last = ts_node_named_child(args, ts_node_named_child_count(args) - 1);
+			TSNode last = ts_node_named_child(args, ta_node_named_count(args) - 1);
 			ta_edit_replace(out, ts_node_end_byte(last), ts_node_end_byte(last), extra);
 		}
 	} else {
 		/* The accumulator argument, with the comma before it. */
 		TSNode target = (TSNode){ 0 };
-		uint32_t n = ts_node_named_child_count(args);
+		uint32_t n = ta_node_named_count(args);
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode c = ts_node_named_child(args, i);
 			uint32_t s = ts_node_start_byte(c);
@@ -316,7 +316,7 @@ static bool var_indexes(const ta_model *m, TSNode n, const char *var)
 		if (!ts_node_is_null(s) && ta_node_contains_identifier(m->src, s, var))
 			return true;
 	}
-	uint32_t c = ts_node_named_child_count(n);
+	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
 		if (var_indexes(m, ts_node_named_child(n, i), var))
 			return true;
@@ -359,7 +359,7 @@ TA_EDIT_MAKER(D1)
 				return ta_edits_refuse(why_not, "the file does not import triton.language");
 			TSNode fn = ta_node_field(call, "function");
 			TSNode args = ta_node_field(call, "arguments");
-			uint32_t n = ts_node_named_child_count(args);
+			uint32_t n = ta_node_named_count(args);
 			if (l->kind != TA_LOOP_TL_RANGE)
 				ta_edit_replace(out, ts_node_start_byte(fn), ts_node_end_byte(fn), range);
 			if (n == 0) {

@@ -15,7 +15,7 @@
 
 static TSNode unparen(TSNode n)
 {
-	while (ta_node_is(n, "parenthesized_expression") && ts_node_named_child_count(n) == 1)
+	while (ta_node_is(n, "parenthesized_expression") && ta_node_named_count(n) == 1)
 		n = ts_node_named_child(n, 0);
 	return n;
 }
@@ -87,7 +87,7 @@ static int bcast_mask(const ta_model *m, TSNode n)
 		r |= 4;
 	if (ta_node_is(n, "attribute") && ta_node_text_eq(m->src, ta_node_field(n, "attribute"), "T"))
 		r |= 4;
-	uint32_t c = ts_node_named_child_count(n);
+	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
 		r |= bcast_mask(m, ts_node_named_child(n, i));
 	return r;
@@ -104,7 +104,7 @@ static size_t ident_count(const ta_model *m, TSNode n, const char *name)
 	if (ta_node_is(n, "keyword_argument"))
 		return ident_count(m, ta_node_field(n, "value"), name);
 	size_t s = 0;
-	uint32_t c = ts_node_named_child_count(n);
+	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
 		s += ident_count(m, ts_node_named_child(n, i), name);
 	return s;
@@ -131,7 +131,7 @@ static void find_defs(const ta_model *m, TSNode n, const char *name, defs *d)
 		else
 			d->more = true;
 	}
-	uint32_t c = ts_node_named_child_count(n);
+	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
 		find_defs(m, ts_node_named_child(n, i), name, d);
 }
@@ -251,7 +251,7 @@ static void swap_render(const ta_model *m, TSNode n, ta_buf *b)
 	}
 	if (swap_chain(m, n, b))
 		return;
-	uint32_t pos = ts_node_start_byte(n), c = ts_node_child_count(n);
+	uint32_t pos = ts_node_start_byte(n), c = ta_node_child_count(n);
 	for (uint32_t i = 0; i < c; i++) {
 		TSNode ch = ts_node_child(n, i);
 		if (!bcast_mask(m, ch))
@@ -389,7 +389,7 @@ static int p3_load(p3_ctx *c, TSNode call, bool inline_load, char **inline_text,
 {
 	const ta_model *m = c->m;
 	TSNode args = ta_node_field(call, "arguments");
-	uint32_t n = ts_node_named_child_count(args), pos = 0;
+	uint32_t n = ta_node_named_count(args), pos = 0;
 	int ptr_bits = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode a = ts_node_named_child(args, i);
@@ -744,8 +744,8 @@ static int s1_mask(s1_ctx *c, TSNode mask)
 	size_t n = chain_terms(m, mask, "&", t, 4);
 	for (size_t i = 0; i < n; i++) {
 		TSNode cmp = unparen(t[i]);
-		if (!ta_node_is(cmp, "comparison_operator") || ts_node_named_child_count(cmp) != 2 ||
-		    ts_node_child_count(cmp) != 3 || !ta_node_text_eq(m->src, ts_node_child(cmp, 1), "<"))
+		if (!ta_node_is(cmp, "comparison_operator") || ta_node_named_count(cmp) != 2 ||
+		    ta_node_child_count(cmp) != 3 || !ta_node_text_eq(m->src, ts_node_child(cmp, 1), "<"))
 			return s1_fail(c, "the mask is not the bounds mask (rows[:, None] < M) & (cols[None, :] < N)");
 		TSNode l = unparen(ts_node_named_child(cmp, 0)), r = ts_node_named_child(cmp, 1);
 		int kind = bcast_kind(m, l);

@@ -41,7 +41,7 @@ static void add_site(l1_ctx *c, site_kind kind, uint32_t s, uint32_t e, TSNode n
  * 1 FLAG, 2 not FLAG, 0 neither. */
 static int flag_test(const l1_ctx *c, TSNode cond)
 {
-	while (ta_node_is(cond, "parenthesized_expression") && ts_node_named_child_count(cond) == 1)
+	while (ta_node_is(cond, "parenthesized_expression") && ta_node_named_count(cond) == 1)
 		cond = ts_node_named_child(cond, 0);
 	if (ta_node_is(cond, "identifier"))
 		return ta_node_text_eq(c->m->src, cond, c->flag->name) ? 1 : 0;
@@ -73,12 +73,12 @@ static void find_tests(l1_ctx *c, TSNode n)
 	if (ta_node_is(n, "if_statement") && flag_test(c, ta_node_field(n, "condition"))) {
 		add_site(c, SITE_IF, ts_node_start_byte(n), ts_node_end_byte(n), n,
 			 flag_test(c, ta_node_field(n, "condition")) == 2);
-	} else if (ta_node_is(n, "conditional_expression") && ts_node_named_child_count(n) == 3 &&
+	} else if (ta_node_is(n, "conditional_expression") && ta_node_named_count(n) == 3 &&
 		   flag_test(c, ts_node_named_child(n, 1))) {
 		add_site(c, SITE_COND, ts_node_start_byte(n), ts_node_end_byte(n), n,
 			 flag_test(c, ts_node_named_child(n, 1)) == 2);
 	}
-	uint32_t k = ts_node_named_child_count(n);
+	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++)
 		find_tests(c, ts_node_named_child(n, i));
 }
@@ -106,7 +106,7 @@ static TSNode stray_flag(const l1_ctx *c, TSNode n)
 		return n;
 	if (ta_node_is(n, "attribute"))
 		return stray_flag(c, ta_node_field(n, "object"));
-	uint32_t k = ts_node_named_child_count(n);
+	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++) {
 		TSNode s = stray_flag(c, ts_node_named_child(n, i));
 		if (!ts_node_is_null(s))
@@ -156,7 +156,7 @@ static void body_lines(const l1_ctx *c, TSNode colon, TSNode body, uint32_t *s, 
 static TSNode colon_before(TSNode n, TSNode body)
 {
 	TSNode colon = { 0 };
-	uint32_t k = ts_node_child_count(n);
+	uint32_t k = ta_node_child_count(n);
 	for (uint32_t i = 0; i < k; i++) {
 		TSNode ch = ts_node_child(n, i);
 		if (ts_node_start_byte(ch) >= ts_node_start_byte(body))
@@ -186,7 +186,7 @@ static void emit_if(l1_ctx *c, const site *x, ta_buf *b)
 		/* No branch for this value: the statement goes, unless its block
 		 * would be left empty. */
 		TSNode blk = ta_node_parent(x->node);
-		uint32_t stmts = 0, k = ts_node_named_child_count(blk);
+		uint32_t stmts = 0, k = ta_node_named_count(blk);
 		for (uint32_t i = 0; i < k; i++)
 			stmts += !ta_node_is(ts_node_named_child(blk, i), "comment");
 		if (stmts == 1)
@@ -343,7 +343,7 @@ static int check_decorators(l1_ctx *c)
 	uint32_t ks = 0, ke = 0;
 	if (k->autotune && k->autotune->key_span.end > k->autotune->key_span.start) {
 		TSNode list = ta_edits_node(m, k->autotune->key_span);
-		uint32_t n = ts_node_named_child_count(list);
+		uint32_t n = ta_node_named_count(list);
 		for (uint32_t i = 0; i < n; i++) {
 			TSNode el = ts_node_named_child(list, i);
 			char *t = ta_node_text(m->src, el);
@@ -384,7 +384,7 @@ static TSNode other_use(const l1_ctx *c, TSNode n, const TSNode *callees, size_t
 		return other_use(c, ta_node_field(n, "object"), callees, nc);
 	if (ta_node_is(n, "keyword_argument"))
 		return other_use(c, ta_node_field(n, "value"), callees, nc);
-	uint32_t k = ts_node_named_child_count(n);
+	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++) {
 		TSNode u = other_use(c, ts_node_named_child(n, i), callees, nc);
 		if (!ts_node_is_null(u))
@@ -521,7 +521,7 @@ static int l1_kernel(l1_ctx *c, ta_edit *out)
 	TSNode nm = ta_node_field(k->node, "name");
 	add_site(c, SITE_NAME, ts_node_start_byte(nm), ts_node_end_byte(nm), nm, false);
 	TSNode params = ta_node_field(k->node, "parameters");
-	uint32_t np = ts_node_named_child_count(params);
+	uint32_t np = ta_node_named_count(params);
 	TSNode pn = { 0 };
 	for (uint32_t i = 0, seen = 0; i < np; i++) {
 		TSNode p = ts_node_named_child(params, i);

@@ -65,7 +65,7 @@ static uint32_t dict_entry(const ta_model *m, TSNode config, const char *value, 
 		return UINT32_MAX;
 	TSNode last = { 0 };
 	char q = '"';
-	uint32_t n = ts_node_named_child_count(dict);
+	uint32_t n = ta_node_named_count(dict);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode p = ts_node_named_child(dict, i);
 		if (ta_node_is(p, "comment"))
@@ -121,7 +121,7 @@ static int p5_comprehension_config(const ta_model *m, TSNode config, TSNode comp
 	if (at == UINT32_MAX)
 		return ta_edits_refuse(why, "line %u: the config's parameters are not a literal dict",
 				       (unsigned)ts_node_start_point(config).row + 1);
-	uint32_t n = ts_node_named_child_count(comp);
+	uint32_t n = ta_node_named_count(comp);
 	TSNode last = ts_node_named_child(comp, n - 1);
 	while (ta_node_is(last, "comment") && n > 1)
 		last = ts_node_named_child(comp, --n - 1);
@@ -235,15 +235,15 @@ static const char *p5_shape(const ta_model *m, const ta_kernel *k, const ta_op *
 		       "descriptor's box would need a pre_hook)";
 	TSNode dc = ta_edits_node(m, d->span);
 	TSNode shape = ta_edits_call_arg(m, dc, 3, "block_shape");
-	if ((!ta_node_is(shape, "list") && !ta_node_is(shape, "tuple")) || ts_node_named_child_count(shape) != 2)
+	if ((!ta_node_is(shape, "list") && !ta_node_is(shape, "tuple")) || ta_node_named_count(shape) != 2)
 		return "the descriptor's block_shape is not a literal pair [BLOCK_M, BLOCK_N]";
 	s->bm = ts_node_named_child(shape, 0);
 	s->bn = s->bn_at = ts_node_named_child(shape, 1);
 	s->offsets = ta_edits_call_arg(m, call, 0, NULL);
 	s->value = ta_edits_call_arg(m, call, 1, NULL);
 	if ((!ta_node_is(s->offsets, "list") && !ta_node_is(s->offsets, "tuple")) ||
-	    ts_node_named_child_count(s->offsets) != 2 || ts_node_is_null(s->value) ||
-	    ts_node_named_child_count(ta_node_field(call, "arguments")) != 2)
+	    ta_node_named_count(s->offsets) != 2 || ts_node_is_null(s->value) ||
+	    ta_node_named_count(ta_node_field(call, "arguments")) != 2)
 		return "the store is not desc.store([off_m, off_n], tile)";
 	s->stmt = ta_node_parent(call);
 	uint32_t end;

@@ -518,7 +518,7 @@ ta_status ta_detect_d13(ta_rule_ctx *c)
 	for (;;) {
 		TSNode n = ts_tree_cursor_current_node(&cur);
 		/* Either side: `offs < M & ok` is `offs < (M & ok)` just as much. */
-		for (uint32_t side = 0; ta_node_is(n, "comparison_operator") && side < ts_node_named_child_count(n);
+		for (uint32_t side = 0; ta_node_is(n, "comparison_operator") && side < ta_node_named_count(n);
 		     side++) {
 			TSNode left = ts_node_named_child(n, side);
 			TSNode op = ta_node_field(left, "operator");

@@ -10,7 +10,7 @@ static TSNode condition_of(TSNode n)
 {
 	if (ta_node_is(n, "if_statement") || ta_node_is(n, "elif_clause") || ta_node_is(n, "while_statement"))
 		return ta_node_field(n, "condition");
-	if (ta_node_is(n, "conditional_expression") && ts_node_named_child_count(n) >= 2)
+	if (ta_node_is(n, "conditional_expression") && ta_node_named_count(n) >= 2)
 		return ts_node_named_child(n, 1);
 	TSNode none = { 0 };
 	return none;

@@ -208,7 +208,7 @@ ta_status ta_detect_s5(ta_rule_ctx *c)
 		TSNode shape = descriptor_shape(c, op);
 		if (!ta_node_is(shape, "list") && !ta_node_is(shape, "tuple"))
 			continue;
-		uint32_t n = ts_node_named_child_count(shape);
+		uint32_t n = ta_node_named_count(shape);
 		for (uint32_t d = 0; d < n; d++) {
 			TSNode el = ts_node_named_child(shape, d);
 			if (!ta_node_is(el, "identifier"))

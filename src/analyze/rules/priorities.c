@@ -290,7 +290,7 @@ static char *store_block_width(ta_rule_ctx *c, const ta_op *store)
 	const ta_kwarg *kw = ta_kwarg_find(d->kwargs, d->kwarg_count, "block_shape");
 	TSNode list = kw ? ta_rule_node(c, kw->value_span) : d->arg_count >= 4 ? ta_rule_node(c, d->args[3]) :
 		      (TSNode){ 0 };
-	uint32_t n = ta_node_is(list, "list") || ta_node_is(list, "tuple") ? ts_node_named_child_count(list) : 0;
+	uint32_t n = ta_node_is(list, "list") || ta_node_is(list, "tuple") ? ta_node_named_count(list) : 0;
 	if (!n)
 		return NULL;
 	return ta_node_text(c->m->src, ts_node_named_child(list, n - 1));
