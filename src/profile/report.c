@@ -345,6 +345,12 @@ static void record_notes(const ta_records *recs, const run_outcome *oc, bool rep
 		fprintf(err, "tileadvise: the CUPTI injector could not load (no records): libcupti was not "
 			"found where the CUDA toolkit keeps it (%s, /usr/local/cuda); install CUPTI\n",
 			CUPTI_LIBDIR[0] ? CUPTI_LIBDIR : "none found at build time");
+	else if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0 &&
+		 !ta_runner_cupti_fits(ta_runner_find_cupti(NULL)))
+		fprintf(err, "tileadvise: the CUPTI injector could not load (no records): the CUPTI in %s "
+			"is another version than the one this build needs (%s); rebuild tileadvise "
+			"against that CUDA toolkit (./configure --with-cuda=DIR)\n",
+			ta_runner_find_cupti(NULL), CUPTI_SONAME);
 	else if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0)
 		fprintf(err, "tileadvise: the CUPTI injector was not loaded (no records): the program did "
 			"not use CUDA, or its CUDA ignored CUDA_INJECTION64_PATH\n");

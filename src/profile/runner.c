@@ -95,6 +95,16 @@ static bool dir_has_cupti(const char *dir)
 	return found;
 }
 
+bool ta_runner_cupti_fits(const char *dir)
+{
+	if (!CUPTI_SONAME[0] || !dir)
+		return true;
+	char *path = ta_xasprintf("%s/%s", dir, CUPTI_SONAME);
+	bool fits = access(path, F_OK) == 0;
+	free(path);
+	return fits;
+}
+
 const char *ta_runner_find_cupti(const char *hint)
 {
 	static const char *const places[] = {

@@ -108,6 +108,9 @@ void ta_runner_free(ta_runner *r);
 /* The directory holding libcupti to put on the child's library path, or
  * NULL when none of the known places has it. Static string or `hint`. */
 const char *ta_runner_find_cupti(const char *hint);
+/* Whether dir holds the CUPTI the injector was linked against (the soname
+ * of the build's toolkit, e.g. libcupti.so.13); true when unknown. */
+bool ta_runner_cupti_fits(const char *dir);
 
 /* "SIGSEGV" for SIGSEGV, "signal 42" for an unnamed one: a static string or
  * one in buf[32]. */

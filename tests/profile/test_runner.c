@@ -295,10 +295,39 @@ static void test_environment(void **state)
 	run_free(&x);
 }
 
+/* A folder whose CUPTI is another version than the build's does not fit
+ * (the tool then says to rebuild instead of "not loaded"). */
+static void test_cupti_version(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/ta-cupti-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[256];
+	snprintf(path, sizeof path, "%s/libcupti.so.12", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	if (CUPTI_SONAME[0]) {
+		assert_false(ta_runner_cupti_fits(dir));
+		snprintf(path, sizeof path, "%s/%s", dir, CUPTI_SONAME);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fclose(f);
+		assert_true(ta_runner_cupti_fits(dir));
+		unlink(path);
+	} else {
+		assert_true(ta_runner_cupti_fits(dir));   /* no CUPTI at build time: unknown */
+	}
+	snprintf(path, sizeof path, "%s/libcupti.so.12", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cupti_version),
 		cmocka_unit_test(test_exit_codes),
 		cmocka_unit_test(test_signal),
 		cmocka_unit_test(test_timeout),
