@@ -25,7 +25,7 @@ ta_wait "^EXIT=0"
 
 ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu h200 --records '$rec' --baseline-records '$base' softmax.py"
 ta_check "with a recorded baseline T5 is decided" ta_wait "│ T5 · Catastrophic gap .*\[satisfied\]"
-ta_check "the page shows what it was compared with" ta_wait "h200-2026-11-29-softmax.jsonl: same"
+ta_check "the page shows what it was compared with" ta_wait "baseline h200-2026-11-29-softmax\.jsonl: same"
 # (the line wraps where the baseline's path is long: match its end)
 ta_check "and the ratio" ta_wait "(^|kernel |│ +)260\.7 µs, ratio 1\.01×"
 ta_keys q

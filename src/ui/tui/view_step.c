@@ -290,8 +290,13 @@ static void vs_baseline(page *p, const ta_app *app, const ta_run_figures *run, c
 	double base_ns;
 	double ratio = ta_baseline_ratio(run, base, kernel, &base_ns);
 	char bt[32];
-	char *line = ta_xasprintf("baseline %s: %s %s, ratio %.2f%s",
-				  app->sess->baseline_source ? app->sess->baseline_source : "(recorded)",
+	/* A recorded stream is named by its file name (its folder says nothing
+	 * here and can fill the line); a command is shown whole. */
+	const char *source = app->sess->baseline_source ? app->sess->baseline_source : "(recorded)";
+	const char *slash = strrchr(source, '/');
+	if (slash && !strchr(source, ' '))
+		source = slash + 1;
+	char *line = ta_xasprintf("baseline %s: %s %s, ratio %.2f%s", source,
 				  ta_run_figures_find(base, kernel) ? "same kernel" : "per call (its kernels' medians)",
 				  ta_fmt_ns(base_ns, bt, sizeof bt), ratio, ta_glyph_str(TA_G_TIMES));
 	wrap(p, 3, TA_ROLE_NORMAL, line);
