@@ -81,17 +81,11 @@ ta_deep *ta_deep_build(const ta_records *recs, const char *file, const char *con
 void ta_deep_free(ta_deep *d);
 
 const ta_deep_kernel *ta_deep_find(const ta_deep *d, const char *name);
-/* The hot line entry for line, or NULL. */
-const ta_hot_line *ta_deep_line(const ta_deep_kernel *k, uint32_t line);
 
 /* A stall reason in words ("waiting for global memory"); the short name
  * itself when unknown. Static string or name. */
 const char *ta_stall_words(const char *reason);
 const char *ta_bound_name(ta_bound b);
 
-/* One sentence on the lines first..last of kernel k, e.g. "38% of stall
- * samples are on lines 88–90: long scoreboard (waiting for global
- * memory)", or NULL when they hold under 5% (caller frees). */
-char *ta_deep_lines_sentence(const ta_deep_kernel *k, uint32_t first, uint32_t last);
 
 #endif

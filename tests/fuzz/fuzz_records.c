@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "advise/deep_figures.h"
 #include "profile/deep_report.h"
 #include "profile/gpu.h"
 #include "profile/measure.h"
@@ -105,9 +106,17 @@ static void print_deep(const ta_records *r, const char *const *names, size_t n,
 	json_decref(back);
 	free(text);
 	json_decref(j);
+	uint32_t lines[40];
+	for (uint32_t l = 0; l < 40; l++)
+		lines[l] = l + 1;
 	for (size_t i = 0; i < d->n_kernels; i++) {
-		char *sentence = ta_deep_lines_sentence(&d->kernels[i], 1, 40);
+		ta_deep_figures f;
+		ta_deep_figures_set(&f, &d->kernels[i]);
+		char *sentence = ta_deep_figures_sentence(&f, lines, 40);
+		char *sol = ta_deep_figures_sol_line(&f);
 		free(sentence);
+		free(sol);
+		ta_deep_figures_clear(&f);
 	}
 	ta_deep_free(d);
 }

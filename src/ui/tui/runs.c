@@ -58,15 +58,24 @@ static void ask_revert(ta_app *app, const char *fmt, ...)
 	app->prompt = TA_PROMPT_REVERT;
 }
 
+/* The file's kernel names and which of them it autotunes (caller frees
+ * both), as the measurement and the --deep view take them. */
+static const char **kernel_names(const ta_model *m, bool **autotuned)
+{
+	const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
+	*autotuned = ta_xcalloc(m->kernel_count + 1, sizeof **autotuned);
+	for (size_t i = 0; i < m->kernel_count; i++) {
+		names[i] = m->kernels[i].name;
+		(*autotuned)[i] = m->kernels[i].autotune != NULL;
+	}
+	return names;
+}
+
 static void finish_profile(ta_app *app)
 {
 	const ta_model *m = app->an->model;
-	const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
-	bool *autotuned = ta_xcalloc(m->kernel_count + 1, sizeof *autotuned);
-	for (size_t i = 0; i < m->kernel_count; i++) {
-		names[i] = m->kernels[i].name;
-		autotuned[i] = m->kernels[i].autotune != NULL;
-	}
+	bool *autotuned;
+	const char **names = kernel_names(m, &autotuned);
 	ta_measurement *meas = ta_measure_build(&app->recs, names, autotuned, m->kernel_count,
 						app->has_gpu ? &app->gpu : NULL);
 	/* A recorded stream may hold --deep runs too. */
@@ -251,12 +260,8 @@ static void finish_deep(ta_app *app)
 	if (app->deep_run < 0 || (size_t)app->deep_run >= app->sess->n_runs)
 		return;
 	const ta_model *m = app->an->model;
-	const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
-	bool *autotuned = ta_xcalloc(m->kernel_count + 1, sizeof *autotuned);
-	for (size_t i = 0; i < m->kernel_count; i++) {
-		names[i] = m->kernels[i].name;
-		autotuned[i] = m->kernels[i].autotune != NULL;
-	}
+	bool *autotuned;
+	const char **names = kernel_names(m, &autotuned);
 	/* The timed run's records are still in recs: their steady grids pick
 	 * the counters of the launches the timing describes. */
 	ta_measurement *meas = ta_measure_build(&app->recs, names, autotuned, m->kernel_count, NULL);
