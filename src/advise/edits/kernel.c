@@ -176,12 +176,17 @@ static int s3_one(const ta_model *m, const ta_kernel *k, const ta_op *dot, ta_ed
 			ta_edits_line_next(m, ts_node_end_byte(zs)), "");
 	TSNode args = ta_node_field(dc, "arguments");
 	if (form == 3) {
-		TSNode op = ta_node_field(ts_node_named_child(ds, 0), "operator");
-		ta_edit_replace(out, ts_node_start_byte(op), ts_node_end_byte(op), "=");
-		if (*extra) {
-			TSNode last = ts_node_named_child(args, ta_node_named_count(args) - 1);
-			ta_edit_replace(out, ts_node_end_byte(last), ts_node_end_byte(last), extra);
+		/* The `+=` of the augmented assignment the dot sits in (the model's
+		 * `augmented` comes from the call's parent, not from the statement:
+		 * recovered parses can nest it deeper). */
+		TSNode op = ta_node_field(ta_node_parent(dc), "operator");
+		if (ts_node_is_null(op)) {
+			free(extra);
+			ta_edit_clear(out);
+			return ta_edits_refuse(why, "line %u: cannot find the `+=` of the dot", dot->span.line);
 		}
+		/* (a kept dtype was refused above: `extra` is empty here) */
+		ta_edit_replace(out, ts_node_start_byte(op), ts_node_end_byte(op), "=");
 	} else {
 		/* The accumulator argument, with the comma before it. */
 		TSNode target = (TSNode){ 0 };
@@ -192,8 +197,8 @@ static int s3_one(const ta_model *m, const ta_kernel *k, const ta_op *dot, ta_ed
 			if ((form == 1 && s == dot->args[2].start) || (form == 2 && s == acc->span.start))
 				target = c;
 		}
-		TSNode prev = ts_node_prev_named_sibling(target);
-		if (ts_node_is_null(target) || ts_node_is_null(prev)) {
+		TSNode prev = ts_node_is_null(target) ? target : ts_node_prev_named_sibling(target);
+		if (ts_node_is_null(prev)) {
 			free(extra);
 			ta_edit_clear(out);
 			return ta_edits_refuse(why, "line %u: cannot find the accumulator argument", dot->span.line);
