@@ -1681,6 +1681,83 @@ static void classify_pointers(builder *b)
 
 /* ---- after the walk --------------------------------------------------------------- */
 
+/* Is this value the program id itself, or it shifted: `tl.program_id(0)`,
+ * `pid`, `start_pid - NUM_SMS`? */
+static bool is_program_id(const builder *b, const ta_kernel *k, TSNode v, int depth)
+{
+	while (ta_node_is(v, "parenthesized_expression"))
+		v = ts_node_named_child(v, 0);
+	if (ta_node_is(v, "call")) {
+		char *fn = text(b, ta_node_field(v, "function"));
+		bool yes = fn && strstr(fn, "program_id") != NULL;
+		free(fn);
+		return yes;
+	}
+	if (ta_node_is(v, "identifier")) {
+		for (size_t i = 0; i < k->op_count; i++)
+			if (k->ops[i].kind == TA_OP_PROGRAM_ID && k->ops[i].target && text_eq(b, v, k->ops[i].target))
+				return true;
+		return false;
+	}
+	if (ta_node_is(v, "binary_operator") && depth < 4 &&
+	    (text_eq(b, ta_node_field(v, "operator"), "+") || text_eq(b, ta_node_field(v, "operator"), "-")))
+		return is_program_id(b, k, ta_node_field(v, "left"), depth + 1);
+	return false;
+}
+
+/* A program count: a name (NUM_SMS, num_programs) or tl.num_programs(...). */
+static bool is_program_count(const builder *b, TSNode v)
+{
+	if (ta_node_is(v, "identifier"))
+		return true;
+	if (!ta_node_is(v, "call"))
+		return false;
+	char *fn = text(b, ta_node_field(v, "function"));
+	bool yes = fn && strstr(fn, "num_programs") != NULL;
+	free(fn);
+	return yes;
+}
+
+/* Persistent, the stepped form: inside a loop, a tile index that started at
+ * the program id moves on by a program count (`tile_id += NUM_SMS`), as in
+ * Triton's fused persistent matmul or a while loop over tiles. Two passes:
+ * the names bound from the program id, then their `+=` steps. */
+static bool steps_by_program_count(const builder *b, const ta_kernel *k)
+{
+	char **pid_names = NULL;
+	size_t npid = 0;
+	bool yes = false;
+	for (int pass = 0; pass < 2 && !yes; pass++) {
+		TSTreeCursor c = ts_tree_cursor_new(k->node);
+		for (;;) {
+			TSNode n = ts_tree_cursor_current_node(&c);
+			TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+			if (pass == 0 && ta_node_is(n, "assignment") && ta_node_is(left, "identifier") &&
+			    is_program_id(b, k, right, 0)) {
+				char *x = text(b, left);
+				add_unique(&pid_names, &npid, x);
+				free(x);
+			} else if (pass == 1 && ta_node_is(n, "augmented_assignment") &&
+				   text_eq(b, ta_node_field(n, "operator"), "+=") && ta_node_is(left, "identifier") &&
+				   is_program_count(b, right)) {
+				uint32_t at = ts_node_start_byte(n);
+				bool in_loop = false;
+				for (size_t l = 0; l < k->loop_count && !in_loop; l++)
+					in_loop = k->loops[l].span.start <= at && at < k->loops[l].span.end;
+				for (size_t i = 0; i < npid && in_loop && !yes; i++)
+					yes = text_eq(b, left, pid_names[i]);
+			}
+			if (yes || !ta_cursor_next(&c, true))
+				break;
+		}
+		ts_tree_cursor_delete(&c);
+		if (!npid)
+			break;
+	}
+	ta_strv_free(pid_names, npid);
+	return yes;
+}
+
 static void finish_kernels(builder *b)
 {
 	for (size_t ki = 0; ki < b->m->kernel_count; ki++) {
@@ -1702,6 +1779,8 @@ static void finish_kernels(builder *b)
 			if (from_pid && !numeric_step)
 				k->persistent = true;
 		}
+		if (!k->persistent && k->loop_count)
+			k->persistent = steps_by_program_count(b, k);
 	}
 	for (size_t ki = 0; ki < b->m->kernel_count; ki++)
 		if (b->m->kernels[ki].launch_count > 0)

@@ -74,11 +74,28 @@ static const ta_kwarg *frozen_keyword(const ta_autotune *a, const ta_launch *l)
 	return NULL;
 }
 
+/* Whether the tuner picks a value the grid could depend on: some config
+ * sets a parameter of the kernel (not only num_warps / num_stages). Configs
+ * not resolved from the source count as setting one. */
+static bool configs_set_parameters(const ta_rule_ctx *c, const ta_autotune *a)
+{
+	if (a->configs_kind == TA_CONFIGS_UNRESOLVED || a->configs_kind == TA_CONFIGS_NONE || !a->config_count)
+		return true;
+	for (size_t i = 0; i < a->config_count; i++)
+		for (size_t p = 0; p < a->configs[i].param_count; p++)
+			if (ta_kernel_param(c->k, a->configs[i].params[p].name))
+				return true;
+	return false;
+}
+
 ta_status ta_detect_l2(ta_rule_ctx *c)
 {
 	const ta_autotune *a = c->k->autotune;
 	if (!a || c->k->launch_count == 0)
 		return TA_STATUS_NOT_APPLICABLE;
+	/* A persistent kernel's grid is the SM count by design, and configs
+	 * that only pick warps and stages leave nothing for the grid to read. */
+	bool grid_should_read_meta = !c->k->persistent && configs_set_parameters(c, a);
 	bool found = false;
 	for (size_t i = 0; i < c->m->launch_count; i++) {
 		const ta_launch *l = &c->m->launches[i];
@@ -86,7 +103,7 @@ ta_status ta_detect_l2(ta_rule_ctx *c)
 			continue;
 		bool known = l->grid_kind == TA_GRID_TUPLE || l->grid_kind == TA_GRID_LAMBDA ||
 			     l->grid_kind == TA_GRID_FUNCTION;
-		if (known && !l->grid_uses_meta && l->grid_dims > 0) {
+		if (grid_should_read_meta && known && !l->grid_uses_meta && l->grid_dims > 0) {
 			ta_finding *f = ta_rule_add(c, l->grid_span,
 				"autotuned `%s` is launched with a grid that does not read META: the tile sizes "
 				"the tuner picks never reach the grid", c->k->name);

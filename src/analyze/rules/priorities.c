@@ -113,6 +113,16 @@ static bool is_reduction_loop(ta_rule_ctx *c, int l)
 	return false;
 }
 
+/* The mask of a load (keyword or second positional argument); empty span
+ * when it has none. */
+static ta_span load_mask(const ta_op *op)
+{
+	const ta_kwarg *m = ta_kwarg_find(op->kwargs, op->kwarg_count, "mask");
+	if (m)
+		return m->value_span;
+	return op->arg_count >= 2 ? op->args[1] : (ta_span){ 0 };
+}
+
 ta_status ta_detect_p2(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -124,7 +134,10 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 			if (op->kind == TA_OP_LOAD && op->loop == (int)l &&
 			    (op->ptr_shape == TA_PTR_1D || op->ptr_shape == TA_PTR_2D)) {
 				loads++;
-				masked += op->has_mask;
+				/* Only a bound that moves with the loop (the K step) is the
+				 * EVEN_K case; a mask fixed before the loop (a row-wise
+				 * kernel's column bound) is not. */
+				masked += op->has_mask && ta_rule_varies_in_loop(c, load_mask(op), (int)l);
 			}
 		}
 		if (!masked || !is_reduction_loop(c, (int)l))
@@ -139,7 +152,8 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 		any = true;
 		for (size_t i = 0; i < k->op_count; i++) {
 			const ta_op *op = &k->ops[i];
-			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !op->has_mask)
+			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !op->has_mask ||
+			    !ta_rule_varies_in_loop(c, load_mask(op), (int)l))
 				continue;
 			ta_finding *f = ta_rule_add(c, op->span,
 				"%s%s%s is loaded with a mask on every step of the loop at line %u: an EVEN_K "

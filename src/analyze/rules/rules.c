@@ -255,6 +255,53 @@ bool ta_loop_within(const ta_kernel *k, int inner, int outer)
 	return false;
 }
 
+/* Does the span mention one of the comma-separated names of a loop header's
+ * variable text ("i" or "i, j")? */
+static bool mentions_loop_var(const ta_rule_ctx *c, ta_span s, const char *vars)
+{
+	char *copy = ta_xstrdup(vars), *save = NULL;
+	bool hit = false;
+	for (char *t = strtok_r(copy, ", ()", &save); t && !hit; t = strtok_r(NULL, ", ()", &save))
+		hit = ta_rule_mentions(c, s, t);
+	free(copy);
+	return hit;
+}
+
+bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l)
+{
+	const ta_kernel *k = c->k;
+	if (l < 0 || (size_t)l >= k->loop_count)
+		return false;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	/* varying[i]: assignment i (inside l) gives its name a changing value. */
+	bool *varying = calloc(n ? n : 1, sizeof *varying);
+	if (!varying)
+		return true;  /* be safe: treat as varying */
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			if (varying[i] || as[i].loop < 0 || !ta_loop_within(k, as[i].loop, l))
+				continue;
+			bool v = as[i].augmented;
+			for (size_t j = 0; j < k->loop_count && !v; j++)
+				v = k->loops[j].var && ta_loop_within(k, (int)j, l) &&
+				    mentions_loop_var(c, as[i].rhs, k->loops[j].var);
+			for (size_t j = 0; j < n && !v; j++)
+				v = varying[j] && ta_rule_mentions(c, as[i].rhs, as[j].name);
+			if (v)
+				varying[i] = grew = true;
+		}
+	}
+	bool hit = false;
+	for (size_t j = 0; j < k->loop_count && !hit; j++)
+		hit = k->loops[j].var && ta_loop_within(k, (int)j, l) && mentions_loop_var(c, s, k->loops[j].var);
+	for (size_t i = 0; i < n && !hit; i++)
+		hit = varying[i] && ta_rule_mentions(c, s, as[i].name);
+	free(varying);
+	return hit;
+}
+
 const ta_op *ta_op_defining(const ta_kernel *k, const char *name, uint32_t before)
 {
 	const ta_op *found = NULL;

@@ -56,6 +56,10 @@ const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n);
 int ta_kernel_loop_at(const ta_kernel *k, uint32_t off);
 /* True when loop `inner` is `outer` or nested in it. */
 bool ta_loop_within(const ta_kernel *k, int inner, int outer);
+/* True when the expression at s can change from one iteration of loop l to
+ * the next: it mentions the variable of l or of a loop inside it, or a name
+ * assigned inside l from such a value (or by `+=`), followed to a fixpoint. */
+bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l);
 /* The ops of k named by the operand text (an identifier): ops whose target
  * is that name. */
 const ta_op *ta_op_defining(const ta_kernel *k, const char *name, uint32_t before);
