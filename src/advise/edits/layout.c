@@ -149,6 +149,42 @@ static TSNode single_def(const ta_model *m, const ta_kernel *k, const char *name
 	return ta_node_field(d.v[0], "right");
 }
 
+/* The binding of name that reaches the statement `use`: the last plain
+ * `name = expr` before it, in a block that holds use, with no other
+ * binding between them nor in a loop around use that does not hold it
+ * (fla-style kernels rebind their pointers chunk after chunk). Returns its
+ * right side and sets *assign; a null node otherwise. */
+static TSNode reaching_def(const ta_model *m, const ta_kernel *k, const char *name, TSNode use, TSNode *assign)
+{
+	defs d = { 0 };
+	find_defs(m, k->node, name, &d);
+	TSNode best = { 0 };
+	for (size_t i = 0; i < d.n; i++)
+		if (ts_node_end_byte(d.v[i]) <= ts_node_start_byte(use) &&
+		    (ts_node_is_null(best) || ts_node_start_byte(d.v[i]) > ts_node_start_byte(best)))
+			best = d.v[i];
+	if (d.more || !ta_node_is(best, "assignment") || !ta_node_is(ta_node_field(best, "left"), "identifier") ||
+	    !ta_node_is(ta_node_parent(best), "expression_statement"))
+		return (TSNode){ 0 };
+	TSNode blk = ta_node_parent(ta_node_parent(best));
+	if (!node_within(use, blk))
+		return (TSNode){ 0 };
+	for (size_t i = 0; i < d.n; i++) {
+		if (ts_node_eq(d.v[i], best))
+			continue;
+		uint32_t at = ts_node_start_byte(d.v[i]);
+		if (at >= ts_node_end_byte(best) && at < ts_node_start_byte(use))
+			return (TSNode){ 0 };
+		for (TSNode p = ta_node_parent(use); !ts_node_is_null(p) && !ta_node_is(p, "function_definition");
+		     p = ta_node_parent(p))
+			if ((ta_node_is(p, "for_statement") || ta_node_is(p, "while_statement")) &&
+			    !node_within(best, p) && node_within(d.v[i], p))
+				return (TSNode){ 0 };
+	}
+	*assign = best;
+	return ta_node_field(best, "right");
+}
+
 /* Are the names n reads bound to the same values at `use` as just after
  * `from` (a statement before it)? Not when one is rebound in between, or
  * inside a loop around use that does not hold from. */
@@ -198,6 +234,22 @@ static size_t chain_rec(const ta_model *m, TSNode n, const char *op, TSNode *ter
 static size_t chain_terms(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max)
 {
 	return chain_rec(m, unparen(n), op, terms, max);
+}
+
+/* The terms of a sum, parentheses opened: `p + (a + b)` gives p, a, b
+ * (pointer arithmetic regroups freely). Returns 0 past max. */
+static size_t sum_terms(const ta_model *m, TSNode n, TSNode *terms, size_t max)
+{
+	n = unparen(n);
+	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), "+")) {
+		size_t l = sum_terms(m, ta_node_field(n, "left"), terms, max);
+		size_t r = l ? sum_terms(m, ta_node_field(n, "right"), terms + l, max - l) : 0;
+		return r ? l + r : 0;
+	}
+	if (max == 0)
+		return 0;
+	terms[0] = n;
+	return 1;
 }
 
 /* ---- P3: load the transposed tile directly ------------------------------- */
@@ -551,6 +603,8 @@ TA_EDIT_MAKER(P3)
 typedef struct s1_axis {
 	TSNode offs;              /* the subscripted offsets as written */
 	char *start, *block, *stride, *bound;
+	char *wrap;               /* M of offsets written (start + tl.arange(...)) % M */
+	TSNode def;               /* the offsets' assignment when named */
 } s1_axis;
 
 typedef struct s1_ctx {
@@ -561,6 +615,13 @@ typedef struct s1_ctx {
 	char *base;
 	s1_axis ax[2];
 	TSNode ptr_def, mask_def; /* definitions of a pointer / mask passed by name */
+	/* The K loop's advanced pointer (`p += BLOCK_K * stride` after the
+	 * access): the statement, the loop, the axis it moves along, how far
+	 * it has moved at the loop variable's value, and the tensor's extent
+	 * along it read from the loop bound (NULL when not). */
+	TSNode adv, loop;
+	int adv_axis;
+	char *adv_off, *adv_step, *adv_extent;
 	char *why;
 } s1_ctx;
 
@@ -572,7 +633,11 @@ static void s1_free(s1_ctx *c)
 		free(c->ax[i].block);
 		free(c->ax[i].stride);
 		free(c->ax[i].bound);
+		free(c->ax[i].wrap);
 	}
+	free(c->adv_off);
+	free(c->adv_step);
+	free(c->adv_extent);
 }
 
 static int s1_fail(s1_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -621,13 +686,26 @@ static int s1_offsets(s1_ctx *c, s1_axis *a)
 	TSNode v = unparen(a->offs), from = { 0 };
 	char *name = ta_node_is(v, "identifier") ? ta_node_text(m->src, v) : NULL;
 	if (name) {
-		v = single_def(m, c->k, name, c->op->span.start, &from);
+		v = reaching_def(m, c->k, name, c->stmt, &from);
+		/* It must also be the binding the pointer's definition read. */
+		if (!ts_node_is_null(v) && !ts_node_is_null(c->ptr_def) &&
+		    ts_node_start_byte(from) > ts_node_start_byte(c->ptr_def))
+			v = (TSNode){ 0 };
 		if (ts_node_is_null(v)) {
 			int r = s1_fail(c, "the offsets %s are bound more than once (or not in the kernel)", name);
 			free(name);
 			return r;
 		}
 		v = unparen(v);
+		/* `(start + tl.arange(0, BLOCK)) % M` keeps the rows in bounds
+		 * without a mask (Triton's matmul tutorial). A descriptor pads
+		 * those rows with zeros instead, which only the rows past M see:
+		 * safe when nothing but this tile reads the offsets. */
+		if (ta_node_is(v, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(v, "operator"), "%") &&
+		    ident_count(m, c->k->node, name) == 2) {
+			a->wrap = ta_node_text(m->src, ta_node_field(v, "right"));
+			v = unparen(ta_node_field(v, "left"));
+		}
 	}
 	TSNode start = { 0 };
 	if (!arange_block(c, v, &a->block)) {
@@ -650,6 +728,7 @@ static int s1_offsets(s1_ctx *c, s1_axis *a)
 		return rc;
 	}
 	a->start = ts_node_is_null(start) ? ta_xstrdup("0") : ta_node_text(m->src, start);
+	a->def = from;
 	free(name);
 	return 0;
 }
@@ -679,12 +758,171 @@ static int s1_term(s1_ctx *c, TSNode t, int axis)
 	return s1_offsets(c, &c->ax[axis]);
 }
 
+/* The K loop of Triton's matmul tutorial: `p = base + ...` before a for
+ * loop whose body reads p and then, as a statement of its own, advances it
+ * (`p += BLOCK_K * stride_k`). Returns the definition's right side and
+ * sets ptr_def, adv and loop; a null node when p is not bound that way. */
+static TSNode advanced_def(s1_ctx *c, const char *name)
+{
+	const ta_model *m = c->m;
+	defs d = { 0 };
+	find_defs(m, c->k->node, name, &d);
+	TSNode body = ta_node_parent(c->stmt), loop = ta_node_parent(body);
+	if (d.n != 2 || d.more || !ta_node_is(d.v[0], "assignment") || !ta_node_is(d.v[1], "augmented_assignment") ||
+	    !ta_node_is(ta_node_field(d.v[0], "left"), "identifier") ||
+	    !ta_node_is(ta_node_field(d.v[1], "left"), "identifier") ||
+	    !ta_node_text_eq(m->src, ta_node_field(d.v[1], "operator"), "+=") ||
+	    !ta_node_is(body, "block") || !ta_node_is(loop, "for_statement"))
+		return (TSNode){ 0 };
+	TSNode adv = ta_node_parent(d.v[1]);
+	if (!ta_node_is(adv, "expression_statement") || !ts_node_eq(ta_node_parent(adv), body) ||
+	    ts_node_start_byte(adv) < ts_node_end_byte(c->stmt) || ts_node_end_byte(d.v[0]) > ts_node_start_byte(loop))
+		return (TSNode){ 0 };
+	c->ptr_def = d.v[0];
+	c->adv = adv;
+	c->loop = loop;
+	return ta_node_field(d.v[0], "right");
+}
+
+/* Whitespace-free text of a node, for comparing expressions. */
+static char *squeezed(const ta_model *m, TSNode n)
+{
+	char *t = ta_node_text(m->src, n);
+	size_t j = 0;
+	for (size_t i = 0; t[i]; i++)
+		if (!isspace((unsigned char)t[i]))
+			t[j++] = t[i];
+	t[j] = '\0';
+	return t;
+}
+
+/* f(E, X) for f a ceiling division (tl.cdiv, triton.cdiv): E, else NULL. */
+static char *cdiv_of(const ta_model *m, TSNode n, const char *x)
+{
+	n = unparen(n);
+	if (!ta_node_is(n, "call"))
+		return NULL;
+	TSNode fn = ta_node_field(n, "function"), last = ta_node_is(fn, "attribute") ? ta_node_field(fn, "attribute") : fn;
+	TSNode e = ta_edits_call_arg(m, n, 0, NULL), d = ta_edits_call_arg(m, n, 1, NULL);
+	if (!ta_node_text_eq(m->src, last, "cdiv") || ts_node_is_null(e) || ts_node_is_null(d))
+		return NULL;
+	char *dt = squeezed(m, d);
+	bool same = !strcmp(dt, x);
+	free(dt);
+	return same ? ta_node_text(m->src, e) : NULL;
+}
+
+/* For an advanced pointer: the axis its step moves along and how far it has
+ * moved at the loop variable v (range(n) or range(0, n): v * STEP;
+ * range(0, n, STEP): v). */
+static int s1_advance(s1_ctx *c)
+{
+	const ta_model *m = c->m;
+	if (ts_node_is_null(c->adv))
+		return 0;
+	TSNode step = unparen(ta_node_field(ts_node_named_child(c->adv, 0), "right")), x = { 0 };
+	c->adv_axis = -1;
+	if (ta_node_is(step, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(step, "operator"), "*")) {
+		TSNode l = unparen(ta_node_field(step, "left")), r = unparen(ta_node_field(step, "right"));
+		for (int a = 0; a < 2 && c->adv_axis < 0; a++) {
+			if (!c->ax[a].stride)
+				continue;
+			if (ta_node_text_eq(m->src, r, c->ax[a].stride))
+				c->adv_axis = a, x = l;
+			else if (ta_node_text_eq(m->src, l, c->ax[a].stride))
+				c->adv_axis = a, x = r;
+		}
+	}
+	if (c->adv_axis < 0 && !c->ax[1].stride)
+		c->adv_axis = 1, x = step;
+	char *st = ta_node_text(m->src, step);
+	if (c->adv_axis < 0) {
+		s1_fail(c, "the pointer advances by %s, not by a step times one axis's stride", st);
+		free(st);
+		return -1;
+	}
+	free(st);
+	if (!stable(m, c->k, x, c->ptr_def, c->stmt))
+		return s1_fail(c, "the pointer's step changes inside the loop");
+	TSNode var = ta_node_field(c->loop, "left"), rng = unparen(ta_node_field(c->loop, "right"));
+	char *canon = ta_node_is(rng, "call") ? ta_model_canonical(m, ta_node_field(rng, "function")) : NULL;
+	bool is_range = canon && (!strcmp(canon, "range") || ta_name_is(canon, "triton.language.range") ||
+				  ta_name_is(canon, "triton.language.static_range"));
+	free(canon);
+	TSNode a[4];
+	uint32_t n = 0;
+	for (; is_range && n < 4; n++) {
+		a[n] = ta_edits_call_arg(m, rng, n, NULL);
+		if (ts_node_is_null(a[n]))
+			break;
+	}
+	char *v = ta_node_is(var, "identifier") ? ta_node_text(m->src, var) : NULL;
+	defs vd = { 0 };
+	if (v)
+		find_defs(m, c->k->node, v, &vd);
+	if (!v || vd.n != 1 || vd.more || !is_range || n == 0 || n > 3 ||
+	    (n >= 2 && !ta_node_text_eq(m->src, a[0], "0"))) {
+		free(v);
+		return s1_fail(c, "the loop that advances the pointer is not `for v in range(n)`, range(0, n) "
+			       "or range(0, n, STEP)");
+	}
+	char *xs = squeezed(m, x);
+	c->adv_step = xs;
+	bool simple = ta_node_is(x, "identifier") || ta_node_is(x, "integer") || ta_node_is(x, "attribute");
+	char *xt = ta_node_text(m->src, x);
+	if (n == 3) {
+		char *s3 = squeezed(m, a[2]);
+		bool same = !strcmp(s3, xs);
+		free(s3);
+		if (!same) {
+			free(v);
+			free(xt);
+			return s1_fail(c, "the loop's step is not the pointer's step %s", xs);
+		}
+		c->adv_off = v;
+		c->adv_extent = ta_node_text(m->src, a[1]);
+	} else {
+		c->adv_off = ta_xasprintf(simple ? "%s * %s" : "%s * (%s)", v, xt);
+		c->adv_extent = cdiv_of(m, a[n - 1], xs);
+		free(v);
+	}
+	free(xt);
+	return 0;
+}
+
+/* The bound a mask gives the advanced axis: `offs < K - v * STEP` (or
+ * `- v` for range(0, K, STEP)) bounds the moving window by K. Takes the
+ * bound's text; returns K's text or NULL. */
+static char *advanced_bound(s1_ctx *c, TSNode r)
+{
+	const ta_model *m = c->m;
+	r = unparen(r);
+	if (!ta_node_is(r, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(r, "operator"), "-"))
+		return NULL;
+	char *moved = squeezed(m, ta_node_field(r, "right"));
+	char *v = squeezed(m, ta_node_field(c->loop, "left"));
+	char *f1 = ta_xasprintf("%s*%s", v, c->adv_step), *f2 = ta_xasprintf("%s*%s", c->adv_step, v);
+	char *f3 = ta_xasprintf("%s*(%s)", v, c->adv_step), *f4 = ta_xasprintf("(%s)*%s", c->adv_step, v);
+	bool by_index = strchr(c->adv_off, '*') != NULL;
+	bool ok = by_index ? (!strcmp(moved, f1) || !strcmp(moved, f2) || !strcmp(moved, f3) || !strcmp(moved, f4))
+			   : !strcmp(moved, v);
+	free(moved);
+	free(v);
+	free(f1);
+	free(f2);
+	free(f3);
+	free(f4);
+	return ok ? ta_node_text(m->src, ta_node_field(r, "left")) : NULL;
+}
+
 static int s1_pointer(s1_ctx *c, TSNode p)
 {
 	const ta_model *m = c->m;
 	if (ta_node_is(p, "identifier")) {
 		char *name = ta_node_text(m->src, p);
-		TSNode rhs = single_def(m, c->k, name, c->op->span.start, &c->ptr_def);
+		TSNode rhs = reaching_def(m, c->k, name, c->stmt, &c->ptr_def);
+		if (ts_node_is_null(rhs))
+			rhs = advanced_def(c, name);
 		if (ts_node_is_null(rhs) || !stable(m, c->k, rhs, c->ptr_def, c->stmt)) {
 			int r = s1_fail(c, "the pointer tile %s is advanced or rebound before the access", name);
 			free(name);
@@ -694,7 +932,7 @@ static int s1_pointer(s1_ctx *c, TSNode p)
 		p = rhs;
 	}
 	TSNode t[12];
-	size_t n = chain_terms(m, p, "+", t, 12);
+	size_t n = sum_terms(m, p, t, 12);
 	ta_buf base = TA_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		int bm = bcast_mask(m, t[i]);
@@ -719,7 +957,45 @@ static int s1_pointer(s1_ctx *c, TSNode p)
 		return s1_fail(c, "the rows have no stride: not a row-major tile");
 	}
 	c->base = ta_buf_steal(&base);
-	return 0;
+	return s1_advance(c);
+}
+
+/* One term of a bounds mask: `offs[:, None] < M` (or `[None, :]`), or a
+ * row / column mask made before and broadcast here, `m_t[:, None]` with
+ * `m_t = o_t < T`. Sets the axis (0 rows, 1 columns), the offsets as
+ * written and the bound; false when the term is neither. */
+static bool mask_term(s1_ctx *c, TSNode term, int *axis, TSNode *offs, TSNode *bound)
+{
+	const ta_model *m = c->m;
+	term = unparen(term);
+	int kind = bcast_kind(m, term);
+	TSNode cmp = term;
+	if (kind > 0) {
+		TSNode v = ta_node_field(term, "value"), from;
+		char *name = ta_node_is(v, "identifier") ? ta_node_text(m->src, v) : NULL;
+		cmp = name ? unparen(reaching_def(m, c->k, name, c->stmt, &from)) : (TSNode){ 0 };
+		free(name);
+		if (ts_node_is_null(cmp) || !stable(m, c->k, cmp, from, c->stmt))
+			return false;
+	}
+	if (!ta_node_is(cmp, "comparison_operator") || ta_node_named_count(cmp) != 2 ||
+	    ta_node_child_count(cmp) != 3 || !ta_node_text_eq(m->src, ts_node_child(cmp, 1), "<"))
+		return false;
+	TSNode l = unparen(ts_node_named_child(cmp, 0)), r = ts_node_named_child(cmp, 1);
+	if (bcast_mask(m, r) != 0)
+		return false;
+	if (kind <= 0) {
+		kind = bcast_kind(m, l);
+		if (kind <= 0)
+			return false;
+		l = ta_node_field(l, "value");
+	} else if (bcast_mask(m, l) != 0) {
+		return false;
+	}
+	*axis = kind - 1;
+	*offs = l;
+	*bound = r;
+	return true;
 }
 
 /* The mask: (rows[:, None] < M) & (cols[None, :] < N), either term alone
@@ -731,7 +1007,7 @@ static int s1_mask(s1_ctx *c, TSNode mask)
 		return 0;
 	if (ta_node_is(mask, "identifier")) {
 		char *name = ta_node_text(m->src, mask);
-		TSNode rhs = single_def(m, c->k, name, c->op->span.start, &c->mask_def);
+		TSNode rhs = reaching_def(m, c->k, name, c->stmt, &c->mask_def);
 		if (ts_node_is_null(rhs) || !stable(m, c->k, rhs, c->mask_def, c->stmt)) {
 			int r = s1_fail(c, "the mask %s is rebound or its bounds change before the access", name);
 			free(name);
@@ -743,21 +1019,27 @@ static int s1_mask(s1_ctx *c, TSNode mask)
 	TSNode t[4];
 	size_t n = chain_terms(m, mask, "&", t, 4);
 	for (size_t i = 0; i < n; i++) {
-		TSNode cmp = unparen(t[i]);
-		if (!ta_node_is(cmp, "comparison_operator") || ta_node_named_count(cmp) != 2 ||
-		    ta_node_child_count(cmp) != 3 || !ta_node_text_eq(m->src, ts_node_child(cmp, 1), "<"))
+		int axis;
+		TSNode offs, r;
+		if (!mask_term(c, t[i], &axis, &offs, &r))
 			return s1_fail(c, "the mask is not the bounds mask (rows[:, None] < M) & (cols[None, :] < N)");
-		TSNode l = unparen(ts_node_named_child(cmp, 0)), r = ts_node_named_child(cmp, 1);
-		int kind = bcast_kind(m, l);
-		if (kind <= 0 || bcast_mask(m, r) != 0)
-			return s1_fail(c, "the mask is not the bounds mask (rows[:, None] < M) & (cols[None, :] < N)");
-		s1_axis *a = &c->ax[kind - 1];
-		char *mo = ta_node_text(m->src, ta_node_field(l, "value"));
+		s1_axis *a = &c->ax[axis];
+		char *mo = ta_node_text(m->src, offs);
 		bool same = ta_node_text_eq(m->src, a->offs, mo);
 		free(mo);
 		if (!same || a->bound)
 			return s1_fail(c, "the mask bounds other offsets than the pointer tile's");
-		a->bound = ta_node_text(m->src, r);
+		if (!ts_node_is_null(c->adv) && axis == c->adv_axis) {
+			a->bound = advanced_bound(c, r);
+			if (!a->bound) {
+				char *rt = ta_node_text(m->src, r);
+				s1_fail(c, "the mask bounds the advancing axis by %s, not by `K - %s`", rt, c->adv_off);
+				free(rt);
+				return -1;
+			}
+		} else {
+			a->bound = ta_node_text(m->src, r);
+		}
 	}
 	if (!n)
 		return s1_fail(c, "the mask is not the bounds mask (rows[:, None] < M) & (cols[None, :] < N)");
@@ -809,8 +1091,64 @@ static bool host_contiguous(const ta_model *m, const ta_launch *l, const char *x
 	return yes;
 }
 
+/* The rank of host tensor x before launch l, when the host says it:
+ * `M, K = x.shape`, or x freshly allocated from a literal shape
+ * (`x = torch.empty((M, N), ...)`). 0 when unknown. */
+static uint32_t host_rank(const ta_model *m, const ta_launch *l, const char *x)
+{
+	TSNode fn = { 0 };
+	if (l->host >= 0)
+		fn = ta_edits_node(m, m->hosts[l->host].span);
+	if (ts_node_is_null(fn))
+		fn = ta_syntax_root(m->syn);
+	char *shape = ta_xasprintf("%s.shape", x);
+	uint32_t rank = 0;
+	TSTreeCursor cur = ts_tree_cursor_new(fn);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+		if (ts_node_start_byte(n) >= l->span.start)
+			break;
+		if (ta_node_is(n, "assignment") && !ts_node_is_null(right)) {
+			if ((ta_node_is(left, "pattern_list") || ta_node_is(left, "tuple_pattern")) &&
+			    ta_node_text_eq(m->src, right, shape)) {
+				rank = ta_node_named_count(left);
+			} else if (ta_node_is(left, "identifier") && ta_node_text_eq(m->src, left, x) &&
+				   ta_node_is(right, "call")) {
+				TSNode a0 = unparen(ta_edits_call_arg(m, right, 0, NULL));
+				char *callee = ta_node_text(m->src, ta_node_field(right, "function"));
+				bool alloc = callee && (!strcmp(callee, "torch.empty") || !strcmp(callee, "torch.zeros"));
+				free(callee);
+				rank = alloc && (ta_node_is(a0, "tuple") || ta_node_is(a0, "list")) ? ta_node_named_count(a0) : 0;
+			}
+		}
+		if (!ta_cursor_next(&cur, true))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	free(shape);
+	return rank;
+}
+
+/* Is the launch argument `x.stride(d)` the last stride of x: d is -1, or
+ * the host says x has d + 1 dimensions? */
+static bool last_stride_arg(const ta_model *m, const ta_launch *l, TSNode x, TSNode d)
+{
+	if (ta_node_text_eq(m->src, d, "-1"))
+		return true;
+	if (!ta_node_is(d, "integer"))
+		return false;
+	char *xt = ta_node_text(m->src, x), *dt = ta_node_text(m->src, d);
+	uint32_t rank = host_rank(m, l, xt);
+	bool yes = rank > 0 && strtol(dt, NULL, 10) == (long)rank - 1;
+	free(xt);
+	free(dt);
+	return yes;
+}
+
 /* The last stride is 1 for sure: none written, a literal 1, or a parameter
- * every launch passes as x.stride(-1) of an x the host keeps contiguous. */
+ * every launch passes as the last stride of an x the host keeps
+ * contiguous (x.stride(-1), or x.stride(1) of a 2D x). */
 static bool last_stride_one(s1_ctx *c, const char *s)
 {
 	const ta_model *m = c->m;
@@ -843,7 +1181,7 @@ static bool last_stride_one(s1_ctx *c, const char *s)
 		TSNode x = ta_node_field(fn, "object");
 		TSNode a0 = ta_node_is(call, "call") ? ta_edits_call_arg(m, call, 0, NULL) : (TSNode){ 0 };
 		if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") ||
-		    !ta_node_is(x, "identifier") || ts_node_is_null(a0) || !ta_node_text_eq(m->src, a0, "-1") ||
+		    !ta_node_is(x, "identifier") || ts_node_is_null(a0) || !last_stride_arg(m, l, x, a0) ||
 		    !ts_node_is_null(ta_edits_call_arg(m, call, 1, NULL)))
 			return false;
 		char *xt = ta_node_text(m->src, x);
@@ -921,17 +1259,28 @@ static TSNode s1_place(s1_ctx *c, const char *args)
 	return at;
 }
 
-/* Deletes the lines of a pointer or mask definition nothing else reads. */
-static void drop_dead(s1_ctx *c, TSNode assign, ta_edit *out)
+/* Deletes the lines of a pointer or mask definition nothing else reads:
+ * its name occurs `uses` times in the kernel, all of them going away. */
+static bool drop_dead(s1_ctx *c, TSNode assign, ta_edit *out, size_t uses)
 {
 	if (ts_node_is_null(assign))
-		return;
+		return false;
 	TSNode stmt = ta_node_parent(assign);
 	char *name = ta_node_text(c->m->src, ta_node_field(assign, "left"));
 	uint32_t end, s = ta_node_is(stmt, "expression_statement") ? ta_edits_stmt_lines(c->m, stmt, &end) : UINT32_MAX;
-	if (s != UINT32_MAX && ident_count(c->m, c->k->node, name) == 2)
+	bool dead = s != UINT32_MAX && ident_count(c->m, c->k->node, name) == uses;
+	if (dead)
 		ta_edit_replace(out, s, end, "");
 	free(name);
+	return dead;
+}
+
+/* With the pointer's definition gone, offsets only it read go too. */
+static void drop_dead_offsets(s1_ctx *c, ta_edit *out)
+{
+	for (int a = 0; a < 2; a++)
+		if (!ts_node_is_null(c->ax[a].def) && (a == 0 || !ts_node_eq(c->ax[a].def, c->ax[0].def)))
+			drop_dead(c, c->ax[a].def, out, 2);
 }
 
 static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
@@ -975,6 +1324,14 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	for (int a = 0; a < 2; a++) {
 		if (c.ax[a].bound)
 			continue;
+		if (c.ax[a].wrap) {
+			c.ax[a].bound = ta_xstrdup(c.ax[a].wrap);
+			continue;
+		}
+		if (!ts_node_is_null(c.adv) && a == c.adv_axis && c.adv_extent && !strcmp(c.ax[a].start, "0")) {
+			c.ax[a].bound = ta_xstrdup(c.adv_extent);
+			continue;
+		}
 		if (strcmp(c.ax[a].start, "0")) {
 			char *o = ta_node_text(m->src, c.ax[a].offs);
 			s1_fail(&c, "the mask does not bound %s: the tensor's extent there is unknown", o);
@@ -1022,16 +1379,37 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	free(mk);
 	free(args);
 	free(ind);
+	/* The advanced axis starts where the pointer has moved to. */
+	char *at_[2];
+	for (int a = 0; a < 2; a++)
+		at_[a] = ts_node_is_null(c.adv) || a != c.adv_axis ? ta_xstrdup(c.ax[a].start) :
+			 !strcmp(c.ax[a].start, "0") ? ta_xstrdup(c.adv_off) :
+			 ta_xasprintf("%s + %s", c.ax[a].start, c.adv_off);
 	char *vt = load ? NULL : ta_node_text(m->src, value);
-	char *acc = load ? ta_xasprintf("%s.load([%s, %s])", name, c.ax[0].start, c.ax[1].start) :
-		    ta_xasprintf("%s.store([%s, %s], %s)", name, c.ax[0].start, c.ax[1].start, vt);
+	char *acc = load ? ta_xasprintf("%s.load([%s, %s])", name, at_[0], at_[1]) :
+		    ta_xasprintf("%s.store([%s, %s], %s)", name, at_[0], at_[1], vt);
 	ta_edit_replace(out, op->span.start, op->span.end, acc);
 	free(acc);
 	free(vt);
-	drop_dead(&c, c.ptr_def, out);
-	drop_dead(&c, c.mask_def, out);
-	ta_edit_set_title(out, "%s the tile through tensor descriptor %s instead of a raw 2D pointer%s",
-			  load ? "load" : "store", name, has_alloc ? "" : " (and set the host allocator)");
+	free(at_[0]);
+	free(at_[1]);
+	if (!ts_node_is_null(c.adv)) {
+		/* The advance goes with the pointer when nothing else reads it. */
+		char *pn = ta_node_text(m->src, ta_node_field(c.ptr_def, "left"));
+		uint32_t end, st = ta_edits_stmt_lines(m, c.adv, &end);
+		if (ident_count(m, k->node, pn) == 3 && st != UINT32_MAX) {
+			ta_edit_replace(out, st, end, "");
+			if (drop_dead(&c, c.ptr_def, out, 3))
+				drop_dead_offsets(&c, out);
+		}
+		free(pn);
+	} else if (drop_dead(&c, c.ptr_def, out, 2)) {
+		drop_dead_offsets(&c, out);
+	}
+	drop_dead(&c, c.mask_def, out, 2);
+	ta_edit_set_title(out, "%s the tile through tensor descriptor %s instead of a raw 2D pointer%s%s",
+			  load ? "load" : "store", name, ts_node_is_null(c.adv) ? "" : ", at the loop's offset",
+			  has_alloc ? "" : " (and set the host allocator)");
 	out->line = op->span.line;
 	rc = 0;
 done:

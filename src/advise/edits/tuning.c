@@ -480,33 +480,77 @@ static int p1_seeds(const ta_model *m, const ta_kernel *k, p1_seed *s, char **wh
 	return 0;
 }
 
+/* The pipeline depths of each GPU generation, seeded from the current
+ * ones: Blackwell and Hopper have room for deeper pipelines; Ampere has
+ * less shared memory, so it gets shallower ones. rows: sm100, sm90, sm80. */
+static void p1_stage_rows(const iset *seed, iset rows[3])
+{
+	int lo = seed->v[0], hi = seed->v[seed->n - 1];
+	rows[0] = *seed;
+	rows[1] = *seed;
+	rows[2] = (iset){ .n = 0 };
+	iset_add(&rows[0], hi + 1);
+	iset_add(&rows[0], hi + 2);
+	iset_add(&rows[1], hi + 1);
+	iset_add(&rows[2], lo > 2 ? lo - 1 : 2);
+	iset_add(&rows[2], lo > 2 ? lo : 3);
+}
+
+/* The generation test: configs are built when the module is imported,
+ * which must still work where no GPU is present (it takes the last row). */
+static char *p1_capability_line(const char *torch)
+{
+	return ta_xasprintf("major, _ = %s.cuda.get_device_capability() if %s.cuda.is_available() else (0, 0)",
+			    torch, torch);
+}
+
+static const char *const p1_heads[3] = { "if major >= 10:", "elif major == 9:", "else:" };
+
+/* A literal list or tuple of small ints into s; false when it is not one. */
+static bool int_list(const ta_model *m, TSNode n, iset *s)
+{
+	if (!ta_node_is(n, "list") && !ta_node_is(n, "tuple"))
+		return false;
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++) {
+		char *t = ta_node_text(m->src, ts_node_named_child(n, i));
+		int v;
+		bool ok = small_int(t, &v);
+		free(t);
+		if (!ok)
+			return false;
+		iset_add(s, v);
+	}
+	return c > 0;
+}
+
+static bool p1_varies_occupancy(const ta_autotune *a)
+{
+	for (size_t i = 0; i < a->vary_count; i++)
+		if (occupancy_name(a->varies[i]))
+			return true;
+	return false;
+}
+
 /* The builder function, at the indentation of the kernel's definition. */
 static char *p1_function(const ta_model *m, const ta_kernel *k, const p1_seed *s, const char *fn,
 			 const char *torch, const char *config, const char *ind)
 {
 	const char *u = ta_edits_indent_unit(m, ind);
-	int lo = s->stages.v[0], hi = s->stages.v[s->stages.n - 1];
-	/* Blackwell and Hopper have room for deeper pipelines; Ampere has
-	 * less shared memory, so it gets shallower ones. */
-	iset sm100 = s->stages, sm90 = s->stages, sm80 = { .n = 0 }, warps = s->warps;
-	iset_add(&sm100, hi + 1);
-	iset_add(&sm100, hi + 2);
-	iset_add(&sm90, hi + 1);
-	iset_add(&sm80, lo > 2 ? lo - 1 : 2);
-	iset_add(&sm80, lo > 2 ? lo : 3);
+	iset rows[3], warps = s->warps;
+	p1_stage_rows(&s->stages, rows);
 	iset_add(&warps, 4);
 	iset_add(&warps, 8);
-	const iset *rows[3] = { &sm100, &sm90, &sm80 };
-	static const char *const heads[3] = { "if major >= 10:", "elif major == 9:", "else:" };
-	char *w = iset_tuple(&warps);
+	char *w = iset_tuple(&warps), *cap = p1_capability_line(torch);
 	ta_buf b = TA_BUF_INIT;
 	ta_buf_printf(&b, "%sdef %s():\n", ind, fn);
 	ta_buf_printf(&b, "%s%s# %s's tiles on each GPU generation, with pipeline depths that fit it\n", ind, u,
 		      k->name);
-	ta_buf_printf(&b, "%s%smajor, _ = %s.cuda.get_device_capability()\n", ind, u, torch);
+	ta_buf_printf(&b, "%s%s%s\n", ind, u, cap);
+	free(cap);
 	for (int i = 0; i < 3; i++) {
-		char *st = iset_tuple(rows[i]);
-		ta_buf_printf(&b, "%s%s%s\n%s%s%sstages, warps = %s, %s\n", ind, u, heads[i], ind, u, u, st, w);
+		char *st = iset_tuple(&rows[i]);
+		ta_buf_printf(&b, "%s%s%s\n%s%s%sstages, warps = %s, %s\n", ind, u, p1_heads[i], ind, u, u, st, w);
 		free(st);
 	}
 	ta_buf_printf(&b, "%s%stiles = [\n", ind, u);
@@ -519,14 +563,161 @@ static char *p1_function(const ta_model *m, const ta_kernel *k, const p1_seed *s
 	return ta_buf_steal(&b);
 }
 
+/* P1 on a comprehension of configs (the common form in larger kernel
+ * libraries): it moves into a function whose pipeline depths depend on the
+ * GPU generation; the comprehension iterates over them and is otherwise
+ * kept as written. */
+static int p1_comprehension(const ta_model *m, const ta_kernel *k, const char *fn, const char *torch,
+			    ta_edit *out, char **why)
+{
+	const ta_autotune *a = k->autotune;
+	TSNode comp = ta_edits_node(m, a->configs_span), body = ta_node_field(comp, "body");
+	if (!ta_node_is(comp, "list_comprehension"))
+		return ta_edits_refuse(why, "%s's configs are a comprehension written elsewhere: move it by hand",
+				       k->name);
+	char *canon = ta_node_is(body, "call") ? ta_model_canonical(m, ta_node_field(body, "function")) : NULL;
+	bool is_config = canon && ta_name_is(canon, "triton.Config");
+	free(canon);
+	if (!is_config)
+		return ta_edits_refuse(why, "line %u: the comprehension does not make one triton.Config per item",
+				       a->configs_span.line);
+	if (ta_node_contains_identifier(m->src, comp, "stages") || ta_node_contains_identifier(m->src, comp, "major"))
+		return ta_edits_refuse(why, "line %u: the comprehension already uses the names stages or major",
+				       a->configs_span.line);
+	if (k->persistent && !p1_varies_occupancy(a))
+		return ta_edits_refuse(why, "persistent %s: occupancy must change its grid and tile-loop step too, "
+				       "which is done by hand", k->name);
+	if (!k->loop_count)
+		return ta_edits_refuse(why, "%s has no loop for num_stages to pipeline: per-GPU tiles and warps "
+				       "are chosen by hand", k->name);
+	/* What num_stages is now, and the change that makes it iterate stages. */
+	uint32_t cs = ts_node_start_byte(comp), ce = ts_node_end_byte(comp);
+	TSNode st = ta_edits_call_arg(m, body, 2, "num_stages");
+	iset seed = { .n = 0 };
+	uint32_t r0 = 0, r1 = 0;  /* range of comp replaced by rtext */
+	const char *rtext = "stages";
+	char *clause = NULL;      /* added after the last clause */
+	uint32_t clause_at = 0;
+	if (ta_node_is(st, "identifier")) {
+		uint32_t n = ta_node_named_count(comp);
+		for (uint32_t i = 0; i < n && !r1; i++) {
+			TSNode c = ts_node_named_child(comp, i);
+			if (!ta_node_is(c, "for_in_clause"))
+				continue;
+			char *lv = ta_node_text(m->src, ta_node_field(c, "left"));
+			bool same = ta_node_text_eq(m->src, st, lv);
+			free(lv);
+			TSNode right = ta_node_field(c, "right");
+			if (same && int_list(m, right, &seed)) {
+				r0 = ts_node_start_byte(right);
+				r1 = ts_node_end_byte(right);
+			}
+		}
+		if (!r1) {
+			char *v = ta_node_text(m->src, st);
+			int rc = ta_edits_refuse(why, "line %u: num_stages=%s does not iterate a literal list of the "
+						 "comprehension", a->configs_span.line, v);
+			free(v);
+			return rc;
+		}
+	} else {
+		int v = 3;  /* Triton's default */
+		char *t = ts_node_is_null(st) ? NULL : ta_node_text(m->src, st);
+		bool ok = !t || small_int(t, &v);
+		free(t);
+		if (!ok || ta_node_contains_identifier(m->src, comp, "num_stages") != !ts_node_is_null(st))
+			return ta_edits_refuse(why, "line %u: num_stages of the comprehension is neither a literal nor "
+					       "one of its loop variables", a->configs_span.line);
+		iset_add(&seed, v);
+		if (!ts_node_is_null(st)) {
+			r0 = ts_node_start_byte(st);
+			r1 = ts_node_end_byte(st);
+			rtext = "num_stages";
+		} else {
+			/* no num_stages yet: one more keyword after the last argument */
+			TSNode args = ta_node_field(body, "arguments");
+			uint32_t n = ta_node_named_count(args);
+			if (!n)
+				return ta_edits_refuse(why, "line %u: a triton.Config without arguments",
+						       a->configs_span.line);
+			r0 = r1 = ts_node_end_byte(ts_node_named_child(args, n - 1));
+			rtext = ", num_stages=num_stages";
+		}
+		uint32_t n = ta_node_named_count(comp);
+		TSNode last = ts_node_named_child(comp, n - 1);
+		while (ta_node_is(last, "comment") && n > 1)
+			last = ts_node_named_child(comp, --n - 1);
+		clause_at = ts_node_end_byte(last);
+		clause = ta_xstrdup(" for num_stages in stages");
+	}
+	/* The comprehension's text with the change, its continuation lines
+	 * moved to the function body's indentation. */
+	char *ind = ta_edits_indent_at(m, k->span.start);
+	const char *u = ta_edits_indent_unit(m, ind);
+	char *old_ind = ta_edits_indent_at(m, cs), *body_ind = ta_xasprintf("%s%s", ind, u);
+	ta_buf t = TA_BUF_INIT;
+	for (uint32_t i = cs; i < ce; i++) {
+		if (i == r0)
+			ta_buf_puts(&t, rtext);
+		if (clause && i == clause_at)
+			ta_buf_puts(&t, clause);
+		if (i >= r0 && i < r1)
+			continue;
+		char ch = m->src->text[i];
+		ta_buf_putc(&t, ch);
+		if (ch == '\n' && !strncmp(m->src->text + i + 1, old_ind, strlen(old_ind))) {
+			ta_buf_puts(&t, body_ind);
+			i += (uint32_t)strlen(old_ind);
+		}
+	}
+	char *comp_text = ta_buf_steal(&t);
+	iset rows[3];
+	p1_stage_rows(&seed, rows);
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_printf(&b, "%sdef %s():\n", ind, fn);
+	ta_buf_printf(&b, "%s# %s's configs on each GPU generation, with pipeline depths that fit it\n", body_ind,
+		      k->name);
+	char *cap = p1_capability_line(torch);
+	ta_buf_printf(&b, "%s%s\n", body_ind, cap);
+	free(cap);
+	for (int i = 0; i < 3; i++) {
+		char *tu = iset_tuple(&rows[i]);
+		ta_buf_printf(&b, "%s%s\n%s%sstages = %s\n", body_ind, p1_heads[i], body_ind, u, tu);
+		free(tu);
+	}
+	ta_buf_printf(&b, "%sreturn %s\n\n\n", body_ind, comp_text);
+	char *def = ta_buf_steal(&b), *callt = ta_xasprintf("%s()", fn);
+	uint32_t at = ta_edits_line_start(m, k->span.start);
+	ta_edit_replace(out, at, at, def);
+	ta_edit_replace(out, a->configs_span.start, a->configs_span.end, callt);
+	ta_edit_set_title(out, "%s(): %s's pipeline depths per GPU generation", fn, k->name);
+	out->line = a->configs_span.line;
+	free(def);
+	free(callt);
+	free(comp_text);
+	free(old_ind);
+	free(body_ind);
+	free(ind);
+	free(clause);
+	return 0;
+}
+
 static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, char **why)
 {
 	const ta_autotune *a = k->autotune;
 	if (a->configs_kind == TA_CONFIGS_FUNCTION)
 		return ta_edits_refuse(why, "%s's configs come from %s(): widen that function by hand", k->name,
 				       a->configs_function);
-	if (a->configs_kind == TA_CONFIGS_COMPREHENSION)
-		return ta_edits_refuse(why, "%s's configs are a comprehension, not a list of literal configs", k->name);
+	if (a->configs_kind == TA_CONFIGS_COMPREHENSION) {
+		char *torch = ta_edits_module(m, "torch");
+		char *fn = ta_xasprintf("%s_configs", k->name);
+		int rc = !torch ? ta_edits_refuse(why, "the file does not import torch") :
+			 name_taken(m, fn) ? ta_edits_refuse(why, "the name %s() is taken", fn) :
+			 p1_comprehension(m, k, fn, torch, out, why);
+		free(fn);
+		free(torch);
+		return rc;
+	}
 	if ((a->configs_kind != TA_CONFIGS_LIST && a->configs_kind != TA_CONFIGS_NAME) || !a->config_count)
 		return ta_edits_refuse(why, "%s's configs are not a literal list in this file", k->name);
 	char *torch = ta_edits_module(m, "torch");
@@ -590,13 +781,6 @@ static bool p1_fixed_launch(const ta_model *m, const ta_kernel *k, size_t ki)
 	return false;
 }
 
-static bool p1_varies_occupancy(const ta_autotune *a)
-{
-	for (size_t i = 0; i < a->vary_count; i++)
-		if (occupancy_name(a->varies[i]))
-			return true;
-	return false;
-}
 
 /* line falls on the kernel, its autotune, a config of it (the detector
  * reports a named list at its first config) or one of its launches. */
