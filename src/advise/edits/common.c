@@ -41,6 +41,10 @@ TSNode ta_edits_node(const ta_model *m, ta_span s)
 
 char *ta_edits_text(const ta_model *m, uint32_t start, uint32_t end)
 {
+	/* Ranges come from trees that error recovery may have bent: an empty
+	 * string beats reading outside the source. */
+	if (end < start || end > m->src->len)
+		return ta_xstrdup("");
 	return ta_xstrndup(m->src->text + start, end - start);
 }
 

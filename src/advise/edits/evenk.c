@@ -291,7 +291,9 @@ static char *cut_text(const p2_ctx *c, uint32_t s, uint32_t e)
 	ta_buf b = TA_BUF_INIT;
 	uint32_t at = s;
 	for (size_t i = 0; i < c->cut_count; i++) {
-		if (c->cuts[i].s < s || c->cuts[i].e > e)
+		/* (a cut overlapping the previous one, which only a bent parse
+		 * gives, is left out rather than read backwards) */
+		if (c->cuts[i].s < at || c->cuts[i].e > e)
 			continue;
 		ta_buf_append(&b, c->m->src->text + at, c->cuts[i].s - at);
 		ta_buf_puts(&b, c->cuts[i].t);

@@ -150,7 +150,7 @@ static int s3_one(const ta_model *m, const ta_kernel *k, const ta_op *dot, ta_ed
 				       "(zeros at line %u): the normal accumulator pattern", dot->span.line, x,
 				       z->span.line);
 	uint32_t gap0 = ts_node_end_byte(zs), gap1 = ts_node_start_byte(ds);
-	if (word_in(m->src->text + gap0, gap1 - gap0, x))
+	if (gap1 < gap0 || word_in(m->src->text + gap0, gap1 - gap0, x))
 		return ta_edits_refuse(why, "line %u: %s is used between its zeros (line %u) and the dot",
 				       dot->span.line, x, z->span.line);
 	if (!ta_edits_alone_on_line(m, zs, false))
