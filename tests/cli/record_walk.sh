@@ -29,7 +29,7 @@ ok() {
 }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-walk.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
-echo "1..17"
+echo "1..18"
 
 tar -C "$tmp" -xzf "$tarball"
 d="$tmp/attention"
@@ -68,6 +68,14 @@ ok $? "five edits in effect, chained version to version and run to run"
 edits_and_runs "$ex/session-walk.h200.json" >"$tmp/committed"
 diff -u "$golden" "$tmp/committed" >"$tmp/err"
 ok $? "the committed session-walk.h200.json holds the same edits and runs"
+
+# tests/gpu/walks.sh, which makes such sessions for every example from
+# what edits.sh brings back, gives the same edits and runs.
+TILEADVISE="$TILEADVISE" sh "$TA_SRCDIR/tests/gpu/walks.sh" \
+	"$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-attention.tsv" "$tarball" "$tmp/walks" \
+	>/dev/null 2>"$tmp/err" && edits_and_runs "$tmp/walks/attention/session-walk.h200.json" >"$tmp/w" &&
+	diff -u "$golden" "$tmp/w" >>"$tmp/err"
+ok $? "tests/gpu/walks.sh writes that walk from the archive and its table"
 
 # A measured file that today's edit does not give: kept, and said.
 { cat "$d/v2.py"; echo "# not what tileadvise writes"; } >"$tmp/v2-other.py"

@@ -7,7 +7,9 @@
 # Usage: tests/gpu/edits.sh OUTDIR [NAME...]. Needs a carried build in
 # $TA_DEVBUILD (default .devbuild). Writes OUTDIR/edits.log,
 # OUTDIR/edits.tsv (example, step, id, rc, the comparison lines) and
-# OUTDIR/edits.tar.gz (every version and its record stream).
+# OUTDIR/edits.tar.gz (every version and its record stream: vK.py ran as
+# rec-K.jsonl, v0 the example as committed; tests/gpu/walks.sh turns it into
+# the examples' recorded walks).
 set -u
 OUTDIR=${1:?usage: edits.sh OUTDIR [NAME...]}
 shift
@@ -30,6 +32,8 @@ for n in $names; do
 	mkdir -p "$d"
 	cp "$ROOT/examples/$n/$n.py" "$d/$n.py"
 	cp "$d/$n.py" "$d/v0.py"
+	# v0's own run: the first run of the walk that tests/gpu/walks.sh records.
+	"$TA" --profile --timeout 300 --save-records "$d/rec-0.jsonl" "$d/v0.py" >> "$log" 2>&1
 	step=0
 	# Every id of every diagnostic, in file order ("[S3, G4]" gives both).
 	ids=$("$TA" --check "$d/$n.py" 2>/dev/null | grep -o '\[[A-Z][0-9, A-Z]*\]$' | tr -d '[] ' | tr ',' '\n' |
