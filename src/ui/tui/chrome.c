@@ -88,7 +88,7 @@ void ta_chrome_header(ta_app *app, int w)
 	else if (app->read_only)
 		snprintf(state, sizeof state, "no measurement in this session");
 	else if (app->why_no_profile && !app->opt.records)
-		snprintf(state, sizeof state, "static analysis only (%s)", app->why_no_profile);
+		snprintf(state, sizeof state, "static analysis only: %s", app->why_no_profile);
 	else
 		snprintf(state, sizeof state, "static analysis; no measurement yet (r runs the file)");
 	ta_term_printf(1, 0, w, TA_ROLE_DIM, " %s", state);

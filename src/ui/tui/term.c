@@ -315,6 +315,17 @@ int ta_term_put(int y, int x, int maxw, const char *s, size_t n, ta_role role)
 	return col;
 }
 
+int ta_term_put_clipped(int y, int x, int maxw, const char *s, ta_role role)
+{
+	if (maxw <= 0 || !s)
+		return 0;
+	size_t n = strcspn(s, "\r\n");
+	if (ta_term_width(s, n) <= maxw)
+		return ta_term_put(y, x, maxw, s, n, role);
+	int col = ta_term_put(y, x, maxw - 1, s, n, role);
+	return col + ta_term_put(y, x + col, 1, ta_glyph_str(TA_G_ELLIPSIS), (size_t)-1, role);
+}
+
 int ta_term_printf(int y, int x, int maxw, ta_role role, const char *fmt, ...)
 {
 	char buf[1024];

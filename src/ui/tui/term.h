@@ -58,6 +58,8 @@ int ta_role_attr(ta_role r);
  * up to NUL) at y, x in role; tabs become spaces, bytes that are not
  * printable in this locale become '?'. Returns the columns used. */
 int ta_term_put(int y, int x, int maxw, const char *s, size_t n, ta_role role);
+/* The same for one line of s, ending in an ellipsis when it is cut. */
+int ta_term_put_clipped(int y, int x, int maxw, const char *s, ta_role role);
 /* printf into a line, clipped. */
 int ta_term_printf(int y, int x, int maxw, ta_role role, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

@@ -72,7 +72,7 @@ static void draw_step_row(ta_app *app, const ta_step *s, int y, int x, int w, bo
 		snprintf(right, sizeof right, " skipped");
 	int rw = ta_term_width(right, (size_t)-1);
 	const ta_entry *e = ta_catalog_find(app->cat, s->id);
-	ta_term_put(y, c, w - (c - x) - rw, e ? e->title : "", (size_t)-1, base);
+	ta_term_put_clipped(y, c, w - (c - x) - rw, e ? e->title : "", base);
 	if (rw) {
 		ta_role rr = sel ? base : s->has_change && s->change.cmp.verdict == TA_VERDICT_SLOWER
 			   ? TA_ROLE_SLOWER : s->has_change && s->change.cmp.verdict == TA_VERDICT_FASTER
@@ -104,8 +104,10 @@ static void draw(ta_app *app, const ta_rect *r)
 			snprintf(t, sizeof t, "not measured");
 		int tw = ta_term_width(t, (size_t)-1);
 		ta_term_fill(y, x, w, sel ? TA_ROLE_TITLE : TA_ROLE_NORMAL);
-		ta_term_printf(y, x, w - tw - 1, sel ? TA_ROLE_TITLE : TA_ROLE_NORMAL, "%s %s",
-			       sel ? ta_glyph_str(TA_G_CURSOR) : " ", k->name);
+		/* the name, cut with an ellipsis, then a space before the time */
+		int cw = ta_term_printf(y, x, 2, sel ? TA_ROLE_TITLE : TA_ROLE_NORMAL, "%s ",
+					sel ? ta_glyph_str(TA_G_CURSOR) : " ");
+		ta_term_put_clipped(y, x + cw, w - cw - tw - 2, k->name, sel ? TA_ROLE_TITLE : TA_ROLE_NORMAL);
 		ta_term_put(y, x + w - tw - 1, tw, t, (size_t)-1, f ? TA_ROLE_NORMAL : TA_ROLE_DIM);
 		y++;
 		app->n_kernel_rows++;
