@@ -801,6 +801,14 @@ static int add_kernel(builder *b, int fn)
 	return f->kernel;
 }
 
+/* A library's own autotuner decorating a jit kernel, called the way
+ * triton.autotune is (FlagGems' @libtuner(configs=..., key=...)): its
+ * configs and key are read the same way. */
+static bool autotune_like(const builder *b, TSNode call)
+{
+	return !ts_node_is_null(call_kwarg(b, call, "configs")) && !ts_node_is_null(call_kwarg(b, call, "key"));
+}
+
 /* Applies one decorator or wrapper call (jit, autotune, heuristics) to the
  * function; returns true when it makes the function a kernel. */
 static bool apply_wrapper(builder *b, int fn, TSNode expr, bool *jit_seen)
@@ -814,7 +822,7 @@ static bool apply_wrapper(builder *b, int fn, TSNode expr, bool *jit_seen)
 			collect_args(b, expr, &b->m->kernels[k].jit_kwargs,
 				     &b->m->kernels[k].jit_kwarg_count, NULL, NULL);
 		*jit_seen = kernel = true;
-	} else if (c && is_triton_name(c, "autotune") && ta_node_is(expr, "call")) {
+	} else if (ta_node_is(expr, "call") && ((c && is_triton_name(c, "autotune")) || autotune_like(b, expr))) {
 		int k = add_kernel(b, fn);
 		if (!b->m->kernels[k].autotune)
 			b->m->kernels[k].autotune = parse_autotune(b, expr);
