@@ -632,15 +632,21 @@ static void resolve_configs(builder *b, ta_autotune *a, TSNode expr, int depth)
 			if (mentions_capability(b, b->m->functions[f].node))
 				a->branches_on_capability = true;
 			collect_configs(b, a, b->m->functions[f].node);
-		} else if (!strcmp(name, "list") || !strcmp(name, "filter")) {
+		} else if (!strcmp(name, "list") || !strcmp(name, "tuple") || !strcmp(name, "sorted")) {
 			resolve_configs(b, a, call_arg(expr, 0), depth + 1);
+		} else if (!strcmp(name, "filter")) {
+			/* filter(keep, configs): the list is the second argument */
+			resolve_configs(b, a, call_arg(expr, 1), depth + 1);
 		} else {
 			a->configs_kind = TA_CONFIGS_UNRESOLVED;
 		}
 		free(name);
 	} else if (ta_node_is(expr, "identifier")) {
 		char *name = text(b, expr);
-		TSNode v = lookup_var(b, name, -1, UINT32_MAX);
+		/* its value when the decorator runs: the last binding before it */
+		TSNode v = lookup_var(b, name, -1, a->span.start);
+		if (ts_node_is_null(v))
+			v = lookup_var(b, name, -1, UINT32_MAX);
 		free(name);
 		if (ts_node_is_null(v)) {
 			a->configs_kind = TA_CONFIGS_UNRESOLVED;
@@ -694,7 +700,9 @@ static ta_autotune *parse_autotune(builder *b, TSNode call)
 		key = call_arg(call, 1);
 	if (ta_node_is(key, "identifier")) {
 		char *name = text(b, key);
-		TSNode v = lookup_var(b, name, -1, UINT32_MAX);
+		TSNode v = lookup_var(b, name, -1, a->span.start);
+		if (ts_node_is_null(v))
+			v = lookup_var(b, name, -1, UINT32_MAX);
 		free(name);
 		if (!ts_node_is_null(v))
 			key = v;

@@ -185,6 +185,64 @@ ta_status ta_detect_g7(ta_rule_ctx *c)
 	return TA_STATUS_NOT_APPLICABLE;
 }
 
+/* The values a config gives a tile size: a literal, or the literal list a
+ * comprehension's `for BM in [64, 128]` iterates. 0 when not known. */
+static size_t tile_values(const ta_rule_ctx *c, const ta_config *cfg, const char *name, long *v, size_t max)
+{
+	const ta_kwarg *kw = ta_kwarg_find(cfg->params, cfg->param_count, name);
+	if (!kw)
+		return 0;
+	char *end;
+	long x = strtol(kw->value, &end, 10);
+	if (*kw->value && !*end) {
+		v[0] = x;
+		return 1;
+	}
+	TSNode comp = ta_node_parent(ta_rule_node(c, cfg->span));
+	while (!ts_node_is_null(comp) && !ta_node_is(comp, "list_comprehension") &&
+	       !ta_node_is(comp, "decorated_definition") && !ta_node_is(comp, "module"))
+		comp = ta_node_parent(comp);
+	uint32_t n = ta_node_is(comp, "list_comprehension") ? ta_node_named_count(comp) : 0;
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode f = ts_node_named_child(comp, i), list = ta_node_field(f, "right");
+		if (!ta_node_is(f, "for_in_clause") || !ta_node_text_eq(c->m->src, ta_node_field(f, "left"), kw->value) ||
+		    !(ta_node_is(list, "list") || ta_node_is(list, "tuple")))
+			continue;
+		size_t k = 0;
+		uint32_t m = ta_node_named_count(list);
+		for (uint32_t j = 0; j < m && k < max; j++) {
+			char *t = ta_node_text(c->m->src, ts_node_named_child(list, j));
+			x = strtol(t, &end, 10);
+			bool ok = *t && !*end;
+			free(t);
+			if (!ok)
+				return 0;
+			v[k++] = x;
+		}
+		return m <= max ? k : 0;
+	}
+	return 0;
+}
+
+/* Every config already has BLOCK_M % BLOCK_N == 0 (the values known). */
+static bool configs_divisible(const ta_rule_ctx *c, const ta_autotune *a)
+{
+	if (a->configs_kind == TA_CONFIGS_UNRESOLVED || !a->config_count)
+		return false;
+	for (size_t i = 0; i < a->config_count; i++) {
+		long bm[16], bn[16];
+		size_t nm = tile_values(c, &a->configs[i], "BLOCK_M", bm, 16);
+		size_t nn = tile_values(c, &a->configs[i], "BLOCK_N", bn, 16);
+		if (!nm || !nn)
+			return false;
+		for (size_t x = 0; x < nm; x++)
+			for (size_t y = 0; y < nn; y++)
+				if (bn[y] <= 0 || bm[x] % bn[y])
+					return false;
+	}
+	return true;
+}
+
 ta_status ta_detect_g8(ta_rule_ctx *c)
 {
 	const ta_autotune *a = c->k->autotune;
@@ -200,7 +258,7 @@ ta_status ta_detect_g8(ta_rule_ctx *c)
 		sweeps |= !strcasecmp(a->varies[i], "BLOCK_M") || !strcasecmp(a->varies[i], "BLOCK_N");
 	if (!p || !sweeps)
 		return TA_STATUS_NOT_APPLICABLE;
-	if (a->has_prune)
+	if (a->has_prune || configs_divisible(c, a))
 		return TA_STATUS_SATISFIED;
 	ta_finding *f = ta_rule_add(c, a->span, "`%s` has a causal mode (`%s`) and sweeps BLOCK_M/BLOCK_N "
 				    "without prune_configs_by: configs with BLOCK_M %% BLOCK_N != 0 are not pruned",

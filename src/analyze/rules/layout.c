@@ -137,6 +137,12 @@ ta_status ta_detect_l3(ta_rule_ctx *c)
 			const ta_host_op *op = &h->ops[j];
 			if (op->kind != TA_HOST_TENSOR_DESCRIPTOR)
 				continue;
+			/* only the descriptors this launch passes (a host function
+			 * may build them for another kernel it launches) */
+			bool passed = op->target ? ta_rule_mentions(c, l->span, op->target) :
+				      op->span.start >= l->span.start && op->span.end <= l->span.end;
+			if (!passed)
+				continue;
 			any = true;
 			if (a->has_pre_hook)
 				continue;
