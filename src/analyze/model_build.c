@@ -92,6 +92,7 @@ typedef struct builder {
 		ta_host_kind kind;
 	} *host_matches;
 	size_t host_match_count, host_match_cap;
+	bool *cfg_seen;           /* functions already read for one autotune's configs */
 } builder;
 
 static const TSNode null_node;
@@ -558,7 +559,37 @@ static bool mentions_capability(const builder *b, TSNode n)
 
 /* Walks a subtree for triton.Config calls, noting loop and comprehension
  * variables in scope. Iterative: config builders can be long. */
+static void collect_configs_in(builder *b, ta_autotune *a, TSNode root, int depth);
+
 static void collect_configs(builder *b, ta_autotune *a, TSNode root)
+{
+	bool *outer = b->cfg_seen;
+	b->cfg_seen = ta_xcalloc(b->m->function_count ? b->m->function_count : 1, sizeof *b->cfg_seen);
+	collect_configs_in(b, a, root, 0);
+	free(b->cfg_seen);
+	b->cfg_seen = outer;
+}
+
+/* A config builder that returns another one's list (Triton's matmul
+ * tutorial: get_autotune_config() returns get_cuda_autotune_config()):
+ * the functions of this file it calls, a few levels deep. */
+static void collect_called_configs(builder *b, ta_autotune *a, TSNode call, int depth)
+{
+	TSNode fn = ta_node_field(call, "function");
+	if (depth >= 3 || !ta_node_is(fn, "identifier"))
+		return;
+	char *name = text(b, fn);
+	int f = find_function(b->m, name);
+	free(name);
+	if (f >= 0 && b->m->functions[f].kernel < 0 && !b->cfg_seen[f]) {
+		b->cfg_seen[f] = true;
+		if (mentions_capability(b, b->m->functions[f].node))
+			a->branches_on_capability = true;
+		collect_configs_in(b, a, b->m->functions[f].node, depth + 1);
+	}
+}
+
+static void collect_configs_in(builder *b, ta_autotune *a, TSNode root, int depth)
 {
 	char **vars = NULL;
 	size_t nvars = 0, first = a->config_count;
@@ -586,6 +617,8 @@ static void collect_configs(builder *b, ta_autotune *a, TSNode root)
 		} else if (is_config_call(b, n)) {
 			parse_config(b, a, n);
 			descend = false;
+		} else if (ta_node_is(n, "call")) {
+			collect_called_configs(b, a, n, depth);
 		} else if (ta_node_is(n, "if_statement") || ta_node_is(n, "conditional_expression")) {
 			if (mentions_capability(b, n))
 				a->branches_on_capability = true;
