@@ -199,7 +199,10 @@ static void emit_if(l1_ctx *c, const site *x, ta_buf *b)
 	char *bind = ta_edits_indent_at(m, ts_node_start_byte(body));
 	ta_buf inner = TA_BUF_INIT;
 	render(c, s, e, &inner);
-	dedent(ta_buf_str(&inner), bind + strlen(ind), b);
+	/* What the branch body adds to the if's indentation (nothing when a
+	 * bent parse puts the body less deep than the if). */
+	size_t bl = strlen(bind), il = strlen(ind);
+	dedent(ta_buf_str(&inner), bl > il ? bind + il : "", b);
 	ta_buf_free(&inner);
 	free(bind);
 	free(ind);
