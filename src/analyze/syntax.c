@@ -191,3 +191,48 @@ bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *nam
 	ts_tree_cursor_delete(&c);
 	return found;
 }
+
+/* Does n hold a subscript that adds an axis (`offs[:, None]`)? Expressions
+ * nested deeper than any real pointer tile are not followed. */
+static bool has_broadcast(const ta_source *src, TSNode n, int depth)
+{
+	if (depth > 64)
+		return false;
+	if (ta_node_is(n, "subscript")) {
+		char *t = ta_node_text(src, n);
+		bool yes = strstr(t, "None") != NULL;
+		free(t);
+		if (yes)
+			return true;
+	}
+	uint32_t k = ta_node_named_count(n);
+	for (uint32_t i = 0; i < k; i++)
+		if (has_broadcast(src, ts_node_named_child(n, i), depth + 1))
+			return true;
+	return false;
+}
+
+static bool tile_role(const ta_source *src, TSNode n, const char *name, int depth)
+{
+	while (ta_node_is(n, "parenthesized_expression") && ta_node_named_count(n) > 0)
+		n = ts_node_named_child(n, 0);
+	if (depth > 64 || !ta_node_is(n, "binary_operator"))
+		return false;
+	TSNode l = ta_node_field(n, "left"), r = ta_node_field(n, "right"), op = ta_node_field(n, "operator");
+	if (ta_node_text_eq(src, op, "*") && ((ta_node_text_eq(src, l, name) && has_broadcast(src, r, 0)) ||
+					      (ta_node_text_eq(src, r, name) && has_broadcast(src, l, 0))))
+		return true;
+	if (ta_node_text_eq(src, op, "+")) {
+		TSNode first = l;
+		while (ta_node_is(first, "binary_operator") && ta_node_text_eq(src, ta_node_field(first, "operator"), "+"))
+			first = ta_node_field(first, "left");
+		if (ta_node_text_eq(src, first, name) && has_broadcast(src, n, 0))
+			return true;
+	}
+	return tile_role(src, l, name, depth + 1) || tile_role(src, r, name, depth + 1);
+}
+
+bool ta_node_tile_role(const ta_source *src, TSNode n, const char *name)
+{
+	return tile_role(src, n, name, 0);
+}

@@ -51,9 +51,39 @@ static bool is_memory_op(const ta_op *op)
 	       op->kind == TA_OP_MAKE_BLOCK_PTR;
 }
 
+static bool used_directly(const ta_model *m, const ta_kernel *k, const char *name, bool *as_stride);
+
 /* Where the value goes into an address, the way the P6 detector sees it:
- * the pointer argument of a memory op, or a descriptor's strides/base. */
+ * the pointer argument of a memory op, or a descriptor's strides/base;
+ * else one step through a pointer tile built from it as a stride or base
+ * (`a_ptrs = a_ptr + offs_am[:, None] * lda`, then tl.load(a_ptrs)). */
 static bool used_in_address(const ta_model *m, const ta_kernel *k, const char *name, bool *as_stride)
+{
+	if (used_directly(m, k, name, as_stride))
+		return true;
+	bool used = false;
+	TSTreeCursor cur = ts_tree_cursor_new(k->node);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+		bool ignored;
+		if (ta_node_is(n, "assignment") && ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
+		    ta_node_tile_role(m->src, right, name)) {
+			char *tile = ta_node_text(m->src, left);
+			if (used_directly(m, k, tile, &ignored)) {
+				used = true;
+				*as_stride |= multiplied(m, right, name);
+			}
+			free(tile);
+		}
+		if (!ta_cursor_next(&cur, true))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	return used;
+}
+
+static bool used_directly(const ta_model *m, const ta_kernel *k, const char *name, bool *as_stride)
 {
 	bool used = false;
 	*as_stride = false;
@@ -83,7 +113,7 @@ static bool used_in_address(const ta_model *m, const ta_kernel *k, const char *n
 	return used;
 }
 
-static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *name)
+static bool hinted(const ta_model *m, const ta_kernel *k, const char *name)
 {
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
@@ -94,6 +124,30 @@ static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *n
 			return true;
 	}
 	return false;
+}
+
+/* name, or a pointer tile built from it, carries an alignment hint already
+ * (as the detector sees it). */
+static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	if (hinted(m, k, name))
+		return true;
+	bool yes = false;
+	TSTreeCursor cur = ts_tree_cursor_new(k->node);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode left = ta_node_field(n, "left");
+		if (ta_node_is(n, "assignment") && ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
+		    ta_node_tile_role(m->src, ta_node_field(n, "right"), name)) {
+			char *tile = ta_node_text(m->src, left);
+			yes = hinted(m, k, tile);
+			free(tile);
+		}
+		if (yes || !ta_cursor_next(&cur, true))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	return yes;
 }
 
 /* The assignment a scalar load feeds, through method calls such as

@@ -436,7 +436,8 @@ static void p1_seed_free(p1_seed *s)
 
 static bool occupancy_name(const char *n)
 {
-	return !strcasecmp(n, "occupancy") || !strcasecmp(n, "NUM_SMS") || !strcasecmp(n, "NUM_PROGRAMS");
+	return !strcasecmp(n, "occupancy") || !strcasecmp(n, "NUM_SMS") || !strcasecmp(n, "NUM_SM") ||
+	       !strcasecmp(n, "NUM_PROGRAMS");
 }
 
 static int p1_seeds(const ta_model *m, const ta_kernel *k, p1_seed *s, char **why)

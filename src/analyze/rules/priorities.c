@@ -81,7 +81,9 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 		f->tags |= TA_TAG_GPU_SPLIT;
 		found = true;
 	}
-	if (c->k->persistent && !varies(a, "occupancy") && !varies(a, "OCCUPANCY") && !varies(a, "NUM_SMS")) {
+	/* occupancy, or the program count itself (Triton's grouped GEMM tunes NUM_SM) */
+	if (c->k->persistent && !varies(a, "occupancy") && !varies(a, "OCCUPANCY") && !varies(a, "NUM_SMS") &&
+	    !varies(a, "NUM_SM") && !varies(a, "NUM_PROGRAMS")) {
 		ta_rule_add(c, where, "persistent `%s` has no occupancy in its autotune configs", c->k->name);
 		found = true;
 	}
@@ -371,25 +373,27 @@ static bool flows_to_pointer(ta_rule_ctx *c, const char *name, int depth)
 				    ta_rule_mentions(c, op->kwargs[j].value_span, name))
 					return true;
 	}
-	/* Only direct use: a loaded index that picks a row (through tl.where or
-	 * arithmetic) is an offset, not a stride or a base pointer. */
-	if (depth >= 0)
+	/* Else one step through a pointer tile built from it, in the role of a
+	 * stride or a base: a loaded index that picks a row (through tl.where
+	 * or arithmetic) is an offset, not a stride or a base pointer. */
+	if (depth > 0)
 		return false;
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (strcmp(as[i].name, name) && ta_rule_mentions(c, as[i].rhs, name)) {
-			char *t = ta_xstrdup(as[i].name);
-			bool yes = flows_to_pointer(c, t, depth + 1);
-			free(t);
-			if (yes)
-				return true;
-		}
+		if (!strcmp(as[i].name, name) || !ta_rule_mentions(c, as[i].rhs, name) ||
+		    !ta_node_tile_role(c->m->src, ta_rule_node(c, as[i].rhs), name))
+			continue;
+		char *t = ta_xstrdup(as[i].name);
+		bool yes = flows_to_pointer(c, t, depth + 1);
+		free(t);
+		if (yes)
+			return true;
 	}
 	return false;
 }
 
-static bool assumed(const ta_rule_ctx *c, const char *name)
+static bool hinted(const ta_rule_ctx *c, const char *name)
 {
 	for (size_t i = 0; i < c->k->op_count; i++) {
 		const ta_op *op = &c->k->ops[i];
@@ -397,6 +401,21 @@ static bool assumed(const ta_rule_ctx *c, const char *name)
 		    ta_rule_mentions(c, op->span, name))
 			return true;
 	}
+	return false;
+}
+
+/* name, or a pointer tile built from it, already carries an alignment hint
+ * (Triton's grouped GEMM: tl.multiple_of(a_ptrs, [16, 16])). */
+static bool assumed(ta_rule_ctx *c, const char *name)
+{
+	if (hinted(c, name))
+		return true;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(as[i].name, name) && ta_rule_mentions(c, as[i].rhs, name) &&
+		    ta_node_tile_role(c->m->src, ta_rule_node(c, as[i].rhs), name) && hinted(c, as[i].name))
+			return true;
 	return false;
 }
 
