@@ -656,10 +656,45 @@ static int s1_fail(s1_ctx *c, const char *fmt, ...)
 	return -1;
 }
 
-/* tl.arange(0, BLOCK) with BLOCK a constexpr parameter or a literal. */
+/* n without what does not change its values: parentheses, `.to(...)`
+ * casts and the compiler hints tl.multiple_of / max_contiguous /
+ * max_constancy around it. */
+static TSNode unhint(const ta_model *m, TSNode n)
+{
+	for (int i = 0; i < 8; i++) {
+		n = unparen(n);
+		if (!ta_node_is(n, "call"))
+			break;
+		TSNode fn = ta_node_field(n, "function");
+		if (ta_node_is(fn, "attribute") && ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "to")) {
+			n = ta_node_field(fn, "object");
+			continue;
+		}
+		char *canon = ta_model_canonical(m, fn);
+		bool hint = canon && (ta_name_is(canon, "triton.language.multiple_of") ||
+				      ta_name_is(canon, "triton.language.max_contiguous") ||
+				      ta_name_is(canon, "triton.language.max_constancy"));
+		free(canon);
+		if (!hint)
+			break;
+		n = ta_edits_call_arg(m, n, 0, "input");
+	}
+	return n;
+}
+
+/* tl.arange(0, BLOCK) with BLOCK a constexpr parameter or a literal, written
+ * here or bound to a name before (`o_c = tl.arange(0, BC)`). */
 static bool arange_block(s1_ctx *c, TSNode n, char **block)
 {
-	n = unparen(n);
+	n = unhint(c->m, n);
+	if (ta_node_is(n, "identifier")) {
+		char *name = ta_node_text(c->m->src, n);
+		TSNode from, v = reaching_def(c->m, c->k, name, c->stmt, &from);
+		free(name);
+		if (ts_node_is_null(v) || !stable(c->m, c->k, v, from, c->stmt))
+			return false;
+		n = unhint(c->m, v);
+	}
 	if (!ta_node_is(n, "call"))
 		return false;
 	char *canon = ta_model_canonical(c->m, ta_node_field(n, "function"));
@@ -701,11 +736,14 @@ static int s1_offsets(s1_ctx *c, s1_axis *a)
 		 * without a mask (Triton's matmul tutorial). A descriptor pads
 		 * those rows with zeros instead, which only the rows past M see:
 		 * safe when nothing but this tile reads the offsets. */
+		v = unhint(m, v);
 		if (ta_node_is(v, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(v, "operator"), "%") &&
 		    ident_count(m, c->k->node, name) == 2) {
 			a->wrap = ta_node_text(m->src, ta_node_field(v, "right"));
-			v = unparen(ta_node_field(v, "left"));
+			v = unhint(m, ta_node_field(v, "left"));
 		}
+	} else {
+		v = unhint(m, v);
 	}
 	TSNode start = { 0 };
 	if (!arange_block(c, v, &a->block)) {
