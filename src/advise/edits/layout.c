@@ -682,6 +682,29 @@ static TSNode unhint(const ta_model *m, TSNode n)
 	return n;
 }
 
+/* A block size the compiler knows: an integer, a constexpr parameter, or
+ * arithmetic of them (`BD // 2`), as a descriptor's block shape needs. */
+static bool constexpr_arith(const s1_ctx *c, TSNode n, int depth)
+{
+	n = unparen(n);
+	if (ta_node_is(n, "integer"))
+		return true;
+	if (ta_node_is(n, "identifier")) {
+		char *t = ta_node_text(c->m->src, n);
+		const ta_param *p = ta_kernel_param(c->k, t);
+		free(t);
+		return p && p->constexpr_;
+	}
+	if (depth > 8 || !ta_node_is(n, "binary_operator"))
+		return false;
+	TSNode op = ta_node_field(n, "operator");
+	if (!ta_node_text_eq(c->m->src, op, "*") && !ta_node_text_eq(c->m->src, op, "//") &&
+	    !ta_node_text_eq(c->m->src, op, "+") && !ta_node_text_eq(c->m->src, op, "-"))
+		return false;
+	return constexpr_arith(c, ta_node_field(n, "left"), depth + 1) &&
+	       constexpr_arith(c, ta_node_field(n, "right"), depth + 1);
+}
+
 /* tl.arange(0, BLOCK) with BLOCK a constexpr parameter or a literal, written
  * here or bound to a name before (`o_c = tl.arange(0, BC)`). */
 static bool arange_block(s1_ctx *c, TSNode n, char **block)
@@ -704,13 +727,9 @@ static bool arange_block(s1_ctx *c, TSNode n, char **block)
 	if (!ar || ts_node_is_null(a0) || ts_node_is_null(a1) || !ta_node_text_eq(c->m->src, a0, "0") ||
 	    !ts_node_is_null(ta_edits_call_arg(c->m, n, 2, NULL)))
 		return false;
-	char *b = ta_node_text(c->m->src, a1);
-	const ta_param *p = ta_kernel_param(c->k, b);
-	if (!(p && p->constexpr_) && !ta_node_is(a1, "integer")) {
-		free(b);
+	if (!constexpr_arith(c, a1, 0))
 		return false;
-	}
-	*block = b;
+	*block = ta_node_text(c->m->src, a1);
 	return true;
 }
 
@@ -772,27 +791,50 @@ static int s1_offsets(s1_ctx *c, s1_axis *a)
 }
 
 /* rows[:, None] * stride, stride * rows[:, None] or rows[:, None] alone. */
+/* The factors of a product, parentheses around inner products opened:
+ * `o_t[:, None] * H * D` gives o_t[:, None], H, D. Returns 0 past max. */
+static size_t product_factors(const ta_model *m, TSNode n, TSNode *f, size_t max)
+{
+	TSNode u = unparen(n);
+	if (ta_node_is(u, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(u, "operator"), "*")) {
+		size_t l = product_factors(m, ta_node_field(u, "left"), f, max);
+		size_t r = l ? product_factors(m, ta_node_field(u, "right"), f + l, max - l) : 0;
+		return r ? l + r : 0;
+	}
+	if (max == 0)
+		return 0;
+	f[0] = n;
+	return 1;
+}
+
+/* rows[:, None] * stride, stride * rows[:, None], rows[:, None] alone, or
+ * a longer product with the rows as one factor (`o_t[:, None] * H * D`). */
 static int s1_term(s1_ctx *c, TSNode t, int axis)
 {
 	const ta_model *m = c->m;
-	t = unparen(t);
-	TSNode sub = { 0 }, stride = { 0 };
-	if (bcast_kind(m, t) == axis + 1) {
-		sub = t;
-	} else if (ta_node_is(t, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(t, "operator"), "*")) {
-		TSNode l = unparen(ta_node_field(t, "left")), r = unparen(ta_node_field(t, "right"));
-		if (bcast_kind(m, l) == axis + 1 && bcast_mask(m, r) == 0) {
-			sub = l;
-			stride = r;
-		} else if (bcast_kind(m, r) == axis + 1 && bcast_mask(m, l) == 0) {
-			sub = r;
-			stride = l;
+	TSNode f[8], sub = { 0 };
+	size_t n = product_factors(m, t, f, 8), subs = 0;
+	ta_buf stride = TA_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		TSNode u = unparen(f[i]);
+		if (bcast_kind(m, u) == axis + 1) {
+			sub = u;
+			subs++;
+		} else if (bcast_mask(m, u) == 0) {
+			char *ft = ta_node_text(m->src, f[i]);
+			ta_buf_printf(&stride, "%s%s", stride.len ? " * " : "", ft);
+			free(ft);
+		} else {
+			subs = 2;  /* another broadcast: not a plain tile term */
 		}
 	}
-	if (ts_node_is_null(sub) || c->ax[axis].block)
+	if (subs != 1 || c->ax[axis].block) {
+		ta_buf_free(&stride);
 		return s1_fail(c, "the pointer tile is not base + rows[:, None] * stride + cols[None, :]");
+	}
 	c->ax[axis].offs = ta_node_field(sub, "value");
-	c->ax[axis].stride = ts_node_is_null(stride) ? NULL : ta_node_text(m->src, stride);
+	c->ax[axis].stride = stride.len ? ta_buf_steal(&stride) : NULL;
+	ta_buf_free(&stride);
 	return s1_offsets(c, &c->ax[axis]);
 }
 
