@@ -272,6 +272,12 @@ char *ta_model_canonical(const ta_model *m, TSNode expr);
 /* Lookups. */
 int ta_model_find_kernel(const ta_model *m, const char *name);
 const ta_param *ta_kernel_param(const ta_kernel *k, const char *name);
+/* In an address expression of kernel k (`a_ptr + offs_am[:, None] * lda`),
+ * does the identifier name play the part of a stride, multiplying offsets
+ * (anything but a parameter of k or a literal), or of the base the sum
+ * starts from? A loaded index that picks a row is multiplied by a stride
+ * parameter (`stride_b * req_idx`) or added to offsets, and plays neither. */
+bool ta_kernel_address_role(const ta_model *m, const ta_kernel *k, TSNode addr, const char *name);
 const ta_kwarg *ta_kwarg_find(const ta_kwarg *kw, size_t n, const char *name);
 /* True when canonical name ends with ".suffix" or equals it. */
 bool ta_name_is(const char *canonical, const char *full);

@@ -69,10 +69,5 @@ bool ta_cursor_next(TSTreeCursor *c, bool descend);
 
 /* Whether an identifier with that text occurs inside n. */
 bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *name);
-/* In a pointer tile expression n (`a_ptr + offs_am[:, None] * lda + ...`),
- * does the identifier name play the part of a stride multiplying tile
- * offsets or of the base the sum starts from? A scalar index that picks a
- * row is multiplied by a stride instead, and plays neither. */
-bool ta_node_tile_role(const ta_source *src, TSNode n, const char *name);
 
 #endif

@@ -68,7 +68,7 @@ static bool used_in_address(const ta_model *m, const ta_kernel *k, const char *n
 		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
 		bool ignored;
 		if (ta_node_is(n, "assignment") && ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
-		    ta_node_tile_role(m->src, right, name)) {
+		    ta_kernel_address_role(m, k, right, name)) {
 			char *tile = ta_node_text(m->src, left);
 			if (used_directly(m, k, tile, &ignored)) {
 				used = true;
@@ -93,7 +93,7 @@ static bool used_directly(const ta_model *m, const ta_kernel *k, const char *nam
 			continue;
 		if (op->arg_count) {
 			TSNode a = ta_edits_node(m, op->args[0]);
-			if (!ts_node_is_null(a) && reads(m, a, name)) {
+			if (!ts_node_is_null(a) && reads(m, a, name) && ta_kernel_address_role(m, k, a, name)) {
 				used = true;
 				*as_stride |= multiplied(m, a, name);
 			}
@@ -138,7 +138,7 @@ static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *n
 		TSNode n = ts_tree_cursor_current_node(&cur);
 		TSNode left = ta_node_field(n, "left");
 		if (ta_node_is(n, "assignment") && ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
-		    ta_node_tile_role(m->src, ta_node_field(n, "right"), name)) {
+		    ta_kernel_address_role(m, k, ta_node_field(n, "right"), name)) {
 			char *tile = ta_node_text(m->src, left);
 			yes = hinted(m, k, tile);
 			free(tile);

@@ -365,7 +365,8 @@ static bool flows_to_pointer(ta_rule_ctx *c, const char *name, int depth)
 			   op->kind == TA_OP_MAKE_BLOCK_PTR;
 		if (!mem)
 			continue;
-		if (op->arg_count && ta_rule_mentions(c, op->args[0], name))
+		if (op->arg_count && ta_rule_mentions(c, op->args[0], name) &&
+		    ta_kernel_address_role(c->m, k, ta_rule_node(c, op->args[0]), name))
 			return true;
 		if (op->kind == TA_OP_MAKE_DESCRIPTOR || op->kind == TA_OP_MAKE_BLOCK_PTR)
 			for (size_t j = 0; j < op->kwarg_count; j++)
@@ -382,7 +383,7 @@ static bool flows_to_pointer(ta_rule_ctx *c, const char *name, int depth)
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (!strcmp(as[i].name, name) || !ta_rule_mentions(c, as[i].rhs, name) ||
-		    !ta_node_tile_role(c->m->src, ta_rule_node(c, as[i].rhs), name))
+		    !ta_kernel_address_role(c->m, c->k, ta_rule_node(c, as[i].rhs), name))
 			continue;
 		char *t = ta_xstrdup(as[i].name);
 		bool yes = flows_to_pointer(c, t, depth + 1);
@@ -414,7 +415,7 @@ static bool assumed(ta_rule_ctx *c, const char *name)
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(as[i].name, name) && ta_rule_mentions(c, as[i].rhs, name) &&
-		    ta_node_tile_role(c->m->src, ta_rule_node(c, as[i].rhs), name) && hinted(c, as[i].name))
+		    ta_kernel_address_role(c->m, c->k, ta_rule_node(c, as[i].rhs), name) && hinted(c, as[i].name))
 			return true;
 	return false;
 }
