@@ -241,15 +241,16 @@ static void test_new_refusals(void **state)
 static void test_tuning_refusals(void **state)
 {
 	(void)state;
-	/* P1: tiles fixed at the launch, no autotune to widen. */
+	/* P1: only tiles fixed at the launch, no autotune: tuning them needs a
+	 * grid that reads META. */
 	expect_refusal("p1.py",
 		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
 		"def k(x_ptr, n, BLOCK: tl.constexpr):\n"
 		"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
 		"    tl.store(x_ptr + offs, 0.0, mask=offs < n)\n\n\n"
 		"def run(x):\n"
-		"    k[(triton.cdiv(x.numel(), 256),)](x, x.numel(), BLOCK=256, num_warps=4)\n",
-		"P1", "has no @triton.autotune");
+		"    k[(triton.cdiv(x.numel(), 256),)](x, x.numel(), BLOCK=256)\n",
+		"P1", "fix its tiles only");
 	/* P1: a persistent kernel whose configs have no occupancy. */
 	expect_refusal("p1p.py",
 		"import torch\nimport triton\nimport triton.language as tl\n\n\n"

@@ -540,13 +540,16 @@ static char *p1_function(const ta_model *m, const ta_kernel *k, const p1_seed *s
 	const char *u = ta_edits_indent_unit(m, ind);
 	iset rows[3], warps = s->warps;
 	p1_stage_rows(&s->stages, rows);
+	if (!k->loop_count)  /* nothing to pipeline: the depth stays as it is */
+		rows[0] = rows[1] = rows[2] = s->stages;
 	iset_add(&warps, 4);
 	iset_add(&warps, 8);
 	char *w = iset_tuple(&warps), *cap = p1_capability_line(torch);
 	ta_buf b = TA_BUF_INIT;
 	ta_buf_printf(&b, "%sdef %s():\n", ind, fn);
-	ta_buf_printf(&b, "%s%s# %s's tiles on each GPU generation, with pipeline depths that fit it\n", ind, u,
-		      k->name);
+	bool tileless = s->tile_count == 1 && !strcmp(s->tiles[0], "{}");
+	ta_buf_printf(&b, "%s%s# %s's %s on each GPU generation, with pipeline depths that fit it\n", ind, u,
+		      k->name, tileless ? "launch options" : "tiles");
 	ta_buf_printf(&b, "%s%s%s\n", ind, u, cap);
 	free(cap);
 	for (int i = 0; i < 3; i++) {
@@ -554,12 +557,19 @@ static char *p1_function(const ta_model *m, const ta_kernel *k, const p1_seed *s
 		ta_buf_printf(&b, "%s%s%s\n%s%s%sstages, warps = %s, %s\n", ind, u, p1_heads[i], ind, u, u, st, w);
 		free(st);
 	}
-	ta_buf_printf(&b, "%s%stiles = [\n", ind, u);
-	for (size_t i = 0; i < s->tile_count; i++)
-		ta_buf_printf(&b, "%s%s%s%s,\n", ind, u, u, s->tiles[i]);
-	ta_buf_printf(&b, "%s%s]\n", ind, u);
-	ta_buf_printf(&b, "%s%sreturn [\n%s%s%s%s(dict(t), num_stages=s, num_warps=w)\n", ind, u, ind, u, u, config);
-	ta_buf_printf(&b, "%s%s%sfor t in tiles for s in stages for w in warps\n%s%s]\n\n\n", ind, u, u, ind, u);
+	if (tileless) {
+		ta_buf_printf(&b, "%s%sreturn [%s({}, num_stages=s, num_warps=w) for s in stages for w in warps]\n\n\n",
+			      ind, u, config);
+	} else {
+		ta_buf_printf(&b, "%s%stiles = [\n", ind, u);
+		for (size_t i = 0; i < s->tile_count; i++)
+			ta_buf_printf(&b, "%s%s%s%s,\n", ind, u, u, s->tiles[i]);
+		ta_buf_printf(&b, "%s%s]\n", ind, u);
+		ta_buf_printf(&b, "%s%sreturn [\n%s%s%s%s(dict(t), num_stages=s, num_warps=w)\n", ind, u, ind, u, u,
+			      config);
+		ta_buf_printf(&b, "%s%s%sfor t in tiles for s in stages for w in warps\n%s%s]\n\n\n", ind, u, u, ind,
+			      u);
+	}
 	free(w);
 	return ta_buf_steal(&b);
 }
@@ -755,6 +765,117 @@ static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, cha
 	return rc;
 }
 
+/* The kernel's size arguments, for the autotune key: parameters that are
+ * not constexpr and not strides, read by a comparison (a mask), a loop's
+ * range or a ceiling division. */
+static char *p1_size_key(const ta_model *m, const ta_kernel *k)
+{
+	bool *used = ta_xcalloc(k->param_count ? k->param_count : 1, sizeof *used);
+	TSTreeCursor cur = ts_tree_cursor_new(k->node);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		bool bound = ta_node_is(n, "comparison_operator");
+		if (ta_node_is(n, "call")) {
+			char *fn = ta_node_text(m->src, ta_node_field(n, "function"));
+			size_t l = fn ? strlen(fn) : 0;
+			bound = fn && ((l >= 4 && !strcmp(fn + l - 4, "cdiv")) || (l >= 5 && !strcmp(fn + l - 5, "range")));
+			free(fn);
+		}
+		for (size_t i = 0; bound && i < k->param_count; i++) {
+			const ta_param *p = &k->params[i];
+			if (!p->constexpr_ && strncmp(p->name, "stride", 6) &&
+			    ta_node_contains_identifier(m->src, n, p->name))
+				used[i] = true;
+		}
+		if (!ta_cursor_next(&cur, true))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	ta_buf b = TA_BUF_INIT;
+	for (size_t i = 0; i < k->param_count; i++)
+		if (used[i])
+			ta_buf_printf(&b, "%s\"%s\"", b.len ? ", " : "", k->params[i].name);
+	free(used);
+	return b.len ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
+}
+
+/* P1 on a kernel launched with fixed options and no autotune: an autotune
+ * over num_warps and num_stages per GPU generation, seeded from the
+ * launches, keyed on the size arguments; the launches stop fixing those
+ * two. Tiles stay as launched (tuning them means the grid reads META: L2). */
+static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_edit *out, char **why)
+{
+	TSNode dd = ta_node_parent(k->node);
+	if (!ta_node_is(dd, "decorated_definition"))
+		return ta_edits_refuse(why, "%s: triton.jit is applied by a call, not a decorator", k->name);
+	if (k->persistent)
+		return ta_edits_refuse(why, "persistent %s: occupancy must change its grid and tile-loop step too, "
+				       "which is done by hand", k->name);
+	p1_seed s = { 0 };
+	bool fixes = false;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		for (size_t j = 0; l->kernel == (int)ki && j < l->kwarg_count; j++) {
+			const ta_kwarg *kw = &l->kwargs[j];
+			iset *to = !strcmp(kw->name, "num_stages") ? &s.stages : !strcmp(kw->name, "num_warps") ? &s.warps :
+				   NULL;
+			int v;
+			if (!to)
+				continue;
+			fixes = true;
+			if (small_int(kw->value, &v))
+				iset_add(to, v);
+			TSNode arg = ta_edits_node(m, kw->span);
+			if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(out, arg) != 0)
+				return ta_edits_refuse(why, "line %u: cannot take %s= out of the launch", kw->span.line,
+						       kw->name);
+		}
+	}
+	if (!fixes)
+		return ta_edits_refuse(why, "%s's launches fix its tiles only: tuning them means a grid that reads META "
+				       "(L2), done by hand", k->name);
+	if (!s.stages.n)
+		iset_add(&s.stages, 3);  /* Triton's defaults */
+	if (!s.warps.n)
+		iset_add(&s.warps, 4);
+	char *key = p1_size_key(m, k);
+	char *torch = ta_edits_module(m, "torch"), *config = ta_edits_module(m, "triton.Config");
+	char *autotune = ta_edits_module(m, "triton.autotune");
+	char *fn = ta_xasprintf("%s_configs", k->name);
+	int rc = 0;
+	if (!key)
+		rc = ta_edits_refuse(why, "%s reads no size argument in a mask, range or cdiv: no autotune key", k->name);
+	else if (!torch || !config || !autotune)
+		rc = ta_edits_refuse(why, "the file does not import %s", torch ? "triton" : "torch");
+	else if (name_taken(m, fn))
+		rc = ta_edits_refuse(why, "the name %s() is taken", fn);
+	if (rc == 0) {
+		char *tile = ta_xstrdup("{}");
+		s.tiles = &tile;
+		s.tile_count = 1;
+		uint32_t at = ta_edits_line_start(m, ts_node_start_byte(dd));
+		char *ind = ta_edits_indent_at(m, ts_node_start_byte(dd));
+		char *def = p1_function(m, k, &s, fn, torch, config, ind);
+		char *dec = ta_xasprintf("%s%s@%s(configs=%s(), key=[%s])\n", def, ind, autotune, fn, key);
+		ta_edit_replace(out, at, at, dec);
+		ta_edit_set_title(out, "%s(): autotune %s's num_warps and num_stages per GPU generation, keyed on %s", fn,
+				  k->name, key);
+		out->line = k->span.line;
+		free(dec);
+		free(def);
+		free(ind);
+		free(tile);
+		s.tiles = NULL;
+		s.tile_count = 0;
+	}
+	free(fn);
+	free(key);
+	free(torch);
+	free(config);
+	free(autotune);
+	return rc;
+}
+
 /* The configs need widening: what the P1 detector reports. */
 static bool p1_narrow(const ta_autotune *a)
 {
@@ -817,9 +938,12 @@ TA_EDIT_MAKER(P1)
 		if (!a) {
 			if (!p1_fixed_launch(m, k, ki))
 				continue;
-			ta_edits_keep_why(&why, ta_xasprintf("%s has no @triton.autotune: its launch fixes the tiles, "
-							     "and moving them into configs means rewriting the grid",
-							     k->name));
+			if (p1_untuned_edit(m, k, ki, out, &w) == 0) {
+				free(why);
+				return 0;
+			}
+			ta_edit_clear(out);
+			ta_edits_keep_why(&why, w);
 			continue;
 		}
 		if (!p1_narrow(a)) {
