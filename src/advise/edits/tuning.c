@@ -823,8 +823,14 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 			if (!to)
 				continue;
 			fixes = true;
-			if (small_int(kw->value, &v))
+			if (small_int(kw->value, &v)) {
 				iset_add(to, v);
+			} else if (to == &s.warps) {
+				/* a computed count (a heuristic on the block size) may
+				 * go up to 32 warps for wide rows: keep that range */
+				iset_add(to, 16);
+				iset_add(to, 32);
+			}
 			TSNode arg = ta_edits_node(m, kw->span);
 			if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(out, arg) != 0)
 				return ta_edits_refuse(why, "line %u: cannot take %s= out of the launch", kw->span.line,
