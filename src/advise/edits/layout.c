@@ -236,19 +236,22 @@ static size_t chain_terms(const ta_model *m, TSNode n, const char *op, TSNode *t
 	return chain_rec(m, unparen(n), op, terms, max);
 }
 
-/* The terms of a sum, parentheses opened: `p + (a + b)` gives p, a, b
- * (pointer arithmetic regroups freely). Returns 0 past max. */
-static size_t sum_terms(const ta_model *m, TSNode n, TSNode *terms, size_t max)
+/* The operands of a chain of one associative operator ("+" or "*") with
+ * the parentheses around inner chains opened: `p + (a + b)` gives p, a, b,
+ * `o_t[:, None] * H * D` gives o_t[:, None], H, D (pointer arithmetic and
+ * products regroup freely). Operands keep their own parentheses. Returns 0
+ * past max. */
+static size_t flat_operands(const ta_model *m, TSNode n, const char *op, TSNode *out, size_t max)
 {
-	n = unparen(n);
-	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), "+")) {
-		size_t l = sum_terms(m, ta_node_field(n, "left"), terms, max);
-		size_t r = l ? sum_terms(m, ta_node_field(n, "right"), terms + l, max - l) : 0;
+	TSNode u = unparen(n);
+	if (ta_node_is(u, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(u, "operator"), op)) {
+		size_t l = flat_operands(m, ta_node_field(u, "left"), op, out, max);
+		size_t r = l ? flat_operands(m, ta_node_field(u, "right"), op, out + l, max - l) : 0;
 		return r ? l + r : 0;
 	}
 	if (max == 0)
 		return 0;
-	terms[0] = n;
+	out[0] = n;
 	return 1;
 }
 
@@ -791,29 +794,13 @@ static int s1_offsets(s1_ctx *c, s1_axis *a)
 }
 
 /* rows[:, None] * stride, stride * rows[:, None] or rows[:, None] alone. */
-/* The factors of a product, parentheses around inner products opened:
- * `o_t[:, None] * H * D` gives o_t[:, None], H, D. Returns 0 past max. */
-static size_t product_factors(const ta_model *m, TSNode n, TSNode *f, size_t max)
-{
-	TSNode u = unparen(n);
-	if (ta_node_is(u, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(u, "operator"), "*")) {
-		size_t l = product_factors(m, ta_node_field(u, "left"), f, max);
-		size_t r = l ? product_factors(m, ta_node_field(u, "right"), f + l, max - l) : 0;
-		return r ? l + r : 0;
-	}
-	if (max == 0)
-		return 0;
-	f[0] = n;
-	return 1;
-}
-
 /* rows[:, None] * stride, stride * rows[:, None], rows[:, None] alone, or
  * a longer product with the rows as one factor (`o_t[:, None] * H * D`). */
 static int s1_term(s1_ctx *c, TSNode t, int axis)
 {
 	const ta_model *m = c->m;
 	TSNode f[8], sub = { 0 };
-	size_t n = product_factors(m, t, f, 8), subs = 0;
+	size_t n = flat_operands(m, t, "*", f, 8), subs = 0;
 	ta_buf stride = TA_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		TSNode u = unparen(f[i]);
@@ -1012,7 +999,7 @@ static int s1_pointer(s1_ctx *c, TSNode p)
 		p = rhs;
 	}
 	TSNode t[12];
-	size_t n = sum_terms(m, p, t, 12);
+	size_t n = flat_operands(m, p, "+", t, 12);
 	ta_buf base = TA_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		int bm = bcast_mask(m, t[i]);
