@@ -713,6 +713,8 @@ static bool constexpr_arith(const s1_ctx *c, TSNode n, int depth)
 static bool arange_block(s1_ctx *c, TSNode n, char **block)
 {
 	n = unhint(c->m, n);
+	if (bcast_kind(c->m, n) > 0)  /* tl.arange(0, B)[:, None] made pre-broadcast */
+		n = unhint(c->m, ta_node_field(n, "value"));
 	if (ta_node_is(n, "identifier")) {
 		char *name = ta_node_text(c->m->src, n);
 		TSNode from, v = reaching_def(c->m, c->k, name, c->stmt, &from);
@@ -767,6 +769,17 @@ static int s1_offsets(s1_ctx *c, s1_axis *a)
 	} else {
 		v = unhint(m, v);
 	}
+	/* rows = offs_m[:, None]: the offsets are those of offs_m (whose
+	 * binding is not the one a dead `rows` would take with it) */
+	TSNode outer = from;
+	if (bcast_kind(m, v) > 0) {
+		v = unhint(m, ta_node_field(v, "value"));
+		char *inner = ta_node_is(v, "identifier") ? ta_node_text(m->src, v) : NULL;
+		if (inner) {
+			v = unhint(m, reaching_def(m, c->k, inner, c->stmt, &from));
+			free(inner);
+		}
+	}
 	TSNode start = { 0 };
 	if (!arange_block(c, v, &a->block)) {
 		TSNode l = ta_node_field(v, "left"), r = ta_node_field(v, "right");
@@ -788,12 +801,42 @@ static int s1_offsets(s1_ctx *c, s1_axis *a)
 		return rc;
 	}
 	a->start = ts_node_is_null(start) ? ta_xstrdup("0") : ta_node_text(m->src, start);
-	a->def = from;
+	a->def = outer;
 	free(name);
 	return 0;
 }
 
 /* rows[:, None] * stride, stride * rows[:, None] or rows[:, None] alone. */
+/* Offsets broadcast where they were made (`rows = pid * BM +
+ * tl.arange(0, BM)[:, None]`, FlagGems' style): 1 for rows, 2 for columns,
+ * 0 for a name that is not such a tile. */
+static int pre_axis(s1_ctx *c, TSNode id)
+{
+	if (!ta_node_is(id, "identifier"))
+		return 0;
+	char *name = ta_node_text(c->m->src, id);
+	TSNode from, v = ta_kernel_param(c->k, name) ? (TSNode){ 0 } : reaching_def(c->m, c->k, name, c->stmt, &from);
+	free(name);
+	if (ts_node_is_null(v) || !stable(c->m, c->k, v, from, c->stmt))
+		return 0;
+	int bm = bcast_mask(c->m, unhint(c->m, v));
+	return bm == 1 || bm == 2 ? bm : 0;
+}
+
+/* The axes a pointer term spans: its own broadcasts and those of the
+ * pre-broadcast offsets it names (bits as bcast_mask). */
+static int term_axes(s1_ctx *c, TSNode t)
+{
+	int bm = bcast_mask(c->m, t);
+	TSNode f[8];
+	size_t n = flat_operands(c->m, t, "*", f, 8);
+	for (size_t i = 0; i < n; i++) {
+		int p = pre_axis(c, unparen(f[i]));
+		bm |= p ? 1 << (p - 1) : 0;
+	}
+	return bm;
+}
+
 /* rows[:, None] * stride, stride * rows[:, None], rows[:, None] alone, or
  * a longer product with the rows as one factor (`o_t[:, None] * H * D`). */
 static int s1_term(s1_ctx *c, TSNode t, int axis)
@@ -805,7 +848,10 @@ static int s1_term(s1_ctx *c, TSNode t, int axis)
 	for (size_t i = 0; i < n; i++) {
 		TSNode u = unparen(f[i]);
 		if (bcast_kind(m, u) == axis + 1) {
-			sub = u;
+			sub = ta_node_field(u, "value");
+			subs++;
+		} else if (pre_axis(c, u) == axis + 1) {
+			sub = u;  /* the pre-broadcast name itself */
 			subs++;
 		} else if (bcast_mask(m, u) == 0) {
 			char *ft = ta_node_text(m->src, f[i]);
@@ -819,7 +865,7 @@ static int s1_term(s1_ctx *c, TSNode t, int axis)
 		ta_buf_free(&stride);
 		return s1_fail(c, "the pointer tile is not base + rows[:, None] * stride + cols[None, :]");
 	}
-	c->ax[axis].offs = ta_node_field(sub, "value");
+	c->ax[axis].offs = sub;
 	c->ax[axis].stride = stride.len ? ta_buf_steal(&stride) : NULL;
 	ta_buf_free(&stride);
 	return s1_offsets(c, &c->ax[axis]);
@@ -1002,7 +1048,7 @@ static int s1_pointer(s1_ctx *c, TSNode p)
 	size_t n = flat_operands(m, p, "+", t, 12);
 	ta_buf base = TA_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
-		int bm = bcast_mask(m, t[i]);
+		int bm = term_axes(c, t[i]);
 		if (bm == 0) {
 			char *s = ta_node_text(m->src, t[i]);
 			ta_buf_printf(&base, "%s%s", base.len ? " + " : "", s);
@@ -1053,9 +1099,13 @@ static bool mask_term(s1_ctx *c, TSNode term, int *axis, TSNode *offs, TSNode *b
 		return false;
 	if (kind <= 0) {
 		kind = bcast_kind(m, l);
-		if (kind <= 0)
-			return false;
-		l = ta_node_field(l, "value");
+		if (kind > 0) {
+			l = ta_node_field(l, "value");
+		} else {
+			kind = pre_axis(c, l);  /* rows < M with rows made [:, None] */
+			if (kind <= 0)
+				return false;
+		}
 	} else if (bcast_mask(m, l) != 0) {
 		return false;
 	}
