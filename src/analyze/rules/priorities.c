@@ -449,10 +449,15 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 				dup = true;
 		if (dup)
 			continue;
+		/* What to assume, as the edit writes it: a pointer is aligned to
+		 * 16 bytes, a stride to 8 elements (16 bytes of fp16). */
+		bool pointer = ta_rule_contains(c, a->rhs, "pointer_type");
+		char *cond = pointer ? ta_xasprintf("%s.to(tl.int64) %% 16 == 0", a->name) :
+				       ta_xasprintf("%s %% 8 == 0", a->name);
 		ta_rule_add(c, a->stmt,
 			"`%s` is loaded from memory and used in pointer arithmetic without tl.assume: Triton "
-			"cannot know its alignment (add tl.assume(%s %% 16 == 0) and assert it on the host)",
-			a->name, a->name);
+			"cannot know its alignment (add tl.assume(%s) and assert it on the host)", a->name, cond);
+		free(cond);
 		found = true;
 	}
 	if (found)
