@@ -261,21 +261,14 @@ const char *ta_host_kind_name(ta_host_kind k)
 	return (unsigned)k < TA_HOST__COUNT ? names[k] : "?";
 }
 
-static TSNode strip_parens(TSNode n)
-{
-	while (ta_node_is(n, "parenthesized_expression") && ta_node_named_count(n) > 0)
-		n = ts_node_named_child(n, 0);
-	return n;
-}
-
 /* name multiplies something that varies over the tile (not a parameter of
  * k, not a literal) somewhere in n. Deeper than any real address: no. */
 static bool stride_in(const ta_model *m, const ta_kernel *k, TSNode n, const char *name, int depth)
 {
-	n = strip_parens(n);
+	n = ta_node_unparen(n);
 	if (depth > 64 || !ta_node_is(n, "binary_operator"))
 		return false;
-	TSNode l = strip_parens(ta_node_field(n, "left")), r = strip_parens(ta_node_field(n, "right"));
+	TSNode l = ta_node_unparen(ta_node_field(n, "left")), r = ta_node_unparen(ta_node_field(n, "right"));
 	if (ta_node_text_eq(m->src, ta_node_field(n, "operator"), "*")) {
 		for (int side = 0; side < 2; side++) {
 			TSNode me = side ? r : l, other = side ? l : r;
@@ -296,9 +289,9 @@ static bool stride_in(const ta_model *m, const ta_kernel *k, TSNode n, const cha
 
 bool ta_kernel_address_role(const ta_model *m, const ta_kernel *k, TSNode addr, const char *name)
 {
-	TSNode first = strip_parens(addr);
+	TSNode first = ta_node_unparen(addr);
 	while (ta_node_is(first, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(first, "operator"), "+"))
-		first = strip_parens(ta_node_field(first, "left"));
+		first = ta_node_unparen(ta_node_field(first, "left"));
 	if (ta_node_is(first, "identifier") && ta_node_text_eq(m->src, first, name))
 		return true;
 	return stride_in(m, k, addr, name, 0);

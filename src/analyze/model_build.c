@@ -1734,8 +1734,7 @@ static void classify_pointers(builder *b)
  * `pid`, `start_pid - NUM_SMS`? */
 static bool is_program_id(const builder *b, const ta_kernel *k, TSNode v, int depth)
 {
-	while (ta_node_is(v, "parenthesized_expression"))
-		v = ts_node_named_child(v, 0);
+	v = ta_node_unparen(v);
 	if (ta_node_is(v, "call")) {
 		char *fn = text(b, ta_node_field(v, "function"));
 		bool yes = fn && strstr(fn, "program_id") != NULL;

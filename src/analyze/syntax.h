@@ -59,6 +59,13 @@ static inline uint32_t ta_node_named_count(TSNode n)
 {
 	return ts_node_is_null(n) ? 0 : ts_node_named_child_count(n);
 }
+/* n without the parentheses around it: `((x))` gives x. */
+static inline TSNode ta_node_unparen(TSNode n)
+{
+	while (ta_node_is(n, "parenthesized_expression") && ta_node_named_count(n) == 1)
+		n = ts_node_named_child(n, 0);
+	return n;
+}
 /* The first ancestor of n (n excluded) of the given type, or a null node. */
 TSNode ta_node_ancestor(TSNode n, const char *type);
 /* Moves a cursor to the next node in document order, into the current

@@ -53,6 +53,43 @@ static bool is_memory_op(const ta_op *op)
 
 static bool used_directly(const ta_model *m, const ta_kernel *k, const char *name, bool *as_stride);
 
+/* Calls fn for each pointer tile kernel k builds from name as a stride or
+ * base (`a_ptrs = a_ptr + offs_am[:, None] * lda`: tile a_ptrs, rhs the
+ * sum), until fn returns true; returns whether one did. */
+typedef bool (*tile_fn)(const ta_model *m, const ta_kernel *k, const char *name, const char *tile, TSNode rhs,
+			void *ctx);
+
+static bool each_tile_from(const ta_model *m, const ta_kernel *k, const char *name, tile_fn fn, void *ctx)
+{
+	bool stop = false;
+	TSTreeCursor cur = ts_tree_cursor_new(k->node);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+		if (ta_node_is(n, "assignment") && ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
+		    ta_kernel_address_role(m, k, right, name)) {
+			char *tile = ta_node_text(m->src, left);
+			stop = fn(m, k, name, tile, right, ctx);
+			free(tile);
+		}
+		if (stop || !ta_cursor_next(&cur, true))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	return stop;
+}
+
+/* For used_in_address: the tile goes into an address itself. */
+static bool tile_used(const ta_model *m, const ta_kernel *k, const char *name, const char *tile, TSNode rhs, void *ctx)
+{
+	bool *found = ctx, ignored;  /* used, as a stride */
+	if (used_directly(m, k, tile, &ignored)) {
+		found[0] = true;
+		found[1] |= multiplied(m, rhs, name);
+	}
+	return false;
+}
+
 /* Where the value goes into an address, the way the P6 detector sees it:
  * the pointer argument of a memory op, or a descriptor's strides/base;
  * else one step through a pointer tile built from it as a stride or base
@@ -61,26 +98,10 @@ static bool used_in_address(const ta_model *m, const ta_kernel *k, const char *n
 {
 	if (used_directly(m, k, name, as_stride))
 		return true;
-	bool used = false;
-	TSTreeCursor cur = ts_tree_cursor_new(k->node);
-	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
-		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
-		bool ignored;
-		if (ta_node_is(n, "assignment") && ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
-		    ta_kernel_address_role(m, k, right, name)) {
-			char *tile = ta_node_text(m->src, left);
-			if (used_directly(m, k, tile, &ignored)) {
-				used = true;
-				*as_stride |= multiplied(m, right, name);
-			}
-			free(tile);
-		}
-		if (!ta_cursor_next(&cur, true))
-			break;
-	}
-	ts_tree_cursor_delete(&cur);
-	return used;
+	bool found[2] = { false, false };  /* used, as a stride */
+	each_tile_from(m, k, name, tile_used, found);
+	*as_stride = found[1];
+	return found[0];
 }
 
 static bool used_directly(const ta_model *m, const ta_kernel *k, const char *name, bool *as_stride)
@@ -126,28 +147,20 @@ static bool hinted(const ta_model *m, const ta_kernel *k, const char *name)
 	return false;
 }
 
+static bool tile_hinted(const ta_model *m, const ta_kernel *k, const char *name, const char *tile, TSNode rhs,
+			void *ctx)
+{
+	(void)name;
+	(void)rhs;
+	(void)ctx;
+	return hinted(m, k, tile);
+}
+
 /* name, or a pointer tile built from it, carries an alignment hint already
  * (as the detector sees it). */
 static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *name)
 {
-	if (hinted(m, k, name))
-		return true;
-	bool yes = false;
-	TSTreeCursor cur = ts_tree_cursor_new(k->node);
-	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
-		TSNode left = ta_node_field(n, "left");
-		if (ta_node_is(n, "assignment") && ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
-		    ta_kernel_address_role(m, k, ta_node_field(n, "right"), name)) {
-			char *tile = ta_node_text(m->src, left);
-			yes = hinted(m, k, tile);
-			free(tile);
-		}
-		if (yes || !ta_cursor_next(&cur, true))
-			break;
-	}
-	ts_tree_cursor_delete(&cur);
-	return yes;
+	return hinted(m, k, name) || each_tile_from(m, k, name, tile_hinted, NULL);
 }
 
 /* The assignment a scalar load feeds, through method calls such as
@@ -163,12 +176,6 @@ static TSNode load_assignment(TSNode call)
 	return (TSNode){ 0 };
 }
 
-static TSNode unparen(TSNode n)
-{
-	while (ta_node_is(n, "parenthesized_expression") && ta_node_named_count(n) == 1)
-		n = ts_node_named_child(n, 0);
-	return n;
-}
 
 static bool is_op(const ta_model *m, TSNode n, const char *op)
 {
@@ -178,7 +185,7 @@ static bool is_op(const ta_model *m, TSNode n, const char *op)
 /* The terms of a sum, left to right (at most max). */
 static size_t sum_terms(const ta_model *m, TSNode n, TSNode *t, size_t count, size_t max)
 {
-	n = unparen(n);
+	n = ta_node_unparen(n);
 	if (is_op(m, n, "+")) {
 		count = sum_terms(m, ta_node_field(n, "left"), t, count, max);
 		return sum_terms(m, ta_node_field(n, "right"), t, count, max);
@@ -196,7 +203,7 @@ static long index_stride(const ta_model *m, TSNode n)
 		return 1;
 	if (!is_op(m, n, "*"))
 		return 0;
-	TSNode l = unparen(ta_node_field(n, "left")), r = unparen(ta_node_field(n, "right"));
+	TSNode l = ta_node_unparen(ta_node_field(n, "left")), r = ta_node_unparen(ta_node_field(n, "right"));
 	TSNode lit = ta_node_is(r, "integer") ? r : l, var = ta_node_is(r, "integer") ? l : r;
 	if (!ta_node_is(lit, "integer") || !ta_node_is(var, "identifier"))
 		return 0;

@@ -157,9 +157,7 @@ static int k_term(p2_ctx *c, TSNode term, uint32_t at, int depth)
 /* Splits a mask at its top-level `&` into terms. */
 static void split_and(const ta_model *m, TSNode n, TSNode *terms, size_t *count, size_t max)
 {
-	TSNode in = n;
-	while (ta_node_is(in, "parenthesized_expression") && ta_node_named_count(in) == 1)
-		in = ts_node_named_child(in, 0);
+	TSNode in = ta_node_unparen(n);
 	TSNode op = ta_node_field(in, "operator");
 	if (ta_node_is(in, "binary_operator") && ta_node_text_eq(m->src, op, "&")) {
 		split_and(m, ta_node_field(in, "left"), terms, count, max);

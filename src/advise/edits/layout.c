@@ -13,12 +13,6 @@
 
 /* ---- syntax helpers shared by P3 and S1 ----------------------------------- */
 
-static TSNode unparen(TSNode n)
-{
-	while (ta_node_is(n, "parenthesized_expression") && ta_node_named_count(n) == 1)
-		n = ts_node_named_child(n, 0);
-	return n;
-}
 
 /* The statement holding n directly inside a block (or the module). */
 static TSNode block_stmt(TSNode n)
@@ -214,6 +208,14 @@ static bool stable(const ta_model *m, const ta_kernel *k, TSNode n, TSNode from,
 	return ok;
 }
 
+/* The value name has at the access (c's statement): its reaching binding,
+ * when the names that binding reads still hold there. Sets *assign. */
+static TSNode value_at_access(const ta_model *m, const ta_kernel *k, const char *name, TSNode use, TSNode *assign)
+{
+	TSNode v = reaching_def(m, k, name, use, assign);
+	return ts_node_is_null(v) || !stable(m, k, v, *assign, use) ? (TSNode){ 0 } : v;
+}
+
 /* The terms of a chain of one binary operator ("+", "&"), left to right;
  * a parenthesised term stays whole. */
 static size_t chain_rec(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max)
@@ -233,7 +235,7 @@ static size_t chain_rec(const ta_model *m, TSNode n, const char *op, TSNode *ter
 
 static size_t chain_terms(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max)
 {
-	return chain_rec(m, unparen(n), op, terms, max);
+	return chain_rec(m, ta_node_unparen(n), op, terms, max);
 }
 
 /* The operands of a chain of one associative operator ("+" or "*") with
@@ -243,7 +245,7 @@ static size_t chain_terms(const ta_model *m, TSNode n, const char *op, TSNode *t
  * past max. */
 static size_t flat_operands(const ta_model *m, TSNode n, const char *op, TSNode *out, size_t max)
 {
-	TSNode u = unparen(n);
+	TSNode u = ta_node_unparen(n);
 	if (ta_node_is(u, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(u, "operator"), op)) {
 		size_t l = flat_operands(m, ta_node_field(u, "left"), op, out, max);
 		size_t r = l ? flat_operands(m, ta_node_field(u, "right"), op, out + l, max - l) : 0;
@@ -517,7 +519,7 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 	if (ts_node_is_null(x))
 		return ta_edits_refuse(why, "line %u: not a plain 2D transpose (tl.trans(x), x.T, "
 				       "tl.permute(x, (1, 0)))", t->span.line);
-	x = unparen(x);
+	x = ta_node_unparen(x);
 	p3_ctx c = { m, k, t, out };
 	const ta_op *ld = NULL;
 	bool inline_load = ta_node_is(x, "call");
@@ -529,7 +531,7 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 		TSNode assign;
 		TSNode rhs = single_def(m, k, name, t->span.start, &assign);
 		if (!ts_node_is_null(rhs))
-			ld = load_at(k, unparen(rhs));
+			ld = load_at(k, ta_node_unparen(rhs));
 		if (ld && ident_count(m, k->node, name) != 2) {
 			int r = ta_edits_refuse(why, "line %u: %s is also used untransposed: load it twice or "
 						"transpose by hand", t->span.line, name);
@@ -665,7 +667,7 @@ static int s1_fail(s1_ctx *c, const char *fmt, ...)
 static TSNode unhint(const ta_model *m, TSNode n)
 {
 	for (int i = 0; i < 8; i++) {
-		n = unparen(n);
+		n = ta_node_unparen(n);
 		if (!ta_node_is(n, "call"))
 			break;
 		TSNode fn = ta_node_field(n, "function");
@@ -689,7 +691,7 @@ static TSNode unhint(const ta_model *m, TSNode n)
  * arithmetic of them (`BD // 2`), as a descriptor's block shape needs. */
 static bool constexpr_arith(const s1_ctx *c, TSNode n, int depth)
 {
-	n = unparen(n);
+	n = ta_node_unparen(n);
 	if (ta_node_is(n, "integer"))
 		return true;
 	if (ta_node_is(n, "identifier")) {
@@ -717,9 +719,9 @@ static bool arange_block(s1_ctx *c, TSNode n, char **block)
 		n = unhint(c->m, ta_node_field(n, "value"));
 	if (ta_node_is(n, "identifier")) {
 		char *name = ta_node_text(c->m->src, n);
-		TSNode from, v = reaching_def(c->m, c->k, name, c->stmt, &from);
+		TSNode from, v = value_at_access(c->m, c->k, name, c->stmt, &from);
 		free(name);
-		if (ts_node_is_null(v) || !stable(c->m, c->k, v, from, c->stmt))
+		if (ts_node_is_null(v))
 			return false;
 		n = unhint(c->m, v);
 	}
@@ -742,7 +744,7 @@ static bool arange_block(s1_ctx *c, TSNode n, char **block)
 static int s1_offsets(s1_ctx *c, s1_axis *a)
 {
 	const ta_model *m = c->m;
-	TSNode v = unparen(a->offs), from = { 0 };
+	TSNode v = ta_node_unparen(a->offs), from = { 0 };
 	char *name = ta_node_is(v, "identifier") ? ta_node_text(m->src, v) : NULL;
 	if (name) {
 		v = reaching_def(m, c->k, name, c->stmt, &from);
@@ -755,7 +757,7 @@ static int s1_offsets(s1_ctx *c, s1_axis *a)
 			free(name);
 			return r;
 		}
-		v = unparen(v);
+		v = ta_node_unparen(v);
 		/* `(start + tl.arange(0, BLOCK)) % M` keeps the rows in bounds
 		 * without a mask (Triton's matmul tutorial). A descriptor pads
 		 * those rows with zeros instead, which only the rows past M see:
@@ -806,7 +808,6 @@ static int s1_offsets(s1_ctx *c, s1_axis *a)
 	return 0;
 }
 
-/* rows[:, None] * stride, stride * rows[:, None] or rows[:, None] alone. */
 /* Offsets broadcast where they were made (`rows = pid * BM +
  * tl.arange(0, BM)[:, None]`, FlagGems' style): 1 for rows, 2 for columns,
  * 0 for a name that is not such a tile. */
@@ -815,9 +816,9 @@ static int pre_axis(s1_ctx *c, TSNode id)
 	if (!ta_node_is(id, "identifier"))
 		return 0;
 	char *name = ta_node_text(c->m->src, id);
-	TSNode from, v = ta_kernel_param(c->k, name) ? (TSNode){ 0 } : reaching_def(c->m, c->k, name, c->stmt, &from);
+	TSNode from, v = ta_kernel_param(c->k, name) ? (TSNode){ 0 } : value_at_access(c->m, c->k, name, c->stmt, &from);
 	free(name);
-	if (ts_node_is_null(v) || !stable(c->m, c->k, v, from, c->stmt))
+	if (ts_node_is_null(v))
 		return 0;
 	int bm = bcast_mask(c->m, unhint(c->m, v));
 	return bm == 1 || bm == 2 ? bm : 0;
@@ -831,7 +832,7 @@ static int term_axes(s1_ctx *c, TSNode t)
 	TSNode f[8];
 	size_t n = flat_operands(c->m, t, "*", f, 8);
 	for (size_t i = 0; i < n; i++) {
-		int p = pre_axis(c, unparen(f[i]));
+		int p = pre_axis(c, ta_node_unparen(f[i]));
 		bm |= p ? 1 << (p - 1) : 0;
 	}
 	return bm;
@@ -846,7 +847,7 @@ static int s1_term(s1_ctx *c, TSNode t, int axis)
 	size_t n = flat_operands(m, t, "*", f, 8), subs = 0;
 	ta_buf stride = TA_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
-		TSNode u = unparen(f[i]);
+		TSNode u = ta_node_unparen(f[i]);
 		if (bcast_kind(m, u) == axis + 1) {
 			sub = ta_node_field(u, "value");
 			subs++;
@@ -912,7 +913,7 @@ static char *squeezed(const ta_model *m, TSNode n)
 /* f(E, X) for f a ceiling division (tl.cdiv, triton.cdiv): E, else NULL. */
 static char *cdiv_of(const ta_model *m, TSNode n, const char *x)
 {
-	n = unparen(n);
+	n = ta_node_unparen(n);
 	if (!ta_node_is(n, "call"))
 		return NULL;
 	TSNode fn = ta_node_field(n, "function"), last = ta_node_is(fn, "attribute") ? ta_node_field(fn, "attribute") : fn;
@@ -933,10 +934,10 @@ static int s1_advance(s1_ctx *c)
 	const ta_model *m = c->m;
 	if (ts_node_is_null(c->adv))
 		return 0;
-	TSNode step = unparen(ta_node_field(ts_node_named_child(c->adv, 0), "right")), x = { 0 };
+	TSNode step = ta_node_unparen(ta_node_field(ts_node_named_child(c->adv, 0), "right")), x = { 0 };
 	c->adv_axis = -1;
 	if (ta_node_is(step, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(step, "operator"), "*")) {
-		TSNode l = unparen(ta_node_field(step, "left")), r = unparen(ta_node_field(step, "right"));
+		TSNode l = ta_node_unparen(ta_node_field(step, "left")), r = ta_node_unparen(ta_node_field(step, "right"));
 		for (int a = 0; a < 2 && c->adv_axis < 0; a++) {
 			if (!c->ax[a].stride)
 				continue;
@@ -957,7 +958,7 @@ static int s1_advance(s1_ctx *c)
 	free(st);
 	if (!stable(m, c->k, x, c->ptr_def, c->stmt))
 		return s1_fail(c, "the pointer's step changes inside the loop");
-	TSNode var = ta_node_field(c->loop, "left"), rng = unparen(ta_node_field(c->loop, "right"));
+	TSNode var = ta_node_field(c->loop, "left"), rng = ta_node_unparen(ta_node_field(c->loop, "right"));
 	char *canon = ta_node_is(rng, "call") ? ta_model_canonical(m, ta_node_field(rng, "function")) : NULL;
 	bool is_range = canon && (!strcmp(canon, "range") || ta_name_is(canon, "triton.language.range") ||
 				  ta_name_is(canon, "triton.language.static_range"));
@@ -1009,7 +1010,7 @@ static int s1_advance(s1_ctx *c)
 static char *advanced_bound(s1_ctx *c, TSNode r)
 {
 	const ta_model *m = c->m;
-	r = unparen(r);
+	r = ta_node_unparen(r);
 	if (!ta_node_is(r, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(r, "operator"), "-"))
 		return NULL;
 	char *moved = squeezed(m, ta_node_field(r, "right"));
@@ -1080,21 +1081,21 @@ static int s1_pointer(s1_ctx *c, TSNode p)
 static bool mask_term(s1_ctx *c, TSNode term, int *axis, TSNode *offs, TSNode *bound)
 {
 	const ta_model *m = c->m;
-	term = unparen(term);
+	term = ta_node_unparen(term);
 	int kind = bcast_kind(m, term);
 	TSNode cmp = term;
 	if (kind > 0) {
 		TSNode v = ta_node_field(term, "value"), from;
 		char *name = ta_node_is(v, "identifier") ? ta_node_text(m->src, v) : NULL;
-		cmp = name ? unparen(reaching_def(m, c->k, name, c->stmt, &from)) : (TSNode){ 0 };
+		cmp = name ? ta_node_unparen(value_at_access(m, c->k, name, c->stmt, &from)) : (TSNode){ 0 };
 		free(name);
-		if (ts_node_is_null(cmp) || !stable(m, c->k, cmp, from, c->stmt))
+		if (ts_node_is_null(cmp))
 			return false;
 	}
 	if (!ta_node_is(cmp, "comparison_operator") || ta_node_named_count(cmp) != 2 ||
 	    ta_node_child_count(cmp) != 3 || !ta_node_text_eq(m->src, ts_node_child(cmp, 1), "<"))
 		return false;
-	TSNode l = unparen(ts_node_named_child(cmp, 0)), r = ts_node_named_child(cmp, 1);
+	TSNode l = ta_node_unparen(ts_node_named_child(cmp, 0)), r = ts_node_named_child(cmp, 1);
 	if (bcast_mask(m, r) != 0)
 		return false;
 	if (kind <= 0) {
@@ -1124,8 +1125,8 @@ static int s1_mask(s1_ctx *c, TSNode mask)
 		return 0;
 	if (ta_node_is(mask, "identifier")) {
 		char *name = ta_node_text(m->src, mask);
-		TSNode rhs = reaching_def(m, c->k, name, c->stmt, &c->mask_def);
-		if (ts_node_is_null(rhs) || !stable(m, c->k, rhs, c->mask_def, c->stmt)) {
+		TSNode rhs = value_at_access(m, c->k, name, c->stmt, &c->mask_def);
+		if (ts_node_is_null(rhs)) {
 			int r = s1_fail(c, "the mask %s is rebound or its bounds change before the access", name);
 			free(name);
 			return r;
@@ -1232,7 +1233,7 @@ static uint32_t host_rank(const ta_model *m, const ta_launch *l, const char *x)
 				rank = ta_node_named_count(left);
 			} else if (ta_node_is(left, "identifier") && ta_node_text_eq(m->src, left, x) &&
 				   ta_node_is(right, "call")) {
-				TSNode a0 = unparen(ta_edits_call_arg(m, right, 0, NULL));
+				TSNode a0 = ta_node_unparen(ta_edits_call_arg(m, right, 0, NULL));
 				char *callee = ta_node_text(m->src, ta_node_field(right, "function"));
 				bool alloc = callee && (!strcmp(callee, "torch.empty") || !strcmp(callee, "torch.zeros"));
 				free(callee);

@@ -41,8 +41,7 @@ static void add_site(l1_ctx *c, site_kind kind, uint32_t s, uint32_t e, TSNode n
  * 1 FLAG, 2 not FLAG, 0 neither. */
 static int flag_test(const l1_ctx *c, TSNode cond)
 {
-	while (ta_node_is(cond, "parenthesized_expression") && ta_node_named_count(cond) == 1)
-		cond = ts_node_named_child(cond, 0);
+	cond = ta_node_unparen(cond);
 	if (ta_node_is(cond, "identifier"))
 		return ta_node_text_eq(c->m->src, cond, c->flag->name) ? 1 : 0;
 	if (ta_node_is(cond, "not_operator"))

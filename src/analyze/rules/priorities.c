@@ -129,17 +129,20 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	bool any = false, found = false;
+	/* moving[i]: load i is masked by a bound that moves with the loop (the
+	 * K step), the EVEN_K case; a mask fixed before the loop (a row-wise
+	 * kernel's column bound) is not. */
+	bool *moving = ta_xcalloc(k->op_count ? k->op_count : 1, sizeof *moving);
 	for (size_t l = 0; l < k->loop_count; l++) {
 		size_t loads = 0, masked = 0;
 		for (size_t i = 0; i < k->op_count; i++) {
 			const ta_op *op = &k->ops[i];
-			if (op->kind == TA_OP_LOAD && op->loop == (int)l &&
-			    (op->ptr_shape == TA_PTR_1D || op->ptr_shape == TA_PTR_2D)) {
+			if (op->kind != TA_OP_LOAD || op->loop != (int)l)
+				continue;
+			moving[i] = op->has_mask && ta_rule_varies_in_loop(c, load_mask(op), (int)l);
+			if (op->ptr_shape == TA_PTR_1D || op->ptr_shape == TA_PTR_2D) {
 				loads++;
-				/* Only a bound that moves with the loop (the K step) is the
-				 * EVEN_K case; a mask fixed before the loop (a row-wise
-				 * kernel's column bound) is not. */
-				masked += op->has_mask && ta_rule_varies_in_loop(c, load_mask(op), (int)l);
+				masked += moving[i];
 			}
 		}
 		if (!masked || !is_reduction_loop(c, (int)l))
@@ -154,8 +157,7 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 		any = true;
 		for (size_t i = 0; i < k->op_count; i++) {
 			const ta_op *op = &k->ops[i];
-			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !op->has_mask ||
-			    !ta_rule_varies_in_loop(c, load_mask(op), (int)l))
+			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !moving[i])
 				continue;
 			ta_finding *f = ta_rule_add(c, op->span,
 				"%s%s%s is loaded with a mask on every step of the loop at line %u: an EVEN_K "
@@ -166,6 +168,7 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 			found = true;
 		}
 	}
+	free(moving);
 	if (found)
 		return TA_STATUS_APPLIES;
 	return any ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
@@ -354,6 +357,14 @@ ta_status ta_detect_p5(ta_rule_ctx *c)
 	return s;
 }
 
+/* Assignment a builds a pointer tile from name, as its stride or base
+ * (`a_ptrs = a_ptr + offs_am[:, None] * lda`). */
+static bool builds_tile_from(ta_rule_ctx *c, const ta_assign *a, const char *name)
+{
+	return strcmp(a->name, name) && ta_rule_mentions(c, a->rhs, name) &&
+	       ta_kernel_address_role(c->m, c->k, ta_rule_node(c, a->rhs), name);
+}
+
 /* True when name (transitively through assignments) reaches the pointer
  * of a memory op or a descriptor base. */
 static bool flows_to_pointer(ta_rule_ctx *c, const char *name, int depth)
@@ -382,8 +393,7 @@ static bool flows_to_pointer(ta_rule_ctx *c, const char *name, int depth)
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (!strcmp(as[i].name, name) || !ta_rule_mentions(c, as[i].rhs, name) ||
-		    !ta_kernel_address_role(c->m, c->k, ta_rule_node(c, as[i].rhs), name))
+		if (!builds_tile_from(c, &as[i], name))
 			continue;
 		char *t = ta_xstrdup(as[i].name);
 		bool yes = flows_to_pointer(c, t, depth + 1);
@@ -414,8 +424,7 @@ static bool assumed(ta_rule_ctx *c, const char *name)
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	for (size_t i = 0; i < n; i++)
-		if (strcmp(as[i].name, name) && ta_rule_mentions(c, as[i].rhs, name) &&
-		    ta_kernel_address_role(c->m, c->k, ta_rule_node(c, as[i].rhs), name) && hinted(c, as[i].name))
+		if (builds_tile_from(c, &as[i], name) && hinted(c, as[i].name))
 			return true;
 	return false;
 }

@@ -275,9 +275,7 @@ bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l)
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	/* varying[i]: assignment i (inside l) gives its name a changing value. */
-	bool *varying = calloc(n ? n : 1, sizeof *varying);
-	if (!varying)
-		return true;  /* be safe: treat as varying */
+	bool *varying = ta_xcalloc(n ? n : 1, sizeof *varying);
 	for (bool grew = true; grew;) {
 		grew = false;
 		for (size_t i = 0; i < n; i++) {
