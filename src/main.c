@@ -399,7 +399,8 @@ static int run_record_walk(const options *o)
 	if (kept)
 		fprintf(stderr, "tileadvise: %d of %zu steps keep the measured file: today's edit differs from "
 				"it (their versions say so)\n", kept, o->n_steps);
-	fprintf(stderr, "tileadvise: session with %zu applied steps written to %s\n", o->n_steps,
+	fprintf(stderr, "tileadvise: session with %zu applied step%s written to %s\n", o->n_steps,
+		o->n_steps == 1 ? "" : "s",
 		o->record_session);
 	return 0;
 }

@@ -331,8 +331,8 @@ static json_t *tune_json(const ta_autotune_table *t)
 						      "limiter", r->limiter, "blocks_per_sm", r->blocks_per_sm));
 		json_array_append_new(rows, o);
 	}
-	return json_pack("{s:o, s:f, s:I, s:o}", "key", jstr(t->key), "seconds", t->seconds,
-			 "tunings", (json_int_t)t->tunings, "configs", rows);
+	return json_pack("{s:o, s:f, s:I, s:I, s:o}", "key", jstr(t->key), "seconds", t->seconds,
+			 "tunings", (json_int_t)t->tunings, "tried", (json_int_t)t->tried, "configs", rows);
 }
 
 static json_t *figures_json(const ta_run_figures *r)
@@ -593,6 +593,7 @@ static void tune_from_json(ta_autotune_table *t, json_t *o)
 	t->key = get_str(o, "key");
 	t->seconds = json_is_number(json_object_get(o, "seconds")) ? get_num(o, "seconds") : -1;
 	t->tunings = (size_t)get_int(o, "tunings", 0);
+	t->tried = (size_t)get_int(o, "tried", 0);
 	t->rows = ta_xcalloc(json_array_size(rows), sizeof *t->rows);
 	size_t i;
 	json_t *x;

@@ -391,7 +391,6 @@ static void read_names(builder *b, TSNode root)
 	int c_import = ta_query_capture(q, "import"), c_from = ta_query_capture(q, "import_from");
 	int c_def = ta_query_capture(q, "def"), c_name = ta_query_capture(q, "name");
 	int c_dec = ta_query_capture(q, "decorated"), c_assign = ta_query_capture(q, "assign");
-	int c_value = ta_query_capture(q, "value");
 	int c_cdiv = ta_query_capture(q, "cdiv"), c_stride = ta_query_capture(q, "stride_test");
 	int c_cdiv_lit = ta_query_capture(q, "cdiv_lit");
 	int c_lit_add = ta_query_capture(q, "cdiv_lit.add"), c_lit_den = ta_query_capture(q, "cdiv_lit.den");
@@ -406,10 +405,13 @@ static void read_names(builder *b, TSNode root)
 			read_import(b, imp, from);
 		} else if (!ts_node_is_null(n = ta_match_node(&mt, c_def))) {
 			read_function(b, n, ta_match_node(&mt, c_dec), ta_match_node(&mt, c_name), &last_start);
-		} else if (!ts_node_is_null(ta_match_node(&mt, c_assign))) {
+		} else if (!ts_node_is_null(n = ta_match_node(&mt, c_assign))) {
+			TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+			if (!ta_node_is(left, "identifier") || ts_node_is_null(right))
+				continue;
 			var_def *v = TA_PUSH(b->vars, b->var_count, b->var_cap);
-			v->name = text(b, ta_match_node(&mt, c_name));
-			v->value = ta_match_node(&mt, c_value);
+			v->name = text(b, left);
+			v->value = right;
 		} else {
 			ta_host_kind kind = TA_HOST_HAND_CDIV;
 			n = ta_match_node(&mt, c_cdiv);
@@ -1672,11 +1674,12 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 			}
 			free(cn);
 		} else if (!strcmp(type, "identifier")) {
-			TSNode parent = ta_node_parent(n);
-			bool attr_name = ta_node_is(parent, "attribute") &&
-					 ts_node_eq(ta_node_field(parent, "attribute"), n);
-			bool kw_name = ta_node_is(parent, "keyword_argument") &&
-				       ts_node_eq(ta_node_field(parent, "name"), n);
+			/* An attribute's name (x.shape) or a keyword's (mask=) is not a
+			 * value. The cursor knows the field it came down by; asking the
+			 * tree for the parent would walk down from the root again. */
+			const char *field = ts_tree_cursor_current_field_name(&c);
+			bool attr_name = field && !strcmp(field, "attribute");
+			bool kw_name = field && !strcmp(field, "name");
 			if (!attr_name && !kw_name) {
 				char *name = text(b, n);
 				if (!ta_kernel_param(k, name))
@@ -1766,6 +1769,18 @@ static bool is_program_count(const builder *b, TSNode v)
 	return yes;
 }
 
+/* Statements and what contains them: the nodes worth going down into when
+ * looking for a statement. */
+static bool holds_statements(TSNode n)
+{
+	const char *t = ts_node_type(n);
+	size_t len = strlen(t);
+	return !strcmp(t, "block") || !strcmp(t, "module") || !strcmp(t, "function_definition") ||
+	       !strcmp(t, "decorated_definition") ||
+	       (len > 10 && !strcmp(t + len - 10, "_statement")) ||
+	       (len > 7 && !strcmp(t + len - 7, "_clause"));
+}
+
 /* Persistent, the stepped form: inside a loop, a tile index that started at
  * the program id moves on by a program count (`tile_id += NUM_SMS`), as in
  * Triton's fused persistent matmul or a while loop over tiles. Two passes:
@@ -1779,6 +1794,14 @@ static bool steps_by_program_count(const builder *b, const ta_kernel *k)
 		TSTreeCursor c = ts_tree_cursor_new(k->node);
 		for (;;) {
 			TSNode n = ts_tree_cursor_current_node(&c);
+			/* Only statements hold the assignments wanted here: going down
+			 * into every expression of the kernel cost more than the rest. */
+			const char *want = pass == 0 ? "assignment" : "augmented_assignment";
+			if (!ta_node_is(n, want)) {
+				if (!ta_cursor_next(&c, holds_statements(n)))
+					break;
+				continue;
+			}
 			TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
 			if (pass == 0 && ta_node_is(n, "assignment") && ta_node_is(left, "identifier") &&
 			    is_program_id(b, k, right, 0)) {

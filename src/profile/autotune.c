@@ -387,6 +387,7 @@ static void build_table(ta_kernel_measure *km, const ta_autotune_log *log)
 			prev_seq = km->groups[g].steady_seq;
 		}
 	}
+	t->tried = n_tried;
 	if (!any_tuned && t->tunings == 0)
 		goto out;
 	if (t->tunings == 0)

@@ -133,9 +133,19 @@ static int cmp_group(const void *x, const void *y)
 	return (a->launches < b->launches) - (a->launches > b->launches);
 }
 
-/* Whether the launches [i, j) of config c (other than the final one) form
- * one unbroken block that ends before the final stretch starts at fs. */
-static bool is_tuning_block(const ta_kernel_rec **ls, size_t i, size_t fs, const ta_launch_config *c)
+/* The fewest launches one config gets while the autotuner benchmarks it:
+ * do_bench times 5 launches to estimate, then at least one warm-up and one
+ * measured launch. */
+#define TUNE_MIN_STRETCH 7
+
+/* Whether the launches of config c (other than the final one fc) before the
+ * final stretch starts at fs are tuning: one unbroken block; or blocks apart
+ * only by blocks of the final config, each a benchmark's worth, as when
+ * configs that differ in num_stages alone launch alike (4 warps, 8, 4 again,
+ * 8 the winner). Short alternations are a workload calling two shapes in
+ * turn, and other configs between its blocks are other keys' tunings. */
+static bool is_tuning_block(const ta_kernel_rec **ls, size_t i, size_t fs, const ta_launch_config *c,
+			    const ta_launch_config *fc)
 {
 	size_t first = fs, last = 0;
 	for (size_t t = i; t < fs; t++) {
@@ -148,10 +158,25 @@ static bool is_tuning_block(const ta_kernel_rec **ls, size_t i, size_t fs, const
 	}
 	if (first == fs)
 		return false;   /* it also runs after the final stretch began */
-	for (size_t t = first; t <= last; t++) {
+	bool broken = false;
+	for (size_t t = first; t <= last && !broken; t++) {
 		ta_launch_config x = config_of(ls[t]);
-		if (!same_config(&x, c))
+		broken = !same_config(&x, c);
+	}
+	if (!broken)
+		return true;
+	for (size_t t = first; t <= last;) {
+		ta_launch_config x = config_of(ls[t]);
+		size_t e = t;
+		while (e <= last) {
+			ta_launch_config y = config_of(ls[e]);
+			if (!same_config(&x, &y))
+				break;
+			e++;
+		}
+		if (e - t < TUNE_MIN_STRETCH || !(same_config(&x, c) || same_config(&x, fc)))
 			return false;
+		t = e;
 	}
 	return true;
 }
@@ -187,7 +212,7 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 				g->first_seq = t;
 			g->last_seq = t;
 			if (may_autotune && t < fs && !same_config(&c, &final_cfg) &&
-			    is_tuning_block(ls, i, fs, &c)) {
+			    is_tuning_block(ls, i, fs, &c, &final_cfg)) {
 				g->launches++;
 				g->autotune++;
 				km->autotune_launches++;

@@ -74,6 +74,9 @@ typedef struct ta_autotune_table {
 	char *key;                   /* the last key Triton printed; NULL: not known */
 	double seconds;              /* tuning time printed, summed over keys; < 0: not known */
 	size_t tunings;              /* "best config selected" blocks read for the kernel */
+	size_t tried;                /* configs Triton says it benchmarked, over all keys;
+					0: not known. Can exceed n_rows: configs that
+					differ in num_stages alone launch alike */
 	ta_autotune_row *rows;       /* owned; n_rows == 0: no table */
 	size_t n_rows;
 } ta_autotune_table;

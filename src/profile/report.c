@@ -44,7 +44,11 @@ static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main)
 /* The configurations the autotuner tried, apart from the groups above. */
 static void text_autotune(ta_buf *b, const ta_autotune_table *t)
 {
-	ta_buf_printf(b, "  autotune: %zu configuration%s tried", t->n_rows, t->n_rows == 1 ? "" : "s");
+	if (t->tried > t->n_rows)
+		ta_buf_printf(b, "  autotune: %zu configurations tried, %zu launch shape%s", t->tried, t->n_rows,
+			      t->n_rows == 1 ? "" : "s");
+	else
+		ta_buf_printf(b, "  autotune: %zu configuration%s tried", t->n_rows, t->n_rows == 1 ? "" : "s");
 	if (t->tunings > 1)
 		ta_buf_printf(b, " for %zu keys", t->tunings);
 	if (t->key)
@@ -149,6 +153,7 @@ static json_t *json_autotune(const char *kernel, const ta_autotune_table *t)
 	json_object_set_new(o, "key", t->key ? json_string(t->key) : json_null());
 	json_object_set_new(o, "seconds", t->seconds >= 0 ? json_real(t->seconds) : json_null());
 	json_object_set_new(o, "tunings", json_integer((json_int_t)t->tunings));
+	json_object_set_new(o, "tried", json_integer((json_int_t)t->tried));
 	json_t *rows = json_array();
 	for (size_t i = 0; i < t->n_rows; i++) {
 		const ta_autotune_row *r = &t->rows[i];

@@ -4,8 +4,9 @@
 # recording is the attention walk of tests/gpu/edits.sh on an H200
 # (tests/gpu/results/edits-h200-2026-11-29-attention.tar.gz: v0..v5.py and
 # rec-1..5.jsonl, rec-K the run of vK). Checks: the session's edits and
-# runs as --report --replay prints them (golden record_walk.golden); the
-# committed examples/attention/session-walk.h200.json says the same; every
+# runs as --report --replay prints them (golden record_walk.golden); each
+# example's committed session-walk.h200.json is what walks.sh makes of the
+# later recordings (edits-h200-2026-11-29-{b,attention-b}); every
 # version today's edits make is the measured file; a measured file that
 # differs is kept and labelled; steps that cannot be made fail by name.
 # Prints TAP.
@@ -65,9 +66,23 @@ grep -Eq '"from_version": 1,' "$tmp/s.json" && grep -Eq '"after_run": 5,' "$tmp/
 	[ "$(grep -c '"undone": false' "$tmp/s.json")" -eq 5 ]
 ok $? "five edits in effect, chained version to version and run to run"
 
-edits_and_runs "$ex/session-walk.h200.json" >"$tmp/committed"
-diff -u "$golden" "$tmp/committed" >"$tmp/err"
-ok $? "the committed session-walk.h200.json holds the same edits and runs"
+# Every example's committed walk is what tests/gpu/walks.sh makes from the
+# later recordings (all five examples, v0's own run included in them).
+: >"$tmp/err"
+for rec in b attention-b; do
+	TILEADVISE="$TILEADVISE" sh "$TA_SRCDIR/tests/gpu/walks.sh" \
+		"$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-$rec.tsv" \
+		"$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-$rec.tar.gz" "$tmp/later" \
+		>/dev/null 2>"$tmp/walks-err" || { echo "walks.sh failed on $rec:"; cat "$tmp/walks-err"; } >>"$tmp/err"
+done
+for name in softmax layernorm matmul cat attention; do
+	edits_and_runs "$TA_SRCDIR/examples/$name/session-walk.h200.json" >"$tmp/committed" &&
+		edits_and_runs "$tmp/later/$name/session-walk.h200.json" >"$tmp/made" &&
+		grep -q '^- \*\*[A-Z][0-9]*\*\* at line' "$tmp/committed" &&
+		diff -u "$tmp/committed" "$tmp/made" >>"$tmp/err" || echo "$name differs" >>"$tmp/err"
+done
+! grep -q . "$tmp/err"
+ok $? "each example's committed session-walk.h200.json holds the edits and runs of its recording"
 
 # tests/gpu/walks.sh, which makes such sessions for every example from
 # what edits.sh brings back, gives the same edits and runs.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# --deep on a real GPU. Usage: tests/gpu/deep.sh OUTDIR
+# --deep on a real GPU. Usage: tests/gpu/deep.sh OUTDIR [PART...]
 # Needs the carried build in $TA_DEVBUILD (default .devbuild): src/tileadvise
 # and the injector. For each test kernel: `tileadvise --profile --deep`
 # (JSON and the raw records, for tests/profiles/), then Nsight Compute on
@@ -8,7 +8,11 @@
 # achieved occupancy within 5 points of ncu's. Writes OUTDIR/deep.md (the
 # table), OUTDIR/*.jsonl, OUTDIR/*.json, OUTDIR/logs/.
 set -u
-OUTDIR=${1:?usage: deep.sh OUTDIR}
+OUTDIR=${1:?usage: deep.sh OUTDIR [PART...]}
+shift
+# Parts: slowline vector_add matmul kineto (all by default).
+PARTS=" ${*:-slowline vector_add matmul kineto} "
+want() { case $PARTS in *" $1 "*) return 0 ;; esac; return 1; }
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${TA_DEVBUILD:-$ROOT/.devbuild}
 K=$ROOT/tests/gpu/kernels
@@ -30,10 +34,23 @@ cat "$L/env.txt"
 deep() {  # deep NAME SCRIPT ARGS...: tileadvise --profile --deep, JSON and records
 	name=$1 script=$2
 	shift 2
+	# A bare run first fills Triton's cache, so that the timed run and the two
+	# extra runs of --deep all find the kernels compiled: their wall times
+	# then compare the profiling alone. Then a plain --profile, timed, as the
+	# reference for what --deep costs in all.
+	timeout 200 python3 "$K/$script" "$@" > "$L/warm-$name.out" 2>&1
+	t0=$(date +%s.%N)
+	timeout 200 "$TA" --profile --timeout 150 "$K/$script" -- python3 "$K/$script" "$@" \
+		> "$L/plain-$name.out" 2>&1
+	t1=$(date +%s.%N)
 	TILEADVISE_SOL_LIST=$L/metrics-$name.txt timeout 200 "$TA" --profile --deep --format json \
 		--timeout 150 --save-records "$OUTDIR/deep-$name.jsonl" "$K/$script" \
 		-- python3 "$K/$script" "$@" > "$OUTDIR/deep-$name.json" 2> "$L/deep-$name.err"
-	echo "deep $name rc=$? $(head -c 600 "$L/deep-$name.err" | tr '\n' ' ')"
+	rc=$?
+	t2=$(date +%s.%N)
+	echo "$t0 $t1 $t2" | awk '{printf "plain %.2f s, deep %.2f s, deep / plain %.2f\n", $2-$1, $3-$2, ($3-$2)/($2-$1)}' \
+		> "$OUTDIR/wall-$name.txt"
+	echo "deep $name rc=$rc $(cat "$OUTDIR/wall-$name.txt") $(head -c 600 "$L/deep-$name.err" | tr '\n' ' ')"
 	# the compiled kernel's line table, to read the attribution against
 	find "${TRITON_CACHE_DIR:-$HOME/.triton/cache}" -name '*.cubin' -newer "$L/env.txt" \
 		-exec sh -c 'nvdisasm --print-line-info "$1" > "$2/$(basename "$1").sass" 2>&1' _ {} "$L" \;
@@ -50,16 +67,22 @@ ncu_run() {  # ncu_run NAME KERNEL SKIP SCRIPT ARGS...
 	echo "ncu $name rc=$? $(grep -c "$kern" "$L/ncu-$name.csv") rows"
 }
 
-deep slowline slowline.py
-deep vector_add vector_add.py
-ncu_run vector_add add_kernel 1 vector_add.py
-deep matmul matmul.py 8192 300
-ncu_run matmul matmul_kernel 250 matmul.py 8192 300
-ncu_run slowline slow_line_kernel 1 slowline.py
+if want slowline; then
+	deep slowline slowline.py
+	ncu_run slowline slow_line_kernel 1 slowline.py
+fi
+if want vector_add; then
+	deep vector_add vector_add.py
+	ncu_run vector_add add_kernel 1 vector_add.py
+fi
+if want matmul; then
+	deep matmul matmul.py 8192 300
+	ncu_run matmul matmul_kernel 250 matmul.py 8192 300
+fi
 
 # Another CUPTI client in the same process (torch.profiler): the script
 # must still pass; what we could not collect must be said.
-for mode in plain deep; do
+want kineto && for mode in plain deep; do
 	flag=; [ "$mode" = deep ] && flag=--deep
 	timeout 120 "$TA" --profile $flag --timeout 100 --save-records "$OUTDIR/kineto-$mode.jsonl" \
 		"$K/with_profiler.py" > "$L/kineto-$mode.out" 2> "$L/kineto-$mode.err"
@@ -68,7 +91,7 @@ for mode in plain deep; do
 done
 
 python3 - "$OUTDIR" "$L" "$K/slowline.py" <<'PY' | tee "$OUTDIR/deep.md"
-import csv, json, os, statistics, sys
+import csv, json, os, re, statistics, sys
 out, logs, slow_src = sys.argv[1:4]
 slow_line = next(i for i, l in enumerate(open(slow_src), 1) if "# SLOW" in l)
 
@@ -79,7 +102,16 @@ def load(name):
         print(f"- {name}: no JSON ({e})")
         return None
 
+METRICS = ("dram__throughput.avg.pct_of_peak_sustained_elapsed",
+           "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+           "sm__warps_active.avg.pct_of_peak_sustained_active")
+
+def grid_key(g):
+    return "(" + ", ".join(str(int(x)) for x in g) + ")"
+
 def ncu(name):
+    """ncu's medians per grid: an autotuned kernel can settle on another
+    configuration in ncu's run than in ours, so only equal grids compare."""
     path = os.path.join(logs, f"ncu-{name}.csv")
     if not os.path.exists(path):
         return {}
@@ -89,17 +121,33 @@ def ncu(name):
     if head is None:
         return {}
     cols = rows[head]
-    vals = {}
+    per_grid = {}
     for r in rows[head + 2:]:
-        for m in ("dram__throughput.avg.pct_of_peak_sustained_elapsed",
-                  "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-                  "sm__warps_active.avg.pct_of_peak_sustained_active"):
+        grid = (grid_key(re.findall(r"\d+", r[cols.index("Grid Size")]))
+                if "Grid Size" in cols else "?")
+        vals = per_grid.setdefault(grid, {})
+        for m in METRICS:
             if m in cols:
                 try:
                     vals.setdefault(m, []).append(float(r[cols.index(m)].replace(",", "")))
                 except ValueError:
                     pass
-    return {m: statistics.median(v) for m, v in vals.items() if v}
+    return {g: {m: statistics.median(v) for m, v in vals.items() if v} for g, vals in per_grid.items()}
+
+def ours_per_grid(name, kern):
+    """Our counter records of one kernel, medians per grid (the raw stream)."""
+    per_grid = {}
+    try:
+        for line in open(os.path.join(out, f"deep-{name}.jsonl")):
+            r = json.loads(line)
+            if r.get("type") == "sol" and r.get("kernel", "").startswith(kern) and "grid" in r:
+                vals = per_grid.setdefault(grid_key(r["grid"]), {})
+                for m in METRICS:
+                    if m in r.get("metrics", {}):
+                        vals.setdefault(m, []).append(r["metrics"][m])
+    except OSError:
+        pass
+    return {g: {m: statistics.median(v) for m, v in vals.items()} for g, vals in per_grid.items()}
 
 print("## PC sampling: the deliberately slow line\n")
 d = load("slowline")
@@ -127,16 +175,34 @@ for name, kern in (("vector_add", "add_kernel"), ("slowline", "slow_line_kernel"
     if d and d.get("deep"):
         ours = next((k["sol"] for k in d["deep"]["kernels"] if k["name"] == kern), None)
     theirs = ncu(name)
-    for key, metric in pairs:
-        a = ours.get(key) if ours else None
-        b = theirs.get(metric)
-        if a is None or b is None:
-            print(f"| {kern} | {key} | {a} | {b} | - | missing |")
+    raw = ours_per_grid(name, kern)
+    steady = None
+    if d:
+        km = next((k for k in d.get("kernels", []) if k.get("name") == kern), None)
+        main = next((g for g in (km or {}).get("groups", []) if g.get("main")), None)
+        steady = grid_key(main["grid"]) if main else None
+    # The tool's own figures when ncu measured the steady grid; otherwise our
+    # records of the grid ncu measured (the same configuration either way).
+    for grid, nv in sorted(theirs.items()):
+        if grid == steady and ours:
+            mine, src = {m: ours.get(k) for k, m in pairs}, "tool's figures, steady grid"
+        elif grid in raw:
+            mine, src = raw[grid], "our records of this grid"
+        else:
+            print(f"| {kern} | grid {grid} | - | measured | - | no record of ours with this grid |")
             continue
-        diff = a - b
-        print(f"| {kern} | {key} | {a:.1f} | {b:.1f} | {diff:+.1f} | {'PASS' if abs(diff) <= 5 else 'FAIL'} |")
+        for key, metric in pairs:
+            a, b = mine.get(metric), nv.get(metric)
+            if a is None or b is None:
+                print(f"| {kern} | {key}, grid {grid} | {a} | {b} | - | missing |")
+                continue
+            diff = a - b
+            print(f"| {kern} | {key}, grid {grid} ({src}) | {a:.1f} | {b:.1f} | {diff:+.1f} | "
+                  f"{'PASS' if abs(diff) <= 5 else 'FAIL'} |")
+    if not theirs:
+        print(f"| {kern} | - | {ours} | no ncu rows | - | missing |")
     if ours:
-        print(f"| {kern} | bound, launches, passes | {ours.get('bound')} | "
+        print(f"| {kern} | bound, launches, passes (steady grid {steady}) | {ours.get('bound')} | "
               f"{ours.get('launches')} launches, {ours.get('passes')} passes | | |")
 
 print("\n## Overhead of --deep (wall time of each extra run / the timed run)\n")
@@ -144,5 +210,8 @@ for name in ("slowline", "vector_add", "matmul"):
     d = load(name)
     if d and d.get("deep"):
         print(f"- {name}: PC sampling {d['deep']['pc_overhead']}, counters {d['deep']['sol_overhead']}")
+    wall = os.path.join(out, f"wall-{name}.txt")
+    if os.path.exists(wall):
+        print(f"  - whole command, warm cache: {open(wall).read().strip()}")
 PY
 tar czf "$OUTDIR/logs.tar.gz" -C "$OUTDIR" logs && rm -rf "$L"

@@ -27,7 +27,12 @@ tsv="$OUTDIR/edits.tsv"
 : > "$log"
 printf 'example\tstep\tid\tsites\trc\tcomparison\town timing (bare, previous then new)\n' > "$tsv"
 W=$(mktemp -d /tmp/ta-edits.XXXXXX)
+bare_timing() {  # the example's own timing lines of one version, run bare, on one line
+	python3 "$1" 2>&1 | grep -E '^[a-z]+(\[.*\])?: triton' | sed "s|^|$(basename "$1" .py) |" | tr '\n\t' '  '
+}
 for n in $names; do
+	own_new=
+	echo "=== $n $(date -u +%H:%M:%S)" >> "$log"
 	d="$W/$n"
 	mkdir -p "$d"
 	cp "$ROOT/examples/$n/$n.py" "$d/$n.py"
@@ -49,20 +54,24 @@ for n in $names; do
 		prev="$d/v$step.py"
 		step=$((step + 1))
 		cp "$d/$n.py" "$d/v$step.py"
-		echo "--- $n step $step: $id ($sites sites), measured against v$((step - 1))" >> "$log"
+		echo "--- $n step $step: $id ($sites sites), measured against v$((step - 1)) $(date -u +%H:%M:%S)" >> "$log"
 		# The baseline is the previous version, run the same way.
 		"$TA" --profile --timeout 300 --baseline "python3 $prev" \
 			--save-records "$d/rec-$step.jsonl" "$d/v$step.py" > "$W/out.txt" 2>&1
 		rc=$?
 		cat "$W/out.txt" >> "$log"
 		cmp=$(grep -i -E 'baseline|ratio|faster|slower|noise' "$W/out.txt" | head -n 3 | tr '\n\t' '  ')
-		# The example's own do_bench lines, previous and new version, run bare.
-		own=$(for v in "$prev" "$d/v$step.py"; do
-			python3 "$v" 2>&1 | grep -E '^[a-z]+(\[.*\])?: triton' | sed "s|^|$(basename "$v" .py) |"
-		done | tr '\n\t' '  ')
+		# The example's own do_bench lines, previous and new version, run bare
+		# (the previous version's were taken at the step before, when it was new).
+		[ -n "${own_new:-}" ] || own_new=$(bare_timing "$prev")
+		own_prev=$own_new
+		own_new=$(bare_timing "$d/v$step.py")
+		own="$own_prev $own_new"
 		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "$step" "$id" "$sites" "$rc" "$cmp" "$own" >> "$tsv"
 	done
-	if [ $step -gt 1 ]; then
+	# EDITS_NO_TOTAL=1 skips the first-to-last comparison (a long example's
+	# call can then fit its steps in the time it has).
+	if [ $step -gt 1 ] && [ -z "${EDITS_NO_TOTAL:-}" ]; then
 		echo "--- $n: last version v$step against the original v0" >> "$log"
 		"$TA" --profile --timeout 300 --baseline "python3 $d/v0.py" "$d/v$step.py" > "$W/out.txt" 2>&1
 		rc=$?
@@ -70,7 +79,9 @@ for n in $names; do
 		cmp=$(grep -i -E 'baseline|ratio|faster|slower|noise' "$W/out.txt" | head -n 3 | tr '\n\t' '  ')
 		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$n" "total" "v0..v$step" "-" "$rc" "$cmp" >> "$tsv"
 	fi
+	# Every version and record stream so far, in one archive (few files come
+	# back, and a call cut short still returns the examples it finished).
+	tar -C "$W" -czf "$OUTDIR/edits.tar.gz" . 2>/dev/null
 done
-# Every version and record stream, in one archive (few files come back).
-tar -C "$W" -czf "$OUTDIR/edits.tar.gz" . 2>/dev/null
+echo "=== done $(date -u +%H:%M:%S)" >> "$log"
 cat "$tsv"

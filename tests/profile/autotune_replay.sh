@@ -1,7 +1,9 @@
 #!/bin/sh
 # The autotune table through the CLI: the H200 attention stream plus the
 # report Triton prints for it, saved as "output" records (what
-# --save-records writes), in text and json. Prints TAP.
+# --save-records writes), in text and json; and the softmax example after
+# its P1 edit, whose four configs differ in num_stages and launch in two
+# shapes only. Prints TAP.
 set -u
 dir="$TA_SRCDIR/tests/profiles"
 tmp=$(mktemp -d) || exit 1
@@ -11,7 +13,7 @@ cat "$dir/h200-2026-11-29-example-attention.jsonl" >"$rec"
 sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/{"type":"output","line":"&"}/' \
 	"$dir/h200-2026-11-29-example-attention.autotune.log" >>"$rec"
 file="$TA_SRCDIR/examples/attention/attention.py"
-echo "1..6"
+echo "1..9"
 n=0
 ok() {
 	n=$((n + 1))
@@ -31,3 +33,14 @@ printf '%s\n' "$json" | grep -q '"config": "BLOCK_M: 128, BLOCK_N: 128, num_warp
 ok $? "json: each config's text"
 [ "$(printf '%s\n' "$json" | grep -c '"chosen": true')" -eq 1 ]
 ok $? "json: one chosen config"
+
+# Softmax after P1 (recorded by tests/gpu/edits.sh): Triton benchmarked
+# 4 warps, 8, 4, 8 (num_stages 3 then 4); 8 warps won.
+text=$("$TILEADVISE" --profile --gpu h200 --records "$dir/h200-2026-11-29-softmax-p1.jsonl" \
+	"$dir/h200-2026-11-29-softmax-p1.py" 2>&1)
+printf '%s\n' "$text" | grep -q "^softmax_kernel: 1614 launches (490 autotuning and 1 warm-up set apart)"
+ok $? "softmax: the 4-warp blocks, apart by the winner's, are set apart as tuning"
+printf '%s\n' "$text" | grep -q "autotune: 4 configurations tried, 2 launch shapes, key (32768, 4096"
+ok $? "softmax: Triton's four configs, in two launch shapes"
+printf '%s\n' "$text" | grep -Eq '^  \* +1123 +261\.8  32768x1x1 +256 +34 +32  75\.0% registers +num_warps: 8, num_stages: 4$'
+ok $? "softmax: the chosen config's steady launches"

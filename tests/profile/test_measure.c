@@ -169,6 +169,47 @@ static void test_alternating_variants(void **state)
 	ta_records_clear(&r);
 }
 
+/* Configs that differ in num_stages alone launch alike: the autotuner's
+ * blocks run 4 warps, 8, 4 again, then 8, which wins and goes on. The 4-warp
+ * blocks are tuning although the winner's block comes between them. */
+static void test_tuning_blocks_apart_by_the_winner(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_records_init(&r);
+	for (int c = 0; c < 4; c++)
+		for (int i = 0; i < 8; i++)
+			launch(&r, "k", 0, c % 2 ? 256 : 128, c % 2 ? 34 : 54, 64, 2000);
+	for (int i = 0; i < 20; i++)
+		launch(&r, "k", 0, 256, 34, 64, 1000 + (uint64_t)i);
+	ta_measurement *m = ta_measure_build(&r, NULL, NULL, 0, NULL);
+	const ta_kernel_measure *k = ta_measure_find(m, "k");
+	assert_int_equal(k->autotune_launches, 16);
+	assert_int_equal(k->groups[k->main_group].cfg.block[0], 256);
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
+/* Long blocks of two shapes with a third between them (three modes timed
+ * in turn, each with its own tuned config): the first shape's blocks are
+ * not all tuning, since another config separates them, so they stay. */
+static void test_long_blocks_apart_by_another_config(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_records_init(&r);
+	int order[] = { 128, 512, 128, 256 };
+	for (int b = 0; b < 4; b++)
+		for (int i = 0; i < 10; i++)
+			launch(&r, "k", 0, order[b], 32, 64, 1000 + (uint64_t)i);
+	ta_measurement *m = ta_measure_build(&r, NULL, NULL, 0, NULL);
+	const ta_kernel_measure *k = ta_measure_find(m, "k");
+	/* 512's one block is tuning by the older rule; 128's are not. */
+	assert_int_equal(k->autotune_launches, 10);
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
 /* Replay of streams recorded on the H200 (tests/profiles/README.md). The
  * expected figures were computed independently from the raw lines (a few
  * lines of Python: same final-configuration and first-launch rules, numpy's
@@ -266,6 +307,8 @@ int main(void)
 		cmocka_unit_test(test_repeat_pooling_and_compare),
 		cmocka_unit_test(test_size_sweep),
 		cmocka_unit_test(test_alternating_variants),
+		cmocka_unit_test(test_tuning_blocks_apart_by_the_winner),
+		cmocka_unit_test(test_long_blocks_apart_by_another_config),
 		cmocka_unit_test(test_replay_h200_matmul),
 		cmocka_unit_test(test_replay_h200_others),
 	};

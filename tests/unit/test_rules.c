@@ -183,6 +183,47 @@ static ta_status status_of(const ta_rules_result *r, const char *id)
 	return ta_rules_status(r, 0, (size_t)ta_rules_index(id));
 }
 
+/* An untuned copy launched with a fixed block: P1 applies either way; with
+ * a profile of short launches its evidence says what tuning costs per call. */
+static const char short_copy_src[] =
+	"import triton\nimport triton.language as tl\n\n"
+	"@triton.jit\n"
+	"def copy_kernel(dst, src, n, BLOCK: tl.constexpr):\n"
+	"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+	"    tl.store(dst + offs, tl.load(src + offs, mask=offs < n), mask=offs < n)\n\n"
+	"def copy(dst, src, n):\n"
+	"    copy_kernel[(triton.cdiv(n, 1024),)](dst, src, n, BLOCK=1024, num_warps=4)\n";
+
+static const char *p1_measure(const ta_rules_result *r)
+{
+	for (size_t i = 0; i < r->finding_count; i++)
+		if (!strcmp(r->findings[i].id, "P1"))
+			return r->findings[i].measure;
+	return NULL;
+}
+
+static void test_p1_short_launches(void **state)
+{
+	(void)state;
+	ta_kernel_evidence ke = { .name = "copy_kernel", .launches = 800, .median_ns = 5300,
+				  .grid = { 1536, 1, 1 }, .block = { 128, 1, 1 }, .registers = 16 };
+	ta_evidence ev = { .device = "test", .sm_count = 132, .kernels = &ke, .kernel_count = 1 };
+	ta_analysis *a;
+	ta_rules_result *r = run_with(short_copy_src, &ev, &a);
+	assert_int_equal(status_of(r, "P1"), TA_STATUS_APPLIES);
+	assert_non_null(p1_measure(r));
+	assert_non_null(strstr(p1_measure(r), "each launch runs 5.3 us on the GPU"));
+	ta_rules_result_free(r);
+	ta_analysis_free(a);
+	/* A long kernel: no such note. */
+	ke.median_ns = 400000;
+	r = run_with(short_copy_src, &ev, &a);
+	assert_int_equal(status_of(r, "P1"), TA_STATUS_APPLIES);
+	assert_null(p1_measure(r));
+	ta_rules_result_free(r);
+	ta_analysis_free(a);
+}
+
 static void test_without_profile(void **state)
 {
 	(void)state;
@@ -295,7 +336,7 @@ int main(void)
 	}
 	closedir(d);
 	qsort(paths, n, sizeof *paths, cmp_str);
-	struct CMUnitTest *tests = calloc(n + 4, sizeof *tests);
+	struct CMUnitTest *tests = calloc(n + 5, sizeof *tests);
 	for (size_t i = 0; i < n; i++) {
 		tests[i].name = strrchr(paths[i], '/') + 1;
 		tests[i].test_func = check_fixture;
@@ -305,7 +346,8 @@ int main(void)
 	tests[n + 1] = (struct CMUnitTest)cmocka_unit_test(test_with_profile);
 	tests[n + 2] = (struct CMUnitTest)cmocka_unit_test(test_walk_order_default);
 	tests[n + 3] = (struct CMUnitTest)cmocka_unit_test(test_parse_ids);
-	int rc = _cmocka_run_group_tests("rules", tests, n + 4, NULL, NULL);
+	tests[n + 4] = (struct CMUnitTest)cmocka_unit_test(test_p1_short_launches);
+	int rc = _cmocka_run_group_tests("rules", tests, n + 5, NULL, NULL);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	free(paths);

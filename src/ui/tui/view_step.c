@@ -267,6 +267,9 @@ static void autotune_table(page *p, const ta_autotune_table *t)
 		      (r->smem_static + r->smem_dynamic + 1023) / 1024, occ, cfg);
 		free(cfg);
 	}
+	if (t->tried > t->n_rows)
+		wrap(p, 3, TA_ROLE_DIM, "Triton benchmarked more configs than there are rows: configs that "
+		     "differ only in num_stages launch with the same shape, so their launches share a row");
 	if (t->key)
 		textf(p, 3, TA_ROLE_DIM, "key %s%s", t->key, t->tunings > 1 ? " (the last of several)" : "");
 }
