@@ -325,6 +325,30 @@ static bool tuned(const ta_kernel *k, const char *name)
 	return false;
 }
 
+/* Whether a sequence length sets how far a loop of the kernel runs: named in
+ * a loop's range or condition, or in a value assigned before and named
+ * there (`hi = tl.minimum(N_CTX, ...)`). A length that only bounds masks (a
+ * chunked scan whose loops run over a fixed chunk) does not move the best
+ * config, and putting it in the key would retune for every length. */
+static bool bounds_a_loop(ta_rule_ctx *c, const char *name)
+{
+	const ta_kernel *k = c->k;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t l = 0; l < k->loop_count; l++) {
+		ta_span it = k->loops[l].iter;
+		if (!it.end)
+			continue;
+		if (ta_rule_mentions(c, it, name))
+			return true;
+		for (size_t i = 0; i < n; i++)
+			if (as[i].stmt.start < it.start && ta_rule_mentions(c, as[i].rhs, name) &&
+			    ta_rule_mentions(c, it, as[i].name))
+				return true;
+	}
+	return false;
+}
+
 ta_status ta_detect_s8(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -341,7 +365,8 @@ ta_status ta_detect_s8(ta_rule_ctx *c)
 	for (size_t i = 0; i < k->param_count; i++) {
 		const ta_param *p = &k->params[i];
 		bool mode = p->constexpr_ && ta_name_among(p->name, mode_params);
-		bool seq = !seq_in_key && has_seq && ta_name_among(p->name, seq_params);
+		bool seq = !seq_in_key && has_seq && ta_name_among(p->name, seq_params) &&
+			   bounds_a_loop(c, p->name);
 		if ((mode || seq) && !in_key(a, p->name) && !tuned(k, p->name))
 			ta_buf_printf(&missing, "%s%s", missing.len ? ", " : "", p->name);
 	}
