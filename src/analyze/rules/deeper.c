@@ -101,6 +101,34 @@ static bool host_launches(const ta_rule_ctx *c, const ta_host *h)
 	return false;
 }
 
+/* The kernels h launches, for a message: "`a`", "`a` and `b`", "`a`, `b`
+ * and 3 more". The same text for each of them, so that the finding, made
+ * once per kernel, prints once. */
+static char *launched_names(const ta_rule_ctx *c, const ta_host *h)
+{
+	const ta_kernel **seen = ta_xcalloc(h->launch_count ? h->launch_count : 1, sizeof *seen);
+	size_t n = 0;
+	for (size_t i = 0; i < h->launch_count; i++) {
+		int k = c->m->launches[h->launches[i]].kernel;
+		if (k < 0)
+			continue;
+		const ta_kernel *kk = &c->m->kernels[k];
+		bool dup = false;
+		for (size_t j = 0; j < n && !dup; j++)
+			dup = seen[j] == kk;
+		if (!dup)
+			seen[n++] = kk;
+	}
+	ta_buf b = TA_BUF_INIT;
+	size_t shown = n > 3 ? 2 : n;
+	for (size_t i = 0; i < shown; i++)
+		ta_buf_printf(&b, "%s`%s`", i == 0 ? "" : i + 1 == n ? " and " : ", ", seen[i]->name);
+	if (n > shown)
+		ta_buf_printf(&b, " and %zu more", n - shown);
+	free(seen);
+	return ta_buf_steal(&b);
+}
+
 ta_status ta_detect_d3(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
@@ -119,8 +147,10 @@ ta_status ta_detect_d3(ta_rule_ctx *c)
 			}
 		if (n < 3)
 			continue;
+		char *kernels = launched_names(c, h);
 		ta_finding *f = ta_rule_add(c, first->span, "`%s` allocates %zu tensors on every call before "
-					    "launching `%s`: one slab with views into it is cheaper", h->name, n, c->k->name);
+					    "launching %s: one slab with views into it is cheaper", h->name, n, kernels);
+		free(kernels);
 		for (size_t i = 0; i < h->op_count; i++)
 			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth == 0)
 				ta_finding_line(f, h->ops[i].span.line);
