@@ -93,7 +93,7 @@ static bool output_alloc(const ta_host_op *op)
 /* Host functions (not module level) that launch the current kernel. */
 static bool host_launches(const ta_rule_ctx *c, const ta_host *h)
 {
-	if (h->span.end == 0)
+	if (h->span.end == 0 || ta_rule_host_is_test(h))
 		return false;
 	for (size_t i = 0; i < h->launch_count; i++)
 		if (c->m->launches[h->launches[i]].kernel == c->kernel)

@@ -272,7 +272,7 @@ ta_status ta_detect_s7(ta_rule_ctx *c)
 		bool launches = false;
 		for (size_t i = 0; i < h->launch_count; i++)
 			launches |= c->m->launches[h->launches[i]].kernel == c->kernel;
-		if (!launches || h->span.end == 0)
+		if (!launches || h->span.end == 0 || ta_rule_host_is_test(h))
 			continue;
 		for (size_t i = 0; i < h->op_count; i++) {
 			const ta_host_op *op = &h->ops[i];

@@ -203,6 +203,11 @@ bool ta_text_mentions(const char *text, size_t len, const char *ident)
 	return false;
 }
 
+bool ta_rule_host_is_test(const ta_host *h)
+{
+	return h->name && (!strncmp(h->name, "test_", 5) || !strcmp(h->name, "test"));
+}
+
 bool ta_rule_mentions(const ta_rule_ctx *c, ta_span s, const char *ident)
 {
 	if (s.end <= s.start || s.end > c->m->src->len)

@@ -47,6 +47,9 @@ ta_status ta_rule_status_of(const ta_rule_ctx *c, const char *id);
 char *ta_rule_text(const ta_rule_ctx *c, ta_span s);
 bool ta_text_mentions(const char *text, size_t len, const char *ident);
 bool ta_rule_mentions(const ta_rule_ctx *c, ta_span s, const char *ident);
+/* A test function (pytest's test_*): what it allocates or copies on every
+ * call is not a cost the kernel's users pay, so host-cost entries skip it. */
+bool ta_rule_host_is_test(const ta_host *h);
 bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle);
 /* Case-insensitive equality with one of the NULL-terminated names. */
 
