@@ -101,32 +101,20 @@ static bool host_launches(const ta_rule_ctx *c, const ta_host *h)
 	return false;
 }
 
-/* The kernels h launches, for a message: "`a`", "`a` and `b`", "`a`, `b`
- * and 3 more". The same text for each of them, so that the finding, made
- * once per kernel, prints once. */
+/* The kernels h launches, for a message: the same text for each of them,
+ * so that the finding, made once per kernel, prints once. */
 static char *launched_names(const ta_rule_ctx *c, const ta_host *h)
 {
-	const ta_kernel **seen = ta_xcalloc(h->launch_count ? h->launch_count : 1, sizeof *seen);
+	const ta_kernel **ks = ta_xcalloc(h->launch_count ? h->launch_count : 1, sizeof *ks);
 	size_t n = 0;
 	for (size_t i = 0; i < h->launch_count; i++) {
 		int k = c->m->launches[h->launches[i]].kernel;
-		if (k < 0)
-			continue;
-		const ta_kernel *kk = &c->m->kernels[k];
-		bool dup = false;
-		for (size_t j = 0; j < n && !dup; j++)
-			dup = seen[j] == kk;
-		if (!dup)
-			seen[n++] = kk;
+		if (k >= 0)
+			ks[n++] = &c->m->kernels[k];
 	}
-	ta_buf b = TA_BUF_INIT;
-	size_t shown = n > 3 ? 2 : n;
-	for (size_t i = 0; i < shown; i++)
-		ta_buf_printf(&b, "%s`%s`", i == 0 ? "" : i + 1 == n ? " and " : ", ", seen[i]->name);
-	if (n > shown)
-		ta_buf_printf(&b, " and %zu more", n - shown);
-	free(seen);
-	return ta_buf_steal(&b);
+	char *names = ta_rule_kernel_list(ks, n);
+	free(ks);
+	return names;
 }
 
 ta_status ta_detect_d3(ta_rule_ctx *c)

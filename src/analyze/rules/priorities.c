@@ -72,6 +72,27 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
 }
 
+/* The kernels whose autotune reads the same config list as k's, in file
+ * order: one list tuned for several kernels gets one finding (the same text
+ * for each), naming them all. *count: how many. */
+static char *sharing_configs(const ta_rule_ctx *c, ta_span where, size_t *count)
+{
+	const ta_kernel **ks = ta_xcalloc(c->m->kernel_count + 1, sizeof *ks);
+	size_t n = 0;
+	for (size_t i = 0; i < c->m->kernel_count; i++) {
+		const ta_kernel *o = &c->m->kernels[i];
+		if (o != c->k && (o->is_helper || !o->autotune || !o->autotune->config_count))
+			continue;
+		ta_span w = o == c->k ? where : configs_where(o->autotune);
+		if (w.start == where.start && w.end == where.end)
+			ks[n++] = o;
+	}
+	*count = n;
+	char *names = ta_rule_kernel_list(ks, n);
+	free(ks);
+	return names;
+}
+
 ta_status ta_detect_p1(ta_rule_ctx *c)
 {
 	const ta_autotune *a = c->k->autotune;
@@ -83,17 +104,20 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 		return TA_STATUS_NOT_APPLICABLE;
 	ta_span where = configs_where(a);
 	bool found = false;
+	size_t sharing;
+	char *who = sharing_configs(c, where, &sharing);
 	if (!varies(a, "num_stages") && !varies(a, "num_warps")) {
-		ta_rule_add(c, where, "the autotune configs of `%s` vary neither num_stages nor num_warps", c->k->name);
+		ta_rule_add(c, where, "the autotune configs of %s vary neither num_stages nor num_warps", who);
 		found = true;
 	}
 	if (!a->branches_on_capability) {
 		ta_finding *f = ta_rule_add(c, where,
-			"`%s` uses one config list for every GPU: nothing branches on "
-			"torch.cuda.get_device_capability() or the backend", c->k->name);
+			"%s use%s one config list for every GPU: nothing branches on "
+			"torch.cuda.get_device_capability() or the backend", who, sharing > 1 ? "" : "s");
 		f->tags |= TA_TAG_GPU_SPLIT;
 		found = true;
 	}
+	free(who);
 	/* occupancy, or the program count itself (Triton's grouped GEMM tunes NUM_SM) */
 	if (c->k->persistent && !varies(a, "occupancy") && !varies(a, "OCCUPANCY") && !varies(a, "NUM_SMS") &&
 	    !varies(a, "NUM_SM") && !varies(a, "NUM_PROGRAMS")) {

@@ -203,6 +203,27 @@ bool ta_text_mentions(const char *text, size_t len, const char *ident)
 	return false;
 }
 
+char *ta_rule_kernel_list(const ta_kernel *const *ks, size_t n)
+{
+	const ta_kernel **seen = ta_xcalloc(n ? n : 1, sizeof *seen);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < m && !dup; j++)
+			dup = seen[j] == ks[i];
+		if (!dup)
+			seen[m++] = ks[i];
+	}
+	ta_buf b = TA_BUF_INIT;
+	size_t shown = m > 3 ? 2 : m;
+	for (size_t i = 0; i < shown; i++)
+		ta_buf_printf(&b, "%s`%s`", i == 0 ? "" : i + 1 == m ? " and " : ", ", seen[i]->name);
+	if (m > shown)
+		ta_buf_printf(&b, " and %zu more", m - shown);
+	free(seen);
+	return ta_buf_steal(&b);
+}
+
 bool ta_rule_host_is_test(const ta_host *h)
 {
 	return h->name && (!strncmp(h->name, "test_", 5) || !strcmp(h->name, "test"));

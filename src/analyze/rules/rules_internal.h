@@ -50,6 +50,9 @@ bool ta_rule_mentions(const ta_rule_ctx *c, ta_span s, const char *ident);
 /* A test function (pytest's test_*): what it allocates or copies on every
  * call is not a cost the kernel's users pay, so host-cost entries skip it. */
 bool ta_rule_host_is_test(const ta_host *h);
+/* Kernel names for a message: "`a`", "`a` and `b`", "`a`, `b` and 3 more".
+ * Duplicates (the same kernel twice) are listed once. Caller frees. */
+char *ta_rule_kernel_list(const ta_kernel *const *ks, size_t n);
 bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle);
 /* Case-insensitive equality with one of the NULL-terminated names. */
 
