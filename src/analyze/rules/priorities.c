@@ -311,6 +311,27 @@ static bool pointer_tiles(const ta_kernel *k)
 	return false;
 }
 
+/* The dot kernels launched with the grid defined at def (one grid variable
+ * can serve several launches): named together, so that the finding, made
+ * once per kernel, prints once. */
+static char *kernels_on_grid(const ta_rule_ctx *c, ta_span def)
+{
+	const ta_kernel **ks = ta_xcalloc(c->m->launch_count + 1, sizeof *ks);
+	size_t n = 0;
+	for (size_t i = 0; i < c->m->launch_count; i++) {
+		const ta_launch *l = &c->m->launches[i];
+		if (l->kernel < 0 || l->grid_dims != 3 || l->grid_def_span.start != def.start ||
+		    l->grid_def_span.end != def.end)
+			continue;
+		const ta_kernel *k = &c->m->kernels[l->kernel];
+		if (k == c->k || (has_dot(k) && pointer_tiles(k)))
+			ks[n++] = k;
+	}
+	char *names = ta_rule_kernel_list(ks, n);
+	free(ks);
+	return names;
+}
+
 ta_status ta_detect_p4(ta_rule_ctx *c)
 {
 	if (!has_dot(c->k) || c->k->launch_count == 0 || c->attention || !pointer_tiles(c->k))
@@ -320,10 +341,13 @@ ta_status ta_detect_p4(ta_rule_ctx *c)
 		const ta_launch *l = &c->m->launches[i];
 		if (l->kernel != c->kernel || l->grid_dims != 3)
 			continue;
+		char *who = kernels_on_grid(c, l->grid_def_span);
+		bool several = strstr(who, " and ") != NULL;
 		ta_finding *f = ta_rule_add(c, l->grid_def_span,
-			"dot kernel `%s` is launched on a 3D grid (%s, %s, %s): a 2D grid with grouped "
-			"program ids keeps tiles of one batch together in L2",
-			c->k->name, l->grid_dim_text[0], l->grid_dim_text[1], l->grid_dim_text[2]);
+			"dot kernel%s %s %s launched on a 3D grid (%s, %s, %s): a 2D grid with grouped "
+			"program ids keeps tiles of one batch together in L2", several ? "s" : "", who,
+			several ? "are" : "is", l->grid_dim_text[0], l->grid_dim_text[1], l->grid_dim_text[2]);
+		free(who);
 		ta_finding_line(f, l->span.line);
 		for (size_t j = 0; j < c->k->op_count; j++)
 			if (c->k->ops[j].kind == TA_OP_PROGRAM_ID && c->k->ops[j].arg_count &&
