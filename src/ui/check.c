@@ -94,7 +94,10 @@ static void walk_dir(const char *dir, const char *root_real, file_list *out, int
 		}
 		if (ok && S_ISDIR(st.st_mode)) {
 			walk_dir(p, root_real, out, depth + 1);
-		} else if (ok && S_ISREG(st.st_mode) && has_py_suffix(names[i])) {
+		} else if (ok && S_ISREG(st.st_mode) && has_py_suffix(names[i]) && st.st_size > 0) {
+			/* An empty file met in a folder is a package's __init__.py:
+			 * no kernel, nothing to say. Named on the command line, it
+			 * is still an error. */
 			*TA_PUSH(out->paths, out->count, out->cap) = p;
 			p = NULL;
 		}

@@ -13,7 +13,7 @@ ok() { n=$((n + 1)); echo "ok $n - $1"; }
 not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..16"
+echo "1..18"
 cd "$TA_SRCDIR" || exit 1
 
 "$TILEADVISE" --check examples >"$tmp/ex.out" 2>"$tmp/ex.err"; rc=$?
@@ -86,6 +86,18 @@ ln -s "$tmp/outside/m.py" "$tmp/tree/m_link.py"
 "$TILEADVISE" --check "$tmp/tree" >"$tmp/tree.out"; rc=$?
 check "folders: hidden skipped, links out of the tree not followed, sorted" \
 	'[ $rc -eq 1 ] && ! grep -q "hidden\|link" "$tmp/tree.out" && [ "$(cut -d: -f1 "$tmp/tree.out" | uniq | sed "s|.*/tree/||" | tr "\n" " ")" = "a.py b/s.py " ]'
+
+# A package: its empty __init__.py files hold no kernel and are passed
+# over; an empty file named on the command line is still an error.
+mkdir -p "$tmp/pkg/sub"
+: >"$tmp/pkg/__init__.py"
+: >"$tmp/pkg/sub/__init__.py"
+cp examples/cat/cat.py "$tmp/pkg/sub/cat.py"
+"$TILEADVISE" --check "$tmp/pkg" >"$tmp/pkg.out" 2>"$tmp/pkg.err"; rc=$?
+check "a package's empty __init__.py files are passed over (exit 1, the kernel's findings)" \
+	'[ $rc -eq 1 ] && [ ! -s "$tmp/pkg.err" ] && grep -q "sub/cat.py:" "$tmp/pkg.out"'
+"$TILEADVISE" --check "$tmp/pkg/__init__.py" >/dev/null 2>"$tmp/empty.err"; rc=$?
+check "an empty file named on the command line: exit 2" '[ $rc -eq 2 ] && grep -q "empty" "$tmp/empty.err"'
 
 "$TILEADVISE" --check --format=markdown examples/cat/cat.py >/dev/null 2>&1; rc=$?
 check "--check refuses markdown" '[ $rc -eq 2 ]'
