@@ -1791,34 +1791,31 @@ static bool steps_by_program_count(const builder *b, const ta_kernel *k)
 	size_t npid = 0;
 	bool yes = false;
 	for (int pass = 0; pass < 2 && !yes; pass++) {
+		/* Only statements hold the assignments wanted here: going down
+		 * into every expression of the kernel cost more than the rest. */
+		const char *want = pass == 0 ? "assignment" : "augmented_assignment";
 		TSTreeCursor c = ts_tree_cursor_new(k->node);
 		for (;;) {
 			TSNode n = ts_tree_cursor_current_node(&c);
-			/* Only statements hold the assignments wanted here: going down
-			 * into every expression of the kernel cost more than the rest. */
-			const char *want = pass == 0 ? "assignment" : "augmented_assignment";
-			if (!ta_node_is(n, want)) {
-				if (!ta_cursor_next(&c, holds_statements(n)))
-					break;
-				continue;
+			bool wanted = ta_node_is(n, want);
+			if (wanted) {
+				TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+				if (pass == 0 && ta_node_is(left, "identifier") && is_program_id(b, k, right, 0)) {
+					char *x = text(b, left);
+					add_unique(&pid_names, &npid, x);
+					free(x);
+				} else if (pass == 1 && text_eq(b, ta_node_field(n, "operator"), "+=") &&
+					   ta_node_is(left, "identifier") && is_program_count(b, right)) {
+					uint32_t at = ts_node_start_byte(n);
+					bool in_loop = false;
+					for (size_t l = 0; l < k->loop_count && !in_loop; l++)
+						in_loop = k->loops[l].span.start <= at && at < k->loops[l].span.end;
+					for (size_t i = 0; i < npid && in_loop && !yes; i++)
+						yes = text_eq(b, left, pid_names[i]);
+				}
 			}
-			TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
-			if (pass == 0 && ta_node_is(n, "assignment") && ta_node_is(left, "identifier") &&
-			    is_program_id(b, k, right, 0)) {
-				char *x = text(b, left);
-				add_unique(&pid_names, &npid, x);
-				free(x);
-			} else if (pass == 1 && ta_node_is(n, "augmented_assignment") &&
-				   text_eq(b, ta_node_field(n, "operator"), "+=") && ta_node_is(left, "identifier") &&
-				   is_program_count(b, right)) {
-				uint32_t at = ts_node_start_byte(n);
-				bool in_loop = false;
-				for (size_t l = 0; l < k->loop_count && !in_loop; l++)
-					in_loop = k->loops[l].span.start <= at && at < k->loops[l].span.end;
-				for (size_t i = 0; i < npid && in_loop && !yes; i++)
-					yes = text_eq(b, left, pid_names[i]);
-			}
-			if (yes || !ta_cursor_next(&c, true))
+			/* into an assignment too: `pid = start = tl.program_id(0)` */
+			if (yes || !ta_cursor_next(&c, wanted || holds_statements(n)))
 				break;
 		}
 		ts_tree_cursor_delete(&c);

@@ -314,7 +314,7 @@ static bool pointer_tiles(const ta_kernel *k)
 /* The dot kernels launched with the grid defined at def (one grid variable
  * can serve several launches): named together, so that the finding, made
  * once per kernel, prints once. */
-static char *kernels_on_grid(const ta_rule_ctx *c, ta_span def)
+static char *kernels_on_grid(const ta_rule_ctx *c, ta_span def, size_t *count)
 {
 	const ta_kernel **ks = ta_xcalloc(c->m->launch_count + 1, sizeof *ks);
 	size_t n = 0;
@@ -324,9 +324,13 @@ static char *kernels_on_grid(const ta_rule_ctx *c, ta_span def)
 		    l->grid_def_span.end != def.end)
 			continue;
 		const ta_kernel *k = &c->m->kernels[l->kernel];
-		if (k == c->k || (has_dot(k) && pointer_tiles(k)))
+		bool seen = false;   /* one kernel can be launched twice on the grid */
+		for (size_t j = 0; j < n && !seen; j++)
+			seen = ks[j] == k;
+		if (!seen && (k == c->k || (has_dot(k) && pointer_tiles(k))))
 			ks[n++] = k;
 	}
+	*count = n;
 	char *names = ta_rule_kernel_list(ks, n);
 	free(ks);
 	return names;
@@ -341,8 +345,9 @@ ta_status ta_detect_p4(ta_rule_ctx *c)
 		const ta_launch *l = &c->m->launches[i];
 		if (l->kernel != c->kernel || l->grid_dims != 3)
 			continue;
-		char *who = kernels_on_grid(c, l->grid_def_span);
-		bool several = strstr(who, " and ") != NULL;
+		size_t on_grid;
+		char *who = kernels_on_grid(c, l->grid_def_span, &on_grid);
+		bool several = on_grid > 1;
 		ta_finding *f = ta_rule_add(c, l->grid_def_span,
 			"dot kernel%s %s %s launched on a 3D grid (%s, %s, %s): a 2D grid with grouped "
 			"program ids keeps tiles of one batch together in L2", several ? "s" : "", who,
