@@ -360,6 +360,9 @@ static char *restore(const char *real, const struct stat *st, const char *old, s
 	return msg;
 }
 
+/* A rename gives the file a new inode: its other hard links keep the old text. */
+static const char links_note[] = "; it had other hard links, which keep the old text";
+
 static bool same_mtime(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
@@ -382,8 +385,15 @@ int ta_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_edit *e, 
 	size_t old_len, text_len;
 	ta_journal *j = NULL;
 	int rc = -1;
-	if (read_all(real, &old, &old_len, msg) != 0)
+	/* From this read to the rename, no other tileadvise writes the file. */
+	ta_journal_lock *lock = ta_journal_lock_take(real, true, msg);
+	if (!lock)
 		goto out;
+	if (stat(real, &st) != 0 || read_all(real, &old, &old_len, msg) != 0) {
+		if (!*msg)
+			*msg = ta_xasprintf("%s: %s", src->path, strerror(errno));
+		goto out;
+	}
 	bool stale = old_len != src->size || ta_hash_bytes(old, old_len) != src->hash ||
 		     ((src->mtime.tv_sec || src->mtime.tv_nsec) && !same_mtime(&st.st_mtim, &src->mtime));
 	if (stale) {
@@ -422,16 +432,32 @@ int ta_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_edit *e, 
 	if (ta_journal_put_version(j, text, text_len, &rel_a, &err) != 0)
 		goto journal_fail;
 	ta_journal_push(j, e->id, e->line, oh, nh, rel_b, rel_a);
+	ta_journal_mark_pending(j, true);
 	if (ta_journal_save(j, &err) != 0)
 		goto journal_fail;
-	if (ta_write_atomic(real, text, text_len, st.st_mode, st.st_uid, st.st_gid, &err) != 0) {
+	ta_file_state was;
+	int w = ta_file_state_of(real, &was, old, old_len) != 0 ? -2 :
+		ta_write_atomic_over(real, text, text_len, st.st_mode, st.st_uid, st.st_gid, &was, &err);
+	if (w != 0) {
 		ta_journal_drop_last(j);
 		char *e2 = NULL;
 		ta_journal_save(j, &e2);
 		free(e2);
-		*msg = restore(real, &st, old, old_len, src->path, err);
+		if (w == -2) {
+			/* Someone else's bytes are there now: leave them be. */
+			free(err);
+			*msg = ta_xasprintf("%s changed on disk while the %s edit was checked; nothing was "
+					    "written: run tileadvise again on the current file", src->path, e->id);
+		} else {
+			*msg = restore(real, &st, old, old_len, src->path, err);
+		}
 		goto out;
 	}
+	/* Written: the entry stands (if this save fails, the hash settles it). */
+	ta_journal_mark_pending(j, false);
+	char *e3 = NULL;
+	ta_journal_save(j, &e3);
+	free(e3);
 	/* What is on disk now is what we meant to write. */
 	char *back = NULL;
 	size_t bl = 0;
@@ -447,8 +473,8 @@ int ta_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_edit *e, 
 		goto out;
 	}
 	free(back);
-	*msg = ta_xasprintf("applied %s at line %u of %s (tileadvise --undo %s reverts it)", e->id, e->line,
-			    src->path, src->path);
+	*msg = ta_xasprintf("applied %s at line %u of %s (tileadvise --undo %s reverts it)%s", e->id, e->line,
+			    src->path, src->path, st.st_nlink > 1 ? links_note : "");
 	rc = 0;
 	goto out;
 journal_fail:
@@ -456,6 +482,7 @@ journal_fail:
 	free(err);
 out:
 	ta_journal_free(j);
+	ta_journal_unlock(lock);
 	free(rel_a);
 	free(rel_b);
 	free(text);
@@ -477,8 +504,15 @@ static int step(const char *path, bool back, char **diff, char **msg)
 	size_t cl, wl;
 	ta_journal *j = NULL;
 	int rc = -1;
-	if (read_all(real, &cur, &cl, msg) != 0)
+	/* No .tileadvise/ yet: nothing to undo, and nothing to lock. */
+	ta_journal_lock *lock = ta_journal_lock_take(real, false, msg);
+	if (!lock && *msg)
 		goto out;
+	if (stat(real, &st) != 0 || read_all(real, &cur, &cl, msg) != 0) {
+		if (!*msg)
+			*msg = ta_xasprintf("%s: %s", path, strerror(errno));
+		goto out;
+	}
 	if (ta_journal_open(real, &j, msg) != 0)
 		goto out;
 	uint64_t ch = ta_hash_bytes(cur, cl);
@@ -508,20 +542,31 @@ static int step(const char *path, bool back, char **diff, char **msg)
 		free(err);
 		goto out;
 	}
-	if (ta_write_atomic(real, want, wl, st.st_mode, st.st_uid, st.st_gid, &err) != 0) {
+	ta_file_state before;
+	int w = ta_file_state_of(real, &before, cur, cl) != 0 ? -2 :
+		ta_write_atomic_over(real, want, wl, st.st_mode, st.st_uid, st.st_gid, &before, &err);
+	if (w != 0) {
 		j->position = was;
 		char *e2 = NULL;
 		ta_journal_save(j, &e2);
 		free(e2);
-		*msg = restore(real, &st, cur, cl, path, err);
+		if (w == -2) {
+			free(err);
+			*msg = ta_xasprintf("%s changed on disk during the %s; nothing was written: "
+					    "run it again on the current file", path, back ? "undo" : "redo");
+		} else {
+			*msg = restore(real, &st, cur, cl, path, err);
+		}
 		goto out;
 	}
 	if (diff)
 		*diff = ta_edit_diff_texts(path, cur, cl, want, wl);
-	*msg = ta_xasprintf("%s %s (line %u) in %s", back ? "undid" : "redid", en->id, en->line, path);
+	*msg = ta_xasprintf("%s %s (line %u) in %s%s", back ? "undid" : "redid", en->id, en->line, path,
+			    st.st_nlink > 1 ? links_note : "");
 	rc = 0;
 out:
 	ta_journal_free(j);
+	ta_journal_unlock(lock);
 	free(want);
 	free(cur);
 	free(real);
@@ -547,6 +592,9 @@ static int fail(FILE *err, char *msg)
 	return 2;
 }
 
+static int run_locked(const char *action, const char *id, uint32_t line, const char *path, FILE *out,
+		      FILE *err);
+
 int ta_edit_run(const char *action, const char *spec, const char *path, FILE *out, FILE *err)
 {
 	char *msg = NULL, *d = NULL;
@@ -565,6 +613,29 @@ int ta_edit_run(const char *action, const char *spec, const char *path, FILE *ou
 	if (!spec || ta_edit_parse_spec(spec, id, &line) != 0)
 		return fail(err, ta_xasprintf("bad edit '%s': give a checklist id and optional line, e.g. D12 or D12:37",
 					      spec ? spec : ""));
+	/* --apply holds the lock from the analysis on: a second --apply on the
+	 * same file waits, then edits what the first one wrote. */
+	ta_journal_lock *lock = NULL;
+	if (!strcmp(action, "apply")) {
+		char *real = NULL;
+		struct stat st;
+		if (ta_edit_target(path, &real, &st, &msg) != 0)
+			return fail(err, msg);
+		lock = ta_journal_lock_take(real, true, &msg);
+		free(real);
+		if (!lock)
+			return fail(err, msg);
+	}
+	int rc = run_locked(action, id, line, path, out, err);
+	ta_journal_unlock(lock);
+	return rc;
+}
+
+/* ta_edit_run's make, diff and apply, with the file's lock held for apply. */
+static int run_locked(const char *action, const char *id, uint32_t line, const char *path, FILE *out,
+		      FILE *err)
+{
+	char *msg = NULL, *d = NULL;
 	ta_analysis *a;
 	if (ta_analysis_open(path, &a, &msg) != 0)
 		return fail(err, msg);

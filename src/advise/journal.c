@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,10 +41,15 @@ static int fault(const char *step)
 	/* Count per process: the Nth such step fails. */
 	static unsigned seen[8];
 	static const char *const steps[] = { "open", "write", "fsync", "rename", "dirsync" };
-	unsigned want = env[n] == ':' ? (unsigned)strtoul(env + n + 1, NULL, 10) : 1;
+	char *end = NULL;
+	unsigned want = env[n] == ':' ? (unsigned)strtoul(env + n + 1, &end, 10) : 1;
+	/* STEP:N+ fails the Nth and every later one (a disk that stays full). */
+	bool onward = end && *end == '+';
 	for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
-		if (!strcmp(steps[i], step))
-			return ++seen[i] == want ? ENOSPC : 0;
+		if (!strcmp(steps[i], step)) {
+			++seen[i];
+			return seen[i] == want || (onward && seen[i] > want) ? ENOSPC : 0;
+		}
 	return 0;
 }
 
@@ -67,8 +75,46 @@ static int fsync_dir(const char *dir)
 	return rc;
 }
 
+/* Whether path still has the size, mtime, inode and bytes in *was. */
+static bool still_as(const char *path, const ta_file_state *was)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != was->size ||
+	    st.st_ino != was->ino || st.st_dev != was->dev ||
+	    st.st_mtim.tv_sec != was->mtime.tv_sec || st.st_mtim.tv_nsec != was->mtime.tv_nsec)
+		return false;
+	char *data, *why;
+	size_t len;
+	if (ta_read_file(path, TA_SOURCE_MAX_BYTES + 3, &data, &len, &why) != 0) {
+		free(why);
+		return false;
+	}
+	bool same = len == was->size && ta_hash_bytes(data, len) == was->hash;
+	free(data);
+	return same;
+}
+
+int ta_file_state_of(const char *path, ta_file_state *out, const char *bytes, size_t len)
+{
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -1;
+	out->size = (uint64_t)st.st_size;
+	out->ino = st.st_ino;
+	out->dev = st.st_dev;
+	out->mtime = st.st_mtim;
+	out->hash = ta_hash_bytes(bytes, len);
+	return out->size == len ? 0 : -1;
+}
+
 int ta_write_atomic(const char *path, const void *bytes, size_t len, mode_t mode,
 		    uid_t uid, gid_t gid, char **err)
+{
+	return ta_write_atomic_over(path, bytes, len, mode, uid, gid, NULL, err);
+}
+
+int ta_write_atomic_over(const char *path, const void *bytes, size_t len, mode_t mode,
+			 uid_t uid, gid_t gid, const ta_file_state *was, char **err)
 {
 	char *dir = ta_path_dirname(path);
 	const char *base = ta_path_basename(path);
@@ -128,6 +174,15 @@ int ta_write_atomic(const char *path, const void *bytes, size_t len, mode_t mode
 		goto fail;
 	}
 	fd = -1;
+	/* Last look before the rename: a save made meanwhile (an editor) wins. */
+	if (was && !still_as(path, was)) {
+		unlink(tmp);
+		*err = ta_xasprintf("%s changed on disk while tileadvise worked on it; nothing was written: "
+				    "run tileadvise again on the current file", path);
+		free(tmp);
+		free(dir);
+		return -2;
+	}
 	step = "rename";
 	if ((e = fault("rename")) != 0 || rename(tmp, path) != 0) {
 		if (!e)
@@ -277,6 +332,7 @@ int ta_journal_open(const char *real_path, ta_journal **out, char **err)
 			en->before = ta_xstrdup(b);
 			en->after = ta_xstrdup(a);
 			en->line = (uint32_t)json_integer_value(line);
+			en->pending = json_is_true(json_object_get(e, "pending"));
 		}
 	}
 	if (!bad && (json_integer_value(pos) < 0 || (size_t)json_integer_value(pos) > j->count))
@@ -332,6 +388,8 @@ int ta_journal_save(const ta_journal *j, char **err)
 		json_object_set_new(o, "after_hash", json_string(ah));
 		json_object_set_new(o, "before", json_string(e->before));
 		json_object_set_new(o, "after", json_string(e->after));
+		if (e->pending)
+			json_object_set_new(o, "pending", json_true());
 		free(bh);
 		free(ah);
 		json_array_append_new(arr, o);
@@ -415,6 +473,12 @@ void ta_journal_push(ta_journal *j, const char *id, uint32_t line, uint64_t befo
 	j->position = j->count;
 }
 
+void ta_journal_mark_pending(ta_journal *j, bool pending)
+{
+	if (j->count)
+		j->entries[j->count - 1].pending = pending;
+}
+
 void ta_journal_drop_last(ta_journal *j)
 {
 	if (j->count == 0)
@@ -430,11 +494,25 @@ void ta_journal_drop_last(ta_journal *j)
 
 bool ta_journal_reconcile(ta_journal *j, uint64_t file_hash)
 {
+	bool moved = false;
+	if (j->count && j->entries[j->count - 1].pending) {
+		ta_journal_entry *last = &j->entries[j->count - 1];
+		if (file_hash == last->after_hash) {
+			last->pending = false;
+			moved = j->position != j->count;
+			j->position = j->count;
+		} else if (file_hash == last->before_hash) {
+			/* Never written: an edit nobody sees must not come back by --redo. */
+			ta_journal_drop_last(j);
+			j->position = j->count;
+			return true;
+		}
+	}
 	if (j->count == 0)
-		return false;
+		return moved;
 	uint64_t expect = j->position > 0 ? j->entries[j->position - 1].after_hash : j->entries[0].before_hash;
 	if (file_hash == expect)
-		return false;
+		return moved;
 	if (j->position < j->count && j->entries[j->position].after_hash == file_hash) {
 		j->position++;
 		return true;
@@ -443,5 +521,123 @@ bool ta_journal_reconcile(ta_journal *j, uint64_t file_hash)
 		j->position--;
 		return true;
 	}
-	return false;
+	return moved;
+}
+
+/* ---- one writer per kernel file ------------------------------------------ */
+
+struct ta_journal_lock {
+	char *path;               /* the lock file */
+	int fd;
+	unsigned depth;
+};
+
+/* One kernel file is edited at a time per process: one lock is enough. */
+static ta_journal_lock held;
+
+/* Removes dir's entries named like a careful write's temporary file
+ * (".NAME.tileadvise-PID-N") whose PID no longer runs; only names starting
+ * with prefix when it is non-NULL. */
+static void clean_stale(const char *dir, const char *prefix)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		const char *n = de->d_name;
+		if (n[0] != '.' || (prefix && strncmp(n, prefix, strlen(prefix)) != 0))
+			continue;
+		const char *t = strstr(n, ".tileadvise-");
+		if (!t)
+			continue;
+		char *end;
+		long pid = strtol(t + 12, &end, 10);
+		if (pid <= 0 || *end != '-' || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char *full = ta_path_join(dir, n);
+		struct stat st;
+		if (lstat(full, &st) == 0 && S_ISREG(st.st_mode))
+			unlink(full);
+		free(full);
+	}
+	closedir(d);
+}
+
+ta_journal_lock *ta_journal_lock_take(const char *real_path, bool create, char **err)
+{
+	char *folder = ta_path_dirname(real_path);
+	const char *base = ta_path_basename(real_path);
+	char *dir = ta_path_join(folder, ".tileadvise");
+	char *name = ta_xasprintf("lock-%s", base);
+	char *path = ta_path_join(dir, name);
+	free(name);
+	*err = NULL;
+	if (held.path && !strcmp(held.path, path)) {
+		held.depth++;
+		free(path);
+		free(dir);
+		free(folder);
+		return &held;
+	}
+	ta_journal_lock *out = NULL;
+	if (held.path) {
+		*err = ta_xasprintf("tileadvise is already editing another file (%s)", held.path);
+		goto done;
+	}
+	if (!create && !ta_path_exists(dir))
+		goto done;
+	if (make_dir(dir, err) != 0)
+		goto done;
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		*err = ta_xasprintf("cannot open the lock %s: %s", path, strerror(errno));
+		goto done;
+	}
+	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	int waited = 0;
+	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		if ((errno != EWOULDBLOCK && errno != EINTR) ||
+		    waited++ >= TA_JOURNAL_LOCK_WAIT_S * 50) {
+			*err = errno == EWOULDBLOCK
+			       ? ta_xasprintf("another tileadvise has been editing %s for %d s (it holds %s); "
+					      "try again when it is done", real_path, TA_JOURNAL_LOCK_WAIT_S, path)
+			       : ta_xasprintf("cannot lock %s: %s", path, strerror(errno));
+			close(fd);
+			goto done;
+		}
+		nanosleep(&nap, NULL);
+	}
+	held.path = path;
+	held.fd = fd;
+	held.depth = 1;
+	path = NULL;
+	out = &held;
+	/* Ours alone now: what killed runs left behind can go. */
+	char *prefix = ta_xasprintf(".%s.tileadvise-", base);
+	clean_stale(folder, prefix);
+	free(prefix);
+	clean_stale(dir, NULL);
+	char *vdir = ta_path_join(dir, "versions");
+	char *fdir = ta_path_join(vdir, base);
+	clean_stale(fdir, NULL);
+	free(fdir);
+	free(vdir);
+done:
+	free(path);
+	free(dir);
+	free(folder);
+	return out;
+}
+
+void ta_journal_unlock(ta_journal_lock *l)
+{
+	if (!l || --l->depth > 0)
+		return;
+	close(l->fd);  /* releases the flock */
+	free(l->path);
+	l->path = NULL;
+	l->fd = -1;
 }

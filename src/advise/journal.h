@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define TA_JOURNAL_VERSION 1
 
@@ -23,6 +24,8 @@ typedef struct ta_journal_entry {
 	char *time;               /* ISO 8601, UTC */
 	uint64_t before_hash, after_hash;
 	char *before, *after;     /* paths relative to .tileadvise/ */
+	bool pending;             /* recorded before the file was written; the
+				     file's hash settles it (ta_journal_reconcile) */
 } ta_journal_entry;
 
 typedef struct ta_journal {
@@ -56,15 +59,38 @@ int ta_journal_get_version(const ta_journal *j, const char *rel, char **bytes, s
 void ta_journal_push(ta_journal *j, const char *id, uint32_t line, uint64_t before_hash,
 		     uint64_t after_hash, const char *before, const char *after);
 
+/* Marks the last entry as recorded before its file write (see pending). */
+void ta_journal_mark_pending(ta_journal *j, bool pending);
+
 /* Forgets the last entry (an apply whose file write failed). */
 void ta_journal_drop_last(ta_journal *j);
 
 /* Makes position agree with the file's current hash when an apply, undo
  * or redo was interrupted between writing the journal and the file: the
- * file then matches the neighbouring state. Returns true when it moved. */
+ * file then matches the neighbouring state. A pending last entry is kept
+ * when the file holds its result and dropped when the file is still as
+ * before it (the write never happened, and the rollback of the journal
+ * could not be saved). Returns true when it moved. */
 bool ta_journal_reconcile(ta_journal *j, uint64_t file_hash);
 
 char *ta_hash_hex(uint64_t h);  /* caller frees */
+
+/* ---- one writer per kernel file ------------------------------------------ */
+
+/* An exclusive lock on the kernel file real_path, held by every apply,
+ * undo and redo from its read of the file to its rename: an flock on
+ * .tileadvise/lock-NAME (created, with the folder, when create is true).
+ * Waits up to TA_JOURNAL_LOCK_WAIT_S seconds for another tileadvise, then
+ * refuses. Taking it again in the same process only counts. Returns the
+ * lock (release with ta_journal_unlock), or NULL: with *err (caller frees)
+ * when it could not be taken, without when create is false and there is
+ * no .tileadvise/ yet (nothing to protect). Holding it, stale temporary
+ * files that killed runs left beside the kernel and in .tileadvise/ are
+ * removed. */
+#define TA_JOURNAL_LOCK_WAIT_S 30
+typedef struct ta_journal_lock ta_journal_lock;
+ta_journal_lock *ta_journal_lock_take(const char *real_path, bool create, char **err);
+void ta_journal_unlock(ta_journal_lock *l);
 
 /* ---- careful writes ---------------------------------------------------- */
 
@@ -74,6 +100,24 @@ char *ta_hash_hex(uint64_t h);  /* caller frees */
  * Returns 0, or -1 with *err (caller frees) naming the step that failed. */
 int ta_write_atomic(const char *path, const void *bytes, size_t len, mode_t mode,
 		    uid_t uid, gid_t gid, char **err);
+
+/* What a file was when read: compared again just before a rename over it. */
+typedef struct ta_file_state {
+	uint64_t size, hash;
+	dev_t dev;
+	ino_t ino;
+	struct timespec mtime;
+} ta_file_state;
+
+/* Fills *out from path's status and the bytes read from it. Returns 0, or
+ * -1 when path cannot be stat'ed or its size is not len (changed already). */
+int ta_file_state_of(const char *path, ta_file_state *out, const char *bytes, size_t len);
+
+/* ta_write_atomic that, when was is non-NULL, checks just before the
+ * rename that path is still as *was (size, inode, mtime, bytes) and
+ * otherwise writes nothing and returns -2 with *err ("changed on disk"). */
+int ta_write_atomic_over(const char *path, const void *bytes, size_t len, mode_t mode,
+			 uid_t uid, gid_t gid, const ta_file_state *was, char **err);
 
 /* Test hook: when set, called before each step of a careful write ("open",
  * "write", "fsync", "rename", "dirsync") and the step fails with the errno
