@@ -16,6 +16,7 @@
 #include "profile/report.h"
 #include "util/datadir.h"
 #include "util/fsutil.h"
+#include "util/text.h"
 #include "ui/explain.h"
 #include "ui/check.h"
 #include "ui/report.h"
@@ -444,6 +445,21 @@ int main(int argc, char **argv)
 		free(o.steps);
 		return rc;
 	}
+	/* Outside the advisor, what is printed quotes file names, sessions and
+	 * source text: no control character of theirs reaches the terminal
+	 * (glibc lets stdout and stderr be assigned). A diff keeps the file's
+	 * carriage returns; one written to a file or pipe is left byte-exact. */
+	FILE *real_out = stdout, *real_err = stderr, *safe_out = NULL, *safe_err = NULL;
+	if (o.mode != MODE_NONE) {
+		bool diff = o.mode == MODE_EDIT;
+		if (!diff || isatty(STDOUT_FILENO))
+			safe_out = ta_text_safe_stream(real_out, diff);
+		safe_err = ta_text_safe_stream(real_err, false);
+		if (safe_out)
+			stdout = safe_out;
+		if (safe_err)
+			stderr = safe_err;
+	}
 	switch (o.mode) {
 	case MODE_REPORT:
 		rc = run_report(&o);
@@ -468,5 +484,14 @@ int main(int argc, char **argv)
 	}
 	free(o.steps);
 	ta_model_shutdown();
+	if (safe_out) {
+		stdout = real_out;
+		if (fclose(safe_out) != 0 && rc == 0)
+			rc = 2;
+	}
+	if (safe_err) {
+		stderr = real_err;
+		fclose(safe_err);
+	}
 	return rc;
 }

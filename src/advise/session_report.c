@@ -14,6 +14,7 @@
 #include "profile/protocol.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
+#include "util/text.h"
 
 static void put_us(FILE *out, double ns)
 {
@@ -25,7 +26,9 @@ static void baseline_section(const ta_session *s, FILE *out)
 {
 	if (!s->baseline)
 		return;
-	fprintf(out, "## Baseline (%s)\n\n", s->baseline_source ? s->baseline_source : "recorded");
+	fprintf(out, "## Baseline (");
+	ta_md_put_text(out, s->baseline_source ? s->baseline_source : "recorded");
+	fprintf(out, ")\n\n");
 	const ta_run_figures *r = s->n_runs ? &s->runs[s->n_runs - 1] : NULL;
 	if (!r) {
 		fprintf(out, "Measured; no run of the file to compare with yet.\n\n");
@@ -36,7 +39,9 @@ static void baseline_section(const ta_session *s, FILE *out)
 		const ta_kernel_figures *k = &r->kernels[i];
 		double base_ns;
 		double ratio = ta_baseline_ratio(r, s->baseline, k->name, &base_ns);
-		fprintf(out, "| `%s` | ", k->name);
+		fprintf(out, "| ");
+		ta_md_put_code(out, k->name);
+		fprintf(out, " | ");
 		put_us(out, k->summary.median);
 		fprintf(out, " | %s | ", ta_run_figures_find(s->baseline, k->name) ? "the same kernel"
 										: "its kernels per call");
@@ -48,33 +53,55 @@ static void baseline_section(const ta_session *s, FILE *out)
 
 int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 {
-	fprintf(out, "# tileadvise session: %s\n\n", s->file_name);
-	if (s->env.has_gpu)
-		fprintf(out, "- GPU: %s (sm_%d%d, %d SMs)\n", s->env.gpu ? s->env.gpu : "?",
-			s->env.cc_major, s->env.cc_minor, s->env.sm_count);
-	else
-		fprintf(out, "- GPU: none (%s)\n", s->env.no_gpu ? s->env.no_gpu : "not profiled");
+	/* Every string below comes from the session file: escaped for markdown. */
+	fprintf(out, "# tileadvise session: ");
+	ta_md_put_text(out, s->file_name);
+	fprintf(out, "\n\n");
+	if (s->env.has_gpu) {
+		fprintf(out, "- GPU: ");
+		ta_md_put_text(out, s->env.gpu ? s->env.gpu : "?");
+		fprintf(out, " (sm_%d%d, %d SMs)\n", s->env.cc_major, s->env.cc_minor, s->env.sm_count);
+	} else {
+		fprintf(out, "- GPU: none (");
+		ta_md_put_text(out, s->env.no_gpu ? s->env.no_gpu : "not profiled");
+		fprintf(out, ")\n");
+	}
 	if (s->env.driver)
 		fprintf(out, "- CUDA driver API: %d.%d\n", s->env.driver / 1000, (s->env.driver % 1000) / 10);
-	if (s->env.software)
-		fprintf(out, "- software: %s\n", s->env.software);
-	fprintf(out, "- session started %s, last saved %s\n", s->created ? s->created : "?",
-		s->updated ? s->updated : "?");
+	if (s->env.software) {
+		fprintf(out, "- software: ");
+		ta_md_put_text(out, s->env.software);
+		fprintf(out, "\n");
+	}
+	fprintf(out, "- session started ");
+	ta_md_put_text(out, s->created ? s->created : "?");
+	fprintf(out, ", last saved ");
+	ta_md_put_text(out, s->updated ? s->updated : "?");
+	fprintf(out, "\n");
 	fprintf(out, "- file versions: %zu; measured runs: %zu\n\n", s->n_versions, s->n_runs);
 
 	if (s->n_runs) {
 		const ta_run_figures *r = &s->runs[s->n_runs - 1];
-		fprintf(out, "## Last measurement (%s, %s)\n\n", r->label ? r->label : "run",
-			r->date ? r->date : "?");
+		fprintf(out, "## Last measurement (");
+		ta_md_put_text(out, r->label ? r->label : "run");
+		fprintf(out, ", ");
+		ta_md_put_text(out, r->date ? r->date : "?");
+		fprintf(out, ")\n\n");
 		fprintf(out, "| kernel | launches | median | IQR | occupancy |\n|---|---|---|---|---|\n");
 		for (size_t i = 0; i < r->n_kernels; i++) {
 			const ta_kernel_figures *k = &r->kernels[i];
-			fprintf(out, "| `%s` | %zu | ", k->name, k->launches);
+			fprintf(out, "| ");
+			ta_md_put_code(out, k->name);
+			fprintf(out, " | %zu | ", k->launches);
 			put_us(out, k->summary.median);
 			fprintf(out, " | ");
 			put_us(out, k->summary.iqr);
 			if (k->has_occupancy)
-				fprintf(out, " | %.1f%% (%s) |\n", k->occupancy * 100, k->limiter);
+			{
+				fprintf(out, " | %.1f%% (", k->occupancy * 100);
+				ta_md_put_text(out, k->limiter);
+				fprintf(out, ") |\n");
+			}
 			else
 				fprintf(out, " | - |\n");
 		}
@@ -89,7 +116,11 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 		if (e->undone)
 			continue;
 		shown++;
-		fprintf(out, "- **%s** at line %u (%s)", e->id, (unsigned)e->line, e->date ? e->date : "?");
+		fprintf(out, "- **");
+		ta_md_put_text(out, e->id);
+		fprintf(out, "** at line %u (", (unsigned)e->line);
+		ta_md_put_text(out, e->date ? e->date : "?");
+		fprintf(out, ")");
 		if (e->test != TA_TEST_NONE)
 			fprintf(out, "; test %s", e->test == TA_TEST_PASSED ? "passed" : "FAILED");
 		fprintf(out, "\n");
@@ -99,7 +130,9 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 				ta_change c = ta_change_between(b, a, a->kernels[k].name);
 				if (!c.measured)
 					continue;
-				fprintf(out, "  - `%s`: ", a->kernels[k].name);
+				fprintf(out, "  - ");
+				ta_md_put_code(out, a->kernels[k].name);
+				fprintf(out, ": ");
 				put_us(out, c.before_ns);
 				fprintf(out, " → ");
 				put_us(out, c.after_ns);
@@ -114,7 +147,9 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 
 	for (size_t k = 0; w && k < w->n_kernels; k++) {
 		const ta_walk_kernel *wk = &w->kernels[k];
-		fprintf(out, "## Kernel `%s` (line %u)\n\n", wk->name, (unsigned)wk->def_line);
+		fprintf(out, "## Kernel ");
+		ta_md_put_code(out, wk->name);
+		fprintf(out, " (line %u)\n\n", (unsigned)wk->def_line);
 		size_t folded = 0;
 		for (size_t j = 0; j < wk->n_steps; j++) {
 			const ta_step *st = &wk->steps[j];
@@ -122,9 +157,13 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 				folded++;
 				continue;
 			}
-			fprintf(out, "- **%s** — %s", st->id, ta_mark_name(st->mark));
-			if (st->n_findings)
-				fprintf(out, ": line %u: %s", (unsigned)st->findings[0].line, st->findings[0].reason);
+			fprintf(out, "- **");
+			ta_md_put_text(out, st->id);
+			fprintf(out, "** — %s", ta_mark_name(st->mark));
+			if (st->n_findings) {
+				fprintf(out, ": line %u: ", (unsigned)st->findings[0].line);
+				ta_md_put_prose(out, st->findings[0].reason);
+			}
 			fprintf(out, "\n");
 		}
 		fprintf(out, "- %zu more steps satisfied or not applicable\n\n", folded);

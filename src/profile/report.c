@@ -485,7 +485,8 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 				"(configure found no CUPTI)\n");
 			return 2;
 		}
-		char *def_argv[] = { "python3", (char *)req->file, NULL };
+		char *def_argv[4];
+		ta_runner_python_argv(req->file, def_argv);
 		char *const *argv = req->command && req->command[0] ? req->command : def_argv;
 		FILE *tee = NULL;
 		if (req->records_out && !(tee = fopen(req->records_out, "w")))

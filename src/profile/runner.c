@@ -95,6 +95,17 @@ static bool dir_has_cupti(const char *dir)
 	return found;
 }
 
+void ta_runner_python_argv(const char *file, char *argv[4])
+{
+	size_t i = 0;
+	argv[i++] = (char *)"python3";
+	if (file[0] == '-')
+		argv[i++] = (char *)"--";
+	argv[i++] = (char *)file;
+	while (i < 4)
+		argv[i++] = NULL;
+}
+
 bool ta_runner_cupti_fits(const char *dir)
 {
 	if (!CUPTI_SONAME[0] || !dir)

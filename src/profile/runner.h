@@ -17,6 +17,11 @@
 #define TA_RUNNER_DEFAULT_GRACE_S 3.0
 #define TA_RUNNER_DEFAULT_LOG_CAP ((size_t)1 << 20)
 
+/* The default command for a kernel file: python3 FILE, with "--" before a
+ * FILE that starts with '-' so that python3 never reads it as an option.
+ * Fills argv[0..3]; the strings are file's or static. */
+void ta_runner_python_argv(const char *file, char *argv[4]);
+
 typedef struct ta_runner_opts {
 	char *const *argv;          /* NULL-terminated; argv[0] is looked up in PATH, no shell */
 	const char *injector;       /* path of libtileadvise-cupti.so; NULL runs without it */

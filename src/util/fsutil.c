@@ -14,7 +14,9 @@ int ta_read_file(const char *path, size_t max_bytes, char **data, size_t *len, c
 	*data = NULL;
 	*len = 0;
 	*err = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO (or a tty) must not wait for a writer;
+	 * fstat then refuses it. Regular files ignore the flag. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			*err = ta_xstrdup("no such file");
@@ -36,10 +38,13 @@ int ta_read_file(const char *path, size_t max_bytes, char **data, size_t *len, c
 		return -1;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		*err = ta_xstrdup("not a regular file");
+		*err = ta_xstrdup(S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)" : "not a regular file");
 		close(fd);
 		return -1;
 	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
 	if ((unsigned long long)st.st_size > max_bytes) {
 		*err = ta_xasprintf("file is %.1f MiB, over the %.0f MiB limit",
 				    st.st_size / 1048576.0, max_bytes / 1048576.0);

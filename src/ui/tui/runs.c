@@ -223,7 +223,8 @@ void ta_app_start_profile(ta_app *app, const char *label)
 		finish_profile(app);
 		return;
 	}
-	char *argv_default[] = { "python3", app->path, NULL };
+	char *argv_default[4];
+	ta_runner_python_argv(app->path, argv_default);
 	char *const *argv = app->sess->command ? app->sess->command : argv_default;
 	if (!start_run(app, TA_RUN_PROFILE, label, argv, &app->recs, NULL, "the run"))
 		app->pending_edit = -1;
@@ -234,7 +235,8 @@ void ta_app_start_profile(ta_app *app, const char *label)
  * records go to deep_recs; the timed run stays apart from it. */
 static bool start_deep(ta_app *app, ta_run_kind kind)
 {
-	char *argv_default[] = { "python3", app->path, NULL };
+	char *argv_default[4];
+	ta_runner_python_argv(app->path, argv_default);
 	char *const *argv = app->sess->command ? app->sess->command : argv_default;
 	bool pc = kind == TA_RUN_DEEP_PC;
 	return start_run(app, kind, pc ? "--deep: PC sampling" : "--deep: counters", argv,
