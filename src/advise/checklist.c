@@ -1,5 +1,6 @@
 #include "config.h"
 #include "advise/checklist.h"
+#include "checklist/rewrite.h"
 #include "util/buf.h"
 #include "util/datadir.h"
 #include "util/fsutil.h"
@@ -22,61 +23,6 @@ struct ta_catalog {
 /* The catalog is small text; anything larger is not ours. */
 #define CATALOG_MAX_BYTES (4u << 20)
 
-static const struct {
-	const char *name;
-	const char *title;
-	char letter;
-} sections[TA_SECTION_COUNT] = {
-	[TA_SECTION_TRIGGERS] = { "triggers", "Trigger table", 'T' },
-	[TA_SECTION_LAYOUT] = { "layout", "§1 Layout flags → structure", 'L' },
-	[TA_SECTION_PRIORITIES] = { "priorities", "§2 Post-TMA priority list", 'P' },
-	[TA_SECTION_PATTERNS] = { "patterns", "§3 Fast vs slow patterns", 'S' },
-	[TA_SECTION_ATTENTION] = { "attention", "§4 Attention / FMHA checklist", 'G' },
-	[TA_SECTION_DEEPER] = { "deeper", "Deeper entries", 'D' },
-};
-
-static const char *const edit_names[] = {
-	[TA_EDIT_NONE] = "none",
-	[TA_EDIT_MECHANICAL] = "mechanical",
-	[TA_EDIT_GUIDED] = "guided",
-};
-
-static const char *const needs_names[] = {
-	[TA_NEEDS_STATIC] = "static",
-	[TA_NEEDS_PROFILE] = "profile",
-	[TA_NEEDS_BASELINE] = "baseline",
-};
-
-const char *ta_section_title(ta_section s)
-{
-	return (unsigned)s < TA_SECTION_COUNT ? sections[s].title : "?";
-}
-
-const char *ta_section_name(ta_section s)
-{
-	return (unsigned)s < TA_SECTION_COUNT ? sections[s].name : "?";
-}
-
-bool ta_section_from_name(const char *name, ta_section *out)
-{
-	for (int s = 0; s < TA_SECTION_COUNT; s++) {
-		if (strcmp(name, sections[s].name) == 0) {
-			*out = (ta_section)s;
-			return true;
-		}
-	}
-	return false;
-}
-
-const char *ta_edit_kind_name(ta_edit_kind k)
-{
-	return (unsigned)k <= TA_EDIT_GUIDED ? edit_names[k] : "?";
-}
-
-const char *ta_needs_name(ta_needs n)
-{
-	return (unsigned)n <= TA_NEEDS_BASELINE ? needs_names[n] : "?";
-}
 
 /* ---- positions ------------------------------------------------------------
  * jansson reports positions only for syntax errors; a value has none. To give
@@ -284,8 +230,8 @@ static void fail(loader *L, where w, const char *fmt, ...)
 
 static const char *const entry_fields[] = {
 	"id", "section", "seed_ref", "title", "summary", "means", "applies_when",
-	"satisfied_when", "impact", "edit", "edit_summary", "evidence", "needs",
-	"detector", "serves", "opens", "example_slow", "example_fast",
+	"satisfied_when", "impact", "edit", "edit_summary", "evidence", "serves",
+	"example_slow", "example_fast",
 };
 
 static bool is_blank(const char *s)
@@ -406,7 +352,7 @@ static void load_entry(loader *L, json_t *obj, size_t i, ta_entry *e)
 		     "patterns, attention, deeper)", section, label);
 		return;
 	}
-	if (e->id && section && e->id[0] != sections[e->section].letter) {
+	if (e->id && section && e->id[0] != ta_section_letter(e->section)) {
 		where ws = { "entries", i, "section", false };
 		fail(L, ws, "%s is in section \"%s\", but %c ids belong to another section", label,
 		     section, e->id[0]);
@@ -432,50 +378,15 @@ static void load_entry(loader *L, json_t *obj, size_t i, ta_entry *e)
 		else
 			fail(L, we, "unknown edit kind \"%s\" in %s (mechanical, guided, or none for "
 			     "triggers)", edit, label);
-		if (section && !L->err && (e->edit == TA_EDIT_NONE) != (e->section == TA_SECTION_TRIGGERS))
-			fail(L, we, "%s: edit \"none\" is for triggers, and only triggers have it",
-			     label);
 	}
 	e->edit_summary = get_string(L, obj, i, "edit_summary", false, label);
 	e->evidence = get_string(L, obj, i, "evidence", true, label);
-
-	const char *needs = get_string(L, obj, i, "needs", false, label);
-	if (needs) {
-		where wn = { "entries", i, "needs", false };
-		if (strcmp(needs, "static") == 0)
-			e->needs = TA_NEEDS_STATIC;
-		else if (strcmp(needs, "profile") == 0)
-			e->needs = TA_NEEDS_PROFILE;
-		else if (strcmp(needs, "baseline") == 0)
-			e->needs = TA_NEEDS_BASELINE;
-		else
-			fail(L, wn, "unknown \"needs\" value \"%s\" in %s (static, profile or baseline)",
-			     needs, label);
-	}
-	e->detector = get_string(L, obj, i, "detector", false, label);
 
 	if (!json_object_get(obj, "serves")) {
 		fail(L, w, "missing \"serves\" in %s (use [] when it serves no other entry)", label);
 		return;
 	}
 	e->n_serves = get_refs(L, obj, i, "serves", label, e->serves);
-
-	const char *opens[TA_ENTRY_MAX_REFS];
-	size_t n_opens = get_refs(L, obj, i, "opens", label, opens);
-	if (section && !L->err) {
-		bool trigger = e->section == TA_SECTION_TRIGGERS;
-		if (trigger && n_opens == 0)
-			fail(L, w, "trigger %s must list what it \"opens\" (section names or ids)", label);
-		else if (!trigger && json_object_get(obj, "opens"))
-			fail(L, (where){ "entries", i, "opens", true },
-			     "\"opens\" is only for triggers, not %s", label);
-	}
-	for (size_t k = 0; k < n_opens; k++) {
-		ta_open *o = &e->opens[k];
-		o->id = opens[k];
-		o->is_section = ta_section_from_name(opens[k], &o->section);
-	}
-	e->n_opens = n_opens;
 
 	e->example_slow = get_string(L, obj, i, "example_slow", false, label);
 	e->example_fast = get_string(L, obj, i, "example_fast", false, label);
@@ -513,20 +424,6 @@ static void check_refs(loader *L, ta_catalog *cat)
 	}
 	for (size_t i = 0; i < cat->n && !L->err; i++) {
 		const ta_entry *e = &cat->entries[i];
-		const ta_entry *d = find_in(cat->entries, cat->n, e->detector);
-		if (!d) {
-			fail(L, (where){ "entries", i, "detector", false },
-			     "detector \"%s\" of entry %s is not an entry of the catalog", e->detector,
-			     e->id);
-			return;
-		}
-		/* One hop only: whoever owns a detector names itself. */
-		if (strcasecmp(d->detector, d->id) != 0) {
-			fail(L, (where){ "entries", i, "detector", false },
-			     "entry %s names detector %s, which is itself served by %s: name %s directly",
-			     e->id, d->id, d->detector, d->detector);
-			return;
-		}
 		for (size_t k = 0; k < e->n_serves; k++) {
 			if (!find_in(cat->entries, cat->n, e->serves[k])) {
 				fail(L, (where){ "entries", i, "serves", false },
@@ -535,13 +432,73 @@ static void check_refs(loader *L, ta_catalog *cat)
 				return;
 			}
 		}
-		for (size_t k = 0; k < e->n_opens; k++) {
-			if (!e->opens[k].is_section && !find_in(cat->entries, cat->n, e->opens[k].id)) {
-				fail(L, (where){ "entries", i, "opens", false },
-				     "\"opens\" of entry %s names \"%s\", which is neither a section nor an "
-				     "entry", e->id, e->opens[k].id);
-				return;
+	}
+}
+
+/* The prose must describe the entries this build has: the same ids in the
+ * same order as entries.def, each in its section and with the edit kind
+ * its rewrite gives. What only the table knows (detector, needs, what a
+ * trigger opens) is filled in from it. */
+static void join_table(loader *L, ta_catalog *cat)
+{
+	if (cat->n != ta_entry_count()) {
+		fail(L, (where){ "entries", SIZE_MAX, NULL, false },
+		     "%zu entries, but this tileadvise has %zu checklist entries (reinstall, or set "
+		     "TILEADVISE_DATADIR to a matching data folder)", cat->n, ta_entry_count());
+		return;
+	}
+	for (size_t i = 0; i < cat->n && !L->err; i++) {
+		ta_entry *e = &cat->entries[i];
+		const ta_entry_def *d = ta_entry_at(i);
+		if (strcmp(e->id, d->id) != 0) {
+			fail(L, (where){ "entries", i, "id", false },
+			     "entry #%zu is %s, but this tileadvise's entry #%zu is %s: the prose must "
+			     "follow the checklist's order", i + 1, e->id, i + 1, d->id);
+			return;
+		}
+		if (e->section != d->section) {
+			fail(L, (where){ "entries", i, "section", false },
+			     "entry %s is in section \"%s\" here but \"%s\" in this tileadvise", e->id,
+			     ta_section_name(e->section), ta_section_name(d->section));
+			return;
+		}
+		ta_edit_kind k = ta_entry_edit_kind(d);
+		if (e->edit != k) {
+			fail(L, (where){ "entries", i, "edit", false },
+			     "entry %s says its edit is \"%s\", but this tileadvise's is \"%s\"%s", e->id,
+			     ta_edit_kind_name(e->edit), ta_edit_kind_name(k),
+			     k == TA_EDIT_GUIDED && d->rewrite->demoted ? " (its rewrite is only shown)" :
+			     k == TA_EDIT_GUIDED ? " (no rewrite writes it)" : "");
+			return;
+		}
+		e->def = d;
+		e->needs = d->needs;
+		e->detector = d->served_by ? d->served_by : d->id;
+		e->n_opens = 0;
+		for (const char *p = d->opens; p && *p && e->n_opens < TA_ENTRY_MAX_REFS;) {
+			size_t len = strcspn(p, " ");
+			ta_open *o = &e->opens[e->n_opens++];
+			o->is_section = false;
+			for (int sec = 0; sec < TA_SECTION_COUNT; sec++) {
+				const char *name = ta_section_name((ta_section)sec);
+				if (strlen(name) == len && !strncmp(name, p, len)) {
+					o->is_section = true;
+					o->section = (ta_section)sec;
+					o->id = name;
+				}
 			}
+			if (!o->is_section) {
+				const ta_entry_def *t = NULL;
+				for (size_t j = 0; j < ta_entry_count() && !t; j++) {
+					const ta_entry_def *c = ta_entry_at(j);
+					if (strlen(c->id) == len && !strncmp(c->id, p, len))
+						t = c;
+				}
+				o->id = t ? t->id : "?";
+			}
+			p += len;
+			while (*p == ' ')
+				p++;
 		}
 	}
 }
@@ -594,6 +551,8 @@ static void load_root(loader *L, ta_catalog *cat)
 		load_entry(L, json_array_get(entries, i), i, &cat->entries[i]);
 	if (!L->err)
 		check_refs(L, cat);
+	if (!L->err)
+		join_table(L, cat);
 }
 
 ta_catalog *ta_catalog_load(const char *path, char **err)

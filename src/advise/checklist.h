@@ -10,28 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Sections in walk order; the JSON names are in parentheses. */
-typedef enum ta_section {
-	TA_SECTION_TRIGGERS,   /* "triggers":   trigger table, T ids */
-	TA_SECTION_LAYOUT,     /* "layout":     §1, L ids */
-	TA_SECTION_PRIORITIES, /* "priorities": §2, P ids */
-	TA_SECTION_PATTERNS,   /* "patterns":   §3, S ids */
-	TA_SECTION_ATTENTION,  /* "attention":  §4, G ids */
-	TA_SECTION_DEEPER,     /* "deeper":     D ids */
-	TA_SECTION_COUNT
-} ta_section;
-
-typedef enum ta_edit_kind {
-	TA_EDIT_NONE,       /* "none": triggers only; they reorder the walk */
-	TA_EDIT_MECHANICAL, /* "mechanical": the tool writes the diff */
-	TA_EDIT_GUIDED      /* "guided": a filled-in template, opened in $EDITOR */
-} ta_edit_kind;
-
-typedef enum ta_needs {
-	TA_NEEDS_STATIC,   /* "static": decidable from the source alone */
-	TA_NEEDS_PROFILE,  /* "profile": needs a measurement of the kernel */
-	TA_NEEDS_BASELINE  /* "baseline": needs a second, reference measurement */
-} ta_needs;
+#include "checklist/entry.h"
 
 /* The most ids one entry may list in serves or opens. */
 #define TA_ENTRY_MAX_REFS 8
@@ -44,7 +23,10 @@ typedef struct ta_open {
 	                     * name otherwise */
 } ta_open;
 
+/* An entry's prose from data/checklist.json, joined with its row of
+ * entries.def: needs, detector and opens come from the table. */
 typedef struct ta_entry {
+	const ta_entry_def *def;    /* the table's row (entry.h) */
 	const char *id;             /* "S3": a section letter and 1–2 digits */
 	ta_section section;
 	const char *seed_ref;       /* where it comes from in the seed */
@@ -74,8 +56,8 @@ typedef struct ta_catalog ta_catalog;
  * Returns NULL on any problem and sets *err (caller frees) to one line a user
  * can act on, prefixed with the file name and, where known, line:column.
  * Checks: every required field and its type, the id format and its section
- * letter, unique ids, sections in walk order, edit "none" exactly for
- * triggers, and that every detector/serves/opens reference exists. The result
+ * letter, unique ids, that every serves reference exists, and that the ids,
+ * their order, sections and edit kinds are those of entries.def. The result
  * is freed with ta_catalog_free. */
 ta_catalog *ta_catalog_load(const char *path, char **err);
 void ta_catalog_free(ta_catalog *cat);
@@ -88,15 +70,5 @@ const ta_entry *ta_catalog_at(const ta_catalog *cat, size_t i);
 /* The entry with this id, compared without regard to case ("s3" finds S3);
  * NULL when there is none. */
 const ta_entry *ta_catalog_find(const ta_catalog *cat, const char *id);
-
-/* Static names. ta_section_title is the heading shown to users
- * ("§3 Fast vs slow patterns"); ta_section_name is the JSON name
- * ("patterns"). */
-const char *ta_section_title(ta_section s);
-const char *ta_section_name(ta_section s);
-/* Parses a JSON section name; false when it is not one. */
-bool ta_section_from_name(const char *name, ta_section *out);
-const char *ta_edit_kind_name(ta_edit_kind k);
-const char *ta_needs_name(ta_needs n);
 
 #endif

@@ -1,6 +1,5 @@
 #include "config.h"
 #include "advise/edit.h"
-#include "advise/edits/edits.h"
 #include "advise/journal.h"
 #include "analyze/analysis.h"
 #include "util/buf.h"
@@ -14,101 +13,6 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-static const ta_edit_gen gens[] = {
-	{ "L1", ta_edit_make_L1, false, "two kernels with the layout flag's branches resolved; the launch picks one", NULL },
-	{ "L2", ta_edit_make_L2, false, "grid from META; drop the launch keywords the configs set", NULL },
-	{ "P2", ta_edit_make_P2, false, "EVEN_K heuristic, constexpr and an unmasked branch for the K loop's loads", NULL },
-	{ "P1", ta_edit_make_P1, false, "configs from a function that branches on the GPU generation and varies num_stages and num_warps", NULL },
-	{ "P5", ta_edit_make_P5, false, "EPILOGUE_SUBTILE: store the output tile as two halves, both values in the configs", NULL },
-	{ "P6", ta_edit_make_P6, false, "tl.assume on a loaded stride or pointer, and the host assert that makes it true", NULL },
-	{ "P3", ta_edit_make_P3, false, "load the tile transposed (swap the pointer tile's rows and columns), drop the transpose", NULL },
-	{ "S1", ta_edit_make_S1, false, "tl.make_tensor_descriptor and desc.load/store for a raw 2D tile, plus the host allocator", NULL },
-	{ "S3", ta_edit_make_S3, false, "tl.dot(a, b) instead of fresh zeros plus a 3-argument dot", NULL },
-	{ "G4", ta_edit_make_S3, false, "tl.dot(a, b) instead of fresh zeros plus a 3-argument dot", NULL },
-	{ "S5", ta_edit_make_S5, false, "K/V descriptors with H // QUERY_GROUP_SIZE heads (shape and strides)", NULL },
-	{ "G1", ta_edit_make_S5, false, "K/V descriptors with H // QUERY_GROUP_SIZE heads (shape and strides)", NULL },
-	{ "S6", ta_edit_make_S6, false, "fast tanh (tanh.approx.f32) behind a FAST_TANH constexpr, on for NVIDIA GPUs", NULL },
-	{ "G8", ta_edit_make_G8, false, "prune_configs_by: BLOCK_M % BLOCK_N == 0 in the causal mode", NULL },
-	{ "S7", ta_edit_make_S7, true, "copy with .contiguous() only when the last stride is not 1", NULL },
-	{ "S8", ta_edit_make_S8, false, "add the missing constexpr names to the autotune key", NULL },
-	{ "G3", ta_edit_make_S8, false, "add the missing constexpr names to the autotune key", NULL },
-	{ "G7", ta_edit_make_G7, false, "triton.set_allocator before kernels with in-kernel descriptors", NULL },
-	{ "D1", ta_edit_make_D1, false, "tl.range(..., loop_unroll_factor=1)", NULL },
-	{ "D4", ta_edit_make_D4, false, "x[:, None] / x[None, :] instead of tl.expand_dims", NULL },
-	{ "D6", ta_edit_make_D6, false, "annotate a dimension parameter tl.constexpr",
-	  "on an H200 this annotation made the layernorm example 4.1% slower (61 registers "
-	  "instead of 56, occupancy 50% instead of 56%): make it by hand and measure" },
-	{ "D13", ta_edit_make_D13, false, "A & (B == C): parenthesise a comparison under & or |", NULL },
-	{ "D14", ta_edit_make_D14, true, "wrap the kernel with autotune/jit once at module level", NULL },
-	{ "D15", ta_edit_make_D15, true, "allocate on the device (device=) instead of .to(device) after", NULL },
-	{ "D12", ta_edit_make_D12, true, "triton.cdiv(a, b) instead of (a + b - 1) // b", NULL },
-};
-
-const ta_edit_gen *ta_edit_gens(size_t *count)
-{
-	*count = sizeof gens / sizeof *gens;
-	return gens;
-}
-
-const ta_edit_gen *ta_edit_gen_find(const char *id)
-{
-	for (size_t i = 0; i < sizeof gens / sizeof *gens; i++)
-		if (!strcasecmp(gens[i].id, id))
-			return &gens[i];
-	return NULL;
-}
-
-int ta_edit_make(const ta_model *m, const char *id, uint32_t line, ta_edit *out, char **why_not)
-{
-	const ta_edit_gen *k = ta_edit_gen_find(id);
-	ta_edit_init(out, k ? k->id : id, m->src->crlf);
-	if (!k || !k->make)
-		return ta_edits_refuse(why_not, "%s has no mechanical edit", id);
-	int rc = k->make(m, -1, line, out, why_not);
-	if (rc != 0) {
-		ta_edit_clear(out);
-		return rc < -1 ? -2 : -1;
-	}
-	return 0;
-}
-
-int ta_edit_guided(const ta_model *m, const char *id, uint32_t line,
-		   const char *const *names, size_t name_count, ta_edit *out, char **err)
-{
-	ta_edit_init(out, id, m->src->crlf);
-	out->guided = true;
-	if (line == 0 || line > m->src->line_count) {
-		*err = ta_xasprintf("line %u is outside %s (%zu lines)", line, m->src->path, m->src->line_count);
-		return -1;
-	}
-	uint32_t at = (uint32_t)m->src->line_starts[line - 1];
-	char *ind = ta_edits_indent_at(m, at);
-	const char *t = ta_edits_guided_template(id);
-	ta_buf b = TA_BUF_INIT;
-	ta_buf_printf(&b, "%s# tileadvise [%s]: ", ind, id);
-	for (const char *p = t; *p; p++) {
-		if (*p == '{' && isdigit((unsigned char)p[1]) && p[2] == '}') {
-			size_t i = (size_t)(p[1] - '0');
-			ta_buf_puts(&b, i < name_count && names[i] ? names[i] : "?");
-			p += 2;
-		} else if (!strncmp(p, "{id}", 4)) {
-			ta_buf_puts(&b, id);
-			p += 3;
-		} else if (*p == '\n') {
-			ta_buf_printf(&b, "\n%s#   ", ind);
-		} else {
-			ta_buf_putc(&b, *p);
-		}
-	}
-	ta_buf_putc(&b, '\n');
-	ta_edit_replace(out, at, at, ta_buf_str(&b));
-	ta_edit_set_title(out, "%s: a template to finish by hand at line %u", id, line);
-	out->line = line;
-	ta_buf_free(&b);
-	free(ind);
-	return 0;
-}
 
 int ta_edit_parse_spec(const char *spec, char id[8], uint32_t *line)
 {
@@ -642,9 +546,11 @@ static int run_locked(const char *action, const char *id, uint32_t line, const c
 	ta_edit e;
 	char *why = NULL;
 	int rc = 0;
-	int made = ta_edit_make(a->model, id, line, &e, &why);
+	int made = ta_rewrite_make(a->model, id, line, &e, &why);
 	if (made != 0) {
-		if (!strcmp(action, "apply") || (made == -2 && ta_edit_gen_find(id))) {
+		/* An entry the tool writes: its rewrite's refusal is the answer for
+		 * --diff as for --apply. Only guided entries show a template. */
+		if (!strcmp(action, "apply") || ta_rewrite_find(id)) {
 			rc = fail(err, ta_xasprintf("%s: no %s edit to apply: %s", path, id, why));
 			free(why);
 			ta_analysis_free(a);
@@ -657,7 +563,7 @@ static int run_locked(const char *action, const char *id, uint32_t line, const c
 			if (line && a->model->kernels[i].span.line <= line && line <= a->model->kernels[i].span.end_line)
 				name = a->model->kernels[i].name;
 		const char *names[] = { name };
-		if (ta_edit_guided(a->model, id, at, names, 1, &e, &msg) != 0) {
+		if (ta_rewrite_guided(a->model, id, at, names, 1, &e, &msg) != 0) {
 			free(why);
 			ta_analysis_free(a);
 			return fail(err, msg);
@@ -665,12 +571,12 @@ static int run_locked(const char *action, const char *id, uint32_t line, const c
 		fprintf(err, "tileadvise: %s: %s; showing a guided template\n", id, why);
 		free(why);
 	}
-	const ta_edit_gen *gen = ta_edit_gen_find(id);
-	if (made == 0 && gen && gen->demoted) {
+	const ta_rewrite *rw = ta_rewrite_find(id);
+	if (made == 0 && rw && rw->demoted) {
 		e.guided = true;
 		if (!strcmp(action, "apply")) {
 			rc = fail(err, ta_xasprintf("%s is a guided edit: %s (tileadvise --diff=%s shows it)",
-						    gen->id, gen->demoted, gen->id));
+						    e.id, rw->demoted, e.id));
 			ta_edit_clear(&e);
 			ta_analysis_free(a);
 			return rc;

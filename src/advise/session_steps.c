@@ -39,8 +39,8 @@ static const char *kernel_at(const ta_model *m, uint32_t line)
 /* Why id cannot be a step at all: no generator, or one the tool only shows. */
 static char *refusal(const char *id)
 {
-	const ta_edit_gen *g = ta_edit_gen_find(id);
-	if (!g || !g->make)
+	const ta_rewrite *g = ta_rewrite_find(id);
+	if (!g)
 		return ta_xasprintf("%s has no mechanical edit", id);
 	if (g->demoted)
 		return ta_xasprintf("%s is a guided edit, not applied by tileadvise: %s", id, g->demoted);
@@ -53,7 +53,7 @@ static int make_site(const ta_model *m, const char *id, const char *cur, size_t 
 		     size_t *next_len, uint32_t *line, char **why)
 {
 	ta_edit e;
-	if (ta_edit_make(m, id, 0, &e, why) != 0)
+	if (ta_rewrite_make(m, id, 0, &e, why) != 0)
 		return 0;
 	*line = e.line;
 	int rc = ta_edit_apply_text(&e, cur, len, next, next_len, why) == 0 ? 1 : -1;

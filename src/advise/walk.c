@@ -446,16 +446,10 @@ ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const
 					copy_finding(s, &r->findings[f]);
 			if (s->status != TA_STATUS_APPLIES || s->edit_kind != TA_STEP_EDIT_MECHANICAL)
 				continue;
-			/* The edit of a served entry is its detector's (G4 is S3's). */
-			const char *served = ta_rules_served_by((size_t)e);
+			/* A served entry's edit is its server's rewrite (entries.def). */
 			s->edit_line = ta_step_line(s);
-			if (ta_walk_edit_diff(m, s->id, s->edit_line, name, &s->diff, &s->edit_title,
-					      &s->why_no_edit) != 0 && served) {
-				free(s->why_no_edit);
-				s->why_no_edit = NULL;
-				ta_walk_edit_diff(m, served, s->edit_line, name, &s->diff, &s->edit_title,
-						  &s->why_no_edit);
-			}
+			ta_walk_edit_diff(m, s->id, s->edit_line, name, &s->diff, &s->edit_title,
+					  &s->why_no_edit);
 		}
 	}
 	free(order);

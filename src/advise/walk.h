@@ -14,7 +14,7 @@
 
 #include "advise/deep_figures.h"
 #include "analyze/model.h"
-#include "analyze/rules/rules.h"
+#include "checklist/rules.h"
 #include "profile/gpu.h"
 #include "profile/measure.h"
 #include "profile/stats.h"

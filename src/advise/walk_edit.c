@@ -15,7 +15,7 @@ int ta_walk_edit_diff(const ta_model *m, const char *id, uint32_t line, const ch
 	*why_not = NULL;
 	ta_edit e;
 	ta_edit_init(&e, id, m->src->crlf);
-	if (ta_edit_make(m, id, line, &e, why_not) != 0) {
+	if (ta_rewrite_make(m, id, line, &e, why_not) != 0) {
 		ta_edit_clear(&e);
 		if (!*why_not)
 			*why_not = ta_xasprintf("no mechanical edit for %s here", id);
@@ -28,24 +28,15 @@ int ta_walk_edit_diff(const ta_model *m, const char *id, uint32_t line, const ch
 }
 
 int ta_walk_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_model *m,
-		       const char *id, const char *served, uint32_t line, char **msg)
+		       const char *id, uint32_t line, char **msg)
 {
 	*msg = NULL;
 	ta_edit e;
-	ta_edit_init(&e, id, src->crlf);
 	char *why = NULL;
-	if (ta_edit_make(m, id, line, &e, &why) != 0) {
-		ta_edit_clear(&e);
-		ta_edit_init(&e, served ? served : id, src->crlf);
-		char *why2 = NULL;
-		if (!served || ta_edit_make(m, served, line, &e, &why2) != 0) {
-			ta_edit_clear(&e);
-			free(why2);
-			*msg = why ? why : ta_xasprintf("no mechanical edit for %s here", id);
-			return -1;
-		}
+	if (ta_rewrite_make(m, id, line, &e, &why) != 0) {
+		*msg = why ? why : ta_xasprintf("no mechanical edit for %s here", id);
+		return -1;
 	}
-	free(why);
 	int rc = ta_edit_apply(src, syn, &e, msg);
 	ta_edit_clear(&e);
 	return rc;

@@ -1,5 +1,5 @@
 /* The walk's bridge to the edit generators, kept in its own unit because
- * advise/edit.h and advise/checklist.h both name a type ta_edit_kind.
+ * the walk's step kinds and the checklist's edit kinds are apart there.
  * Internal to src/advise and the TUI. */
 #ifndef TA_ADVISE_WALK_EDIT_H
 #define TA_ADVISE_WALK_EDIT_H
@@ -15,10 +15,9 @@ int ta_walk_edit_diff(const ta_model *m, const char *id, uint32_t line, const ch
 		      char **diff, char **title, char **why_not);
 
 /* Makes id's edit for line on the analysed file and applies it (see
- * ta_edit_apply): when id has no generator of its own, served's is used
- * (G4 is served by S3). Returns 0 or -1, with *msg either way (caller
- * frees). */
+ * ta_edit_apply); a served entry's edit is made by its server's rewrite
+ * (entries.def). Returns 0 or -1, with *msg either way (caller frees). */
 int ta_walk_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_model *m,
-		       const char *id, const char *served, uint32_t line, char **msg);
+		       const char *id, uint32_t line, char **msg);
 
 #endif

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "analyze/analysis.h"
-#include "analyze/rules/rules.h"
+#include "checklist/rules.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
 

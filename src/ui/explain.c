@@ -97,20 +97,9 @@ static void heading(ta_buf *b, const char *title)
 	ta_buf_putc(b, '\n');
 }
 
-/* The edit as this version of the tool makes it: an entry the checklist
- * calls mechanical but whose rewrite is not written (or was demoted after
- * measuring) is shown with a guided template. */
-static bool edit_is_written(const ta_entry *e)
-{
-	if (e->edit != TA_EDIT_MECHANICAL)
-		return true;
-	const ta_edit_gen *g = ta_edit_gen_find(e->id);
-	return g && g->make && !g->demoted;
-}
-
 static const char *edit_label(const ta_entry *e)
 {
-	return edit_is_written(e) ? ta_edit_kind_name(e->edit) : "guided*";
+	return ta_edit_kind_name(e->edit);
 }
 
 static void para(ta_buf *b, const char *title, const char *text)
@@ -202,8 +191,7 @@ static void render_entry(const ta_catalog *cat, const ta_entry *e, ta_buf *b)
 		para(b, "The edit (none)", e->edit_summary);
 	} else {
 		char title[96];
-		snprintf(title, sizeof title, "The edit (%s)", edit_is_written(e) ? ta_edit_kind_name(e->edit) :
-			 "mechanical in the checklist; shown here as a guided template");
+		snprintf(title, sizeof title, "The edit (%s)", ta_edit_kind_name(e->edit));
 		para(b, title, e->edit_summary);
 	}
 
@@ -418,6 +406,4 @@ void ta_explain_list(const ta_catalog *cat, FILE *out, bool color)
 			ta_section_name(e->section), wedit, edit_label(e), wneeds,
 			ta_needs_name(e->needs), e->title);
 	}
-	fprintf(out, "\n* mechanical in the checklist; this version shows the edit as a guided\n"
-		     "  template (its rewrite is not written yet, or was measured slower).\n");
 }

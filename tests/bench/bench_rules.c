@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "analyze/model.h"
-#include "analyze/rules/rules.h"
+#include "checklist/rules.h"
 #include "analyze/source.h"
 #include "analyze/syntax.h"
 

@@ -1,7 +1,10 @@
 #!/bin/sh
-# The man page and --help must cover every option of src/options.def and
-# every checklist entry --list-rules prints: they are written for users and
-# must not drift from the program. Prints TAP.
+# The man page and the README must cover every option of src/options.def,
+# and the man page's CHECKLIST section must list the entries of
+# src/checklist/entries.def as --list-rules prints them (ids, order and
+# titles): they are written for users and must not drift from the program.
+# (--help prints options.def itself, so it is not checked against it.)
+# Prints TAP.
 set -u
 man="$TA_SRCDIR/man/tileadvise.1"
 defs="$TA_SRCDIR/src/options.def"
@@ -12,21 +15,52 @@ not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
 options=$(sed -n 's/^OPTION("\([a-z-]*\)".*/\1/p' "$defs")
 ids=$("$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/ {print $1}')
-count=$(( $(echo "$options" | wc -l) * 2 + $(echo "$ids" | wc -l) + 1 ))
+count=$(( $(echo "$options" | wc -l) * 2 + $(echo "$ids" | wc -l) + 2 ))
 echo "1..$count"
 
-help=$("$TILEADVISE" --help)
+readme="$TA_SRCDIR/README.md"
 for o in $options; do
 	manname=$(echo "$o" | sed 's/-/\\\\-/g')
 	if grep -q -- "\\\\-\\\\-$manname" "$man"; then ok "man page documents --$o"
 	else not_ok "man page documents --$o"; fi
-	if echo "$help" | grep -q -- "--$o"; then ok "--help lists --$o"
-	else not_ok "--help lists --$o"; fi
+	case $o in
+	help | version) ok "README mentions --$o # SKIP every program has it" ;;
+	*)
+		if grep -q -- "--$o\>" "$readme"; then ok "README mentions --$o"
+		else not_ok "README mentions --$o"; fi ;;
+	esac
 done
 for id in $ids; do
 	if grep -q "^\.B $id\$" "$man"; then ok "man page lists checklist entry $id"
 	else not_ok "man page lists checklist entry $id"; fi
 done
+# The whole CHECKLIST section against the table: "ID<tab>title" per entry, in
+# order, from the man page (escapes undone) and from --list-rules.
+from_man=$("$PYTHON3" - "$man" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+sec = text.split("\n.SH CHECKLIST\n", 1)[1].split("\n.SH ", 1)[0].split("\n")
+def plain(s):
+    s = re.sub(r"\\\[u([0-9A-Fa-f]{4})\]", lambda m: chr(int(m.group(1), 16)), s)
+    for a, b in (("\\-", "-"), ("\\(mu", "\u00d7"), ("\\(->", "\u2192"), ("\\(sc", "\u00a7"),
+                 ("\\(aq", "'"), ("\\&", "")):
+        s = s.replace(a, b)
+    return s
+for i, line in enumerate(sec):
+    m = re.match(r"\.B ([TLPSGD][0-9]+)$", line)
+    if m:
+        print("%s\t%s" % (m.group(1), plain(sec[i + 1])))
+PY
+)
+from_table=$("$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/ {
+	id = $1; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print id "\t" $0 }')
+if [ "$from_man" = "$from_table" ]; then ok "man page CHECKLIST section equals the table (ids, order, titles)"
+else
+	not_ok "man page CHECKLIST section equals the table (ids, order, titles)"
+	printf '%s\n' "$from_man" > "${TMPDIR:-/tmp}/ta-docs-man.$$"
+	printf '%s\n' "$from_table" | diff "${TMPDIR:-/tmp}/ta-docs-man.$$" - | sed 's/^/# /'
+	rm -f "${TMPDIR:-/tmp}/ta-docs-man.$$"
+fi
 if command -v groff >/dev/null 2>&1; then
 	warnings=$(groff -man -ww -z "$man" 2>&1)
 	if [ -z "$warnings" ]; then ok "groff -man -ww -z reports nothing"

@@ -16,7 +16,7 @@
 #include "advise/checklist.h"
 #include "advise/walk.h"
 #include "analyze/analysis.h"
-#include "analyze/rules/rules.h"
+#include "checklist/rules.h"
 #include "ui/check.h"
 #include "ui/report.h"
 

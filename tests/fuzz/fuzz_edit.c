@@ -22,7 +22,7 @@
 #include "config.h"
 #include "fuzz.h"
 
-#include "advise/diff.h"
+#include "analyze/diff.h"
 #include "advise/edit.h"
 #include "advise/journal.h"
 #include "analyze/analysis.h"

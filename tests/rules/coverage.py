@@ -5,7 +5,7 @@ Reads every fixture's `# expect: ID STATUS [KERNEL]` lines
 (tests/fixtures/rules/*.py) and the statuses the C evidence tests assert
 (`status_of(r, "ID"), TA_STATUS_X` in tests/unit/test_rules.c), and prints a
 table entry x status. Which statuses an entry must be covered for comes from
-its detector in src/analyze/rules/*.c: every TA_STATUS_* its function (and the
+its detector in src/checklist/*.c: every TA_STATUS_* its function (and the
 ta_status helpers it calls) can yield; an entry served by another through
 ta_rule_serve() can yield `applies` plus what the server yields.
 
@@ -45,15 +45,15 @@ def c_functions(text):
 
 
 def detector_statuses(srcdir):
-    """{ID: set of statuses} from src/analyze/rules/*.c."""
+    """{ID: set of statuses} from src/checklist/*.c and its entries.def."""
     funcs = {}
-    for path in sorted(glob.glob(os.path.join(srcdir, "src/analyze/rules/*.c"))):
+    for path in sorted(glob.glob(os.path.join(srcdir, "src/checklist/*.c"))):
         with open(path, encoding="utf-8") as f:
             funcs.update(c_functions(re.sub(r"/\*.*?\*/", "", f.read(), flags=re.S)))
-    with open(os.path.join(srcdir, "src/analyze/rules/rules.c"), encoding="utf-8") as f:
-        table = re.findall(r'\{\s*"(\w+)",\s*"[^"]*",\s*ta_detect_(\w+),', f.read())
+    with open(os.path.join(srcdir, "src/checklist/entries.def"), encoding="utf-8") as f:
+        table = re.findall(r'^ENTRY\((\w+),\s*(\w+),', f.read(), flags=re.M)
     if len(table) != 47:
-        sys.exit("coverage.py: expected 47 entries in rules.c, found %d" % len(table))
+        sys.exit("coverage.py: expected 47 entries in entries.def, found %d" % len(table))
     memo = {}
 
     def of(fn, seen=()):

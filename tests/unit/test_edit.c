@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "advise/diff.h"
+#include "analyze/diff.h"
 #include "advise/edit.h"
 #include "advise/journal.h"
 #include "analyze/analysis.h"
@@ -149,11 +149,11 @@ static void test_guided(void **state)
 	assert_int_equal(ta_analysis_from_bytes("s3_carried.py", src, len, &a, &err), 0);
 	ta_edit e;
 	char *why = NULL;
-	assert_int_equal(ta_edit_make(a->model, "S3", 0, &e, &why), -1);
+	assert_int_equal(ta_rewrite_make(a->model, "S3", 0, &e, &why), -1);
 	assert_non_null(strstr(why, "carried across loop iterations"));
 	free(why);
 	const char *names[] = { "mm_kernel" };
-	assert_int_equal(ta_edit_guided(a->model, "D2", 12, names, 1, &e, &err), 0);
+	assert_int_equal(ta_rewrite_guided(a->model, "D2", 12, names, 1, &e, &err), 0);
 	char *d = ta_edit_diff(&e, "s3_carried.py", a->src->text, a->src->len);
 	assert_non_null(strstr(d, "+        # tileadvise [D2]: tl.dot on 16-wide tiles in mm_kernel:"));
 	free(d);
@@ -169,7 +169,7 @@ static void expect_result(const char *name, const char *src, const char *id, int
 	char *err, *why = NULL;
 	assert_int_equal(ta_analysis_from_bytes(name, src, strlen(src), &a, &err), 0);
 	ta_edit e;
-	assert_int_equal(ta_edit_make(a->model, id, 0, &e, &why), rc);
+	assert_int_equal(ta_rewrite_make(a->model, id, 0, &e, &why), rc);
 	if (!strstr(why, why_part))
 		fail_msg("%s: '%s' does not say '%s'", id, why, why_part);
 	assert_null(strchr(why, '\n'));
@@ -401,7 +401,7 @@ static int apply_once(const char *path, const char *id, char **msg)
 		return -1;
 	}
 	ta_edit e;
-	int rc = ta_edit_make(a->model, id, 0, &e, &why);
+	int rc = ta_rewrite_make(a->model, id, 0, &e, &why);
 	if (rc == 0)
 		rc = ta_edit_apply(a->src, a->syn, &e, msg);
 	else
@@ -450,7 +450,7 @@ static void test_stale_source(void **state)
 	char *err, *why, *msg;
 	assert_int_equal(ta_analysis_open(k.path, &a, &err), 0);
 	ta_edit e;
-	assert_int_equal(ta_edit_make(a->model, "D12", 0, &e, &why), 0);
+	assert_int_equal(ta_rewrite_make(a->model, "D12", 0, &e, &why), 0);
 	/* Same size, other bytes: the hash tells. */
 	char *other = ta_xstrdup(k.before);
 	other[0] = '#';

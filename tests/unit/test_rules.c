@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "analyze/analysis.h"
-#include "analyze/rules/rules.h"
+#include "checklist/rules.h"
 #include "util/buf.h"
 
 static const char *fixture_dir(void)

@@ -13,7 +13,7 @@
 
 #include "advise/edit.h"
 #include "advise/walk_edit.h"
-#include "analyze/rules/rules.h"
+#include "checklist/rules.h"
 #include "ui/tui/term.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
@@ -47,12 +47,10 @@ static unsigned do_apply(ta_app *app)
 	}
 	char id[8];
 	snprintf(id, sizeof id, "%s", s->id);
-	int e = ta_rules_index(id);
-	const char *served = e >= 0 ? ta_rules_served_by((size_t)e) : NULL;
 	unsigned prev = app->sess->current;
 	uint32_t line = s->edit_line;
 	char *msg = NULL;
-	if (ta_walk_edit_apply(app->an->src, app->an->syn, app->an->model, id, served, line, &msg) != 0) {
+	if (ta_walk_edit_apply(app->an->src, app->an->syn, app->an->model, id, line, &msg) != 0) {
 		ta_app_set_message(app, true, "%s", msg ? msg : "the edit could not be applied");
 		free(msg);
 		return TA_REACT_REDRAW;

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze/rules/rules.h"
+#include "checklist/rules.h"
 #include "profile/autotune.h"
 #include "profile/deep.h"
 #include "profile/measure.h"

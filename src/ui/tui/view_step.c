@@ -209,14 +209,11 @@ static void source_excerpt(page *p, const ta_app *app, const ta_walk_kernel *k, 
 	}
 }
 
-/* The steps about autotuning show every config the autotuner tried. */
-static bool shows_autotune(const ta_step *s)
+/* Whether the step's entry has a flag of entries.def (TA_ENTRY_SHOWS_*). */
+static bool entry_shows(const ta_step *s, unsigned flag)
 {
-	static const char *const ids[] = { "P1", "S8", "G2", "G8" };
-	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
-		if (strcmp(s->id, ids[i]) == 0)
-			return true;
-	return false;
+	const ta_entry_def *d = ta_entry_find(s->id);
+	return d && (d->flags & flag);
 }
 
 /* "BLOCK_M: 64, num_warps: 4" -> "BLOCK_M=64 warps=4": a row must fit. */
@@ -354,9 +351,9 @@ static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const t
 		if (s->findings[i].measure)
 			wrap(p, 3, TA_ROLE_NORMAL, s->findings[i].measure);
 	deep_evidence(p, f, s);
-	if (f && (!strcmp(s->id, "T4") || !strcmp(s->id, "T5")))
+	if (f && entry_shows(s, TA_ENTRY_SHOWS_BASELINE))
 		vs_baseline(p, app, run, k->name);
-	if (f && f->tune.n_rows && shows_autotune(s))
+	if (f && f->tune.n_rows && entry_shows(s, TA_ENTRY_SHOWS_AUTOTUNE))
 		autotune_table(p, &f->tune);
 }
 

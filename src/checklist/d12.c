@@ -1,0 +1,110 @@
+/* D12: Hand-written ceiling division for a grid.
+ * Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The name a host expression is assigned to, when it is the whole right side
+ * or part of it (caller frees), or NULL. */
+static char *assigned_name(const ta_rule_ctx *c, ta_span s)
+{
+	TSNode n = ta_rule_node(c, s);
+	TSNode a = ta_node_ancestor(n, "assignment");
+	if (ts_node_is_null(a) || !ta_node_is(ta_node_field(a, "left"), "identifier"))
+		return NULL;
+	return ta_node_text(c->m->src, ta_node_field(a, "left"));
+}
+
+ta_status ta_detect_d12(ta_rule_ctx *c)
+{
+	bool found = false;
+	for (size_t li = 0; li < c->m->launch_count; li++) {
+		const ta_launch *l = &c->m->launches[li];
+		if (l->kernel != c->kernel || l->host < 0)
+			continue;
+		const ta_host *h = &c->m->hosts[l->host];
+		for (size_t i = 0; i < h->op_count; i++) {
+			const ta_host_op *op = &h->ops[i];
+			if (op->kind != TA_HOST_HAND_CDIV)
+				continue;
+			bool in_grid = op->span.start >= l->grid_def_span.start && op->span.end <= l->grid_def_span.end;
+			if (!in_grid) {
+				char *name = assigned_name(c, op->span);
+				in_grid = name && (ta_rule_mentions(c, l->grid_def_span, name) ||
+						   ta_rule_mentions(c, l->grid_span, name));
+				free(name);
+			}
+			if (!in_grid)
+				continue;
+			bool dup = false;
+			for (size_t f = 0; f < c->res->finding_count; f++)
+				dup |= c->res->findings[f].id == c->id && c->res->findings[f].span.start == op->span.start;
+			if (dup)
+				continue;
+			ta_rule_add(c, op->span, "the grid of `%s` is computed with a hand-written ceiling division "
+				    "%s: triton.cdiv says it", c->k->name, op->text);
+			found = true;
+		}
+	}
+	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
+}
+
+/* Keeps the first reason a site was refused. */
+/* ---- D12: (a + b - 1) // b -> triton.cdiv(a, b) -------------------------- */
+
+static int d12_one(const ta_model *m, const ta_host_op *op, ta_edit *out, char **why_not)
+{
+	TSNode n = ta_edits_node(m, op->span);
+	TSNode paren = ta_node_field(n, "left");
+	TSNode minus = ts_node_named_child(paren, 0);
+	TSNode plus = ta_node_field(minus, "left");
+	TSNode a = ta_node_field(plus, "left"), b = ta_node_field(plus, "right");
+	if (ts_node_is_null(a) || ts_node_is_null(b) || !ta_node_is(n, "binary_operator"))
+		return ta_edits_refuse(why_not, "line %u: not of the form (a + b - 1) // b", op->span.line);
+	char *cdiv = ta_edits_module(m, "triton.cdiv");
+	if (!cdiv)
+		return ta_edits_refuse(why_not, "line %u: the file does not import triton; add `import triton` first",
+				       op->span.line);
+	char *ta = ta_node_text(m->src, a), *tb = ta_node_text(m->src, b);
+	char *rep = ta_xasprintf("%s(%s, %s)", cdiv, ta, tb);
+	ta_edit_replace(out, op->span.start, op->span.end, rep);
+	ta_edit_set_title(out, "use %s(%s, %s) for the ceiling division", cdiv, ta, tb);
+	out->line = op->span.line;
+	free(rep);
+	free(ta);
+	free(tb);
+	free(cdiv);
+	return 0;
+}
+
+/* Rewrite: triton.cdiv(a, b) instead of (a + b - 1) // b. */
+TA_REWRITE(D12, NULL)
+{
+	char *why = NULL;
+	for (size_t h = 0; h < m->host_count; h++) {
+		if (!ta_edits_host_selected(kernel_or_host, h))
+			continue;
+		for (size_t i = 0; i < m->hosts[h].op_count; i++) {
+			const ta_host_op *op = &m->hosts[h].ops[i];
+			if (op->kind != TA_HOST_HAND_CDIV || !ta_edits_at_line(op->span, line))
+				continue;
+			char *w = NULL;
+			if (d12_one(m, op, out, &w) == 0) {
+				free(why);
+				return 0;
+			}
+			ta_edits_keep_why(&why, w);
+		}
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no hand-written ceiling division (a + b - 1) // b in host code%s",
+			       line ? " on that line" : "");
+}

@@ -1,0 +1,226 @@
+/* D14: Autotuner or JIT rebuilt on every call. Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+ta_status ta_detect_d14(ta_rule_ctx *c)
+{
+	bool found = false;
+	for (size_t hi = 0; hi < c->m->host_count; hi++) {
+		const ta_host *h = &c->m->hosts[hi];
+		if (h->span.end == 0 || h->launch_count == 0)
+			continue;
+		for (size_t i = 0; i < h->op_count; i++) {
+			const ta_host_op *op = &h->ops[i];
+			if (op->kind != TA_HOST_AUTOTUNE_CALL && op->kind != TA_HOST_JIT_CALL)
+				continue;
+			bool mine = ta_rule_mentions(c, op->span, c->k->name);
+			for (size_t a = 0; a < c->k->alias_count && !mine; a++)
+				mine = ta_rule_mentions(c, op->span, c->k->aliases[a]);
+			/* `triton.autotune(...)(k)`: the wrapped name follows the call */
+			if (!mine) {
+				TSNode n = ta_rule_node(c, op->span);
+				TSNode p = ta_node_parent(n);
+				mine = ta_node_is(p, "call") && ta_node_contains_identifier(c->m->src, p, c->k->name);
+			}
+			if (!mine)
+				continue;
+			ta_rule_add(c, op->span, "`%s` runs %s on every call: the tuning cache is rebuilt each time; "
+				    "wrap `%s` once at module level", h->name,
+				    op->kind == TA_HOST_AUTOTUNE_CALL ? "triton.autotune(...)" : "triton.jit(...)",
+				    c->k->name);
+			found = true;
+		}
+	}
+	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
+}
+
+/* ---- the rewrite ---------------------------------------------------------- */
+
+static const char *const builtins[] = {
+	"range", "len", "min", "max", "dict", "list", "tuple", "int", "float", "bool", "str", "True", "False",
+	"None", "sum", "abs", "zip", "enumerate", "sorted", "set", "print", NULL,
+};
+
+/* Names a lambda or comprehension inside n binds (its own locals). */
+static void bound_names(const ta_model *m, TSNode n, char ***v, size_t *count)
+{
+	TSNode bind = { 0 };
+	if (ta_node_is(n, "lambda"))
+		bind = ta_node_field(n, "parameters");
+	else if (ta_node_is(n, "for_in_clause"))
+		bind = ta_node_field(n, "left");
+	if (!ts_node_is_null(bind)) {
+		char **w;
+		size_t nw = ta_edits_names(m, bind, &w);
+		*v = ta_xrealloc(*v, (*count + nw + 1) * sizeof **v);
+		for (size_t i = 0; i < nw; i++)
+			(*v)[(*count)++] = w[i];
+		free(w);
+	}
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		bound_names(m, ts_node_named_child(n, i), v, count);
+}
+
+/* The module-level statement binding name, started before off, or -1. */
+static bool module_name_before(const ta_model *m, const char *name, uint32_t off)
+{
+	for (size_t i = 0; i < m->import_count; i++)
+		if (!strcmp(m->imports[i].alias, name))
+			return true;
+	TSNode root = ta_syntax_root(m->syn);
+	uint32_t n = ta_node_named_count(root);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode s = ts_node_named_child(root, i);
+		if (ts_node_start_byte(s) >= off)
+			break;
+		TSNode d = ta_node_is(s, "decorated_definition") ? ta_node_field(s, "definition") : s;
+		if ((ta_node_is(d, "function_definition") || ta_node_is(d, "class_definition")) &&
+		    ta_node_text_eq(m->src, ta_node_field(d, "name"), name))
+			return true;
+		TSNode a = ta_node_is(s, "expression_statement") ? ts_node_named_child(s, 0) : (TSNode){ 0 };
+		if (ta_node_is(a, "assignment") && ta_node_text_eq(m->src, ta_node_field(a, "left"), name))
+			return true;
+	}
+	return false;
+}
+
+static bool module_defines(const ta_model *m, const char *name)
+{
+	return module_name_before(m, name, (uint32_t)m->src->len + 1);
+}
+
+static int d14_one(const ta_model *m, const ta_host *h, const ta_host_op *op, ta_edit *out, char **why)
+{
+	TSNode n = ta_edits_node(m, op->span);
+	TSNode stmt = ta_node_ancestor(n, "expression_statement");
+	TSNode asg = ts_node_is_null(stmt) ? stmt : ts_node_named_child(stmt, 0);
+	if (!ta_node_is(asg, "assignment") || !ta_node_is(ta_node_field(asg, "left"), "identifier"))
+		return ta_edits_refuse(why, "line %u: the wrapped kernel is not assigned to a name", op->span.line);
+	TSNode body = ta_node_parent(stmt);
+	TSNode fn = ta_node_parent(body);
+	if (!ta_node_is(body, "block") || !ta_node_is(fn, "function_definition") ||
+	    ts_node_start_byte(fn) < h->span.start || ts_node_end_byte(fn) > h->span.end)
+		return ta_edits_refuse(why, "line %u: the wrapping is inside a branch or loop of %s", op->span.line,
+				       h->name);
+	TSNode rhs = ta_node_field(asg, "right");
+	/* The innermost wrapped name: f in autotune(...)(jit(f)). */
+	TSNode w = rhs;
+	while (ta_node_is(w, "call")) {
+		TSNode args = ta_node_field(w, "arguments");
+		if (ta_node_named_count(args) < 1)
+			break;
+		w = ts_node_named_child(args, 0);
+	}
+	if (!ta_node_is(w, "identifier"))
+		return ta_edits_refuse(why, "line %u: the wrapped function is not a plain name", op->span.line);
+	char *wname = ta_node_text(m->src, w);
+	const ta_function *f = NULL;
+	for (size_t i = 0; i < m->function_count; i++)
+		if (m->functions[i].parent < 0 && !strcmp(m->functions[i].name, wname))
+			f = &m->functions[i];
+	if (!f) {
+		int r = ta_edits_refuse(why, "line %u: %s is not a module-level function", op->span.line, wname);
+		free(wname);
+		return r;
+	}
+	/* After the wrapped function, at module level. */
+	uint32_t at = ta_edits_line_next(m, f->span.end - 1);
+	if (f->span.end - 1 >= at || at <= f->span.start || at > h->span.start) {
+		int r = ta_edits_refuse(why, "line %u: %s is defined after %s", op->span.line, wname, h->name);
+		free(wname);
+		return r;
+	}
+	/* Every name the wrapping reads must exist at module level by then. */
+	char **names, **bound = NULL;
+	size_t nn = ta_edits_names(m, rhs, &names), nb = 0;
+	bound_names(m, rhs, &bound, &nb);
+	char *bad = NULL;
+	for (size_t i = 0; i < nn && !bad; i++) {
+		bool ok = false;
+		for (size_t j = 0; j < nb && !ok; j++)
+			ok = !strcmp(bound[j], names[i]);
+		for (const char *const *b = builtins; *b && !ok; b++)
+			ok = !strcmp(*b, names[i]);
+		ok = ok || !strcmp(names[i], wname) || module_name_before(m, names[i], at);
+		if (!ok)
+			bad = ta_xstrdup(names[i]);
+	}
+	ta_edits_names_free(names, nn);
+	ta_edits_names_free(bound, nb);
+	if (bad) {
+		int r = ta_edits_refuse(why, "line %u: `%s` is not a module-level name defined before %s", op->span.line,
+					bad, wname);
+		free(bad);
+		free(wname);
+		return r;
+	}
+	char *gname = ta_xasprintf("%s_%s", wname, op->kind == TA_HOST_AUTOTUNE_CALL ? "tuned" : "jit");
+	if (module_defines(m, gname)) {
+		int r = ta_edits_refuse(why, "the file already defines %s", gname);
+		free(gname);
+		free(wname);
+		return r;
+	}
+	/* The expression without the function body's indentation. */
+	char *ind = ta_edits_indent_at(m, ts_node_start_byte(stmt));
+	char *et = ta_node_text(m->src, rhs);
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_printf(&b, "\n\n%s = ", gname);
+	size_t il = strlen(ind);
+	for (const char *p = et; *p; p++) {
+		ta_buf_putc(&b, *p);
+		if (*p == '\n' && !strncmp(p + 1, ind, il))
+			p += il;
+	}
+	ta_buf_putc(&b, '\n');
+	ta_edit_replace(out, at, at, ta_buf_str(&b));
+	ta_buf_free(&b);
+	ta_edit_replace(out, ts_node_start_byte(rhs), ts_node_end_byte(rhs), gname);
+	ta_edit_set_title(out, "wrap %s once at module level (%s) instead of on every call of %s", wname, gname,
+			  h->name);
+	out->line = op->span.line;
+	free(et);
+	free(ind);
+	free(gname);
+	free(wname);
+	return 0;
+}
+
+/* Rewrite: wrap the kernel with autotune/jit once at module level. */
+TA_REWRITE(D14, NULL)
+{
+	char *why = NULL;
+	for (size_t hi = 0; hi < m->host_count; hi++) {
+		if (kernel_or_host >= 0 && (size_t)kernel_or_host != hi)
+			continue;
+		const ta_host *h = &m->hosts[hi];
+		if (h->span.end == 0)
+			continue;
+		for (size_t i = 0; i < h->op_count; i++) {
+			const ta_host_op *op = &h->ops[i];
+			if ((op->kind != TA_HOST_AUTOTUNE_CALL && op->kind != TA_HOST_JIT_CALL) ||
+			    !ta_edits_at_line(op->span, line))
+				continue;
+			char *w = NULL;
+			if (d14_one(m, h, op, out, &w) == 0) {
+				free(why);
+				return 0;
+			}
+			ta_edit_clear(out);
+			ta_edits_keep_why(&why, w);
+		}
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no triton.autotune(...)(f) or triton.jit(f) inside a host function%s",
+			     line ? " on that line" : "");
+}

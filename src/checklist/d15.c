@@ -1,0 +1,167 @@
+/* D15: Allocated on the CPU, then copied to the GPU.
+ * Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+ta_status ta_detect_d15(ta_rule_ctx *c)
+{
+	bool found = false;
+	for (size_t hi = 0; hi < c->m->host_count; hi++) {
+		const ta_host *h = &c->m->hosts[hi];
+		if (!ta_rule_host_launches(c, h))
+			continue;
+		for (size_t i = 0; i < h->op_count; i++) {
+			const ta_host_op *a = &h->ops[i];
+			if (a->kind != TA_HOST_ALLOC || a->has_device || !a->target)
+				continue;
+			for (size_t j = 0; j < h->op_count; j++) {
+				const ta_host_op *t = &h->ops[j];
+				if (t->kind == TA_HOST_TO_DEVICE && t->receiver && !strcmp(t->receiver, a->target) &&
+				    t->span.start > a->span.start) {
+					ta_finding *f = ta_rule_add(c, a->span, "`%s` is allocated on the CPU and then "
+								    "copied with %s on every call: allocate it with device=",
+								    a->target, t->text);
+					ta_finding_line(f, t->span.line);
+					found = true;
+					break;
+				}
+			}
+		}
+	}
+	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
+}
+
+/* ---- the rewrite ---------------------------------------------------------- */
+
+/* name is assigned (or passed to an in-place method) in [s, e). */
+static bool touched_between(const ta_model *m, TSNode n, const char *name, uint32_t s, uint32_t e)
+{
+	if (ts_node_end_byte(n) <= s || ts_node_start_byte(n) >= e)
+		return false;
+	if (ts_node_start_byte(n) >= s && ts_node_end_byte(n) <= e && ta_node_is(n, "identifier") &&
+	    ta_node_text_eq(m->src, n, name))
+		return true;
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		if (touched_between(m, ts_node_named_child(n, i), name, s, e))
+			return true;
+	return false;
+}
+
+static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, const ta_host_op *t, ta_edit *out,
+		   char **why)
+{
+	TSNode ac = ta_edits_node(m, a->span), tc = ta_edits_node(m, t->span);
+	if (!ta_node_is(ac, "call") || !ta_node_is(tc, "call"))
+		return ta_edits_refuse(why, "line %u: the allocation or the copy is not a plain call", a->span.line);
+	TSNode tf = ta_node_field(tc, "function");
+	TSNode targs = ta_node_field(tc, "arguments");
+	char *meth = ta_node_text(m->src, ta_node_field(tf, "attribute"));
+	char *dev = NULL;
+	uint32_t na = ta_node_named_count(targs);
+	if (meth && !strcmp(meth, "cuda") && na == 0) {
+		dev = ta_xstrdup("\"cuda\"");
+	} else if (meth && !strcmp(meth, "to") && na == 1) {
+		TSNode arg = ts_node_named_child(targs, 0);
+		if (ta_node_is(arg, "keyword_argument") && ta_node_text_eq(m->src, ta_node_field(arg, "name"), "device"))
+			arg = ta_node_field(arg, "value");
+		if (!ta_node_is(arg, "keyword_argument"))
+			dev = ta_node_text(m->src, arg);
+		/* a dtype is not a device */
+		if (dev && (strstr(dev, "float") || strstr(dev, "int") || strstr(dev, "bool") || strstr(dev, "dtype"))) {
+			free(dev);
+			dev = NULL;
+		}
+	}
+	free(meth);
+	if (!dev)
+		return ta_edits_refuse(why, "line %u: `%s` is not .to(device) or .cuda() with a device alone",
+				       t->span.line, t->text);
+	/* The device is known at the allocation, and the CPU tensor is not
+	 * used before it is copied. */
+	TSNode as = ta_node_ancestor(ac, "expression_statement");
+	TSNode ts = ta_node_ancestor(tc, "expression_statement");
+	TSNode devn = ts_node_named_child(targs, 0);
+	char **names;
+	size_t nn = ta_edits_names(m, devn, &names);
+	bool late = false;
+	for (size_t i = 0; i < nn && !late && !ts_node_is_null(as); i++) {
+		TSNode fn = ts_node_is_null(as) ? as : ta_node_parent(as);
+		late = touched_between(m, fn, names[i], ts_node_end_byte(as), ts_node_start_byte(tc));
+	}
+	ta_edits_names_free(names, nn);
+	if (ts_node_is_null(as) || ts_node_is_null(ts) || late) {
+		free(dev);
+		return ta_edits_refuse(why, "line %u: the device `%s` is not known where %s is allocated", a->span.line,
+				       t->text, a->target);
+	}
+	if (touched_between(m, ta_node_parent(as), a->target, ts_node_end_byte(as), ts_node_start_byte(ts))) {
+		free(dev);
+		return ta_edits_refuse(why, "line %u: %s is used on the CPU before the copy at line %u", a->span.line,
+				       a->target, t->span.line);
+	}
+	/* device= into the allocation. */
+	TSNode aargs = ta_node_field(ac, "arguments");
+	uint32_t an = ta_node_named_count(aargs);
+	TSNode last = an ? ts_node_named_child(aargs, an - 1) : (TSNode){ 0 };
+	char *kw = ta_xasprintf("%sdevice=%s", ts_node_is_null(last) ? "" : ", ", dev);
+	uint32_t at = ts_node_is_null(last) ? ts_node_end_byte(aargs) - 1 : ts_node_end_byte(last);
+	ta_edit_replace(out, at, at, kw);
+	free(kw);
+	/* `x = x.to(dev)` goes; elsewhere `x.to(dev)` becomes `x`. */
+	TSNode asg = ts_node_named_child(ts, 0);
+	uint32_t end;
+	uint32_t start = ta_edits_stmt_lines(m, ts, &end);
+	if (ta_node_is(asg, "assignment") && ta_node_text_eq(m->src, ta_node_field(asg, "left"), a->target) &&
+	    ts_node_eq(ta_node_field(asg, "right"), tc) && start != UINT32_MAX) {
+		ta_edit_replace(out, start, end, "");
+	} else {
+		ta_edit_replace(out, ts_node_start_byte(tc), ts_node_end_byte(tc), a->target);
+	}
+	ta_edit_set_title(out, "allocate %s on the device (device=%s) instead of copying it in %s", a->target, dev,
+			  h->name);
+	out->line = a->span.line;
+	free(dev);
+	return 0;
+}
+
+/* Rewrite: allocate on the device (device=) instead of .to(device) after. */
+TA_REWRITE(D15, NULL)
+{
+	char *why = NULL;
+	for (size_t hi = 0; hi < m->host_count; hi++) {
+		if (kernel_or_host >= 0 && (size_t)kernel_or_host != hi)
+			continue;
+		const ta_host *h = &m->hosts[hi];
+		for (size_t i = 0; i < h->op_count; i++) {
+			const ta_host_op *a = &h->ops[i];
+			if (a->kind != TA_HOST_ALLOC || a->has_device || !a->target || !ta_edits_at_line(a->span, line))
+				continue;
+			for (size_t j = 0; j < h->op_count; j++) {
+				const ta_host_op *t = &h->ops[j];
+				if (t->kind != TA_HOST_TO_DEVICE || !t->receiver || strcmp(t->receiver, a->target) ||
+				    t->span.start <= a->span.start)
+					continue;
+				char *w = NULL;
+				if (d15_one(m, h, a, t, out, &w) == 0) {
+					free(why);
+					return 0;
+				}
+				ta_edit_clear(out);
+				ta_edits_keep_why(&why, w);
+				break;
+			}
+		}
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no CPU allocation copied to the device afterwards%s", line ? " on that line" : "");
+}

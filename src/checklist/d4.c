@@ -1,0 +1,78 @@
+/* D4: tl.expand_dims in a hot loop. Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+ta_status ta_detect_d4(ta_rule_ctx *c)
+{
+	bool found = false;
+	for (size_t i = 0; i < c->k->op_count; i++) {
+		const ta_op *op = &c->k->ops[i];
+		if (op->kind != TA_OP_EXPAND_DIMS || op->loop < 0)
+			continue;
+		char *x = op->receiver ? ta_xstrdup(op->receiver) : ta_op_arg(c, op, 0);
+		char *axis = op->receiver ? ta_op_arg(c, op, 0) : ta_op_arg(c, op, 1);
+		const char *idx = axis && !strcmp(axis, "0") ? "[None, :]" : "[:, None]";
+		ta_rule_add(c, op->span, "tl.expand_dims(%s, %s) inside the loop at line %u: (%s)%s is the same "
+			    "without a call", x ? x : "x", axis ? axis : "?", c->k->loops[op->loop].span.line,
+			    x ? x : "x", idx);
+		free(x);
+		free(axis);
+		found = true;
+	}
+	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
+}
+
+/* ---- the rewrite ---------------------------------------------------------- */
+
+static bool primary(TSNode n)
+{
+	static const char *const kinds[] = {
+		"identifier", "attribute", "subscript", "call", "parenthesized_expression",
+	};
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		if (ta_node_is(n, kinds[i]))
+			return true;
+	return false;
+}
+
+static int d4_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
+{
+	(void)k;
+	if (op->receiver)
+		return ta_edits_refuse(why, "line %u: the method form x.expand_dims() is left alone", op->span.line);
+	const ta_kwarg *ax = ta_kwarg_find(op->kwargs, op->kwarg_count, "axis");
+	if (op->arg_count < 1 || (op->arg_count < 2 && !ax))
+		return ta_edits_refuse(why, "line %u: expand_dims without an axis", op->span.line);
+	char *axis = ax ? ta_xstrdup(ax->value) : ta_edits_text(m, op->args[1].start, op->args[1].end);
+	const char *idx = !strcmp(axis, "0") ? "[None, :]" : !strcmp(axis, "1") ? "[:, None]" : NULL;
+	if (!idx) {
+		int r = ta_edits_refuse(why, "line %u: axis %s: only axes 0 and 1 rewrite without knowing the rank",
+					op->span.line, axis);
+		free(axis);
+		return r;
+	}
+	free(axis);
+	TSNode x = ta_edits_node(m, op->args[0]);
+	char *xt = ta_edits_text(m, op->args[0].start, op->args[0].end);
+	char *rep = primary(x) ? ta_xasprintf("%s%s", xt, idx) : ta_xasprintf("(%s)%s", xt, idx);
+	ta_edit_replace(out, op->span.start, op->span.end, rep);
+	ta_edit_set_title(out, "index with %s instead of calling expand_dims", idx);
+	out->line = op->span.line;
+	free(rep);
+	free(xt);
+	return 0;
+}
+
+/* Rewrite: x[:, None] / x[None, :] instead of tl.expand_dims. */
+TA_REWRITE(D4, NULL)
+{
+	return ta_edits_each_op(m, kernel_or_host, line, TA_OP_EXPAND_DIMS, d4_one, out, why_not,
+		       "no tl.expand_dims call");
+}

@@ -1,0 +1,152 @@
+/* G7: Host side of a descriptor attention kernel.
+ * Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool file_sets_allocator(const ta_model *m)
+{
+	for (size_t h = 0; h < m->host_count; h++)
+		for (size_t i = 0; i < m->hosts[h].op_count; i++)
+			if (m->hosts[h].ops[i].kind == TA_HOST_SET_ALLOCATOR)
+				return true;
+	return false;
+}
+
+/* A kernel the file runs: launched here, or a helper of one that is. */
+static bool launched_here(const ta_model *m, int ki, int depth)
+{
+	if (m->kernels[ki].launch_count > 0)
+		return true;
+	if (depth > 3)
+		return false;
+	for (size_t k = 0; k < m->kernel_count; k++)
+		for (size_t i = 0; i < m->kernels[k].op_count; i++)
+			if (m->kernels[k].ops[i].kind == TA_OP_HELPER_CALL && m->kernels[k].ops[i].helper == ki &&
+			    (int)k != ki && launched_here(m, (int)k, depth + 1))
+				return true;
+	return false;
+}
+
+ta_status ta_detect_g7(ta_rule_ctx *c)
+{
+	const ta_op *desc = NULL;
+	for (size_t i = 0; i < c->k->op_count && !desc; i++)
+		if (c->k->ops[i].kind == TA_OP_MAKE_DESCRIPTOR)
+			desc = &c->k->ops[i];
+	bool own = false;
+	if (desc && launched_here(c->m, c->kernel, 0) && !file_sets_allocator(c->m)) {
+		ta_rule_add(c, desc->span, "`%s` builds tensor descriptors in the kernel but the file never "
+			    "calls triton.set_allocator: the launch fails at run time", c->k->name);
+		own = true;
+	}
+	if (!c->attention)
+		return own ? TA_STATUS_APPLIES : desc ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
+	ta_status l3 = ta_rule_serve(c, "L3", 0);
+	ta_status s7 = ta_rule_serve(c, "S7", 0);
+	if (own || l3 == TA_STATUS_APPLIES || s7 == TA_STATUS_APPLIES)
+		return TA_STATUS_APPLIES;
+	if (desc || l3 == TA_STATUS_SATISFIED || s7 == TA_STATUS_SATISFIED)
+		return TA_STATUS_SATISFIED;
+	return TA_STATUS_NOT_APPLICABLE;
+}
+
+/* ---- G7: triton.set_allocator before kernels with in-kernel descriptors -- */
+
+int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *out, char **why_not)
+{
+	char *triton = ta_edits_module(m, "triton.set_allocator");
+	char *torch = ta_edits_module(m, "torch.empty");
+	char *int8 = ta_edits_module(m, "torch.int8");
+	if (!triton || !torch || !int8) {
+		free(triton);
+		free(torch);
+		free(int8);
+		return ta_edits_refuse(why_not, "the file must import both triton and torch for the allocator");
+	}
+	/* Before the host loop around the launch, else before the launch. */
+	uint32_t at = first->loop_depth > 0 ? first->loop_span.start : first->span.start;
+	TSNode n = ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn), at, at);
+	while (!ts_node_is_null(n) && ts_node_start_byte(n) == at && !ts_node_is_null(ta_node_parent(n)) &&
+	       ts_node_start_byte(ta_node_parent(n)) == at && !ta_node_is(n, "expression_statement") &&
+	       !ta_node_is(n, "for_statement") && !ta_node_is(n, "while_statement"))
+		n = ta_node_parent(n);
+	if (ts_node_is_null(n) || !ta_edits_alone_on_line(m, n, true) ||
+	    ta_edits_line_start(m, at) + 0 > at) {
+		free(triton);
+		free(torch);
+		free(int8);
+		return ta_edits_refuse(why_not, "line %u: the launch shares its line with other code", first->span.line);
+	}
+	const char *name = "alloc_fn";
+	for (size_t i = 0; i < m->function_count; i++)
+		if (!strcmp(m->functions[i].name, name))
+			name = "_tileadvise_alloc_fn";
+	char *ind = ta_edits_indent_at(m, at);
+	const char *unit = ta_edits_indent_unit(m, ind);
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_printf(&b, "%sdef %s(size: int, alignment: int, stream):\n", ind, name);
+	ta_buf_printf(&b, "%s%s# scratch memory for tensor descriptors built inside the kernel\n", ind, unit);
+	ta_buf_printf(&b, "%s%sreturn %s(size, device=\"cuda\", dtype=%s)\n\n", ind, unit, torch, int8);
+	ta_buf_printf(&b, "%s%s(%s)\n", ind, triton, name);
+	uint32_t s = ta_edits_line_start(m, at);
+	ta_edit_replace(out, s, s, ta_buf_str(&b));
+	ta_buf_free(&b);
+	free(ind);
+	free(triton);
+	free(torch);
+	free(int8);
+	return 0;
+}
+
+static bool uses_descriptors(const ta_model *m, size_t k, int depth)
+{
+	const ta_kernel *kn = &m->kernels[k];
+	for (size_t i = 0; i < kn->op_count; i++) {
+		if (kn->ops[i].kind == TA_OP_MAKE_DESCRIPTOR)
+			return true;
+		if (kn->ops[i].kind == TA_OP_HELPER_CALL && kn->ops[i].helper >= 0 && depth < 4 &&
+		    uses_descriptors(m, (size_t)kn->ops[i].helper, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* Rewrite: triton.set_allocator before kernels with in-kernel descriptors. */
+TA_REWRITE(G7, NULL)
+{
+	for (size_t h = 0; h < m->host_count; h++)
+		for (size_t i = 0; i < m->hosts[h].op_count; i++)
+			if (m->hosts[h].ops[i].kind == TA_HOST_SET_ALLOCATOR)
+				return ta_edits_none(why_not, "the file already calls set_allocator (line %u)",
+						       m->hosts[h].ops[i].span.line);
+	/* The first launch of a kernel that builds descriptors in the kernel. */
+	const ta_launch *first = NULL;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel < 0 || (kernel_or_host >= 0 && l->kernel != kernel_or_host))
+			continue;
+		if (!uses_descriptors(m, (size_t)l->kernel, 0))
+			continue;
+		if (line && !ta_edits_at_line(l->span, line) && m->kernels[l->kernel].def_line != line &&
+		    !ta_edits_at_line(m->kernels[l->kernel].span, line))
+			continue;
+		if (!first || l->span.start < first->span.start)
+			first = l;
+	}
+	if (!first)
+		return ta_edits_none(why_not, "no launch of a kernel that calls tl.make_tensor_descriptor%s",
+				       line ? " at that line" : "");
+	if (ta_edits_set_allocator(m, first, out, why_not) != 0)
+		return -1;
+	ta_edit_set_title(out, "set an allocator for %s's in-kernel tensor descriptors",
+			  m->kernels[first->kernel].name);
+	out->line = first->span.line;
+	return 0;
+}

@@ -1,0 +1,256 @@
+/* L2: Grid ignores the autotuned tile. Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* A launch keyword the configs also set freezes it. */
+static const ta_kwarg *frozen_keyword(const ta_autotune *a, const ta_launch *l)
+{
+	for (size_t i = 0; i < l->kwarg_count; i++)
+		for (size_t j = 0; j < a->config_count; j++)
+			if (ta_kwarg_find(a->configs[j].params, a->configs[j].param_count, l->kwargs[i].name))
+				return &l->kwargs[i];
+	return NULL;
+}
+
+/* Whether the tuner picks a value the grid could depend on: some config
+ * sets a parameter of the kernel (not only num_warps / num_stages). Configs
+ * not resolved from the source count as setting one. */
+static bool configs_set_parameters(const ta_rule_ctx *c, const ta_autotune *a)
+{
+	if (a->configs_kind == TA_CONFIGS_UNRESOLVED || a->configs_kind == TA_CONFIGS_NONE || !a->config_count)
+		return true;
+	for (size_t i = 0; i < a->config_count; i++)
+		for (size_t p = 0; p < a->configs[i].param_count; p++)
+			if (ta_kernel_param(c->k, a->configs[i].params[p].name))
+				return true;
+	return false;
+}
+
+ta_status ta_detect_l2(ta_rule_ctx *c)
+{
+	const ta_autotune *a = c->k->autotune;
+	if (!a || c->k->launch_count == 0)
+		return TA_STATUS_NOT_APPLICABLE;
+	/* A persistent kernel's grid is the SM count by design, and configs
+	 * that only pick warps and stages leave nothing for the grid to read. */
+	bool grid_should_read_meta = !c->k->persistent && configs_set_parameters(c, a);
+	bool found = false;
+	for (size_t i = 0; i < c->m->launch_count; i++) {
+		const ta_launch *l = &c->m->launches[i];
+		if (l->kernel != c->kernel)
+			continue;
+		bool known = l->grid_kind == TA_GRID_TUPLE || l->grid_kind == TA_GRID_LAMBDA ||
+			     l->grid_kind == TA_GRID_FUNCTION;
+		if (grid_should_read_meta && known && !l->grid_uses_meta && l->grid_dims > 0) {
+			ta_finding *f = ta_rule_add(c, l->grid_span,
+				"autotuned `%s` is launched with a grid that does not read META: the tile sizes "
+				"the tuner picks never reach the grid", c->k->name);
+			ta_finding_line(f, l->grid_def_span.line);
+			found = true;
+		}
+		const ta_kwarg *kw = frozen_keyword(a, l);
+		if (kw) {
+			ta_finding *f = ta_rule_add(c, kw->span,
+				"launch of autotuned `%s` passes `%s`, which the autotune configs also set: "
+				"the keyword overrides the tuning", c->k->name, kw->name);
+			ta_finding_line(f, a->span.line);
+			found = true;
+		}
+	}
+	return found ? TA_STATUS_APPLIES : TA_STATUS_SATISFIED;
+}
+
+/* Every literal config sets name. */
+static bool all_configs_set(const ta_autotune *a, const char *name, bool *is_option)
+{
+	if (a->config_count == 0)
+		return false;
+	bool opt = false;
+	for (size_t i = 0; i < a->config_count; i++) {
+		if (ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name))
+			continue;
+		if (ta_kwarg_find(a->configs[i].options, a->configs[i].option_count, name)) {
+			opt = true;
+			continue;
+		}
+		return false;
+	}
+	if (is_option)
+		*is_option = opt;
+	return true;
+}
+
+/* ---- the rewrite ---------------------------------------------------------- */
+
+typedef struct l2_state {
+	const ta_model *m;
+	const ta_launch *l;
+	const ta_autotune *a;
+	const char *meta;         /* the lambda's parameter */
+	ta_edit *out;
+	size_t mapped;
+} l2_state;
+
+/* Rewrites triton.cdiv(n, V) inside n where V is the value of a launch
+ * keyword the configs set: V -> META["KEYWORD"]. */
+static void l2_map_cdiv(l2_state *s, TSNode n)
+{
+	if (ta_node_is(n, "call")) {
+		char *c = ta_model_canonical(s->m, ta_node_field(n, "function"));
+		TSNode args = ta_node_field(n, "arguments");
+		if (c && ta_name_is(c, "triton.cdiv") && ta_node_named_count(args) == 2) {
+			TSNode v = ts_node_named_child(args, 1);
+			char *vt = ta_node_text(s->m->src, v);
+			for (size_t i = 0; i < s->l->kwarg_count; i++) {
+				const ta_kwarg *kw = &s->l->kwargs[i];
+				if ((!strcmp(kw->value, vt) || !strcmp(kw->name, vt)) &&
+				    all_configs_set(s->a, kw->name, NULL)) {
+					char *rep = ta_xasprintf("%s[\"%s\"]", s->meta, kw->name);
+					if (ta_edit_replace(s->out, ts_node_start_byte(v), ts_node_end_byte(v), rep) == 0)
+						s->mapped++;
+					free(rep);
+					break;
+				}
+			}
+			free(vt);
+		}
+		free(c);
+	}
+	uint32_t k = ta_node_named_count(n);
+	for (uint32_t i = 0; i < k; i++)
+		l2_map_cdiv(s, ts_node_named_child(n, i));
+}
+
+static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **why)
+{
+	const ta_kernel *k = &m->kernels[l->kernel];
+	const ta_autotune *a = k->autotune;
+	if (a->config_count == 0)
+		return ta_edits_refuse(why, "line %u: %s's configs are not literal, so what they set is unknown",
+				       l->span.line, k->name);
+	/* Launch keywords every config sets. */
+	TSNode call = ta_edits_node(m, l->span);
+	TSNode args = ta_node_field(call, "arguments");
+	bool drops_param = false;
+	size_t dropped = 0;
+	ta_buf names = TA_BUF_INIT;
+	for (size_t i = 0; i < l->kwarg_count; i++) {
+		bool opt = false;
+		if (!all_configs_set(a, l->kwargs[i].name, &opt))
+			continue;
+		uint32_t n = ta_node_named_count(args);
+		for (uint32_t j = 0; j < n; j++) {
+			TSNode c = ts_node_named_child(args, j);
+			if (ts_node_start_byte(c) == l->kwargs[i].span.start) {
+				ta_edits_drop_arg(out, c);
+				dropped++;
+				drops_param |= !opt;
+				ta_buf_printf(&names, "%s%s", names.len ? ", " : "", l->kwargs[i].name);
+			}
+		}
+	}
+	/* The grid. */
+	bool reads_meta = l->grid_uses_meta;
+	if (!reads_meta && (l->grid_kind == TA_GRID_TUPLE || l->grid_kind == TA_GRID_LAMBDA)) {
+		for (size_t i = 0; i < m->launch_count; i++)
+			if (&m->launches[i] != l && m->launches[i].grid_def_span.start == l->grid_def_span.start &&
+			    m->launches[i].grid_def_span.end == l->grid_def_span.end &&
+			    m->launches[i].kernel != l->kernel) {
+				ta_buf_free(&names);
+				return ta_edits_refuse(why, "line %u: the grid is shared with a launch of another kernel "
+						       "(line %u)", l->span.line, m->launches[i].span.line);
+			}
+		TSNode def = ta_edits_node(m, l->grid_def_span);
+		bool multi = ts_node_is_null(def);   /* k[a, b]: no single node */
+		l2_state s = { m, l, a, "META", out, 0 };
+		TSNode body = def;
+		if (l->grid_kind == TA_GRID_LAMBDA) {
+			TSNode ps = ta_node_field(def, "parameters");
+			char *pn = ta_node_named_count(ps) ? ta_node_text(m->src, ts_node_named_child(ps, 0)) : NULL;
+			if (!pn) {
+				ta_buf_free(&names);
+				return ta_edits_refuse(why, "line %u: the grid lambda takes no parameter", l->span.line);
+			}
+			s.meta = pn;
+			body = ta_node_field(def, "body");
+			l2_map_cdiv(&s, body);
+			free(pn);
+		} else if (multi) {
+			TSNode sub = ta_node_parent(ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn),
+							    l->grid_span.start, l->grid_span.start));
+			while (!ts_node_is_null(sub) && !ta_node_is(sub, "subscript"))
+				sub = ta_node_parent(sub);
+			uint32_t n = ta_node_named_count(sub);
+			for (uint32_t i = 1; i < n; i++)
+				l2_map_cdiv(&s, ts_node_named_child(sub, i));
+		} else {
+			l2_map_cdiv(&s, def);
+		}
+		if (s.mapped > 0) {
+			reads_meta = true;
+			if (l->grid_kind == TA_GRID_TUPLE) {
+				bool paren = !multi && (ta_node_is(def, "list") ||
+							m->src->text[l->grid_def_span.start] == '(');
+				uint32_t s0 = l->grid_def_span.start, s1 = l->grid_def_span.end;
+				ta_edit_replace(out, s0, s0, paren ? "lambda META: " : "lambda META: (");
+				if (!paren)
+					ta_edit_replace(out, s1, s1, ")");
+			}
+		}
+	}
+	if (drops_param && !reads_meta) {
+		ta_buf_free(&names);
+		return ta_edits_refuse(why, "line %u: the grid is computed from the tile size in Python (not through "
+				       "triton.cdiv(n, BLOCK) in the grid); write it as lambda META: ... by hand",
+				       l->span.line);
+	}
+	if (out->repl_count == 0) {
+		ta_buf_free(&names);
+		return ta_edits_refuse(why, "line %u: the grid reads META and the launch passes nothing the configs set",
+				       l->span.line);
+	}
+	if (dropped)
+		ta_edit_set_title(out, "let autotune choose: grid from META, drop %s from the launch", ta_buf_str(&names));
+	else
+		ta_edit_set_title(out, "let autotune choose: grid from META");
+	out->line = l->span.line;
+	ta_buf_free(&names);
+	return 0;
+}
+
+/* Rewrite: grid from META; drop the launch keywords the configs set. */
+TA_REWRITE(L2, NULL)
+{
+	char *why = NULL;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel < 0 || !m->kernels[l->kernel].autotune)
+			continue;
+		if (kernel_or_host >= 0 && l->kernel != kernel_or_host)
+			continue;
+		if (line && !ta_edits_at_line(l->span, line) && !ta_edits_at_line(l->grid_def_span, line))
+			continue;
+		char *w = NULL;
+		if (l2_one(m, l, out, &w) == 0) {
+			free(why);
+			return 0;
+		}
+		ta_edit_clear(out);
+		if (!why)
+			why = w;
+		else
+			free(w);
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no launch of an autotuned kernel%s", line ? " at that line" : "");
+}

@@ -1,0 +1,625 @@
+/* P2: Masked K loop where K divides evenly. Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool has_even_guard(const ta_kernel *k)
+{
+	for (size_t i = 0; i < k->heuristic_count; i++)
+		if (!strncasecmp(k->heuristics[i].name, "EVEN", 4))
+			return true;
+	for (size_t i = 0; i < k->param_count; i++)
+		if (k->params[i].constexpr_ && !strncasecmp(k->params[i].name, "EVEN", 4))
+			return true;
+	return false;
+}
+
+/* A reduction loop: it holds a dot or an accumulation `x += ...`. */
+static bool is_reduction_loop(ta_rule_ctx *c, int l)
+{
+	for (size_t i = 0; i < c->k->op_count; i++)
+		if (c->k->ops[i].kind == TA_OP_DOT && c->k->ops[i].loop == l)
+			return true;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t i = 0; i < n; i++)
+		if (as[i].loop == l && as[i].augmented)
+			return true;
+	return false;
+}
+
+/* The mask of a load (keyword or second positional argument); empty span
+ * when it has none. */
+static ta_span load_mask(const ta_op *op)
+{
+	const ta_kwarg *m = ta_kwarg_find(op->kwargs, op->kwarg_count, "mask");
+	if (m)
+		return m->value_span;
+	return op->arg_count >= 2 ? op->args[1] : (ta_span){ 0 };
+}
+
+ta_status ta_detect_p2(ta_rule_ctx *c)
+{
+	const ta_kernel *k = c->k;
+	bool any = false, found = false;
+	/* moving[i]: load i is masked by a bound that moves with the loop (the
+	 * K step), the EVEN_K case; a mask fixed before the loop (a row-wise
+	 * kernel's column bound) is not. */
+	bool *moving = ta_xcalloc(k->op_count ? k->op_count : 1, sizeof *moving);
+	for (size_t l = 0; l < k->loop_count; l++) {
+		size_t loads = 0, masked = 0;
+		for (size_t i = 0; i < k->op_count; i++) {
+			const ta_op *op = &k->ops[i];
+			if (op->kind != TA_OP_LOAD || op->loop != (int)l)
+				continue;
+			moving[i] = op->has_mask && ta_rule_varies_in_loop(c, load_mask(op), (int)l);
+			if (op->ptr_shape == TA_PTR_1D || op->ptr_shape == TA_PTR_2D) {
+				loads++;
+				masked += moving[i];
+			}
+		}
+		if (!masked || !is_reduction_loop(c, (int)l))
+			continue;
+		/* With an EVEN_* guard the masked loads are the remainder path. */
+		if (has_even_guard(k)) {
+			any = true;
+			continue;
+		}
+		if (masked != loads)
+			continue;
+		any = true;
+		for (size_t i = 0; i < k->op_count; i++) {
+			const ta_op *op = &k->ops[i];
+			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !moving[i])
+				continue;
+			ta_finding *f = ta_rule_add(c, op->span,
+				"%s%s%s is loaded with a mask on every step of the loop at line %u: an EVEN_K "
+				"heuristic would let the divisible case skip it",
+				op->target ? "`" : "", op->target ? op->target : "a tile", op->target ? "`" : "",
+				k->loops[l].span.line);
+			ta_finding_line(f, k->loops[l].span.line);
+			found = true;
+		}
+	}
+	free(moving);
+	if (found)
+		return TA_STATUS_APPLIES;
+	return any ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
+}
+
+/* A local change inside a statement's text. */
+typedef struct cut {
+	uint32_t s, e;
+	char *t;
+} cut;
+
+typedef struct p2_ctx {
+	const ta_model *m;
+	const ta_kernel *k;
+	char *K, *BK;             /* the bound and the K tile, from the loop */
+	cut *cuts;                /* even-branch changes, in document order */
+	size_t cut_count, cut_cap;
+} p2_ctx;
+
+static void add_cut(p2_ctx *c, uint32_t s, uint32_t e, char *t)
+{
+	ta_grow((void **)&c->cuts, &c->cut_cap, c->cut_count + 1, sizeof *c->cuts);
+	c->cuts[c->cut_count++] = (cut){ s, e, t };
+}
+
+static void clear_cuts(p2_ctx *c)
+{
+	for (size_t i = 0; i < c->cut_count; i++)
+		free(c->cuts[i].t);
+	free(c->cuts);
+	c->cuts = NULL;
+	c->cut_count = c->cut_cap = 0;
+}
+
+static bool is_param_ident(const ta_kernel *k, TSNode n, const ta_model *m)
+{
+	if (!ta_node_is(n, "identifier"))
+		return false;
+	char *t = ta_node_text(m->src, n);
+	bool p = ta_kernel_param(k, t) != NULL;
+	free(t);
+	return p;
+}
+
+/* K and BLOCK_K from `range(0, K, BLOCK_K)` or `range(0, tl.cdiv(K, BLOCK_K))`
+ * (tl.range too). Returns NULL on success, else why not (static). */
+static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
+{
+	const ta_model *m = c->m;
+	if (l->kind != TA_LOOP_RANGE && l->kind != TA_LOOP_TL_RANGE)
+		return "the loop is not range(...) or tl.range(...)";
+	TSNode call = ta_edits_node(m, l->iter);
+	TSNode args = ta_node_field(call, "arguments");
+	TSNode pos[3];
+	uint32_t np = 0, n = ta_node_named_count(args);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (ta_node_is(a, "keyword_argument") || ta_node_is(a, "comment"))
+			continue;
+		if (np == 3)
+			return "the range has more than three arguments";
+		pos[np++] = a;
+	}
+	if (np == 0)
+		return "the range has no arguments";
+	/* The start must be 0 so every tile starts at a multiple of BLOCK_K. */
+	if (np >= 2 && !ta_node_text_eq(m->src, pos[0], "0"))
+		return "the loop does not start at 0";
+	TSNode stop = pos[np == 1 ? 0 : 1];
+	TSNode kn = { 0 }, bn = { 0 };
+	if (np == 3 && ta_node_is(stop, "identifier")) {
+		kn = stop;
+		bn = pos[2];
+	} else if (ta_node_is(stop, "call") && (np < 3 || ta_node_text_eq(m->src, pos[2], "1"))) {
+		char *fn = ta_model_canonical(m, ta_node_field(stop, "function"));
+		TSNode ca = ta_node_field(stop, "arguments");
+		if (fn && (ta_name_is(fn, "triton.language.cdiv") || ta_name_is(fn, "triton.cdiv")) &&
+		    ta_node_named_count(ca) == 2) {
+			kn = ts_node_named_child(ca, 0);
+			bn = ts_node_named_child(ca, 1);
+		}
+		free(fn);
+	}
+	if (ts_node_is_null(kn))
+		return "the loop is neither range(0, K, BLOCK_K) nor range(tl.cdiv(K, BLOCK_K))";
+	if (!is_param_ident(c->k, kn, m) || !is_param_ident(c->k, bn, m))
+		return "the loop's bound and step are not both parameters of the kernel";
+	c->K = ta_node_text(m->src, kn);
+	c->BK = ta_node_text(m->src, bn);
+	if (!ta_kernel_param(c->k, c->BK)->constexpr_) {
+		free(c->K);
+		free(c->BK);
+		c->K = c->BK = NULL;
+		return "the K tile is not a tl.constexpr parameter";
+	}
+	return NULL;
+}
+
+/* The right side of the last `name = ...` in the kernel before off. */
+static TSNode last_assign(const ta_model *m, TSNode n, const char *name, uint32_t off, TSNode best)
+{
+	if (ts_node_start_byte(n) >= off)
+		return best;
+	if (ta_node_is(n, "assignment")) {
+		TSNode l = ta_node_field(n, "left");
+		if (ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name))
+			best = ta_node_field(n, "right");
+	}
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		best = last_assign(m, ts_node_named_child(n, i), name, off, best);
+	return best;
+}
+
+/* Does the mask term read K (directly or through a local assigned from
+ * it), and no other size parameter? 1 K only, 0 not K, -1 K mixed with
+ * another dimension. */
+static int k_term(p2_ctx *c, TSNode term, uint32_t at, int depth)
+{
+	char **v;
+	size_t n = ta_edits_names(c->m, term, &v);
+	bool k = false, other = false;
+	for (size_t i = 0; i < n; i++) {
+		const ta_param *p = ta_kernel_param(c->k, v[i]);
+		if (!strcmp(v[i], c->K)) {
+			k = true;
+		} else if (p) {
+			if (!p->constexpr_ && strncmp(v[i], "stride", 6) != 0)
+				other = true;
+		} else if (depth == 0) {
+			TSNode rhs = last_assign(c->m, c->k->node, v[i], at, (TSNode){ 0 });
+			int r = ts_node_is_null(rhs) ? 0 : k_term(c, rhs, ts_node_start_byte(rhs), depth + 1);
+			k |= r != 0;
+			other |= r < 0;
+			/* a local from another size (offs_m = ... % M) */
+			if (!ts_node_is_null(rhs) && r == 0) {
+				char **w;
+				size_t nw = ta_edits_names(c->m, rhs, &w);
+				for (size_t j = 0; j < nw; j++) {
+					const ta_param *q = ta_kernel_param(c->k, w[j]);
+					if (q && !q->constexpr_ && strncmp(w[j], "stride", 6) != 0 && strcmp(w[j], c->K))
+						other = true;
+				}
+				ta_edits_names_free(w, nw);
+			}
+		}
+	}
+	ta_edits_names_free(v, n);
+	return !k ? 0 : other ? -1 : 1;
+}
+
+/* Splits a mask at its top-level `&` into terms. */
+static void split_and(const ta_model *m, TSNode n, TSNode *terms, size_t *count, size_t max)
+{
+	TSNode in = ta_node_unparen(n);
+	TSNode op = ta_node_field(in, "operator");
+	if (ta_node_is(in, "binary_operator") && ta_node_text_eq(m->src, op, "&")) {
+		split_and(m, ta_node_field(in, "left"), terms, count, max);
+		split_and(m, ta_node_field(in, "right"), terms, count, max);
+		return;
+	}
+	if (*count < max)
+		terms[*count] = n;
+	(*count)++;
+}
+
+/* The argument node of a load: keyword name, else positional index. */
+static TSNode load_arg(const ta_model *m, TSNode call, const char *kw, uint32_t index, TSNode *whole)
+{
+	TSNode args = ta_node_field(call, "arguments");
+	uint32_t n = ta_node_named_count(args), pos = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (ta_node_is(a, "comment"))
+			continue;
+		if (ta_node_is(a, "keyword_argument")) {
+			if (ta_node_text_eq(m->src, ta_node_field(a, "name"), kw)) {
+				*whole = a;
+				return ta_node_field(a, "value");
+			}
+			continue;
+		}
+		if (pos++ == index) {
+			*whole = a;
+			return a;
+		}
+	}
+	*whole = (TSNode){ 0 };
+	return (TSNode){ 0 };
+}
+
+/* The even-branch change of one load. 1 changed, 0 no K term (leave the
+ * load alone), -1 refused (*why). */
+static int p2_load(p2_ctx *c, const ta_op *op, char **why)
+{
+	const ta_model *m = c->m;
+	TSNode call = ta_edits_node(m, op->span);
+	TSNode mwhole, owhole;
+	TSNode mask = load_arg(m, call, "mask", 1, &mwhole);
+	load_arg(m, call, "other", 2, &owhole);
+	if (ts_node_is_null(mask))
+		return 0;
+	TSNode terms[16];
+	size_t n = 0;
+	split_and(m, mask, terms, &n, 16);
+	if (n > 16) {
+		*why = ta_xasprintf("line %u: the mask has too many terms", op->span.line);
+		return -1;
+	}
+	int cls[16];
+	size_t kept = 0, kterms = 0;
+	for (size_t i = 0; i < n; i++) {
+		cls[i] = k_term(c, terms[i], op->span.start, 0);
+		if (cls[i] < 0) {
+			char *t = ta_node_text(m->src, terms[i]);
+			*why = ta_xasprintf("line %u: the mask term `%s` mixes %s (the loop bound) with another dimension",
+					    op->span.line, t, c->K);
+			free(t);
+			return -1;
+		}
+		kterms += cls[i] > 0;
+	}
+	kept = n - kterms;
+	ta_buf keep = TA_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		if (cls[i] > 0)
+			continue;
+		TSNode tn = terms[i];
+		/* a lone `(x < M)` loses its now useless parentheses */
+		if (kept == 1 && ta_node_is(tn, "parenthesized_expression") && ta_node_named_count(tn) == 1)
+			tn = ts_node_named_child(tn, 0);
+		char *t = ta_node_text(m->src, tn);
+		bool bare = kept == 1 || ta_node_is(tn, "parenthesized_expression") || ta_node_is(tn, "identifier") ||
+			    ta_node_is(tn, "subscript") || ta_node_is(tn, "call");
+		ta_buf_printf(&keep, "%s%s%s%s", keep.len ? " & " : "", bare ? "" : "(", t, bare ? "" : ")");
+		free(t);
+	}
+	if (kterms == 0) {
+		ta_buf_free(&keep);
+		return 0;
+	}
+	if (kept) {
+		/* Keep the M/N part of the mask (and its other=) on the even path. */
+		add_cut(c, ts_node_start_byte(mask), ts_node_end_byte(mask), ta_buf_steal(&keep));
+		return 1;
+	}
+	ta_buf_free(&keep);
+	/* No mask left: drop mask and other with their commas. */
+	TSNode prev = ts_node_prev_named_sibling(mwhole);
+	while (!ts_node_is_null(prev) && ta_node_is(prev, "comment"))
+		prev = ts_node_prev_named_sibling(prev);
+	if (ts_node_is_null(prev)) {
+		*why = ta_xasprintf("line %u: the load has no pointer argument before its mask", op->span.line);
+		return -1;
+	}
+	TSNode first = mwhole, last = mwhole;
+	if (!ts_node_is_null(owhole)) {
+		if (ts_node_start_byte(owhole) < ts_node_start_byte(first))
+			first = owhole;
+		else
+			last = owhole;
+		/* mask and other must be neighbours, else two cuts. */
+		TSNode between = ts_node_next_named_sibling(first);
+		if (!ts_node_eq(between, last)) {
+			add_cut(c, ts_node_end_byte(ts_node_prev_named_sibling(mwhole)), ts_node_end_byte(mwhole),
+				ta_xstrdup(""));
+			add_cut(c, ts_node_end_byte(ts_node_prev_named_sibling(owhole)), ts_node_end_byte(owhole),
+				ta_xstrdup(""));
+			if (c->cuts[c->cut_count - 1].s < c->cuts[c->cut_count - 2].s) {
+				cut t = c->cuts[c->cut_count - 1];
+				c->cuts[c->cut_count - 1] = c->cuts[c->cut_count - 2];
+				c->cuts[c->cut_count - 2] = t;
+			}
+			return 1;
+		}
+	}
+	add_cut(c, ts_node_end_byte(ts_node_prev_named_sibling(first)), ts_node_end_byte(last), ta_xstrdup(""));
+	return 1;
+}
+
+/* The text [s, e) with the cuts inside it applied. */
+static char *cut_text(const p2_ctx *c, uint32_t s, uint32_t e)
+{
+	ta_buf b = TA_BUF_INIT;
+	uint32_t at = s;
+	for (size_t i = 0; i < c->cut_count; i++) {
+		/* (a cut overlapping the previous one, which only a bent parse
+		 * gives, is left out rather than read backwards) */
+		if (c->cuts[i].s < at || c->cuts[i].e > e)
+			continue;
+		ta_buf_append(&b, c->m->src->text + at, c->cuts[i].s - at);
+		ta_buf_puts(&b, c->cuts[i].t);
+		at = c->cuts[i].e;
+	}
+	ta_buf_append(&b, c->m->src->text + at, e - at);
+	return ta_buf_steal(&b);
+}
+
+static TSNode jit_decorator(const ta_model *m, const ta_kernel *k)
+{
+	TSNode dd = ta_node_parent(k->node);
+	if (!ta_node_is(dd, "decorated_definition"))
+		return (TSNode){ 0 };
+	uint32_t n = ta_node_named_count(dd);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode d = ts_node_named_child(dd, i);
+		if (!ta_node_is(d, "decorator"))
+			continue;
+		TSNode e = ts_node_named_child(d, 0);
+		TSNode fn = ta_node_is(e, "call") ? ta_node_field(e, "function") : e;
+		char *c = ta_model_canonical(m, fn);
+		bool jit = c && (ta_name_is(c, "triton.jit") || !strcmp(c, "jit"));
+		free(c);
+		if (jit)
+			return d;
+	}
+	return (TSNode){ 0 };
+}
+
+/* Heuristic and parameter: the decorator (or a new entry in an existing
+ * heuristics dict) and `EVEN_K: tl.constexpr` after the last parameter
+ * without a default. */
+static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
+{
+	const ta_model *m = c->m;
+	const ta_kernel *k = c->k;
+	char *lam = ta_xasprintf("lambda args: args[\"%s\"] %% args[\"%s\"] == 0", c->K, c->BK);
+	if (k->heuristics_span.end > k->heuristics_span.start) {
+		TSNode call = ta_edits_node(m, k->heuristics_span);
+		TSNode args = ta_node_field(call, "arguments");
+		TSNode dict = ts_node_named_child(args, 0);
+		if (!ta_node_is(dict, "dictionary")) {
+			free(lam);
+			*why = ta_xasprintf("%s: the heuristics are not a literal dict", k->name);
+			return -1;
+		}
+		TSNode last = { 0 };
+		char q = '"';
+		uint32_t n = ta_node_named_count(dict);
+		for (uint32_t i = 0; i < n; i++) {
+			TSNode p = ts_node_named_child(dict, i);
+			if (!ta_node_is(p, "pair"))
+				continue;
+			TSNode key = ta_node_field(p, "key");
+			if (ts_node_is_null(last) && ta_node_is(key, "string"))
+				q = m->src->text[ts_node_start_byte(key)];
+			last = p;
+		}
+		if (q != '\'')
+			q = '"';
+		free(lam);
+		lam = ta_xasprintf("lambda args: args[%c%s%c] %% args[%c%s%c] == 0", q, c->K, q, q, c->BK, q);
+		char *ent = ta_xasprintf("%s%cEVEN_K%c: %s", ts_node_is_null(last) ? "" : ", ", q, q, lam);
+		uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(dict) + 1 : ts_node_end_byte(last);
+		ta_edit_replace(out, at, at, ent);
+		free(ent);
+	} else {
+		TSNode jit = jit_decorator(m, k);
+		if (ts_node_is_null(jit)) {
+			free(lam);
+			*why = ta_xasprintf("%s: triton.jit is applied by a call, not a decorator", k->name);
+			return -1;
+		}
+		char *heur = ta_edits_module(m, "triton.heuristics");
+		if (!heur) {
+			free(lam);
+			*why = ta_xstrdup("the file does not import triton");
+			return -1;
+		}
+		char *ind = ta_edits_indent_at(m, ts_node_start_byte(jit));
+		char *line = ta_xasprintf("%s@%s({\"EVEN_K\": %s})\n", ind, heur, lam);
+		uint32_t at = ta_edits_line_start(m, ts_node_start_byte(jit));
+		ta_edit_replace(out, at, at, line);
+		free(line);
+		free(ind);
+		free(heur);
+	}
+	free(lam);
+	return ta_edits_add_constexpr(m, k, "EVEN_K", out, why);
+}
+
+/* The statement holding a load, alone on its lines, directly in a block. */
+static TSNode load_statement(const ta_model *m, const ta_op *op)
+{
+	TSNode n = ta_edits_node(m, op->span);
+	TSNode s = ta_node_ancestor(n, "expression_statement");
+	if (ts_node_is_null(s) || !ta_node_is(ta_node_parent(s), "block"))
+		return (TSNode){ 0 };
+	uint32_t end;
+	if (ta_edits_stmt_lines(m, s, &end) == UINT32_MAX)
+		return (TSNode){ 0 };
+	return s;
+}
+
+static int p2_loop(const ta_model *m, const ta_kernel *k, size_t li, ta_edit *out, char **why)
+{
+	const ta_loop *l = &k->loops[li];
+	p2_ctx c = { .m = m, .k = k };
+	const char *bad = loop_bounds(&c, l);
+	if (bad) {
+		*why = ta_xasprintf("line %u: %s", l->header.line, bad);
+		return -1;
+	}
+	if (k->is_helper) {
+		*why = ta_xasprintf("%s is called from another kernel: heuristics only run at a launch", k->name);
+		goto fail;
+	}
+	/* The loads to branch, as statements (several loads may share one). */
+	TSNode stmts[64];
+	size_t ns = 0;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->kind != TA_OP_LOAD || op->loop != (int)li || !op->has_mask)
+			continue;
+		int r = p2_load(&c, op, why);
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			continue;
+		TSNode s = load_statement(m, op);
+		if (ts_node_is_null(s)) {
+			*why = ta_xasprintf("line %u: the load is not a statement of its own line", op->span.line);
+			goto fail;
+		}
+		if (ns == 0 || !ts_node_eq(stmts[ns - 1], s)) {
+			if (ns == 64) {
+				*why = ta_xasprintf("line %u: too many loads", l->header.line);
+				goto fail;
+			}
+			stmts[ns++] = s;
+		}
+	}
+	if (ns == 0) {
+		*why = ta_xasprintf("line %u: no load mask in the loop reads %s", l->header.line, c.K);
+		goto fail;
+	}
+	if (p2_signature(&c, out, why) != 0)
+		goto fail;
+	/* One if/else per run of adjacent statements. */
+	for (size_t i = 0; i < ns;) {
+		size_t j = i;
+		while (j + 1 < ns) {
+			TSNode nx = ts_node_next_named_sibling(stmts[j]);
+			while (!ts_node_is_null(nx) && ta_node_is(nx, "comment") &&
+			       ts_node_start_point(nx).row == ts_node_end_point(stmts[j]).row)
+				nx = ts_node_next_named_sibling(nx);
+			if (!ts_node_eq(nx, stmts[j + 1]))
+				break;
+			j++;
+		}
+		uint32_t end, start = ta_edits_stmt_lines(m, stmts[i], &end);
+		ta_edits_stmt_lines(m, stmts[j], &end);
+		char *ind = ta_edits_indent_at(m, start);
+		const char *unit = ta_edits_indent_unit(m, ind);
+		char *orig = ta_edits_text(m, start, end);
+		char *even = cut_text(&c, start, end);
+		char *ro = ta_edits_reindent(orig, unit), *re = ta_edits_reindent(even, unit);
+		bool nl = end > start && m->src->text[end - 1] == '\n';
+		char *rep = ta_xasprintf("%sif EVEN_K:\n%s%s%selse:\n%s", ind, re, nl ? "" : "\n", ind, ro);
+		ta_edit_replace(out, start, end, rep);
+		free(rep);
+		free(ro);
+		free(re);
+		free(orig);
+		free(even);
+		free(ind);
+		i = j + 1;
+	}
+	ta_edit_set_title(out, "EVEN_K: skip the K masks of the loop at line %u when %s %% %s == 0", l->header.line,
+			  c.K, c.BK);
+	out->line = ts_node_start_point(stmts[0]).row + 1;
+	clear_cuts(&c);
+	free(c.K);
+	free(c.BK);
+	return 0;
+fail:
+	clear_cuts(&c);
+	free(c.K);
+	free(c.BK);
+	ta_edit_clear(out);
+	return -1;
+}
+
+static bool has_even(const ta_kernel *k)
+{
+	for (size_t i = 0; i < k->heuristic_count; i++)
+		if (!strncasecmp(k->heuristics[i].name, "EVEN", 4))
+			return true;
+	for (size_t i = 0; i < k->param_count; i++)
+		if (!strncasecmp(k->params[i].name, "EVEN", 4))
+			return true;
+	return false;
+}
+
+/* Rewrite: EVEN_K heuristic, constexpr and an unmasked branch for the K loop's loads. */
+TA_REWRITE(P2, NULL)
+{
+	char *why = NULL;
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+			continue;
+		const ta_kernel *k = &m->kernels[ki];
+		if (has_even(k))
+			continue;
+		for (size_t li = 0; li < k->loop_count; li++) {
+			/* The loops the detector reports: every tile load masked. */
+			size_t loads = 0, masked = 0;
+			bool at = line == 0 || ta_edits_at_line(k->loops[li].header, line);
+			for (size_t i = 0; i < k->op_count; i++) {
+				const ta_op *op = &k->ops[i];
+				if (op->kind == TA_OP_LOAD && op->loop == (int)li &&
+				    (op->ptr_shape == TA_PTR_1D || op->ptr_shape == TA_PTR_2D)) {
+					loads++;
+					masked += op->has_mask;
+					at |= op->has_mask && ta_edits_at_line(op->span, line);
+				}
+			}
+			if (!masked || masked != loads || !at)
+				continue;
+			char *w = NULL;
+			if (p2_loop(m, k, li, out, &w) == 0) {
+				free(why);
+				return 0;
+			}
+			if (!why)
+				why = w;
+			else
+				free(w);
+		}
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no loop whose loads are all masked%s", line ? " at that line" : "");
+}

@@ -1,0 +1,453 @@
+/* P3: tl.trans on a raw-loaded tile inside a loop.
+ * Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Where a tile comes from: 1 raw pointer load, 2 descriptor/block pointer,
+ * 0 unknown. */
+static int tile_origin(ta_rule_ctx *c, const char *name, uint32_t before, int depth)
+{
+	if (!name || depth > 4)
+		return 0;
+	const ta_kernel *k = c->k;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	const ta_assign *def = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(as[i].name, name) && as[i].stmt.start < before && !as[i].augmented)
+			def = &as[i];
+	if (!def)
+		return 0;
+	int origin = 0;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->span.start < def->rhs.start || op->span.end > def->rhs.end)
+			continue;
+		if (op->kind == TA_OP_DESC_LOAD || (op->kind == TA_OP_LOAD && op->ptr_shape == TA_PTR_BLOCK_PTR))
+			return 2;
+		if (op->kind == TA_OP_LOAD)
+			origin = 1;
+	}
+	if (origin)
+		return origin;
+	/* `b = a.to(tl.float16)`: follow a plain name. */
+	TSNode rhs = ta_rule_node(c, def->rhs);
+	while (ta_node_is(rhs, "call") && ta_node_is(ta_node_field(rhs, "function"), "attribute"))
+		rhs = ta_node_field(ta_node_field(rhs, "function"), "object");
+	if (ta_node_is(rhs, "identifier")) {
+		char *t = ta_node_text(c->m->src, rhs);
+		int o = tile_origin(c, t, def->stmt.start, depth + 1);
+		free(t);
+		return o;
+	}
+	return 0;
+}
+
+/* The operand a transpose applies to, as text (caller frees). */
+static char *trans_operand_text(ta_rule_ctx *c, const ta_op *op)
+{
+	if (op->receiver)
+		return ta_xstrdup(op->receiver);
+	return ta_op_arg(c, op, 0);
+}
+
+ta_status ta_detect_p3(ta_rule_ctx *c)
+{
+	const ta_kernel *k = c->k;
+	bool found = false, good = false;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if ((op->kind != TA_OP_TRANS && op->kind != TA_OP_PERMUTE) || op->loop < 0)
+			continue;
+		char *x = trans_operand_text(c, op);
+		int origin = 0;
+		if (x) {
+			origin = tile_origin(c, x, op->span.start, 0);
+			/* tl.trans(tl.load(...)) directly */
+			for (size_t j = 0; j < k->op_count && !origin; j++)
+				if (k->ops[j].kind == TA_OP_LOAD && op->arg_count &&
+				    k->ops[j].span.start == op->args[0].start && k->ops[j].ptr_shape != TA_PTR_BLOCK_PTR)
+					origin = 1;
+		}
+		if (origin == 1) {
+			ta_finding *f = ta_rule_add(c, op->span,
+				"`%s` is transposed on every iteration of the loop at line %u; loading it "
+				"transposed (swap the offset/stride roles) avoids the shuffle",
+				x, k->loops[op->loop].span.line);
+			ta_finding_line(f, k->loops[op->loop].span.line);
+			found = true;
+		} else if (origin == 2) {
+			good = true;
+		}
+		free(x);
+	}
+	if (found)
+		return TA_STATUS_APPLIES;
+	return good ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
+}
+
+/* The right side of the only binding of name in the kernel, when that is a
+ * plain `name = expr` before off; else a null node. */
+static TSNode single_def(const ta_model *m, const ta_kernel *k, const char *name, uint32_t off, TSNode *assign)
+{
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, k->node, name, &d);
+	if (d.n != 1 || d.more || !ta_node_is(d.v[0], "assignment") || ts_node_end_byte(d.v[0]) > off ||
+	    !ta_node_is(ta_node_field(d.v[0], "left"), "identifier"))
+		return (TSNode){ 0 };
+	*assign = d.v[0];
+	return ta_node_field(d.v[0], "right");
+}
+
+/* ---- P3: load the transposed tile directly ------------------------------- */
+
+/* Writes n with rows and columns swapped (x[:, None] <-> x[None, :]); in a
+ * sum or an & of one row term and one column term, the two terms trade
+ * places so the tile keeps the file's order of rows first or columns first. */
+static void swap_render(const ta_model *m, TSNode n, ta_buf *b);
+
+static bool swap_chain(const ta_model *m, TSNode n, ta_buf *b)
+{
+	if (!ta_node_is(n, "binary_operator"))
+		return false;
+	TSNode opn = ta_node_field(n, "operator");
+	const char *op = ta_node_text_eq(m->src, opn, "+") ? "+" : ta_node_text_eq(m->src, opn, "&") ? "&" : NULL;
+	TSNode t[16];
+	size_t count = op ? ta_edits_chain_terms(m, n, op, t, 16) : 0;
+	if (count < 2)
+		return false;
+	size_t row = count, col = count;
+	for (size_t i = 0; i < count; i++) {
+		int bm = ta_edits_bcast_mask(m, t[i]);
+		if (bm == 1 && row == count)
+			row = i;
+		else if (bm == 2 && col == count)
+			col = i;
+		else if (bm != 0)
+			return false;
+	}
+	if (row == count || col == count)
+		return false;
+	for (size_t i = 0; i < count; i++) {
+		size_t src = i == row ? col : i == col ? row : i;
+		swap_render(m, t[src], b);
+		if (i + 1 < count) {
+			char *sep = ta_edits_text(m, ts_node_end_byte(t[i]), ts_node_start_byte(t[i + 1]));
+			ta_buf_puts(b, sep);
+			free(sep);
+		}
+	}
+	return true;
+}
+
+static void swap_render(const ta_model *m, TSNode n, ta_buf *b)
+{
+	int k = ta_edits_bcast_kind(m, n);
+	if (k > 0) {
+		swap_render(m, ta_node_field(n, "value"), b);
+		ta_buf_puts(b, k == 1 ? "[None, :]" : "[:, None]");
+		return;
+	}
+	if (swap_chain(m, n, b))
+		return;
+	uint32_t pos = ts_node_start_byte(n), c = ta_node_child_count(n);
+	for (uint32_t i = 0; i < c; i++) {
+		TSNode ch = ts_node_child(n, i);
+		if (!ta_edits_bcast_mask(m, ch))
+			continue;
+		char *gap = ta_edits_text(m, pos, ts_node_start_byte(ch));
+		ta_buf_puts(b, gap);
+		free(gap);
+		swap_render(m, ch, b);
+		pos = ts_node_end_byte(ch);
+	}
+	char *rest = ta_edits_text(m, pos, ts_node_end_byte(n));
+	ta_buf_puts(b, rest);
+	free(rest);
+}
+
+static char *swapped(const ta_model *m, TSNode n)
+{
+	ta_buf b = TA_BUF_INIT;
+	swap_render(m, n, &b);
+	return ta_buf_steal(&b);
+}
+
+/* "(1, 0)", "[1, 0]" or the two arguments 1, 0: the 2D transpose order. */
+static bool order_10(const ta_model *m, uint32_t s, uint32_t e)
+{
+	char buf[16];
+	size_t k = 0;
+	for (uint32_t i = s; i < e; i++) {
+		char ch = m->src->text[i];
+		if (isspace((unsigned char)ch) || ch == '(' || ch == ')' || ch == '[' || ch == ']')
+			continue;
+		if (k + 1 >= sizeof buf)
+			return false;
+		buf[k++] = ch;
+	}
+	buf[k] = '\0';
+	return !strcmp(buf, "1,0");
+}
+
+/* The tile a plain 2D transpose applies to: tl.trans(x), x.trans(), x.T,
+ * tl.permute(x, (1, 0)), x.permute(1, 0). Null when it is not one. */
+static TSNode trans_operand(const ta_model *m, const ta_op *t, TSNode tn)
+{
+	if (ta_node_is(tn, "attribute"))
+		return ta_node_text_eq(m->src, ta_node_field(tn, "attribute"), "T") ? ta_node_field(tn, "object") :
+		       (TSNode){ 0 };
+	if (!ta_node_is(tn, "call") || t->kwarg_count)
+		return (TSNode){ 0 };
+	TSNode fn = ta_node_field(tn, "function");
+	char *canon = ta_model_canonical(m, fn);
+	bool module_form = canon && (ta_name_is(canon, "triton.language.trans") ||
+				     ta_name_is(canon, "triton.language.permute"));
+	free(canon);
+	TSNode x;
+	size_t first;             /* index of the first order argument */
+	if (module_form) {
+		if (t->arg_count < 1)
+			return (TSNode){ 0 };
+		x = ta_edits_node(m, t->args[0]);
+		first = 1;
+	} else if (ta_node_is(fn, "attribute")) {
+		x = ta_node_field(fn, "object");
+		first = 0;
+	} else {
+		return (TSNode){ 0 };
+	}
+	if (t->arg_count == first)
+		return t->kind == TA_OP_TRANS ? x : (TSNode){ 0 };
+	if (!order_10(m, t->args[first].start, t->args[t->arg_count - 1].end))
+		return (TSNode){ 0 };
+	return x;
+}
+
+typedef struct p3_ctx {
+	const ta_model *m;
+	const ta_kernel *k;
+	const ta_op *trans;
+	ta_edit *out;
+} p3_ctx;
+
+/* A pointer or mask passed by name: its one definition is rewritten, and it
+ * may only be advanced by scalars (`ptrs += BLOCK_K * stride`). Returns the
+ * broadcasts of the definition, or -1 with *why. */
+static int p3_named(p3_ctx *c, TSNode id, const char *what, char **why)
+{
+	const ta_model *m = c->m;
+	char *name = ta_node_text(m->src, id);
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, c->k->node, name, &d);
+	TSNode def = { 0 };
+	int r = -1;
+	for (size_t i = 0; i < d.n; i++) {
+		if (ta_node_is(d.v[i], "assignment") && ts_node_is_null(def) &&
+		    ta_node_is(ta_node_field(d.v[i], "left"), "identifier")) {
+			def = d.v[i];
+		} else if (!ta_node_is(d.v[i], "augmented_assignment") ||
+			   ta_edits_bcast_mask(m, ta_node_field(d.v[i], "right")) != 0) {
+			*why = ta_xasprintf("line %u: the %s %s is bound again at line %zu", c->trans->span.line, what,
+					    name, ta_node_line(d.v[i]));
+			goto done;
+		}
+	}
+	if (ts_node_is_null(def) || d.more) {
+		*why = ta_xasprintf("line %u: the %s %s has no single definition in %s", c->trans->span.line, what,
+				    name, c->k->name);
+		goto done;
+	}
+	/* Every use: its bindings plus this load. */
+	if (ta_edits_ident_count(m, c->k->node, name) != d.n + 1) {
+		*why = ta_xasprintf("line %u: the %s %s is used by other code too, which still wants the "
+				    "untransposed tile", c->trans->span.line, what, name);
+		goto done;
+	}
+	TSNode rhs = ta_node_field(def, "right");
+	r = ta_edits_bcast_mask(m, rhs);
+	if (r & 4) {
+		*why = ta_xasprintf("line %zu: the %s %s is not built from x[:, None] and x[None, :] alone",
+				    ta_node_line(def), what, name);
+		r = -1;
+		goto done;
+	}
+	if (r) {
+		char *t = swapped(m, rhs);
+		ta_edit_replace(c->out, ts_node_start_byte(rhs), ts_node_end_byte(rhs), t);
+		free(t);
+	}
+done:
+	free(name);
+	return r;
+}
+
+/* Swaps the load's pointer tile, mask and other; inline: the load's own
+ * text is returned (caller frees) to replace the transpose with. */
+static int p3_load(p3_ctx *c, TSNode call, bool inline_load, char **inline_text, char **why)
+{
+	const ta_model *m = c->m;
+	TSNode args = ta_node_field(call, "arguments");
+	uint32_t n = ta_node_named_count(args), pos = 0;
+	int ptr_bits = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (ta_node_is(a, "comment"))
+			continue;
+		bool kw = ta_node_is(a, "keyword_argument");
+		TSNode v = kw ? ta_node_field(a, "value") : a;
+		bool ptr = kw ? ta_node_text_eq(m->src, ta_node_field(a, "name"), "pointer") : pos == 0;
+		bool mask = kw ? ta_node_text_eq(m->src, ta_node_field(a, "name"), "mask") : pos == 1;
+		if (!kw)
+			pos++;
+		int bits;
+		if (ta_node_is(v, "identifier") && (ptr || mask)) {
+			bits = p3_named(c, v, ptr ? "pointer tile" : "mask", why);
+			if (bits < 0)
+				return -1;
+		} else {
+			bits = ta_edits_bcast_mask(m, v);
+			if (bits & 4) {
+				*why = ta_xasprintf("line %zu: the load's arguments reshape or transpose: not the "
+						    "x[:, None] / x[None, :] form", ta_node_line(v));
+				return -1;
+			}
+			if (bits && !inline_load) {
+				char *t = swapped(m, v);
+				ta_edit_replace(c->out, ts_node_start_byte(v), ts_node_end_byte(v), t);
+				free(t);
+			}
+		}
+		if (ptr)
+			ptr_bits = bits;
+	}
+	if (ptr_bits != 3) {
+		*why = ta_xasprintf("line %zu: the pointer tile is not base + rows[:, None] ... + cols[None, :] ...",
+				    ta_node_line(call));
+		return -1;
+	}
+	if (inline_load)
+		*inline_text = swapped(m, call);
+	return 0;
+}
+
+static const ta_op *load_at(const ta_kernel *k, TSNode call)
+{
+	for (size_t i = 0; i < k->op_count; i++)
+		if (k->ops[i].kind == TA_OP_LOAD && k->ops[i].span.start == ts_node_start_byte(call) &&
+		    k->ops[i].span.end == ts_node_end_byte(call))
+			return &k->ops[i];
+	return NULL;
+}
+
+/* text with up to n spaces taken off the start of each line but the first. */
+static char *shift_left(const char *text, uint32_t n)
+{
+	ta_buf b = TA_BUF_INIT;
+	for (const char *p = text; *p; p++) {
+		ta_buf_putc(&b, *p);
+		if (*p != '\n')
+			continue;
+		for (uint32_t i = 0; i < n && p[1] == ' '; i++)
+			p++;
+	}
+	return ta_buf_steal(&b);
+}
+
+static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit *out, char **why)
+{
+	TSNode tn = ta_edits_node(m, t->span);
+	TSNode x = trans_operand(m, t, tn);
+	if (ts_node_is_null(x))
+		return ta_edits_refuse(why, "line %u: not a plain 2D transpose (tl.trans(x), x.T, "
+				       "tl.permute(x, (1, 0)))", t->span.line);
+	x = ta_node_unparen(x);
+	p3_ctx c = { m, k, t, out };
+	const ta_op *ld = NULL;
+	bool inline_load = ta_node_is(x, "call");
+	char *name = NULL;
+	if (inline_load) {
+		ld = load_at(k, x);
+	} else if (ta_node_is(x, "identifier")) {
+		name = ta_node_text(m->src, x);
+		TSNode assign;
+		TSNode rhs = single_def(m, k, name, t->span.start, &assign);
+		if (!ts_node_is_null(rhs))
+			ld = load_at(k, ta_node_unparen(rhs));
+		if (ld && ta_edits_ident_count(m, k->node, name) != 2) {
+			int r = ta_edits_refuse(why, "line %u: %s is also used untransposed: load it twice or "
+						"transpose by hand", t->span.line, name);
+			free(name);
+			return r;
+		}
+	}
+	if (!ld) {
+		int r = ta_edits_refuse(why, "line %u: %s is not the result of one tl.load in %s", t->span.line,
+					name ? name : "the transposed tile", k->name);
+		free(name);
+		return r;
+	}
+	if (ld->ptr_shape != TA_PTR_2D || ld->ptr_rank != 2 || ld->gather) {
+		int r = ta_edits_refuse(why, "line %u: %s is not loaded through a plain 2D pointer tile",
+					t->span.line, name ? name : "the tile");
+		free(name);
+		return r;
+	}
+	char *text = NULL;
+	if (p3_load(&c, ta_edits_node(m, ld->span), inline_load, &text, why) != 0) {
+		free(name);
+		return -1;
+	}
+	if (inline_load) {
+		/* The load moves left to where the transpose began: so do its
+		 * continuation lines. */
+		char *moved = shift_left(text, ts_node_start_byte(x) - ts_node_start_byte(tn));
+		free(text);
+		text = moved;
+	}
+	ta_edit_replace(out, ts_node_start_byte(tn), ts_node_end_byte(tn), inline_load ? text : name);
+	ta_edit_set_title(out, "load %s transposed (rows and columns of its pointer tile swapped) instead of "
+			  "transposing it in the loop", name ? name : "the tile");
+	out->line = t->span.line;
+	free(text);
+	free(name);
+	return 0;
+}
+
+/* Rewrite: load the tile transposed (swap the pointer tile's rows and columns), drop the transpose. */
+TA_REWRITE(P3, NULL)
+{
+	char *why = NULL;
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+			continue;
+		const ta_kernel *k = &m->kernels[ki];
+		for (size_t i = 0; i < k->op_count; i++) {
+			const ta_op *t = &k->ops[i];
+			if ((t->kind != TA_OP_TRANS && t->kind != TA_OP_PERMUTE) || t->loop < 0 ||
+			    !ta_edits_at_line(t->span, line))
+				continue;
+			char *w = NULL;
+			if (p3_one(m, k, t, out, &w) == 0) {
+				free(why);
+				return 0;
+			}
+			ta_edit_clear(out);
+			ta_edits_keep_why(&why, w);
+		}
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no transpose of a loaded tile inside a kernel loop%s",
+			     line ? " on that line" : "");
+}

@@ -1,0 +1,538 @@
+/* P6: Loaded strides or pointers without tl.assume.
+ * Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Assignment a builds a pointer tile from name, as its stride or base
+ * (`a_ptrs = a_ptr + offs_am[:, None] * lda`). */
+static bool builds_tile_from(ta_rule_ctx *c, const ta_assign *a, const char *name)
+{
+	return strcmp(a->name, name) && ta_rule_mentions(c, a->rhs, name) &&
+	       ta_kernel_address_role(c->m, c->k, ta_rule_node(c, a->rhs), name);
+}
+
+/* True when name (transitively through assignments) reaches the pointer
+ * of a memory op or a descriptor base. */
+static bool flows_to_pointer(ta_rule_ctx *c, const char *name, int depth)
+{
+	const ta_kernel *k = c->k;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		bool mem = op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE || op->kind == TA_OP_MAKE_DESCRIPTOR ||
+			   op->kind == TA_OP_MAKE_BLOCK_PTR;
+		if (!mem)
+			continue;
+		if (op->arg_count && ta_rule_mentions(c, op->args[0], name) &&
+		    ta_kernel_address_role(c->m, k, ta_rule_node(c, op->args[0]), name))
+			return true;
+		if (op->kind == TA_OP_MAKE_DESCRIPTOR || op->kind == TA_OP_MAKE_BLOCK_PTR)
+			for (size_t j = 0; j < op->kwarg_count; j++)
+				if ((!strcmp(op->kwargs[j].name, "strides") || !strcmp(op->kwargs[j].name, "base")) &&
+				    ta_rule_mentions(c, op->kwargs[j].value_span, name))
+					return true;
+	}
+	/* Else one step through a pointer tile built from it, in the role of a
+	 * stride or a base: a loaded index that picks a row (through tl.where
+	 * or arithmetic) is an offset, not a stride or a base pointer. */
+	if (depth > 0)
+		return false;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (!builds_tile_from(c, &as[i], name))
+			continue;
+		char *t = ta_xstrdup(as[i].name);
+		bool yes = flows_to_pointer(c, t, depth + 1);
+		free(t);
+		if (yes)
+			return true;
+	}
+	return false;
+}
+
+static bool hint_mentions(const ta_rule_ctx *c, const char *name)
+{
+	for (size_t i = 0; i < c->k->op_count; i++) {
+		const ta_op *op = &c->k->ops[i];
+		if ((op->kind == TA_OP_ASSUME || op->kind == TA_OP_MULTIPLE_OF) &&
+		    ta_rule_mentions(c, op->span, name))
+			return true;
+	}
+	return false;
+}
+
+/* name, or a pointer tile built from it, already carries an alignment hint
+ * (Triton's grouped GEMM: tl.multiple_of(a_ptrs, [16, 16])). */
+static bool assumed(ta_rule_ctx *c, const char *name)
+{
+	if (hint_mentions(c, name))
+		return true;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t i = 0; i < n; i++)
+		if (builds_tile_from(c, &as[i], name) && hint_mentions(c, as[i].name))
+			return true;
+	return false;
+}
+
+ta_status ta_detect_p6(ta_rule_ctx *c)
+{
+	const ta_kernel *k = c->k;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	bool any = false, found = false;
+	for (size_t i = 0; i < n; i++) {
+		const ta_assign *a = &as[i];
+		if (a->augmented)
+			continue;
+		const ta_op *load = NULL;
+		for (size_t j = 0; j < k->op_count && !load; j++) {
+			const ta_op *op = &k->ops[j];
+			if (op->kind == TA_OP_LOAD && op->ptr_shape == TA_PTR_SCALAR &&
+			    op->span.start >= a->rhs.start && op->span.end <= a->rhs.end)
+				load = op;
+		}
+		if (!load || !flows_to_pointer(c, a->name, 0))
+			continue;
+		any = true;
+		if (assumed(c, a->name))
+			continue;
+		bool dup = false;
+		for (size_t f = 0; f < c->res->finding_count; f++)
+			if (c->res->findings[f].id == c->id && c->res->findings[f].kernel == c->kernel &&
+			    c->res->findings[f].span.start == a->stmt.start)
+				dup = true;
+		if (dup)
+			continue;
+		/* What to assume, as the edit writes it: a pointer is aligned to
+		 * 16 bytes, a stride to 8 elements (16 bytes of fp16). */
+		bool pointer = ta_rule_contains(c, a->rhs, "pointer_type");
+		char *cond = pointer ? ta_xasprintf("%s.to(tl.int64) %% 16 == 0", a->name) :
+				       ta_xasprintf("%s %% 8 == 0", a->name);
+		ta_rule_add(c, a->stmt,
+			"`%s` is loaded from memory and used in pointer arithmetic without tl.assume: Triton "
+			"cannot know its alignment (add tl.assume(%s) and assert it on the host)", a->name, cond);
+		free(cond);
+		found = true;
+	}
+	if (found)
+		return TA_STATUS_APPLIES;
+	return any ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
+}
+
+/* How a loaded value is used, which decides what may be assumed. */
+typedef enum p6_use { P6_NONE, P6_STRIDE, P6_POINTER } p6_use;
+
+typedef struct p6_site {
+	const ta_kernel *k;
+	const ta_op *load;
+	TSNode stmt;              /* `name = ...tl.load(...)...` */
+	char *name;
+} p6_site;
+
+/* n reads name as a plain identifier (not after a dot, not a keyword). */
+static bool reads(const ta_model *m, TSNode n, const char *name)
+{
+	char **v;
+	size_t c = ta_edits_names(m, n, &v);
+	bool yes = false;
+	for (size_t i = 0; i < c && !yes; i++)
+		yes = !strcmp(v[i], name);
+	ta_edits_names_free(v, c);
+	return yes;
+}
+
+/* name is a factor of a product somewhere inside n. */
+static bool multiplied(const ta_model *m, TSNode n, const char *name)
+{
+	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), "*")) {
+		TSNode l = ta_node_field(n, "left"), r = ta_node_field(n, "right");
+		if ((ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name)) ||
+		    (ta_node_is(r, "identifier") && ta_node_text_eq(m->src, r, name)))
+			return true;
+	}
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		if (multiplied(m, ts_node_named_child(n, i), name))
+			return true;
+	return false;
+}
+
+static bool is_memory_op(const ta_op *op)
+{
+	return op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE || op->kind == TA_OP_MAKE_DESCRIPTOR ||
+	       op->kind == TA_OP_MAKE_BLOCK_PTR;
+}
+
+static bool used_directly(const ta_model *m, const ta_kernel *k, const char *name, bool *as_stride);
+
+/* Calls fn for each pointer tile kernel k builds from name as a stride or
+ * base (`a_ptrs = a_ptr + offs_am[:, None] * lda`: tile a_ptrs, rhs the
+ * sum), until fn returns true; returns whether one did. */
+typedef bool (*tile_fn)(const ta_model *m, const ta_kernel *k, const char *name, const char *tile, TSNode rhs,
+			void *ctx);
+
+static bool each_tile_from(const ta_model *m, const ta_kernel *k, const char *name, tile_fn fn, void *ctx)
+{
+	bool stop = false;
+	TSTreeCursor cur = ts_tree_cursor_new(k->node);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+		if (ta_node_is(n, "assignment") && ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
+		    ta_kernel_address_role(m, k, right, name)) {
+			char *tile = ta_node_text(m->src, left);
+			stop = fn(m, k, name, tile, right, ctx);
+			free(tile);
+		}
+		if (stop || !ta_cursor_next(&cur, true))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	return stop;
+}
+
+/* For used_in_address: the tile goes into an address itself. */
+static bool tile_used(const ta_model *m, const ta_kernel *k, const char *name, const char *tile, TSNode rhs, void *ctx)
+{
+	bool *found = ctx, ignored;  /* used, as a stride */
+	if (used_directly(m, k, tile, &ignored)) {
+		found[0] = true;
+		found[1] |= multiplied(m, rhs, name);
+	}
+	return false;
+}
+
+/* Where the value goes into an address, the way the P6 detector sees it:
+ * the pointer argument of a memory op, or a descriptor's strides/base;
+ * else one step through a pointer tile built from it as a stride or base
+ * (`a_ptrs = a_ptr + offs_am[:, None] * lda`, then tl.load(a_ptrs)). */
+static bool used_in_address(const ta_model *m, const ta_kernel *k, const char *name, bool *as_stride)
+{
+	if (used_directly(m, k, name, as_stride))
+		return true;
+	bool found[2] = { false, false };  /* used, as a stride */
+	each_tile_from(m, k, name, tile_used, found);
+	*as_stride = found[1];
+	return found[0];
+}
+
+static bool used_directly(const ta_model *m, const ta_kernel *k, const char *name, bool *as_stride)
+{
+	bool used = false;
+	*as_stride = false;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (!is_memory_op(op))
+			continue;
+		if (op->arg_count) {
+			TSNode a = ta_edits_node(m, op->args[0]);
+			if (!ts_node_is_null(a) && reads(m, a, name) && ta_kernel_address_role(m, k, a, name)) {
+				used = true;
+				*as_stride |= multiplied(m, a, name);
+			}
+		}
+		for (size_t j = 0; j < op->kwarg_count; j++) {
+			const ta_kwarg *kw = &op->kwargs[j];
+			bool st = !strcmp(kw->name, "strides");
+			if (!st && strcmp(kw->name, "base"))
+				continue;
+			TSNode v = ta_edits_node(m, kw->value_span);
+			if (!ts_node_is_null(v) && reads(m, v, name)) {
+				used = true;
+				*as_stride |= st;
+			}
+		}
+	}
+	return used;
+}
+
+static bool hinted(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->kind != TA_OP_ASSUME && op->kind != TA_OP_MULTIPLE_OF)
+			continue;
+		TSNode n = ta_edits_node(m, op->span);
+		if (!ts_node_is_null(n) && reads(m, n, name))
+			return true;
+	}
+	return false;
+}
+
+static bool tile_hinted(const ta_model *m, const ta_kernel *k, const char *name, const char *tile, TSNode rhs,
+			void *ctx)
+{
+	(void)name;
+	(void)rhs;
+	(void)ctx;
+	return hinted(m, k, tile);
+}
+
+/* name, or a pointer tile built from it, carries an alignment hint already
+ * (as the detector sees it). */
+static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	return hinted(m, k, name) || each_tile_from(m, k, name, tile_hinted, NULL);
+}
+
+/* The assignment a scalar load feeds, through method calls such as
+ * `.to(tl.pointer_type(...))`; null when the load is used otherwise. */
+static TSNode load_assignment(TSNode call)
+{
+	for (TSNode p = ta_node_parent(call); !ts_node_is_null(p); p = ta_node_parent(p)) {
+		if (ta_node_is(p, "assignment"))
+			return p;
+		if (!ta_node_is(p, "attribute") && !ta_node_is(p, "call") && !ta_node_is(p, "argument_list"))
+			break;
+	}
+	return (TSNode){ 0 };
+}
+
+static bool is_op(const ta_model *m, TSNode n, const char *op)
+{
+	return ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), op);
+}
+
+/* The terms of a sum, left to right (at most max). */
+static size_t sum_terms(const ta_model *m, TSNode n, TSNode *t, size_t count, size_t max)
+{
+	n = ta_node_unparen(n);
+	if (is_op(m, n, "+")) {
+		count = sum_terms(m, ta_node_field(n, "left"), t, count, max);
+		return sum_terms(m, ta_node_field(n, "right"), t, count, max);
+	}
+	if (count < max)
+		t[count] = n;
+	return count + 1;
+}
+
+/* The entry index of a table read: `i` (every entry), `i * S` or `S * i`
+ * (every S-th, from 0). Returns the stride S (1 for `i`), 0 otherwise. */
+static long index_stride(const ta_model *m, TSNode n)
+{
+	if (ta_node_is(n, "identifier"))
+		return 1;
+	if (!is_op(m, n, "*"))
+		return 0;
+	TSNode l = ta_node_unparen(ta_node_field(n, "left")), r = ta_node_unparen(ta_node_field(n, "right"));
+	TSNode lit = ta_node_is(r, "integer") ? r : l, var = ta_node_is(r, "integer") ? l : r;
+	if (!ta_node_is(lit, "integer") || !ta_node_is(var, "identifier"))
+		return 0;
+	char *t = ta_node_text(m->src, lit);
+	long v = strtol(t, NULL, 10);
+	free(t);
+	return v > 0 && v < 1000 ? v : 0;
+}
+
+/* The table parameter T a load reads and which of its entries: `T + i`
+ * (all), `T + i * S + c` (every S-th from c), `T` (the first). *slice gets
+ * the Python slice of the host's tensor holding exactly those entries ("" for
+ * all). Both caller-freed; NULL when the address is of another form. */
+static char *table_param(const ta_model *m, const ta_kernel *k, TSNode ptr, char **slice)
+{
+	TSNode t[4];
+	size_t n = sum_terms(m, ptr, t, 0, 4);
+	if (n == 0 || n > 3 || !ta_node_is(t[0], "identifier"))
+		return NULL;
+	char *name = ta_node_text(m->src, t[0]);
+	const ta_param *p = ta_kernel_param(k, name);
+	long stride = n >= 2 ? index_stride(m, t[1]) : 1, first = 0;
+	if (n == 3 && ta_node_is(t[2], "integer")) {
+		char *c = ta_node_text(m->src, t[2]);
+		first = strtol(c, NULL, 10);
+		free(c);
+	}
+	if (!p || p->constexpr_ || stride == 0 || (n == 3 && (!ta_node_is(t[2], "integer") || first >= stride))) {
+		free(name);
+		return NULL;
+	}
+	if (n == 1)
+		*slice = ta_xstrdup("[:1]");
+	else if (stride == 1)
+		*slice = ta_xstrdup("");
+	else if (first)
+		*slice = ta_xasprintf("[%ld::%ld]", first, stride);
+	else
+		*slice = ta_xasprintf("[::%ld]", stride);
+	return name;
+}
+
+/* The statement holding n that sits directly in a block (or the module). */
+static TSNode block_statement(TSNode n)
+{
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); n = p, p = ta_node_parent(p))
+		if (ta_node_is(p, "block") || ta_node_is(p, "module"))
+			return n;
+	return (TSNode){ 0 };
+}
+
+/* An expression the assert may evaluate again: a name or attribute chain. */
+static bool plain_name(TSNode n)
+{
+	if (ta_node_is(n, "identifier"))
+		return true;
+	return ta_node_is(n, "attribute") && plain_name(ta_node_field(n, "object"));
+}
+
+/* The argument a launch passes for parameter index pi (named pname). */
+static TSNode launch_arg(const ta_model *m, const ta_launch *l, size_t pi, const char *pname)
+{
+	if (pi < l->arg_count)
+		return ta_edits_node(m, l->args[pi]);
+	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, pname);
+	return kw ? ta_edits_node(m, kw->value_span) : (TSNode){ 0 };
+}
+
+/* One assert before each launch of the kernel, on the host's own argument
+ * for the table parameter. */
+static int p6_host(const ta_model *m, const p6_site *s, const char *table, const char *slice, int mod,
+		   const char *kcond, ta_edit *out, char **why)
+{
+	size_t ki = (size_t)(s->k - m->kernels), pi = 0;
+	while (pi < s->k->param_count && strcmp(s->k->params[pi].name, table))
+		pi++;
+	size_t done = 0;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)ki)
+			continue;
+		TSNode arg = launch_arg(m, l, pi, table);
+		if (ts_node_is_null(arg))
+			return ta_edits_refuse(why, "line %u: the launch does not pass `%s` by position or by name",
+					       l->span.line, table);
+		char *at = ta_node_text(m->src, arg);
+		if (!plain_name(arg)) {
+			int r = ta_edits_refuse(why, "line %u: `%s` (for %s) is built inside the launch; give it a name "
+						"first so the host can check it", l->span.line, at, table);
+			free(at);
+			return r;
+		}
+		TSNode st = block_statement(ta_edits_node(m, l->span));
+		uint32_t end;
+		uint32_t start = ts_node_is_null(st) ? UINT32_MAX : ta_edits_stmt_lines(m, st, &end);
+		if (start == UINT32_MAX) {
+			free(at);
+			return ta_edits_refuse(why, "line %u: the launch shares its line with other code", l->span.line);
+		}
+		char *ind = ta_edits_indent_at(m, start);
+		char *cond = ta_xasprintf("%s%s %% %d == 0", at, slice, mod);
+		char *line = ta_xasprintf("%sassert bool((%s).all()), \"%s: tl.assume(%s) needs it\"\n", ind, cond,
+					  s->k->name, kcond);
+		ta_edit_replace(out, start, start, line);
+		free(line);
+		free(cond);
+		free(ind);
+		free(at);
+		done++;
+	}
+	if (!done)
+		return ta_edits_refuse(why, "no launch of %s in this file: nowhere to assert on the host what "
+				       "tl.assume states", s->k->name);
+	return 0;
+}
+
+static int p6_one(const ta_model *m, const p6_site *s, bool stride, ta_edit *out, char **why)
+{
+	uint32_t sline = ts_node_start_point(s->stmt).row + 1;
+	uint32_t end;
+	if (!ta_node_is(ta_node_parent(s->stmt), "block") || ta_edits_stmt_lines(m, s->stmt, &end) == UINT32_MAX)
+		return ta_edits_refuse(why, "line %u: the load of `%s` shares its line with other code", sline, s->name);
+	TSNode assign = ts_node_named_child(s->stmt, 0);
+	char *rhs = ta_node_text(m->src, ta_node_field(assign, "right"));
+	bool pointer = strstr(rhs, "pointer_type") != NULL;
+	free(rhs);
+	if (!pointer && !stride)
+		return ta_edits_refuse(why, "line %u: `%s` is neither a stride (a factor of an address) nor a pointer "
+				       "(cast with pointer_type): what to assume is not clear", sline, s->name);
+	TSNode call = ta_edits_node(m, s->load->span);
+	TSNode ptr = ts_node_named_child(ta_node_field(call, "arguments"), 0);
+	char *slice = NULL;
+	char *table = ts_node_is_null(ptr) ? NULL : table_param(m, s->k, ptr, &slice);
+	if (!table)
+		return ta_edits_refuse(why, "line %u: the load of `%s` does not read a table parameter T at T + i or "
+				       "T + i * S + c, so the host cannot check the entries it reads", sline, s->name);
+	char *tl = ta_edits_module(m, "triton.language");
+	if (!tl) {
+		free(table);
+		free(slice);
+		return ta_edits_refuse(why, "the file does not import triton.language");
+	}
+	char *cond = pointer ? ta_xasprintf("%s.to(%s.int64) %% 16 == 0", s->name, tl) :
+			       ta_xasprintf("%s %% 8 == 0", s->name);
+	/* The host's asserts first: without them the assumption may be false. */
+	int rc = p6_host(m, s, table, slice, pointer ? 16 : 8, cond, out, why);
+	if (rc == 0) {
+		char *ind = ta_edits_indent_at(m, ts_node_start_byte(s->stmt));
+		bool nl = end > 0 && m->src->text[end - 1] == '\n';
+		char *line = ta_xasprintf("%s%s%s.assume(%s)\n", nl ? "" : "\n", ind, tl, cond);
+		ta_edit_replace(out, end, end, line);
+		ta_edit_set_title(out, "tl.assume(%s) after the load, asserted on the host for `%s`", cond, table);
+		out->line = sline;
+		free(line);
+		free(ind);
+	}
+	free(cond);
+	free(tl);
+	free(table);
+	free(slice);
+	return rc;
+}
+
+static int p6_kernel(const ta_model *m, const ta_kernel *k, uint32_t line, ta_edit *out, char **why)
+{
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->kind != TA_OP_LOAD || op->ptr_shape != TA_PTR_SCALAR)
+			continue;
+		TSNode as = load_assignment(ta_edits_node(m, op->span));
+		if (ts_node_is_null(as))
+			continue;       /* a null node has no tree: no parent to ask for */
+		TSNode left = ta_node_field(as, "left");
+		TSNode stmt = ta_node_parent(as);
+		if (!ta_node_is(left, "identifier") || !ta_node_is(stmt, "expression_statement"))
+			continue;
+		p6_site s = { k, op, stmt, ta_node_text(m->src, left) };
+		bool stride;
+		ta_span at = { .line = ts_node_start_point(stmt).row + 1, .end_line = ts_node_end_point(stmt).row + 1 };
+		if (!used_in_address(m, k, s.name, &stride) || already_assumed(m, k, s.name) ||
+		    !ta_edits_at_line(at, line)) {
+			free(s.name);
+			continue;
+		}
+		char *w = NULL;
+		int rc = p6_one(m, &s, stride, out, &w);
+		free(s.name);
+		if (rc == 0)
+			return 0;
+		ta_edit_clear(out);
+		ta_edits_keep_why(why, w);
+	}
+	return -1;
+}
+
+/* Rewrite: tl.assume on a loaded stride or pointer, and the host assert that makes it true. */
+TA_REWRITE(P6, NULL)
+{
+	char *why = NULL;
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+			continue;
+		if (p6_kernel(m, &m->kernels[ki], line, out, &why) == 0) {
+			free(why);
+			return 0;
+		}
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no stride or pointer loaded from memory and used in an address without "
+			       "tl.assume%s", line ? " on that line" : "");
+}

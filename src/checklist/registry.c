@@ -1,0 +1,263 @@
+/* The registry: entries.def expanded into the table of entries (with each
+ * one's detector), the names of sections, statuses and edit kinds, running
+ * the detectors over a model, and the walk order. */
+#include "config.h"
+#include "checklist/entry.h"
+#include "checklist/rewrite.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* The guided "rewrite": entries whose REWRITE column says NONE point here. */
+const ta_rewrite ta_rewrite_NONE = { "NONE", NULL, NULL };
+
+#define ENTRY(ID, det, SEC, NEEDS, RW, SCOPE, SERVED, OPENS, FLAGS)                          \
+	{ #ID, TA_SECTION_##SEC, TA_NEEDS_##NEEDS, &ta_rewrite_##RW, TA_SCOPE_##SCOPE, SERVED, \
+	  OPENS, FLAGS },
+static const ta_entry_def defs[] = {
+#include "checklist/entries.def"
+};
+#undef ENTRY
+
+#define ENTRY(ID, det, SEC, NEEDS, RW, SCOPE, SERVED, OPENS, FLAGS) ta_detect_##det,
+static ta_detector const detectors[] = {
+#include "checklist/entries.def"
+};
+#undef ENTRY
+
+#define ENTRY_COUNT ((size_t)TA_ENTRY__COUNT)
+_Static_assert(sizeof defs / sizeof *defs == TA_ENTRY__COUNT, "one row per entry");
+
+static const struct {
+	const char *name;
+	const char *title;
+	char letter;
+} sections[TA_SECTION_COUNT] = {
+	[TA_SECTION_TRIGGERS] = { "triggers", "Trigger table", 'T' },
+	[TA_SECTION_LAYOUT] = { "layout", "§1 Layout flags → structure", 'L' },
+	[TA_SECTION_PRIORITIES] = { "priorities", "§2 Post-TMA priority list", 'P' },
+	[TA_SECTION_PATTERNS] = { "patterns", "§3 Fast vs slow patterns", 'S' },
+	[TA_SECTION_ATTENTION] = { "attention", "§4 Attention / FMHA checklist", 'G' },
+	[TA_SECTION_DEEPER] = { "deeper", "Deeper entries", 'D' },
+};
+
+/* ---- the table ------------------------------------------------------------ */
+
+size_t ta_entry_count(void) { return ENTRY_COUNT; }
+
+const ta_entry_def *ta_entry_at(size_t i) { return i < ENTRY_COUNT ? &defs[i] : NULL; }
+
+int ta_entry_index_of(const char *id)
+{
+	for (size_t i = 0; id && i < ENTRY_COUNT; i++)
+		if (!strcasecmp(defs[i].id, id))
+			return (int)i;
+	return -1;
+}
+
+const ta_entry_def *ta_entry_find(const char *id)
+{
+	int i = ta_entry_index_of(id);
+	return i < 0 ? NULL : &defs[i];
+}
+
+ta_edit_kind ta_entry_edit_kind(const ta_entry_def *e)
+{
+	if (e->section == TA_SECTION_TRIGGERS)
+		return TA_EDIT_NONE;
+	return e->rewrite->make && !e->rewrite->demoted ? TA_EDIT_MECHANICAL : TA_EDIT_GUIDED;
+}
+
+const char *ta_section_title(ta_section s)
+{
+	return (unsigned)s < TA_SECTION_COUNT ? sections[s].title : "?";
+}
+
+const char *ta_section_name(ta_section s)
+{
+	return (unsigned)s < TA_SECTION_COUNT ? sections[s].name : "?";
+}
+
+char ta_section_letter(ta_section s)
+{
+	return (unsigned)s < TA_SECTION_COUNT ? sections[s].letter : '?';
+}
+
+bool ta_section_from_name(const char *name, ta_section *out)
+{
+	for (int s = 0; s < TA_SECTION_COUNT; s++) {
+		if (strcmp(name, sections[s].name) == 0) {
+			*out = (ta_section)s;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *ta_edit_kind_name(ta_edit_kind k)
+{
+	static const char *const names[] = {
+		[TA_EDIT_NONE] = "none", [TA_EDIT_MECHANICAL] = "mechanical", [TA_EDIT_GUIDED] = "guided",
+	};
+	return (unsigned)k <= TA_EDIT_GUIDED ? names[k] : "?";
+}
+
+const char *ta_needs_name(ta_needs n)
+{
+	static const char *const names[] = {
+		[TA_NEEDS_STATIC] = "static", [TA_NEEDS_PROFILE] = "profile", [TA_NEEDS_BASELINE] = "baseline",
+	};
+	return (unsigned)n <= TA_NEEDS_BASELINE ? names[n] : "?";
+}
+
+/* ---- the rules' view of it ------------------------------------------------ */
+
+size_t ta_rules_count(void) { return ENTRY_COUNT; }
+const char *ta_rules_id(size_t e) { return e < ENTRY_COUNT ? defs[e].id : NULL; }
+const char *ta_rules_section(size_t e) { return e < ENTRY_COUNT ? ta_section_name(defs[e].section) : NULL; }
+const char *ta_rules_served_by(size_t e) { return e < ENTRY_COUNT ? defs[e].served_by : NULL; }
+int ta_rules_index(const char *id) { return ta_entry_index_of(id); }
+
+const char *ta_status_name(ta_status s)
+{
+	static const char *const names[] = {
+		[TA_STATUS_NOT_APPLICABLE] = "not applicable", [TA_STATUS_SATISFIED] = "satisfied",
+		[TA_STATUS_APPLIES] = "applies", [TA_STATUS_NEEDS_PROFILE] = "needs profile",
+		[TA_STATUS_NEEDS_BASELINE] = "needs baseline",
+	};
+	return s < TA_STATUS__COUNT ? names[s] : "?";
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+ta_rules_result *ta_rules_run(const ta_model *m, const ta_evidence *ev)
+{
+	ta_rules_result *r = ta_xcalloc(1, sizeof *r);
+	r->model = m;
+	r->kernel_count = m->kernel_count;
+	r->status = ta_xcalloc(m->kernel_count ? m->kernel_count * ENTRY_COUNT : 1, sizeof(ta_status));
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		ta_rule_ctx c = { .m = m, .ev = ev, .res = r, .kernel = (int)ki, .k = &m->kernels[ki] };
+		for (size_t e = 0; e < ENTRY_COUNT; e++) {
+			c.entry = e;
+			c.id = defs[e].id;
+			ta_status s = detectors[e](&c);
+			r->status[ki * ENTRY_COUNT + e] = s;
+			if (e == TA_ENTRY_T1)
+				c.attention = s == TA_STATUS_APPLIES;
+		}
+		for (size_t i = 0; i < c.assign_count; i++)
+			free(c.assigns[i].name);
+		free(c.assigns);
+	}
+	return r;
+}
+
+void ta_rules_result_free(ta_rules_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->finding_count; i++) {
+		free(r->findings[i].reason);
+		free(r->findings[i].lines);
+		free(r->findings[i].measure);
+	}
+	free(r->findings);
+	free(r->status);
+	free(r);
+}
+
+ta_status ta_rules_status(const ta_rules_result *r, int kernel, size_t entry)
+{
+	if (!r || kernel < 0 || (size_t)kernel >= r->kernel_count || entry >= ENTRY_COUNT)
+		return TA_STATUS_NOT_APPLICABLE;
+	return r->status[(size_t)kernel * ENTRY_COUNT + entry];
+}
+
+/* ---- the walk order -------------------------------------------------------- */
+
+static void emit(const char **out, size_t *n, bool *done, size_t e)
+{
+	if (done[e])
+		return;
+	done[e] = true;
+	out[(*n)++] = defs[e].id;
+}
+
+/* Emits what trigger t opens: each word of its OPENS is a section's data
+ * name (all of its entries) or an id. */
+static void emit_opened(const ta_entry_def *t, const char **out, size_t *n, bool *done)
+{
+	const char *p = t->opens;
+	while (p && *p) {
+		size_t len = strcspn(p, " ");
+		char word[16];
+		snprintf(word, sizeof word, "%.*s", (int)len, p);
+		ta_section s;
+		if (ta_section_from_name(word, &s)) {
+			for (size_t e = 0; e < ENTRY_COUNT; e++)
+				if (defs[e].section == s)
+					emit(out, n, done, e);
+		} else {
+			int e = ta_entry_index_of(word);
+			if (e >= 0)
+				emit(out, n, done, (size_t)e);
+		}
+		p += len;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+size_t ta_rules_walk_order(const ta_rules_result *r, int kernel, const char **out)
+{
+	bool done[ENTRY_COUNT] = { false };
+	size_t n = 0;
+	for (size_t e = 0; e < ENTRY_COUNT; e++)
+		if (defs[e].section == TA_SECTION_TRIGGERS)
+			emit(out, &n, done, e);
+	/* What fired triggers open, the urgent ones' first (a catastrophic
+	 * regression), then in the table's order; then the rest. */
+	for (int urgent = 1; urgent >= 0; urgent--)
+		for (size_t e = 0; e < ENTRY_COUNT; e++)
+			if (defs[e].section == TA_SECTION_TRIGGERS &&
+			    !!(defs[e].flags & TA_ENTRY_URGENT) == urgent &&
+			    ta_rules_status(r, kernel, e) == TA_STATUS_APPLIES)
+				emit_opened(&defs[e], out, &n, done);
+	for (size_t e = 0; e < ENTRY_COUNT; e++)
+		emit(out, &n, done, e);
+	return n;
+}
+
+int ta_rules_parse_ids(const char *list, bool *on, char **err)
+{
+	const char *p = list;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char *id = ta_xstrndup(p, len);
+		/* allow spaces around ids */
+		char *s = id;
+		while (*s == ' ')
+			s++;
+		char *e = s + strlen(s);
+		while (e > s && e[-1] == ' ')
+			*--e = '\0';
+		if (*s) {
+			int i = ta_rules_index(s);
+			if (i < 0) {
+				*err = ta_xasprintf("unknown checklist id '%s' (T1-T5, L1-L4, P1-P7, S1-S8, G1-G8, D1-D15)", s);
+				free(id);
+				return -1;
+			}
+			on[i] = true;
+		}
+		free(id);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* Rewrites: the mechanical edits of checklist entries, made from the model
+ * of one file as a ta_edit (analyze/diff.h), and the guided templates of
+ * the others. Nothing here touches a file: advise/edit.h applies what is
+ * made here.
+ *
+ * Which entry a rewrite serves is in entries.def (G4 is written by S3's
+ * rewrite); each rewrite is defined in the file of the entry that owns it. */
+#ifndef TA_CHECKLIST_REWRITE_H
+#define TA_CHECKLIST_REWRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/diff.h"
+#include "analyze/model.h"
+#include "checklist/entry.h"
+
+/* Makes the edit for one site. kernel_or_host is a kernel index for
+ * kernel-side entries, a host index for host-side ones, or -1 for any.
+ * line 0 takes the first site, else the site on (or spanning) that line.
+ * Returns 0 with *out filled (the caller clears it), or, with *why_not
+ * (caller frees, one line): -1 when a site exists but a precondition of the
+ * rewrite does not hold (offer the guided template), -2 when there is no
+ * site at all. */
+typedef int (*ta_rewrite_fn)(const ta_model *m, int kernel_or_host, uint32_t line,
+			     ta_edit *out, char **why_not);
+
+struct ta_rewrite {
+	const char *owner;        /* the entry whose file defines it: "S3" */
+	ta_rewrite_fn make;       /* NULL only for ta_rewrite_NONE */
+	const char *demoted;      /* non-NULL: shown as a diff but not applied by the
+				     tool (measured slower on a real kernel); why */
+};
+
+/* One object per REWRITE column of entries.def; ta_rewrite_NONE (make NULL)
+ * stands for "guided". Repeated extern declarations are harmless. */
+#define ENTRY(ID, det, SEC, NEEDS, RW, SCOPE, SERVED, OPENS, FLAGS) extern const ta_rewrite ta_rewrite_##RW;
+#include "checklist/entries.def"
+#undef ENTRY
+
+/* The rewrite that writes id's edit (G4: S3's); NULL when id is unknown or
+ * its edit is guided. A demoted rewrite is returned: callers decide. */
+const ta_rewrite *ta_rewrite_find(const char *id);
+
+/* Runs id's rewrite over every kernel (or host) until one yields an edit
+ * for line (0: the first site). The edit carries id (G4, not S3). Same
+ * contract as ta_rewrite_fn; "no mechanical edit" (-1) when id has none. */
+int ta_rewrite_make(const ta_model *m, const char *id, uint32_t line, ta_edit *out, char **why_not);
+
+/* A guided edit: the template of id as a comment block, with {0}, {1}...
+ * replaced by names[0], names[1]..., inserted before line (1-based) with that
+ * line's indentation and the file's line ending. Returns -1 with *err
+ * (caller frees) when line is outside the file. */
+int ta_rewrite_guided(const ta_model *m, const char *id, uint32_t line,
+		      const char *const *names, size_t name_count, ta_edit *out, char **err);
+
+#endif

@@ -1,0 +1,499 @@
+/* Helpers shared by the edit generators. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+char *ta_edits_module(const ta_model *m, const char *module)
+{
+	/* An exact binding first: `import triton.language as tl`. */
+	for (size_t i = 0; i < m->import_count; i++)
+		if (!strcmp(m->imports[i].target, module))
+			return ta_xstrdup(m->imports[i].alias);
+	/* Then a parent: `import triton` gives "triton.language". */
+	size_t best = 0;
+	const ta_import *bi = NULL;
+	for (size_t i = 0; i < m->import_count; i++) {
+		const char *t = m->imports[i].target;
+		size_t n = strlen(t);
+		if (n < strlen(module) && !strncmp(module, t, n) && module[n] == '.' && n > best) {
+			best = n;
+			bi = &m->imports[i];
+		}
+	}
+	return bi ? ta_xasprintf("%s%s", bi->alias, module + best) : NULL;
+}
+
+TSNode ta_edits_node(const ta_model *m, ta_span s)
+{
+	TSNode n = ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn), s.start, s.end);
+	if (ts_node_is_null(n) || ts_node_start_byte(n) != s.start || ts_node_end_byte(n) != s.end)
+		return (TSNode){ 0 };
+	/* The outermost node with this range. */
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && ts_node_start_byte(p) == s.start &&
+	     ts_node_end_byte(p) == s.end && !ta_node_is(p, "expression_statement"); p = ta_node_parent(p))
+		n = p;
+	return n;
+}
+
+char *ta_edits_text(const ta_model *m, uint32_t start, uint32_t end)
+{
+	/* Ranges come from trees that error recovery may have bent: an empty
+	 * string beats reading outside the source. */
+	if (end < start || end > m->src->len)
+		return ta_xstrdup("");
+	return ta_xstrndup(m->src->text + start, end - start);
+}
+
+uint32_t ta_edits_line_start(const ta_model *m, uint32_t off)
+{
+	while (off > 0 && m->src->text[off - 1] != '\n')
+		off--;
+	return off;
+}
+
+uint32_t ta_edits_line_next(const ta_model *m, uint32_t off)
+{
+	while (off < m->src->len && m->src->text[off] != '\n')
+		off++;
+	return off < m->src->len ? off + 1 : off;
+}
+
+char *ta_edits_indent_at(const ta_model *m, uint32_t off)
+{
+	uint32_t s = ta_edits_line_start(m, off), e = s;
+	while (e < m->src->len && (m->src->text[e] == ' ' || m->src->text[e] == '\t'))
+		e++;
+	return ta_edits_text(m, s, e);
+}
+
+const char *ta_edits_indent_unit(const ta_model *m, const char *base)
+{
+	const char *k = m->kernel_count ? m->kernels[0].indent : NULL;
+	char want = base[0] ? base[0] : (k && k[0] ? k[0] : ' ');
+	if (k && k[0] == want)
+		return k;
+	return want == '\t' ? "\t" : "    ";
+}
+
+bool ta_edits_alone_on_line(const ta_model *m, TSNode n, bool allow_comment)
+{
+	const char *t = m->src->text;
+	uint32_t s = ts_node_start_byte(n), e = ts_node_end_byte(n);
+	for (uint32_t i = ta_edits_line_start(m, s); i < s; i++)
+		if (t[i] != ' ' && t[i] != '\t')
+			return false;
+	for (uint32_t i = e; i < m->src->len && t[i] != '\n'; i++) {
+		if (t[i] == '#' && allow_comment)
+			return true;
+		if (t[i] != ' ' && t[i] != '\t' && t[i] != '\r')
+			return false;
+	}
+	return true;
+}
+
+TSNode ta_edits_statement(TSNode n)
+{
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); n = p, p = ta_node_parent(p)) {
+		if (ta_node_is(p, "expression_statement"))
+			return ta_node_named_count(p) == 1 ? p : (TSNode){ 0 };
+		/* Only through the assignment itself: not out of a call. */
+		if (!ta_node_is(p, "assignment") && !ta_node_is(p, "augmented_assignment"))
+			return (TSNode){ 0 };
+	}
+	return (TSNode){ 0 };
+}
+
+bool ta_edits_at_line(ta_span site, uint32_t line)
+{
+	return line == 0 || (site.line <= line && line <= site.end_line);
+}
+
+int ta_edits_drop_arg(ta_edit *e, TSNode arg)
+{
+	TSNode prev = ts_node_prev_named_sibling(arg);
+	while (!ts_node_is_null(prev) && ta_node_is(prev, "comment"))
+		prev = ts_node_prev_named_sibling(prev);
+	if (!ts_node_is_null(prev))
+		return ta_edit_replace(e, ts_node_end_byte(prev), ts_node_end_byte(arg), "");
+	TSNode next = ts_node_next_named_sibling(arg);
+	if (!ts_node_is_null(next))
+		return ta_edit_replace(e, ts_node_start_byte(arg), ts_node_start_byte(next), "");
+	TSNode list = ta_node_parent(arg);
+	return ta_edit_replace(e, ts_node_start_byte(arg), ts_node_end_byte(list) - 1, "");
+}
+
+int ta_edits_refuse(char **why_not, const char *fmt, ...)
+{
+	ta_buf b = TA_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	ta_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	*why_not = ta_buf_steal(&b);
+	return -1;
+}
+
+void ta_edits_keep_why(char **why, char *now)
+{
+	if (!*why)
+		*why = now;
+	else
+		free(now);
+}
+
+int ta_edits_none(char **why_not, const char *fmt, ...)
+{
+	ta_buf b = TA_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	ta_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	*why_not = ta_buf_steal(&b);
+	return -2;
+}
+
+static void names_walk(const ta_model *m, TSNode n, char ***v, size_t *count, size_t *cap)
+{
+	if (ta_node_is(n, "identifier")) {
+		char *t = ta_node_text(m->src, n);
+		for (size_t i = 0; i < *count; i++)
+			if (!strcmp((*v)[i], t)) {
+				free(t);
+				return;
+			}
+		if (*count == *cap) {
+			*cap = *cap ? *cap * 2 : 8;
+			*v = ta_xrealloc(*v, *cap * sizeof **v);
+		}
+		(*v)[(*count)++] = t;
+		return;
+	}
+	if (ta_node_is(n, "attribute")) {
+		/* `a.b`: only a is read as a name. */
+		names_walk(m, ta_node_field(n, "object"), v, count, cap);
+		return;
+	}
+	if (ta_node_is(n, "keyword_argument")) {
+		names_walk(m, ta_node_field(n, "value"), v, count, cap);
+		return;
+	}
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		names_walk(m, ts_node_named_child(n, i), v, count, cap);
+}
+
+size_t ta_edits_names(const ta_model *m, TSNode n, char ***out)
+{
+	size_t count = 0, cap = 0;
+	*out = NULL;
+	if (!ts_node_is_null(n))
+		names_walk(m, n, out, &count, &cap);
+	return count;
+}
+
+void ta_edits_names_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+char *ta_edits_reindent(const char *text, const char *unit)
+{
+	ta_buf b = TA_BUF_INIT;
+	bool bol = true;
+	for (const char *p = text; *p; p++) {
+		if (bol && *p != '\n' && !(*p == '\r' && p[1] == '\n'))
+			ta_buf_puts(&b, unit);
+		ta_buf_putc(&b, *p);
+		bol = *p == '\n';
+	}
+	return ta_buf_steal(&b);
+}
+
+uint32_t ta_edits_stmt_lines(const ta_model *m, TSNode stmt, uint32_t *end)
+{
+	uint32_t s = ts_node_start_byte(stmt);
+	for (uint32_t i = ta_edits_line_start(m, s); i < s; i++)
+		if (m->src->text[i] != ' ' && m->src->text[i] != '\t')
+			return UINT32_MAX;
+	uint32_t e = ts_node_end_byte(stmt);
+	for (uint32_t i = e; i < m->src->len && m->src->text[i] != '\n'; i++) {
+		if (m->src->text[i] == '#')
+			break;
+		if (m->src->text[i] != ' ' && m->src->text[i] != '\t' && m->src->text[i] != '\r')
+			return UINT32_MAX;
+	}
+	*end = ta_edits_line_next(m, e);
+	return ta_edits_line_start(m, s);
+}
+
+int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *name, ta_edit *out, char **why)
+{
+	/* The parameter, after the last one without a default. */
+	TSNode params = ta_node_field(k->node, "parameters");
+	TSNode after = { 0 };
+	uint32_t index = 0, seen = 0, n = ta_node_named_count(params);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode p = ts_node_named_child(params, i);
+		if (ta_node_is(p, "comment"))
+			continue;
+		if (!ta_node_is(p, "identifier") && !ta_node_is(p, "typed_parameter") &&
+		    !ta_node_is(p, "default_parameter") && !ta_node_is(p, "typed_default_parameter")) {
+			*why = ta_xasprintf("%s: the parameter list has *args, **kwargs or a separator", k->name);
+			return -1;
+		}
+		seen++;
+		if (ta_node_is(p, "identifier") || ta_node_is(p, "typed_parameter")) {
+			after = p;
+			index = seen;
+		}
+	}
+	if (ts_node_is_null(after)) {
+		*why = ta_xasprintf("%s: every parameter has a default", k->name);
+		return -1;
+	}
+	/* A launch passing more positional arguments would shift them. */
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel == (int)(k - m->kernels) && l->arg_count > index) {
+			*why = ta_xasprintf("line %u: the launch passes %zu positional arguments, past where %s goes",
+					    l->span.line, l->arg_count, name);
+			return -1;
+		}
+	}
+	char *ce = ta_edits_module(m, "triton.language.constexpr");
+	if (!ce) {
+		*why = ta_xstrdup("the file does not import triton.language");
+		return -1;
+	}
+	char *par = ta_xasprintf(", %s: %s", name, ce);
+	ta_edit_replace(out, ts_node_end_byte(after), ts_node_end_byte(after), par);
+	free(par);
+	free(ce);
+	return 0;
+}
+
+/* A positional argument (index) or keyword argument (kw) of a call. */
+TSNode ta_edits_call_arg(const ta_model *m, TSNode call, uint32_t index, const char *kw)
+{
+	TSNode args = ta_node_field(call, "arguments");
+	uint32_t pos = 0, n = ta_node_named_count(args);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (ta_node_is(a, "comment"))
+			continue;
+		if (ta_node_is(a, "keyword_argument")) {
+			if (kw && ta_node_text_eq(m->src, ta_node_field(a, "name"), kw))
+				return ta_node_field(a, "value");
+			continue;
+		}
+		if (pos++ == index)
+			return a;
+	}
+	return (TSNode){ 0 };
+}
+
+/* ---- shared by several entries ---------------------------------------- */
+
+bool ta_edits_host_selected(int kernel_or_host, size_t h)
+{
+	return kernel_or_host < 0 || (size_t)kernel_or_host == h;
+}
+
+bool ta_edits_kernel_selected(int kernel_or_host, size_t k)
+{
+	return kernel_or_host < 0 || (size_t)kernel_or_host == k;
+}
+
+int ta_edits_each_op(const ta_model *m, int kernel_or_host, uint32_t line, ta_op_kind kind, ta_edits_op_fn one,
+		   ta_edit *out, char **why_not, const char *none)
+{
+	char *why = NULL;
+	for (size_t k = 0; k < m->kernel_count; k++) {
+		if (!ta_edits_kernel_selected(kernel_or_host, k))
+			continue;
+		const ta_kernel *kn = &m->kernels[k];
+		for (size_t i = 0; i < kn->op_count; i++) {
+			if (kn->ops[i].kind != kind || !ta_edits_at_line(kn->ops[i].span, line))
+				continue;
+			char *w = NULL;
+			if (one(m, kn, &kn->ops[i], out, &w) == 0) {
+				free(why);
+				return 0;
+			}
+			ta_edits_keep_why(&why, w);
+		}
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "%s%s", none, line ? " on that line" : "");
+}
+
+bool ta_edits_word_in(const char *s, size_t n, const char *w)
+{
+	size_t wl = strlen(w);
+	for (size_t i = 0; i + wl <= n; i++) {
+		if (memcmp(s + i, w, wl) != 0)
+			continue;
+		bool l = i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_');
+		bool r = i + wl == n || !(isalnum((unsigned char)s[i + wl]) || s[i + wl] == '_');
+		if (l && r)
+			return true;
+	}
+	return false;
+}
+
+/* A function or module-level name the file already defines. */
+bool ta_edits_defined(const ta_model *m, const char *name)
+{
+	for (size_t i = 0; i < m->function_count; i++)
+		if (!strcmp(m->functions[i].name, name))
+			return true;
+	TSNode root = ta_syntax_root(m->syn);
+	uint32_t n = ta_node_named_count(root);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode s = ts_node_named_child(root, i);
+		TSNode a = ta_node_is(s, "expression_statement") ? ts_node_named_child(s, 0) : (TSNode){ 0 };
+		if (ta_node_is(a, "assignment") && ta_node_text_eq(m->src, ta_node_field(a, "left"), name))
+			return true;
+	}
+	return false;
+}
+
+/* Inserts text before the line of a module-level definition at off. */
+int ta_edits_before_def(const ta_model *m, uint32_t off, const char *text, ta_edit *out)
+{
+	uint32_t s = ta_edits_line_start(m, off);
+	if (s != off)
+		return -1;
+	return ta_edit_replace(out, s, s, text);
+}
+
+/* name is bound or read anywhere in the file. */
+bool ta_edits_name_taken(const ta_model *m, const char *name)
+{
+	return ta_node_contains_identifier(m->src, ta_syntax_root(m->syn), name);
+}
+
+/* 1 for x[:, None] (rows), 2 for x[None, :] (columns), -1 for any other
+ * subscript that adds an axis, 0 for anything else. */
+int ta_edits_bcast_kind(const ta_model *m, TSNode n)
+{
+	if (!ta_node_is(n, "subscript"))
+		return 0;
+	TSNode v = ta_node_field(n, "value");
+	char buf[24];
+	size_t k = 0;
+	bool none = false;
+	for (uint32_t i = ts_node_end_byte(v); i < ts_node_end_byte(n); i++) {
+		char ch = m->src->text[i];
+		if (isspace((unsigned char)ch))
+			continue;
+		if (k + 1 < sizeof buf)
+			buf[k++] = ch;
+		else
+			none = true;  /* too long for either form */
+	}
+	buf[k] = '\0';
+	if (!none && !strcmp(buf, "[:,None]"))
+		return 1;
+	if (!none && !strcmp(buf, "[None,:]"))
+		return 2;
+	return none || strstr(buf, "None") ? -1 : 0;
+}
+
+/* Calls that change a tile's shape or layout: the swap cannot see through. */
+bool ta_edits_reshaping_call(const ta_model *m, TSNode call)
+{
+	static const char *const names[] = { "expand_dims", "broadcast_to", "broadcast", "reshape", "view",
+					     "trans", "permute", "join", "split", "interleave", NULL };
+	TSNode fn = ta_node_field(call, "function");
+	TSNode last = ta_node_is(fn, "attribute") ? ta_node_field(fn, "attribute") : fn;
+	for (size_t i = 0; names[i]; i++)
+		if (ta_node_text_eq(m->src, last, names[i]))
+			return true;
+	return false;
+}
+
+/* Which broadcasts n holds: bit 1 rows, bit 2 columns, bit 4 something
+ * else two-dimensional (other axes, reshapes, transposes). */
+int ta_edits_bcast_mask(const ta_model *m, TSNode n)
+{
+	int k = ta_edits_bcast_kind(m, n);
+	if (k < 0)
+		return 4;
+	int r = k > 0 ? 1 << (k - 1) : 0;
+	if (ta_node_is(n, "call") && ta_edits_reshaping_call(m, n))
+		r |= 4;
+	if (ta_node_is(n, "attribute") && ta_node_text_eq(m->src, ta_node_field(n, "attribute"), "T"))
+		r |= 4;
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		r |= ta_edits_bcast_mask(m, ts_node_named_child(n, i));
+	return r;
+}
+
+/* Occurrences of the identifier name in n (not after a dot, not keyword
+ * names). */
+size_t ta_edits_ident_count(const ta_model *m, TSNode n, const char *name)
+{
+	if (ta_node_is(n, "identifier"))
+		return ta_node_text_eq(m->src, n, name) ? 1 : 0;
+	if (ta_node_is(n, "attribute"))
+		return ta_edits_ident_count(m, ta_node_field(n, "object"), name);
+	if (ta_node_is(n, "keyword_argument"))
+		return ta_edits_ident_count(m, ta_node_field(n, "value"), name);
+	size_t s = 0;
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		s += ta_edits_ident_count(m, ts_node_named_child(n, i), name);
+	return s;
+}
+
+void ta_edits_find_defs(const ta_model *m, TSNode n, const char *name, ta_edits_defs *d)
+{
+	TSNode target = { 0 };
+	if (ta_node_is(n, "assignment") || ta_node_is(n, "augmented_assignment") || ta_node_is(n, "for_statement"))
+		target = ta_node_field(n, "left");
+	else if (ta_node_is(n, "named_expression"))
+		target = ta_node_field(n, "name");
+	if (!ts_node_is_null(target) && ta_node_contains_identifier(m->src, target, name)) {
+		if (d->n < sizeof d->v / sizeof *d->v)
+			d->v[d->n++] = n;
+		else
+			d->more = true;
+	}
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		ta_edits_find_defs(m, ts_node_named_child(n, i), name, d);
+}
+
+/* The terms of a chain of one binary operator ("+", "&"), left to right;
+ * a parenthesised term stays whole. */
+size_t ta_edits_chain_rec(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max)
+{
+	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), op)) {
+		size_t l = ta_edits_chain_rec(m, ta_node_field(n, "left"), op, terms, max);
+		if (l == 0 || l >= max)
+			return 0;
+		terms[l] = ta_node_field(n, "right");
+		return l + 1;
+	}
+	if (max == 0)
+		return 0;
+	terms[0] = n;
+	return 1;
+}
+
+size_t ta_edits_chain_terms(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max)
+{
+	return ta_edits_chain_rec(m, ta_node_unparen(n), op, terms, max);
+}

@@ -1,0 +1,145 @@
+/* What the rewrites share: how one is defined, and the helpers they use.
+ * Internal to src/checklist: the rest of the program uses rewrite.h. */
+#ifndef TA_CHECKLIST_REWRITE_INTERNAL_H
+#define TA_CHECKLIST_REWRITE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <tree_sitter/api.h>
+
+#include "analyze/diff.h"
+#include "analyze/model.h"
+#include "checklist/rewrite.h"
+
+/* Opens the definition of entry ID's rewrite: declares the ta_rewrite
+ * object rewrite.h names (demoted: NULL, or why the tool only shows it) and
+ * starts the function that makes it, whose parameters are those of
+ * ta_rewrite_fn. Use: TA_REWRITE(S3, NULL) { ... } */
+#define TA_REWRITE(ID, demoted) \
+	static int make_##ID(const ta_model *m, int kernel_or_host, uint32_t line, \
+			     ta_edit *out, char **why_not); \
+	const ta_rewrite ta_rewrite_##ID = { #ID, make_##ID, demoted }; \
+	static int make_##ID(const ta_model *m, int kernel_or_host, uint32_t line, \
+			     ta_edit *out, char **why_not)
+
+/* The guided template of id (guided.c): comment lines separated by
+ * "\n", with {0}, {1}... for the user's names; NULL when id has none. */
+const char *ta_edits_guided_template(const char *id);
+
+/* ---- helpers (rewrite_common.c) ---- */
+
+/* The name this file uses for module ("triton.language", "triton",
+ * "torch"): its alias, or the alias of a parent module plus the rest
+ * ("triton" imported: "triton.language"). NULL when not imported. Caller
+ * frees. */
+char *ta_edits_module(const ta_model *m, const char *module);
+/* The node whose byte range is exactly s (the outermost such), or a null
+ * node. */
+TSNode ta_edits_node(const ta_model *m, ta_span s);
+/* Source text of a byte range / node; caller frees. */
+char *ta_edits_text(const ta_model *m, uint32_t start, uint32_t end);
+/* Offset of the start of the line holding off, and of the next line
+ * (after the line ending; the text's end on the last line). */
+uint32_t ta_edits_line_start(const ta_model *m, uint32_t off);
+uint32_t ta_edits_line_next(const ta_model *m, uint32_t off);
+/* The leading whitespace of the line holding off; caller frees. */
+char *ta_edits_indent_at(const ta_model *m, uint32_t off);
+/* One indentation level to add under a line indented with `base`: the
+ * first kernel's indent when it uses the same character, else a tab for
+ * tab-indented lines, else four spaces. Static or borrowed. */
+const char *ta_edits_indent_unit(const ta_model *m, const char *base);
+/* True when only whitespace precedes node on its line and only
+ * whitespace (or a comment when allow_comment) follows it. */
+bool ta_edits_alone_on_line(const ta_model *m, TSNode n, bool allow_comment);
+/* The statement holding n directly (expression_statement), or null. */
+TSNode ta_edits_statement(TSNode n);
+/* True when site spans line (line 0 matches everything). */
+bool ta_edits_at_line(ta_span site, uint32_t line);
+/* Removes an argument (positional or keyword) with its comma. */
+int ta_edits_drop_arg(ta_edit *e, TSNode arg);
+/* The identifiers n reads (not names after a dot, not keyword names), each
+ * once. Free with ta_edits_names_free. */
+size_t ta_edits_names(const ta_model *m, TSNode n, char ***out);
+void ta_edits_names_free(char **v, size_t n);
+/* text with unit put before every line that is not blank. Caller frees. */
+char *ta_edits_reindent(const char *text, const char *unit);
+/* The whole lines of a statement: returns the start of its first line and
+ * sets *end past its last line (a trailing comment included), or returns
+ * UINT32_MAX when other code shares those lines. */
+uint32_t ta_edits_stmt_lines(const ta_model *m, TSNode stmt, uint32_t *end);
+/* Adds `name: tl.constexpr` after the kernel's last parameter without a
+ * default. Returns 0, or -1 with *why when the signature or a positional
+ * launch of the kernel in this file does not allow it. */
+int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *name, ta_edit *out, char **why);
+/* Sets *why_not to a formatted message and returns -1 (a site whose
+ * precondition fails) or -2 (ta_edits_none: no site at all). */
+int ta_edits_refuse(char **why_not, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ta_edits_none(char **why_not, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* While trying the sites of an entry one by one: keeps the first site's
+ * reason for refusing in *why and frees later ones (takes now). */
+void ta_edits_keep_why(char **why, char *now);
+/* Inserts the host allocator for in-kernel descriptors (an alloc function
+ * and triton.set_allocator) before the launch `first`, or before the host
+ * loop around it (g7.c; G7 and S1). Returns 0, or -1 with *why_not. */
+int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *out, char **why_not);
+/* A call's argument: the keyword argument kw (when kw is given and
+ * present), else the positional one at index; a null node when neither. */
+TSNode ta_edits_call_arg(const ta_model *m, TSNode call, uint32_t index, const char *kw);
+
+/* ---- shared by several entries (rewrite_common.c) ---- */
+
+bool ta_edits_host_selected(int kernel_or_host, size_t h);
+
+bool ta_edits_kernel_selected(int kernel_or_host, size_t k);
+
+/* Runs one(m, k, i) over the ops of kind in the selected kernels at line. */
+typedef int (*ta_edits_op_fn)(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why);
+
+int ta_edits_each_op(const ta_model *m, int kernel_or_host, uint32_t line, ta_op_kind kind, ta_edits_op_fn one,
+		   ta_edit *out, char **why_not, const char *none);
+
+/* ---- S3 ------------------------------------------------------------------ */
+bool ta_edits_word_in(const char *s, size_t n, const char *w);
+
+/* A function or module-level name the file already defines. */
+bool ta_edits_defined(const ta_model *m, const char *name);
+
+/* Inserts text before the line of a module-level definition at off. */
+int ta_edits_before_def(const ta_model *m, uint32_t off, const char *text, ta_edit *out);
+
+/* ---- shared ------------------------------------------------------------- */
+/* name is bound or read anywhere in the file. */
+bool ta_edits_name_taken(const ta_model *m, const char *name);
+
+/* 1 for x[:, None] (rows), 2 for x[None, :] (columns), -1 for any other
+ * subscript that adds an axis, 0 for anything else. */
+int ta_edits_bcast_kind(const ta_model *m, TSNode n);
+
+/* Calls that change a tile's shape or layout: the swap cannot see through. */
+bool ta_edits_reshaping_call(const ta_model *m, TSNode call);
+
+/* Which broadcasts n holds: bit 1 rows, bit 2 columns, bit 4 something
+ * else two-dimensional (other axes, reshapes, transposes). */
+int ta_edits_bcast_mask(const ta_model *m, TSNode n);
+
+/* Occurrences of the identifier name in n (not after a dot, not keyword
+ * names). */
+size_t ta_edits_ident_count(const ta_model *m, TSNode n, const char *name);
+
+/* The statements of a kernel that bind name: assignments (plain or
+ * augmented) and for loops with name in their target. */
+typedef struct ta_edits_defs {
+	TSNode v[8];
+	size_t n;
+	bool more;                /* over eight */
+} ta_edits_defs;
+
+void ta_edits_find_defs(const ta_model *m, TSNode n, const char *name, ta_edits_defs *d);
+
+/* The terms of a chain of one binary operator ("+", "&"), left to right;
+ * a parenthesised term stays whole. */
+size_t ta_edits_chain_rec(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max);
+
+size_t ta_edits_chain_terms(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max);
+
+#endif

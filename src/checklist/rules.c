@@ -1,0 +1,366 @@
+/* What the detectors share: adding findings, serving another entry's,
+ * and the recognisers over source text, loops and assignments. */
+#include "config.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* ---- findings --------------------------------------------------------- */
+
+void ta_finding_line(ta_finding *f, uint32_t line)
+{
+	for (size_t i = 0; i < f->line_count; i++)
+		if (f->lines[i] == line)
+			return;
+	*TA_APPEND(f->lines, f->line_count) = line;
+}
+
+static ta_finding *push_finding(ta_rule_ctx *c, ta_span span)
+{
+	ta_rules_result *r = c->res;
+	ta_finding *f = TA_PUSH(r->findings, r->finding_count, r->finding_cap);
+	f->kernel = c->kernel;
+	f->id = c->id;
+	f->span = span;
+	return f;
+}
+
+/* Folds a reason to one line (rules.h promises it): quoted source text may
+ * span lines; each line break with the blanks around it becomes one space. */
+static char *fold_one_line(char *s)
+{
+	char *w = s;
+	for (const char *r = s; *r;) {
+		if (*r == '\n' || *r == '\r') {
+			while (w > s && (w[-1] == ' ' || w[-1] == '\t'))
+				w--;
+			while (*r == '\n' || *r == '\r' || *r == ' ' || *r == '\t')
+				r++;
+			*w++ = ' ';
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+	return s;
+}
+
+ta_finding *ta_rule_add(ta_rule_ctx *c, ta_span span, const char *fmt, ...)
+{
+	ta_finding *f = push_finding(c, span);
+	ta_buf b = TA_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	ta_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	f->reason = fold_one_line(ta_buf_steal(&b));
+	ta_finding_line(f, span.line);
+	return f;
+}
+
+ta_status ta_rule_status_of(const ta_rule_ctx *c, const char *id)
+{
+	int e = ta_rules_index(id);
+	return e < 0 ? TA_STATUS_NOT_APPLICABLE : ta_rules_status(c->res, c->kernel, (size_t)e);
+}
+
+ta_status ta_rule_serve(ta_rule_ctx *c, const char *from, unsigned tags)
+{
+	size_t n = c->res->finding_count;
+	bool copied = false;
+	for (size_t i = 0; i < n; i++) {
+		const ta_finding src = c->res->findings[i];   /* the array may move */
+		if (src.kernel != c->kernel || strcmp(src.id, from) || (tags && !(src.tags & tags)))
+			continue;
+		ta_finding *f = push_finding(c, src.span);
+		f->reason = ta_xasprintf("%s (as %s)", src.reason, from);
+		for (size_t l = 0; l < src.line_count; l++)
+			ta_finding_line(f, src.lines[l]);
+		f->measure = src.measure ? ta_xstrdup(src.measure) : NULL;
+		f->tags = src.tags;
+		copied = true;
+	}
+	if (copied)
+		return TA_STATUS_APPLIES;
+	ta_status s = ta_rule_status_of(c, from);
+	return s == TA_STATUS_APPLIES ? TA_STATUS_SATISFIED : s;
+}
+
+/* ---- text helpers ------------------------------------------------------- */
+
+char *ta_rule_text(const ta_rule_ctx *c, ta_span s)
+{
+	if (s.end < s.start || s.end > c->m->src->len)
+		return ta_xstrdup("");
+	return ta_xstrndup(c->m->src->text + s.start, s.end - s.start);
+}
+
+static bool ident_char(char ch)
+{
+	return isalnum((unsigned char)ch) || ch == '_';
+}
+
+bool ta_text_mentions(const char *text, size_t len, const char *ident)
+{
+	size_t n = strlen(ident);
+	if (!n || n > len)
+		return false;
+	for (size_t i = 0; i + n <= len; i++) {
+		if (text[i] != ident[0] || memcmp(text + i, ident, n))
+			continue;
+		if (i > 0 && (ident_char(text[i - 1]) || text[i - 1] == '.'))
+			continue;
+		if (i + n < len && ident_char(text[i + n]))
+			continue;
+		return true;
+	}
+	return false;
+}
+
+char *ta_rule_kernel_list(const ta_kernel *const *ks, size_t n)
+{
+	const ta_kernel **seen = ta_xcalloc(n ? n : 1, sizeof *seen);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < m && !dup; j++)
+			dup = seen[j] == ks[i];
+		if (!dup)
+			seen[m++] = ks[i];
+	}
+	ta_buf b = TA_BUF_INIT;
+	size_t shown = m > 3 ? 2 : m;
+	for (size_t i = 0; i < shown; i++)
+		ta_buf_printf(&b, "%s`%s`", i == 0 ? "" : i + 1 == m ? " and " : ", ", seen[i]->name);
+	if (m > shown)
+		ta_buf_printf(&b, " and %zu more", m - shown);
+	free(seen);
+	return ta_buf_steal(&b);
+}
+
+bool ta_rule_host_is_test(const ta_host *h)
+{
+	return h->name && (!strncmp(h->name, "test_", 5) || !strcmp(h->name, "test"));
+}
+
+bool ta_rule_mentions(const ta_rule_ctx *c, ta_span s, const char *ident)
+{
+	if (s.end <= s.start || s.end > c->m->src->len)
+		return false;
+	return ta_text_mentions(c->m->src->text + s.start, s.end - s.start, ident);
+}
+
+bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle)
+{
+	size_t n = strlen(needle);
+	if (s.end <= s.start || s.end > c->m->src->len || n > s.end - s.start)
+		return false;
+	const char *t = c->m->src->text + s.start;
+	for (size_t i = 0; i + n <= s.end - s.start; i++)
+		if (!memcmp(t + i, needle, n))
+			return true;
+	return false;
+}
+
+TSNode ta_rule_node(const ta_rule_ctx *c, ta_span s)
+{
+	TSNode root = ta_syntax_root(c->m->syn);
+	return ts_node_named_descendant_for_byte_range(root, s.start, s.end);
+}
+
+char *ta_op_arg(const ta_rule_ctx *c, const ta_op *op, size_t i)
+{
+	return i < op->arg_count ? ta_rule_text(c, op->args[i]) : NULL;
+}
+
+/* ---- kernel structure --------------------------------------------------- */
+
+int ta_kernel_loop_at(const ta_kernel *k, uint32_t off)
+{
+	int best = -1;
+	for (size_t i = 0; i < k->loop_count; i++) {
+		const ta_loop *lp = &k->loops[i];
+		if (lp->span.start <= off && off < lp->span.end &&
+		    (best < 0 || lp->depth > k->loops[best].depth))
+			best = (int)i;
+	}
+	return best;
+}
+
+bool ta_loop_within(const ta_kernel *k, int inner, int outer)
+{
+	for (int l = inner; l >= 0; l = k->loops[l].parent)
+		if (l == outer)
+			return true;
+	return false;
+}
+
+/* Does the span mention one of the comma-separated names of a loop header's
+ * variable text ("i" or "i, j")? */
+static bool mentions_loop_var(const ta_rule_ctx *c, ta_span s, const char *vars)
+{
+	char *copy = ta_xstrdup(vars), *save = NULL;
+	bool hit = false;
+	for (char *t = strtok_r(copy, ", ()", &save); t && !hit; t = strtok_r(NULL, ", ()", &save))
+		hit = ta_rule_mentions(c, s, t);
+	free(copy);
+	return hit;
+}
+
+bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l)
+{
+	const ta_kernel *k = c->k;
+	if (l < 0 || (size_t)l >= k->loop_count)
+		return false;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	/* varying[i]: assignment i (inside l) gives its name a changing value. */
+	bool *varying = ta_xcalloc(n ? n : 1, sizeof *varying);
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			if (varying[i] || as[i].loop < 0 || !ta_loop_within(k, as[i].loop, l))
+				continue;
+			bool v = as[i].augmented;
+			for (size_t j = 0; j < k->loop_count && !v; j++)
+				v = k->loops[j].var && ta_loop_within(k, (int)j, l) &&
+				    mentions_loop_var(c, as[i].rhs, k->loops[j].var);
+			for (size_t j = 0; j < n && !v; j++)
+				v = varying[j] && ta_rule_mentions(c, as[i].rhs, as[j].name);
+			if (v)
+				varying[i] = grew = true;
+		}
+	}
+	bool hit = false;
+	for (size_t j = 0; j < k->loop_count && !hit; j++)
+		hit = k->loops[j].var && ta_loop_within(k, (int)j, l) && mentions_loop_var(c, s, k->loops[j].var);
+	for (size_t i = 0; i < n && !hit; i++)
+		hit = varying[i] && ta_rule_mentions(c, s, as[i].name);
+	free(varying);
+	return hit;
+}
+
+const ta_op *ta_op_defining(const ta_kernel *k, const char *name, uint32_t before)
+{
+	const ta_op *found = NULL;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->target && !strcmp(op->target, name) && op->span.start < before)
+			if (!found || op->span.start >= found->span.start)
+				found = op;
+	}
+	return found;
+}
+
+static void collect_assigns(ta_rule_ctx *c)
+{
+	c->assigns_done = true;
+	const ta_kernel *k = c->k;
+	TSNode body = ta_node_field(k->node, "body");
+	if (ts_node_is_null(body))
+		return;
+	TSTreeCursor cur = ts_tree_cursor_new(body);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		bool descend = true;
+		bool plain = ta_node_is(n, "assignment"), aug = ta_node_is(n, "augmented_assignment");
+		if (plain || aug) {
+			TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+			if (ta_node_is(left, "identifier") && !ts_node_is_null(right)) {
+				ta_assign *a = TA_APPEND(c->assigns, c->assign_count);
+				a->name = ta_node_text(c->m->src, left);
+				a->rhs = ta_span_of(c->m->src, right);
+				a->stmt = ta_span_of(c->m->src, n);
+				a->loop = ta_kernel_loop_at(k, a->stmt.start);
+				a->augmented = aug;
+			}
+		} else if (ta_node_is(n, "function_definition")) {
+			descend = false;
+		}
+		if (!ta_cursor_next(&cur, descend))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+}
+
+const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n)
+{
+	if (!c->assigns_done)
+		collect_assigns(c);
+	*n = c->assign_count;
+	return c->assigns;
+}
+
+static bool parse_long(const char *s, long *v)
+{
+	if (!s || !*s)
+		return false;
+	char *end;
+	long x = strtol(s, &end, 0);
+	while (*end == ' ')
+		end++;
+	if (*end)
+		return false;
+	*v = x;
+	return true;
+}
+
+size_t ta_rule_param_values(const ta_rule_ctx *c, const char *name, long *vals, size_t max)
+{
+	size_t n = 0;
+	const ta_autotune *a = c->k->autotune;
+	for (size_t i = 0; a && i < a->config_count && n < max; i++) {
+		const ta_kwarg *kw = ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name);
+		if (kw && parse_long(kw->value, &vals[n]))
+			n++;
+	}
+	for (size_t i = 0; i < c->m->launch_count && n < max; i++) {
+		const ta_launch *l = &c->m->launches[i];
+		if (l->kernel != c->kernel)
+			continue;
+		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, name);
+		if (kw && parse_long(kw->value, &vals[n]))
+			n++;
+	}
+	const ta_param *p = ta_kernel_param(c->k, name);
+	if (p && p->default_value && n < max && parse_long(p->default_value, &vals[n]))
+		n++;
+	return n;
+}
+
+bool ta_is_layout_flag(const char *name)
+{
+	static const char *const flags[] = {
+		"transpose", "transpose_a", "transpose_b", "transpose_v", "transpose_k",
+		"transpose_q", "trans_a", "trans_b", "trans_v", "a_trans", "b_trans",
+		"is_transposed", "layout", "mla_layout", "layout_mode", "kv_layout", NULL,
+	};
+	return ta_name_among(name, flags);
+}
+
+/* ---- shared by several entries ---------------------------------------- */
+
+int ta_rule_dots_in_loop(const ta_kernel *k, int l)
+{
+	int n = 0;
+	for (size_t i = 0; i < k->op_count; i++)
+		if (k->ops[i].kind == TA_OP_DOT && k->ops[i].loop >= 0 && ta_loop_within(k, k->ops[i].loop, l))
+			n++;
+	return n;
+}
+
+/* Host functions (not module level) that launch the current kernel. */
+bool ta_rule_host_launches(const ta_rule_ctx *c, const ta_host *h)
+{
+	if (h->span.end == 0 || ta_rule_host_is_test(h))
+		return false;
+	for (size_t i = 0; i < h->launch_count; i++)
+		if (c->m->launches[h->launches[i]].kernel == c->kernel)
+			return true;
+	return false;
+}

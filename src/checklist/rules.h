@@ -1,0 +1,83 @@
+/* The checklist's detectors: every entry of CHECKLIST.md (T1-T5, L1-L4,
+ * P1-P7, S1-S8, G1-G8, D1-D15) run over the model of one file, giving
+ * findings and, for each entry and kernel, a status.
+ *
+ * The entries and their order are those of entries.def (entry.h); titles,
+ * impacts and explanations live in the catalog (src/advise/checklist). The
+ * reason of a finding is written here, in the user's names. */
+#ifndef TA_CHECKLIST_RULES_H
+#define TA_CHECKLIST_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/evidence.h"
+#include "analyze/model.h"
+#include "checklist/entry.h"
+
+typedef enum ta_status {
+	TA_STATUS_NOT_APPLICABLE, /* nothing of the kind in this kernel */
+	TA_STATUS_SATISFIED,      /* the good pattern is present */
+	TA_STATUS_APPLIES,        /* at least one finding */
+	TA_STATUS_NEEDS_PROFILE,  /* decidable only with a measurement */
+	TA_STATUS_NEEDS_BASELINE, /* decidable only against a baseline */
+	TA_STATUS__COUNT
+} ta_status;
+
+/* Finding tags: facets a serving detector marks so that an entry it serves
+ * can take only part of its findings (S4 takes P1's GPU-split findings). */
+enum { TA_TAG_GPU_SPLIT = 1u << 0, TA_TAG_GUIDED = 1u << 1 };
+
+typedef struct ta_finding {
+	int kernel;               /* index in model->kernels */
+	const char *id;           /* static: "S1" */
+	ta_span span;             /* where to point */
+	char *reason;             /* one line, the user's names */
+	uint32_t *lines;          /* evidence: code lines (1-based), span's line first */
+	size_t line_count;
+	char *measure;            /* profile-backed entries: what the profile showed or
+				     must show; NULL otherwise */
+	unsigned tags;
+} ta_finding;
+
+typedef struct ta_rules_result {
+	const ta_model *model;    /* borrowed */
+	ta_finding *findings;     /* in entry order, then source order */
+	size_t finding_count;
+	size_t finding_cap;
+	ta_status *status;        /* kernel_count x ta_rules_count(), row per kernel */
+	size_t kernel_count;
+} ta_rules_result;
+
+/* The entries, in the seed's order. */
+size_t ta_rules_count(void);
+const char *ta_rules_id(size_t entry);
+/* The section's data name: "triggers", "layout", ... "deeper". */
+const char *ta_rules_section(size_t entry);
+/* The entry serving id's findings when another detector serves it (G4 ->
+ * "S3"), else NULL. */
+const char *ta_rules_served_by(size_t entry);
+/* Index of an id (case-insensitive), or -1. */
+int ta_rules_index(const char *id);
+const char *ta_status_name(ta_status s);
+
+/* Runs every detector over m. ev may be NULL (no profile). Never fails;
+ * free the result with ta_rules_result_free. */
+ta_rules_result *ta_rules_run(const ta_model *m, const ta_evidence *ev);
+void ta_rules_result_free(ta_rules_result *r);
+
+ta_status ta_rules_status(const ta_rules_result *r, int kernel, size_t entry);
+
+/* The order in which the walk visits the entries for kernel: triggers
+ * first, then what the fired ones open (entries.def's OPENS; an urgent
+ * trigger's first), then the rest in the seed's order. Writes up to
+ * ta_rules_count() static ids into out; returns how many. */
+size_t ta_rules_walk_order(const ta_rules_result *r, int kernel, const char **out);
+
+/* Parses a comma-separated list of ids ("S1,p3") into on[ta_rules_count()]
+ * (set true for each). Returns 0, or -1 with *err (caller frees) naming
+ * the first unknown id. */
+int ta_rules_parse_ids(const char *list, bool *on, char **err);
+
+#endif

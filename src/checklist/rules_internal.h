@@ -1,0 +1,96 @@
+/* Shared by the detector files and the registry; not part of the interface. */
+#ifndef TA_CHECKLIST_RULES_INTERNAL_H
+#define TA_CHECKLIST_RULES_INTERNAL_H
+
+#include "analyze/model_internal.h"
+#include "analyze/names.h"
+#include "checklist/rules.h"
+
+/* An assignment `name = value` (or `name op= value`) inside a kernel. */
+typedef struct ta_assign {
+	char *name;
+	ta_span rhs;
+	ta_span stmt;
+	int loop;                 /* innermost kernel loop, -1 none */
+	bool augmented;
+} ta_assign;
+
+typedef struct ta_rule_ctx {
+	const ta_model *m;
+	const ta_evidence *ev;
+	ta_rules_result *res;
+	int kernel;
+	const ta_kernel *k;
+	size_t entry;
+	const char *id;
+	bool attention;           /* T1 applies to this kernel */
+	ta_assign *assigns;       /* lazily, see ta_rule_assigns */
+	size_t assign_count;
+	bool assigns_done;
+} ta_rule_ctx;
+
+typedef ta_status (*ta_detector)(ta_rule_ctx *c);
+
+/* Adds a finding of the current entry for the current kernel; the reason is
+ * printf-formatted. The span's line is the first evidence line. */
+ta_finding *ta_rule_add(ta_rule_ctx *c, ta_span span, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void ta_finding_line(ta_finding *f, uint32_t line);
+
+/* Serving: copies another entry's findings for this kernel (those with any
+ * of tags, or all when tags == 0) under the current id; returns the status
+ * the entry takes. */
+ta_status ta_rule_serve(ta_rule_ctx *c, const char *from, unsigned tags);
+ta_status ta_rule_status_of(const ta_rule_ctx *c, const char *id);
+
+/* Text of a span (caller frees) and identifier tests over source text. */
+char *ta_rule_text(const ta_rule_ctx *c, ta_span s);
+bool ta_text_mentions(const char *text, size_t len, const char *ident);
+bool ta_rule_mentions(const ta_rule_ctx *c, ta_span s, const char *ident);
+/* A test function (pytest's test_*): what it allocates or copies on every
+ * call is not a cost the kernel's users pay, so host-cost entries skip it. */
+bool ta_rule_host_is_test(const ta_host *h);
+/* Kernel names for a message: "`a`", "`a` and `b`", "`a`, `b` and 3 more".
+ * Duplicates (the same kernel twice) are listed once. Caller frees. */
+char *ta_rule_kernel_list(const ta_kernel *const *ks, size_t n);
+bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle);
+/* Case-insensitive equality with one of the NULL-terminated names. */
+
+/* The kernel's assignments in document order (cached in c). */
+const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n);
+/* Innermost loop of k holding byte offset off, or -1. */
+int ta_kernel_loop_at(const ta_kernel *k, uint32_t off);
+/* True when loop `inner` is `outer` or nested in it. */
+bool ta_loop_within(const ta_kernel *k, int inner, int outer);
+/* True when the expression at s can change from one iteration of loop l to
+ * the next: it mentions the variable of l or of a loop inside it, or a name
+ * assigned inside l from such a value (or by `+=`), followed to a fixpoint. */
+bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l);
+/* The ops of k named by the operand text (an identifier): ops whose target
+ * is that name. */
+const ta_op *ta_op_defining(const ta_kernel *k, const char *name, uint32_t before);
+/* The tree node exactly covering a span (or the smallest containing it). */
+TSNode ta_rule_node(const ta_rule_ctx *c, ta_span s);
+/* Positional argument i of an op as text (caller frees), or NULL. */
+char *ta_op_arg(const ta_rule_ctx *c, const ta_op *op, size_t i);
+/* Value of a kernel parameter's candidates: every literal integer given to
+ * name by the autotune configs or by launch keywords; returns count written
+ * into vals (at most max). */
+size_t ta_rule_param_values(const ta_rule_ctx *c, const char *name, long *vals, size_t max);
+
+/* The T2 layout-flag vocabulary (also used by L1). */
+bool ta_is_layout_flag(const char *name);
+
+/* The detectors, one per row of entries.def. */
+#define ENTRY(ID, det, SEC, NEEDS, RW, SCOPE, SERVED, OPENS, FLAGS) ta_status ta_detect_##det(ta_rule_ctx *c);
+#include "checklist/entries.def"
+#undef ENTRY
+
+/* ---- shared by several entries (rules.c) ---- */
+
+int ta_rule_dots_in_loop(const ta_kernel *k, int l);
+
+/* Host functions (not module level) that launch the current kernel. */
+bool ta_rule_host_launches(const ta_rule_ctx *c, const ta_host *h);
+
+#endif

@@ -1,0 +1,1137 @@
+/* S1: Raw pointer loads of 2D tiles. Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static bool uses_descriptors(const ta_kernel *k)
+{
+	for (size_t i = 0; i < k->op_count; i++) {
+		ta_op_kind kd = k->ops[i].kind;
+		if (kd == TA_OP_DESC_LOAD || kd == TA_OP_DESC_STORE || kd == TA_OP_MAKE_DESCRIPTOR ||
+		    kd == TA_OP_MAKE_BLOCK_PTR || ((kd == TA_OP_LOAD || kd == TA_OP_STORE) &&
+						   k->ops[i].ptr_shape == TA_PTR_BLOCK_PTR))
+			return true;
+	}
+	return false;
+}
+
+ta_status ta_detect_s1(ta_rule_ctx *c)
+{
+	const ta_kernel *k = c->k;
+	bool found = false;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D)
+			continue;
+		const char *what = op->kind == TA_OP_LOAD ? "loaded" : "stored";
+		char *ptr = op->arg_count ? ta_rule_text(c, op->args[0]) : ta_xstrdup("?");
+		if (strlen(ptr) > 72)
+			strcpy(ptr + 69, "...");
+		for (char *p = ptr; *p; p++)
+			if (*p == '\n' || *p == '\t')
+				*p = ' ';
+		ta_finding *f;
+		if (op->gather) {
+			f = ta_rule_add(c, op->span,
+				"%s%s%s tile %s through a gathered 2D pointer `%s` (rows from a loaded index): "
+				"a descriptor gather is the fast form", op->target ? "`" : "",
+				op->target ? op->target : "a", op->target ? "`" : "", what, ptr);
+			f->tags |= TA_TAG_GUIDED;
+		} else {
+			f = ta_rule_add(c, op->span, "%s%s%s tile %s with a raw 2D %spointer `%s`: a tensor "
+				"descriptor %s is the fast form", op->target ? "`" : "",
+				op->target ? op->target : "a", op->target ? "`" : "", what,
+				op->has_mask ? "masked " : "", ptr, op->kind == TA_OP_LOAD ? "load" : "store");
+		}
+		free(ptr);
+		found = true;
+	}
+	if (found)
+		return TA_STATUS_APPLIES;
+	return uses_descriptors(k) ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
+}
+
+/* ---- the rewrite ---------------------------------------------------------- */
+
+/* The statement holding n directly inside a block (or the module). */
+static TSNode block_stmt(TSNode n)
+{
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); n = p, p = ta_node_parent(p))
+		if (ta_node_is(p, "block") || ta_node_is(p, "module"))
+			return n;
+	return (TSNode){ 0 };
+}
+
+static bool node_within(TSNode inner, TSNode outer)
+{
+	return ts_node_start_byte(inner) >= ts_node_start_byte(outer) &&
+	       ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+/* The binding of name that reaches the statement `use`: the last plain
+ * `name = expr` before it, in a block that holds use, with no other
+ * binding between them nor in a loop around use that does not hold it
+ * (fla-style kernels rebind their pointers chunk after chunk). Returns its
+ * right side and sets *assign; a null node otherwise. */
+static TSNode reaching_def(const ta_model *m, const ta_kernel *k, const char *name, TSNode use, TSNode *assign)
+{
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, k->node, name, &d);
+	TSNode best = { 0 };
+	for (size_t i = 0; i < d.n; i++)
+		if (ts_node_end_byte(d.v[i]) <= ts_node_start_byte(use) &&
+		    (ts_node_is_null(best) || ts_node_start_byte(d.v[i]) > ts_node_start_byte(best)))
+			best = d.v[i];
+	if (d.more || !ta_node_is(best, "assignment") || !ta_node_is(ta_node_field(best, "left"), "identifier") ||
+	    !ta_node_is(ta_node_parent(best), "expression_statement"))
+		return (TSNode){ 0 };
+	TSNode blk = ta_node_parent(ta_node_parent(best));
+	if (!node_within(use, blk))
+		return (TSNode){ 0 };
+	for (size_t i = 0; i < d.n; i++) {
+		if (ts_node_eq(d.v[i], best))
+			continue;
+		uint32_t at = ts_node_start_byte(d.v[i]);
+		if (at >= ts_node_end_byte(best) && at < ts_node_start_byte(use))
+			return (TSNode){ 0 };
+		for (TSNode p = ta_node_parent(use); !ts_node_is_null(p) && !ta_node_is(p, "function_definition");
+		     p = ta_node_parent(p))
+			if ((ta_node_is(p, "for_statement") || ta_node_is(p, "while_statement")) &&
+			    !node_within(best, p) && node_within(d.v[i], p))
+				return (TSNode){ 0 };
+	}
+	*assign = best;
+	return ta_node_field(best, "right");
+}
+
+/* Are the names n reads bound to the same values at `use` as just after
+ * `from` (a statement before it)? Not when one is rebound in between, or
+ * inside a loop around use that does not hold from. */
+static bool stable(const ta_model *m, const ta_kernel *k, TSNode n, TSNode from, TSNode use)
+{
+	char **v;
+	size_t count = ta_edits_names(m, n, &v);
+	bool ok = true;
+	for (size_t i = 0; i < count && ok; i++) {
+		ta_edits_defs d = { 0 };
+		ta_edits_find_defs(m, k->node, v[i], &d);
+		ok = !d.more;
+		for (size_t j = 0; j < d.n && ok; j++) {
+			uint32_t at = ts_node_start_byte(d.v[j]);
+			if (at >= ts_node_end_byte(from) && at < ts_node_start_byte(use))
+				ok = false;
+			for (TSNode p = ta_node_parent(use); ok && !ts_node_is_null(p) &&
+			     !ta_node_is(p, "function_definition"); p = ta_node_parent(p)) {
+				if (!ta_node_is(p, "for_statement") && !ta_node_is(p, "while_statement"))
+					continue;
+				if (!node_within(from, p) && node_within(d.v[j], p))
+					ok = false;
+			}
+		}
+	}
+	ta_edits_names_free(v, count);
+	return ok;
+}
+
+/* The value name has at the access (c's statement): its reaching binding,
+ * when the names that binding reads still hold there. Sets *assign. */
+static TSNode value_at_access(const ta_model *m, const ta_kernel *k, const char *name, TSNode use, TSNode *assign)
+{
+	TSNode v = reaching_def(m, k, name, use, assign);
+	return ts_node_is_null(v) || !stable(m, k, v, *assign, use) ? (TSNode){ 0 } : v;
+}
+
+/* The operands of a chain of one associative operator ("+" or "*") with
+ * the parentheses around inner chains opened: `p + (a + b)` gives p, a, b,
+ * `o_t[:, None] * H * D` gives o_t[:, None], H, D (pointer arithmetic and
+ * products regroup freely). Operands keep their own parentheses. Returns 0
+ * past max. */
+static size_t flat_operands(const ta_model *m, TSNode n, const char *op, TSNode *out, size_t max)
+{
+	TSNode u = ta_node_unparen(n);
+	if (ta_node_is(u, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(u, "operator"), op)) {
+		size_t l = flat_operands(m, ta_node_field(u, "left"), op, out, max);
+		size_t r = l ? flat_operands(m, ta_node_field(u, "right"), op, out + l, max - l) : 0;
+		return r ? l + r : 0;
+	}
+	if (max == 0)
+		return 0;
+	out[0] = n;
+	return 1;
+}
+
+/* ---- S1: a raw 2D tile through a tensor descriptor ---------------------- */
+
+/* One axis of the tile: offsets start + tl.arange(0, BLOCK), the stride
+ * (NULL: none written, so 1) and the bound from the mask (NULL: none). */
+typedef struct s1_axis {
+	TSNode offs;              /* the subscripted offsets as written */
+	char *start, *block, *stride, *bound;
+	char *wrap;               /* M of offsets written (start + tl.arange(...)) % M */
+	TSNode def;               /* the offsets' assignment when named */
+} s1_axis;
+
+typedef struct s1_ctx {
+	const ta_model *m;
+	const ta_kernel *k;
+	const ta_op *op;
+	TSNode call, stmt;
+	char *base;
+	s1_axis ax[2];
+	TSNode ptr_def, mask_def; /* definitions of a pointer / mask passed by name */
+	/* The K loop's advanced pointer (`p += BLOCK_K * stride` after the
+	 * access): the statement, the loop, the axis it moves along, how far
+	 * it has moved at the loop variable's value, and the tensor's extent
+	 * along it read from the loop bound (NULL when not). */
+	TSNode adv, loop;
+	int adv_axis;
+	char *adv_off, *adv_step, *adv_extent;
+	char *why;
+} s1_ctx;
+
+static void s1_free(s1_ctx *c)
+{
+	free(c->base);
+	for (int i = 0; i < 2; i++) {
+		free(c->ax[i].start);
+		free(c->ax[i].block);
+		free(c->ax[i].stride);
+		free(c->ax[i].bound);
+		free(c->ax[i].wrap);
+	}
+	free(c->adv_off);
+	free(c->adv_step);
+	free(c->adv_extent);
+}
+
+static int s1_fail(s1_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Keeps why the site was refused, prefixed with its line; returns -1. */
+static int s1_fail(s1_ctx *c, const char *fmt, ...)
+{
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_printf(&b, "line %u: ", c->op->span.line);
+	va_list ap;
+	va_start(ap, fmt);
+	ta_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	free(c->why);
+	c->why = ta_buf_steal(&b);
+	return -1;
+}
+
+/* n without what does not change its values: parentheses, `.to(...)`
+ * casts and the compiler hints tl.multiple_of / max_contiguous /
+ * max_constancy around it. */
+static TSNode unhint(const ta_model *m, TSNode n)
+{
+	for (int i = 0; i < 8; i++) {
+		n = ta_node_unparen(n);
+		if (!ta_node_is(n, "call"))
+			break;
+		TSNode fn = ta_node_field(n, "function");
+		if (ta_node_is(fn, "attribute") && ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "to")) {
+			n = ta_node_field(fn, "object");
+			continue;
+		}
+		char *canon = ta_model_canonical(m, fn);
+		bool hint = canon && (ta_name_is(canon, "triton.language.multiple_of") ||
+				      ta_name_is(canon, "triton.language.max_contiguous") ||
+				      ta_name_is(canon, "triton.language.max_constancy"));
+		free(canon);
+		if (!hint)
+			break;
+		n = ta_edits_call_arg(m, n, 0, "input");
+	}
+	return n;
+}
+
+/* A block size the compiler knows: an integer, a constexpr parameter, or
+ * arithmetic of them (`BD // 2`), as a descriptor's block shape needs. */
+static bool constexpr_arith(const s1_ctx *c, TSNode n, int depth)
+{
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "integer"))
+		return true;
+	if (ta_node_is(n, "identifier")) {
+		char *t = ta_node_text(c->m->src, n);
+		const ta_param *p = ta_kernel_param(c->k, t);
+		free(t);
+		return p && p->constexpr_;
+	}
+	if (depth > 8 || !ta_node_is(n, "binary_operator"))
+		return false;
+	TSNode op = ta_node_field(n, "operator");
+	if (!ta_node_text_eq(c->m->src, op, "*") && !ta_node_text_eq(c->m->src, op, "//") &&
+	    !ta_node_text_eq(c->m->src, op, "+") && !ta_node_text_eq(c->m->src, op, "-"))
+		return false;
+	return constexpr_arith(c, ta_node_field(n, "left"), depth + 1) &&
+	       constexpr_arith(c, ta_node_field(n, "right"), depth + 1);
+}
+
+/* tl.arange(0, BLOCK) with BLOCK a constexpr parameter or a literal, written
+ * here or bound to a name before (`o_c = tl.arange(0, BC)`). */
+static bool arange_block(s1_ctx *c, TSNode n, char **block)
+{
+	n = unhint(c->m, n);
+	if (ta_edits_bcast_kind(c->m, n) > 0)  /* tl.arange(0, B)[:, None] made pre-broadcast */
+		n = unhint(c->m, ta_node_field(n, "value"));
+	if (ta_node_is(n, "identifier")) {
+		char *name = ta_node_text(c->m->src, n);
+		TSNode from, v = value_at_access(c->m, c->k, name, c->stmt, &from);
+		free(name);
+		if (ts_node_is_null(v))
+			return false;
+		n = unhint(c->m, v);
+	}
+	if (!ta_node_is(n, "call"))
+		return false;
+	char *canon = ta_model_canonical(c->m, ta_node_field(n, "function"));
+	bool ar = canon && ta_name_is(canon, "triton.language.arange");
+	free(canon);
+	TSNode a0 = ta_edits_call_arg(c->m, n, 0, "start"), a1 = ta_edits_call_arg(c->m, n, 1, "end");
+	if (!ar || ts_node_is_null(a0) || ts_node_is_null(a1) || !ta_node_text_eq(c->m->src, a0, "0") ||
+	    !ts_node_is_null(ta_edits_call_arg(c->m, n, 2, NULL)))
+		return false;
+	if (!constexpr_arith(c, a1, 0))
+		return false;
+	*block = ta_node_text(c->m->src, a1);
+	return true;
+}
+
+/* The start and block of the offsets subscripted in axis a. */
+static int s1_offsets(s1_ctx *c, s1_axis *a)
+{
+	const ta_model *m = c->m;
+	TSNode v = ta_node_unparen(a->offs), from = { 0 };
+	char *name = ta_node_is(v, "identifier") ? ta_node_text(m->src, v) : NULL;
+	if (name) {
+		v = reaching_def(m, c->k, name, c->stmt, &from);
+		/* It must also be the binding the pointer's definition read. */
+		if (!ts_node_is_null(v) && !ts_node_is_null(c->ptr_def) &&
+		    ts_node_start_byte(from) > ts_node_start_byte(c->ptr_def))
+			v = (TSNode){ 0 };
+		if (ts_node_is_null(v)) {
+			int r = s1_fail(c, "the offsets %s are bound more than once (or not in the kernel)", name);
+			free(name);
+			return r;
+		}
+		v = ta_node_unparen(v);
+		/* `(start + tl.arange(0, BLOCK)) % M` keeps the rows in bounds
+		 * without a mask (Triton's matmul tutorial). A descriptor pads
+		 * those rows with zeros instead, which only the rows past M see:
+		 * safe when nothing but this tile reads the offsets. */
+		v = unhint(m, v);
+		if (ta_node_is(v, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(v, "operator"), "%") &&
+		    ta_edits_ident_count(m, c->k->node, name) == 2) {
+			a->wrap = ta_node_text(m->src, ta_node_field(v, "right"));
+			v = unhint(m, ta_node_field(v, "left"));
+		}
+	} else {
+		v = unhint(m, v);
+	}
+	/* rows = offs_m[:, None]: the offsets are those of offs_m (whose
+	 * binding is not the one a dead `rows` would take with it) */
+	TSNode outer = from;
+	if (ta_edits_bcast_kind(m, v) > 0) {
+		v = unhint(m, ta_node_field(v, "value"));
+		char *inner = ta_node_is(v, "identifier") ? ta_node_text(m->src, v) : NULL;
+		if (inner) {
+			v = unhint(m, reaching_def(m, c->k, inner, c->stmt, &from));
+			free(inner);
+		}
+	}
+	TSNode start = { 0 };
+	if (!arange_block(c, v, &a->block)) {
+		TSNode l = ta_node_field(v, "left"), r = ta_node_field(v, "right");
+		bool plus = ta_node_is(v, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(v, "operator"), "+");
+		if (plus && arange_block(c, r, &a->block))
+			start = l;
+		else if (plus && arange_block(c, l, &a->block))
+			start = r;
+		if (ts_node_is_null(start) || ta_edits_bcast_mask(m, start) != 0) {
+			int rc = s1_fail(c, "the offsets %s are not start + tl.arange(0, BLOCK)", name ? name : "(inline)");
+			free(name);
+			return rc;
+		}
+	}
+	/* The start is read again at the load: it must still hold there. */
+	if (name && !ts_node_is_null(start) && !stable(m, c->k, start, from, c->stmt)) {
+		int rc = s1_fail(c, "a name in the start of %s changes before the access", name);
+		free(name);
+		return rc;
+	}
+	a->start = ts_node_is_null(start) ? ta_xstrdup("0") : ta_node_text(m->src, start);
+	a->def = outer;
+	free(name);
+	return 0;
+}
+
+/* Offsets broadcast where they were made (`rows = pid * BM +
+ * tl.arange(0, BM)[:, None]`, FlagGems' style): 1 for rows, 2 for columns,
+ * 0 for a name that is not such a tile. */
+static int pre_axis(s1_ctx *c, TSNode id)
+{
+	if (!ta_node_is(id, "identifier"))
+		return 0;
+	char *name = ta_node_text(c->m->src, id);
+	TSNode from, v = ta_kernel_param(c->k, name) ? (TSNode){ 0 } : value_at_access(c->m, c->k, name, c->stmt, &from);
+	free(name);
+	if (ts_node_is_null(v))
+		return 0;
+	int bm = ta_edits_bcast_mask(c->m, unhint(c->m, v));
+	return bm == 1 || bm == 2 ? bm : 0;
+}
+
+/* The axes a pointer term spans: its own broadcasts and those of the
+ * pre-broadcast offsets it names (bits as bcast_mask). */
+static int term_axes(s1_ctx *c, TSNode t)
+{
+	int bm = ta_edits_bcast_mask(c->m, t);
+	TSNode f[8];
+	size_t n = flat_operands(c->m, t, "*", f, 8);
+	for (size_t i = 0; i < n; i++) {
+		int p = pre_axis(c, ta_node_unparen(f[i]));
+		bm |= p ? 1 << (p - 1) : 0;
+	}
+	return bm;
+}
+
+/* rows[:, None] * stride, stride * rows[:, None], rows[:, None] alone, or
+ * a longer product with the rows as one factor (`o_t[:, None] * H * D`). */
+static int s1_term(s1_ctx *c, TSNode t, int axis)
+{
+	const ta_model *m = c->m;
+	TSNode f[8], sub = { 0 };
+	size_t n = flat_operands(m, t, "*", f, 8), subs = 0;
+	ta_buf stride = TA_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		TSNode u = ta_node_unparen(f[i]);
+		if (ta_edits_bcast_kind(m, u) == axis + 1) {
+			sub = ta_node_field(u, "value");
+			subs++;
+		} else if (pre_axis(c, u) == axis + 1) {
+			sub = u;  /* the pre-broadcast name itself */
+			subs++;
+		} else if (ta_edits_bcast_mask(m, u) == 0) {
+			char *ft = ta_node_text(m->src, f[i]);
+			ta_buf_printf(&stride, "%s%s", stride.len ? " * " : "", ft);
+			free(ft);
+		} else {
+			subs = 2;  /* another broadcast: not a plain tile term */
+		}
+	}
+	if (subs != 1 || c->ax[axis].block) {
+		ta_buf_free(&stride);
+		return s1_fail(c, "the pointer tile is not base + rows[:, None] * stride + cols[None, :]");
+	}
+	c->ax[axis].offs = sub;
+	c->ax[axis].stride = stride.len ? ta_buf_steal(&stride) : NULL;
+	ta_buf_free(&stride);
+	return s1_offsets(c, &c->ax[axis]);
+}
+
+/* The K loop of Triton's matmul tutorial: `p = base + ...` before a for
+ * loop whose body reads p and then, as a statement of its own, advances it
+ * (`p += BLOCK_K * stride_k`). Returns the definition's right side and
+ * sets ptr_def, adv and loop; a null node when p is not bound that way. */
+static TSNode advanced_def(s1_ctx *c, const char *name)
+{
+	const ta_model *m = c->m;
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, c->k->node, name, &d);
+	TSNode body = ta_node_parent(c->stmt), loop = ta_node_parent(body);
+	if (d.n != 2 || d.more || !ta_node_is(d.v[0], "assignment") || !ta_node_is(d.v[1], "augmented_assignment") ||
+	    !ta_node_is(ta_node_field(d.v[0], "left"), "identifier") ||
+	    !ta_node_is(ta_node_field(d.v[1], "left"), "identifier") ||
+	    !ta_node_text_eq(m->src, ta_node_field(d.v[1], "operator"), "+=") ||
+	    !ta_node_is(body, "block") || !ta_node_is(loop, "for_statement"))
+		return (TSNode){ 0 };
+	TSNode adv = ta_node_parent(d.v[1]);
+	if (!ta_node_is(adv, "expression_statement") || !ts_node_eq(ta_node_parent(adv), body) ||
+	    ts_node_start_byte(adv) < ts_node_end_byte(c->stmt) || ts_node_end_byte(d.v[0]) > ts_node_start_byte(loop))
+		return (TSNode){ 0 };
+	c->ptr_def = d.v[0];
+	c->adv = adv;
+	c->loop = loop;
+	return ta_node_field(d.v[0], "right");
+}
+
+/* Whitespace-free text of a node, for comparing expressions. */
+static char *squeezed(const ta_model *m, TSNode n)
+{
+	char *t = ta_node_text(m->src, n);
+	size_t j = 0;
+	for (size_t i = 0; t[i]; i++)
+		if (!isspace((unsigned char)t[i]))
+			t[j++] = t[i];
+	t[j] = '\0';
+	return t;
+}
+
+/* f(E, X) for f a ceiling division (tl.cdiv, triton.cdiv): E, else NULL. */
+static char *cdiv_of(const ta_model *m, TSNode n, const char *x)
+{
+	n = ta_node_unparen(n);
+	if (!ta_node_is(n, "call"))
+		return NULL;
+	TSNode fn = ta_node_field(n, "function"), last = ta_node_is(fn, "attribute") ? ta_node_field(fn, "attribute") : fn;
+	TSNode e = ta_edits_call_arg(m, n, 0, NULL), d = ta_edits_call_arg(m, n, 1, NULL);
+	if (!ta_node_text_eq(m->src, last, "cdiv") || ts_node_is_null(e) || ts_node_is_null(d))
+		return NULL;
+	char *dt = squeezed(m, d);
+	bool same = !strcmp(dt, x);
+	free(dt);
+	return same ? ta_node_text(m->src, e) : NULL;
+}
+
+/* For an advanced pointer: the axis its step moves along and how far it has
+ * moved at the loop variable v (range(n) or range(0, n): v * STEP;
+ * range(0, n, STEP): v). */
+static int s1_advance(s1_ctx *c)
+{
+	const ta_model *m = c->m;
+	if (ts_node_is_null(c->adv))
+		return 0;
+	TSNode step = ta_node_unparen(ta_node_field(ts_node_named_child(c->adv, 0), "right")), x = { 0 };
+	c->adv_axis = -1;
+	if (ta_node_is(step, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(step, "operator"), "*")) {
+		TSNode l = ta_node_unparen(ta_node_field(step, "left")), r = ta_node_unparen(ta_node_field(step, "right"));
+		for (int a = 0; a < 2 && c->adv_axis < 0; a++) {
+			if (!c->ax[a].stride)
+				continue;
+			if (ta_node_text_eq(m->src, r, c->ax[a].stride))
+				c->adv_axis = a, x = l;
+			else if (ta_node_text_eq(m->src, l, c->ax[a].stride))
+				c->adv_axis = a, x = r;
+		}
+	}
+	if (c->adv_axis < 0 && !c->ax[1].stride)
+		c->adv_axis = 1, x = step;
+	char *st = ta_node_text(m->src, step);
+	if (c->adv_axis < 0) {
+		s1_fail(c, "the pointer advances by %s, not by a step times one axis's stride", st);
+		free(st);
+		return -1;
+	}
+	free(st);
+	if (!stable(m, c->k, x, c->ptr_def, c->stmt))
+		return s1_fail(c, "the pointer's step changes inside the loop");
+	TSNode var = ta_node_field(c->loop, "left"), rng = ta_node_unparen(ta_node_field(c->loop, "right"));
+	char *canon = ta_node_is(rng, "call") ? ta_model_canonical(m, ta_node_field(rng, "function")) : NULL;
+	bool is_range = canon && (!strcmp(canon, "range") || ta_name_is(canon, "triton.language.range") ||
+				  ta_name_is(canon, "triton.language.static_range"));
+	free(canon);
+	TSNode a[4];
+	uint32_t n = 0;
+	for (; is_range && n < 4; n++) {
+		a[n] = ta_edits_call_arg(m, rng, n, NULL);
+		if (ts_node_is_null(a[n]))
+			break;
+	}
+	char *v = ta_node_is(var, "identifier") ? ta_node_text(m->src, var) : NULL;
+	ta_edits_defs vd = { 0 };
+	if (v)
+		ta_edits_find_defs(m, c->k->node, v, &vd);
+	if (!v || vd.n != 1 || vd.more || !is_range || n == 0 || n > 3 ||
+	    (n >= 2 && !ta_node_text_eq(m->src, a[0], "0"))) {
+		free(v);
+		return s1_fail(c, "the loop that advances the pointer is not `for v in range(n)`, range(0, n) "
+			       "or range(0, n, STEP)");
+	}
+	char *xs = squeezed(m, x);
+	c->adv_step = xs;
+	bool simple = ta_node_is(x, "identifier") || ta_node_is(x, "integer") || ta_node_is(x, "attribute");
+	char *xt = ta_node_text(m->src, x);
+	if (n == 3) {
+		char *s3 = squeezed(m, a[2]);
+		bool same = !strcmp(s3, xs);
+		free(s3);
+		if (!same) {
+			free(v);
+			free(xt);
+			return s1_fail(c, "the loop's step is not the pointer's step %s", xs);
+		}
+		c->adv_off = v;
+		c->adv_extent = ta_node_text(m->src, a[1]);
+	} else {
+		c->adv_off = ta_xasprintf(simple ? "%s * %s" : "%s * (%s)", v, xt);
+		c->adv_extent = cdiv_of(m, a[n - 1], xs);
+		free(v);
+	}
+	free(xt);
+	return 0;
+}
+
+/* The bound a mask gives the advanced axis: `offs < K - v * STEP` (or
+ * `- v` for range(0, K, STEP)) bounds the moving window by K. Takes the
+ * bound's text; returns K's text or NULL. */
+static char *advanced_bound(s1_ctx *c, TSNode r)
+{
+	const ta_model *m = c->m;
+	r = ta_node_unparen(r);
+	if (!ta_node_is(r, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(r, "operator"), "-"))
+		return NULL;
+	char *moved = squeezed(m, ta_node_field(r, "right"));
+	char *v = squeezed(m, ta_node_field(c->loop, "left"));
+	char *f1 = ta_xasprintf("%s*%s", v, c->adv_step), *f2 = ta_xasprintf("%s*%s", c->adv_step, v);
+	char *f3 = ta_xasprintf("%s*(%s)", v, c->adv_step), *f4 = ta_xasprintf("(%s)*%s", c->adv_step, v);
+	bool by_index = strchr(c->adv_off, '*') != NULL;
+	bool ok = by_index ? (!strcmp(moved, f1) || !strcmp(moved, f2) || !strcmp(moved, f3) || !strcmp(moved, f4))
+			   : !strcmp(moved, v);
+	free(moved);
+	free(v);
+	free(f1);
+	free(f2);
+	free(f3);
+	free(f4);
+	return ok ? ta_node_text(m->src, ta_node_field(r, "left")) : NULL;
+}
+
+static int s1_pointer(s1_ctx *c, TSNode p)
+{
+	const ta_model *m = c->m;
+	if (ta_node_is(p, "identifier")) {
+		char *name = ta_node_text(m->src, p);
+		TSNode rhs = reaching_def(m, c->k, name, c->stmt, &c->ptr_def);
+		if (ts_node_is_null(rhs))
+			rhs = advanced_def(c, name);
+		if (ts_node_is_null(rhs) || !stable(m, c->k, rhs, c->ptr_def, c->stmt)) {
+			int r = s1_fail(c, "the pointer tile %s is advanced or rebound before the access", name);
+			free(name);
+			return r;
+		}
+		free(name);
+		p = rhs;
+	}
+	TSNode t[12];
+	size_t n = flat_operands(m, p, "+", t, 12);
+	ta_buf base = TA_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		int bm = term_axes(c, t[i]);
+		if (bm == 0) {
+			char *s = ta_node_text(m->src, t[i]);
+			ta_buf_printf(&base, "%s%s", base.len ? " + " : "", s);
+			free(s);
+		} else if ((bm == 1 || bm == 2) && s1_term(c, t[i], bm - 1) != 0) {
+			ta_buf_free(&base);
+			return -1;
+		} else if (bm != 1 && bm != 2) {
+			ta_buf_free(&base);
+			return s1_fail(c, "the pointer tile is not base + rows[:, None] * stride + cols[None, :]");
+		}
+	}
+	if (!n || !base.len || !c->ax[0].block || !c->ax[1].block) {
+		ta_buf_free(&base);
+		return s1_fail(c, "the pointer tile is not base + rows[:, None] * stride + cols[None, :]");
+	}
+	if (!c->ax[0].stride) {
+		ta_buf_free(&base);
+		return s1_fail(c, "the rows have no stride: not a row-major tile");
+	}
+	c->base = ta_buf_steal(&base);
+	return s1_advance(c);
+}
+
+/* One term of a bounds mask: `offs[:, None] < M` (or `[None, :]`), or a
+ * row / column mask made before and broadcast here, `m_t[:, None]` with
+ * `m_t = o_t < T`. Sets the axis (0 rows, 1 columns), the offsets as
+ * written and the bound; false when the term is neither. */
+static bool mask_term(s1_ctx *c, TSNode term, int *axis, TSNode *offs, TSNode *bound)
+{
+	const ta_model *m = c->m;
+	term = ta_node_unparen(term);
+	int kind = ta_edits_bcast_kind(m, term);
+	TSNode cmp = term;
+	if (kind > 0) {
+		TSNode v = ta_node_field(term, "value"), from;
+		char *name = ta_node_is(v, "identifier") ? ta_node_text(m->src, v) : NULL;
+		cmp = name ? ta_node_unparen(value_at_access(m, c->k, name, c->stmt, &from)) : (TSNode){ 0 };
+		free(name);
+		if (ts_node_is_null(cmp))
+			return false;
+	}
+	if (!ta_node_is(cmp, "comparison_operator") || ta_node_named_count(cmp) != 2 ||
+	    ta_node_child_count(cmp) != 3 || !ta_node_text_eq(m->src, ts_node_child(cmp, 1), "<"))
+		return false;
+	TSNode l = ta_node_unparen(ts_node_named_child(cmp, 0)), r = ts_node_named_child(cmp, 1);
+	if (ta_edits_bcast_mask(m, r) != 0)
+		return false;
+	if (kind <= 0) {
+		kind = ta_edits_bcast_kind(m, l);
+		if (kind > 0) {
+			l = ta_node_field(l, "value");
+		} else {
+			kind = pre_axis(c, l);  /* rows < M with rows made [:, None] */
+			if (kind <= 0)
+				return false;
+		}
+	} else if (ta_edits_bcast_mask(m, l) != 0) {
+		return false;
+	}
+	*axis = kind - 1;
+	*offs = l;
+	*bound = r;
+	return true;
+}
+
+/* The mask: (rows[:, None] < M) & (cols[None, :] < N), either term alone
+ * or none; the same offsets as the pointer. */
+static int s1_mask(s1_ctx *c, TSNode mask)
+{
+	const ta_model *m = c->m;
+	if (ts_node_is_null(mask))
+		return 0;
+	if (ta_node_is(mask, "identifier")) {
+		char *name = ta_node_text(m->src, mask);
+		TSNode rhs = value_at_access(m, c->k, name, c->stmt, &c->mask_def);
+		if (ts_node_is_null(rhs)) {
+			int r = s1_fail(c, "the mask %s is rebound or its bounds change before the access", name);
+			free(name);
+			return r;
+		}
+		free(name);
+		mask = rhs;
+	}
+	TSNode t[4];
+	size_t n = ta_edits_chain_terms(m, mask, "&", t, 4);
+	for (size_t i = 0; i < n; i++) {
+		int axis;
+		TSNode offs, r;
+		if (!mask_term(c, t[i], &axis, &offs, &r))
+			return s1_fail(c, "the mask is not the bounds mask (rows[:, None] < M) & (cols[None, :] < N)");
+		s1_axis *a = &c->ax[axis];
+		char *mo = ta_node_text(m->src, offs);
+		bool same = ta_node_text_eq(m->src, a->offs, mo);
+		free(mo);
+		if (!same || a->bound)
+			return s1_fail(c, "the mask bounds other offsets than the pointer tile's");
+		if (!ts_node_is_null(c->adv) && axis == c->adv_axis) {
+			a->bound = advanced_bound(c, r);
+			if (!a->bound) {
+				char *rt = ta_node_text(m->src, r);
+				s1_fail(c, "the mask bounds the advancing axis by %s, not by `K - %s`", rt, c->adv_off);
+				free(rt);
+				return -1;
+			}
+		} else {
+			a->bound = ta_node_text(m->src, r);
+		}
+	}
+	if (!n)
+		return s1_fail(c, "the mask is not the bounds mask (rows[:, None] < M) & (cols[None, :] < N)");
+	return 0;
+}
+
+/* A literal zero: what a descriptor pads with. */
+static bool zero_literal(const ta_model *m, TSNode n)
+{
+	if (!ta_node_is(n, "integer") && !ta_node_is(n, "float"))
+		return false;
+	char *t = ta_node_text(m->src, n), *end;
+	double v = strtod(t, &end);
+	bool z = *end == '\0' && v == 0.0;
+	free(t);
+	return z;
+}
+
+/* The host keeps x's last stride 1 before launch l: x = x.contiguous(),
+ * x freshly allocated from a shape, or an assert saying so. */
+static bool host_contiguous(const ta_model *m, const ta_launch *l, const char *x)
+{
+	const ta_host *h = NULL;
+	if (l->host >= 0)
+		h = &m->hosts[l->host];
+	for (size_t i = 0; !h && i < m->host_count; i++)
+		if (!strcmp(m->hosts[i].name, "<module>"))
+			h = &m->hosts[i];
+	if (!h)
+		return false;
+	static const char *const fresh[] = { "torch.empty", "torch.zeros", "torch.ones", "torch.full",
+					     "torch.rand", "torch.randn", NULL };
+	char *a1 = ta_xasprintf("%s.is_contiguous()", x), *a2 = ta_xasprintf("%s.stride(-1) == 1", x);
+	bool yes = false;
+	for (size_t i = 0; i < h->op_count && !yes; i++) {
+		const ta_host_op *op = &h->ops[i];
+		if (op->span.start > l->span.start)
+			continue;
+		if (op->kind == TA_HOST_CONTIGUOUS && op->target && !strcmp(op->target, x))
+			yes = true;
+		for (size_t f = 0; fresh[f] && op->kind == TA_HOST_ALLOC && op->target && op->callee; f++)
+			if (!strcmp(op->target, x) && !strcmp(op->callee, fresh[f]))
+				yes = true;
+		if (op->kind == TA_HOST_ASSERT && op->text && (strstr(op->text, a1) || strstr(op->text, a2)))
+			yes = true;
+	}
+	free(a1);
+	free(a2);
+	return yes;
+}
+
+/* The rank of host tensor x before launch l, when the host says it:
+ * `M, K = x.shape`, or x freshly allocated from a literal shape
+ * (`x = torch.empty((M, N), ...)`). 0 when unknown. */
+static uint32_t host_rank(const ta_model *m, const ta_launch *l, const char *x)
+{
+	TSNode fn = { 0 };
+	if (l->host >= 0)
+		fn = ta_edits_node(m, m->hosts[l->host].span);
+	if (ts_node_is_null(fn))
+		fn = ta_syntax_root(m->syn);
+	char *shape = ta_xasprintf("%s.shape", x);
+	uint32_t rank = 0;
+	TSTreeCursor cur = ts_tree_cursor_new(fn);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+		if (ts_node_start_byte(n) >= l->span.start)
+			break;
+		if (ta_node_is(n, "assignment") && !ts_node_is_null(right)) {
+			if ((ta_node_is(left, "pattern_list") || ta_node_is(left, "tuple_pattern")) &&
+			    ta_node_text_eq(m->src, right, shape)) {
+				rank = ta_node_named_count(left);
+			} else if (ta_node_is(left, "identifier") && ta_node_text_eq(m->src, left, x) &&
+				   ta_node_is(right, "call")) {
+				TSNode a0 = ta_node_unparen(ta_edits_call_arg(m, right, 0, NULL));
+				char *callee = ta_node_text(m->src, ta_node_field(right, "function"));
+				bool alloc = callee && (!strcmp(callee, "torch.empty") || !strcmp(callee, "torch.zeros"));
+				free(callee);
+				rank = alloc && (ta_node_is(a0, "tuple") || ta_node_is(a0, "list")) ? ta_node_named_count(a0) : 0;
+			}
+		}
+		if (!ta_cursor_next(&cur, true))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	free(shape);
+	return rank;
+}
+
+/* Is the launch argument `x.stride(d)` the last stride of x: d is -1, or
+ * the host says x has d + 1 dimensions? */
+static bool last_stride_arg(const ta_model *m, const ta_launch *l, TSNode x, TSNode d)
+{
+	if (ta_node_text_eq(m->src, d, "-1"))
+		return true;
+	if (!ta_node_is(d, "integer"))
+		return false;
+	char *xt = ta_node_text(m->src, x), *dt = ta_node_text(m->src, d);
+	uint32_t rank = host_rank(m, l, xt);
+	bool yes = rank > 0 && strtol(dt, NULL, 10) == (long)rank - 1;
+	free(xt);
+	free(dt);
+	return yes;
+}
+
+/* The last stride is 1 for sure: none written, a literal 1, or a parameter
+ * every launch passes as the last stride of an x the host keeps
+ * contiguous (x.stride(-1), or x.stride(1) of a 2D x). */
+static bool last_stride_one(s1_ctx *c, const char *s)
+{
+	const ta_model *m = c->m;
+	if (!s || !strcmp(s, "1"))
+		return true;
+	size_t idx = c->k->param_count;
+	for (size_t i = 0; i < c->k->param_count; i++)
+		if (!strcmp(c->k->params[i].name, s))
+			idx = i;
+	if (idx == c->k->param_count)
+		return false;
+	size_t seen = 0;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)(c->k - m->kernels))
+			continue;
+		seen++;
+		ta_span v;
+		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, s);
+		if (kw)
+			v = kw->value_span;
+		else if (idx < l->arg_count)
+			v = l->args[idx];
+		else
+			return false;
+		for (size_t j = 0; j < l->arg_count && j <= idx; j++)
+			if (m->src->text[l->args[j].start] == '*')
+				return false;
+		TSNode call = ta_edits_node(m, v), fn = ta_node_field(call, "function");
+		TSNode x = ta_node_field(fn, "object");
+		TSNode a0 = ta_node_is(call, "call") ? ta_edits_call_arg(m, call, 0, NULL) : (TSNode){ 0 };
+		if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") ||
+		    !ta_node_is(x, "identifier") || ts_node_is_null(a0) || !last_stride_arg(m, l, x, a0) ||
+		    !ts_node_is_null(ta_edits_call_arg(m, call, 1, NULL)))
+			return false;
+		char *xt = ta_node_text(m->src, x);
+		bool ok = host_contiguous(m, l, xt);
+		free(xt);
+		if (!ok)
+			return false;
+	}
+	return seen > 0;
+}
+
+/* A name for the descriptor: x_ptr -> x_desc, not yet used in the kernel. */
+static char *desc_name(s1_ctx *c)
+{
+	const char *b = c->base;
+	size_t n = 0;
+	while (isalnum((unsigned char)b[n]) || b[n] == '_')
+		n++;
+	char *stem = ta_xstrndup(b, n);
+	static const char *const tails[] = { "_ptrs", "_ptr", "Ptr", "ptr", NULL };
+	for (size_t i = 0; tails[i]; i++) {
+		size_t tl = strlen(tails[i]), sl = strlen(stem);
+		if (sl > tl && !strcmp(stem + sl - tl, tails[i])) {
+			stem[sl - tl] = '\0';
+			break;
+		}
+	}
+	if (!*stem || isdigit((unsigned char)stem[0])) {
+		free(stem);
+		stem = ta_xstrdup("tile");
+	}
+	char *name = ta_xasprintf("%s_desc", stem);
+	for (int i = 2; ta_edits_ident_count(c->m, c->k->node, name) > 0; i++) {
+		free(name);
+		name = ta_xasprintf("%s_desc%d", stem, i);
+	}
+	free(stem);
+	return name;
+}
+
+/* Where the descriptor is made: before the access's statement, lifted out
+ * of the loops around it that rebind none of the names it reads. */
+static TSNode s1_place(s1_ctx *c, const char *args)
+{
+	const ta_model *m = c->m;
+	TSNode at = c->stmt;
+	for (;;) {
+		TSNode blk = ta_node_parent(at), loop = ta_node_parent(blk);
+		if (!ta_node_is(blk, "block") ||
+		    (!ta_node_is(loop, "for_statement") && !ta_node_is(loop, "while_statement")))
+			break;
+		bool moves = true;
+		const char *p = args;
+		/* Names in the descriptor's arguments, read word by word. */
+		while (*p && moves) {
+			if (!(isalpha((unsigned char)*p) || *p == '_') || (p > args && (isalnum((unsigned char)p[-1]) ||
+									      p[-1] == '_' || p[-1] == '.'))) {
+				p++;
+				continue;
+			}
+			size_t n = 0;
+			while (isalnum((unsigned char)p[n]) || p[n] == '_')
+				n++;
+			char *w = ta_xstrndup(p, n);
+			ta_edits_defs d = { 0 };
+			ta_edits_find_defs(m, loop, w, &d);
+			moves = d.n == 0 && !d.more;
+			free(w);
+			p += n;
+		}
+		if (!moves)
+			break;
+		at = loop;
+	}
+	return at;
+}
+
+/* Deletes the lines of a pointer or mask definition nothing else reads:
+ * its name occurs `uses` times in the kernel, all of them going away. */
+static bool drop_dead(s1_ctx *c, TSNode assign, ta_edit *out, size_t uses)
+{
+	if (ts_node_is_null(assign))
+		return false;
+	TSNode stmt = ta_node_parent(assign);
+	char *name = ta_node_text(c->m->src, ta_node_field(assign, "left"));
+	uint32_t end, s = ta_node_is(stmt, "expression_statement") ? ta_edits_stmt_lines(c->m, stmt, &end) : UINT32_MAX;
+	bool dead = s != UINT32_MAX && ta_edits_ident_count(c->m, c->k->node, name) == uses;
+	if (dead)
+		ta_edit_replace(out, s, end, "");
+	free(name);
+	return dead;
+}
+
+/* With the pointer's definition gone, offsets only it read go too. */
+static void drop_dead_offsets(s1_ctx *c, ta_edit *out)
+{
+	for (int a = 0; a < 2; a++)
+		if (!ts_node_is_null(c->ax[a].def) && (a == 0 || !ts_node_eq(c->ax[a].def, c->ax[0].def)))
+			drop_dead(c, c->ax[a].def, out, 2);
+}
+
+static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
+{
+	s1_ctx c = { .m = m, .k = k, .op = op };
+	bool load = op->kind == TA_OP_LOAD;
+	c.call = ta_edits_node(m, op->span);
+	c.stmt = block_stmt(c.call);
+	if (op->gather)
+		return ta_edits_refuse(why, "line %u: rows come from a loaded index (a gather): guided", op->span.line);
+	if (op->ptr_rank != 2 || !ta_node_is(c.call, "call") || ts_node_is_null(c.stmt))
+		return ta_edits_refuse(why, "line %u: not a 2D tile access", op->span.line);
+	/* Only the pointer, the mask, other= / the value: descriptors take no more. */
+	for (size_t i = 0; i < op->kwarg_count; i++) {
+		const char *kn = op->kwargs[i].name;
+		if (strcmp(kn, "mask") && strcmp(kn, load ? "other" : "value") && strcmp(kn, "pointer"))
+			return ta_edits_refuse(why, "line %u: %s= has no descriptor form", op->span.line, kn);
+	}
+	if (op->arg_count > 3)
+		return ta_edits_refuse(why, "line %u: extra positional arguments have no descriptor form", op->span.line);
+	TSNode ptr = ta_edits_call_arg(m, c.call, 0, "pointer");
+	TSNode mask = ta_edits_call_arg(m, c.call, load ? 1 : 2, "mask");
+	TSNode other = load ? ta_edits_call_arg(m, c.call, 2, "other") : (TSNode){ 0 };
+	TSNode value = load ? (TSNode){ 0 } : ta_edits_call_arg(m, c.call, 1, "value");
+	if (!ts_node_is_null(other) && !zero_literal(m, other)) {
+		char *o = ta_node_text(m->src, other);
+		int r = ta_edits_refuse(why, "line %u: other=%s: a descriptor pads out-of-bounds elements with 0",
+					op->span.line, o);
+		free(o);
+		return r;
+	}
+	if (!load && (ts_node_is_null(value) || ta_node_is(value, "integer") || ta_node_is(value, "float")))
+		return ta_edits_refuse(why, "line %u: the stored value is not a tile", op->span.line);
+	char *tl = ta_edits_module(m, "triton.language");
+	if (!tl)
+		return ta_edits_refuse(why, "the file does not import triton.language");
+	int rc = -1;
+	char *name = NULL;
+	if (ts_node_is_null(ptr) || s1_pointer(&c, ptr) != 0 || s1_mask(&c, mask) != 0)
+		goto done;
+	for (int a = 0; a < 2; a++) {
+		if (c.ax[a].bound)
+			continue;
+		if (c.ax[a].wrap) {
+			c.ax[a].bound = ta_xstrdup(c.ax[a].wrap);
+			continue;
+		}
+		if (!ts_node_is_null(c.adv) && a == c.adv_axis && c.adv_extent && !strcmp(c.ax[a].start, "0")) {
+			c.ax[a].bound = ta_xstrdup(c.adv_extent);
+			continue;
+		}
+		if (strcmp(c.ax[a].start, "0")) {
+			char *o = ta_node_text(m->src, c.ax[a].offs);
+			s1_fail(&c, "the mask does not bound %s: the tensor's extent there is unknown", o);
+			free(o);
+			goto done;
+		}
+		c.ax[a].bound = ta_xstrdup(c.ax[a].block);
+	}
+	if (!last_stride_one(&c, c.ax[1].stride)) {
+		free(c.why);
+		c.why = ta_xasprintf("line %u: last stride not provably 1 (%s)", op->span.line, c.ax[1].stride);
+		goto done;
+	}
+	/* The host needs an allocator for in-kernel descriptors. */
+	bool has_alloc = false;
+	for (size_t h = 0; h < m->host_count; h++)
+		for (size_t i = 0; i < m->hosts[h].op_count; i++)
+			has_alloc |= m->hosts[h].ops[i].kind == TA_HOST_SET_ALLOCATOR;
+	const ta_launch *first = NULL;
+	for (size_t i = 0; i < m->launch_count; i++)
+		if (m->launches[i].kernel == (int)(k - m->kernels) &&
+		    (!first || m->launches[i].span.start < first->span.start))
+			first = &m->launches[i];
+	if (!has_alloc && !first) {
+		free(c.why);
+		c.why = ta_xasprintf("%s is not launched in this file: nowhere to set the allocator", k->name);
+		goto done;
+	}
+	if (!has_alloc && ta_edits_set_allocator(m, first, out, &c.why) != 0)
+		goto done;
+	name = desc_name(&c);
+	char *args = ta_xasprintf("%s, shape=[%s, %s], strides=[%s, 1], block_shape=[%s, %s]", c.base,
+				  c.ax[0].bound, c.ax[1].bound, c.ax[0].stride, c.ax[0].block, c.ax[1].block);
+	TSNode at = s1_place(&c, args);
+	char *ind = ta_edits_indent_at(m, ts_node_start_byte(at));
+	uint32_t ls = ta_edits_line_start(m, ts_node_start_byte(at));
+	if (ls + strlen(ind) != ts_node_start_byte(at)) {
+		free(args);
+		free(ind);
+		s1_fail(&c, "the access's statement shares its line with other code");
+		goto done;
+	}
+	char *mk = ta_xasprintf("%s%s = %s.make_tensor_descriptor(%s)\n", ind, name, tl, args);
+	ta_edit_replace(out, ls, ls, mk);
+	free(mk);
+	free(args);
+	free(ind);
+	/* The advanced axis starts where the pointer has moved to. */
+	char *at_[2];
+	for (int a = 0; a < 2; a++)
+		at_[a] = ts_node_is_null(c.adv) || a != c.adv_axis ? ta_xstrdup(c.ax[a].start) :
+			 !strcmp(c.ax[a].start, "0") ? ta_xstrdup(c.adv_off) :
+			 ta_xasprintf("%s + %s", c.ax[a].start, c.adv_off);
+	char *vt = load ? NULL : ta_node_text(m->src, value);
+	char *acc = load ? ta_xasprintf("%s.load([%s, %s])", name, at_[0], at_[1]) :
+		    ta_xasprintf("%s.store([%s, %s], %s)", name, at_[0], at_[1], vt);
+	ta_edit_replace(out, op->span.start, op->span.end, acc);
+	free(acc);
+	free(vt);
+	free(at_[0]);
+	free(at_[1]);
+	if (!ts_node_is_null(c.adv)) {
+		/* The advance goes with the pointer when nothing else reads it. */
+		char *pn = ta_node_text(m->src, ta_node_field(c.ptr_def, "left"));
+		uint32_t end, st = ta_edits_stmt_lines(m, c.adv, &end);
+		if (ta_edits_ident_count(m, k->node, pn) == 3 && st != UINT32_MAX) {
+			ta_edit_replace(out, st, end, "");
+			if (drop_dead(&c, c.ptr_def, out, 3))
+				drop_dead_offsets(&c, out);
+		}
+		free(pn);
+	} else if (drop_dead(&c, c.ptr_def, out, 2)) {
+		drop_dead_offsets(&c, out);
+	}
+	drop_dead(&c, c.mask_def, out, 2);
+	ta_edit_set_title(out, "%s the tile through tensor descriptor %s instead of a raw 2D pointer%s%s",
+			  load ? "load" : "store", name, ts_node_is_null(c.adv) ? "" : ", at the loop's offset",
+			  has_alloc ? "" : " (and set the host allocator)");
+	out->line = op->span.line;
+	rc = 0;
+done:
+	if (rc != 0)
+		*why = c.why ? c.why : ta_xasprintf("line %u: not the canonical 2D tile access", op->span.line);
+	else
+		free(c.why);
+	free(name);
+	free(tl);
+	s1_free(&c);
+	return rc;
+}
+
+/* Rewrite: tl.make_tensor_descriptor and desc.load/store for a raw 2D tile, plus the host allocator. */
+TA_REWRITE(S1, NULL)
+{
+	char *why = NULL;
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+			continue;
+		const ta_kernel *k = &m->kernels[ki];
+		for (size_t i = 0; i < k->op_count; i++) {
+			const ta_op *op = &k->ops[i];
+			if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D ||
+			    !ta_edits_at_line(op->span, line))
+				continue;
+			char *w = NULL;
+			if (s1_one(m, k, op, out, &w) == 0) {
+				free(why);
+				return 0;
+			}
+			ta_edit_clear(out);
+			ta_edits_keep_why(&why, w);
+		}
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no raw 2D pointer tile load or store%s", line ? " on that line" : "");
+}

@@ -1,0 +1,196 @@
+/* S8: Autotune key misses mode parameters. Its detector and its rewrite. */
+#include "config.h"
+#include "checklist/rewrite_internal.h"
+#include "checklist/rules_internal.h"
+#include "util/buf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Constexpr parameters that change the specialisation and so the best
+ * config; tensor dtypes need no entry: the autotuner adds them itself. */
+static const char *const mode_params[] = {
+	"WINDOW_SIZE", "SLIDING_WINDOW", "SOFT_CAP", "SOFTCAP", "LOGIT_CAP", "STAGE", "IS_CAUSAL",
+	"CAUSAL", "QUERY_GROUP_SIZE", "HEAD_DIM", "BLOCK_D", "BLOCK_DMODEL", "D_HEAD", "HEAD_SIZE",
+	"BLOCK_DK", "BLOCK_DV", "NUM_QUERIES_PER_KV", NULL,
+};
+
+static const char *const seq_params[] = {
+	"N_CTX", "S_QO", "S_KV", "SEQ_LEN", "SEQLEN", "SEQLEN_Q", "SEQLEN_K", "N_CTX_Q", "N_CTX_KV",
+	"N_CTX_K", "MAX_SEQLEN", "SEQ_LEN_Q", "SEQ_LEN_KV", "SEQ_LEN_K", NULL,
+};
+
+static bool in_key(const ta_autotune *a, const char *name)
+{
+	for (size_t i = 0; i < a->key_count; i++)
+		if (!strcmp(a->key[i], name))
+			return true;
+	return false;
+}
+
+static bool tuned(const ta_kernel *k, const char *name)
+{
+	const ta_autotune *a = k->autotune;
+	for (size_t i = 0; i < a->config_count; i++)
+		if (ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name))
+			return true;
+	for (size_t i = 0; i < k->heuristic_count; i++)
+		if (!strcmp(k->heuristics[i].name, name))
+			return true;
+	return false;
+}
+
+/* Whether a sequence length sets how far a loop of the kernel runs: named in
+ * a loop's range or condition, or in a value assigned before and named
+ * there (`hi = tl.minimum(N_CTX, ...)`). A length that only bounds masks (a
+ * chunked scan whose loops run over a fixed chunk) does not move the best
+ * config, and putting it in the key would retune for every length. */
+static bool bounds_a_loop(ta_rule_ctx *c, const char *name)
+{
+	const ta_kernel *k = c->k;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t l = 0; l < k->loop_count; l++) {
+		ta_span it = k->loops[l].iter;
+		if (!it.end)
+			continue;
+		if (ta_rule_mentions(c, it, name))
+			return true;
+		for (size_t i = 0; i < n; i++)
+			if (as[i].stmt.start < it.start && ta_rule_mentions(c, as[i].rhs, name) &&
+			    ta_rule_mentions(c, it, as[i].name))
+				return true;
+	}
+	return false;
+}
+
+ta_status ta_detect_s8(ta_rule_ctx *c)
+{
+	const ta_kernel *k = c->k;
+	const ta_autotune *a = k->autotune;
+	if (!a)
+		return TA_STATUS_NOT_APPLICABLE;
+	ta_buf missing = TA_BUF_INIT;
+	bool seq_in_key = false, has_seq = false;
+	for (size_t i = 0; i < k->param_count; i++)
+		if (ta_name_among(k->params[i].name, seq_params)) {
+			has_seq = true;
+			seq_in_key |= in_key(a, k->params[i].name);
+		}
+	for (size_t i = 0; i < k->param_count; i++) {
+		const ta_param *p = &k->params[i];
+		bool mode = p->constexpr_ && ta_name_among(p->name, mode_params);
+		bool seq = !seq_in_key && has_seq && ta_name_among(p->name, seq_params) &&
+			   bounds_a_loop(c, p->name);
+		if ((mode || seq) && !in_key(a, p->name) && !tuned(k, p->name))
+			ta_buf_printf(&missing, "%s%s", missing.len ? ", " : "", p->name);
+	}
+	ta_status s = TA_STATUS_SATISFIED;
+	if (missing.len) {
+		ta_span where = a->key_span.end ? a->key_span : a->span;
+		char *key = a->key_span.end ? ta_rule_text(c, a->key_span) : ta_xstrdup("(none)");
+		ta_finding *f = ta_rule_add(c, where, "autotune key %s of `%s` lacks %s: modes share one tuned config",
+					    key, k->name, ta_buf_str(&missing));
+		ta_finding_line(f, a->span.line);
+		free(key);
+		s = TA_STATUS_APPLIES;
+	}
+	ta_buf_free(&missing);
+	return s;
+}
+
+static bool in_list(char **v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* Some config sets name (as a parameter or an option). */
+static bool any_config_sets(const ta_autotune *a, const char *name)
+{
+	for (size_t i = 0; i < a->config_count; i++)
+		if (ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name) ||
+		    ta_kwarg_find(a->configs[i].options, a->configs[i].option_count, name))
+			return true;
+	return in_list(a->varies, a->vary_count, name);
+}
+
+/* ---- the rewrite ---------------------------------------------------------- */
+
+static bool seq_like(const char *name)
+{
+	return strcasestr(name, "seq") || strcasestr(name, "ctx") || !strcmp(name, "S_qo") ||
+	       !strcmp(name, "S_kv") || !strcasecmp(name, "seqlen");
+}
+
+/* Rewrite: add the missing constexpr names to the autotune key. */
+TA_REWRITE(S8, NULL)
+{
+	char *why = NULL;
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+			continue;
+		const ta_kernel *k = &m->kernels[ki];
+		const ta_autotune *a = k->autotune;
+		if (!a || (line && !ta_edits_at_line(k->span, line) && !ta_edits_at_line(a->span, line)))
+			continue;
+		TSNode list = a->key_span.end > a->key_span.start ? ta_edits_node(m, a->key_span) : (TSNode){ 0 };
+		if (!ta_node_is(list, "list")) {
+			free(why);
+			why = ta_xasprintf("%s: the autotune key is not a literal list", k->name);
+			continue;
+		}
+		ta_buf add = TA_BUF_INIT;
+		char quote = '"';
+		uint32_t n = ta_node_named_count(list);
+		TSNode last = { 0 };
+		for (uint32_t i = 0; i < n; i++) {
+			TSNode c = ts_node_named_child(list, i);
+			if (ta_node_is(c, "comment"))
+				continue;
+			if (ts_node_is_null(last) && ta_node_is(c, "string"))
+				quote = m->src->text[ts_node_start_byte(c)];
+			last = c;
+		}
+		if (quote != '\'' && quote != '"')
+			quote = '"';
+		size_t added = 0;
+		for (size_t i = 0; i < k->param_count; i++) {
+			const ta_param *p = &k->params[i];
+			if (in_list(a->key, a->key_count, p->name) || any_config_sets(a, p->name))
+				continue;
+			bool heur = false;
+			for (size_t h = 0; h < k->heuristic_count; h++)
+				heur |= !strcmp(k->heuristics[h].name, p->name);
+			if (heur || !(p->constexpr_ || seq_like(p->name)))
+				continue;
+			ta_buf_printf(&add, "%s%c%s%c", ts_node_is_null(last) && added == 0 ? "" : ", ", quote,
+				      p->name, quote);
+			added++;
+		}
+		if (added == 0) {
+			ta_buf_free(&add);
+			free(why);
+			why = ta_xasprintf("%s: the autotune key already holds every constexpr parameter the configs "
+					   "do not set", k->name);
+			continue;
+		}
+		uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(list) + 1 : ts_node_end_byte(last);
+		ta_edit_replace(out, at, at, ta_buf_str(&add));
+		ta_edit_set_title(out, "add %s to %s's autotune key", ta_buf_str(&add) + (ts_node_is_null(last) ? 0 : 2),
+				  k->name);
+		out->line = a->key_span.line;
+		ta_buf_free(&add);
+		free(why);
+		return 0;
+	}
+	if (why) {
+		*why_not = why;
+		return -1;
+	}
+	return ta_edits_none(why_not, "no autotuned kernel%s", line ? " at that line" : "");
+}
