@@ -259,9 +259,11 @@ typedef struct ta_model {
 	size_t kernel_names_used;
 } ta_model;
 
-/* Builds the model. src and syn are borrowed and must outlive it. Returns
- * NULL with *err (caller frees) only when the data files (queries) cannot be
- * loaded; a file without kernels gives a model with kernel_count == 0. */
+/* Builds the model. src and syn are borrowed and must outlive it. Reads the
+ * tree in code and needs no data files, so it returns a model and sets *err
+ * to NULL (a failure would come back as NULL with *err, caller frees); a
+ * file without kernels gives a model with kernel_count == 0. Time and memory
+ * are linear in the file. */
 ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err);
 void ta_model_free(ta_model *m);
 
@@ -287,7 +289,8 @@ const char *ta_grid_kind_name(ta_grid_kind k);
 const char *ta_ptr_shape_name(ta_ptr_shape s);
 const char *ta_host_kind_name(ta_host_kind k);
 
-/* Releases the query cache (tests and leak checkers call it at exit). */
+/* Releases what the model caches between files: nothing today; tests and
+ * leak checkers call it at exit. */
 void ta_model_shutdown(void);
 
 #endif

@@ -1,9 +1,8 @@
-/* Builds the Triton model from the syntax tree: one pass of queries for the
- * file's names (imports, definitions, assignments), then one iterative walk
- * over the tree that attributes every call to its kernel or host function. */
+/* Builds the Triton model from the syntax tree: one walk for the file's
+ * names (imports, definitions, assignments), then one iterative walk over the
+ * tree that attributes every call to its kernel or host function. */
 #include "config.h"
 #include "analyze/model_internal.h"
-#include "analyze/query.h"
 #include "util/buf.h"
 #include "util/datadir.h"
 #include "util/fsutil.h"
@@ -11,62 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- queries, loaded once ------------------------------------------------ */
-
-enum { Q_IMPORTS, Q_DEFINITIONS, Q_ASSIGNMENTS, Q_HOST, Q_POINTERS, Q__COUNT };
-static const char *const query_names[Q__COUNT] = {
-	"imports", "definitions", "assignments", "host", "pointers",
-};
-static ta_query *queries[Q__COUNT];
-/* imports + definitions + assignments + host as one query: one pass over the
- * tree instead of four (each query pass costs about a third of the parse). */
-static ta_query *names_query;
-static const int names_parts[] = { Q_IMPORTS, Q_DEFINITIONS, Q_ASSIGNMENTS, Q_HOST };
-
-static int load_queries(char **err)
-{
-	for (int i = 0; i < Q__COUNT; i++) {
-		if (queries[i])
-			continue;
-		queries[i] = ta_query_load(query_names[i], err);
-		if (!queries[i])
-			return -1;
-	}
-	if (names_query)
-		return 0;
-	/* Each part compiled alone above (errors name its file), so the
-	 * concatenation compiles too. */
-	ta_buf all = TA_BUF_INIT;
-	for (size_t i = 0; i < sizeof names_parts / sizeof *names_parts; i++) {
-		char *file = ta_xasprintf("%s/queries/%s.scm", ta_datadir(), query_names[names_parts[i]]);
-		char *data, *why;
-		size_t len;
-		if (ta_read_file(file, 1 << 20, &data, &len, &why) != 0) {
-			*err = ta_xasprintf("%s: %s (reinstall tileadvise, or set TILEADVISE_DATADIR)", file, why);
-			free(why);
-			free(file);
-			ta_buf_free(&all);
-			return -1;
-		}
-		ta_buf_append(&all, data, len);
-		ta_buf_putc(&all, '\n');
-		free(data);
-		free(file);
-	}
-	names_query = ta_query_new("queries/{imports,definitions,assignments,host}.scm",
-				   ta_buf_str(&all), all.len, err);
-	ta_buf_free(&all);
-	return names_query ? 0 : -1;
-}
-
 void ta_model_shutdown(void)
 {
-	for (int i = 0; i < Q__COUNT; i++) {
-		ta_query_free(queries[i]);
-		queries[i] = NULL;
-	}
-	ta_query_free(names_query);
-	names_query = NULL;
+	/* Nothing cached any more: the model reads the tree in code. */
 }
 
 /* ---- builder state ----------------------------------------------------- */
@@ -87,7 +33,12 @@ typedef struct builder {
 	size_t kernel_cap, launch_cap, host_cap, import_cap, function_cap;
 	int *fn_host;             /* function index -> host index or -1 */
 	int module_host;          /* host index of <module>, or -1 */
-	struct host_match {       /* host.scm matches, applied after the walk */
+	struct walk_node {        /* the nodes the main walk acts on, document order */
+		TSNode node, parent;
+		size_t depth;
+	} *walk_nodes;
+	size_t walk_node_count, walk_node_cap;
+	struct host_match {       /* host patterns, applied after the walk */
 		TSNode node;
 		ta_host_kind kind;
 	} *host_matches;
@@ -378,65 +329,197 @@ static void read_function(builder *b, TSNode def, TSNode whole, TSNode name, uin
 	f->parent = parent;
 }
 
-/* One pass of the combined query: imports, definitions and assignments are
- * read now, host patterns kept for after the walk. Matches come in document
- * order, so every def precedes what it contains. */
+/* The node types and fields the names walk tests, as ids: comparing ids is
+ * what keeps this walk cheaper than the query it replaced. */
+typedef struct names_ids {
+	TSSymbol import, import_from, decorated, function, identifier, assignment, binary,
+		paren, integer, comparison, call, attribute, for_s, while_s, assert_s;
+	TSFieldId name, definition, left, right, operator, function_f, attribute_f;
+} names_ids;
+
+static void names_ids_init(names_ids *id)
+{
+	const TSLanguage *l = tree_sitter_python();
+#define SYM(s) ts_language_symbol_for_name(l, s, (uint32_t)strlen(s), true)
+#define FLD(s) ts_language_field_id_for_name(l, s, (uint32_t)strlen(s))
+	*id = (names_ids){
+		.import = SYM("import_statement"), .import_from = SYM("import_from_statement"),
+		.decorated = SYM("decorated_definition"), .function = SYM("function_definition"),
+		.identifier = SYM("identifier"), .assignment = SYM("assignment"),
+		.binary = SYM("binary_operator"), .paren = SYM("parenthesized_expression"),
+		.integer = SYM("integer"), .comparison = SYM("comparison_operator"),
+		.call = SYM("call"), .attribute = SYM("attribute"), .for_s = SYM("for_statement"),
+		.while_s = SYM("while_statement"), .assert_s = SYM("assert_statement"),
+		.name = FLD("name"), .definition = FLD("definition"), .left = FLD("left"),
+		.right = FLD("right"), .operator = FLD("operator"), .function_f = FLD("function"),
+		.attribute_f = FLD("attribute"),
+	};
+#undef SYM
+#undef FLD
+}
+
+static bool has_symbol(TSNode n, TSSymbol s)
+{
+	return !ts_node_is_null(n) && ts_node_is_named(n) && ts_node_symbol(n) == s;
+}
+
+static bool operator_is(TSNode bin, const names_ids *id, const char *op)
+{
+	TSNode o = ts_node_child_by_field_id(bin, id->operator);
+	return !ts_node_is_null(o) && !strcmp(ts_node_type(o), op);
+}
+
+/* The one binary operator inside the parentheses of `(a op b)`, or null. */
+static TSNode paren_binary(TSNode n, const names_ids *id, const char *op)
+{
+	if (!has_symbol(n, id->paren))
+		return null_node;
+	uint32_t k = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode in = ts_node_named_child(n, i);
+		if (has_symbol(in, id->binary) && operator_is(in, id, op))
+			return in;
+	}
+	return null_node;
+}
+
+/* bin is `X // right`: a hand-written ceiling division `(a + b - 1) // b` or
+ * `(n + 63) // 64` (the added constant one less than the divisor). */
+static bool is_hand_cdiv(const builder *b, TSNode bin, TSNode right, const names_ids *id)
+{
+	if (!operator_is(bin, id, "//"))
+		return false;
+	TSNode left = ts_node_child_by_field_id(bin, id->left);
+	TSNode minus = paren_binary(left, id, "-");
+	if (!ts_node_is_null(minus)) {
+		TSNode plus = ts_node_child_by_field_id(minus, id->left);
+		TSNode one = ts_node_child_by_field_id(minus, id->right);
+		if (!has_symbol(plus, id->binary) || !operator_is(plus, id, "+") ||
+		    !has_symbol(one, id->integer) || !text_eq(b, one, "1"))
+			return false;
+		TSNode den = ts_node_child_by_field_id(plus, id->right);
+		if (ts_node_is_null(den) || !ts_node_is_named(den) ||
+		    ts_node_is_null(ts_node_child_by_field_id(plus, id->left)))
+			return false;
+		uint32_t l1 = ts_node_end_byte(den) - ts_node_start_byte(den);
+		uint32_t l2 = ts_node_end_byte(right) - ts_node_start_byte(right);
+		return l1 == l2 && !memcmp(b->src->text + ts_node_start_byte(den),
+					   b->src->text + ts_node_start_byte(right), l1);
+	}
+	TSNode plus = paren_binary(left, id, "+");
+	if (ts_node_is_null(plus) || !has_symbol(right, id->integer))
+		return false;
+	TSNode add = ts_node_child_by_field_id(plus, id->right);
+	if (!has_symbol(add, id->integer))
+		return false;
+	char *a = text(b, add), *d = text(b, right);
+	bool ok = strtoll(a, NULL, 0) + 1 == strtoll(d, NULL, 0);
+	free(a);
+	free(d);
+	return ok;
+}
+
+static void push_host_match(builder *b, TSNode n, ta_host_kind kind)
+{
+	struct host_match *hm = TA_PUSH(b->host_matches, b->host_match_count, b->host_match_cap);
+	hm->node = n;
+	hm->kind = kind;
+}
+
+/* One node of the names walk; path[0..depth] are its ancestors and itself.
+ * Each pattern is taken at its last node in document order, the order the
+ * query it replaced returned matches in (a nested ceiling division comes
+ * before the one around it). */
+static void names_visit(builder *b, const names_ids *id, const TSNode *path,
+			const TSFieldId *fields, size_t depth, uint32_t *last_start)
+{
+	TSNode n = path[depth];
+	TSFieldId field = fields[depth];
+	TSNode parent = depth ? path[depth - 1] : null_node;
+	if (!ts_node_is_named(n))
+		return;
+	TSSymbol s = ts_node_symbol(n);
+	/* Kept for the main walk, which then need not walk the tree again; an
+	 * attribute only when it may be `.T`. */
+	if (s == id->function || s == id->call || s == id->for_s || s == id->while_s ||
+	    s == id->assert_s ||
+	    (s == id->attribute && b->src->text[ts_node_end_byte(n) - 1] == 'T')) {
+		struct walk_node *wn = TA_PUSH(b->walk_nodes, b->walk_node_count, b->walk_node_cap);
+		wn->node = n;
+		wn->parent = parent;
+		wn->depth = depth;
+	}
+	if (s == id->import) {
+		read_import(b, n, null_node);
+	} else if (s == id->import_from) {
+		read_import(b, null_node, n);
+	} else if (s == id->assignment) {
+		TSNode left = ts_node_child_by_field_id(n, id->left);
+		TSNode right = ts_node_child_by_field_id(n, id->right);
+		if (has_symbol(left, id->identifier) && !ts_node_is_null(right)) {
+			var_def *v = TA_PUSH(b->vars, b->var_count, b->var_cap);
+			v->name = text(b, left);
+			v->value = right;
+		}
+	} else if (s == id->identifier && field == id->name && has_symbol(parent, id->function)) {
+		TSNode whole = depth >= 2 ? path[depth - 2] : null_node;
+		if (!has_symbol(whole, id->decorated) || fields[depth - 1] != id->definition)
+			whole = null_node;
+		read_function(b, parent, whole, n, last_start);
+	} else if (s == id->identifier && field == id->attribute_f && depth >= 3 &&
+		   has_symbol(parent, id->attribute) && has_symbol(path[depth - 2], id->call) &&
+		   fields[depth - 1] == id->function_f && has_symbol(path[depth - 3], id->comparison) &&
+		   text_eq(b, n, "stride")) {
+		push_host_match(b, path[depth - 3], TA_HOST_STRIDE_TEST);
+	}
+	if (field == id->right && has_symbol(parent, id->binary) && is_hand_cdiv(b, parent, n, id))
+		push_host_match(b, parent, TA_HOST_HAND_CDIV);
+}
+
+/* One walk over the tree for the file's names: imports, definitions and
+ * assignments are read now, host patterns kept for after the main walk.
+ * Written in code, not as a tree-sitter query: the 0.20 query cursor cost
+ * twice this walk and its compilation as much again, and its matching grew
+ * with the square of an operator chain's length (x + x + ... of 70,000
+ * terms: 13 s). Definitions come in document order, so every def precedes
+ * what it contains. */
 static void read_names(builder *b, TSNode root)
 {
 	/* Names every Triton file uses even when a snippet forgets the import. */
 	add_import(b, ta_xstrdup("tl"), ta_xstrdup("triton.language"), 0);
 	b->m->imports_triton = false;
 
-	const ta_query *q = names_query;
-	int c_import = ta_query_capture(q, "import"), c_from = ta_query_capture(q, "import_from");
-	int c_def = ta_query_capture(q, "def"), c_name = ta_query_capture(q, "name");
-	int c_dec = ta_query_capture(q, "decorated"), c_assign = ta_query_capture(q, "assign");
-	int c_cdiv = ta_query_capture(q, "cdiv"), c_stride = ta_query_capture(q, "stride_test");
-	int c_cdiv_lit = ta_query_capture(q, "cdiv_lit");
-	int c_lit_add = ta_query_capture(q, "cdiv_lit.add"), c_lit_den = ta_query_capture(q, "cdiv_lit.den");
+	names_ids id;
+	names_ids_init(&id);
 	uint32_t last_start = UINT32_MAX;
-	ta_query_iter it;
-	TSQueryMatch mt;
-	ta_query_exec(&it, q, b->src, root);
-	while (ta_query_next(&it, &mt)) {
-		TSNode n;
-		TSNode imp = ta_match_node(&mt, c_import), from = ta_match_node(&mt, c_from);
-		if (!ts_node_is_null(imp) || !ts_node_is_null(from)) {
-			read_import(b, imp, from);
-		} else if (!ts_node_is_null(n = ta_match_node(&mt, c_def))) {
-			read_function(b, n, ta_match_node(&mt, c_dec), ta_match_node(&mt, c_name), &last_start);
-		} else if (!ts_node_is_null(n = ta_match_node(&mt, c_assign))) {
-			TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
-			if (!ta_node_is(left, "identifier") || ts_node_is_null(right))
-				continue;
-			var_def *v = TA_PUSH(b->vars, b->var_count, b->var_cap);
-			v->name = text(b, left);
-			v->value = right;
+	TSNode *path = NULL;
+	TSFieldId *fields = NULL;
+	size_t path_cap = 0, fields_cap = 0, depth = 0;
+	ta_grow((void **)&path, &path_cap, 1, sizeof *path);
+	ta_grow((void **)&fields, &fields_cap, 1, sizeof *fields);
+	path[0] = root;
+	fields[0] = 0;
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	for (;;) {
+		names_visit(b, &id, path, fields, depth, &last_start);
+		if (ts_tree_cursor_goto_first_child(&c)) {
+			depth++;
+			ta_grow((void **)&path, &path_cap, depth + 1, sizeof *path);
+			ta_grow((void **)&fields, &fields_cap, depth + 1, sizeof *fields);
 		} else {
-			ta_host_kind kind = TA_HOST_HAND_CDIV;
-			n = ta_match_node(&mt, c_cdiv);
-			if (ts_node_is_null(n) && !ts_node_is_null(ta_match_node(&mt, c_cdiv_lit))) {
-				char *add = text(b, ta_match_node(&mt, c_lit_add));
-				char *den = text(b, ta_match_node(&mt, c_lit_den));
-				if (strtoll(add, NULL, 0) + 1 == strtoll(den, NULL, 0))
-					n = ta_match_node(&mt, c_cdiv_lit);
-				free(add);
-				free(den);
-				if (ts_node_is_null(n))
-					continue;
+			while (!ts_tree_cursor_goto_next_sibling(&c)) {
+				if (!ts_tree_cursor_goto_parent(&c))
+					goto done;
+				depth--;
 			}
-			if (ts_node_is_null(n)) {
-				n = ta_match_node(&mt, c_stride);
-				kind = TA_HOST_STRIDE_TEST;
-			}
-			if (ts_node_is_null(n))
-				continue;
-			struct host_match *hm = TA_PUSH(b->host_matches, b->host_match_count, b->host_match_cap);
-			hm->node = n;
-			hm->kind = kind;
 		}
+		path[depth] = ts_tree_cursor_current_node(&c);
+		fields[depth] = ts_tree_cursor_current_field_id(&c);
 	}
-	ta_query_iter_end(&it);
+done:
+	ts_tree_cursor_delete(&c);
+	free(path);
+	free(fields);
 }
 
 static void read_assignments(builder *b)
@@ -988,8 +1071,6 @@ typedef struct frame {
 
 typedef struct walk {
 	builder *b;
-	TSNode *path;             /* nodes from the root to the current one */
-	size_t path_cap;
 	frame *frames;
 	size_t frame_count, frame_cap;
 	int fn;                   /* innermost function, -1 at module level */
@@ -1541,48 +1622,25 @@ static void enter(walk *w, TSNode n, TSNode parent, size_t depth)
 	}
 }
 
-static void leave(walk *w, size_t depth)
-{
-	bool popped = false;
-	while (w->frame_count && w->frames[w->frame_count - 1].depth == depth) {
-		w->frame_count--;
-		popped = true;
-	}
-	if (popped)
-		refresh_context(w);
-}
-
-static void walk_tree(builder *b, TSNode root)
+/* Runs enter() over the nodes the names walk kept, in document order. A
+ * frame ends before the next kept node that is not inside it: one as deep or
+ * deeper, or one that starts where the frame's node has ended. */
+static void walk_tree(builder *b)
 {
 	walk w = { .b = b, .fn = -1, .kernel = -1, .kloop = -1 };
-	TSTreeCursor c = ts_tree_cursor_new(root);
-	size_t depth = 0;
-	ta_grow((void **)&w.path, &w.path_cap, 1, sizeof(TSNode));
-	w.path[0] = root;
-	enter(&w, root, null_node, 0);
-	for (;;) {
-		if (ts_tree_cursor_goto_first_child(&c)) {
-			depth++;
-			ta_grow((void **)&w.path, &w.path_cap, depth + 1, sizeof(TSNode));
-			w.path[depth] = ts_tree_cursor_current_node(&c);
-			enter(&w, w.path[depth], w.path[depth - 1], depth);
-			continue;
+	for (size_t i = 0; i < b->walk_node_count; i++) {
+		const struct walk_node *wn = &b->walk_nodes[i];
+		bool popped = false;
+		uint32_t start = ts_node_start_byte(wn->node);
+		while (w.frame_count && (w.frames[w.frame_count - 1].depth >= wn->depth ||
+					 ts_node_end_byte(w.frames[w.frame_count - 1].node) <= start)) {
+			w.frame_count--;
+			popped = true;
 		}
-		for (;;) {
-			leave(&w, depth);
-			if (ts_tree_cursor_goto_next_sibling(&c)) {
-				w.path[depth] = ts_tree_cursor_current_node(&c);
-				enter(&w, w.path[depth], depth ? w.path[depth - 1] : null_node, depth);
-				break;
-			}
-			if (!ts_tree_cursor_goto_parent(&c))
-				goto done;
-			depth--;
-		}
+		if (popped)
+			refresh_context(&w);
+		enter(&w, wn->node, wn->parent, wn->depth);
 	}
-done:
-	ts_tree_cursor_delete(&c);
-	free(w.path);
 	free(w.frames);
 }
 
@@ -1870,8 +1928,6 @@ static void read_host_patterns(builder *b)
 ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 {
 	*err = NULL;
-	if (load_queries(err) != 0)
-		return NULL;
 	ta_model *m = ta_xcalloc(1, sizeof *m);
 	m->src = src;
 	m->syn = syn;
@@ -1884,7 +1940,7 @@ ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 	read_assignments(&b);
 	read_decorated_kernels(&b);
 	read_wrapped_kernels(&b);
-	walk_tree(&b, root);
+	walk_tree(&b);
 	read_host_patterns(&b);
 	classify_pointers(&b);
 	finish_kernels(&b);
@@ -1895,5 +1951,6 @@ ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 	free(b.owner_start);
 	free(b.fn_host);
 	free(b.host_matches);
+	free(b.walk_nodes);
 	return m;
 }

@@ -1,4 +1,4 @@
-/* Where the program's data (queries, checklist) and injector live: the
+/* Where the program's data (the checklist) and injector live: the
  * installed locations, or the source/build tree when run from there. */
 #ifndef TA_UTIL_DATADIR_H
 #define TA_UTIL_DATADIR_H

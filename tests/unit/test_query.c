@@ -148,18 +148,9 @@ static void test_two_predicates(void **state)
 	expect(*state, "(" CALL "(#match? @m \"o\") (#not-eq? @m \"dot\"))", "m", "load store");
 }
 
-static void test_data_queries_load(void **state)
+static void test_missing_query_file(void **state)
 {
 	(void)state;
-	static const char *const names[] = { "imports", "definitions", "assignments", "host", "pointers" };
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-		char *err = NULL;
-		ta_query *q = ta_query_load(names[i], &err);
-		if (!q)
-			print_error("%s\n", err);
-		assert_non_null(q);
-		ta_query_free(q);
-	}
 	/* a missing query file names the path and the way out */
 	char *err = NULL;
 	assert_null(ta_query_load("no-such-query", &err));
@@ -221,7 +212,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_match, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_any_of, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_predicates, setup, teardown),
-		cmocka_unit_test(test_data_queries_load),
+		cmocka_unit_test(test_missing_query_file),
 		cmocka_unit_test(test_bad_queries),
 	};
 	return cmocka_run_group_tests_name("query", tests, NULL, NULL);

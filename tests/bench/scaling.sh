@@ -1,0 +1,65 @@
+#!/bin/sh
+# How --check grows with the file (issue 19, items 6 and 7): CPU time
+# (user+sys) and peak memory (max RSS) of one --check run per size, from
+# getrusage, for
+#  - one long expression, `y = x+x+...` of 25,000 to 400,000 terms (it was
+#    quadratic: 70,000 terms took 13 s);
+#  - many small kernels in one file, 5,000 to 40,000 (each ~140 bytes: a
+#    program id, an arange, a masked store), up to 100,000 (13.6 MB) with
+#    SCALING_BIG=1.
+# Linear time shows as a flat "us per term" / "us per kernel" column; the
+# last column is peak memory over the file's size.
+# Usage: tests/bench/scaling.sh [BUILDDIR]
+set -eu
+build=${1:-_build}
+ta="$build/src/tileadvise"
+[ -x "$ta" ] || { echo "scaling.sh: no $ta: build first" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+big=""
+[ -n "${SCALING_BIG:-}" ] && big=100000
+${PYTHON3:-python3} - "$ta" "$tmp" "$big" <<'PY'
+import os, resource, subprocess, sys, time
+ta, tmp, big = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def measure(path):
+    # A child of its own per run, so that ru_maxrss is this run's peak.
+    code = ("import resource,subprocess,sys\n"
+            "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+            "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+            "print(r.ru_utime + r.ru_stime, r.ru_maxrss)\n")
+    out = subprocess.run([sys.executable, "-c", code, ta, "--check", path],
+                         stdout=subprocess.PIPE, check=True).stdout.split()
+    return float(out[0]), int(out[1]) * 1024
+
+def chain(n):
+    p = os.path.join(tmp, "chain%d.py" % n)
+    with open(p, "w") as f:
+        f.write("import triton\nimport triton.language as tl\n\nx = 1\ny = " + "+".join(["x"] * n) + "\n")
+    return p
+
+def kernels(n):
+    p = os.path.join(tmp, "kernels%d.py" % n)
+    with open(p, "w") as f:
+        f.write("import triton\nimport triton.language as tl\n\n")
+        for i in range(n):
+            f.write("@triton.jit\ndef k_%d(x_ptr, n, B: tl.constexpr):\n"
+                    "    o = tl.program_id(0) * B + tl.arange(0, B)\n"
+                    "    tl.store(x_ptr + o, o, mask=o < n)\n\n\n" % i)
+    return p
+
+def table(title, unit, sizes, make):
+    print("== " + title)
+    print("%10s %10s %9s %12s %10s %8s" % (unit, "bytes", "cpu s", "us per " + unit.rstrip("s"),
+                                          "max RSS MB", "RSS/size"))
+    for n in sizes:
+        p = make(n)
+        size = os.path.getsize(p)
+        cpu, rss = measure(p)
+        print("%10d %10d %9.2f %12.2f %10.1f %8.1f" % (n, size, cpu, 1e6 * cpu / n, rss / 2**20, rss / size))
+        os.unlink(p)
+
+table("one long expression", "terms", [25000, 50000, 100000, 200000, 400000], chain)
+sizes = [5000, 10000, 20000, 40000] + ([int(big)] if big else [])
+table("small kernels in one file", "kernels", sizes, kernels)
+PY
