@@ -126,6 +126,8 @@ void ta_model_free(ta_model *m)
 	for (size_t i = 0; i < m->function_count; i++)
 		free(m->functions[i].name);
 	free(m->functions);
+	free(m->assign_nodes);
+	free(m->compare_nodes);
 	for (size_t i = 0; i < m->kernel_names_cap; i++)
 		free(m->kernel_names[i].name);
 	free(m->kernel_names);
@@ -295,4 +297,22 @@ bool ta_kernel_address_role(const ta_model *m, const ta_kernel *k, TSNode addr, 
 	if (ta_node_is(first, "identifier") && ta_node_text_eq(m->src, first, name))
 		return true;
 	return stride_in(m, k, addr, name, 0);
+}
+
+size_t ta_model_refs_within(const ta_node_ref *v, size_t n, TSNode within, size_t *first)
+{
+	uint32_t start = ts_node_start_byte(within), end = ts_node_end_byte(within);
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ts_node_start_byte(v[mid].node) < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	size_t i = lo;
+	while (i < n && ts_node_start_byte(v[i].node) < end)
+		i++;
+	return i - lo;
 }

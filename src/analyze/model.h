@@ -240,6 +240,13 @@ typedef struct ta_function {
 	int kernel;               /* index in kernels when it is one, else -1 */
 } ta_function;
 
+/* A node the rules look for inside kernels, with the innermost function it
+ * is in (index in functions, -1 at module level). */
+typedef struct ta_node_ref {
+	TSNode node;
+	int function;
+} ta_node_ref;
+
 typedef struct ta_model {
 	const ta_source *src;     /* borrowed */
 	const ta_syntax *syn;     /* borrowed */
@@ -254,6 +261,13 @@ typedef struct ta_model {
 	size_t host_count;
 	ta_function *functions;   /* every def of the file, for name resolution */
 	size_t function_count;
+	/* Every assignment (plain and augmented) and every comparison of the
+	 * file, in document order: rules read a kernel's from here instead of
+	 * walking its tree again. */
+	ta_node_ref *assign_nodes;
+	size_t assign_node_count;
+	ta_node_ref *compare_nodes;
+	size_t compare_node_count;
 	struct ta_name_slot *kernel_names; /* kernel names and aliases -> index */
 	size_t kernel_names_cap;
 	size_t kernel_names_used;
@@ -273,6 +287,9 @@ char *ta_model_canonical(const ta_model *m, TSNode expr);
 
 /* Lookups. */
 int ta_model_find_kernel(const ta_model *m, const char *name);
+/* The refs of v (n of them, document order) inside node `within`: returns
+ * how many, the first at *first. */
+size_t ta_model_refs_within(const ta_node_ref *v, size_t n, TSNode within, size_t *first);
 const ta_param *ta_kernel_param(const ta_kernel *k, const char *name);
 /* In an address expression of kernel k (`a_ptr + offs_am[:, None] * lda`),
  * does the identifier name play the part of a stride, multiplying offsets

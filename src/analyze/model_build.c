@@ -38,6 +38,7 @@ typedef struct builder {
 		size_t depth;
 	} *walk_nodes;
 	size_t walk_node_count, walk_node_cap;
+	size_t assign_node_cap, compare_node_cap;
 	struct host_match {       /* host patterns, applied after the walk */
 		TSNode node;
 		ta_host_kind kind;
@@ -333,7 +334,7 @@ static void read_function(builder *b, TSNode def, TSNode whole, TSNode name, uin
  * what keeps this walk cheaper than the query it replaced. */
 typedef struct names_ids {
 	TSSymbol import, import_from, decorated, function, identifier, assignment, binary,
-		paren, integer, comparison, call, attribute, for_s, while_s, assert_s;
+		paren, integer, comparison, call, attribute, for_s, while_s, assert_s, aug_assign;
 	TSFieldId name, definition, left, right, operator, function_f, attribute_f;
 } names_ids;
 
@@ -350,6 +351,7 @@ static void names_ids_init(names_ids *id)
 		.integer = SYM("integer"), .comparison = SYM("comparison_operator"),
 		.call = SYM("call"), .attribute = SYM("attribute"), .for_s = SYM("for_statement"),
 		.while_s = SYM("while_statement"), .assert_s = SYM("assert_statement"),
+		.aug_assign = SYM("augmented_assignment"),
 		.name = FLD("name"), .definition = FLD("definition"), .left = FLD("left"),
 		.right = FLD("right"), .operator = FLD("operator"), .function_f = FLD("function"),
 		.attribute_f = FLD("attribute"),
@@ -449,6 +451,14 @@ static void names_visit(builder *b, const names_ids *id, const TSNode *path,
 		wn->parent = parent;
 		wn->depth = depth;
 	}
+	if (s == id->assignment || s == id->aug_assign || s == id->comparison) {
+		ta_model *m = b->m;
+		ta_node_ref *r = s == id->comparison
+			? TA_PUSH(m->compare_nodes, m->compare_node_count, b->compare_node_cap)
+			: TA_PUSH(m->assign_nodes, m->assign_node_count, b->assign_node_cap);
+		r->node = n;
+		r->function = -1;   /* once every function is read */
+	}
 	if (s == id->import) {
 		read_import(b, n, null_node);
 	} else if (s == id->import_from) {
@@ -520,6 +530,11 @@ done:
 	ts_tree_cursor_delete(&c);
 	free(path);
 	free(fields);
+	ta_model *m = b->m;
+	for (size_t i = 0; i < m->assign_node_count; i++)
+		m->assign_nodes[i].function = function_at(m, ts_node_start_byte(m->assign_nodes[i].node));
+	for (size_t i = 0; i < m->compare_node_count; i++)
+		m->compare_nodes[i].function = function_at(m, ts_node_start_byte(m->compare_nodes[i].node));
 }
 
 static void read_assignments(builder *b)

@@ -12,12 +12,12 @@
 ta_status ta_detect_d13(ta_rule_ctx *c)
 {
 	bool found = false;
-	TSTreeCursor cur = ts_tree_cursor_new(c->k->node);
-	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
+	size_t first, count = ta_model_refs_within(c->m->compare_nodes, c->m->compare_node_count,
+						   c->k->node, &first);
+	for (size_t i = first; i < first + count; i++) {
+		TSNode n = c->m->compare_nodes[i].node;
 		/* Either side: `offs < M & ok` is `offs < (M & ok)` just as much. */
-		for (uint32_t side = 0; ta_node_is(n, "comparison_operator") && side < ta_node_named_count(n);
-		     side++) {
+		for (uint32_t side = 0; side < ta_node_named_count(n); side++) {
 			TSNode left = ts_node_named_child(n, side);
 			TSNode op = ta_node_field(left, "operator");
 			if (ta_node_is(left, "binary_operator") && !ts_node_is_null(op) &&
@@ -31,10 +31,7 @@ ta_status ta_detect_d13(ta_rule_ctx *c)
 				break;
 			}
 		}
-		if (!ta_cursor_next(&cur, true))
-			break;
 	}
-	ts_tree_cursor_delete(&cur);
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
 }
 

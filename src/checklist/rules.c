@@ -264,28 +264,22 @@ static void collect_assigns(ta_rule_ctx *c)
 	TSNode body = ta_node_field(k->node, "body");
 	if (ts_node_is_null(body))
 		return;
-	TSTreeCursor cur = ts_tree_cursor_new(body);
-	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
-		bool descend = true;
-		bool plain = ta_node_is(n, "assignment"), aug = ta_node_is(n, "augmented_assignment");
-		if (plain || aug) {
-			TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
-			if (ta_node_is(left, "identifier") && !ts_node_is_null(right)) {
-				ta_assign *a = TA_APPEND(c->assigns, c->assign_count);
-				a->name = ta_node_text(c->m->src, left);
-				a->rhs = ta_span_of(c->m->src, right);
-				a->stmt = ta_span_of(c->m->src, n);
-				a->loop = ta_kernel_loop_at(k, a->stmt.start);
-				a->augmented = aug;
-			}
-		} else if (ta_node_is(n, "function_definition")) {
-			descend = false;
+	/* The model's list, less those of functions nested in the kernel. */
+	size_t first, n = ta_model_refs_within(c->m->assign_nodes, c->m->assign_node_count, body, &first);
+	for (size_t i = first; i < first + n; i++) {
+		const ta_node_ref *r = &c->m->assign_nodes[i];
+		if (r->function < 0 || c->m->functions[r->function].kernel != c->kernel)
+			continue;
+		TSNode left = ta_node_field(r->node, "left"), right = ta_node_field(r->node, "right");
+		if (ta_node_is(left, "identifier") && !ts_node_is_null(right)) {
+			ta_assign *a = TA_APPEND(c->assigns, c->assign_count);
+			a->name = ta_node_text(c->m->src, left);
+			a->rhs = ta_span_of(c->m->src, right);
+			a->stmt = ta_span_of(c->m->src, r->node);
+			a->loop = ta_kernel_loop_at(k, a->stmt.start);
+			a->augmented = ta_node_is(r->node, "augmented_assignment");
 		}
-		if (!ta_cursor_next(&cur, descend))
-			break;
 	}
-	ts_tree_cursor_delete(&cur);
 }
 
 const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n)
