@@ -2,7 +2,8 @@
 # tileadvise --report on bad input: exit 2 and one line on stderr naming the
 # file; no kernels: exit 0 and a note; syntax errors: exit 0 and each error
 # region by line; json parses; --help/--version exit 0; unknown option exit 2.
-# TAP by hand. Env: TILEADVISE (the binary), TA_SRCDIR (the source tree).
+# TAP (tests/lib/tap.sh). Env: TILEADVISE (the binary), TA_SRCDIR (the source tree).
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TILEADVISE:=./src/tileadvise}"
@@ -11,11 +12,6 @@ fixtures="$TA_SRCDIR/tests/fixtures/model"
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-cli-XXXXXX") || exit 99
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 # run FILE...: runs tileadvise --report, leaving rc, out and err.
 run() {
@@ -35,7 +31,7 @@ bad() {
 	fi
 }
 
-echo "1..19"
+plan 19
 
 bad "missing path" "$tmp/missing.py" "no such file"
 mkdir "$tmp/dir.py"
@@ -130,3 +126,4 @@ if [ "$rc" -eq 2 ] && grep -q "no-such-option" "$tmp/err"; then ok "unknown opti
 if [ "$rc" -eq 2 ] && grep -q "yaml" "$tmp/err"; then ok "unknown format exits 2"; else not_ok "unknown format exits 2" "rc=$rc"; fi
 "$TILEADVISE" --report >"$tmp/out" 2>"$tmp/err"; rc=$?
 if [ "$rc" -eq 2 ] && grep -q "needs a FILE" "$tmp/err"; then ok "--report without FILE exits 2"; else not_ok "--report without FILE exits 2" "rc=$rc"; fi
+finish

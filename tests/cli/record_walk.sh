@@ -9,33 +9,23 @@
 # later recordings (edits-h200-2026-11-29-{b,attention-b}); every
 # version today's edits make is the measured file; a measured file that
 # differs is kept and labelled; steps that cannot be made fail by name.
-# Prints TAP.
+# Prints TAP (tests/lib/tap.sh).
 set -u
-. "$TA_SRCDIR/tests/common.sh"
+. "$TA_SRCDIR/tests/lib/tap.sh"
 ex="$TA_SRCDIR/examples/attention"
 golden="$TA_SRCDIR/tests/cli/record_walk.golden"
 tarball="$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-attention.tar.gz"
 v0run="$TA_SRCDIR/tests/profiles/h200-2026-11-29-example-attention.jsonl"
-n=0
-fails=0
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		fails=$((fails + 1))
-		echo "not ok $n - $2"
-		[ -s "$tmp/err" ] && sed 's/^/# /' "$tmp/err"
-	fi
-}
+# Each failure shows what the last command said.
+TAP_ON_FAIL='[ ! -s "$tmp/err" ] || cat "$tmp/err"'
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-walk.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
-echo "1..18"
+plan 18
 
 tar -C "$tmp" -xzf "$tarball"
 d="$tmp/attention"
 cmp -s "$d/v0.py" "$ex/attention.py"
-ok $? "the recording's v0.py is examples/attention/attention.py as committed"
+result $? "the recording's v0.py is examples/attention/attention.py as committed"
 
 # record OUT [V2]: the walk as tests/gpu/edits.sh applied and measured it;
 # V2 replaces the measured file of the second step.
@@ -51,20 +41,20 @@ edits_and_runs() {
 }
 
 record "$tmp/s.json"
-ok $? "--record-session with five --step exits 0"
+result $? "--record-session with five --step exits 0"
 grep -q "session with 5 applied steps written to" "$tmp/err" && ! grep -q "keep the measured file" "$tmp/err"
-ok $? "it says so, and keeps no measured file: today's edits give every measured version"
+result $? "it says so, and keeps no measured file: today's edits give every measured version"
 edits_and_runs "$tmp/s.json" >"$tmp/report"
 diff -u "$golden" "$tmp/report" >"$tmp/err"
-ok $? "its edits and runs (before → after, ratio, verdict) are the golden ones"
+result $? "its edits and runs (before → after, ratio, verdict) are the golden ones"
 for l in "after G8" "after S8" "after S5" "after S3" "after S6"; do
 	grep -q "\"label\": \"$l\"" "$tmp/s.json" || echo "$l" >>"$tmp/missing"
 done
 [ ! -s "$tmp/missing" ] && grep -q '"current": 5,' "$tmp/s.json"
-ok $? "six versions, labelled after each step, the last current"
+result $? "six versions, labelled after each step, the last current"
 grep -Eq '"from_version": 1,' "$tmp/s.json" && grep -Eq '"after_run": 5,' "$tmp/s.json" &&
 	[ "$(grep -c '"undone": false' "$tmp/s.json")" -eq 5 ]
-ok $? "five edits in effect, chained version to version and run to run"
+result $? "five edits in effect, chained version to version and run to run"
 
 # Every example's committed walk is what tests/gpu/walks.sh makes from the
 # later recordings (all five examples, v0's own run included in them).
@@ -82,7 +72,7 @@ for name in softmax layernorm matmul cat attention; do
 		diff -u "$tmp/committed" "$tmp/made" >>"$tmp/err" || echo "$name differs" >>"$tmp/err"
 done
 ! grep -q . "$tmp/err"
-ok $? "each example's committed session-walk.h200.json holds the edits and runs of its recording"
+result $? "each example's committed session-walk.h200.json holds the edits and runs of its recording"
 
 # tests/gpu/walks.sh, which makes such sessions for every example from
 # what edits.sh brings back, gives the same edits and runs.
@@ -90,42 +80,42 @@ TILEADVISE="$TILEADVISE" sh "$TA_SRCDIR/tests/gpu/walks.sh" \
 	"$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-attention.tsv" "$tarball" "$tmp/walks" \
 	>/dev/null 2>"$tmp/err" && edits_and_runs "$tmp/walks/attention/session-walk.h200.json" >"$tmp/w" &&
 	diff -u "$golden" "$tmp/w" >>"$tmp/err"
-ok $? "tests/gpu/walks.sh writes that walk from the archive and its table"
+result $? "tests/gpu/walks.sh writes that walk from the archive and its table"
 
 # A measured file that today's edit does not give: kept, and said.
 { cat "$d/v2.py"; echo "# not what tileadvise writes"; } >"$tmp/v2-other.py"
 record "$tmp/other.json" "$tmp/v2-other.py"
-ok $? "a measured file that differs: still exits 0"
+result $? "a measured file that differs: still exits 0"
 # The next step is made on the kept text, so S5's result differs from v3.py
 # too (by the same comment); S3 and S6 start again from measured files.
 grep -q "2 of 5 steps keep the measured file" "$tmp/err"
-ok $? "it says that two steps keep the measured file (S8, and S5 made on S8's)"
+result $? "it says that two steps keep the measured file (S8, and S5 made on S8's)"
 grep -q "\"label\": \"after S8, as measured; today's S8 edit differs\"" "$tmp/other.json" &&
 	grep -q "# not what tileadvise writes" "$tmp/other.json"
-ok $? "the version is the measured text, labelled as such"
+result $? "the version is the measured text, labelled as such"
 grep -q "\"label\": \"after S5, as measured; today's S5 edit differs\"" "$tmp/other.json" &&
 	grep -q '"label": "after S3"' "$tmp/other.json"
-ok $? "S5 is labelled so too; S3, made on the measured v3, is not"
+result $? "S5 is labelled so too; S3, made on the measured v3, is not"
 
 # Steps that cannot be made: exit 2, the step named, nothing written.
 "$TILEADVISE" --record-session "$tmp/twice.json" --gpu h200 --step "S8=$d/rec-2.jsonl" \
 	--step "S8=$d/rec-2.jsonl" "$ex/attention.py" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "^tileadvise: --step S8 (step 2 of 2): no S8 edit to make: " "$tmp/err" &&
 	[ ! -e "$tmp/twice.json" ]
-ok $? "a step with no site left fails by name and writes nothing"
+result $? "a step with no site left fails by name and writes nothing"
 "$TILEADVISE" --record-session "$tmp/x.json" --step "T1=$d/rec-1.jsonl" "$ex/attention.py" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "T1 has no mechanical edit" "$tmp/err"
-ok $? "an entry without a mechanical edit is refused"
+result $? "an entry without a mechanical edit is refused"
 "$TILEADVISE" --record-session "$tmp/x.json" --step "G8=$tmp/none.jsonl" "$ex/attention.py" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "step 1 of 1.*none.jsonl" "$tmp/err"
-ok $? "records that cannot be read name the file"
+result $? "records that cannot be read name the file"
 "$TILEADVISE" --step "G8=$d/rec-1.jsonl" "$ex/attention.py" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q -- "--step belongs to --record-session" "$tmp/err"
-ok $? "--step without --record-session is a usage error"
+result $? "--step without --record-session is a usage error"
 "$TILEADVISE" --record-session "$tmp/x.json" --step G8 "$ex/attention.py" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q -- "--step needs ID=RECORDS" "$tmp/err"
-ok $? "--step without records is a usage error"
+result $? "--step without records is a usage error"
 "$TILEADVISE" --record-session "$tmp/x.json" --step "G8:21=$d/rec-1.jsonl" "$ex/attention.py" 2>"$tmp/err"
 [ $? -eq 2 ]
-ok $? "--step takes an id, not ID:LINE (a step is every site)"
-[ "$fails" -eq 0 ]
+result $? "--step takes an id, not ID:LINE (a step is every site)"
+finish

@@ -4,19 +4,16 @@
 # src/checklist/entries.def as --list-rules prints them (ids, order and
 # titles): they are written for users and must not drift from the program.
 # (--help prints options.def itself, so it is not checked against it.)
-# Prints TAP.
+# Prints TAP (tests/lib/tap.sh).
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 man="$TA_SRCDIR/man/tileadvise.1"
 defs="$TA_SRCDIR/src/options.def"
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
 
 options=$(sed -n 's/^OPTION("\([a-z-]*\)".*/\1/p' "$defs")
 ids=$("$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/ {print $1}')
 count=$(( $(echo "$options" | wc -l) * 2 + $(echo "$ids" | wc -l) + 2 ))
-echo "1..$count"
+plan "$count"
 
 readme="$TA_SRCDIR/README.md"
 for o in $options; do
@@ -24,7 +21,7 @@ for o in $options; do
 	if grep -q -- "\\\\-\\\\-$manname" "$man"; then ok "man page documents --$o"
 	else not_ok "man page documents --$o"; fi
 	case $o in
-	help | version) ok "README mentions --$o # SKIP every program has it" ;;
+	help | version) skip "README mentions --$o" "every program has it" ;;
 	*)
 		if grep -q -- "--$o\>" "$readme"; then ok "README mentions --$o"
 		else not_ok "README mentions --$o"; fi ;;
@@ -54,18 +51,16 @@ PY
 )
 from_table=$("$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/ {
 	id = $1; $1 = $2 = $3 = $4 = ""; sub(/^ +/, ""); print id "\t" $0 }')
-if [ "$from_man" = "$from_table" ]; then ok "man page CHECKLIST section equals the table (ids, order, titles)"
-else
-	not_ok "man page CHECKLIST section equals the table (ids, order, titles)"
-	printf '%s\n' "$from_man" > "${TMPDIR:-/tmp}/ta-docs-man.$$"
-	printf '%s\n' "$from_table" | diff "${TMPDIR:-/tmp}/ta-docs-man.$$" - | sed 's/^/# /'
-	rm -f "${TMPDIR:-/tmp}/ta-docs-man.$$"
-fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-docs.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+printf '%s\n' "$from_man" >"$tmp/man"
+printf '%s\n' "$from_table" >"$tmp/table"
+check_diff "man page CHECKLIST section equals the table (ids, order, titles)" "$tmp/table" "$tmp/man"
 if command -v groff >/dev/null 2>&1; then
 	warnings=$(groff -man -ww -z "$man" 2>&1)
 	if [ -z "$warnings" ]; then ok "groff -man -ww -z reports nothing"
-	else not_ok "groff -man -ww -z reports nothing: $warnings"; fi
+	else not_ok "groff -man -ww -z reports nothing" "$warnings"; fi
 else
-	ok "groff -man -ww -z reports nothing # SKIP groff not installed"
+	skip "groff -man -ww -z reports nothing" "groff not installed"
 fi
-[ "$fails" -eq 0 ]
+finish

@@ -6,8 +6,8 @@
 # state), and the result compiles with python3 when present. Then the
 # refusals: stale journal, external edit, symlink out of the folder,
 # read-only file, corrupted and future journals, injected write failures.
-# TAP by hand. Env: TILEADVISE, TA_SRCDIR, PYTHON3.
-. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
+# TAP (tests/lib/tap.sh). Env: TILEADVISE, TA_SRCDIR, PYTHON3.
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TILEADVISE:=./src/tileadvise}"
@@ -16,16 +16,11 @@ fx="$TA_SRCDIR/tests/fixtures/edits"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-edits-XXXXXX") || exit 99
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "$3"; fi; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 have_py=0
 "$PYTHON" -c 'pass' 2>/dev/null && have_py=1
 
 cases=$(grep -v '^#' "$fx/cases")
-echo "1..$(( $(printf '%s\n' "$cases" | wc -l) * 5 + 11 ))"
+plan $(( $(printf '%s\n' "$cases" | wc -l) * 5 + 11 ))
 
 printf '%s\n' "$cases" | {
 while read -r id name kind; do
@@ -35,14 +30,14 @@ while read -r id name kind; do
 	(cd "$d" && "$TILEADVISE" --diff "$id" "$name.py" >diff.out 2>err.out)
 	rc=$?
 	cmp -s "$d/$name.py" "$fx/$name.before.py" && [ "$rc" = 0 ] && [ -s "$d/diff.out" ] && [ ! -e "$d/.tileadvise" ]
-	check "$id $name: --diff prints a diff and changes nothing" $? "rc=$rc $(cat "$d/err.out")"
+	result $? "$id $name: --diff prints a diff and changes nothing" "rc=$rc $(cat "$d/err.out")"
 	if [ "$kind" = guided ]; then
 		# Demoted to guided: shown, never written by the tool.
 		(cd "$d" && "$TILEADVISE" --apply "$id" "$name.py" >apply.out 2>err.out)
 		rc=$?
 		cmp -s "$d/$name.py" "$fx/$name.before.py" && [ "$rc" = 2 ] && grep -q "guided edit" "$d/err.out" &&
 			grep -q "^+" "$d/diff.out"
-		check "$id $name: --apply refuses a guided edit and leaves the file alone" $? "rc=$rc $(cat "$d/err.out")"
+		result $? "$id $name: --apply refuses a guided edit and leaves the file alone" "rc=$rc $(cat "$d/err.out")"
 		skip "$id $name: --undo restores the exact bytes" "guided edit, not applied"
 		skip "$id $name: --redo applies it again" "guided edit, not applied"
 		skip "$id $name: the edited file compiles" "guided edit, not applied"
@@ -51,18 +46,18 @@ while read -r id name kind; do
 	(cd "$d" && "$TILEADVISE" --apply "$id" "$name.py" >apply.out 2>err.out)
 	rc=$?
 	cmp -s "$d/$name.py" "$fx/$name.after.py" && [ "$rc" = 0 ] && cmp -s "$d/apply.out" "$d/diff.out"
-	check "$id $name: --apply gives the golden bytes and prints the same diff" $? "rc=$rc $(cat "$d/err.out")"
+	result $? "$id $name: --apply gives the golden bytes and prints the same diff" "rc=$rc $(cat "$d/err.out")"
 	(cd "$d" && "$TILEADVISE" --undo "$name.py" >/dev/null 2>err.out)
 	rc=$?
 	cmp -s "$d/$name.py" "$fx/$name.before.py" && [ "$rc" = 0 ]
-	check "$id $name: --undo restores the exact bytes" $? "rc=$rc $(cat "$d/err.out")"
+	result $? "$id $name: --undo restores the exact bytes" "rc=$rc $(cat "$d/err.out")"
 	(cd "$d" && "$TILEADVISE" --redo "$name.py" >/dev/null 2>err.out)
 	rc=$?
 	cmp -s "$d/$name.py" "$fx/$name.after.py" && [ "$rc" = 0 ]
-	check "$id $name: --redo applies it again" $? "rc=$rc $(cat "$d/err.out")"
+	result $? "$id $name: --redo applies it again" "rc=$rc $(cat "$d/err.out")"
 	if [ $have_py = 1 ]; then
 		PYTHONDONTWRITEBYTECODE=1 "$PYTHON" -c 'import sys; compile(open(sys.argv[1],"rb").read(), sys.argv[1], "exec")' "$d/$name.py" 2>"$d/err.out"
-		check "$id $name: the edited file compiles" $? "$(cat "$d/err.out")"
+		result $? "$id $name: the edited file compiles" "$(cat "$d/err.out")"
 	else
 		skip "$id $name: the edited file compiles" "no python3"
 	fi
@@ -77,19 +72,19 @@ cp "$d/k.py" "$d/k.expected"
 "$TILEADVISE" --undo "$d/k.py" >/dev/null 2>"$d/err"
 rc=$?
 [ "$rc" = 2 ] && [ "$(wc -l <"$d/err")" = 1 ] && grep -q "changed since" "$d/err" && cmp -s "$d/k.py" "$d/k.expected"
-check "undo after an external edit refuses in one line and keeps the file" $? "rc=$rc $(cat "$d/err")"
+result $? "undo after an external edit refuses in one line and keeps the file" "rc=$rc $(cat "$d/err")"
 
 "$TILEADVISE" --apply S3 "$d/k.py" >/dev/null 2>"$d/err"
 rc=$?
 [ "$rc" = 2 ] && [ "$(wc -l <"$d/err")" = 1 ] && cmp -s "$d/k.py" "$d/k.expected"
-check "--apply with no site exits 2 in one line" $? "rc=$rc $(cat "$d/err")"
+result $? "--apply with no site exits 2 in one line" "rc=$rc $(cat "$d/err")"
 
 cp "$fx/d12.before.py" "$d/outside/real.py"
 ln -s ../outside/real.py "$d/sub/link.py"
 "$TILEADVISE" --apply D12 "$d/sub/link.py" >/dev/null 2>"$d/err"
 rc=$?
 [ "$rc" = 2 ] && grep -q "outside its folder" "$d/err" && cmp -s "$d/outside/real.py" "$fx/d12.before.py"
-check "a symlink out of the kernel's folder is refused" $? "rc=$rc $(cat "$d/err")"
+result $? "a symlink out of the kernel's folder is refused" "rc=$rc $(cat "$d/err")"
 
 cp "$fx/d12.before.py" "$d/sub/real.py"
 chmod 640 "$d/sub/real.py"
@@ -98,14 +93,14 @@ ln -s real.py "$d/sub/in.py"
 rc=$?
 [ "$rc" = 0 ] && [ -L "$d/sub/in.py" ] && cmp -s "$d/sub/real.py" "$fx/d12.after.py" &&
 	[ "$(stat -c %a "$d/sub/real.py")" = 640 ]
-check "a symlink inside the folder: the real file is edited, keeps its mode, the link stays" $? "rc=$rc $(cat "$d/err")"
+result $? "a symlink inside the folder: the real file is edited, keeps its mode, the link stays" "rc=$rc $(cat "$d/err")"
 
 cp "$fx/d12.before.py" "$d/ro.py"
 chmod 444 "$d/ro.py"
 "$TILEADVISE" --apply D12 "$d/ro.py" >/dev/null 2>"$d/err"
 rc=$?
 [ "$rc" = 2 ] && grep -q "read-only" "$d/err" && cmp -s "$d/ro.py" "$fx/d12.before.py"
-check "a read-only file is refused" $? "rc=$rc $(cat "$d/err")"
+result $? "a read-only file is refused" "rc=$rc $(cat "$d/err")"
 
 mkdir "$d/rodir"
 cp "$fx/d12.before.py" "$d/rodir/k.py"
@@ -114,7 +109,7 @@ chmod 555 "$d/rodir"
 rc=$?
 chmod 755 "$d/rodir"
 [ "$rc" = 2 ] && grep -q "read-only" "$d/err" && cmp -s "$d/rodir/k.py" "$fx/d12.before.py"
-check "a read-only folder is refused" $? "rc=$rc $(cat "$d/err")"
+result $? "a read-only folder is refused" "rc=$rc $(cat "$d/err")"
 
 mkdir "$d/bad"
 cp "$fx/d12.before.py" "$d/bad/k.py"
@@ -123,13 +118,13 @@ printf '{"version": 1, "file": "k.py", "entries": [' >"$d/bad/.tileadvise/journa
 "$TILEADVISE" --apply D12 "$d/bad/k.py" >/dev/null 2>"$d/err"
 rc=$?
 [ "$rc" = 2 ] && grep -q "corrupted" "$d/err" && cmp -s "$d/bad/k.py" "$fx/d12.before.py"
-check "a corrupted journal: clear message, kernel untouched" $? "rc=$rc $(cat "$d/err")"
+result $? "a corrupted journal: clear message, kernel untouched" "rc=$rc $(cat "$d/err")"
 
 printf '{"version": 9, "file": "k.py", "entries": [], "position": 0}\n' >"$d/bad/.tileadvise/journal-k.py.json"
 "$TILEADVISE" --undo "$d/bad/k.py" >/dev/null 2>"$d/err"
 rc=$?
 [ "$rc" = 2 ] && grep -q "newer tileadvise" "$d/err" && cmp -s "$d/bad/k.py" "$fx/d12.before.py"
-check "a future-version journal: clear message, kernel untouched" $? "rc=$rc $(cat "$d/err")"
+result $? "a future-version journal: clear message, kernel untouched" "rc=$rc $(cat "$d/err")"
 
 for step in write fsync rename; do
 	mkdir -p "$d/f-$step"
@@ -140,7 +135,7 @@ for step in write fsync rename; do
 	left=$(ls -A "$d/f-$step" | grep -c tileadvise-)
 	[ "$rc" = 2 ] && cmp -s "$d/f-$step/k.py" "$fx/d12.before.py" && [ "$left" = 0 ] &&
 		"$TILEADVISE" --undo "$d/f-$step/k.py" 2>&1 | grep -q "nothing to undo"
-	check "an injected $step failure leaves the file and journal as they were" $? "rc=$rc left=$left $(cat "$d/err")"
+	result $? "an injected $step failure leaves the file and journal as they were" "rc=$rc left=$left $(cat "$d/err")"
 done
-echo "# $n tests"
+finish
 }

@@ -3,7 +3,8 @@
 # into the normal test suite (tests/fuzz/replay.c): one TAP line per
 # target for its corpus, and one per regression input (each a crash or a
 # failed check a fuzzer once found; see tests/ROBUSTNESS.md).
-# Env: TA_SRCDIR, TA_BUILDDIR (set by the harness).
+# TAP (tests/lib/tap.sh). Env: TA_SRCDIR, TA_BUILDDIR (set by the harness).
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TA_BUILDDIR:=.}"
@@ -18,10 +19,9 @@ for t in $targets; do
 	total=$((total + 1))
 	for f in "$fz/regress/$t"/*; do [ -f "$f" ] && total=$((total + 1)); done
 done
-echo "1..$total"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; sed 's/^/# /' "$tmp/err" | tail -n 25; }
+plan "$total"
+# A failure shows the end of what the target printed.
+TAP_ON_FAIL='tail -n 25 "$tmp/err"'
 
 for t in $targets; do
 	bin="$TA_BUILDDIR/tests/fuzz/replay_$t"
@@ -41,3 +41,4 @@ for t in $targets; do
 		fi
 	done
 done
+finish

@@ -3,27 +3,19 @@
 # attention example was edited step by step (tests/gpu/edits.sh): a step
 # whose runs fall into the same phases is compared phase by phase; a step
 # that changed the launch configurations and the phases is "not comparable".
-# Prints TAP.
+# Prints TAP (tests/lib/tap.sh).
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 dir="$TA_SRCDIR/tests/profiles"
 # The kernel names come from the example (the edited versions add only a
 # jit helper, which is never launched on its own).
 file="$TA_SRCDIR/examples/attention/attention.py"
-n=0
-fails=0
-echo "1..3"
+plan 3
 cmp_runs() {  # cmp_runs BEFORE AFTER EXPECTED-LINE DESCRIPTION
-	n=$((n + 1))
 	got=$("$TILEADVISE" --profile --gpu h200 --records "$dir/h200-2026-11-29-attention-v$2.jsonl" \
 		--baseline-records "$dir/h200-2026-11-29-attention-v$1.jsonl" "$file" 2>&1 | grep '^vs baseline')
-	if [ "$got" = "$3" ]; then
-		echo "ok $n - $4"
-	else
-		fails=$((fails + 1))
-		echo "not ok $n - $4"
-		echo "# want: $3"
-		echo "# got:  $got"
-	fi
+	[ "$got" = "$3" ]
+	result $? "$4" "want: $3" "got:  $got"
 }
 cmp_runs 2 3 "vs baseline: gemma_attn_fwd 1906.8 us -> 1908.8 us, ratio 1.001 [0.986, 1.006]: within noise (8 phases compared in order)" \
 	"S5 step: 8 phases paired, within noise"
@@ -31,4 +23,4 @@ cmp_runs 3 4 "vs baseline: gemma_attn_fwd 1908.8 us -> 1914.6 us, ratio 1.003 [0
 	"S3 step: 8 phases paired, within noise"
 cmp_runs 4 5 "vs baseline: gemma_attn_fwd 2481.5 us -> 2512.7 us, ratio 1.013 [1.009, 1.702]: not comparable: the launch configuration changed" \
 	"S6 step: phases and configurations changed, not comparable"
-[ "$fails" -eq 0 ]
+finish

@@ -6,8 +6,8 @@
 # for --apply/--undo/--redo. Each must end in a result or in one clear line
 # on stderr (exit 2), never a crash or a sanitizer report, and a refused
 # edit leaves the kernel's bytes as they were.
-# TAP by hand. Env: TILEADVISE, TA_SRCDIR; ROBUST_CHANGING_RUNS (default 200).
-. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
+# TAP (tests/lib/tap.sh). Env: TILEADVISE, TA_SRCDIR; ROBUST_CHANGING_RUNS (default 200).
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TILEADVISE:=./src/tileadvise}"
@@ -16,11 +16,6 @@ kernel="$fx/d12.before.py"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-hostile-XXXXXX") || exit 99
 bg=
 trap '[ -n "$bg" ] && kill "$bg" 2>/dev/null; chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
-
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "$3"; fi; }
 
 # sane: the last run ($rc, $tmp/err) did not crash and printed no sanitizer report.
 sane() {
@@ -33,7 +28,7 @@ refused() {
 ta() { "$TILEADVISE" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
 why() { echo "rc=$rc $(head -c 400 "$tmp/err")"; }
 
-echo "1..33"
+plan 33
 
 # ---- every byte value ------------------------------------------------------
 printf '' >"$tmp/all.py"
@@ -44,11 +39,11 @@ while [ $i -lt 256 ]; do
 done
 for mode in --report --check; do
 	ta $mode "$tmp/all.py"
-	refused "$tmp/all.py"; check "all 256 byte values, $mode: exit 2 in one line naming the file" $? "$(why)"
+	refused "$tmp/all.py"; result $? "all 256 byte values, $mode: exit 2 in one line naming the file" "$(why)"
 done
 tail -c 255 "$tmp/all.py" >"$tmp/nonul.py"
 ta --check "$tmp/nonul.py"
-refused "invalid UTF-8"; check "bytes 1-255 (no NUL): invalid UTF-8 in one line" $? "$(why)"
+refused "invalid UTF-8"; result $? "bytes 1-255 (no NUL): invalid UTF-8 in one line" "$(why)"
 
 # Each byte value alone, raw inside a kernel's body (most make syntax
 # errors): ASCII gives a result (0 or 1), the rest one line (exit 2).
@@ -68,7 +63,7 @@ while [ $i -lt 256 ]; do
 	rm -f "$f"
 	i=$((i + 1))
 done
-[ -z "$bad" ]; check "each byte value 1-255 inside a kernel: --check gives a result or one line" $? "bad:$bad"
+[ -z "$bad" ]; result $? "each byte value 1-255 inside a kernel: --check gives a result or one line" "bad:$bad"
 
 # ---- a file rewritten while it is analysed ---------------------------------
 runs=${ROBUST_CHANGING_RUNS:-200}
@@ -107,7 +102,7 @@ done
 kill "$bg" 2>/dev/null
 wait "$bg" 2>/dev/null
 bg=
-[ -z "$bad" ]; check "a file rewritten during $runs --report/--check runs: $clean results, $msgs one-line messages, no crash" $? "bad:$bad"
+[ -z "$bad" ]; result $? "a file rewritten during $runs --report/--check runs: $clean results, $msgs one-line messages, no crash" "bad:$bad"
 
 # --apply while the file changes: refused or applied, never a mix.
 cp "$kernel" "$f"
@@ -130,7 +125,7 @@ wait "$bg" 2>/dev/null
 bg=
 # What is on disk is one of the versions the writer or the tool wrote.
 cmp -s "$f" "$kernel" || cmp -s "$f" "$tmp/other.py" || cmp -s "$f" "$fx/d12.after.py" || bad="$bad final-bytes"
-[ -z "$bad" ]; check "--apply 20 times on a file being rewritten: each ends in a result or one line" $? "bad:$bad"
+[ -z "$bad" ]; result $? "--apply 20 times on a file being rewritten: each ends in a result or one line" "bad:$bad"
 rm -rf "$tmp/.tileadvise"
 
 # ---- symlinks ----------------------------------------------------------------
@@ -147,23 +142,23 @@ ln -s nowhere.py "$d/k/dangling.py"
 
 ta --report "$d/k/in.py"
 sane && [ "$rc" = 0 ] && grep -q "1 kernel" "$tmp/out"
-check "--report through a symlink inside the folder" $? "$(why)"
+result $? "--report through a symlink inside the folder" "$(why)"
 ta --report "$d/k/out.py"
 sane && [ "$rc" = 0 ] && grep -q "1 kernel" "$tmp/out"
-check "--report through a symlink out of the folder reads the target (reading is harmless)" $? "$(why)"
+result $? "--report through a symlink out of the folder reads the target (reading is harmless)" "$(why)"
 ta --check "$d/k/in.py"
 sane && [ "$rc" = 1 ] && grep -q "in.py:17:.*\[D12\]" "$tmp/out"
-check "--check through a symlink inside the folder names the link" $? "$(why)"
+result $? "--check through a symlink inside the folder names the link" "$(why)"
 ta --check "$d/k/loop1.py"
-refused "loop1.py"; check "--check of a symlink loop: one line" $? "$(why)"
+refused "loop1.py"; result $? "--check of a symlink loop: one line" "$(why)"
 ta --report "$d/k/dangling.py"
-refused "dangling.py"; check "--report of a dangling symlink: one line" $? "$(why)"
+refused "dangling.py"; result $? "--report of a dangling symlink: one line" "$(why)"
 # A folder: links out of the tree are not followed, links inside are not
 # checked twice (the real file is there).
 rm -f "$d/k/loop1.py" "$d/k/loop2.py" "$d/k/dangling.py"
 ta --check "$d/k"
 sane && [ "$rc" = 1 ] && ! grep -q "far.py\|outdir\|out.py" "$tmp/out"
-check "--check of a folder does not follow links out of it" $? "$(why) $(head -c 300 "$tmp/out")"
+result $? "--check of a folder does not follow links out of it" "$(why) $(head -c 300 "$tmp/out")"
 ln -s loop2.py "$d/k/loop1.py"
 ln -s loop1.py "$d/k/loop2.py"
 ln -s nowhere.py "$d/k/dangling.py"
@@ -171,18 +166,18 @@ ln -s nowhere.py "$d/k/dangling.py"
 for l in loop1 dangling; do
 	ta --apply D12 "$d/k/$l.py"
 	refused "$l.py" && [ ! -e "$d/k/.tileadvise" ] && [ -L "$d/k/$l.py" ]
-	check "--apply on a ${l} symlink: one line, nothing written" $? "$(why)"
+	result $? "--apply on a ${l} symlink: one line, nothing written" "$(why)"
 done
 ta --apply D12 "$d/k/outdir/far.py"
 sane && { { [ "$rc" = 2 ] && cmp -s "$d/outside/far.py" "$kernel"; } ||
 	{ [ "$rc" = 0 ] && cmp -s "$d/outside/far.py" "$fx/d12.after.py"; }; }
-check "--apply through a symlinked folder: refused or applied in its real folder, no crash" $? "$(why)"
+result $? "--apply through a symlinked folder: refused or applied in its real folder, no crash" "$(why)"
 cp "$kernel" "$d/outside/far.py"
 rm -rf "$d/outside/.tileadvise"
 for act in undo redo; do
 	ta --$act "$d/k/out.py"
 	refused "outside its folder" && cmp -s "$d/outside/far.py" "$kernel" && [ ! -e "$d/outside/.tileadvise" ]
-	check "--$act through a symlink out of the folder is refused" $? "$(why)"
+	result $? "--$act through a symlink out of the folder is refused" "$(why)"
 done
 
 # ---- a damaged or foreign .tileadvise/ ---------------------------------------
@@ -200,7 +195,7 @@ fresh() {
 untouched() {
 	ta --$1 $([ "$1" = apply ] && echo D12) "$w/k.py"
 	refused "$2" && cmp -s "$w/k.py" "$w/k.expected"
-	check "$3: --$1 refuses in one line, the kernel untouched" $? "$(why)"
+	result $? "$3: --$1 refuses in one line, the kernel untouched" "$(why)"
 }
 
 fresh corrupt
@@ -253,7 +248,7 @@ cp "$kernel" "$w/k.expected"
 ln -s "$tmp/elsewhere" "$w/.tileadvise/versions"
 untouched apply "versions" ".tileadvise/versions is a link out of the folder"
 [ -z "$(ls -A "$tmp/elsewhere")" ]
-check ".tileadvise/versions as a link: nothing written through it" $? "$(ls -A "$tmp/elsewhere")"
+result $? ".tileadvise/versions as a link: nothing written through it" "$(ls -A "$tmp/elsewhere")"
 
 # The journal a link to a file elsewhere: the apply goes on, the link is
 # replaced, the file it pointed at is not written.
@@ -265,6 +260,6 @@ cp "$tmp/elsewhere/j.json" "$tmp/j.expected"
 ln -s "$tmp/elsewhere/j.json" "$w/.tileadvise/journal-k.py.json"
 ta --apply D12 "$w/k.py"
 sane && { [ "$rc" = 0 ] || [ "$rc" = 2 ]; } && cmp -s "$tmp/elsewhere/j.json" "$tmp/j.expected"
-check "the journal a link to a file elsewhere: that file is never written" $? "$(why)"
+result $? "the journal a link to a file elsewhere: that file is never written" "$(why)"
 
-echo "# $n tests"
+finish

@@ -5,8 +5,8 @@
 # without a record fd, with the reader gone, with threads, fork, _exit and
 # a signal; and through the tool (--profile with H200 facts): every run
 # ends, nothing crashes or hangs, and the tool says what happened in a line.
-# TAP by hand. Env: TILEADVISE, TA_BUILDDIR, TA_SRCDIR.
-. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
+# TAP (tests/lib/tap.sh). Env: TILEADVISE, TA_BUILDDIR, TA_SRCDIR.
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TA_BUILDDIR:=.}"
@@ -16,21 +16,15 @@ lib="$TA_BUILDDIR/src/profile/inject/.libs/libtileadvise-cupti.so"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-inject-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-echo "1..17"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "$3"; fi; }
+plan 17
 if [ ! -f "$lib" ]; then
-	i=0
-	while [ $i -lt 17 ]; do n=$((n + 1)); echo "ok $n - injector # SKIP not built (no CUPTI headers)"; i=$((i + 1)); done
-	exit 0
+	skip_rest "injector not built (no CUPTI headers)"
+	finish
 fi
 if [ -e /dev/nvidiactl ]; then
 	# With a GPU the injector records for real: tests/gpu covers that.
-	i=0
-	while [ $i -lt 17 ]; do n=$((n + 1)); echo "ok $n - injector without a GPU # SKIP this machine has one"; i=$((i + 1)); done
-	exit 0
+	skip_rest "injector without a GPU: this machine has one"
+	finish
 fi
 
 # host MODE [ENV...]: runs inject_host under a 30 s limit; rc, out, err.
@@ -47,35 +41,35 @@ why() { echo "rc=$rc out=$(head -c 300 "$tmp/out") err=$(head -c 300 "$tmp/err")
 for m in plain twice exit_ fork; do
 	host $m
 	[ "$rc" = 0 ] && [ ! -s "$tmp/out" ] && grep -qx "initialized 1" "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 1 ]
-	check "no record fd, $m: InitializeInjection returns 1, nothing written, exit 0" $? "$(why)"
+	result $? "no record fd, $m: InitializeInjection returns 1, nothing written, exit 0" "$(why)"
 done
 host signal
 [ "$rc" = 137 ] && grep -qx "initialized 1" "$tmp/err"
-check "no record fd, killed by a signal after initializing: no hang" $? "$(why)"
+result $? "no record fd, killed by a signal after initializing: no hang" "$(why)"
 bad=""
 for v in abc -1 99999999 1 0 ""; do
 	host plain TILEADVISE_RECORD_FD="$v"
 	{ [ "$rc" = 0 ] && [ ! -s "$tmp/out" ]; } || bad="$bad '$v'(rc=$rc)"
 done
-[ -z "$bad" ]; check "a record fd that is no socket or not a number: ignored (6 values)" $? "bad:$bad"
+[ -z "$bad" ]; result $? "a record fd that is no socket or not a number: ignored (6 values)" "bad:$bad"
 
 # Its own socket pair, read back: hello, the CUPTI error, bye.
 host selfpair
 [ "$rc" = 0 ] && grep -q '^{"type":"hello","v":1,' "$tmp/out" && grep -q '^{"type":"error",.*"where":"cupti' "$tmp/out" &&
 	grep -q '^{"type":"bye",' "$tmp/out"
-check "with a record fd and no GPU: hello, an error record naming the CUPTI call, bye" $? "$(why)"
+result $? "with a record fd and no GPU: hello, an error record naming the CUPTI call, bye" "$(why)"
 if command -v "${PYTHON3:-python3}" >/dev/null 2>&1; then
 	"${PYTHON3:-python3}" -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$tmp/out" 2>"$tmp/perr"
-	check "every record line is JSON" $? "$(cat "$tmp/perr")"
+	result $? "every record line is JSON" "$(cat "$tmp/perr")"
 else
-	ok "every record line is JSON # SKIP no python3"
+	skip "every record line is JSON" "no python3"
 fi
 host selfpair TILEADVISE_FLUSH_MS=1
 [ "$rc" = 0 ] && [ "$(grep -c '"type":"bye"' "$tmp/out")" = 1 ]
-check "flush every 1 ms: exits, one bye" $? "$(why)"
+result $? "flush every 1 ms: exits, one bye" "$(why)"
 host closedpeer
 [ "$rc" = 0 ] && grep -qx "initialized 1" "$tmp/err"
-check "the reader gone before the first record: no SIGPIPE, exit 0" $? "$(why)"
+result $? "the reader gone before the first record: no SIGPIPE, exit 0" "$(why)"
 
 # Through the tool: --profile with the H200's facts runs the command.
 cp "$TA_SRCDIR/tests/fixtures/model/basic.py" "$tmp/k.py"
@@ -88,14 +82,14 @@ for m in plain twice fork exit_; do
 	[ "$rc" = 0 ] && [ "$(grep -c 'CUPTI error in the child: cuptiActivityEnable' "$tmp/err")" = 1 ] &&
 		! grep -q "without the final flush" "$tmp/err" && grep -q "^run: exited 0" "$tmp/out" &&
 		grep -q "no launches" "$tmp/out"
-	check "--profile, $m: the CUPTI error in one line, the run ends, no false 'killed' note" $? "$(why)"
+	result $? "--profile, $m: the CUPTI error in one line, the run ends, no false 'killed' note" "$(why)"
 done
 prof signal
 [ "$rc" = 2 ] && grep -q "killed by SIGKILL" "$tmp/err"
-check "--profile, the child killed by a signal: said in one line, exit 2" $? "$(why)"
+result $? "--profile, the child killed by a signal: said in one line, exit 2" "$(why)"
 prof closedpeer
 [ "$rc" = 0 ] && grep -q "injector was not loaded" "$tmp/err"
-check "--profile, the child drops the record socket: 'not loaded' said, exit 0" $? "$(why)"
+result $? "--profile, the child drops the record socket: 'not loaded' said, exit 0" "$(why)"
 
 # CUPTI missing: its folder hidden by an empty tmpfs in a private mount
 # namespace (needs root and unshare; skipped otherwise).
@@ -106,8 +100,8 @@ if [ -n "$cdir" ] && [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 		timeout 60 "$TILEADVISE" --profile --gpu h200 --timeout 30 "$tmp/k.py" -- "$host" plain >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	[ "$rc" = 2 ] && grep -q "libcupti was not found" "$tmp/err" && grep -q "exited with status 3" "$tmp/out"
-	check "CUPTI missing (its folder hidden): the run ends, 'libcupti was not found' said" $? "$(why)"
+	result $? "CUPTI missing (its folder hidden): the run ends, 'libcupti was not found' said" "$(why)"
 else
-	ok "CUPTI missing # SKIP needs root, unshare and ldd to hide libcupti"
+	skip "CUPTI missing" "needs root, unshare and ldd to hide libcupti"
 fi
-echo "# $n tests"
+finish

@@ -4,39 +4,35 @@
 # the terminal or a report, file names that look like options, CR-only line
 # endings, folders deeper than --check walks. Each ends in a result or one
 # clear line, never a hang, never raw escape sequences on the terminal.
-# TAP by hand. Env: TILEADVISE, TA_SRCDIR.
-. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
+# TAP (tests/lib/tap.sh). Env: TILEADVISE, TA_SRCDIR.
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TILEADVISE:=./src/tileadvise}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-untrusted-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "$3"; fi; }
 # ta ARGS: runs with a 10 s limit (a hang is a failure, not a stuck suite).
 ta() { timeout 10 "$TILEADVISE" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?; }
 why() { echo "rc=$rc $(head -c 400 "$tmp/err")"; }
 # esc FILE: FILE holds a control character other than tab and newline.
 esc() { LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$1"; }
 
-echo "1..14"
+plan 14
 
 # ---- not a regular file ----------------------------------------------------
 mkfifo "$tmp/k.py"
 for mode in --check --report --apply=D12 --diff=D12 --undo; do
 	ta $mode "$tmp/k.py"
 	[ "$rc" = 2 ] && grep -q "not a regular file" "$tmp/err" && [ "$(wc -l <"$tmp/err")" = 1 ]
-	check "a FIFO as FILE: $mode refuses (not a regular file), no hang" $? "$(why)"
+	result $? "a FIFO as FILE: $mode refuses (not a regular file), no hang" "$(why)"
 done
 ta --report --replay "$tmp/k.py"
 [ "$rc" = 2 ] && grep -q "not a regular file" "$tmp/err"
-check "a FIFO as --replay SESSION: refused, no hang" $? "$(why)"
+result $? "a FIFO as --replay SESSION: refused, no hang" "$(why)"
 ta --profile --records "$tmp/k.py" "$TA_SRCDIR/tests/fixtures/robust/two_d12.py"
 [ "$rc" = 2 ] && grep -q "not a regular file" "$tmp/err"
-check "a FIFO as --records: refused, no hang" $? "$(why)"
+result $? "a FIFO as --records: refused, no hang" "$(why)"
 rm -f "$tmp/k.py"
 
 # ---- control characters and markup --------------------------------------------
@@ -60,7 +56,7 @@ json.dump(s, open(sys.argv[2], 'w'))
 EOS
 ta --report --replay "$tmp/evil.json"
 [ "$rc" = 0 ] && ! esc "$tmp/out" && ! LC_ALL=C grep -q "$(printf '\302[\200-\237]')" "$tmp/out"
-check "--report --replay: no control character of the session reaches the output" $? "$(why)"
+result $? "--report --replay: no control character of the session reaches the output" "$(why)"
 # Every table row keeps its five cells: no unescaped | or line break inside.
 python3 - "$tmp/out" <<'EOS'
 import re, sys
@@ -68,7 +64,7 @@ rows = [l for l in open(sys.argv[1], encoding='utf-8') if l.startswith('|')]
 bad = [l for l in rows if len(re.findall(r'(?<!\\)\|', l)) != 6]
 sys.exit(1 if not rows or bad else 0)
 EOS
-check "--report --replay: a | or line break in a kernel name does not break the table" $? "$(grep '^|' "$tmp/out" | head -5)"
+result $? "--report --replay: a | or line break in a kernel name does not break the table" "$(grep '^|' "$tmp/out" | head -5)"
 # HTML only inside code spans (shown as text), elsewhere as entities.
 python3 - "$tmp/out" <<'EOS'
 import re, sys
@@ -76,7 +72,7 @@ text = open(sys.argv[1], encoding='utf-8').read()
 outside = re.sub(r'`[^`\n]*`', '', text)
 sys.exit(1 if '<' in outside or '&lt;b&gt;' not in text else 0)
 EOS
-check "--report --replay: HTML in names is escaped or inside a code span" $? "$(head -c 600 "$tmp/out")"
+result $? "--report --replay: HTML in names is escaped or inside a code span" "$(head -c 600 "$tmp/out")"
 
 # --check quoting source text that holds raw escape sequences.
 python3 - "$TA_SRCDIR/tests/fixtures/edits/d12.before.py" "$tmp/esc.py" <<'EOS'
@@ -88,18 +84,18 @@ open(sys.argv[2], 'w').write(src)
 EOS
 ta --check "$tmp/esc.py"
 [ "$rc" = 1 ] && grep -q "D12" "$tmp/out" && ! esc "$tmp/out"
-check "--check: escape sequences quoted from the source are replaced" $? "$(why) $(cat -A "$tmp/out" | head -3)"
+result $? "--check: escape sequences quoted from the source are replaced" "$(why) $(cat -A "$tmp/out" | head -3)"
 
 # A file name with escape sequences in an error message.
 ta --check "$tmp/$(printf 'x\033]0;TITLE\007.py')"
 [ "$rc" = 2 ] && ! esc "$tmp/err" && grep -q "TITLE" "$tmp/err"
-check "an error naming a file with escape sequences prints them replaced" $? "$(why)"
+result $? "an error naming a file with escape sequences prints them replaced" "$(why)"
 
 # --diff to a terminal would replace them too; to a file or pipe the diff
 # stays byte-exact (it is meant for patch).
 ta --diff=D12 "$tmp/esc.py"
 [ "$rc" = 0 ] && esc "$tmp/out"
-check "--diff to a file keeps the file's bytes (patchable)" $? "$(why)"
+result $? "--diff to a file keeps the file's bytes (patchable)" "$(why)"
 
 # ---- a file name that looks like an option -----------------------------------------
 # python3 would read "-c..." as its -c option and run the rest as code.
@@ -110,5 +106,5 @@ ta_abs=$(cd "$(dirname "$TILEADVISE")" && pwd)/$(basename "$TILEADVISE")
 (cd "$tmp/dash" && timeout 60 "$ta_abs" --profile --gpu=h200 --timeout=30 -- "$name" >/dev/null 2>"$tmp/err" </dev/null)
 rc=$?
 [ ! -e "$tmp/dash/PWNED" ] && [ -e "$tmp/dash/RAN" ]
-check "--profile of a file named '-c...': python3 runs the file, not its name as code" $? "$(why); $(ls "$tmp/dash")"
-echo "# $n tests"
+result $? "--profile of a file named '-c...': python3 runs the file, not its name as code" "$(why); $(ls "$tmp/dash")"
+finish

@@ -6,20 +6,17 @@
 #
 #   tests/robust/valgrind.sh [TILEADVISE]
 #
-# TAP; one line per command, one per check of the advisor (skipped without
+# TAP (tests/lib/tap.sh); one line per command, one per check of the advisor (skipped without
 # tmux). Env: TA_SRCDIR (default: this tree); TA_TUI_TRIES, TA_PRESS_TRIES
 # (tests/tui/lib.sh's bounds, 20 ms each: 3000 and 1500 here).
-. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 TILEADVISE=${1:-${TILEADVISE:-./_build/src/tileadvise}}
 src=$TA_SRCDIR
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-vg-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-if ! command -v valgrind >/dev/null 2>&1; then
-	echo "1..0 # SKIP valgrind not installed"
-	exit 0
-fi
+command -v valgrind >/dev/null 2>&1 || skip_all "valgrind not installed"
 cp "$src/tests/fixtures/edits/d12.before.py" "$tmp/k.py"
 printf 'import triton\n\000\001' >"$tmp/binary.py"
 
@@ -50,23 +47,15 @@ cat >"$tmp/cases" <<EOC
 EOC
 # The interactive advisor under tmux (below): its checks are counted here.
 tui_checks=21
-echo "1..$(($(wc -l <"$tmp/cases") + tui_checks))"
-n=0
-fail=0
+plan $(($(wc -l <"$tmp/cases") + tui_checks))
 tab=$(printf '\t')
 while IFS="$tab" read -r desc args; do
-	n=$((n + 1))
 	# shellcheck disable=SC2086
 	valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99 \
 		--log-file="$tmp/vg.log" "$TILEADVISE" $args >/dev/null 2>"$tmp/err" </dev/null
 	rc=$?
-	if [ "$rc" -ne 99 ] && [ ! -s "$tmp/vg.log" ]; then
-		echo "ok $n - valgrind: $desc (exit $rc)"
-	else
-		echo "not ok $n - valgrind: $desc (exit $rc)"
-		sed 's/^/# /' "$tmp/vg.log" | head -n 40
-		fail=1
-	fi
+	[ "$rc" -ne 99 ] && [ ! -s "$tmp/vg.log" ]
+	result $? "valgrind: $desc (exit $rc)" "$(head -n 40 "$tmp/vg.log")"
 done <"$tmp/cases"
 
 # ---- the interactive advisor (src/ui/tui/) under valgrind -------------------
@@ -78,16 +67,11 @@ done <"$tmp/cases"
 # undo, then quits; valgrind's log must stay empty. Waits are bounded (60 s
 # each by default) and give up at once when the advisor has already exited.
 if ! command -v tmux >/dev/null 2>&1; then
-	i=0
-	while [ $i -lt $tui_checks ]; do
-		i=$((i + 1))
-		echo "ok $((n + i)) # SKIP tmux not installed"
-	done
-	exit 0
+	skip_rest "tmux not installed"
+	finish
 fi
 (
 	. "$src/tests/tui/lib.sh"
-	TA_N=$n
 	: "${TA_TUI_TRIES:=3000}" "${TA_PRESS_TRIES:=1500}"
 	export TA_TUI_TRIES TA_PRESS_TRIES
 	vg="valgrind -q --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=99"
@@ -106,33 +90,33 @@ fi
 	}
 	# vg_tour: the keys both sessions share, from the walk back to the walk.
 	vg_tour() {
-		ta_check "$1: j moves to S3" ta_step_to S3
+		check "$1: j moves to S3" ta_step_to S3
 		ta_press k
 		ta_press j
-		ta_check "$1: k and j come back to S3" vg_wait "(│|\|) S3 (·|-) "
+		check "$1: k and j come back to S3" vg_wait "(│|\|) S3 (·|-) "
 		ta_press d
-		ta_check "$1: d shows the diff" vg_wait "Diff of S3"
+		check "$1: d shows the diff" vg_wait "Diff of S3"
 		ta_press Escape
 		ta_press "?"
-		ta_check "$1: ? shows the help" vg_wait "Help: tileadvise keys"
+		check "$1: ? shows the help" vg_wait "Help: tileadvise keys"
 		ta_press Escape
 		ta_press l
-		ta_check "$1: l shows the log" vg_wait "Output of the last run"
+		check "$1: l shows the log" vg_wait "Output of the last run"
 		ta_press Escape
 		ta_resize 60 20
-		ta_check "$1: 60x20 shows the too-small screen" vg_wait "Terminal too small"
+		check "$1: 60x20 shows the too-small screen" vg_wait "Terminal too small"
 		ta_resize 80 24
-		ta_check "$1: back at 80x24 the walk returns" vg_wait "Walk of gemma_attn_fwd"
+		check "$1: back at 80x24 the walk returns" vg_wait "Walk of gemma_attn_fwd"
 	}
 
 	ta_start 80 24 "$vg --log-file='$TA_TMP/replay.log' '$TILEADVISE' --replay '$ex/session.h200.json'"
-	ta_check "valgrind, tui --replay: the recorded walk" \
+	check "valgrind, tui --replay: the recorded walk" \
 		vg_wait "recorded on NVIDIA H200 — replay, read-only"
 	vg_tour "valgrind, tui --replay"
 	ta_press a
-	ta_check "valgrind, tui --replay: a is refused (read-only)" vg_wait "recorded session, shown read-only"
+	check "valgrind, tui --replay: a is refused (read-only)" vg_wait "recorded session, shown read-only"
 	ta_keys q
-	ta_check "valgrind, tui --replay: q, no errors, nothing definitely lost" vg_clean replay
+	check "valgrind, tui --replay: q, no errors, nothing definitely lost" vg_clean replay
 
 	mkdir -p "$TA_TMP/w"
 	cp "$ex/attention.py" "$TA_TMP/w/attention.py"
@@ -140,16 +124,16 @@ fi
 	awk 'NR == 76 { next } NR == 77 { print "        qk = tl.dot(q, k.T)"; next } { print }' \
 		"$ex/attention.py" >"$TA_TMP/expected.py"
 	ta_start 80 24 "cd '$TA_TMP/w' && $vg --log-file='$TA_TMP/edit.log' '$TILEADVISE' --no-profile attention.py"
-	ta_check "valgrind, tui --no-profile: the walk, profiling off" \
+	check "valgrind, tui --no-profile: the walk, profiling off" \
 		vg_wait "profiling off \(--no-profile\)"
 	vg_tour "valgrind, tui --no-profile"
 	ta_press a
 	applied() { vg_wait "applied S3 at line 77" && cmp -s "$TA_TMP/w/attention.py" "$TA_TMP/expected.py"; }
-	ta_check "valgrind, tui --no-profile: a applies S3 to the copy (no run)" applied
+	check "valgrind, tui --no-profile: a applies S3 to the copy (no run)" applied
 	ta_press u
 	undone() { vg_wait "undid S3" && cmp -s "$TA_TMP/w/attention.py" "$ex/attention.py"; }
-	ta_check "valgrind, tui --no-profile: u restores the copy" undone
+	check "valgrind, tui --no-profile: u restores the copy" undone
 	ta_keys q
-	ta_check "valgrind, tui --no-profile: q, no errors, nothing definitely lost" vg_clean edit
+	check "valgrind, tui --no-profile: q, no errors, nothing definitely lost" vg_clean edit
+	finish
 )
-exit 0

@@ -6,8 +6,8 @@
 # every apply runs) holds each apply inside its read-to-rename window for
 # 0.3 s, or saves the file from inside that window, so the race happens on
 # every trial instead of by chance.
-# TAP by hand. Env: TILEADVISE, TA_SRCDIR; CONCURRENCY_TRIALS (default 8).
-. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
+# TAP (tests/lib/tap.sh). Env: TILEADVISE, TA_SRCDIR; CONCURRENCY_TRIALS (default 8).
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TILEADVISE:=./src/tileadvise}"
@@ -15,11 +15,6 @@ trials=${CONCURRENCY_TRIALS:-8}
 kernel="$TA_SRCDIR/tests/fixtures/robust/two_d12.py"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-conc-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
-check() { if [ "$2" = 0 ]; then ok "$1"; else not_ok "$1" "$3"; fi; }
 
 py=$(command -v python3 || echo python3)
 # slow: the compile check of each apply takes 0.3 s more.
@@ -40,7 +35,7 @@ exec "$py" "\$@"
 EOS
 chmod +x "$tmp/slow" "$tmp/saver"
 
-echo "1..9"
+plan 9
 
 # ---- two --apply at once ---------------------------------------------------
 bad=0
@@ -66,12 +61,12 @@ while [ "$t" -lt "$trials" ]; do
 		detail="trial $t: rc $r1 $r2, $have of 2 edits in the file, undo x2 rc=$ru; $(cat "$d/e1" "$d/e2" | tr '\n' ' ')"
 	fi
 done
-check "two --apply at once: both edits land, twice undone gives the original ($trials trials)" "$bad" "$bad bad; $detail"
+result "$bad" "two --apply at once: both edits land, twice undone gives the original ($trials trials)" "$bad bad; $detail"
 
 # Each saved version is its own file: no number used twice.
 vers=$(ls "$tmp/t1/.tileadvise/versions/k.py" | wc -l)
 [ "$vers" = 3 ]
-check "two --apply at once keep three distinct saved versions" $? "$(ls "$tmp/t1/.tileadvise/versions/k.py" | tr '\n' ' ')"
+result $? "two --apply at once keep three distinct saved versions" "$(ls "$tmp/t1/.tileadvise/versions/k.py" | tr '\n' ' ')"
 
 # A third apply while the lock is held by a slow one waits, it does not fail.
 d="$tmp/wait"
@@ -89,7 +84,7 @@ else
 	grep -q "nothing to undo" "$d/e2" && [ "$(grep -c triton.cdiv "$d/k.py")" = 1 ]; fine=$?
 fi
 [ "$r1" = 0 ] && [ "$fine" = 0 ]
-check "an undo racing an apply sees it whole" $? "rc $r1 $r2 $(cat "$d/e1" "$d/e2" | tr '\n' ' ')"
+result $? "an undo racing an apply sees it whole" "rc $r1 $r2 $(cat "$d/e1" "$d/e2" | tr '\n' ' ')"
 
 # ---- a save during the apply -----------------------------------------------
 d="$tmp/save"
@@ -100,14 +95,14 @@ TA_KERNEL="$d/k.py" PYTHON3="$tmp/saver" "$TILEADVISE" --apply=D12:16 "$d/k.py" 
 rc=$?
 [ "$rc" = 2 ] && grep -q "changed on disk" "$d/err" && [ "$(wc -l <"$d/err")" = 1 ] &&
 	[ "$(tail -n 1 "$d/k.py")" = "# saved by the editor" ] && ! grep -q triton.cdiv "$d/k.py"
-check "a save made during --apply is kept; the apply refuses (changed on disk)" $? "rc=$rc $(cat "$d/err")"
+result $? "a save made during --apply is kept; the apply refuses (changed on disk)" "rc=$rc $(cat "$d/err")"
 
 "$TILEADVISE" --redo "$d/k.py" >/dev/null 2>"$d/err"
 rc=$?
 "$TILEADVISE" --undo "$d/k.py" >/dev/null 2>>"$d/err"
 ru=$?
 [ "$rc" = 2 ] && [ "$ru" = 2 ] && grep -q "nothing to redo" "$d/err" && grep -q "nothing to undo" "$d/err"
-check "the refused apply left nothing to undo or redo" $? "$(cat "$d/err")"
+result $? "the refused apply left nothing to undo or redo" "$(cat "$d/err")"
 
 # ---- a disk full from the file's rename on, through the journal's rollback --
 d="$tmp/full"
@@ -119,7 +114,7 @@ rc=$?
 "$TILEADVISE" --redo "$d/k.py" >/dev/null 2>"$d/err2"
 rr=$?
 [ "$rc" = 2 ] && [ "$rr" = 2 ] && grep -q "nothing to redo" "$d/err2" && cmp -s "$d/k.py" "$kernel"
-check "disk full in the write and its rollback: --redo has nothing to bring back" $? \
+result $? "disk full in the write and its rollback: --redo has nothing to bring back" \
 	"rc=$rc redo rc=$rr $(cat "$d/err" "$d/err2")"
 
 # ---- temporary files of killed runs ------------------------------------------
@@ -136,7 +131,7 @@ done
 rc=$?
 [ "$rc" = 0 ] && [ ! -e "$d/.k.py.tileadvise-$dead-0" ] && [ ! -e "$d/.tileadvise/.journal-k.py.json.tileadvise-$dead-1" ] &&
 	[ -e "$d/.k.py.tileadvise-$$-0" ] && [ -e "$d/.other.py.tileadvise-$dead-0" ]
-check "an apply removes the temporary files of killed runs (its own file's, dead writers' only)" $? \
+result $? "an apply removes the temporary files of killed runs (its own file's, dead writers' only)" \
 	"rc=$rc $(ls -A "$d" "$d/.tileadvise" | tr '\n' ' ')"
 
 # ---- hard links ---------------------------------------------------------------
@@ -147,7 +142,7 @@ ln "$d/k.py" "$d/other.py"
 "$TILEADVISE" --apply=D12:16 "$d/k.py" >/dev/null 2>"$d/err"
 rc=$?
 [ "$rc" = 0 ] && grep -q "hard links" "$d/err" && cmp -s "$d/other.py" "$kernel"
-check "--apply on a hard-linked file says the other links keep the old text" $? "rc=$rc $(cat "$d/err")"
+result $? "--apply on a hard-linked file says the other links keep the old text" "rc=$rc $(cat "$d/err")"
 
 # ---- a lock held elsewhere ------------------------------------------------------
 d="$tmp/held"
@@ -162,5 +157,5 @@ while [ ! -e "$d/.tileadvise/lock-k.py" ] && [ $i -lt 200 ]; do sleep 0.01; i=$(
 rc=$?
 wait "$p1"
 [ "$rc" = 0 ] && [ "$(grep -c triton.cdiv "$d/k.py")" = 2 ]
-check "an --apply started while another holds the lock waits and then applies" $? "rc=$rc $(cat "$d/err")"
-echo "# $n tests"
+result $? "an --apply started while another holds the lock waits and then applies" "rc=$rc $(cat "$d/err")"
+finish

@@ -2,36 +2,35 @@
 # tileadvise --check end to end (TAP): the examples and the rule fixtures
 # against their .expected output, the json and SARIF formats, suppression
 # comments, --select/--ignore, and the exit codes.
-. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 : "${TILEADVISE:?set TILEADVISE to the built binary}"
 : "${TA_SRCDIR:?set TA_SRCDIR to the source tree}"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $1"; }
-check() { if eval "$2"; then ok "$1"; else not_ok "$1"; fi; }
 
-echo "1..18"
+plan 18
 cd "$TA_SRCDIR" || exit 1
 
 "$TILEADVISE" --check examples >"$tmp/ex.out" 2>"$tmp/ex.err"; rc=$?
-check "examples: exit 1 (findings)" '[ $rc -eq 1 ]'
-check "examples: diagnostics as expected" 'diff -u tests/rules/expected/examples.txt "$tmp/ex.out" >&2'
+check "examples: exit 1 (findings)" eval '[ $rc -eq 1 ]'
+check_diff "examples: diagnostics as expected" tests/rules/expected/examples.txt "$tmp/ex.out"
 
 "$TILEADVISE" --check tests/fixtures/rules >"$tmp/fx.out" 2>&1; rc=$?
-check "fixtures: diagnostics as expected" '[ $rc -eq 1 ] && diff -u tests/rules/expected/fixtures.txt "$tmp/fx.out" >&2'
+if [ $rc -eq 1 ]; then
+	check_diff "fixtures: diagnostics as expected" tests/rules/expected/fixtures.txt "$tmp/fx.out"
+else
+	not_ok "fixtures: diagnostics as expected" "exit $rc, not 1"
+fi
 
 "$TILEADVISE" --check --format=json examples/matmul/matmul.py >"$tmp/j.json"
 check "json parses and holds the findings" \
-	'${PYTHON3:-python3} -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d[\"diagnostics\"]) == 10" "$tmp/j.json"'
+	eval '${PYTHON3:-python3} -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d[\"diagnostics\"]) == 10" "$tmp/j.json"'
 
 "$TILEADVISE" --check --format=sarif examples >"$tmp/s.sarif"
 # One SARIF result per id: the text output joins ids that share a finding.
 nres=$(grep -o '\[[^]]*\]$' tests/rules/expected/examples.txt | tr ',' '\n' | wc -l)
 check "sarif 2.1.0 with rules and results" \
-	'${PYTHON3:-python3} -c "
+	eval '${PYTHON3:-python3} -c "
 import json,sys
 d=json.load(open(sys.argv[1]))
 assert d[\"version\"]==\"2.1.0\" and \"\$schema\" in d
@@ -45,36 +44,36 @@ assert len(run[\"results\"])==$nres
 " "$tmp/s.sarif"'
 
 "$TILEADVISE" --check --select S1,p3 examples/matmul/matmul.py >"$tmp/sel.out"
-check "--select keeps only those ids" '[ "$(grep -c "\[S1\]" "$tmp/sel.out")" -eq 3 ] && [ "$(grep -vc "\[S1\]\|\[P3\]" "$tmp/sel.out")" -eq 0 ]'
+check "--select keeps only those ids" eval '[ "$(grep -c "\[S1\]" "$tmp/sel.out")" -eq 3 ] && [ "$(grep -vc "\[S1\]\|\[P3\]" "$tmp/sel.out")" -eq 0 ]'
 "$TILEADVISE" --check --ignore S1,D8,P2,P3,P4,P1 examples/matmul/matmul.py >"$tmp/ign.out"; rc=$?
-check "--ignore everything found: exit 0, no output" '[ $rc -eq 0 ] && [ ! -s "$tmp/ign.out" ]'
+check "--ignore everything found: exit 0, no output" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/ign.out" ]'
 "$TILEADVISE" --check --select Q7 examples/matmul/matmul.py >/dev/null 2>"$tmp/bad.err"; rc=$?
-check "unknown id in --select: exit 2 with a message" '[ $rc -eq 2 ] && grep -q "Q7" "$tmp/bad.err"'
+check "unknown id in --select: exit 2 with a message" eval '[ $rc -eq 2 ] && grep -q "Q7" "$tmp/bad.err"'
 
 cp examples/cat/cat.py "$tmp/cat.py"
 sed -i 's/copy_kernel\[grid\](t, out, n, offset, BLOCK_SIZE=BLOCK_SIZE, num_warps=4)$/& # tileadvise: ignore[L4, P1]/' "$tmp/cat.py"
 "$TILEADVISE" --check "$tmp/cat.py" >"$tmp/sup.out"; rc=$?
-check "suppression on the finding's line" '[ $rc -eq 0 ] && [ ! -s "$tmp/sup.out" ]'
+check "suppression on the finding's line" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/sup.out" ]'
 cp examples/softmax/softmax.py "$tmp/softmax.py"
 sed -i 's/^def softmax_kernel(.*$/& # tileadvise: ignore[P1, D12]/' "$tmp/softmax.py"
 "$TILEADVISE" --check "$tmp/softmax.py" >"$tmp/sup2.out"; rc=$?
-check "suppression on the kernel's def line" '[ $rc -eq 0 ] && [ ! -s "$tmp/sup2.out" ]'
+check "suppression on the kernel's def line" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/sup2.out" ]'
 sed -i 's/ignore\[P1, D12\]/ignore[P1, D12, ZZ9]/' "$tmp/softmax.py"
 "$TILEADVISE" --check "$tmp/softmax.py" >"$tmp/sup3.out"; rc=$?
-check "unknown id in a suppression is reported as X0" '[ $rc -eq 1 ] && grep -q "unknown checklist id .ZZ9. .*\[X0\]" "$tmp/sup3.out"'
+check "unknown id in a suppression is reported as X0" eval '[ $rc -eq 1 ] && grep -q "unknown checklist id .ZZ9. .*\[X0\]" "$tmp/sup3.out"'
 
 printf 'import triton\n' >"$tmp/clean.py"
 "$TILEADVISE" --check "$tmp/clean.py" >"$tmp/clean.out"; rc=$?
-check "a clean file: exit 0" '[ $rc -eq 0 ] && [ ! -s "$tmp/clean.out" ]'
+check "a clean file: exit 0" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/clean.out" ]'
 
 printf 'def f(:\n    pass\n' >"$tmp/broken.py"
 "$TILEADVISE" --check "$tmp/broken.py" >"$tmp/broken.out"; rc=$?
-check "syntax errors print as error diagnostics" 'grep -q "broken.py:1:[0-9]*: error: syntax error" "$tmp/broken.out"'
+check "syntax errors print as error diagnostics" eval 'grep -q "broken.py:1:[0-9]*: error: syntax error" "$tmp/broken.out"'
 
 printf '\000\001' >"$tmp/binary.py"
 "$TILEADVISE" --check "$tmp/binary.py" "$tmp/missing.py" examples/cat/cat.py >"$tmp/mix.out" 2>"$tmp/mix.err"; rc=$?
 check "bad files: exit 2, one line each, others still checked" \
-	'[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/mix.err")" -eq 2 ] && grep -q "cat.py:33" "$tmp/mix.out"'
+	eval '[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/mix.err")" -eq 2 ] && grep -q "cat.py:33" "$tmp/mix.out"'
 
 mkdir -p "$tmp/tree/.hidden" "$tmp/tree/b" "$tmp/outside"
 cp examples/cat/cat.py "$tmp/tree/.hidden/x.py"
@@ -85,7 +84,7 @@ ln -s "$tmp/outside" "$tmp/tree/link"
 ln -s "$tmp/outside/m.py" "$tmp/tree/m_link.py"
 "$TILEADVISE" --check "$tmp/tree" >"$tmp/tree.out"; rc=$?
 check "folders: hidden skipped, links out of the tree not followed, sorted" \
-	'[ $rc -eq 1 ] && ! grep -q "hidden\|link" "$tmp/tree.out" && [ "$(cut -d: -f1 "$tmp/tree.out" | uniq | sed "s|.*/tree/||" | tr "\n" " ")" = "a.py b/s.py " ]'
+	eval '[ $rc -eq 1 ] && ! grep -q "hidden\|link" "$tmp/tree.out" && [ "$(cut -d: -f1 "$tmp/tree.out" | uniq | sed "s|.*/tree/||" | tr "\n" " ")" = "a.py b/s.py " ]'
 
 # A package: its empty __init__.py files hold no kernel and are passed
 # over; an empty file named on the command line is still an error.
@@ -95,12 +94,11 @@ mkdir -p "$tmp/pkg/sub"
 cp examples/cat/cat.py "$tmp/pkg/sub/cat.py"
 "$TILEADVISE" --check "$tmp/pkg" >"$tmp/pkg.out" 2>"$tmp/pkg.err"; rc=$?
 check "a package's empty __init__.py files are passed over (exit 1, the kernel's findings)" \
-	'[ $rc -eq 1 ] && [ ! -s "$tmp/pkg.err" ] && grep -q "sub/cat.py:" "$tmp/pkg.out"'
+	eval '[ $rc -eq 1 ] && [ ! -s "$tmp/pkg.err" ] && grep -q "sub/cat.py:" "$tmp/pkg.out"'
 "$TILEADVISE" --check "$tmp/pkg/__init__.py" >/dev/null 2>"$tmp/empty.err"; rc=$?
-check "an empty file named on the command line: exit 2" '[ $rc -eq 2 ] && grep -q "empty" "$tmp/empty.err"'
+check "an empty file named on the command line: exit 2" eval '[ $rc -eq 2 ] && grep -q "empty" "$tmp/empty.err"'
 
 "$TILEADVISE" --check --format=markdown examples/cat/cat.py >/dev/null 2>&1; rc=$?
-check "--check refuses markdown" '[ $rc -eq 2 ]'
+check "--check refuses markdown" eval '[ $rc -eq 2 ]'
 
-echo "# $((n - fails)) passed, $fails failed"
-[ $fails -eq 0 ]
+finish

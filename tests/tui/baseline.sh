@@ -6,7 +6,7 @@
 # so and keeps the one measured before.
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
-echo "1..8"
+plan 8
 
 prof="$TA_SRCDIR/tests/profiles"
 rec="$prof/h200-2026-11-29-example-softmax.jsonl"
@@ -16,24 +16,24 @@ mkdir -p "$work"
 cp "$TA_SRCDIR/examples/softmax/softmax.py" "$work/softmax.py"
 
 ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu h200 --records '$rec' softmax.py"
-ta_check "the run is measured" ta_wait "softmax_kernel +262.5 µs"
-ta_check "without a baseline T5 waits for one" ta_wait "◑ T5 "
+check "the run is measured" ta_wait "softmax_kernel +262.5 µs"
+check "without a baseline T5 waits for one" ta_wait "◑ T5 "
 ta_step_to T5
-ta_check "and its page says how to give one" ta_wait_fixed "give one with --baseline CMD"
+check "and its page says how to give one" ta_wait_fixed "give one with --baseline CMD"
 ta_keys q
 ta_wait "^EXIT=0"
 
 ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu h200 --records '$rec' --baseline-records '$base' softmax.py"
-ta_check "with a recorded baseline T5 is decided" ta_wait "│ T5 · Catastrophic gap .*\[satisfied\]"
-ta_check "the page shows what it was compared with" ta_wait "baseline h200-2026-11-29-softmax\.jsonl: same"
+check "with a recorded baseline T5 is decided" ta_wait "│ T5 · Catastrophic gap .*\[satisfied\]"
+check "the page shows what it was compared with" ta_wait "baseline h200-2026-11-29-softmax\.jsonl: same"
 # (the line wraps where the baseline's path is long: match its end)
-ta_check "and the ratio" ta_wait "(^|kernel |│ +)260\.7 µs, ratio 1\.01×"
+check "and the ratio" ta_wait "(^|kernel |│ +)260\.7 µs, ratio 1\.01×"
 ta_keys q
 ta_wait "^EXIT=0"
 
 # The session keeps the baseline; a command that launches nothing keeps it too.
 ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu h200 --records '$rec' --baseline 'echo no kernels here' softmax.py"
-ta_check "a baseline command without kernels says so" ta_wait "the baseline launched no kernel"
-ta_check "the earlier baseline still decides T5" ta_wait "│ T5 · Catastrophic gap .*\[satisfied\]"
+check "a baseline command without kernels says so" ta_wait "the baseline launched no kernel"
+check "the earlier baseline still decides T5" ta_wait "│ T5 · Catastrophic gap .*\[satisfied\]"
 ta_keys q
-ta_done
+finish

@@ -7,7 +7,7 @@
 # and the ASCII fallback draws the gutter with ASCII marks.
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
-echo "1..13"
+plan 13
 
 rec="$TA_SRCDIR/tests/profiles/h200-2026-11-29-deep-matmul.jsonl"
 work="$TA_TMP/d"
@@ -15,13 +15,13 @@ mkdir -p "$work"
 cp "$TA_SRCDIR/tests/gpu/kernels/matmul.py" "$work/matmul.py"
 
 ta_start 140 50 "cd '$work' && '$TILEADVISE' --gpu h200 --records '$rec' matmul.py"
-ta_check "the run is measured" ta_wait "matmul_kernel +2004\.5 µs"
-ta_check "S1 is reached" ta_step_to S1
-ta_check "the dot's line is the hottest, in the gutter" ta_wait "▶   37 █  68%│         acc \+= tl\.dot"
-ta_check "the loop header and a pointer step are warm" ta_wait "    39 ▓  10%│         b \+= BK \* sbk"
-ta_check "the step says how hot its lines are" \
+check "the run is measured" ta_wait "matmul_kernel +2004\.5 µs"
+check "S1 is reached" ta_step_to S1
+check "the dot's line is the hottest, in the gutter" ta_wait "▶   37 █  68%│         acc \+= tl\.dot"
+check "the loop header and a pointer step are warm" ta_wait "    39 ▓  10%│         b \+= BK \* sbk"
+check "the step says how hot its lines are" \
 	ta_wait_fixed "69% of stall samples are on lines 37–41: barrier (waiting at a barrier)"
-ta_check "the speed of light is in the evidence" \
+check "the speed of light is in the evidence" \
 	ta_wait "speed of light: DRAM 19\.5%, SM 79\.4% of peak, tensor pipe 82\.0%"
 ta_keys q
 ta_wait "^EXIT=0" >/dev/null
@@ -32,7 +32,7 @@ ta_wait "matmul_kernel +2004\.5 µs" >/dev/null
 ta_keys g
 ta_wait "(│|\|) T3 (·|-) " >/dev/null
 ta_step_to S1 >/dev/null
-ta_check "the session keeps the hot lines" ta_wait "▶   37 █  68%│"
+check "the session keeps the hot lines" ta_wait "▶   37 █  68%│"
 ta_keys q
 ta_wait "^EXIT=0" >/dev/null
 
@@ -41,8 +41,8 @@ ta_wait "matmul_kernel +2004\.5 us" >/dev/null
 ta_keys g
 ta_wait "(│|\|) T3 (·|-) " >/dev/null
 ta_step_to S1 >/dev/null
-ta_check "ASCII: # for the hottest line" ta_wait "\| >   37 #  68%\|         acc \+= tl\.dot"
-ta_check "ASCII: * for a warm one" ta_wait "    39 \*  10%\|"
+check "ASCII: # for the hottest line" ta_wait "\| >   37 #  68%\|         acc \+= tl\.dot"
+check "ASCII: * for a warm one" ta_wait "    39 \*  10%\|"
 ta_keys q
 ta_wait "^EXIT=0" >/dev/null
 
@@ -56,14 +56,14 @@ cp "$TA_SRCDIR/tests/gpu/kernels/matmul.py" "$live/matmul.py"
 speak="$TA_SRCDIR/tests/profile/scripts/speak.py"
 ta_start 140 50 "cd '$live' && TILEADVISE_LIBDIR='$TA_BUILDDIR/src/profile/inject/.libs' \
 	'$TILEADVISE' --gpu h200 --deep matmul.py -- '${PYTHON3:-python3}' '$speak' replay '$rec'"
-ta_check "the timed run, then both --deep runs, end in one message" \
+check "the timed run, then both --deep runs, end in one message" \
 	ta_wait "--deep: [0-9]+ stall samples, counters read; PC sampling run [0-9.]+×, counters run [0-9.]+× the timed run"
 ta_keys g
 ta_wait "(│|\|) T3 (·|-) " >/dev/null
 ta_step_to S1 >/dev/null
-ta_check "their hot lines reach the step page" ta_wait "▶   37 █  68%│"
-ta_check "and the counters" ta_wait "speed of light: DRAM 19\.5%"
+check "their hot lines reach the step page" ta_wait "▶   37 █  68%│"
+check "and the counters" ta_wait "speed of light: DRAM 19\.5%"
 ta_press l
-ta_check "each --deep run was told the file's kernels" ta_wait_fixed "deep kernels: matmul_kernel"
+check "each --deep run was told the file's kernels" ta_wait_fixed "deep kernels: matmul_kernel"
 ta_keys Escape q
-ta_done
+finish

@@ -5,14 +5,14 @@
 # (SETUP_NO_BUILD=1) rather than building another one.
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
-echo "1..3"
+plan 3
 build=$(cd "$(dirname "$TILEADVISE")/.." && pwd)
 ta_start 120 40 "cd '$TA_SRCDIR' && SETUP_NO_BUILD=1 TILEADVISE_DEMO=replay TILEADVISE_BUILD='$build' ./setup demo"
 ta_wait 'H200' && ta_wait 'read-only'
-ta_ok $? "./setup demo opens the recorded H200 session, labelled read-only"
+result $? "./setup demo opens the recorded H200 session, labelled read-only"
 ta_wait 'gemma_attn_fwd'
-ta_ok $? "the demo shows the example's kernel"
+result $? "the demo shows the example's kernel"
 ta_keys q
 ta_wait 'EXIT=0'
-ta_ok $? "q quits with status 0"
-ta_done
+result $? "q quits with status 0"
+finish

@@ -1,13 +1,12 @@
 # Helpers for the tmux-driven screen tests: a private tmux server, keys in,
-# the screen captured as text, bounded waits (no fixed sleeps), TAP out.
+# the screen captured as text, bounded waits (no fixed sleeps), TAP out
+# (tests/lib/tap.sh: a failed check prints the last screen captured).
 # Needs TILEADVISE (the built binary) and TA_SRCDIR (the source tree).
-. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 
 : "${TILEADVISE:?set TILEADVISE to the built tileadvise}"
 : "${TA_SRCDIR:?set TA_SRCDIR to the source tree}"
 TA_SOCK="ta-test-$$"
-TA_N=0
-TA_FAILED=0
 TA_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ta-tui.XXXXXX")
 
 ta_tmux() { tmux -L "$TA_SOCK" -f /dev/null "$@"; }
@@ -17,13 +16,11 @@ ta_cleanup() {
 	rm -rf "$TA_TMP"
 }
 trap ta_cleanup EXIT
+TAP_ON_FAIL='[ ! -f "$TA_TMP/last-screen" ] || cat "$TA_TMP/last-screen"'
 
 # Skips the whole script (TAP) when tmux is missing.
 ta_need_tmux() {
-	if ! command -v tmux >/dev/null 2>&1; then
-		echo "1..0 # SKIP tmux not installed"
-		exit 0
-	fi
+	command -v tmux >/dev/null 2>&1 || skip_all "tmux not installed"
 }
 
 # ta_start W H COMMAND...: runs COMMAND in a fresh window of W x H; when
@@ -124,29 +121,4 @@ ta_step_to() {
 		i=$((i + 1))
 	done
 	return 1
-}
-
-# ok CONDITION-STATUS DESCRIPTION
-ta_ok() {
-	TA_N=$((TA_N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $TA_N - $2"
-	else
-		echo "not ok $TA_N - $2"
-		TA_FAILED=$((TA_FAILED + 1))
-		if [ -f "$TA_TMP/last-screen" ]; then
-			sed 's/^/# /' "$TA_TMP/last-screen"
-		fi
-	fi
-}
-
-ta_check() {
-	desc=$1
-	shift
-	"$@"
-	ta_ok $? "$desc"
-}
-
-ta_done() {
-	[ "$TA_FAILED" -eq 0 ]
 }

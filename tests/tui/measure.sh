@@ -5,7 +5,7 @@
 # leads to the offer to revert, and y reverts the file.
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
-echo "1..9"
+plan 9
 
 src="$TA_SRCDIR/examples/attention/attention.py"
 rec="$TA_SRCDIR/tests/profiles/h200-2026-11-29-example-attention.jsonl"
@@ -14,17 +14,17 @@ mkdir -p "$work"
 cp "$src" "$work/attention.py"
 
 ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu h200 --records '$rec' --test 'echo checking; exit 3' attention.py"
-ta_check "the header names the GPU" ta_wait "GPU NVIDIA H200 \(sm_90, 132 SMs\)"
-ta_check "the first run is measured" ta_wait "gemma_attn_fwd +1932.2 µs"
-ta_check "j moves to S3" ta_step_to S3
-ta_check "the evidence figures on the step page" ta_wait_fixed "occupancy 12.5% (2 blocks/SM, limited by shared memory), 31.03 waves"
+check "the header names the GPU" ta_wait "GPU NVIDIA H200 \(sm_90, 132 SMs\)"
+check "the first run is measured" ta_wait "gemma_attn_fwd +1932.2 µs"
+check "j moves to S3" ta_step_to S3
+check "the evidence figures on the step page" ta_wait_fixed "occupancy 12.5% (2 blocks/SM, limited by shared memory), 31.03 waves"
 ta_press a
-ta_check "after the re-run: before -> after, interval and verdict" \
+check "after the re-run: before -> after, interval and verdict" \
 	ta_wait "([0-9.]+) µs → \1 µs +1.000× \[[0-9.]+, [0-9.]+\] 95% +within noise"
-ta_check "the failing test offers to revert" ta_wait "The test failed after S3 \(exited with status 3\). Revert it\? \(y/n\)"
-cmp -s "$work/attention.py" "$src"; [ $? -ne 0 ]; ta_ok $? "the edit is on disk until answered"
+check "the failing test offers to revert" ta_wait "The test failed after S3 \(exited with status 3\). Revert it\? \(y/n\)"
+cmp -s "$work/attention.py" "$src"; [ $? -ne 0 ]; result $? "the edit is on disk until answered"
 ta_press y
-ta_check "y reverts" ta_wait "undid S3"
-cmp -s "$work/attention.py" "$src"; ta_ok $? "the file is back to its original bytes"
+check "y reverts" ta_wait "undid S3"
+cmp -s "$work/attention.py" "$src"; result $? "the file is back to its original bytes"
 ta_keys q
-ta_done
+finish

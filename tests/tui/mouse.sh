@@ -10,7 +10,7 @@ if [ "$(tput -T xterm-256color kmous 2>/dev/null)" != "$(printf '\033[<')" ]; th
 	echo "1..0 # SKIP no xterm-256color terminfo with SGR mouse reports"
 	exit 0
 fi
-echo "1..12"
+plan 12
 
 work="$TA_TMP/w"
 mkdir -p "$work"
@@ -32,38 +32,38 @@ row_of() { ta_screen | grep -n -E -- "$1" | head -n 1 | cut -d: -f1; }
 page_line() { ta_screen | sed -n "${1}p" | sed 's/^.*│//'; }
 
 ta_start 120 40 "cd '$work' && TERM=xterm-256color '$TILEADVISE' --no-profile two.py"
-ta_check "the first kernel's walk is shown" ta_wait "Walk of scale_kernel"
+check "the first kernel's walk is shown" ta_wait "Walk of scale_kernel"
 
 row=$(row_of "^  tile_kernel ")
 ta_mouse 0 5 "${row:-0}"
-ta_check "a click on the second kernel shows its walk" ta_wait "Walk of tile_kernel"
-ta_check "and its marker moves there" ta_wait "^▶ tile_kernel "
+check "a click on the second kernel shows its walk" ta_wait "Walk of tile_kernel"
+check "and its marker moves there" ta_wait "^▶ tile_kernel "
 
 row=$(row_of "^ . S1  ")
 ta_mouse 0 6 "${row:-0}"
-ta_check "a click on S1 in the walk opens its page" ta_wait "│ S1 · Raw pointer loads"
-ta_check "the page shows the finding" ta_wait "line 20: \`a\` tile loaded with a raw 2D pointer"
+check "a click on S1 in the walk opens its page" ta_wait "│ S1 · Raw pointer loads"
+check "the page shows the finding" ta_wait "line 20: \`a\` tile loaded with a raw 2D pointer"
 
 before=$(page_line 6)
 ta_wheel down 80 12
 page_moved() { [ "$(page_line 6)" != "$before" ]; }
-ta_check "the wheel over the page scrolls it down" ta_until page_moved
+check "the wheel over the page scrolls it down" ta_until page_moved
 ta_wheel up 80 12
-ta_check "and back up" ta_wait "^ Kernels +│ S1 · Raw pointer loads"
+check "and back up" ta_wait "^ Kernels +│ S1 · Raw pointer loads"
 
 ta_wheel down 5 12
-ta_check "the wheel over the walk moves to the next row" ta_wait "│ Steps that do not apply to tile_kernel"
+check "the wheel over the walk moves to the next row" ta_wait "│ Steps that do not apply to tile_kernel"
 ta_keys q
-ta_check "quits cleanly" ta_wait "^EXIT=0"
+check "quits cleanly" ta_wait "^EXIT=0"
 
 grep -q '"kernel": "tile_kernel"' "$work/.tileadvise/session-two.py.json"
-ta_ok $? "the session of two.py (its own file in .tileadvise/) keeps the kernel picked"
+result $? "the session of two.py (its own file in .tileadvise/) keeps the kernel picked"
 
 # vt100 has no mouse: the reports arrive as plain bytes and change nothing
 # the keys cannot; the advisor keeps working.
 ta_start 120 40 "cd '$work' && TERM=vt100 '$TILEADVISE' --no-profile two.py"
-ta_check "reopening resumes at the kernel picked with the mouse" ta_wait "Walk of tile_kernel"
+check "reopening resumes at the kernel picked with the mouse" ta_wait "Walk of tile_kernel"
 ta_mouse 0 5 4
 ta_keys Tab
-ta_check "without a mouse the keys still work" ta_wait "Walk of scale_kernel"
-ta_done
+check "without a mouse the keys still work" ta_wait "Walk of scale_kernel"
+finish

@@ -7,37 +7,37 @@
 # the interval and verdict.
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
-echo "1..17"
+plan 17
 
 session="$TA_SRCDIR/examples/attention/session-walk.h200.json"
 
 ta_start 120 40 "'$TILEADVISE' --replay '$session'"
-ta_check "the header says recorded on an H200, read-only" \
+check "the header says recorded on an H200, read-only" \
 	ta_wait "recorded on NVIDIA H200 — replay, read-only"
-ta_check "the figures shown are the last step's run" ta_wait_fixed "measured: after S6, 2026-11-29"
-ta_check "the walk opens on the launched kernel, not the helper S6 added" ta_wait "Walk of gemma_attn_fwd"
+check "the figures shown are the last step's run" ta_wait_fixed "measured: after S6, 2026-11-29"
+check "the walk opens on the launched kernel, not the helper S6 added" ta_wait "Walk of gemma_attn_fwd"
 # The list: an applied mark and the measured ratio on each step's row.
-ta_check "P1 applied, 0.98× measured" ta_wait "★ P1 .* 0\.98×"
-ta_check "S1 applied, 0.99× measured" ta_wait "★ S1 .* 0\.99×"
-ta_check "S3 applied, 1.00× measured" ta_wait "★ S3 .* 1\.00×"
-ta_check "S5 applied, 1.00× measured" ta_wait "★ S5 .* 1\.00×"
-ta_check "S6 applied, 0.95× measured" ta_wait "★ S6 .* 0\.95×"
-ta_check "S8 applied, 1.21× measured (launch configuration changed)" ta_wait "★ S8 .* 1\.21×"
+check "P1 applied, 0.98× measured" ta_wait "★ P1 .* 0\.98×"
+check "S1 applied, 0.99× measured" ta_wait "★ S1 .* 0\.99×"
+check "S3 applied, 1.00× measured" ta_wait "★ S3 .* 1\.00×"
+check "S5 applied, 1.00× measured" ta_wait "★ S5 .* 1\.00×"
+check "S6 applied, 0.95× measured" ta_wait "★ S6 .* 0\.95×"
+check "S8 applied, 1.21× measured (launch configuration changed)" ta_wait "★ S8 .* 1\.21×"
 # A guided entry was not applied by the walk: it still applies, with no ratio.
-ta_check "D1 (guided, not in the recording) still applies" ta_wait "● D1 "
+check "D1 (guided, not in the recording) still applies" ta_wait "● D1 "
 
-ta_check "j moves to S3" ta_step_to S3
-ta_check "S3's page: before → after, within noise" \
+check "j moves to S3" ta_step_to S3
+check "S3's page: before → after, within noise" \
 	ta_wait "2324\.9 µs → 2318\.1 µs +0\.997× \[0\.993, 1\.003\] 95% +within noise"
-ta_check "j moves to S6" ta_step_to S6
-ta_check "S6's page says applied" ta_wait "S6 · .*\[applied\]"
-ta_check "S6's page: 2316.4 µs → 2200.5 µs, 0.950×" \
+check "j moves to S6" ta_step_to S6
+check "S6's page says applied" ta_wait "S6 · .*\[applied\]"
+check "S6's page: 2316.4 µs → 2200.5 µs, 0.950×" \
 	ta_wait "2316\.4 µs → 2200\.5 µs +0\.950× \[0\.924, 1\.047\] 95%"
 ta_press q
-ta_check "q quits with status 0" ta_wait "^EXIT=0"
+check "q quits with status 0" ta_wait "^EXIT=0"
 
 # No UTF-8: the ASCII applied mark and ratio.
 ta_start 120 40 "env NO_COLOR=1 LC_ALL=C LANG=C '$TILEADVISE' --replay '$session'"
-ta_check "ASCII: S8 marked A with 1.21x" ta_wait "^ A S8 .* 1\.21x"
+check "ASCII: S8 marked A with 1.21x" ta_wait "^ A S8 .* 1\.21x"
 ta_keys q
-ta_done
+finish

@@ -4,17 +4,17 @@
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
 set -- "$TA_SRCDIR"/examples/*/session.h200.json
-echo "1..$(( $# * 3 ))"
+plan $(( $# * 3 ))
 for s in "$@"; do
 	name=$(basename "$(dirname "$s")")
 	kernel=$(sed -n 's/.*"name": *"\([A-Za-z_0-9]*_kernel\|[A-Za-z_0-9]*fwd\)".*/\1/p' "$s" | head -n 1)
 	ta_start 120 40 "'$TILEADVISE' --replay '$s'"
 	ta_wait "recorded on NVIDIA H200" && ta_wait "read-only"
-	ta_ok $? "$name: the session opens, labelled as recorded on an H200, read-only"
+	result $? "$name: the session opens, labelled as recorded on an H200, read-only"
 	ta_wait "${kernel:-Walk of}"
-	ta_ok $? "$name: the walk of ${kernel:-its kernel} is on screen"
+	result $? "$name: the walk of ${kernel:-its kernel} is on screen"
 	ta_keys q
 	ta_wait "^EXIT=0"
-	ta_ok $? "$name: q quits with status 0"
+	result $? "$name: q quits with status 0"
 done
-ta_done
+finish
