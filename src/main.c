@@ -15,6 +15,7 @@
 #include "analyze/analysis.h"
 #include "profile/report.h"
 #include "util/datadir.h"
+#include "util/exitcode.h"
 #include "util/fsutil.h"
 #include "util/text.h"
 #include "ui/explain.h"
@@ -85,12 +86,12 @@ static void usage(FILE *out)
 		"Report bugs with the file that shows them; see tileadvise(1).\n");
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static ta_exit usage_error(const char *fmt, const char *arg)
 {
 	fprintf(stderr, "tileadvise: ");
 	fprintf(stderr, fmt, arg);
 	fprintf(stderr, "\nTry 'tileadvise --help' for more information.\n");
-	return 2;
+	return TA_EXIT_ERROR;
 }
 
 /* --step ID=RECORDS[,MEASURED]: split in place (optarg is argv's). */
@@ -118,7 +119,7 @@ static int parse_step(char *arg, options *o)
 	return 0;
 }
 
-static int parse_options(int argc, char **argv, options *o)
+static ta_exit parse_options(int argc, char **argv, options *o)
 {
 	struct option longopts[OPTION_COUNT + 1];
 	char shortopts[OPTION_COUNT * 2 + 2] = "+";
@@ -223,11 +224,11 @@ static int parse_options(int argc, char **argv, options *o)
 			break;
 		case 'h':
 			usage(stdout);
-			exit(0);
+			exit(TA_EXIT_OK);
 		case 'V':
 			printf("tileadvise %s\n", PACKAGE_VERSION);
 			printf("Copyright (c) 2026 the tileadvise authors. MIT License.\n");
-			exit(0);
+			exit(TA_EXIT_OK);
 		case '?':
 		default:
 			if (optopt && optopt < 128)
@@ -246,7 +247,7 @@ static int parse_options(int argc, char **argv, options *o)
 			break;
 		}
 	}
-	return 0;
+	return TA_EXIT_OK;
 }
 
 /* Analyses path, or says why not on stderr and returns NULL. */
@@ -264,7 +265,7 @@ static ta_analysis *open_analysis(const char *path)
 
 /* --report --replay SESSION: a recorded session's markdown report, the
  * one the advisor's w key writes. */
-static int run_session_report(const options *o)
+static ta_exit run_session_report(const options *o)
 {
 	if (o->file_count)
 		return usage_error("%s", "--replay takes the session, not a FILE");
@@ -275,15 +276,15 @@ static int run_session_report(const options *o)
 	if (ta_session_load(o->replay, &s, &err) != 0) {
 		fprintf(stderr, "tileadvise: %s\n", err);
 		free(err);
-		return 2;
+		return TA_EXIT_ERROR;
 	}
 	ta_session_annotate(s, s->walk);
-	int rc = ta_session_report(s, s->walk, stdout) != 0 ? 2 : 0;
+	ta_exit rc = ta_session_report(s, s->walk, stdout) != 0 ? TA_EXIT_ERROR : TA_EXIT_OK;
 	ta_session_free(s);
 	return rc;
 }
 
-static int run_report(const options *o)
+static ta_exit run_report(const options *o)
 {
 	if (o->replay)
 		return run_session_report(o);
@@ -293,13 +294,13 @@ static int run_report(const options *o)
 		return usage_error("%s", "--report writes text, markdown or json");
 	ta_analysis *a = open_analysis(o->files[0]);
 	if (!a)
-		return 2;
+		return TA_EXIT_ERROR;
 	ta_report_write(a->model, o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format, stdout);
 	ta_analysis_free(a);
-	return 0;
+	return TA_EXIT_OK;
 }
 
-static int run_profile(const options *o)
+static ta_exit run_profile(const options *o)
 {
 	if (o->file_count != 1)
 		return usage_error("%s", "--profile needs one FILE (the command to run may follow --)");
@@ -307,7 +308,7 @@ static int run_profile(const options *o)
 		return usage_error("%s", "--profile writes text or json");
 	ta_analysis *a = open_analysis(o->files[0]);
 	if (!a)
-		return 2;
+		return TA_EXIT_ERROR;
 	const ta_model *m = a->model;
 	const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
 	bool *autotuned = ta_xcalloc(m->kernel_count + 1, sizeof *autotuned);
@@ -340,7 +341,7 @@ static int run_profile(const options *o)
 		.baseline_records = o->baseline_records,
 		.deep = o->deep,
 	};
-	int rc = injector || o->records_in ? ta_profile_run_command(&req, stdout, stderr) : 2;
+	ta_exit rc = injector || o->records_in ? ta_profile_run_command(&req, stdout, stderr) : TA_EXIT_ERROR;
 	free(injector);
 	free(names);
 	free(autotuned);
@@ -348,23 +349,23 @@ static int run_profile(const options *o)
 	return rc;
 }
 
-static int run_edit(const options *o)
+static ta_exit run_edit(const options *o)
 {
 	if (o->file_count != 1)
 		return usage_error("--%s takes one FILE", o->edit_action);
 	return ta_edit_run(o->edit_action, o->edit_spec, o->files[0], stdout, stderr);
 }
 
-static int run_catalog(const options *o)
+static ta_exit run_catalog(const options *o)
 {
 	char *err;
 	ta_catalog *cat = ta_catalog_load(NULL, &err);
 	if (!cat) {
 		fprintf(stderr, "tileadvise: %s\n", err);
 		free(err);
-		return 2;
+		return TA_EXIT_ERROR;
 	}
-	int rc = 0;
+	ta_exit rc = TA_EXIT_OK;
 	if (o->mode == MODE_LIST_RULES)
 		ta_explain_list(cat, stdout, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
 	else
@@ -373,7 +374,7 @@ static int run_catalog(const options *o)
 	return rc;
 }
 
-static int run_check(const options *o)
+static ta_exit run_check(const options *o)
 {
 	if (o->file_count == 0)
 		return usage_error("%s", "--check needs a FILE or folder");
@@ -385,7 +386,7 @@ static int run_check(const options *o)
 }
 
 /* --record-session OUT --step ...: a walk of recorded steps, no terminal. */
-static int run_record_walk(const options *o)
+static ta_exit run_record_walk(const options *o)
 {
 	if (o->file_count != 1)
 		return usage_error("%s", "--record-session needs the kernel FILE");
@@ -395,7 +396,7 @@ static int run_record_walk(const options *o)
 	if (kept < 0) {
 		fprintf(stderr, "tileadvise: %s\n", err);
 		free(err);
-		return 2;
+		return TA_EXIT_ERROR;
 	}
 	if (kept)
 		fprintf(stderr, "tileadvise: %d of %zu steps keep the measured file: today's edit differs from "
@@ -403,17 +404,17 @@ static int run_record_walk(const options *o)
 	fprintf(stderr, "tileadvise: session with %zu applied step%s written to %s\n", o->n_steps,
 		o->n_steps == 1 ? "" : "s",
 		o->record_session);
-	return 0;
+	return TA_EXIT_OK;
 }
 
 /* The default mode: the interactive advisor on FILE (or a replay). */
-static int run_tui(const options *o)
+static ta_exit run_tui(const options *o)
 {
 	if (o->n_steps)
 		return run_record_walk(o);
 	if (o->file_count == 0 && !o->replay) {
 		usage(stderr);
-		return 2;
+		return TA_EXIT_ERROR;
 	}
 	if (o->file_count > 1 || (o->replay && o->file_count))
 		return usage_error("%s", o->replay ? "--replay takes the session, not a FILE"
@@ -438,10 +439,10 @@ static int run_tui(const options *o)
 int main(int argc, char **argv)
 {
 	options o = { 0 };
-	int rc = parse_options(argc, argv, &o);
-	if (rc == 0 && o.n_steps && (!o.record_session || o.mode != MODE_NONE))
+	ta_exit rc = parse_options(argc, argv, &o);
+	if (rc == TA_EXIT_OK && o.n_steps && (!o.record_session || o.mode != MODE_NONE))
 		rc = usage_error("%s", "--step belongs to --record-session OUT");
-	if (rc != 0) {
+	if (rc != TA_EXIT_OK) {
 		free(o.steps);
 		return rc;
 	}
@@ -486,8 +487,8 @@ int main(int argc, char **argv)
 	ta_model_shutdown();
 	if (safe_out) {
 		stdout = real_out;
-		if (fclose(safe_out) != 0 && rc == 0)
-			rc = 2;
+		if (fclose(safe_out) != 0 && rc == TA_EXIT_OK)
+			rc = TA_EXIT_ERROR;
 	}
 	if (safe_err) {
 		stderr = real_err;

@@ -489,17 +489,17 @@ int ta_edit_redo(const char *path, char **diff, char **msg)
 
 /* ---- the command line ----------------------------------------------------- */
 
-static int fail(FILE *err, char *msg)
+static ta_exit fail(FILE *err, char *msg)
 {
 	fprintf(err, "tileadvise: %s\n", msg);
 	free(msg);
-	return 2;
+	return TA_EXIT_ERROR;
 }
 
-static int run_locked(const char *action, const char *id, uint32_t line, const char *path, FILE *out,
+static ta_exit run_locked(const char *action, const char *id, uint32_t line, const char *path, FILE *out,
 		      FILE *err);
 
-int ta_edit_run(const char *action, const char *spec, const char *path, FILE *out, FILE *err)
+ta_exit ta_edit_run(const char *action, const char *spec, const char *path, FILE *out, FILE *err)
 {
 	char *msg = NULL, *d = NULL;
 	if (!strcmp(action, "undo") || !strcmp(action, "redo")) {
@@ -510,7 +510,7 @@ int ta_edit_run(const char *action, const char *spec, const char *path, FILE *ou
 		free(d);
 		fprintf(err, "tileadvise: %s\n", msg);
 		free(msg);
-		return 0;
+		return TA_EXIT_OK;
 	}
 	char id[8];
 	uint32_t line;
@@ -530,13 +530,13 @@ int ta_edit_run(const char *action, const char *spec, const char *path, FILE *ou
 		if (!lock)
 			return fail(err, msg);
 	}
-	int rc = run_locked(action, id, line, path, out, err);
+	ta_exit rc = run_locked(action, id, line, path, out, err);
 	ta_journal_unlock(lock);
 	return rc;
 }
 
 /* ta_edit_run's make, diff and apply, with the file's lock held for apply. */
-static int run_locked(const char *action, const char *id, uint32_t line, const char *path, FILE *out,
+static ta_exit run_locked(const char *action, const char *id, uint32_t line, const char *path, FILE *out,
 		      FILE *err)
 {
 	char *msg = NULL, *d = NULL;
@@ -545,7 +545,7 @@ static int run_locked(const char *action, const char *id, uint32_t line, const c
 		return fail(err, msg);
 	ta_edit e;
 	char *why = NULL;
-	int rc = 0;
+	ta_exit rc = TA_EXIT_OK;
 	int made = ta_rewrite_make(a->model, id, line, &e, &why);
 	if (made != 0) {
 		/* An entry the tool writes: its rewrite's refusal is the answer for

@@ -18,6 +18,7 @@
 #include "analyze/diff.h"
 #include "analyze/model.h"
 #include "checklist/rewrite.h"
+#include "util/exitcode.h"
 
 /* Parses "ID" or "ID:LINE". Returns 0, or -1 when malformed. */
 int ta_edit_parse_spec(const char *spec, char id[8], uint32_t *line);
@@ -42,7 +43,7 @@ int ta_edit_redo(const char *path, char **diff, char **msg);
 
 /* The command-line actions: "apply" and "diff" take spec, "undo" and "redo"
  * ignore it. Prints the diff on out and problems as one line on err.
- * Returns the exit status: 0 done, 2 refused or failed. */
-int ta_edit_run(const char *action, const char *spec, const char *path, FILE *out, FILE *err);
+ * Returns the exit status: TA_EXIT_OK done, TA_EXIT_ERROR refused or failed. */
+ta_exit ta_edit_run(const char *action, const char *spec, const char *path, FILE *out, FILE *err);
 
 #endif

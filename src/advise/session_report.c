@@ -166,7 +166,8 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 			}
 			fprintf(out, "\n");
 		}
-		fprintf(out, "- %zu more steps satisfied or not applicable\n\n", folded);
+		fprintf(out, "- %zu more steps %s or %s\n\n", folded, ta_mark_name(TA_MARK_SATISFIED),
+			ta_mark_name(TA_MARK_NOT_APPLICABLE));
 	}
 	return ferror(out) ? -1 : 0;
 }

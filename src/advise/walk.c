@@ -172,31 +172,6 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 
 /* ---- marks --------------------------------------------------------------------- */
 
-static const char *const mark_names[TA_MARK__COUNT] = {
-	[TA_MARK_APPLIES] = "applies",
-	[TA_MARK_SATISFIED] = "satisfied",
-	[TA_MARK_NOT_APPLICABLE] = "not applicable",
-	[TA_MARK_NEEDS_PROFILE] = "needs profile",
-	[TA_MARK_NEEDS_BASELINE] = "needs baseline",
-	[TA_MARK_APPLIED] = "applied",
-	[TA_MARK_SKIPPED] = "skipped",
-};
-
-const char *ta_mark_name(ta_mark m)
-{
-	return (unsigned)m < TA_MARK__COUNT ? mark_names[m] : "?";
-}
-
-bool ta_mark_parse(const char *name, ta_mark *out)
-{
-	for (int i = 0; i < TA_MARK__COUNT; i++)
-		if (name && !strcmp(name, mark_names[i])) {
-			*out = (ta_mark)i;
-			return true;
-		}
-	return false;
-}
-
 static ta_mark mark_of_status(ta_status s)
 {
 	switch (s) {
@@ -207,6 +182,30 @@ static ta_mark mark_of_status(ta_status s)
 	case TA_STATUS_NOT_APPLICABLE:
 	default: return TA_MARK_NOT_APPLICABLE;
 	}
+}
+
+/* A mark that is a status is named as the status (ta_status_name); the two
+ * the walk adds have their own names. */
+const char *ta_mark_name(ta_mark m)
+{
+	if (m == TA_MARK_APPLIED)
+		return "applied";
+	if (m == TA_MARK_SKIPPED)
+		return "skipped";
+	for (int s = 0; s < TA_STATUS__COUNT; s++)
+		if (mark_of_status((ta_status)s) == m)
+			return ta_status_name((ta_status)s);
+	return "?";
+}
+
+bool ta_mark_parse(const char *name, ta_mark *out)
+{
+	for (int i = 0; i < TA_MARK__COUNT; i++)
+		if (name && !strcmp(name, ta_mark_name((ta_mark)i))) {
+			*out = (ta_mark)i;
+			return true;
+		}
+	return false;
 }
 
 bool ta_step_is_open(const ta_step *s)

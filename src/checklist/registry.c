@@ -124,9 +124,9 @@ int ta_rules_index(const char *id) { return ta_entry_index_of(id); }
 const char *ta_status_name(ta_status s)
 {
 	static const char *const names[] = {
-		[TA_STATUS_NOT_APPLICABLE] = "not applicable", [TA_STATUS_SATISFIED] = "satisfied",
-		[TA_STATUS_APPLIES] = "applies", [TA_STATUS_NEEDS_PROFILE] = "needs profile",
-		[TA_STATUS_NEEDS_BASELINE] = "needs baseline",
+#define TA_STATUS_NAME(name, text) [TA_STATUS_##name] = text,
+		TA_STATUS_TABLE(TA_STATUS_NAME)
+#undef TA_STATUS_NAME
 	};
 	return s < TA_STATUS__COUNT ? names[s] : "?";
 }

@@ -16,12 +16,26 @@
 #include "analyze/model.h"
 #include "checklist/entry.h"
 
+/* Every status of an entry, once: STATUS(name, its name as users read it).
+ * The enum and ta_status_name are made from it; sessions store the names
+ * (examples/NAME/session*.json), the walk, the advisor and the reports show
+ * them, so no other place spells them.
+ *   NOT_APPLICABLE  nothing of the kind in this kernel
+ *   SATISFIED       the good pattern is present
+ *   APPLIES         at least one finding
+ *   NEEDS_PROFILE   decidable only with a measurement
+ *   NEEDS_BASELINE  decidable only against a baseline */
+#define TA_STATUS_TABLE(STATUS)                   \
+	STATUS(NOT_APPLICABLE, "not applicable") \
+	STATUS(SATISFIED, "satisfied")           \
+	STATUS(APPLIES, "applies")               \
+	STATUS(NEEDS_PROFILE, "needs profile")   \
+	STATUS(NEEDS_BASELINE, "needs baseline")
+
 typedef enum ta_status {
-	TA_STATUS_NOT_APPLICABLE, /* nothing of the kind in this kernel */
-	TA_STATUS_SATISFIED,      /* the good pattern is present */
-	TA_STATUS_APPLIES,        /* at least one finding */
-	TA_STATUS_NEEDS_PROFILE,  /* decidable only with a measurement */
-	TA_STATUS_NEEDS_BASELINE, /* decidable only against a baseline */
+#define TA_STATUS_ENUM(name, text) TA_STATUS_##name,
+	TA_STATUS_TABLE(TA_STATUS_ENUM)
+#undef TA_STATUS_ENUM
 	TA_STATUS__COUNT
 } ta_status;
 

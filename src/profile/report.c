@@ -439,7 +439,7 @@ static ta_deep *deep_view(const ta_profile_request *req, const ta_records *recs,
 	return d;
 }
 
-int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
+ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 {
 	ta_gpu_info gpu_store, *gpu = NULL;
 	char *why = NULL;
@@ -455,7 +455,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 	if (!gpu && why && !req->records_in) {
 		fprintf(err, "tileadvise: cannot profile: %s\n", why);
 		free(why);
-		return 2;
+		return TA_EXIT_ERROR;
 	}
 	free(why);
 
@@ -465,7 +465,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 	ta_autotune_log_init(&tune);
 	run_outcome oc;
 	memset(&oc, 0, sizeof oc);
-	int status = 0;
+	ta_exit status = TA_EXIT_OK;
 	char *e = NULL;
 
 	if (req->records_in) {
@@ -473,7 +473,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 			fprintf(err, "tileadvise: cannot read records: %s\n", e);
 			free(e);
 			ta_records_clear(&recs);
-			return 2;
+			return TA_EXIT_ERROR;
 		}
 		/* Saved runs carry the child's output as "output" records. */
 		if (ta_autotune_log_load_records(&tune, req->records_in, &e) < 0)
@@ -483,7 +483,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 		if (!req->injector) {
 			fprintf(err, "tileadvise: cannot profile: this build has no CUPTI injector "
 				"(configure found no CUPTI)\n");
-			return 2;
+			return TA_EXIT_ERROR;
 		}
 		char *def_argv[4];
 		ta_runner_python_argv(req->file, def_argv);
@@ -502,7 +502,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 			free(e);
 			ta_records_clear(&recs);
 			ta_autotune_log_clear(&tune);
-			return 2;
+			return TA_EXIT_ERROR;
 		}
 		if (oc.any_failed) {
 			fprintf(err, "tileadvise: the profiled command %s\n", oc.describe);
@@ -575,13 +575,13 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 			json_object_set_new(root, "baseline", arr);
 		}
 		if (put_json(root, out) != 0)
-			status = 2;
+			status = TA_EXIT_ERROR;
 	} else {
 		if (oc.describe)
 			fprintf(out, "run: %s (%d run%s)\n", oc.describe, m->runs > 0 ? m->runs : 1,
 				m->runs > 1 ? "s" : "");
 		if (ta_profile_print(m, gpu, TA_PROFILE_TEXT, out) != 0)
-			status = 2;
+			status = TA_EXIT_ERROR;
 		if (deep) {
 			ta_buf b = TA_BUF_INIT;
 			ta_deep_text(&b, deep, req->file, 8);
@@ -609,7 +609,7 @@ int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 		}
 	}
 	if (nothing)
-		status = 2;
+		status = TA_EXIT_ERROR;
 	ta_deep_free(deep);
 	ta_measurement_free(m);
 	ta_measurement_free(base);

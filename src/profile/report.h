@@ -9,6 +9,7 @@
 
 #include "profile/gpu.h"
 #include "profile/measure.h"
+#include "util/exitcode.h"
 
 typedef enum ta_profile_format {
 	TA_PROFILE_TEXT,
@@ -46,9 +47,10 @@ typedef struct ta_profile_request {
 /* Does the whole `--profile` for the CLI: runs (or replays), measures and
  * prints to out; problems (no GPU, no injector records, crash, timeout) are
  * one line each on err, and the child's last output lines when it failed.
- * Returns the exit status for the program: 0 when a measurement was printed
- * (even an empty one), 2 when nothing could be measured (the command could
- * not run, crashed or timed out before any record, no GPU). */
-int ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err);
+ * Returns the exit status for the program: TA_EXIT_OK when a measurement
+ * was printed (even an empty one), TA_EXIT_ERROR when nothing could be
+ * measured (the command could not run, crashed or timed out before any
+ * record, no GPU). */
+ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err);
 
 #endif

@@ -229,14 +229,14 @@ static void add_diag(diags *d, const char *file, uint32_t line, uint32_t col, ui
 	x->kernel = kernel ? ta_xstrdup(kernel) : NULL;
 }
 
-static void check_file(const char *path, const filter *f, diags *d, FILE *err, int *rc)
+static void check_file(const char *path, const filter *f, diags *d, FILE *err, ta_exit *rc)
 {
 	ta_analysis *a;
 	char *msg;
 	if (ta_analysis_open(path, &a, &msg) != 0) {
 		fprintf(err, "tileadvise: %s\n", msg);
 		free(msg);
-		*rc = 2;
+		*rc = TA_EXIT_ERROR;
 		return;
 	}
 	for (size_t i = 0; i < a->syn->error_count; i++) {
@@ -500,19 +500,19 @@ static int parse_list(const char *list, bool *on, bool *x0, FILE *err)
 	return rc;
 }
 
-int ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err)
+ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err)
 {
 	size_t n = ta_rules_count();
 	filter f = { .ignore = ta_xcalloc(n, sizeof(bool)) };
-	int rc = 0;
+	ta_exit rc = TA_EXIT_OK;
 	if (o->select) {
 		f.select = ta_xcalloc(n, sizeof(bool));
 		if (parse_list(o->select, f.select, &f.select_x0, err) != 0)
-			rc = 2;
+			rc = TA_EXIT_ERROR;
 	}
 	if (o->ignore && parse_list(o->ignore, f.ignore, &f.ignore_x0, err) != 0)
-		rc = 2;
-	if (rc) {
+		rc = TA_EXIT_ERROR;
+	if (rc != TA_EXIT_OK) {
 		free(f.select);
 		free(f.ignore);
 		return rc;
@@ -532,7 +532,7 @@ int ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE 
 		write_text(&d, out);
 	for (size_t i = 0; i < d.count && rc == 0; i++)
 		if (!is_note(&d.items[i]))
-			rc = 1;
+			rc = TA_EXIT_FINDINGS;
 	for (size_t i = 0; i < d.count; i++) {
 		free(d.items[i].message);
 		free(d.items[i].kernel);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "ui/report.h"
+#include "util/exitcode.h"
 
 #define TA_CHECK_SUPPRESSION_ID "X0"
 
@@ -25,9 +26,9 @@ typedef struct ta_check_options {
 /* Checks every path (files, and directories searched recursively for *.py
  * without entering hidden folders or following links out of the tree).
  * Diagnostics go to out, problems with the input to err (one line per
- * file). Returns the exit status: 0 clean, 1 findings, 2 error (an
- * unreadable or invalid file, a bad id list; the other files are still
- * checked). */
-int ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err);
+ * file). Returns the exit status: TA_EXIT_OK clean, TA_EXIT_FINDINGS
+ * findings, TA_EXIT_ERROR error (an unreadable or invalid file, a bad id
+ * list; the other files are still checked). */
+ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err);
 
 #endif

@@ -251,7 +251,7 @@ static void render_entry(const ta_catalog *cat, const ta_entry *e, ta_buf *b)
 	}
 }
 
-int ta_explain_entry(const ta_catalog *cat, const char *id, FILE *out)
+ta_exit ta_explain_entry(const ta_catalog *cat, const char *id, FILE *out)
 {
 	const ta_entry *e = ta_catalog_find(cat, id);
 	if (!e) {
@@ -260,13 +260,13 @@ int ta_explain_entry(const ta_catalog *cat, const char *id, FILE *out)
 		if (s)
 			fprintf(stderr, "tileadvise: did you mean %s?\n", s);
 		free(s);
-		return 2;
+		return TA_EXIT_ERROR;
 	}
 	ta_buf b = TA_BUF_INIT;
 	render_entry(cat, e, &b);
 	fputs(ta_buf_str(&b), out);
 	ta_buf_free(&b);
-	return 0;
+	return TA_EXIT_OK;
 }
 
 /* ---- did you mean ---------------------------------------------------------- */

@@ -7,6 +7,7 @@
 
 #include "advise/checklist.h"
 #include "util/buf.h"
+#include "util/exitcode.h"
 
 /* Prose is wrapped to this many columns. */
 #define TA_EXPLAIN_WIDTH 78
@@ -17,10 +18,10 @@
 void ta_explain_list(const ta_catalog *cat, FILE *out, bool color);
 
 /* The --explain page of one entry (id compared without regard to case).
- * Returns 0; or 2 when there is no such entry, after printing
+ * Returns TA_EXIT_OK; or TA_EXIT_ERROR when there is no such entry, after printing
  * "tileadvise: unknown checklist id 'X' (see --list-rules)" and, when an id is
  * close, a "did you mean" line on stderr. */
-int ta_explain_entry(const ta_catalog *cat, const char *id, FILE *out);
+ta_exit ta_explain_entry(const ta_catalog *cat, const char *id, FILE *out);
 
 /* The suggestion for an unknown id, without the "did you mean" words:
  * "S3", "one of P1, P2, P3, P4, P5, P6, P7", "S6 (Precise tanh ...)".

@@ -147,7 +147,7 @@ static void bench_mark(ta_app *app, const char *what, double ms)
 		app->bench_fd = -1;
 }
 
-static int loop(ta_app *app, double t_start)
+static ta_exit loop(ta_app *app, double t_start)
 {
 	bool dirty = true;
 	bool first = true;
@@ -209,32 +209,32 @@ static int loop(ta_app *app, double t_start)
 		if (react & TA_REACT_QUIT)
 			app->quit = true;
 	}
-	return 0;
+	return TA_EXIT_OK;
 }
 
-int ta_tui_run(const ta_tui_options *o)
+ta_exit ta_tui_run(const ta_tui_options *o)
 {
 	double t_start = now_ms();
 	if (o->record_session) {
 		char *err;
 		if (!o->file) {
 			fprintf(stderr, "tileadvise: --record-session needs the kernel FILE\n");
-			return 2;
+			return TA_EXIT_ERROR;
 		}
 		if (ta_session_record(o->file, o->records, o->baseline_records, o->gpu_preset,
 				      o->record_session, &err) != 0) {
 			fprintf(stderr, "tileadvise: %s\n", err);
 			free(err);
-			return 2;
+			return TA_EXIT_ERROR;
 		}
 		fprintf(stderr, "tileadvise: session written to %s\n", o->record_session);
-		return 0;
+		return TA_EXIT_OK;
 	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		fprintf(stderr, "tileadvise: the interactive advisor needs a terminal; for scripts and CI "
 				"use 'tileadvise --check %s' (diagnostics) or 'tileadvise --report %s' (the model)\n",
 			o->file ? o->file : "FILE", o->file ? o->file : "FILE");
-		return 2;
+		return TA_EXIT_ERROR;
 	}
 	ta_app *app = ta_xcalloc(1, sizeof *app);
 	app->opt = *o;
@@ -252,14 +252,14 @@ int ta_tui_run(const ta_tui_options *o)
 		free(err);
 		ta_app_close(app);
 		free(app);
-		return 2;
+		return TA_EXIT_ERROR;
 	}
 	if (ta_term_start(&err) != 0) {
 		fprintf(stderr, "tileadvise: %s\n", err);
 		free(err);
 		ta_app_close(app);
 		free(app);
-		return 2;
+		return TA_EXIT_ERROR;
 	}
 	/* Draw the static analysis first; the profile fills in as it comes. */
 	draw(app);
@@ -269,7 +269,7 @@ int ta_tui_run(const ta_tui_options *o)
 		ta_app_start_profile(app, app->sess->n_runs ? "re-run" : "first run");
 	if (!app->runner)
 		ta_app_start_baseline(app);
-	int rc = loop(app, t_start);
+	ta_exit rc = loop(app, t_start);
 	ta_app_save(app);
 	ta_term_stop();
 	if (app->bench_fd >= 0)

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "util/exitcode.h"
+
 typedef struct ta_tui_options {
 	const char *file;             /* the kernel file (NULL with replay) */
 	const char *replay;           /* a session to show read-only, or NULL */
@@ -22,9 +24,9 @@ typedef struct ta_tui_options {
 } ta_tui_options;
 
 /* Runs the advisor (or, with record_session, writes the session and
- * returns). Returns the exit status: 0, or 2 when it could not start
- * (stdout not a terminal, unreadable file or session); the reason is
- * printed on stderr. */
-int ta_tui_run(const ta_tui_options *o);
+ * returns). Returns the exit status: TA_EXIT_OK, or TA_EXIT_ERROR when it
+ * could not start (stdout not a terminal, unreadable file or session); the
+ * reason is printed on stderr. */
+ta_exit ta_tui_run(const ta_tui_options *o);
 
 #endif

@@ -81,12 +81,15 @@ static void draw_help(ta_app *app, const ta_rect *r)
 	char *t = ta_keymap_help_text();
 	ta_buf b = TA_BUF_INIT;
 	ta_buf_printf(&b, "Marks in the walk:\n"
-		      "  %s applies   %s satisfied   %s not applicable   %s needs profile   "
-		      "%s needs baseline\n  %s applied (with its measured ratio)   %s skipped\n\n"
-		      "Keys:\n%s", ta_glyph_str(TA_G_APPLIES), ta_glyph_str(TA_G_SATISFIED),
-		      ta_glyph_str(TA_G_NA), ta_glyph_str(TA_G_NEEDS_PROFILE),
-		      ta_glyph_str(TA_G_NEEDS_BASELINE), ta_glyph_str(TA_G_APPLIED),
-		      ta_glyph_str(TA_G_SKIPPED), t);
+		      "  %s %s   %s %s   %s %s   %s %s   %s %s\n"
+		      "  %s %s (with its measured ratio)   %s %s\n\n"
+		      "Keys:\n%s", ta_glyph_str(TA_G_APPLIES), ta_mark_name(TA_MARK_APPLIES),
+		      ta_glyph_str(TA_G_SATISFIED), ta_mark_name(TA_MARK_SATISFIED),
+		      ta_glyph_str(TA_G_NA), ta_mark_name(TA_MARK_NOT_APPLICABLE),
+		      ta_glyph_str(TA_G_NEEDS_PROFILE), ta_mark_name(TA_MARK_NEEDS_PROFILE),
+		      ta_glyph_str(TA_G_NEEDS_BASELINE), ta_mark_name(TA_MARK_NEEDS_BASELINE),
+		      ta_glyph_str(TA_G_APPLIED), ta_mark_name(TA_MARK_APPLIED),
+		      ta_glyph_str(TA_G_SKIPPED), ta_mark_name(TA_MARK_SKIPPED), t);
 	pager(app, r, "Help: tileadvise keys (Esc closes)", ta_buf_str(&b), false);
 	ta_buf_free(&b);
 	free(t);

@@ -142,10 +142,9 @@ static void draw(ta_app *app, const ta_rect *r)
 		if (row->kind == TA_ROW_FOLD) {
 			bool s = app->step < 0;
 			ta_term_fill(y, x, w, s ? TA_ROLE_SELECT : TA_ROLE_NORMAL);
-			ta_term_printf(y, x + 1, w - 1, s ? TA_ROLE_SELECT : TA_ROLE_DIM, "%s %zu %s (Enter)",
-				       ta_glyph_str(TA_G_FOLD), folded_count(k),
-				       app->unfold ? "satisfied or not applicable, shown below"
-						   : "satisfied or not applicable");
+			ta_term_printf(y, x + 1, w - 1, s ? TA_ROLE_SELECT : TA_ROLE_DIM, "%s %zu %s or %s%s (Enter)",
+				       ta_glyph_str(TA_G_FOLD), folded_count(k), ta_mark_name(TA_MARK_SATISFIED),
+				       ta_mark_name(TA_MARK_NOT_APPLICABLE), app->unfold ? ", shown below" : "");
 			continue;
 		}
 		draw_step_row(app, &k->steps[row->step], y, x, w, row->step == app->step);
