@@ -543,34 +543,41 @@ static ta_exit run_locked(const char *action, const char *id, uint32_t line, con
 	ta_analysis *a;
 	if (ta_analysis_open(path, &a, &msg) != 0)
 		return fail(err, msg);
+	if (ta_entry_index_of(id) < 0) {
+		ta_analysis_free(a);
+		return fail(err, ta_xasprintf("unknown checklist id '%s' (see tileadvise --list-rules)", id));
+	}
+	/* The line names a finding, as --check reported it; the edit is made
+	 * for that finding's site, so --check, --diff and --apply agree. */
+	ta_rules_result *r = ta_rules_run(a->model, NULL);
 	ta_edit e;
 	char *why = NULL;
 	ta_exit rc = TA_EXIT_OK;
-	int made = ta_rewrite_make(a->model, id, line, &e, &why);
+	const ta_finding *at = NULL;
+	int made = ta_rewrite_first(a->model, r, id, line, &e, &at, &why);
 	if (made != 0) {
 		/* An entry the tool writes: its rewrite's refusal is the answer for
-		 * --diff as for --apply. Only guided entries show a template. */
-		if (!strcmp(action, "apply") || ta_rewrite_find(id)) {
-			rc = fail(err, ta_xasprintf("%s: no %s edit to apply: %s", path, id, why));
+		 * --diff as for --apply, and so is the absence of a finding. Only
+		 * guided entries show a template, at their finding. */
+		if (!strcmp(action, "apply") || ta_rewrite_find(id) || !at) {
+			rc = fail(err, ta_xasprintf("%s: no %s edit to %s: %s", path, id,
+						    !strcmp(action, "apply") ? "apply" : "show", why));
 			free(why);
+			ta_rules_result_free(r);
 			ta_analysis_free(a);
 			return rc;
 		}
-		/* --diff: the guided template at the site instead. */
-		const char *name = a->model->kernel_count ? a->model->kernels[0].name : "this code";
-		uint32_t at = line ? line : a->model->kernel_count ? a->model->kernels[0].span.line : 1;
-		for (size_t i = 0; i < a->model->kernel_count; i++)
-			if (line && a->model->kernels[i].span.line <= line && line <= a->model->kernels[i].span.end_line)
-				name = a->model->kernels[i].name;
-		const char *names[] = { name };
-		if (ta_rewrite_guided(a->model, id, at, names, 1, &e, &msg) != 0) {
+		const char *names[] = { a->model->kernels[at->kernel].name };
+		if (ta_rewrite_guided(a->model, id, at->span.line, names, 1, &e, &msg) != 0) {
 			free(why);
+			ta_rules_result_free(r);
 			ta_analysis_free(a);
 			return fail(err, msg);
 		}
 		fprintf(err, "tileadvise: %s: %s; showing a guided template\n", id, why);
 		free(why);
 	}
+	ta_rules_result_free(r);
 	const ta_rewrite *rw = ta_rewrite_find(id);
 	if (made == 0 && rw && rw->demoted) {
 		e.guided = true;

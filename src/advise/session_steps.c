@@ -53,7 +53,11 @@ static int make_site(const ta_model *m, const char *id, const char *cur, size_t 
 		     size_t *next_len, uint32_t *line, char **why)
 {
 	ta_edit e;
-	if (ta_rewrite_make(m, id, 0, &e, why) != 0)
+	ta_rules_result *r = ta_rules_run(m, NULL);
+	const ta_finding *at;
+	int made = ta_rewrite_first(m, r, id, 0, &e, &at, why);
+	ta_rules_result_free(r);
+	if (made != 0)
 		return 0;
 	*line = e.line;
 	int rc = ta_edit_apply_text(&e, cur, len, next, next_len, why) == 0 ? 1 : -1;
@@ -134,6 +138,16 @@ static int read_measured(const char *path, char **text, size_t *len, char **err)
 	return 0;
 }
 
+/* The first line (1-based) where b differs from a. */
+static uint32_t first_changed_line(const char *a, size_t al, const char *b, size_t bl)
+{
+	uint32_t line = 1;
+	for (size_t i = 0; i < al && i < bl && a[i] == b[i]; i++)
+		if (a[i] == '\n')
+			line++;
+	return line;
+}
+
 /* The version and its run, the edit between the previous version and it. */
 static void add_step(ta_session *s, const ta_record_step *st, const char *kernel, uint32_t line,
 		     const char *text, size_t len, const char *label, ta_run_figures *run,
@@ -158,22 +172,32 @@ static void add_step(ta_session *s, const ta_record_step *st, const char *kernel
 int ta_session_apply_step(ta_session *s, ta_analysis **a, const ta_record_step *st,
 			  const ta_gpu_info *gpu, char **err)
 {
-	char *made = NULL, *measured = NULL;
-	size_t made_len, measured_len;
+	char *made = NULL, *measured = NULL, *why_none = NULL;
+	size_t made_len = 0, measured_len;
 	uint32_t line = 0;
-	if (make_step_text(*a, s->file_name, st->id, &made, &made_len, &line, err) != 0)
+	if (read_measured(st->measured, &measured, &measured_len, err) != 0)
 		return -1;
-	if (read_measured(st->measured, &measured, &measured_len, err) != 0) {
-		free(made);
-		return -1;
+	if (make_step_text(*a, s->file_name, st->id, &made, &made_len, &line, &why_none) != 0) {
+		/* A recorded step today's checklist no longer makes (its finding is
+		 * gone): the measured text still stands, labelled so; without it
+		 * there is nothing to pair the figures with. */
+		if (!measured || refusal(st->id)) {
+			*err = why_none;
+			free(measured);
+			return -1;
+		}
+		line = first_changed_line((*a)->src->text, (*a)->src->len, measured, measured_len);
 	}
 	/* The figures belong to the measured bytes: when today's edit gives
 	 * others, keep those and say so rather than pair them with new text. */
-	bool differs = measured && (measured_len != made_len || memcmp(measured, made, made_len));
+	bool differs = measured && (!made || measured_len != made_len || memcmp(measured, made, made_len));
 	const char *text = differs ? measured : made;
 	size_t len = differs ? measured_len : made_len;
-	char *label = differs ? ta_xasprintf("after %s, as measured; today's %s edit differs", st->id, st->id)
-			      : ta_xasprintf("after %s", st->id);
+	char *label = !made ? ta_xasprintf("after %s, as measured; today's tileadvise makes no %s edit there",
+					   st->id, st->id)
+		      : differs ? ta_xasprintf("after %s, as measured; today's %s edit differs", st->id, st->id)
+				: ta_xasprintf("after %s", st->id);
+	free(why_none);
 	ta_analysis *next = NULL;
 	ta_run_figures run = { 0 };
 	ta_records_meta meta = { 0 };

@@ -445,10 +445,25 @@ ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const
 					copy_finding(s, &r->findings[f]);
 			if (s->status != TA_STATUS_APPLIES || s->edit_kind != TA_STEP_EDIT_MECHANICAL)
 				continue;
-			/* A served entry's edit is its server's rewrite (entries.def). */
+			/* The first of the step's findings whose site the rewrite can
+			 * change (a served entry's rewrite is its server's); else
+			 * why the first one cannot be. */
 			s->edit_line = ta_step_line(s);
-			ta_walk_edit_diff(m, s->id, s->edit_line, name, &s->diff, &s->edit_title,
-					  &s->why_no_edit);
+			for (size_t f = 0; f < r->finding_count && !s->diff; f++) {
+				const ta_finding *fd = &r->findings[f];
+				if (fd->kernel != (int)ki || strcmp(fd->id, s->id))
+					continue;
+				char *why = NULL;
+				if (ta_walk_edit_diff(m, fd, name, &s->diff, &s->edit_title, &why) == 0) {
+					s->edit_line = fd->span.line;
+					free(s->why_no_edit);
+					s->why_no_edit = NULL;
+				} else if (!s->why_no_edit) {
+					s->why_no_edit = why;
+				} else {
+					free(why);
+				}
+			}
 		}
 	}
 	free(order);

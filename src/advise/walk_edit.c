@@ -3,37 +3,40 @@
 #include "advise/walk_edit.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "advise/edit.h"
 #include "util/buf.h"
 
-int ta_walk_edit_diff(const ta_model *m, const char *id, uint32_t line, const char *name,
-		      char **diff, char **title, char **why_not)
+int ta_walk_edit_diff(const ta_model *m, const ta_finding *f, const char *name, char **diff,
+		      char **title, char **why_not)
 {
 	*diff = NULL;
 	*title = NULL;
 	*why_not = NULL;
 	ta_edit e;
-	ta_edit_init(&e, id, m->src->crlf);
-	if (ta_rewrite_make(m, id, line, &e, why_not) != 0) {
-		ta_edit_clear(&e);
+	if (ta_rewrite_at(m, f, &e, why_not) != 0) {
 		if (!*why_not)
-			*why_not = ta_xasprintf("no mechanical edit for %s here", id);
+			*why_not = ta_xasprintf("no mechanical edit for %s here", f->id);
 		return -1;
 	}
 	*diff = ta_edit_diff(&e, name ? name : "kernel.py", m->src->text, m->src->len);
-	*title = ta_xstrdup(e.title ? e.title : id);
+	*title = ta_xstrdup(e.title ? e.title : f->id);
 	ta_edit_clear(&e);
 	return 0;
 }
 
 int ta_walk_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_model *m,
-		       const char *id, uint32_t line, char **msg)
+		       const char *id, const char *kernel, uint32_t line, char **msg)
 {
 	*msg = NULL;
+	int k = -1;
+	for (size_t i = 0; i < m->kernel_count && kernel; i++)
+		if (!strcmp(m->kernels[i].name, kernel))
+			k = (int)i;
 	ta_edit e;
 	char *why = NULL;
-	if (ta_rewrite_make(m, id, line, &e, &why) != 0) {
+	if (ta_rewrite_at_line(m, id, k, line, &e, &why) != 0) {
 		*msg = why ? why : ta_xasprintf("no mechanical edit for %s here", id);
 		return -1;
 	}

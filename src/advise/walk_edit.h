@@ -7,17 +7,19 @@
 #include <stdint.h>
 
 #include "analyze/model.h"
+#include "checklist/rules.h"
 
-/* Makes id's mechanical edit for the site on line (0: the first) and its
- * unified diff labelled name. Returns 0 with *diff and *title (caller
- * frees both), or -1 with *why_not (caller frees). */
-int ta_walk_edit_diff(const ta_model *m, const char *id, uint32_t line, const char *name,
-		      char **diff, char **title, char **why_not);
+/* Makes the mechanical edit for finding f's site and its unified diff
+ * labelled name. Returns 0 with *diff and *title (caller frees both), or -1
+ * with *why_not (caller frees). */
+int ta_walk_edit_diff(const ta_model *m, const ta_finding *f, const char *name, char **diff,
+		      char **title, char **why_not);
 
-/* Makes id's edit for line on the analysed file and applies it (see
- * ta_edit_apply); a served entry's edit is made by its server's rewrite
- * (entries.def). Returns 0 or -1, with *msg either way (caller frees). */
+/* Makes the edit a step showed, for its finding of id about kernel (by
+ * name) on line, and applies it (see ta_edit_apply); a served entry's edit
+ * is made by its server's rewrite (entries.def). Returns 0 or -1, with *msg
+ * either way (caller frees). */
 int ta_walk_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_model *m,
-		       const char *id, uint32_t line, char **msg);
+		       const char *id, const char *kernel, uint32_t line, char **msg);
 
 #endif

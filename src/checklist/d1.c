@@ -26,11 +26,16 @@ ta_status ta_detect_d1(ta_rule_ctx *c)
 	if (heavy < 0)
 		return controlled ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
 	const ta_kernel_evidence *e = ta_evidence_find(c->ev, k->name);
-	if (!e)
+	const ta_loop *lp = &k->loops[heavy];
+	if (!e) {
+		/* The site is known; whether it spills only a profile tells. */
+		ta_rule_add(c, lp->header, "the %s loop at line %u of `%s`: a profile tells whether it spills "
+			    "(then tl.range(..., loop_unroll_factor=1) keeps fewer tiles live)",
+			    lp->kind == TA_LOOP_STATIC_RANGE ? "unrolled" : "heavy", lp->span.line, k->name);
 		return TA_STATUS_NEEDS_PROFILE;
+	}
 	if (e->local_bytes == 0 && e->registers < 200)
 		return TA_STATUS_SATISFIED;
-	const ta_loop *lp = &k->loops[heavy];
 	ta_finding *f = ta_rule_add(c, lp->header, "`%s` spills (%u bytes of local memory per thread, %u "
 				    "registers) around the %s loop at line %u: tl.range(..., loop_unroll_factor=1) "
 				    "keeps fewer tiles live", k->name, e->local_bytes, e->registers,

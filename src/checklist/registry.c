@@ -177,6 +177,36 @@ ta_status ta_rules_status(const ta_rules_result *r, int kernel, size_t entry)
 	return r->status[(size_t)kernel * ENTRY_COUNT + entry];
 }
 
+bool ta_rules_reported(const ta_rules_result *r, const ta_finding *f)
+{
+	int e = ta_entry_index_of(f->id);
+	return e >= 0 && ta_rules_status(r, f->kernel, (size_t)e) == TA_STATUS_APPLIES;
+}
+
+/* A site an edit may be made for: a reported finding, or one whose entry
+ * waits for a measurement to decide (D1 without a profile): its site is
+ * known, only the verdict is not. */
+static bool editable(const ta_rules_result *r, const ta_finding *f)
+{
+	int e = ta_entry_index_of(f->id);
+	if (e < 0)
+		return false;
+	ta_status s = ta_rules_status(r, f->kernel, (size_t)e);
+	return s == TA_STATUS_APPLIES || s == TA_STATUS_NEEDS_PROFILE || s == TA_STATUS_NEEDS_BASELINE;
+}
+
+const ta_finding *ta_rules_find(const ta_rules_result *r, const char *id, uint32_t line, size_t n)
+{
+	for (size_t i = 0; i < r->finding_count; i++) {
+		const ta_finding *f = &r->findings[i];
+		if (strcasecmp(f->id, id) || (line && f->span.line != line) || !editable(r, f))
+			continue;
+		if (n-- == 0)
+			return f;
+	}
+	return NULL;
+}
+
 /* ---- the walk order -------------------------------------------------------- */
 
 static void emit(const char **out, size_t *n, bool *done, size_t e)

@@ -14,18 +14,58 @@ const ta_rewrite *ta_rewrite_find(const char *id)
 	return d && d->rewrite->make ? d->rewrite : NULL;
 }
 
-int ta_rewrite_make(const ta_model *m, const char *id, uint32_t line, ta_edit *out, char **why_not)
+int ta_rewrite_at(const ta_model *m, const ta_finding *f, ta_edit *out, char **why_not)
 {
-	const ta_entry_def *d = ta_entry_find(id);
-	ta_edit_init(out, d ? d->id : id, m->src->crlf);
+	const ta_entry_def *d = ta_entry_find(f->id);
+	ta_edit_init(out, d ? d->id : f->id, m->src->crlf);
 	if (!d || !d->rewrite->make)
-		return ta_edits_refuse(why_not, "%s has no mechanical edit", id);
-	int rc = d->rewrite->make(m, -1, line, out, why_not);
+		return ta_edits_refuse(why_not, "%s has no mechanical edit", f->id);
+	int site = d->scope == TA_SCOPE_HOST ? f->host : f->kernel;
+	int rc = d->rewrite->make(m, site, f->span.line, out, why_not);
 	if (rc != 0) {
 		ta_edit_clear(out);
 		return rc < -1 ? -2 : -1;
 	}
 	return 0;
+}
+
+int ta_rewrite_at_line(const ta_model *m, const char *id, int kernel, uint32_t line, ta_edit *out,
+		       char **why_not)
+{
+	ta_finding f = { .kernel = kernel, .host = -1, .id = id };
+	f.span.line = line;
+	if (line >= 1 && line <= m->src->line_count)
+		f.host = ta_rules_host_at(m, (uint32_t)m->src->line_starts[line - 1]);
+	return ta_rewrite_at(m, &f, out, why_not);
+}
+
+int ta_rewrite_first(const ta_model *m, const ta_rules_result *r, const char *id, uint32_t line,
+		     ta_edit *out, const ta_finding **at, char **why_not)
+{
+	*at = NULL;
+	*why_not = NULL;
+	const ta_finding *f;
+	for (size_t n = 0; (f = ta_rules_find(r, id, line, n)); n++) {
+		char *why = NULL;
+		if (ta_rewrite_at(m, f, out, &why) == 0) {
+			free(*why_not);
+			*why_not = NULL;
+			*at = f;
+			return 0;
+		}
+		if (!*at) {
+			*at = f;
+			*why_not = why;
+		} else {
+			free(why);
+		}
+	}
+	ta_edit_init(out, id, m->src->crlf);
+	if (*at)
+		return -1;
+	const ta_entry_def *d = ta_entry_find(id);
+	return ta_edits_none(why_not, line ? "%s does not apply on line %u (tileadvise --check lists where it does)"
+				       : "%s does not apply to this file", d ? d->id : id, line);
 }
 
 int ta_rewrite_guided(const ta_model *m, const char *id, uint32_t line,

@@ -14,6 +14,7 @@
 #include "analyze/diff.h"
 #include "analyze/model.h"
 #include "checklist/entry.h"
+#include "checklist/rules.h"
 
 /* Makes the edit for one site. kernel_or_host is a kernel index for
  * kernel-side entries, a host index for host-side ones, or -1 for any.
@@ -42,10 +43,25 @@ struct ta_rewrite {
  * its edit is guided. A demoted rewrite is returned: callers decide. */
 const ta_rewrite *ta_rewrite_find(const char *id);
 
-/* Runs id's rewrite over every kernel (or host) until one yields an edit
- * for line (0: the first site). The edit carries id (G4, not S3). Same
- * contract as ta_rewrite_fn; "no mechanical edit" (-1) when id has none. */
-int ta_rewrite_make(const ta_model *m, const char *id, uint32_t line, ta_edit *out, char **why_not);
+/* Makes the edit of finding f at its site: its entry's rewrite (a served
+ * entry's is its server's) for f's kernel, or f's host function for a
+ * host-side rewrite, at f's line. The edit carries f's id (G4, not S3).
+ * Same contract as ta_rewrite_fn; -1 with "ID has no mechanical edit"
+ * when the entry is guided. */
+int ta_rewrite_at(const ta_model *m, const ta_finding *f, ta_edit *out, char **why_not);
+
+/* ta_rewrite_at for the site of a finding of id about kernel on line, as
+ * a walk step recorded it (the advisor applies what its step showed). */
+int ta_rewrite_at_line(const ta_model *m, const char *id, int kernel, uint32_t line, ta_edit *out,
+		       char **why_not);
+
+/* What --apply ID[:LINE] and a walk step make: the first reported finding
+ * of id (on line; line 0: on any line) whose rewrite yields an edit. Returns
+ * 0 with *out and *at (the finding, borrowed from r); -1 when every such
+ * finding refuses (*why_not: the first one's reason, *at that finding); -2
+ * when id has no reported finding there (*why_not says so). */
+int ta_rewrite_first(const ta_model *m, const ta_rules_result *r, const char *id, uint32_t line,
+		     ta_edit *out, const ta_finding **at, char **why_not);
 
 /* A guided edit: the template of id as a comment block, with {0}, {1}...
  * replaced by names[0], names[1]..., inserted before line (1-based) with that

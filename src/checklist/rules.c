@@ -27,7 +27,28 @@ static ta_finding *push_finding(ta_rule_ctx *c, ta_span span)
 	f->kernel = c->kernel;
 	f->id = c->id;
 	f->span = span;
+	f->host = ta_rules_host_at(c->m, span.start);
 	return f;
+}
+
+int ta_rules_host_at(const ta_model *m, uint32_t off)
+{
+	for (size_t k = 0; k < m->kernel_count; k++)
+		if (m->kernels[k].span.start <= off && off < m->kernels[k].span.end)
+			return -1;
+	int best = -1, module = -1;
+	for (size_t h = 0; h < m->host_count; h++) {
+		const ta_span *hs = &m->hosts[h].span;
+		if (!strcmp(m->hosts[h].name, "<module>")) {
+			module = (int)h;
+			continue;
+		}
+		/* the innermost function holding off */
+		if (hs->start <= off && off < hs->end &&
+		    (best < 0 || hs->end - hs->start < m->hosts[best].span.end - m->hosts[best].span.start))
+			best = (int)h;
+	}
+	return best >= 0 ? best : module;
 }
 
 /* Folds a reason to one line (rules.h promises it): quoted source text may
@@ -78,6 +99,7 @@ ta_status ta_rule_serve(ta_rule_ctx *c, const char *from, unsigned tags)
 		if (src.kernel != c->kernel || strcmp(src.id, from) || (tags && !(src.tags & tags)))
 			continue;
 		ta_finding *f = push_finding(c, src.span);
+		f->host = src.host;
 		f->reason = ta_xasprintf("%s (as %s)", src.reason, from);
 		for (size_t l = 0; l < src.line_count; l++)
 			ta_finding_line(f, src.lines[l]);
@@ -304,6 +326,37 @@ static bool parse_long(const char *s, long *v)
 	return true;
 }
 
+/* The integers a comprehension around a config gives the variable var:
+ * `for bn in (128, 256)` in `[triton.Config({'BLOCK_N': bn}) for bn in ...]`. */
+static size_t comprehension_values(const ta_rule_ctx *c, ta_span cfg, const char *var, long *vals,
+				   size_t max)
+{
+	size_t n = 0;
+	for (TSNode p = ta_rule_node(c, cfg); !ts_node_is_null(p); p = ta_node_parent(p)) {
+		if (!ta_node_is(p, "list_comprehension") && !ta_node_is(p, "generator_expression"))
+			continue;
+		for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
+			TSNode fc = ts_node_named_child(p, i);
+			if (!ta_node_is(fc, "for_in_clause") ||
+			    !ta_node_text_eq(c->m->src, ta_node_field(fc, "left"), var))
+				continue;
+			TSNode seq = ta_node_unparen(ta_node_field(fc, "right"));
+			if (!ta_node_is(seq, "tuple") && !ta_node_is(seq, "list"))
+				continue;
+			for (uint32_t j = 0; j < ts_node_named_child_count(seq) && n < max; j++) {
+				TSNode v = ts_node_named_child(seq, j);
+				char *t = ta_xstrndup(c->m->src->text + ts_node_start_byte(v),
+						      ts_node_end_byte(v) - ts_node_start_byte(v));
+				if (ta_node_is(v, "integer") && parse_long(t, &vals[n]))
+					n++;
+				free(t);
+			}
+		}
+		break;
+	}
+	return n;
+}
+
 size_t ta_rule_param_values(const ta_rule_ctx *c, const char *name, long *vals, size_t max)
 {
 	size_t n = 0;
@@ -312,6 +365,8 @@ size_t ta_rule_param_values(const ta_rule_ctx *c, const char *name, long *vals, 
 		const ta_kwarg *kw = ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name);
 		if (kw && parse_long(kw->value, &vals[n]))
 			n++;
+		else if (kw)
+			n += comprehension_values(c, a->configs[i].span, kw->value, vals + n, max - n);
 	}
 	for (size_t i = 0; i < c->m->launch_count && n < max; i++) {
 		const ta_launch *l = &c->m->launches[i];

@@ -43,8 +43,12 @@ typedef enum ta_status {
  * can take only part of its findings (S4 takes P1's GPU-split findings). */
 enum { TA_TAG_GPU_SPLIT = 1u << 0, TA_TAG_GUIDED = 1u << 1 };
 
+/* A finding carries its site: the kernel it is about, the host function
+ * its span lies in (when it points at host code), and the span. A rewrite
+ * is made for that site (ta_rewrite_at), never re-found from a line. */
 typedef struct ta_finding {
 	int kernel;               /* index in model->kernels */
+	int host;                 /* index in model->hosts holding span, or -1 (kernel code) */
 	const char *id;           /* static: "S1" */
 	ta_span span;             /* where to point */
 	char *reason;             /* one line, the user's names */
@@ -82,6 +86,19 @@ ta_rules_result *ta_rules_run(const ta_model *m, const ta_evidence *ev);
 void ta_rules_result_free(ta_rules_result *r);
 
 ta_status ta_rules_status(const ta_rules_result *r, int kernel, size_t entry);
+
+/* The host function holding byte offset off (the innermost), the module's
+ * host when off is at top level, or -1 inside a kernel. */
+int ta_rules_host_at(const ta_model *m, uint32_t off);
+
+/* Whether f is reported: its entry applies to its kernel (a served
+ * entry's copy counts; a finding of an entry that ends satisfied does not). */
+bool ta_rules_reported(const ta_rules_result *r, const ta_finding *f);
+/* The n-th finding of id (case-insensitive) on line (its span's first
+ * line; line 0: any line) that an edit may be made for: reported, or
+ * waiting for a measurement to decide (D1 without a profile). In the
+ * order --check lists them; NULL when there are fewer. Borrowed from r. */
+const ta_finding *ta_rules_find(const ta_rules_result *r, const char *id, uint32_t line, size_t n);
 
 /* The order in which the walk visits the entries for kernel: triggers
  * first, then what the fired ones open (entries.def's OPENS; an urgent

@@ -50,7 +50,7 @@ static unsigned do_apply(ta_app *app)
 	unsigned prev = app->sess->current;
 	uint32_t line = s->edit_line;
 	char *msg = NULL;
-	if (ta_walk_edit_apply(app->an->src, app->an->syn, app->an->model, id, line, &msg) != 0) {
+	if (ta_walk_edit_apply(app->an->src, app->an->syn, app->an->model, id, k->name, line, &msg) != 0) {
 		ta_app_set_message(app, true, "%s", msg ? msg : "the edit could not be applied");
 		free(msg);
 		return TA_REACT_REDRAW;
