@@ -45,6 +45,7 @@ typedef struct options {
 	int file_count;
 	const char *select;       /* --check: ids to report */
 	const char *ignore;       /* --check: ids to leave out */
+	bool fixes;               /* --check: whether each finding's edit can be made */
 	bool no_profile;          /* the advisor: static analysis only */
 	const char *replay;       /* the advisor: a recorded session, read-only */
 	const char *test_command; /* the advisor: run after each applied edit */
@@ -152,6 +153,9 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			break;
 		case 259:
 			o->ignore = optarg;
+			break;
+		case 260:
+			o->fixes = true;
 			break;
 		case 'p':
 			o->mode = MODE_PROFILE;
@@ -381,7 +385,7 @@ static ta_exit run_check(const options *o)
 	if (o->format == TA_FORMAT_MARKDOWN)
 		return usage_error("%s", "--check writes text, json or sarif");
 	ta_check_options co = { .format = o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format,
-				.select = o->select, .ignore = o->ignore };
+				.select = o->select, .ignore = o->ignore, .fixes = o->fixes };
 	return ta_check_run(o->files, o->file_count, &co, stdout, stderr);
 }
 

@@ -559,7 +559,8 @@ static ta_exit run_locked(const char *action, const char *id, uint32_t line, con
 		/* An entry the tool writes: its rewrite's refusal is the answer for
 		 * --diff as for --apply, and so is the absence of a finding. Only
 		 * guided entries show a template, at their finding. */
-		if (!strcmp(action, "apply") || ta_rewrite_find(id) || !at) {
+		const ta_rewrite *written = ta_rewrite_find(id);
+		if (!strcmp(action, "apply") || (written && !written->demoted) || !at) {
 			rc = fail(err, ta_xasprintf("%s: no %s edit to %s: %s", path, id,
 						    !strcmp(action, "apply") ? "apply" : "show", why));
 			free(why);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "analyze/analysis.h"
+#include "checklist/rewrite.h"
 #include "checklist/rules.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
@@ -24,6 +25,9 @@ typedef struct diag {
 	char id[8];
 	char *message;
 	char *kernel;
+	int fix;                  /* entries the tool writes: 1 the edit can be made
+				     here, -1 it cannot (fix_why says why); else 0 */
+	char *fix_why;
 } diag;
 
 typedef struct diags {
@@ -209,14 +213,14 @@ static char *one_line(const char *s)
 	return t;
 }
 
-static void add_diag(diags *d, const char *file, uint32_t line, uint32_t col, uint32_t end_line,
-		     bool error, const char *id, const char *message, const char *kernel)
+static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, uint32_t end_line,
+		      bool error, const char *id, const char *message, const char *kernel)
 {
 	for (size_t i = d->count; i-- > 0 && d->items[i].file == file;) {
 		const diag *o = &d->items[i];
 		if (o->file == file && o->line == line && o->col == col && !strcmp(o->id, id) &&
 		    !strcmp(o->message, message))
-			return;   /* one host line found for two kernels */
+			return NULL;   /* one host line found for two kernels */
 	}
 	diag *x = TA_PUSH(d->items, d->count, d->cap);
 	x->file = file;
@@ -227,9 +231,31 @@ static void add_diag(diags *d, const char *file, uint32_t line, uint32_t col, ui
 	snprintf(x->id, sizeof x->id, "%s", id);
 	x->message = one_line(message);
 	x->kernel = kernel ? ta_xstrdup(kernel) : NULL;
+	x->fix = 0;
+	x->fix_why = NULL;
+	return x;
 }
 
-static void check_file(const char *path, const filter *f, diags *d, FILE *err, ta_exit *rc)
+/* Whether the edit of a finding the tool writes can be made at its site:
+ * the same rewrite, for the same site, as --diff and --apply make. */
+static void note_fix(diag *x, const ta_model *m, const ta_finding *f)
+{
+	const ta_rewrite *rw = ta_rewrite_find(f->id);
+	if (!x || !rw || rw->demoted)
+		return;
+	ta_edit e;
+	char *why = NULL;
+	if (ta_rewrite_at(m, f, &e, &why) == 0) {
+		x->fix = 1;
+		ta_edit_clear(&e);
+	} else {
+		x->fix = -1;
+		x->fix_why = why ? one_line(why) : ta_xstrdup("its preconditions do not hold");
+		free(why);
+	}
+}
+
+static void check_file(const char *path, const filter *f, bool fixes, diags *d, FILE *err, ta_exit *rc)
 {
 	ta_analysis *a;
 	char *msg;
@@ -265,7 +291,10 @@ static void check_file(const char *path, const filter *f, diags *d, FILE *err, t
 		const ta_kernel *k = &a->model->kernels[fd->kernel];
 		if (suppressed_at(sup, nsup, fd->span.line, fd->id) || suppressed_at(sup, nsup, k->def_line, fd->id))
 			continue;
-		add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id, fd->reason, k->name);
+		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,
+				   fd->reason, k->name);
+		if (fixes)
+			note_fix(x, a->model, fd);
 	}
 	ta_rules_result_free(r);
 	for (size_t i = 0; i < nsup; i++) {
@@ -348,6 +377,12 @@ static void write_text(const diags *d, FILE *out)
 				ta_buf_printf(&ids, ", %s", d->items[group[k]].id);
 		fprintf(out, "%s:%u:%u: %s: %.*s [%s]\n", x->file, x->line, x->col, severity(x),
 			(int)bl, x->message, ta_buf_str(&ids));
+		/* An entry the tool writes whose rewrite cannot change this site:
+		 * say why here, as --diff and --apply will. */
+		const diag *sv = &d->items[server];
+		if (sv->fix < 0)
+			fprintf(out, "%s:%u:%u: note: no mechanical %s edit here: %s [%s]\n", x->file, x->line,
+				x->col, sv->id, sv->fix_why, sv->id);
 		ta_buf_free(&ids);
 	}
 	free(group);
@@ -384,6 +419,14 @@ static void write_json(const diags *d, FILE *out)
 			ta_buf_puts(&b, "null");
 		ta_buf_puts(&b, ", \"message\": ");
 		json_str(&b, x->message);
+		/* Entries the tool writes: whether --apply=ID:LINE makes the edit. */
+		if (x->fix > 0) {
+			ta_buf_puts(&b, ", \"fix\": {\"available\": true}");
+		} else if (x->fix < 0) {
+			ta_buf_puts(&b, ", \"fix\": {\"available\": false, \"reason\": ");
+			json_str(&b, x->fix_why);
+			ta_buf_putc(&b, '}');
+		}
 		ta_buf_putc(&b, '}');
 	}
 	ta_buf_puts(&b, d->count ? "\n]}\n" : "]}\n");
@@ -521,7 +564,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	collect(paths, count, &files);
 	diags d = { 0 };
 	for (size_t i = 0; i < files.count; i++)
-		check_file(files.paths[i], &f, &d, err, &rc);
+		check_file(files.paths[i], &f, o->fixes, &d, err, &rc);
 	if (d.count)
 		qsort(d.items, d.count, sizeof *d.items, cmp_diag);
 	if (o->format == TA_FORMAT_JSON)
@@ -536,6 +579,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	for (size_t i = 0; i < d.count; i++) {
 		free(d.items[i].message);
 		free(d.items[i].kernel);
+		free(d.items[i].fix_why);
 	}
 	free(d.items);
 	for (size_t i = 0; i < files.count; i++)

@@ -21,6 +21,9 @@ typedef struct ta_check_options {
 	ta_format format;         /* TEXT, JSON or SARIF */
 	const char *select;       /* comma-separated ids, or NULL for all */
 	const char *ignore;       /* comma-separated ids, or NULL */
+	bool fixes;               /* for each finding of an entry the tool writes, run its
+				     rewrite at the finding's site and say whether it makes
+				     the edit (text: a note when it does not; json: "fix") */
 } ta_check_options;
 
 /* Checks every path (files, and directories searched recursively for *.py
