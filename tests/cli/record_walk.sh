@@ -15,7 +15,7 @@ set -u
 ex="$TA_SRCDIR/examples/attention"
 golden="$TA_SRCDIR/tests/cli/record_walk.golden"
 tarball="$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-attention.tar.gz"
-v0run="$TA_SRCDIR/tests/profiles/h200-2026-11-29-example-attention.jsonl"
+v0run="$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-attention.jsonl"
 # Each failure shows what the last command said.
 TAP_ON_FAIL='[ ! -s "$tmp/err" ] || cat "$tmp/err"'
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-walk.XXXXXX") || exit 99

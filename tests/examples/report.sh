@@ -8,7 +8,7 @@
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 ex="$TA_SRCDIR/examples"
-prof="$TA_SRCDIR/tests/profiles"
+prof="$TA_SRCDIR/tests/recordings"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-examples.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 

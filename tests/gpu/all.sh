@@ -7,7 +7,7 @@
 # counters vs ncu), overhead, tui (a scripted tmux session). Needs the
 # carried build in $TA_DEVBUILD (default .devbuild: made on the development
 # machine with `configure --enable-static-deps`, then
-# `make src/tileadvise src/profile/inject/libtileadvise-cupti.la tests/profile/ta-profile-run`).
+# `make src/tileadvise src/profile/inject/libtileadvise-cupti.la tests/profiler/ta-profile-run`).
 # A stage that fails does not stop the others; the last line says which did.
 set -u
 OUTDIR=${1:?usage: all.sh OUTDIR [STAGE...]}

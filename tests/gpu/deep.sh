@@ -2,7 +2,7 @@
 # --deep on a real GPU. Usage: tests/gpu/deep.sh OUTDIR [PART...]
 # Needs the carried build in $TA_DEVBUILD (default .devbuild): src/tileadvise
 # and the injector. For each test kernel: `tileadvise --profile --deep`
-# (JSON and the raw records, for tests/profiles/), then Nsight Compute on
+# (JSON and the raw records, for tests/recordings/), then Nsight Compute on
 # the same script for the same three figures (ncu --clock-control none),
 # then the checks: the slow line is the hot one; our DRAM %, SM % and
 # achieved occupancy within 5 points of ncu's. Writes OUTDIR/deep.md (the

@@ -2,14 +2,14 @@
 # The profiler stage on a real GPU. Usage: tests/gpu/run.sh OUTDIR
 # Needs a build in $TA_DEVBUILD (default: .devbuild at the repository root,
 # made on the development machine with --enable-static-deps, carried over):
-# tests/profile/ta-profile-run, the injector, tests/gpu/occ. Writes to OUTDIR:
+# tests/profiler/ta-profile-run, the injector, tests/gpu/occ. Writes to OUTDIR:
 # table.md (the figures), occ.txt, rec-*.jsonl (raw record streams, for
-# tests/profiles/) and logs.tar.gz (everything else).
+# tests/recordings/) and logs.tar.gz (everything else).
 set -u
 OUTDIR=${1:?usage: run.sh OUTDIR}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 B=${TA_DEVBUILD:-$ROOT/.devbuild}
-DRV=$B/tests/profile/ta-profile-run
+DRV=$B/tests/profiler/ta-profile-run
 INJ=$B/src/profile/inject/.libs/libtileadvise-cupti.so
 K=$ROOT/tests/gpu/kernels
 W=$(mktemp -d /tmp/ta-gpu.XXXXXX)

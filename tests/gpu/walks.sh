@@ -8,7 +8,7 @@
 # default ./src/tileadvise), TILEADVISE_SOFTWARE (driver, torch and Triton
 # versions to name in the sessions), TA_GPU (the device facts, default h200).
 # An archive made before edits.sh recorded v0 (no rec-0.jsonl) takes the
-# example's first run from tests/profiles/*-example-NAME.jsonl instead.
+# example's first run from tests/recordings/*-example-NAME.jsonl instead.
 set -u
 TSV=${1:?usage: walks.sh EDITS.tsv EDITS.tar.gz OUTDIR [NAME...]}
 TAR=${2:?usage: walks.sh EDITS.tsv EDITS.tar.gz OUTDIR [NAME...]}
@@ -25,7 +25,7 @@ failed=0
 for n in $names; do
 	d="$W/$n"
 	first="$d/rec-0.jsonl"
-	[ -s "$first" ] || first=$(ls "$ROOT"/tests/profiles/*-example-"$n".jsonl 2>/dev/null | tail -n 1)
+	[ -s "$first" ] || first=$(ls "$ROOT"/tests/recordings/*-example-"$n".jsonl 2>/dev/null | tail -n 1)
 	if [ ! -d "$d" ] || [ -z "$first" ]; then
 		echo "walks: $n: no versions or no first run in the archive" >&2
 		failed=1

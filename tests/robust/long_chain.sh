@@ -5,17 +5,13 @@
 # reads the tree in one walk: --check and --report finish (linear time; the
 # figures are in tests/bench/long_chain.sh and tests/ROBUSTNESS.md). The
 # limit here only keeps a regression from hanging the suite.
-# TAP by hand. Env: TILEADVISE, TA_SRCDIR, TA_CHAIN_TERMS (default 200000).
-. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
+# TAP (tests/lib/tap.sh). Env: TILEADVISE, TA_SRCDIR, TA_CHAIN_TERMS (default 200000).
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TILEADVISE:=./src/tileadvise}"
 terms=${TA_CHAIN_TERMS:-200000}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-chain-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
 
 # A kernel whose body holds the chain, and the chain at module level.
 awk -v n="$terms" 'BEGIN {
@@ -31,7 +27,7 @@ awk -v n="$terms" 'BEGIN {
 	printf "z = (1"; for (i = 1; i < n / 2; i++) printf " + 1"; print ") // 2"
 }' >"$tmp/chain.py"
 
-echo "1..2"
+plan 2
 for mode in --check --report; do
 	timeout 300 "$TILEADVISE" $mode "$tmp/chain.py" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
@@ -41,3 +37,4 @@ for mode in --check --report; do
 		not_ok "$terms-term chain, $mode: finishes" "rc=$rc $(head -c 300 "$tmp/err")"
 	fi
 done
+finish

@@ -22,7 +22,7 @@ printf 'import triton\n\000\001' >"$tmp/binary.py"
 
 # Each line: a description, a tab, the arguments (word-split; no spaces in paths).
 ex="$src/examples"
-prof="$src/tests/profiles/h200-2026-11-29-example"
+prof="$src/tests/recordings/h200-2026-11-29-example"
 cat >"$tmp/cases" <<EOC
 --report attention (text)	--report $ex/attention/attention.py
 --report matmul (json)	--report --format json $ex/matmul/matmul.py
@@ -41,7 +41,7 @@ cat >"$tmp/cases" <<EOC
 --redo	--redo $tmp/k.py
 --undo again	--undo $tmp/k.py
 --record-session with records	--record-session $tmp/s.json --records $prof-softmax.jsonl --gpu h200 $ex/softmax/softmax.py
---record-session with --step	--record-session $tmp/w.json --records $prof-example-attention.jsonl --gpu h200 --step S8=$src/tests/profiles/h200-2026-11-29-attention-v2.jsonl --step S5=$src/tests/profiles/h200-2026-11-29-attention-v3.jsonl $ex/attention/attention.py
+--record-session with --step	--record-session $tmp/w.json --records $prof-example-attention.jsonl --gpu h200 --step S8=$src/tests/recordings/h200-2026-11-29-attention-v2.jsonl --step S5=$src/tests/recordings/h200-2026-11-29-attention-v3.jsonl $ex/attention/attention.py
 --explain S3	--explain S3
 --list-rules	--list-rules
 EOC

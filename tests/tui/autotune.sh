@@ -5,7 +5,7 @@
 ta_need_tmux
 plan 5
 
-dir="$TA_SRCDIR/tests/profiles"
+dir="$TA_SRCDIR/tests/recordings"
 rec="$TA_TMP/attention.jsonl"
 cat "$dir/h200-2026-11-29-example-attention.jsonl" >"$rec"
 sed 's/\\/\\\\/g; s/"/\\"/g; s/.*/{"type":"output","line":"&"}/' \

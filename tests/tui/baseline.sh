@@ -8,7 +8,7 @@
 ta_need_tmux
 plan 8
 
-prof="$TA_SRCDIR/tests/profiles"
+prof="$TA_SRCDIR/tests/recordings"
 rec="$prof/h200-2026-11-29-example-softmax.jsonl"
 base="$prof/h200-2026-11-29-softmax.jsonl"
 work="$TA_TMP/b"

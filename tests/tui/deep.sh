@@ -9,7 +9,7 @@
 ta_need_tmux
 plan 13
 
-rec="$TA_SRCDIR/tests/profiles/h200-2026-11-29-deep-matmul.jsonl"
+rec="$TA_SRCDIR/tests/recordings/h200-2026-11-29-deep-matmul.jsonl"
 work="$TA_TMP/d"
 mkdir -p "$work"
 cp "$TA_SRCDIR/tests/gpu/kernels/matmul.py" "$work/matmul.py"
@@ -47,13 +47,13 @@ ta_keys q
 ta_wait "^EXIT=0" >/dev/null
 
 # The --deep runs themselves: a stand-in for the injector and the GPU
-# (tests/profile/scripts/speak.py) replays each run's part of the same
+# (tests/profiler/scripts/speak.py) replays each run's part of the same
 # stream, so the advisor's own sequence runs: the timed run, then PC
 # sampling, then the counters, each told which kernels to look at.
 live="$TA_TMP/live"
 mkdir -p "$live"
 cp "$TA_SRCDIR/tests/gpu/kernels/matmul.py" "$live/matmul.py"
-speak="$TA_SRCDIR/tests/profile/scripts/speak.py"
+speak="$TA_SRCDIR/tests/profiler/scripts/speak.py"
 ta_start 140 50 "cd '$live' && TILEADVISE_LIBDIR='$TA_BUILDDIR/src/profile/inject/.libs' \
 	'$TILEADVISE' --gpu h200 --deep matmul.py -- '${PYTHON3:-python3}' '$speak' replay '$rec'"
 check "the timed run, then both --deep runs, end in one message" \

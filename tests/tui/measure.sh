@@ -8,7 +8,7 @@ ta_need_tmux
 plan 9
 
 src="$TA_SRCDIR/examples/attention/attention.py"
-rec="$TA_SRCDIR/tests/profiles/h200-2026-11-29-example-attention.jsonl"
+rec="$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-attention.jsonl"
 work="$TA_TMP/m"
 mkdir -p "$work"
 cp "$src" "$work/attention.py"

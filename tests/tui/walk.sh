@@ -58,7 +58,8 @@ ta_press e
 check "e runs the editor and the file is analysed again" ta_wait "analysed again after your edit"
 grep -qx "+77 attention.py" "$TA_TMP/editor-args"; result $? "the editor got the step's line and the file"
 ta_press u
-check "undo after a hand edit is refused" ta_wait "changed|refus|not the one"
+check "undo after a hand edit is refused, saying why" \
+	ta_wait_fixed "attention.py changed since tileadvise applied S3 (line 77); undo would lose those changes"
 grep -q "# looked at by hand" "$work/attention.py"; result $? "the hand edit is kept"
 cp "$TA_TMP/expected.py" "$work/attention.py"
 check "a change on disk is noticed and analysed" ta_wait "changed on disk: analysed again"

@@ -606,6 +606,56 @@ static bool parses(const char *path)
 	return ok;
 }
 
+/* The kill points come from fixed seeds (a small generator of our own, the
+ * same on every libc), so a failure names its seed and round and happens
+ * again: TA_KILL_SEED=N runs that seed alone, TA_KILL_SEEDS the count of
+ * seeds (1..N, 12 by default), TA_KILL_ROUNDS the kills without the compile
+ * check (a sixth of them with it). Each
+ * seed's delays are spread over the whole apply: round i of n falls in the
+ * i-th n-th of it, at a point the seed picks. */
+static unsigned next_random(unsigned *state)
+{
+	*state = *state * 1103515245u + 12345u;
+	return (*state >> 8) & 0xffffff;
+}
+
+/* One apply in a child killed after delay us: counts what the file holds
+ * then, and returns how many things were wrong (torn bytes, a file that no
+ * longer parses, an undo that does not give the old bytes back). */
+static int kill_once(const kfile *k, const char *tad, useconds_t delay, int *old_seen, int *new_seen)
+{
+	int bad = 0;
+	rm_rf(tad);
+	write_file(k->path, k->before, k->blen);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char *m;
+		_exit(apply_once(k->path, "S3", &m) == 0 ? 0 : 3);
+	}
+	usleep(delay);
+	kill(pid, SIGKILL);
+	int st;
+	waitpid(pid, &st, 0);
+	if (file_is(k->path, k->before, k->blen))
+		(*old_seen)++;
+	else if (file_is(k->path, k->after, k->alen))
+		(*new_seen)++;
+	else
+		bad++;
+	if (!parses(k->path))
+		bad++;
+	/* The journal agrees after reconciling: undo gives the old bytes
+	 * back when the new ones landed. */
+	if (file_is(k->path, k->after, k->alen)) {
+		char *m2 = NULL;
+		if (ta_edit_undo(k->path, NULL, &m2) == 0 && !file_is(k->path, k->before, k->blen))
+			bad++;
+		free(m2);
+	}
+	return bad;
+}
+
 /* Phase with_python: the python3 compile check runs (slow, most kills land
  * before the write); without it the kills land in the write itself. */
 static void killed_during_apply(bool with_python, int rounds)
@@ -618,44 +668,30 @@ static void killed_during_apply(bool with_python, int rounds)
 	assert_int_equal(apply_once(k.path, "S3", &msg), 0);
 	free(msg);
 	double span_us = (now_s() - t0) * 1e6 * 1.3 + 50;
-	int old_seen = 0, new_seen = 0, bad = 0;
+	int old_seen = 0, new_seen = 0, bad = 0, kills = 0;
 	char *tad = ta_path_join(k.dir, ".tileadvise");
-	srand((unsigned)time(NULL));
-	double start = now_s();
-	int i;
-	for (i = 0; i < rounds && now_s() - start < 12; i++) {
-		rm_rf(tad);
-		write_file(k.path, k.before, k.blen);
-		pid_t pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			char *m;
-			_exit(apply_once(k.path, "S3", &m) == 0 ? 0 : 3);
-		}
-		useconds_t delay = (useconds_t)(rand() % (int)span_us);
-		usleep(delay);
-		kill(pid, SIGKILL);
-		int st;
-		waitpid(pid, &st, 0);
-		if (file_is(k.path, k.before, k.blen))
-			old_seen++;
-		else if (file_is(k.path, k.after, k.alen))
-			new_seen++;
-		else
-			bad++;
-		if (!parses(k.path))
-			bad++;
-		/* The journal agrees after reconciling: undo gives the old bytes
-		 * back when the new ones landed. */
-		if (file_is(k.path, k.after, k.alen)) {
-			char *m2 = NULL;
-			if (ta_edit_undo(k.path, NULL, &m2) == 0 && !file_is(k.path, k.before, k.blen))
-				bad++;
-			free(m2);
+	const char *one = getenv("TA_KILL_SEED"), *count = getenv("TA_KILL_SEEDS");
+	unsigned first_seed = one ? (unsigned)atoi(one) : 1;
+	int n_seeds = one ? 1 : count ? atoi(count) : 12;
+	if (n_seeds < 1)
+		n_seeds = 1;
+	int per_seed = rounds / n_seeds > 0 ? rounds / n_seeds : 1;
+	double slot = span_us / per_seed;
+	char first_bad[160] = "";
+	for (int n = 0; n < n_seeds; n++) {
+		unsigned seed = first_seed + (unsigned)n, state = seed;
+		for (int r = 0; r < per_seed; r++, kills++) {
+			useconds_t delay = (useconds_t)(slot * r + (double)next_random(&state) / 0x1000000 * slot);
+			int b = kill_once(&k, tad, delay, &old_seen, &new_seen);
+			if (b && !first_bad[0])
+				snprintf(first_bad, sizeof first_bad, "; first at seed %u round %d, killed after %u us "
+					 "(TA_KILL_SEED=%u repeats the seed)", seed, r, (unsigned)delay, seed);
+			bad += b;
 		}
 	}
-	print_message("# %s python3 check: %d kills spread over %.0f us: %d old, %d new, %d torn or "
-		      "unparsable\n", with_python ? "with" : "without", i, span_us, old_seen, new_seen, bad);
+	print_message("# %s python3 check: %d kills spread over %.0f us, seeds %u-%u: %d old, %d new, "
+		      "%d torn or unparsable%s\n", with_python ? "with" : "without", kills, span_us, first_seed,
+		      first_seed + (unsigned)n_seeds - 1, old_seen, new_seen, bad, first_bad);
 	assert_int_equal(bad, 0);
 	assert_true(old_seen > 0);
 	free(tad);
@@ -666,8 +702,10 @@ static void test_killed_during_apply(void **state)
 {
 	(void)state;
 	const char *env = getenv("TA_KILL_ROUNDS");
-	int rounds = env ? atoi(env) : 300;
-	killed_during_apply(true, rounds / 3);
+	/* 12 seeds: 2 kills each with the (slow) compile check, 12 without;
+	 * a few seconds on a quiet machine, about 20 s on a loaded one. */
+	int rounds = env ? atoi(env) : 144;
+	killed_during_apply(true, rounds / 6);
 	char *saved = getenv("PYTHON3") ? ta_xstrdup(getenv("PYTHON3")) : NULL;
 	setenv("PYTHON3", "/nonexistent/python3", 1);
 	killed_during_apply(false, rounds);

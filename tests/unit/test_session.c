@@ -242,7 +242,7 @@ static void test_record_and_report(void **state)
 {
 	(void)state;
 	char *file = ta_xasprintf("%s/examples/attention/attention.py", srcdir());
-	char *rec = ta_xasprintf("%s/tests/profiles/h200-2026-11-29-example-attention.jsonl", srcdir());
+	char *rec = ta_xasprintf("%s/tests/recordings/h200-2026-11-29-example-attention.jsonl", srcdir());
 	char *out = ta_xasprintf("%s/rec.json", tmpdir);
 	char *err = NULL;
 	assert_int_equal(ta_session_record(file, rec, rec, "h200", out, &err), 0);

@@ -47,7 +47,7 @@ static int setup(void **state)
 	free(path);
 	ta_records recs;
 	ta_records_init(&recs);
-	char *rec = ta_xasprintf("%s/tests/profiles/h200-2026-11-29-example-attention.jsonl", srcdir());
+	char *rec = ta_xasprintf("%s/tests/recordings/h200-2026-11-29-example-attention.jsonl", srcdir());
 	if (ta_records_load_file(&recs, rec, &err) != 0) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
@@ -117,7 +117,7 @@ static void test_profiled_walk(void **state)
 	fixture *f = *state;
 	const ta_kernel_figures *kf = ta_run_figures_find(&f->run, "gemma_attn_fwd");
 	assert_non_null(kf);
-	/* tests/profiles/h200-2026-11-29-example-attention.text */
+	/* tests/recordings/h200-2026-11-29-example-attention.text */
 	assert_int_equal(kf->launches, 392);
 	assert_int_equal(kf->autotune_launches, 107);
 	assert_int_equal(kf->summary.count, 284);

@@ -39,7 +39,7 @@ const char *ta_key_name(int key, char buf[16])
 	case KEY_PPAGE: return "PgUp";
 	case KEY_HOME: return "Home";
 	case KEY_END: return "End";
-	case KEY_BTAB: return "S-Tab";
+	case KEY_BTAB: return "Shift-Tab";
 	case '\t': return "Tab";
 	case '\r': return "Enter";
 	case ' ': return "Space";

@@ -32,7 +32,7 @@ typedef struct ta_keydef {
 ta_req ta_keymap_lookup(int key);
 /* The table, in keys.def order. */
 const ta_keydef *ta_keymap(size_t *count);
-/* A key's name for the help: "j", "Down", "Tab", "Esc", "Ctrl-L". Static
+/* A key's name for the help: "j", "Down", "Shift-Tab", "Esc", "Ctrl-L". Static
  * string or one in buf[16]. */
 const char *ta_key_name(int key, char buf[16]);
 /* The help as plain text lines ("  j, Down     move to ..."); caller frees. */

@@ -6,7 +6,7 @@
 # shapes only. Prints TAP (tests/lib/tap.sh).
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
-dir="$TA_SRCDIR/tests/profiles"
+dir="$TA_SRCDIR/tests/recordings"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 rec="$tmp/attention.jsonl"

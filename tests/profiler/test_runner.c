@@ -29,7 +29,7 @@ static char *speak_path(void)
 {
 	static char path[4096];
 	const char *src = getenv("TA_SRCDIR");
-	snprintf(path, sizeof path, "%s/tests/profile/scripts/speak.py", src ? src : ".");
+	snprintf(path, sizeof path, "%s/tests/profiler/scripts/speak.py", src ? src : ".");
 	return path;
 }
 

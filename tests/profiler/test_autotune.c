@@ -244,7 +244,7 @@ static void test_table_two_keys(void **state)
 	ta_records_clear(&r);
 }
 
-/* The H200 run of the attention example (tests/profiles), with the report
+/* The H200 run of the attention example (tests/recordings), with the report
  * Triton 3.6 prints for it (a synthetic log: the run did not keep its
  * output). Figures checked against the raw stream with Python. */
 static void test_table_h200_attention(void **state)
@@ -252,8 +252,8 @@ static void test_table_h200_attention(void **state)
 	(void)state;
 	const char *src = getenv("TA_SRCDIR");
 	char path[4096], logp[4096];
-	snprintf(path, sizeof path, "%s/tests/profiles/h200-2026-11-29-example-attention.jsonl", src ? src : ".");
-	snprintf(logp, sizeof logp, "%s/tests/profiles/h200-2026-11-29-example-attention.autotune.log",
+	snprintf(path, sizeof path, "%s/tests/recordings/h200-2026-11-29-example-attention.jsonl", src ? src : ".");
+	snprintf(logp, sizeof logp, "%s/tests/recordings/h200-2026-11-29-example-attention.autotune.log",
 		 src ? src : ".");
 	ta_records r;
 	ta_records_init(&r);

@@ -5,7 +5,7 @@
 # (tests/lib/tap.sh).
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
-dir="$TA_SRCDIR/tests/profiles"
+dir="$TA_SRCDIR/tests/recordings"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-autotune.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 plan 2

@@ -6,7 +6,7 @@
 # Prints TAP (tests/lib/tap.sh).
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
-dir="$TA_SRCDIR/tests/profiles"
+dir="$TA_SRCDIR/tests/recordings"
 # The kernel names come from the example (the edited versions add only a
 # jit helper, which is never launched on its own).
 file="$TA_SRCDIR/examples/attention/attention.py"

@@ -1,12 +1,12 @@
 #!/bin/sh
-# --deep from recorded H200 runs (tests/profiles/h200-*-deep-NAME.jsonl:
+# --deep from recorded H200 runs (tests/recordings/h200-*-deep-NAME.jsonl:
 # the timed run, the PC sampling run and the counters run of one script):
 # the hot line of the deliberately slow kernel is its slow line, the
 # counters put the kernels on the right side of the roofline, and text and
 # JSON say it. Prints TAP (tests/lib/tap.sh). Env: TILEADVISE, TA_SRCDIR, PYTHON3.
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
-p="$TA_SRCDIR/tests/profiles"
+p="$TA_SRCDIR/tests/recordings"
 k="$TA_SRCDIR/tests/gpu/kernels"
 PY=${PYTHON3:-python3}
 TA_TMP_DEEP=$(mktemp -d "${TMPDIR:-/tmp}/ta-deep.XXXXXX") || exit 99
@@ -73,7 +73,7 @@ result $? "--deep over records without deep data says so"
 # run by run through the injector's stand-in, the advisor says what the
 # --deep runs cost the program's own trace; and a CUPTI refusal for that
 # reason in the records is explained.
-speak="$TA_SRCDIR/tests/profile/scripts/speak.py"
+speak="$TA_SRCDIR/tests/profiler/scripts/speak.py"
 out=$(TILEADVISE_LIBDIR="$TA_BUILDDIR/src/profile/inject/.libs" "$TILEADVISE" --profile --deep \
 	--gpu h200 "$k/with_profiler.py" -- "$PY" "$speak" replay "$p/h200-2026-11-29-deep-kineto.jsonl" 2>&1)
 printf '%s\n' "$out" | grep -q "own CUPTI client (torch.profiler or another profiler) could not start during the --deep runs"

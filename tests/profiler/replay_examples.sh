@@ -1,12 +1,12 @@
 #!/bin/sh
 # Replays the record streams captured on an H200 while running the bundled
-# examples (tests/profiles/h200-*-example-NAME.jsonl) through decoding,
+# examples (tests/recordings/h200-*-example-NAME.jsonl) through decoding,
 # grouping and statistics, and compares the whole --profile output (text and
 # json) with the expected output stored beside each stream. Prints TAP
 # (tests/lib/tap.sh).
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
-dir="$TA_SRCDIR/tests/profiles"
+dir="$TA_SRCDIR/tests/recordings"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-replay-ex.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 set -- "$dir"/h200-*-example-*.jsonl

@@ -210,7 +210,7 @@ static void test_long_blocks_apart_by_another_config(void **state)
 	ta_records_clear(&r);
 }
 
-/* Replay of streams recorded on the H200 (tests/profiles/README.md). The
+/* Replay of streams recorded on the H200 (tests/recordings/README.md). The
  * expected figures were computed independently from the raw lines (a few
  * lines of Python: same final-configuration and first-launch rules, numpy's
  * default percentiles) and agree with do_bench on that run within 1%. */
@@ -218,7 +218,7 @@ static ta_measurement *replay(const char *file, const char *kernel, ta_records *
 {
 	const char *src = getenv("TA_SRCDIR");
 	char path[4096];
-	snprintf(path, sizeof path, "%s/tests/profiles/%s", src ? src : ".", file);
+	snprintf(path, sizeof path, "%s/tests/recordings/%s", src ? src : ".", file);
 	ta_records_init(r);
 	char *err = NULL;
 	if (ta_records_load_file(r, path, &err) != 0) {
