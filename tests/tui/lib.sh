@@ -122,3 +122,35 @@ ta_step_to() {
 	done
 	return 1
 }
+
+# ta_screen_is NAME DESC: a check that the whole screen equals the expected
+# screen tests/tui/screens/NAME.txt (text, no attributes). A frame caught
+# half drawn is captured again, for up to 5 s; then the check fails with the
+# difference as TAP comments. With TA_UPDATE_SCREENS=1 the screen on show
+# (once it has stayed the same for 0.5 s) is written as the expected one
+# instead: read it before committing it.
+ta_screen_is() {
+	want="$TA_SRCDIR/tests/tui/screens/$1.txt"
+	got="$TA_TMP/screen-$1.txt"
+	if [ -n "${TA_UPDATE_SCREENS:-}" ]; then
+		ta_screen >"$got"
+		tries=25
+		while [ "$tries" -gt 0 ]; do
+			sleep 0.02
+			ta_screen >"$got.again"
+			if cmp -s "$got" "$got.again"; then tries=$((tries - 1)); else mv "$got.again" "$got"; tries=25; fi
+		done
+		cp "$got" "$want"
+	fi
+	tries=${TA_SCREEN_TRIES:-250}
+	while [ "$tries" -gt 0 ]; do
+		ta_screen >"$got"
+		cmp -s "$want" "$got" && break
+		tries=$((tries - 1))
+		sleep 0.02
+	done
+	ta_on_fail=$TAP_ON_FAIL
+	TAP_ON_FAIL=
+	check_diff "$2" "$want" "$got"
+	TAP_ON_FAIL=$ta_on_fail
+}
