@@ -25,7 +25,11 @@ sed -n '/^\.SH ADVISOR KEYS/,/^\.SH CHECKLIST/p' "$man" | sed 's/\\-/-/g' |
 # The program: the help overlay, tall enough to hold it whole; the rows
 # below "Keys:" and "Mouse, ...:" as KEYS|TEXT (the " *" of keys a replay
 # refuses left out: the man page says that in a sentence).
-ta_start 100 60 "cd '$TA_SRCDIR/examples/attention' && '$TILEADVISE' --no-profile attention.py"
+# (on a copy: the advisor keeps its session beside the file, and the source
+# tree may be read-only)
+mkdir -p "$TA_TMP/k"
+cp "$TA_SRCDIR/examples/attention/attention.py" "$TA_TMP/k/"
+ta_start 100 60 "cd '$TA_TMP/k' && '$TILEADVISE' --no-profile attention.py"
 ta_wait "Walk of gemma_attn_fwd" >/dev/null
 ta_keys "?"
 ta_wait "^ +wheel +" >/dev/null
