@@ -1,5 +1,5 @@
 /* Suggested edits on the user's file: applying, undoing and redoing them
- * safely, and the command-line actions. The edits themselves are made by
+ * safely (the command-line actions are ui/edit_cli.h). The edits themselves are made by
  * the checklist's rewrites (checklist/rewrite.h).
  *
  * Applying checks that the file is still the one analysed, verifies the
@@ -20,9 +20,6 @@
 #include "checklist/rewrite.h"
 #include "util/exitcode.h"
 
-/* Parses "ID" or "ID:LINE". Returns 0, or -1 when malformed. */
-int ta_edit_parse_spec(const char *spec, char id[8], uint32_t *line);
-
 /* The file an edit of path may write: path itself, or the target of a
  * symlink that stays inside path's folder. Refuses (returns -1, *err caller
  * frees) a symlink leading out of the folder, a file that is not regular,
@@ -40,10 +37,5 @@ int ta_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_edit *e, 
  * frees). */
 int ta_edit_undo(const char *path, char **diff, char **msg);
 int ta_edit_redo(const char *path, char **diff, char **msg);
-
-/* The command-line actions: "apply" and "diff" take spec, "undo" and "redo"
- * ignore it. Prints the diff on out and problems as one line on err.
- * Returns the exit status: TA_EXIT_OK done, TA_EXIT_ERROR refused or failed. */
-ta_exit ta_edit_run(const char *action, const char *spec, const char *path, FILE *out, FILE *err);
 
 #endif

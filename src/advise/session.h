@@ -142,19 +142,6 @@ void ta_session_set_env_gpu(ta_session *s, const ta_gpu_info *gpu);
  * measured change (first kernel that has one). */
 void ta_session_annotate(const ta_session *s, ta_walk *w);
 
-/* The markdown report of a session: file, GPU, each kernel's steps,
- * applied edits with before -> after and interval. Returns 0, or -1 on a
- * write error. */
-int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out);
-
-/* `--record-session OUT`: analyses file, takes the measurement from a
- * recorded record stream (records may be NULL: no measurement) and the
- * baseline from another (baseline_records, may be NULL) with the facts of
- * a known GPU (gpu_preset, e.g. "h200"), and writes a session to out.
- * Returns 0, or -1 with *err (caller frees). */
-int ta_session_record(const char *file, const char *records, const char *baseline_records,
-		      const char *gpu_preset, const char *out, char **err);
-
 /* One step of a recorded walk (`--step ID=RECORDS[,MEASURED]`): today's
  * mechanical edit of id made on every site of the current version, as
  * `--apply ID` repeated until no site is left (at most 12), and the
@@ -168,37 +155,13 @@ typedef struct ta_record_step {
 	const char *measured;
 } ta_record_step;
 
-/* ta_session_record, then each step in order: a new version, its run and
- * an applied edit whose before and after runs are the runs of the versions
- * before and after it. Returns how many steps kept the measured text (0:
- * today's edits gave every measured file), or -1 with *err (caller frees)
- * naming the step that could not be made (no site, a guided-only entry,
- * records that do not read, a result that does not parse). */
-int ta_session_record_walk(const char *file, const char *records, const char *baseline_records,
-			   const char *gpu_preset, const ta_record_step *steps, size_t n_steps,
-			   const char *out, char **err);
-
 /* Makes one step on s, whose current version *a analyses; *a is replaced
  * by the analysis of the new version. gpu may be NULL. Returns 0, 1 when
  * the measured text was kept (today's edit differs), or -1 with *err
- * (caller frees). Used by ta_session_record_walk. */
+ * (caller frees). Used by --record-session (ui/session_report.h). */
 struct ta_analysis;
 int ta_session_apply_step(ta_session *s, struct ta_analysis **a, const ta_record_step *st,
 			  const ta_gpu_info *gpu, char **err);
-
-/* What a record stream says besides the launches. */
-typedef struct ta_records_meta {
-	char *date;                  /* of its first launch, or now (caller frees) */
-	int driver;                  /* 0 unknown */
-	unsigned cupti;
-} ta_records_meta;
-
-/* The figures of a recorded record stream: the model's kernels, or with
- * every_kernel all kernels it launched (a baseline runs kernels of its
- * own). meta may be NULL. Returns 0, or -1 with *err (caller frees). */
-int ta_run_figures_from_records(const ta_model *m, const char *records, const ta_gpu_info *gpu,
-				bool every_kernel, const char *label, ta_run_figures *out,
-				ta_records_meta *meta, char **err);
 
 /* ISO 8601 UTC of now, or of ns since the epoch. Caller frees. */
 char *ta_session_now(void);

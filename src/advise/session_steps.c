@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "advise/edit.h"
+#include "advise/run.h"
 #include "analyze/analysis.h"
 #include "util/buf.h"
 #include "util/fsutil.h"

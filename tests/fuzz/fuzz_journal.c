@@ -20,6 +20,7 @@
 #include "advise/journal.h"
 #include "advise/session.h"
 #include "analyze/source.h"
+#include "ui/session_report.h"
 
 #include <sys/stat.h>
 

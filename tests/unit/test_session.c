@@ -17,6 +17,7 @@
 
 #include "advise/session.h"
 #include "analyze/model.h"
+#include "ui/session_report.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
 

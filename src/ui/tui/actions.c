@@ -14,6 +14,7 @@
 #include "advise/edit.h"
 #include "advise/walk_edit.h"
 #include "checklist/rules.h"
+#include "ui/session_report.h"
 #include "ui/tui/term.h"
 #include "util/buf.h"
 #include "util/fsutil.h"

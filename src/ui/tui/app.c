@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ui/session_report.h"
 #include "ui/tui/term.h"
 #include "util/buf.h"
 

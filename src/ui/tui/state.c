@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "advise/checklist.h"
+#include "advise/run.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
 

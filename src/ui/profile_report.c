@@ -1,5 +1,5 @@
 #include "config.h"
-#include "profile/report.h"
+#include "ui/profile_report.h"
 #include "profile/autotune.h"
 #include "profile/deep_report.h"
 #include "profile/runner.h"

@@ -1,7 +1,7 @@
 /* `tileadvise --profile`: runs the command under the injector, builds the
  * measurement, prints it as text or JSON. */
-#ifndef TA_PROFILE_REPORT_H
-#define TA_PROFILE_REPORT_H
+#ifndef TA_UI_PROFILE_REPORT_H
+#define TA_UI_PROFILE_REPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>
