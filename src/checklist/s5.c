@@ -10,67 +10,30 @@
 #include <string.h>
 #include <strings.h>
 
-/* The shape list of a descriptor op as a node, or null. */
-static TSNode descriptor_shape(const ta_rule_ctx *c, const ta_op *op)
-{
-	const ta_kwarg *kw = ta_kwarg_find(op->kwargs, op->kwarg_count, "shape");
-	if (kw)
-		return ta_rule_node(c, kw->value_span);
-	if (op->arg_count >= 2)
-		return ta_rule_node(c, op->args[1]);
-	TSNode none = { 0 };
-	return none;
-}
+/* ---- what the detector and the rewrite both recognise ------------------ */
 
-ta_status ta_detect_s5(ta_rule_ctx *c)
+/* The kernel's group-size (or K/V head-count) parameter, or NULL. */
+static const ta_param *gqa_group(const ta_kernel *k)
 {
-	const ta_kernel *k = c->k;
-	const ta_param *group = NULL;
-	for (size_t i = 0; i < k->param_count && !group; i++)
+	for (size_t i = 0; i < k->param_count; i++)
 		if (ta_name_among(k->params[i].name, ta_gqa_group_sizes) ||
 		    ta_name_among(k->params[i].name, ta_gqa_kv_head_counts))
-			group = &k->params[i];
-	if (!group)
-		return TA_STATUS_NOT_APPLICABLE;
-	bool any = false, found = false;
-	for (size_t i = 0; i < k->op_count; i++) {
-		const ta_op *op = &k->ops[i];
-		if (op->kind != TA_OP_MAKE_DESCRIPTOR)
-			continue;
-		char *base = ta_op_arg(c, op, 0);
-		bool kv = ta_gqa_kv_name(op->target) || ta_gqa_kv_name(base);
-		free(base);
-		if (!kv)
-			continue;
-		any = true;
-		TSNode shape = descriptor_shape(c, op);
-		if (!ta_node_is(shape, "list") && !ta_node_is(shape, "tuple"))
-			continue;
-		uint32_t n = ta_node_named_count(shape);
-		for (uint32_t d = 0; d < n; d++) {
-			TSNode el = ts_node_named_child(shape, d);
-			if (!ta_node_is(el, "identifier"))
-				continue;
-			char *t = ta_node_text(c->m->src, el);
-			if (ta_name_among(t, ta_gqa_head_counts) && ta_kernel_param(k, t)) {
-				ta_rule_add(c, op->span,
-					"descriptor %s%s%s declares its head dimension as `%s` (the Q head count) although "
-					"`%s` has `%s`: K/V hold `%s // %s` heads", op->target ? "`" : "",
-					op->target ? op->target : "", op->target ? "`" : "", t, k->name, group->name, t,
-					group->name);
-				found = true;
-			}
-			free(t);
-		}
-	}
-	if (found)
-		return TA_STATUS_APPLIES;
-	return any ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
+			return &k->params[i];
+	return NULL;
 }
 
-/* ---- the rewrite ---------------------------------------------------------- */
+/* An in-kernel descriptor over K or V (by its name or its base's). */
+static bool kv_descriptor(const ta_model *m, const ta_op *op)
+{
+	if (op->kind != TA_OP_MAKE_DESCRIPTOR)
+		return false;
+	char *base = op->arg_count ? ta_edits_text(m, op->args[0].start, op->args[0].end) : NULL;
+	bool kv = ta_gqa_kv_name(op->target) || ta_gqa_kv_name(base);
+	free(base);
+	return kv;
+}
 
-
+/* A descriptor argument by keyword or position, as a node (null if absent). */
 static TSNode desc_arg(const ta_model *m, const ta_op *op, const char *kw, size_t index)
 {
 	const ta_kwarg *k = ta_kwarg_find(op->kwargs, op->kwarg_count, kw);
@@ -78,6 +41,58 @@ static TSNode desc_arg(const ta_model *m, const ta_op *op, const char *kw, size_
 		return ta_edits_node(m, k->value_span);
 	return op->arg_count > index ? ta_edits_node(m, op->args[index]) : (TSNode){ 0 };
 }
+
+/* The Q head-count parameter written in a literal shape list (null if none). */
+static TSNode q_heads_in_shape(const ta_model *m, const ta_kernel *k, TSNode shape)
+{
+	uint32_t n = ta_node_named_count(shape);
+	for (uint32_t d = 0; d < n; d++) {
+		TSNode el = ts_node_named_child(shape, d);
+		char *t = ta_node_is(el, "identifier") ? ta_node_text(m->src, el) : NULL;
+		bool q = t && ta_name_among(t, ta_gqa_head_counts) && ta_kernel_param(k, t);
+		free(t);
+		if (q)
+			return el;
+	}
+	return (TSNode){ 0 };
+}
+
+static bool literal_list(TSNode n)
+{
+	return ta_node_is(n, "list") || ta_node_is(n, "tuple");
+}
+
+ta_status ta_detect_s5(ta_rule_ctx *c)
+{
+	const ta_kernel *k = c->k;
+	const ta_param *group = gqa_group(k);
+	if (!group)
+		return TA_STATUS_NOT_APPLICABLE;
+	bool any = false, found = false;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (!kv_descriptor(c->m, op))
+			continue;
+		any = true;
+		TSNode shape = desc_arg(c->m, op, "shape", 1);
+		TSNode hn = literal_list(shape) ? q_heads_in_shape(c->m, k, shape) : (TSNode){ 0 };
+		if (ts_node_is_null(hn))
+			continue;
+		char *t = ta_node_text(c->m->src, hn);
+		ta_rule_add(c, op->span,
+			    "descriptor %s%s%s declares its head dimension as `%s` (the Q head count) although "
+			    "`%s` has `%s`: K/V hold `%s // %s` heads", op->target ? "`" : "",
+			    op->target ? op->target : "", op->target ? "`" : "", t, k->name, group->name, t,
+			    group->name);
+		free(t);
+		found = true;
+	}
+	if (found)
+		return TA_STATUS_APPLIES;
+	return any ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
+}
+
+/* ---- the rewrite ---------------------------------------------------------- */
 
 /* Replaces each identifier H in n (a strides expression) by the K/V count. */
 static size_t s5_strides(const ta_model *m, TSNode n, const char *h, const char *kvh, bool list_elem, ta_edit *out)
@@ -103,17 +118,9 @@ static int s5_one(const ta_model *m, const ta_kernel *k, const ta_param *group, 
 		  char **why)
 {
 	TSNode shape = desc_arg(m, op, "shape", 1);
-	if (!ta_node_is(shape, "list") && !ta_node_is(shape, "tuple"))
+	if (!literal_list(shape))
 		return ta_edits_refuse(why, "line %u: the descriptor's shape is not a literal list", op->span.line);
-	TSNode hn = { 0 };
-	uint32_t n = ta_node_named_count(shape);
-	for (uint32_t d = 0; d < n && ts_node_is_null(hn); d++) {
-		TSNode el = ts_node_named_child(shape, d);
-		char *t = ta_node_is(el, "identifier") ? ta_node_text(m->src, el) : NULL;
-		if (t && ta_name_among(t, ta_gqa_head_counts) && ta_kernel_param(k, t))
-			hn = el;
-		free(t);
-	}
+	TSNode hn = q_heads_in_shape(m, k, shape);
 	if (ts_node_is_null(hn))
 		return ta_edits_refuse(why, "line %u: no head-count parameter in the descriptor's shape", op->span.line);
 	char *h = ta_node_text(m->src, hn);
@@ -145,21 +152,12 @@ TA_REWRITE(S5, NULL)
 		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
 			continue;
 		const ta_kernel *k = &m->kernels[ki];
-		const ta_param *group = NULL;
-		for (size_t i = 0; i < k->param_count && !group; i++)
-			if (ta_name_among(k->params[i].name, ta_gqa_group_sizes) ||
-			    ta_name_among(k->params[i].name, ta_gqa_kv_head_counts))
-				group = &k->params[i];
+		const ta_param *group = gqa_group(k);
 		if (!group)
 			continue;
 		for (size_t i = 0; i < k->op_count; i++) {
 			const ta_op *op = &k->ops[i];
-			if (op->kind != TA_OP_MAKE_DESCRIPTOR || !ta_edits_at_line(op->span, line))
-				continue;
-			char *base = op->arg_count ? ta_edits_text(m, op->args[0].start, op->args[0].end) : NULL;
-			bool kv = ta_gqa_kv_name(op->target) || ta_gqa_kv_name(base);
-			free(base);
-			if (!kv)
+			if (!kv_descriptor(m, op) || !ta_edits_at_line(op->span, line))
 				continue;
 			char *w = NULL;
 			if (s5_one(m, k, group, op, out, &w) == 0) {
