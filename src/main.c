@@ -10,10 +10,8 @@
 #include <unistd.h>
 
 #include "advise/checklist.h"
-#include "advise/edit.h"
 #include "advise/session.h"
 #include "analyze/analysis.h"
-#include "util/datadir.h"
 #include "util/exitcode.h"
 #include "util/fsutil.h"
 #include "util/text.h"
@@ -315,29 +313,11 @@ static ta_exit run_profile(const options *o)
 	ta_analysis *a = open_analysis(o->files[0]);
 	if (!a)
 		return TA_EXIT_ERROR;
-	const ta_model *m = a->model;
-	const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
-	bool *autotuned = ta_xcalloc(m->kernel_count + 1, sizeof *autotuned);
-	for (size_t i = 0; i < m->kernel_count; i++) {
-		names[i] = m->kernels[i].name;
-		autotuned[i] = m->kernels[i].autotune != NULL;
-	}
-#ifdef HAVE_CUPTI
-	char *injector = ta_path_join(ta_libdir(), "libtileadvise-cupti.so");
-#else
-	char *injector = NULL;
-	if (!o->records_in)
-		fprintf(stderr, "tileadvise: profiling is off in this build (configured without CUPTI; "
-				"rebuild with --with-cuda=DIR)\n");
-#endif
 	ta_profile_request req = {
 		.file = o->files[0],
 		.command = o->command,
 		.baseline = o->baseline,
-		.kernel_names = names,
-		.autotuned = autotuned,
-		.n_kernel_names = m->kernel_count,
-		.injector = injector,
+		.model = a->model,
 		.timeout_s = o->timeout_s,
 		.repeat = o->repeat,
 		.format = o->format == TA_FORMAT_JSON ? TA_PROFILE_JSON : TA_PROFILE_TEXT,
@@ -347,10 +327,7 @@ static ta_exit run_profile(const options *o)
 		.baseline_records = o->baseline_records,
 		.deep = o->deep,
 	};
-	ta_exit rc = injector || o->records_in ? ta_profile_run_command(&req, stdout, stderr) : TA_EXIT_ERROR;
-	free(injector);
-	free(names);
-	free(autotuned);
+	ta_exit rc = ta_profile_run_command(&req, stdout, stderr);
 	ta_analysis_free(a);
 	return rc;
 }

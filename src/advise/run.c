@@ -1,17 +1,370 @@
-/* Runs and their results as the session's measurements. */
+/* A profiled run of the user's command, and its result as the session's
+ * measurement. */
 #include "config.h"
 #include "advise/run.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "advise/session.h"
 #include "analyze/source.h"
 #include "profile/autotune.h"
-#include "profile/deep.h"
-#include "profile/measure.h"
 #include "profile/protocol.h"
 #include "util/buf.h"
+#include "util/datadir.h"
 #include "util/fsutil.h"
+
+struct ta_run {
+	char *file;
+	const char **names;          /* the file's kernels (owned strings); n_names 0: every kernel */
+	bool *autotuned;             /* NULL: any may be autotuned */
+	size_t n_names;
+	char **argv;                 /* NULL-terminated (owned) */
+	char *injector;
+	double timeout_s;
+	FILE *tee;
+	bool read_tune;              /* from the timed children's output and loaded streams */
+	bool has_tune;               /* the autotuning table is attached to the measurement */
+	void (*output_line)(void *ctx, const char *line, size_t len);
+	void *output_ctx;
+
+	ta_records recs;
+	ta_autotune_log tune;
+	ta_runner *child;            /* running, or the last one (its log and outcome) */
+	ta_run_mode mode;            /* of child */
+	bool noted;                  /* child's end is noted */
+	int started[3];              /* children started per injected mode: their run index */
+};
+
+static char *dup_or_null(const char *s)
+{
+	return s ? ta_xstrdup(s) : NULL;
+}
+
+ta_run *ta_run_new(const ta_run_opts *o)
+{
+	ta_run *r = ta_xcalloc(1, sizeof *r);
+	r->file = dup_or_null(o->file);
+	if (o->model) {
+		const ta_model *m = o->model;
+		r->n_names = m->kernel_count;
+		r->names = ta_xcalloc(m->kernel_count + 1, sizeof *r->names);
+		r->autotuned = ta_xcalloc(m->kernel_count + 1, sizeof *r->autotuned);
+		for (size_t i = 0; i < m->kernel_count; i++) {
+			r->names[i] = ta_xstrdup(m->kernels[i].name);
+			r->autotuned[i] = m->kernels[i].autotune != NULL;
+		}
+	} else if (o->n_kernel_names) {
+		r->n_names = o->n_kernel_names;
+		r->names = ta_xcalloc(r->n_names + 1, sizeof *r->names);
+		for (size_t i = 0; i < r->n_names; i++)
+			r->names[i] = ta_xstrdup(o->kernel_names[i]);
+		if (o->autotuned) {
+			r->autotuned = ta_xcalloc(r->n_names + 1, sizeof *r->autotuned);
+			memcpy(r->autotuned, o->autotuned, r->n_names * sizeof *r->autotuned);
+		}
+	}
+	char *def[4] = { NULL };
+	char *const *argv = o->argv;
+	if (!argv || !argv[0]) {
+		ta_runner_python_argv(r->file ? r->file : "", def);
+		argv = def;
+	}
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	r->argv = ta_xcalloc(n + 1, sizeof *r->argv);
+	for (size_t i = 0; i < n; i++)
+		r->argv[i] = ta_xstrdup(argv[i]);
+	r->injector = o->injector ? ta_xstrdup(o->injector) : ta_path_join(ta_libdir(), "libtileadvise-cupti.so");
+	r->timeout_s = o->timeout_s > 0 ? o->timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S;
+	r->tee = o->tee;
+	r->read_tune = o->read_tune;
+	r->has_tune = o->read_tune;
+	r->output_line = o->output_line;
+	r->output_ctx = o->output_ctx;
+	ta_records_init(&r->recs);
+	ta_autotune_log_init(&r->tune);
+	return r;
+}
+
+void ta_run_free(ta_run *r)
+{
+	if (!r)
+		return;
+	ta_runner_free(r->child);
+	ta_records_clear(&r->recs);
+	ta_autotune_log_clear(&r->tune);
+	for (size_t i = 0; i < r->n_names; i++)
+		free((char *)r->names[i]);
+	free(r->names);
+	free(r->autotuned);
+	for (size_t i = 0; r->argv && r->argv[i]; i++)
+		free(r->argv[i]);
+	free(r->argv);
+	free(r->injector);
+	free(r->file);
+	free(r);
+}
+
+static void feed_tune(void *ctx, const char *line, size_t len)
+{
+	ta_autotune_log_line(ctx, line, len);
+}
+
+/* The mode as the records name it (TA_RUN_KIND_*), or -1. */
+static int kind_of(ta_run_mode mode)
+{
+	switch (mode) {
+	case TA_RUN_MODE_TIMED:
+		return TA_RUN_KIND_TIMED;
+	case TA_RUN_MODE_PC:
+		return TA_RUN_KIND_PC;
+	case TA_RUN_MODE_SOL:
+		return TA_RUN_KIND_SOL;
+	default:
+		return -1;
+	}
+}
+
+int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
+{
+	if (r->child && !ta_runner_done(r->child)) {
+		*err = ta_xstrdup("a run is in progress");
+		return -1;
+	}
+	int kind = kind_of(mode);
+	bool tune = r->read_tune && mode == TA_RUN_MODE_TIMED;
+	bool deep = mode == TA_RUN_MODE_PC || mode == TA_RUN_MODE_SOL;
+	ta_buf names = TA_BUF_INIT;
+	for (size_t i = 0; deep && i < r->n_names; i++)
+		ta_buf_printf(&names, "%s%s", i ? "," : "", r->names[i]);
+	ta_runner_opts ro = {
+		.argv = r->argv,
+		.injector = kind >= 0 ? r->injector : NULL,
+		.timeout_s = r->timeout_s,
+		.records = kind >= 0 ? &r->recs : NULL,
+		.run_index = kind >= 0 ? r->started[kind] : 0,
+		.records_tee = kind >= 0 ? r->tee : NULL,
+		.output_line = tune ? feed_tune : r->output_line,
+		.output_ctx = tune ? (void *)&r->tune : r->output_ctx,
+		.tee_output = kind >= 0 && r->tee != NULL,
+		.deep = mode == TA_RUN_MODE_PC ? "pc" : mode == TA_RUN_MODE_SOL ? "sol" : NULL,
+		.deep_kernels = deep ? ta_buf_str(&names) : NULL,
+	};
+	ta_runner *child = ta_runner_start(&ro, err);
+	ta_buf_free(&names);
+	if (!child)
+		return -1;
+	ta_runner_free(r->child);
+	r->child = child;
+	r->mode = mode;
+	r->noted = false;
+	if (kind >= 0)
+		r->started[kind]++;
+	return 0;
+}
+
+/* Once the child has ended: the autotuning report's last block, and the
+ * run's wall time in the records. */
+static void child_ended(ta_run *r)
+{
+	if (r->noted || !r->child || !ta_runner_done(r->child))
+		return;
+	r->noted = true;
+	if (r->read_tune && r->mode == TA_RUN_MODE_TIMED)
+		ta_autotune_log_finish(&r->tune);
+	int kind = kind_of(r->mode);
+	if (kind >= 0)
+		ta_records_note_run(&r->recs, kind, ta_runner_result(r->child)->elapsed_s, r->tee);
+}
+
+int ta_run_load(ta_run *r, const char *records, char **err)
+{
+	if (ta_records_load_file(&r->recs, records, err) != 0)
+		return -1;
+	/* Saved runs carry the child's output as "output" records. */
+	if (r->read_tune) {
+		char *e = NULL;
+		if (ta_autotune_log_load_records(&r->tune, records, &e) < 0)
+			free(e);
+		ta_autotune_log_finish(&r->tune);
+	}
+	return 0;
+}
+
+size_t ta_run_fds(const ta_run *r, struct pollfd *fds, size_t max)
+{
+	return ta_run_running(r) ? ta_runner_fds(r->child, fds, max) : 0;
+}
+
+int ta_run_deadline_ms(const ta_run *r)
+{
+	return ta_run_running(r) ? ta_runner_next_deadline_ms(r->child) : -1;
+}
+
+bool ta_run_poll(ta_run *r, int timeout_ms)
+{
+	if (!r->child)
+		return true;
+	bool done = ta_runner_poll(r->child, timeout_ms);
+	if (done)
+		child_ended(r);
+	return done;
+}
+
+void ta_run_wait(ta_run *r)
+{
+	if (!r->child)
+		return;
+	ta_runner_wait(r->child);
+	child_ended(r);
+}
+
+void ta_run_cancel(ta_run *r)
+{
+	if (ta_run_running(r))
+		ta_runner_cancel(r->child);
+}
+
+bool ta_run_running(const ta_run *r)
+{
+	return r && r->child && !ta_runner_done(r->child);
+}
+
+const ta_run_result *ta_run_outcome(const ta_run *r)
+{
+	return r->child ? ta_runner_result(r->child) : NULL;
+}
+
+char *ta_run_describe(const ta_run *r)
+{
+	return r->child ? ta_runner_describe(r->child) : NULL;
+}
+
+char *ta_run_log(const ta_run *r, size_t *len)
+{
+	if (!r->child) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	return ta_runner_log(r->child, len);
+}
+
+void ta_run_note(ta_run *r, ta_run_mode mode, double wall_s)
+{
+	ta_records_note_run(&r->recs, kind_of(mode), wall_s, NULL);
+}
+
+void ta_run_read_tune(ta_run *r, const char *text, size_t len)
+{
+	if (text)
+		ta_autotune_log_text(&r->tune, text, len);
+	ta_autotune_log_finish(&r->tune);
+	r->has_tune = true;
+}
+
+bool ta_run_can_profile(void)
+{
+#ifdef HAVE_CUPTI
+	return true;
+#else
+	return false;
+#endif
+}
+
+char *ta_run_why_silent(void)
+{
+	const char *cupti = ta_runner_find_cupti(NULL);
+	if (!cupti)
+		return ta_xasprintf("the CUPTI injector could not load (no records): libcupti was not "
+				    "found where the CUDA toolkit keeps it (%s, /usr/local/cuda); install CUPTI",
+				    CUPTI_LIBDIR[0] ? CUPTI_LIBDIR : "none found at build time");
+	if (!ta_runner_cupti_fits(cupti))
+		return ta_xasprintf("the CUPTI injector could not load (no records): the CUPTI in %s "
+				    "is another version than the one this build needs (%s); rebuild tileadvise "
+				    "against that CUDA toolkit (./configure --with-cuda=DIR)",
+				    cupti, CUPTI_SONAME);
+	return ta_xstrdup("the CUPTI injector was not loaded (no records): the program did "
+			  "not use CUDA, or its CUDA ignored CUDA_INJECTION64_PATH");
+}
+
+size_t ta_run_tune_truncated(const ta_run *r)
+{
+	return r->tune.n_truncated;
+}
+
+const ta_records *ta_run_records(const ta_run *r)
+{
+	return &r->recs;
+}
+
+bool ta_run_recorded(const ta_run *r)
+{
+	return r->recs.n_kernels > 0;
+}
+
+size_t ta_run_launches(const ta_run *r, const ta_walk *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->recs.n_kernels; i++) {
+		const char *name = r->recs.kernels[i].name;
+		for (size_t k = 0; w && k < w->n_kernels; k++) {
+			size_t len = strlen(w->kernels[k].name);
+			if (!strncmp(name, w->kernels[k].name, len) && (name[len] == '\0' || name[len] == '_')) {
+				n++;
+				break;
+			}
+		}
+	}
+	return n;
+}
+
+size_t ta_run_errors(const ta_run *r)
+{
+	return r->recs.n_errors;
+}
+
+int ta_run_driver(const ta_run *r)
+{
+	return r->recs.driver_version;
+}
+
+unsigned ta_run_cupti(const ta_run *r)
+{
+	return r->recs.cupti_version;
+}
+
+ta_measurement *ta_run_measure(const ta_run *r, const ta_gpu_info *gpu)
+{
+	ta_measurement *m = ta_measure_build(&r->recs, r->names, r->autotuned,
+					     r->n_names, gpu);
+	if (r->has_tune)
+		ta_autotune_attach(m, &r->tune);
+	return m;
+}
+
+ta_deep *ta_run_deep(const ta_run *r, const ta_measurement *timed)
+{
+	return ta_deep_build(&r->recs, r->file, r->names, r->n_names, timed);
+}
+
+void ta_run_finish(const ta_run *r, const ta_gpu_info *gpu, const char *label, const char *date,
+		   unsigned version, ta_run_figures *out, size_t *other)
+{
+	ta_measurement *m = ta_run_measure(r, gpu);
+	/* A recorded stream may hold --deep runs too. */
+	ta_deep *deep = ta_run_deep(r, m);
+	ta_run_figures_from_measure(out, m, label, date, version);
+	ta_run_figures_attach_deep(out, deep);
+	if (other)
+		*other = m->other_launches;
+	ta_deep_free(deep);
+	ta_measurement_free(m);
+}
+
+/* ---- recorded streams ---------------------------------------------------- */
 
 static uint64_t first_start_ns(const ta_records *r)
 {
@@ -26,46 +379,26 @@ int ta_run_figures_from_records(const ta_model *m, const char *records, const ta
 				bool every_kernel, const char *label, ta_run_figures *out,
 				ta_records_meta *meta, char **err)
 {
-	ta_records recs;
-	ta_records_init(&recs);
-	if (ta_records_load_file(&recs, records, err) != 0) {
-		ta_records_clear(&recs);
+	ta_run_opts o = {
+		.file = m->src ? m->src->path : NULL,
+		.model = every_kernel ? NULL : m,
+		.read_tune = true,
+	};
+	ta_run *r = ta_run_new(&o);
+	if (ta_run_load(r, records, err) != 0) {
+		ta_run_free(r);
 		return -1;
 	}
-	size_t n = every_kernel ? 0 : m->kernel_count;
-	const char **names = ta_xcalloc(n + 1, sizeof *names);
-	bool *autotuned = ta_xcalloc(n + 1, sizeof *autotuned);
-	for (size_t i = 0; i < n; i++) {
-		names[i] = m->kernels[i].name;
-		autotuned[i] = m->kernels[i].autotune != NULL;
-	}
-	ta_measurement *meas = ta_measure_build(&recs, names, every_kernel ? NULL : autotuned, n, gpu);
-	/* The child's output saved with the records: Triton's autotuning report. */
-	ta_autotune_log tl;
-	ta_autotune_log_init(&tl);
-	char *terr = NULL;
-	if (ta_autotune_log_load_records(&tl, records, &terr) < 0)
-		free(terr);
-	ta_autotune_log_finish(&tl);
-	ta_autotune_attach(meas, &tl);
-	ta_autotune_log_clear(&tl);
-	uint64_t t0 = first_start_ns(&recs);
+	uint64_t t0 = first_start_ns(&r->recs);
 	char *date = t0 ? ta_session_date_ns(t0) : ta_session_now();
-	ta_run_figures_from_measure(out, meas, label, date, 0);
-	/* Saved --deep runs come along. */
-	ta_deep *deep = ta_deep_build(&recs, m->src ? m->src->path : NULL, names, n, meas);
-	ta_run_figures_attach_deep(out, deep);
-	ta_deep_free(deep);
+	ta_run_finish(r, gpu, label, date, 0, out, NULL);
 	if (meta) {
 		meta->date = date;
-		meta->driver = recs.driver_version;
-		meta->cupti = recs.cupti_version;
+		meta->driver = r->recs.driver_version;
+		meta->cupti = r->recs.cupti_version;
 	} else {
 		free(date);
 	}
-	ta_measurement_free(meas);
-	free(names);
-	free(autotuned);
-	ta_records_clear(&recs);
+	ta_run_free(r);
 	return 0;
 }

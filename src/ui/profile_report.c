@@ -2,7 +2,7 @@
 #include "ui/profile_report.h"
 #include "profile/autotune.h"
 #include "profile/deep_report.h"
-#include "profile/runner.h"
+#include "advise/run.h"
 #include "util/buf.h"
 
 #include <errno.h>
@@ -257,17 +257,6 @@ typedef struct run_outcome {
 	char *log_tail;              /* the failing run's last lines */
 } run_outcome;
 
-/* What kind of run run_many makes: timed, or one of the --deep ones. */
-typedef struct run_kind {
-	int kind;                    /* TA_RUN_KIND_* */
-	const char *deep;            /* NULL, "pc" or "sol" */
-	const char *deep_kernels;
-	int repeat;                  /* <= 0: the request's */
-	/* Each output line of the child, when no autotuning log takes them. */
-	void (*output_line)(void *ctx, const char *line, size_t len);
-	void *output_ctx;
-} run_kind;
-
 static char *tail_lines(const char *s, size_t len, int lines)
 {
 	size_t i = len;
@@ -280,58 +269,31 @@ static char *tail_lines(const char *s, size_t len, int lines)
 	return ta_xstrndup(s + i, len - i);
 }
 
-static void feed_autotune(void *ctx, const char *line, size_t len)
+/* Runs run's command `repeat` times in mode, one child after the other;
+ * oc collects how they ended. */
+static int run_many(ta_run *run, ta_run_mode mode, int repeat, run_outcome *oc, char **err)
 {
-	ta_autotune_log_line(ctx, line, len);
-}
-
-/* Runs argv `repeat` times, appending records to recs and Triton's
- * autotuning lines to tune (may be NULL). */
-static int run_many(char *const *argv, const ta_profile_request *req, const run_kind *how,
-		    ta_records *recs, FILE *tee, ta_autotune_log *tune, run_outcome *oc, char **err)
-{
-	int repeat = how->repeat > 0 ? how->repeat : req->repeat > 0 ? req->repeat : 1;
 	for (int i = 0; i < repeat; i++) {
-		ta_runner_opts o = {
-			.argv = argv,
-			.injector = req->injector,
-			.timeout_s = req->timeout_s > 0 ? req->timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S,
-			.records = recs,
-			.run_index = i,
-			.records_tee = tee,
-			.output_line = tune ? feed_autotune : how->output_line,
-			.output_ctx = tune ? (void *)tune : how->output_ctx,
-			.tee_output = tee != NULL,
-			.deep = how->deep,
-			.deep_kernels = how->deep_kernels,
-		};
-		ta_runner *r = ta_runner_start(&o, err);
-		if (!r)
+		if (ta_run_start(run, mode, err) != 0)
 			return -1;
-		ta_runner_wait(r);
-		if (tune)
-			ta_autotune_log_finish(tune);
-		const ta_run_result *x = ta_runner_result(r);
+		ta_run_wait(run);
+		const ta_run_result *x = ta_run_outcome(run);
 		oc->record_bytes += x->record_bytes;
-		if (recs)
-			ta_records_note_run(recs, how->kind, x->elapsed_s, tee);
 		bool failed = !(x->state == TA_RUN_EXITED && x->exit_status == 0);
 		if (failed || !oc->any_failed) {
 			free(oc->describe);
-			oc->describe = ta_runner_describe(r);
+			oc->describe = ta_run_describe(run);
 		}
 		if (failed && !oc->any_failed) {
 			size_t len;
-			char *log = ta_runner_log(r, &len);
+			char *log = ta_run_log(run, &len);
 			oc->log_tail = tail_lines(log, len, 20);
 			free(log);
 		}
 		oc->any_failed |= failed;
 		oc->ran_ok |= !failed;
-		bool stop = x->state == TA_RUN_EXEC_FAILED || x->state == TA_RUN_TIMED_OUT ||
-			    x->state == TA_RUN_CANCELLED;
-		ta_runner_free(r);
-		if (stop)
+		if (x->state == TA_RUN_EXEC_FAILED || x->state == TA_RUN_TIMED_OUT ||
+		    x->state == TA_RUN_CANCELLED)
 			break;
 	}
 	return 0;
@@ -346,19 +308,11 @@ static void free_outcome(run_outcome *oc)
 /* Notes about the record stream, one line each. */
 static void record_notes(const ta_records *recs, const run_outcome *oc, bool replay, FILE *err)
 {
-	if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0 && !ta_runner_find_cupti(NULL))
-		fprintf(err, "tileadvise: the CUPTI injector could not load (no records): libcupti was not "
-			"found where the CUDA toolkit keeps it (%s, /usr/local/cuda); install CUPTI\n",
-			CUPTI_LIBDIR[0] ? CUPTI_LIBDIR : "none found at build time");
-	else if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0 &&
-		 !ta_runner_cupti_fits(ta_runner_find_cupti(NULL)))
-		fprintf(err, "tileadvise: the CUPTI injector could not load (no records): the CUPTI in %s "
-			"is another version than the one this build needs (%s); rebuild tileadvise "
-			"against that CUDA toolkit (./configure --with-cuda=DIR)\n",
-			ta_runner_find_cupti(NULL), CUPTI_SONAME);
-	else if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0)
-		fprintf(err, "tileadvise: the CUPTI injector was not loaded (no records): the program did "
-			"not use CUDA, or its CUDA ignored CUDA_INJECTION64_PATH\n");
+	if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0) {
+		char *why = ta_run_why_silent();
+		fprintf(err, "tileadvise: %s\n", why);
+		free(why);
+	}
 	bool other_profiler = false;
 	for (size_t i = 0; i < recs->n_errors; i++) {
 		fprintf(err, "tileadvise: CUPTI error in the child: %s\n", recs->errors[i]);
@@ -392,28 +346,21 @@ static void spot_other_client(void *ctx, const char *line, size_t len)
 }
 
 /* The two --deep runs, once each, after the timed ones: PC sampling, then
- * the counters. Their records (and errors) join recs. */
-static void deep_runs(char *const *argv, const ta_profile_request *req, ta_records *recs,
-		      FILE *tee, FILE *err)
+ * the counters. Their records (and errors) join the run's. */
+static void deep_runs(ta_run *run, const bool *other_client, FILE *err)
 {
-	ta_buf names = TA_BUF_INIT;
-	for (size_t i = 0; i < req->n_kernel_names; i++)
-		ta_buf_printf(&names, "%s%s", i ? "," : "", req->kernel_names[i]);
 	static const struct {
-		int kind;
-		const char *mode, *what;
+		ta_run_mode mode;
+		const char *what;
 	} deep[] = {
-		{ TA_RUN_KIND_PC, "pc", "PC sampling" },
-		{ TA_RUN_KIND_SOL, "sol", "counters" },
+		{ TA_RUN_MODE_PC, "PC sampling" },
+		{ TA_RUN_MODE_SOL, "counters" },
 	};
-	bool other_client = false;
 	for (size_t i = 0; i < 2; i++) {
-		run_kind how = { deep[i].kind, deep[i].mode, ta_buf_str(&names), 1, spot_other_client,
-				 &other_client };
 		run_outcome oc;
 		memset(&oc, 0, sizeof oc);
 		char *e = NULL;
-		if (run_many(argv, req, &how, recs, tee, NULL, &oc, &e) != 0) {
+		if (run_many(run, deep[i].mode, 1, &oc, &e) != 0) {
 			fprintf(err, "tileadvise: --deep %s run: %s\n", deep[i].what, e);
 			free(e);
 		} else if (oc.any_failed) {
@@ -421,26 +368,51 @@ static void deep_runs(char *const *argv, const ta_profile_request *req, ta_recor
 		}
 		free_outcome(&oc);
 	}
-	if (other_client)
+	if (*other_client)
 		fprintf(err, "tileadvise: the program's own CUPTI client (torch.profiler or another "
 			"profiler) could not start during the --deep runs, which need CUPTI's one "
 			"subscriber: its trace is empty there; the timed run was not affected\n");
-	ta_buf_free(&names);
 }
 
-/* The deep view of the records, printed; a note when --deep found nothing. */
-static ta_deep *deep_view(const ta_profile_request *req, const ta_records *recs,
-			  const ta_measurement *m, FILE *err)
+/* The deep view of the records; a note when --deep found nothing. */
+static ta_deep *deep_view(const ta_profile_request *req, const ta_run *run, const ta_measurement *m,
+			  FILE *err)
 {
-	ta_deep *d = ta_deep_build(recs, req->file, req->kernel_names, req->n_kernel_names, m);
+	ta_deep *d = ta_run_deep(run, m);
 	if (!d && req->deep)
 		fprintf(err, "tileadvise: --deep collected no PC samples or counters%s\n",
-			recs->n_errors ? " (the CUPTI errors above say why)" : "");
+			ta_run_records(run)->n_errors ? " (the CUPTI errors above say why)" : "");
 	return d;
+}
+
+/* A run of cmd for req: its kernels, timeout, injector and tee. */
+static ta_run *new_run(const ta_profile_request *req, char *const *cmd, FILE *tee, bool read_tune,
+		       bool *other_client)
+{
+	ta_run_opts o = {
+		.file = req->file,
+		.model = req->model,
+		.kernel_names = req->kernel_names,
+		.autotuned = req->autotuned,
+		.n_kernel_names = req->n_kernel_names,
+		.argv = cmd,
+		.injector = req->injector,
+		.timeout_s = req->timeout_s,
+		.tee = tee,
+		.read_tune = read_tune,
+		.output_line = other_client ? spot_other_client : NULL,
+		.output_ctx = other_client,
+	};
+	return ta_run_new(&o);
 }
 
 ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *err)
 {
+	if (!req->records_in && !req->injector && !ta_run_can_profile()) {
+		fprintf(err, "tileadvise: profiling is off in this build (configured without CUPTI; "
+			"rebuild with --with-cuda=DIR)\n");
+		return TA_EXIT_ERROR;
+	}
 	ta_gpu_info gpu_store, *gpu = NULL;
 	char *why = NULL;
 	if (req->gpu_preset) {
@@ -459,49 +431,35 @@ ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *e
 	}
 	free(why);
 
-	ta_records recs;
-	ta_records_init(&recs);
-	ta_autotune_log tune;
-	ta_autotune_log_init(&tune);
 	run_outcome oc;
 	memset(&oc, 0, sizeof oc);
 	ta_exit status = TA_EXIT_OK;
 	char *e = NULL;
+	bool other_client = false;
+	ta_run *run = NULL;
 
 	if (req->records_in) {
-		if (ta_records_load_file(&recs, req->records_in, &e) != 0) {
+		run = new_run(req, NULL, NULL, true, &other_client);
+		if (ta_run_load(run, req->records_in, &e) != 0) {
 			fprintf(err, "tileadvise: cannot read records: %s\n", e);
 			free(e);
-			ta_records_clear(&recs);
+			ta_run_free(run);
 			return TA_EXIT_ERROR;
 		}
-		/* Saved runs carry the child's output as "output" records. */
-		if (ta_autotune_log_load_records(&tune, req->records_in, &e) < 0)
-			free(e);
-		ta_autotune_log_finish(&tune);
 	} else {
-		if (!req->injector) {
-			fprintf(err, "tileadvise: cannot profile: this build has no CUPTI injector "
-				"(configure found no CUPTI)\n");
-			return TA_EXIT_ERROR;
-		}
-		char *def_argv[4];
-		ta_runner_python_argv(req->file, def_argv);
-		char *const *argv = req->command && req->command[0] ? req->command : def_argv;
 		FILE *tee = NULL;
 		if (req->records_out && !(tee = fopen(req->records_out, "w")))
 			fprintf(err, "tileadvise: cannot write %s: %s\n", req->records_out, strerror(errno));
-		run_kind timed = { .kind = TA_RUN_KIND_TIMED };
-		int rc = run_many(argv, req, &timed, &recs, tee, &tune, &oc, &e);
+		run = new_run(req, req->command, tee, true, &other_client);
+		int rc = run_many(run, TA_RUN_MODE_TIMED, req->repeat > 0 ? req->repeat : 1, &oc, &e);
 		if (rc == 0 && req->deep && oc.ran_ok)
-			deep_runs(argv, req, &recs, tee, err);
+			deep_runs(run, &other_client, err);
 		if (tee)
 			fclose(tee);
 		if (rc != 0) {
 			fprintf(err, "tileadvise: %s\n", e);
 			free(e);
-			ta_records_clear(&recs);
-			ta_autotune_log_clear(&tune);
+			ta_run_free(run);
 			return TA_EXIT_ERROR;
 		}
 		if (oc.any_failed) {
@@ -511,41 +469,41 @@ ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *e
 					oc.log_tail[strlen(oc.log_tail) - 1] == '\n' ? "" : "\n");
 		}
 	}
-	record_notes(&recs, &oc, req->records_in != NULL, err);
+	const ta_records *recs = ta_run_records(run);
+	record_notes(recs, &oc, req->records_in != NULL, err);
 
-	ta_measurement *m = ta_measure_build(&recs, req->kernel_names, req->autotuned, req->n_kernel_names, gpu);
-	ta_autotune_attach(m, &tune);
-	if (tune.n_truncated)
-		fprintf(err, "tileadvise: %zu of Triton's autotuning reports were cut short\n", tune.n_truncated);
-	ta_autotune_log_clear(&tune);
-	ta_deep *deep = deep_view(req, &recs, m, err);
+	ta_measurement *m = ta_run_measure(run, gpu);
+	if (ta_run_tune_truncated(run))
+		fprintf(err, "tileadvise: %zu of Triton's autotuning reports were cut short\n",
+			ta_run_tune_truncated(run));
+	ta_deep *deep = deep_view(req, run, m, err);
 	ta_measurement *base = NULL;
-	ta_records brecs;
-	ta_records_init(&brecs);
+	ta_run *brun = NULL;
 	if (req->baseline_records) {
-		if (ta_records_load_file(&brecs, req->baseline_records, &e) != 0) {
+		brun = new_run(req, NULL, NULL, false, NULL);
+		if (ta_run_load(brun, req->baseline_records, &e) != 0) {
 			fprintf(err, "tileadvise: cannot read the baseline records: %s\n", e);
 			free(e);
 		} else {
-			base = ta_measure_build(&brecs, req->kernel_names, req->autotuned, req->n_kernel_names, gpu);
+			base = ta_run_measure(brun, gpu);
 		}
 	} else if (req->baseline && !req->records_in) {
 		char *bargv[] = { "/bin/sh", "-c", (char *)req->baseline, NULL };
+		brun = new_run(req, bargv, NULL, false, NULL);
 		run_outcome boc;
 		memset(&boc, 0, sizeof boc);
-		run_kind timed = { .kind = TA_RUN_KIND_TIMED };
-		if (run_many(bargv, req, &timed, &brecs, NULL, NULL, &boc, &e) != 0) {
+		if (run_many(brun, TA_RUN_MODE_TIMED, req->repeat > 0 ? req->repeat : 1, &boc, &e) != 0) {
 			fprintf(err, "tileadvise: baseline: %s\n", e);
 			free(e);
 		} else {
 			if (boc.any_failed)
 				fprintf(err, "tileadvise: the baseline command %s\n", boc.describe);
-			base = ta_measure_build(&brecs, req->kernel_names, req->autotuned, req->n_kernel_names, gpu);
+			base = ta_run_measure(brun, gpu);
 		}
 		free_outcome(&boc);
 	}
 
-	bool nothing = m->n_kernels == 0 && recs.n_kernels == 0 && !oc.ran_ok && !req->records_in;
+	bool nothing = m->n_kernels == 0 && recs->n_kernels == 0 && !oc.ran_ok && !req->records_in;
 	if (req->format == TA_PROFILE_JSON) {
 		json_t *root = json_measurement(m, gpu);
 		json_object_set_new(root, "outcome", oc.describe ? json_string(oc.describe) : json_null());
@@ -613,8 +571,8 @@ ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *e
 	ta_deep_free(deep);
 	ta_measurement_free(m);
 	ta_measurement_free(base);
-	ta_records_clear(&recs);
-	ta_records_clear(&brecs);
+	ta_run_free(run);
+	ta_run_free(brun);
 	free_outcome(&oc);
 	return status;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "analyze/model.h"
 #include "profile/gpu.h"
 #include "profile/measure.h"
 #include "util/exitcode.h"
@@ -27,11 +28,15 @@ typedef struct ta_profile_request {
 	char *const *command;             /* NULL-terminated argv given after "--"; NULL: the default */
 	const char *baseline;             /* --baseline CMD: a shell command (sh -c), measured
 	                                   * the same way and compared; NULL: none */
-	const char *const *kernel_names;  /* the file's kernels; n == 0: every kernel is the file's */
+	const ta_model *model;            /* the file's model: its kernels are measured; NULL:
+	                                   * those named below */
+	const char *const *kernel_names;  /* without a model, the file's kernels; n == 0: every
+	                                   * kernel is the file's */
 	const bool *autotuned;            /* parallel to kernel_names: the file autotunes it
 	                                   * (NULL: any may be autotuned) */
 	size_t n_kernel_names;
-	const char *injector;             /* full path of libtileadvise-cupti.so (ta_libdir()) */
+	const char *injector;             /* full path of libtileadvise-cupti.so; NULL: the
+	                                   * installed one (ta_libdir()) */
 	double timeout_s;                 /* per run; <= 0: 600 */
 	int repeat;                       /* runs to pool; <= 0: 1 */
 	ta_profile_format format;

@@ -169,9 +169,9 @@ static ta_exit loop(ta_app *app, double t_start)
 		fds[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		size_t nfds = 1;
 		int timeout = 1000;   /* the file watch */
-		if (app->runner) {
-			nfds += ta_runner_fds(app->runner, fds + 1, 7);
-			int d = ta_runner_next_deadline_ms(app->runner);
+		if (app->active) {
+			nfds += ta_run_fds(app->active, fds + 1, 7);
+			int d = ta_run_deadline_ms(app->active);
 			timeout = 250;   /* the elapsed time on screen */
 			if (d >= 0 && d < timeout)
 				timeout = d;
@@ -180,7 +180,7 @@ static ta_exit loop(ta_app *app, double t_start)
 		if (n < 0 && errno != EINTR)
 			break;
 		unsigned react = 0;
-		if (app->runner)
+		if (app->active)
 			react |= ta_app_run_poll(app);
 		/* Drain every key curses has (it may have buffered some). */
 		for (;;) {
@@ -242,8 +242,6 @@ ta_exit ta_tui_run(const ta_tui_options *o)
 	app->pending_edit = -1;
 	app->deep_run = -1;
 	app->bench_fd = -1;
-	ta_records_init(&app->recs);
-	ta_records_init(&app->deep_recs);
 	const char *bench = getenv("TILEADVISE_BENCH");
 	if (bench && *bench)
 		app->bench_fd = open(bench, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -268,7 +266,7 @@ ta_exit ta_tui_run(const ta_tui_options *o)
 	if (!app->read_only && ta_session_run_of(app->sess, app->sess->current) < 0 &&
 	    !app->opt.no_profile && (app->opt.records || !app->why_no_profile))
 		ta_app_start_profile(app, app->sess->n_runs ? "re-run" : "first run");
-	if (!app->runner)
+	if (!app->active)
 		ta_app_start_baseline(app);
 	ta_exit rc = loop(app, t_start);
 	ta_app_save(app);

@@ -8,12 +8,11 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "advise/run.h"
 #include "advise/session.h"
 #include "advise/walk.h"
 #include "analyze/analysis.h"
 #include "profile/gpu.h"
-#include "profile/protocol.h"
-#include "profile/runner.h"
 #include "ui/tui/keymap.h"
 #include "ui/tui/tui.h"
 
@@ -90,13 +89,14 @@ struct ta_app {
 
 	/* a run in progress */
 	ta_run_kind run_kind;
-	ta_runner *runner;
-	ta_records recs;
+	ta_run *active;           /* the one of run, deep and test with a child going; NULL */
+	ta_run *run;              /* the timed run or the baseline (owned) */
 	struct timespec run_start;
 	char *run_label;          /* "first run", "after S3" */
 	int pending_edit;         /* session edit waiting for its after-run; -1 */
 	bool baseline_pending;    /* --baseline CMD still to be measured */
-	ta_records deep_recs;     /* --deep: what the two extra runs recorded */
+	ta_run *deep;             /* --deep: the two extra runs (owned) */
+	ta_run *test;             /* the test command (owned) */
 	int deep_run;             /* the session run they add to; -1 none */
 	char *last_log;           /* output of the last run (owned) */
 	char *last_run_note;      /* how it ended */
@@ -147,7 +147,7 @@ void ta_app_start_profile(ta_app *app, const char *label);
 void ta_app_start_test(ta_app *app);
 /* Measures the --baseline command (once; T4/T5 compare with it). */
 void ta_app_start_baseline(ta_app *app);
-/* Feeds the runner; returns reaction bits. */
+/* Feeds the run going; returns reaction bits. */
 unsigned ta_app_run_poll(ta_app *app);
 void ta_app_cancel_run(ta_app *app);
 double ta_app_run_elapsed(const ta_app *app);

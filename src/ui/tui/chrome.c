@@ -55,7 +55,7 @@ void ta_chrome_header(ta_app *app, int w)
 	/* Row 1: the run state. */
 	char state[512];
 	if (app->run_kind != TA_RUN_NONE) {
-		char *log = app->runner ? ta_runner_log(app->runner, NULL) : NULL;
+		char *log = app->active ? ta_run_log(app->active, NULL) : NULL;
 		const char *last = "";
 		if (log) {
 			size_t len = strlen(log);

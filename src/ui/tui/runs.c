@@ -6,11 +6,7 @@
 #include <string.h>
 
 #include "checklist/rules.h"
-#include "profile/autotune.h"
-#include "profile/deep.h"
-#include "profile/measure.h"
 #include "util/buf.h"
-#include "util/datadir.h"
 #include "util/fsutil.h"
 
 static double since(const struct timespec *t0)
@@ -25,23 +21,10 @@ double ta_app_run_elapsed(const ta_app *app)
 	return app->run_kind == TA_RUN_NONE ? 0.0 : since(&app->run_start);
 }
 
-/* Launches of the file's own kernels seen so far (names may carry a
- * Triton suffix). */
+/* Launches of the file's own kernels seen so far. */
 size_t ta_app_run_launches(const ta_app *app)
 {
-	size_t n = 0;
-	const ta_walk *w = app->walk;
-	for (size_t i = 0; i < app->recs.n_kernels; i++) {
-		const char *name = app->recs.kernels[i].name;
-		for (size_t k = 0; w && k < w->n_kernels; k++) {
-			size_t len = strlen(w->kernels[k].name);
-			if (!strncmp(name, w->kernels[k].name, len) && (name[len] == '\0' || name[len] == '_')) {
-				n++;
-				break;
-			}
-		}
-	}
-	return n;
+	return app->run ? ta_run_launches(app->run, app->walk) : 0;
 }
 
 static void ask_revert(ta_app *app, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -58,55 +41,38 @@ static void ask_revert(ta_app *app, const char *fmt, ...)
 	app->prompt = TA_PROMPT_REVERT;
 }
 
-/* The file's kernel names and which of them it autotunes (caller frees
- * both), as the measurement and the --deep view take them. */
-static const char **kernel_names(const ta_model *m, bool **autotuned)
+/* A run of argv (NULL: the file's command) for the file's kernels, or for
+ * every kernel it launches (a baseline). */
+static ta_run *new_run(const ta_app *app, char *const *argv, bool file_kernels)
 {
-	const char **names = ta_xcalloc(m->kernel_count + 1, sizeof *names);
-	*autotuned = ta_xcalloc(m->kernel_count + 1, sizeof **autotuned);
-	for (size_t i = 0; i < m->kernel_count; i++) {
-		names[i] = m->kernels[i].name;
-		(*autotuned)[i] = m->kernels[i].autotune != NULL;
-	}
-	return names;
+	ta_run_opts o = {
+		.file = app->path,
+		.model = file_kernels ? app->an->model : NULL,
+		.argv = argv,
+		.timeout_s = app->opt.timeout_s,
+	};
+	return ta_run_new(&o);
 }
 
 static void finish_profile(ta_app *app)
 {
-	const ta_model *m = app->an->model;
-	bool *autotuned;
-	const char **names = kernel_names(m, &autotuned);
-	ta_measurement *meas = ta_measure_build(&app->recs, names, autotuned, m->kernel_count,
-						app->has_gpu ? &app->gpu : NULL);
-	/* A recorded stream may hold --deep runs too. */
-	ta_deep *deep = ta_deep_build(&app->recs, app->path, names, m->kernel_count, meas);
-	free(names);
-	free(autotuned);
-	/* Triton's autotuning report, from the run's output (profile/autotune.h). */
-	ta_autotune_log tl;
-	ta_autotune_log_init(&tl);
-	if (app->last_log)
-		ta_autotune_log_text(&tl, app->last_log, strlen(app->last_log));
-	ta_autotune_log_finish(&tl);
-	ta_autotune_attach(meas, &tl);
-	ta_autotune_log_clear(&tl);
-	if (app->recs.driver_version > 0)
-		app->sess->env.driver = app->recs.driver_version;
-	if (app->recs.cupti_version)
-		app->sess->env.cupti = app->recs.cupti_version;
-	if (meas->n_kernels == 0) {
+	/* Triton's autotuning report, from the run's output. */
+	ta_run_read_tune(app->run, app->last_log, app->last_log ? strlen(app->last_log) : 0);
+	ta_run_figures f;
+	size_t other = 0;
+	ta_run_finish(app->run, app->has_gpu ? &app->gpu : NULL, app->run_label, NULL, app->sess->current,
+		      &f, &other);
+	if (ta_run_driver(app->run) > 0)
+		app->sess->env.driver = ta_run_driver(app->run);
+	if (ta_run_cupti(app->run))
+		app->sess->env.cupti = ta_run_cupti(app->run);
+	if (f.n_kernels == 0) {
 		ta_app_set_message(app, true, "the run launched none of the file's kernels (%zu other "
-				   "launches): press l for its output", meas->other_launches);
-		ta_measurement_free(meas);
-		ta_deep_free(deep);
+				   "launches): press l for its output", other);
+		ta_run_figures_clear(&f);
 		app->pending_edit = -1;
 		return;
 	}
-	ta_run_figures f;
-	ta_run_figures_from_measure(&f, meas, app->run_label, NULL, app->sess->current);
-	ta_run_figures_attach_deep(&f, deep);
-	ta_deep_free(deep);
-	ta_measurement_free(meas);
 	int idx = ta_session_add_run(app->sess, &f);
 	app->deep_run = idx;
 	ta_app_rebuild_walk(app);
@@ -151,41 +117,18 @@ static bool can_profile(ta_app *app)
 	return app->opt.records || !app->why_no_profile;
 }
 
-/* The names of the file's kernels, comma-separated (caller frees). */
-static char *kernel_list(const ta_app *app)
+/* Starts a child of run (app->run, deep or test) in mode in the background.
+ * On failure says so (what: "the run") and returns false. */
+static bool start_run(ta_app *app, ta_run *run, ta_run_kind kind, const char *label, ta_run_mode mode,
+		      const char *what)
 {
-	ta_buf b = TA_BUF_INIT;
-	const ta_model *m = app->an->model;
-	for (size_t i = 0; i < m->kernel_count; i++)
-		ta_buf_printf(&b, "%s%s", i ? "," : "", m->kernels[i].name);
-	return ta_buf_steal(&b);
-}
-
-/* Starts a run of argv in the background: under the injector when recs is
- * given (its records go there; deep names a --deep mode), else plainly (a
- * test). On failure says so (what: "the run") and returns false. */
-static bool start_run(ta_app *app, ta_run_kind kind, const char *label, char *const *argv,
-		      ta_records *recs, const char *deep, const char *what)
-{
-	char *injector = recs ? ta_path_join(ta_libdir(), "libtileadvise-cupti.so") : NULL;
-	char *kernels = deep ? kernel_list(app) : NULL;
-	ta_runner_opts ro = {
-		.argv = argv,
-		.injector = injector,
-		.timeout_s = app->opt.timeout_s > 0 ? app->opt.timeout_s : TA_RUNNER_DEFAULT_TIMEOUT_S,
-		.records = recs,
-		.deep = deep,
-		.deep_kernels = kernels,
-	};
 	char *err = NULL;
-	app->runner = ta_runner_start(&ro, &err);
-	free(injector);
-	free(kernels);
-	if (!app->runner) {
+	if (ta_run_start(run, mode, &err) != 0) {
 		ta_app_set_message(app, true, "cannot start %s: %s", what, err ? err : "?");
 		free(err);
 		return false;
 	}
+	app->active = run;
 	char *copy = ta_xstrdup(label);   /* label may be app->run_label itself */
 	free(app->run_label);
 	app->run_label = copy;
@@ -201,18 +144,18 @@ void ta_app_start_profile(ta_app *app, const char *label)
 											: "read-only");
 		return;
 	}
-	if (app->runner) {
+	if (app->active) {
 		ta_app_set_message(app, true, "a run is in progress (Esc cancels it)");
 		return;
 	}
 	free(app->run_label);
 	app->run_label = ta_xstrdup(label);
-	ta_records_clear(&app->recs);
-	ta_records_init(&app->recs);
+	ta_run_free(app->run);
+	app->run = new_run(app, app->sess->command, true);
 	if (app->opt.records) {
 		/* A recorded stream stands in for the run (tests, demos). */
 		char *err;
-		if (ta_records_load_file(&app->recs, app->opt.records, &err) != 0) {
+		if (ta_run_load(app->run, app->opt.records, &err) != 0) {
 			ta_app_set_message(app, true, "%s: %s", app->opt.records, err);
 			free(err);
 			app->pending_edit = -1;
@@ -223,36 +166,30 @@ void ta_app_start_profile(ta_app *app, const char *label)
 		finish_profile(app);
 		return;
 	}
-	char *argv_default[4];
-	ta_runner_python_argv(app->path, argv_default);
-	char *const *argv = app->sess->command ? app->sess->command : argv_default;
-	if (!start_run(app, TA_RUN_PROFILE, label, argv, &app->recs, NULL, "the run"))
+	if (!start_run(app, app->run, TA_RUN_PROFILE, label, TA_RUN_MODE_TIMED, "the run"))
 		app->pending_edit = -1;
 }
 
 
 /* One --deep run of the file's command: PC sampling or the counters. Its
- * records go to deep_recs; the timed run stays apart from it. */
+ * records go to app->deep; the timed run stays apart from it. */
 static bool start_deep(ta_app *app, ta_run_kind kind)
 {
-	char *argv_default[4];
-	ta_runner_python_argv(app->path, argv_default);
-	char *const *argv = app->sess->command ? app->sess->command : argv_default;
 	bool pc = kind == TA_RUN_DEEP_PC;
-	return start_run(app, kind, pc ? "--deep: PC sampling" : "--deep: counters", argv,
-			 &app->deep_recs, pc ? "pc" : "sol", "the --deep run");
+	return start_run(app, app->deep, kind, pc ? "--deep: PC sampling" : "--deep: counters",
+			 pc ? TA_RUN_MODE_PC : TA_RUN_MODE_SOL, "the --deep run");
 }
 
 /* After a measured run: the --deep runs, when asked for and nothing else
  * (a question, a test) waits. */
 static void maybe_start_deep(ta_app *app, double timed_wall_s)
 {
-	if (!app->opt.deep || app->opt.records || app->runner || app->prompt != TA_PROMPT_NONE ||
+	if (!app->opt.deep || app->opt.records || app->active || app->prompt != TA_PROMPT_NONE ||
 	    app->pending_edit >= 0 || app->deep_run < 0)
 		return;
-	ta_records_clear(&app->deep_recs);
-	ta_records_init(&app->deep_recs);
-	ta_records_note_run(&app->deep_recs, TA_RUN_KIND_TIMED, timed_wall_s, NULL);
+	ta_run_free(app->deep);
+	app->deep = new_run(app, app->sess->command, true);
+	ta_run_note(app->deep, TA_RUN_MODE_TIMED, timed_wall_s);
 	start_deep(app, TA_RUN_DEEP_PC);
 }
 
@@ -261,19 +198,14 @@ static void finish_deep(ta_app *app)
 {
 	if (app->deep_run < 0 || (size_t)app->deep_run >= app->sess->n_runs)
 		return;
-	const ta_model *m = app->an->model;
-	bool *autotuned;
-	const char **names = kernel_names(m, &autotuned);
-	/* The timed run's records are still in recs: their steady grids pick
-	 * the counters of the launches the timing describes. */
-	ta_measurement *meas = ta_measure_build(&app->recs, names, autotuned, m->kernel_count, NULL);
-	ta_deep *d = ta_deep_build(&app->deep_recs, app->path, names, m->kernel_count, meas);
+	/* The timed run is still app->run: its steady grids pick the counters
+	 * of the launches the timing describes. */
+	ta_measurement *meas = ta_run_measure(app->run, NULL);
+	ta_deep *d = ta_run_deep(app->deep, meas);
 	ta_measurement_free(meas);
-	free(names);
-	free(autotuned);
 	if (!d) {
 		ta_app_set_message(app, true, "--deep collected nothing%s (press l for the output)",
-				   app->deep_recs.n_errors ? ": CUPTI refused" : "");
+				   ta_run_errors(app->deep) ? ": CUPTI refused" : "");
 		return;
 	}
 	ta_run_figures_attach_deep(&app->sess->runs[app->deep_run], d);
@@ -286,7 +218,7 @@ static void finish_deep(ta_app *app)
 
 void ta_app_start_baseline(ta_app *app)
 {
-	if (!app->baseline_pending || app->runner || !app->opt.baseline)
+	if (!app->baseline_pending || app->active || !app->opt.baseline)
 		return;
 	app->baseline_pending = false;
 	if (!can_profile(app) || app->why_no_profile) {
@@ -295,20 +227,18 @@ void ta_app_start_baseline(ta_app *app)
 										: "read-only");
 		return;
 	}
-	ta_records_clear(&app->recs);
-	ta_records_init(&app->recs);
 	char *argv[] = { "/bin/sh", "-c", (char *)app->opt.baseline, NULL };
-	start_run(app, TA_RUN_BASELINE, "baseline", argv, &app->recs, NULL, "the baseline");
+	ta_run_free(app->run);
+	app->run = new_run(app, argv, false);
+	start_run(app, app->run, TA_RUN_BASELINE, "baseline", TA_RUN_MODE_TIMED, "the baseline");
 }
 
 /* Every kernel the baseline launched counts: a reference implementation
  * runs kernels of its own. */
 static void finish_baseline(ta_app *app)
 {
-	ta_measurement *meas = ta_measure_build(&app->recs, NULL, NULL, 0, app->has_gpu ? &app->gpu : NULL);
 	ta_run_figures f;
-	ta_run_figures_from_measure(&f, meas, "baseline", NULL, 0);
-	ta_measurement_free(meas);
+	ta_run_finish(app->run, app->has_gpu ? &app->gpu : NULL, "baseline", NULL, 0, &f, NULL);
 	if (f.n_kernels == 0) {
 		ta_run_figures_clear(&f);
 		ta_app_set_message(app, true, "the baseline launched no kernel (press l for its output)");
@@ -323,10 +253,12 @@ static void finish_baseline(ta_app *app)
 
 void ta_app_start_test(ta_app *app)
 {
-	if (!app->sess->test_command || app->runner)
+	if (!app->sess->test_command || app->active)
 		return;
 	char *argv[] = { "/bin/sh", "-c", app->sess->test_command, NULL };
-	start_run(app, TA_RUN_TEST, "test", argv, NULL, NULL, "the test");
+	ta_run_free(app->test);
+	app->test = new_run(app, argv, false);
+	start_run(app, app->test, TA_RUN_TEST, "test", TA_RUN_MODE_PLAIN, "the test");
 }
 
 static void finish_test(ta_app *app, const ta_run_result *res, const char *how)
@@ -351,25 +283,23 @@ static void finish_test(ta_app *app, const ta_run_result *res, const char *how)
 
 unsigned ta_app_run_poll(ta_app *app)
 {
-	if (!app->runner)
+	ta_run *run = app->active;
+	if (!run)
 		return 0;
-	if (!ta_runner_poll(app->runner, 0))
+	if (!ta_run_poll(run, 0))
 		return TA_REACT_REDRAW;
 	ta_run_kind kind = app->run_kind;
 	free(app->last_log);
-	app->last_log = ta_runner_log(app->runner, NULL);
-	char *how = ta_runner_describe(app->runner);
-	ta_run_result res = *ta_runner_result(app->runner);
-	ta_runner_free(app->runner);
-	app->runner = NULL;
+	app->last_log = ta_run_log(run, NULL);
+	char *how = ta_run_describe(run);
+	ta_run_result res = *ta_run_outcome(run);
+	app->active = NULL;
 	app->run_kind = TA_RUN_NONE;
 	free(app->last_run_note);
 	app->last_run_note = ta_xstrdup(how);
 	if (kind == TA_RUN_TEST) {
 		finish_test(app, &res, how);
 	} else if (kind == TA_RUN_DEEP_PC || kind == TA_RUN_DEEP_SOL) {
-		ta_records_note_run(&app->deep_recs, kind == TA_RUN_DEEP_PC ? TA_RUN_KIND_PC : TA_RUN_KIND_SOL,
-				    res.elapsed_s, NULL);
 		if (res.state == TA_RUN_CANCELLED)
 			ta_app_set_message(app, false, "--deep run cancelled");
 		else if (kind == TA_RUN_DEEP_PC)
@@ -384,7 +314,7 @@ unsigned ta_app_run_poll(ta_app *app)
 	} else if (res.state == TA_RUN_CANCELLED) {
 		ta_app_set_message(app, false, "run cancelled");
 		app->pending_edit = -1;
-	} else if (res.state == TA_RUN_EXEC_FAILED || (app->recs.n_kernels == 0 && res.state != TA_RUN_EXITED)) {
+	} else if (res.state == TA_RUN_EXEC_FAILED || (!ta_run_recorded(app->run) && res.state != TA_RUN_EXITED)) {
 		ta_app_set_message(app, true, "the run failed: %s (press l for its output)", how);
 		app->pending_edit = -1;
 	} else {
@@ -398,13 +328,13 @@ unsigned ta_app_run_poll(ta_app *app)
 	/* The baseline waits for the file's own run (and its --deep runs) and
 	 * any question. */
 	if ((kind == TA_RUN_PROFILE || kind == TA_RUN_DEEP_SOL) && res.state != TA_RUN_CANCELLED &&
-	    !app->runner && app->prompt == TA_PROMPT_NONE && app->pending_edit < 0)
+	    !app->active && app->prompt == TA_PROMPT_NONE && app->pending_edit < 0)
 		ta_app_start_baseline(app);
 	return TA_REACT_REDRAW | TA_REACT_SAVE;
 }
 
 void ta_app_cancel_run(ta_app *app)
 {
-	if (app->runner)
-		ta_runner_cancel(app->runner);
+	if (app->active)
+		ta_run_cancel(app->active);
 }

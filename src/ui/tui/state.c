@@ -350,10 +350,9 @@ int ta_app_open(ta_app *app, char **err)
 
 void ta_app_close(ta_app *app)
 {
-	if (app->runner)
-		ta_runner_free(app->runner);
-	ta_records_clear(&app->recs);
-	ta_records_clear(&app->deep_recs);
+	ta_run_free(app->run);
+	ta_run_free(app->deep);
+	ta_run_free(app->test);
 	ta_session_free(app->sess);
 	if (!app->an)
 		ta_source_free(app->shown_src);

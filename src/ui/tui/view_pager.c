@@ -114,7 +114,7 @@ static void draw_diff(ta_app *app, const ta_rect *r)
 
 static void draw_log(ta_app *app, const ta_rect *r)
 {
-	char *live = app->runner ? ta_runner_log(app->runner, NULL) : NULL;
+	char *live = app->active ? ta_run_log(app->active, NULL) : NULL;
 	const char *t = live ? live : app->last_log;
 	char title[160];
 	snprintf(title, sizeof title, "Output of the %s run%s%s (Esc closes)", live ? "current" : "last",
