@@ -106,9 +106,13 @@ static void lines_build(lines *l, const char *text, size_t len)
 	l->len = len;
 	l->count = 0;
 	l->start = NULL;
-	for (size_t i = 0; i < len; i++)
-		if (i == 0 || text[i - 1] == '\n')
-			*(size_t *)TA_PUSH(l->start, l->count, cap) = i;
+	/* memchr, not a test per byte: the advisor diffs the whole file once
+	 * per suggested edit. */
+	for (const char *p = text, *end = text + len; p < end;) {
+		*(size_t *)TA_PUSH(l->start, l->count, cap) = (size_t)(p - text);
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		p = nl ? nl + 1 : end;
+	}
 	ta_grow((void **)&l->start, &cap, l->count + 1, sizeof *l->start);
 	l->start[l->count] = len;
 }

@@ -128,6 +128,7 @@ void ta_model_free(ta_model *m)
 	free(m->functions);
 	free(m->assign_nodes);
 	free(m->compare_nodes);
+	free(m->bind_nodes);
 	for (size_t i = 0; i < m->kernel_names_cap; i++)
 		free(m->kernel_names[i].name);
 	free(m->kernel_names);

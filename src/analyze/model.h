@@ -268,6 +268,11 @@ typedef struct ta_model {
 	size_t assign_node_count;
 	ta_node_ref *compare_nodes;
 	size_t compare_node_count;
+	/* Every statement or expression that may bind a name (assignments,
+	 * augmented assignments, for loops, `:=`), in document order: edits
+	 * look up a name's definitions here instead of walking the kernel. */
+	ta_node_ref *bind_nodes;
+	size_t bind_node_count;
 	struct ta_name_slot *kernel_names; /* kernel names and aliases -> index */
 	size_t kernel_names_cap;
 	size_t kernel_names_used;

@@ -38,7 +38,7 @@ typedef struct builder {
 		size_t depth;
 	} *walk_nodes;
 	size_t walk_node_count, walk_node_cap;
-	size_t assign_node_cap, compare_node_cap;
+	size_t assign_node_cap, compare_node_cap, bind_node_cap;
 	struct host_match {       /* host patterns, applied after the walk */
 		TSNode node;
 		ta_host_kind kind;
@@ -334,7 +334,8 @@ static void read_function(builder *b, TSNode def, TSNode whole, TSNode name, uin
  * what keeps this walk cheaper than the query it replaced. */
 typedef struct names_ids {
 	TSSymbol import, import_from, decorated, function, identifier, assignment, binary,
-		paren, integer, comparison, call, attribute, for_s, while_s, assert_s, aug_assign;
+		paren, integer, comparison, call, attribute, for_s, while_s, assert_s, aug_assign,
+		walrus;
 	TSFieldId name, definition, left, right, operator, function_f, attribute_f;
 } names_ids;
 
@@ -351,7 +352,7 @@ static void names_ids_init(names_ids *id)
 		.integer = SYM("integer"), .comparison = SYM("comparison_operator"),
 		.call = SYM("call"), .attribute = SYM("attribute"), .for_s = SYM("for_statement"),
 		.while_s = SYM("while_statement"), .assert_s = SYM("assert_statement"),
-		.aug_assign = SYM("augmented_assignment"),
+		.aug_assign = SYM("augmented_assignment"), .walrus = SYM("named_expression"),
 		.name = FLD("name"), .definition = FLD("definition"), .left = FLD("left"),
 		.right = FLD("right"), .operator = FLD("operator"), .function_f = FLD("function"),
 		.attribute_f = FLD("attribute"),
@@ -458,6 +459,11 @@ static void names_visit(builder *b, const names_ids *id, const TSNode *path,
 			: TA_PUSH(m->assign_nodes, m->assign_node_count, b->assign_node_cap);
 		r->node = n;
 		r->function = -1;   /* once every function is read */
+	}
+	if (s == id->assignment || s == id->aug_assign || s == id->for_s || s == id->walrus) {
+		ta_node_ref *r = TA_PUSH(b->m->bind_nodes, b->m->bind_node_count, b->bind_node_cap);
+		r->node = n;
+		r->function = -1;   /* not needed by its readers */
 	}
 	if (s == id->import) {
 		read_import(b, n, null_node);

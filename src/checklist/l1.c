@@ -615,7 +615,19 @@ static int l1_kernel(l1_ctx *c, ta_edit *out)
 			return (c->why = ta_xasprintf("line %u: %s is launched through another name", l->span.line, k->name)), -1;
 		callees[nc++] = callee;
 	}
-	TSNode use = other_use(c, ta_syntax_root(m->syn), callees, nc);
+	/* The tree is walked only when the name occurs as a word outside the
+	 * kernel other than at its launches: that walk of the whole file, once
+	 * per kernel, was most of the advisor's first frame on large files. */
+	bool elsewhere = false;
+	for (size_t at = ta_edits_next_word(m, 0, k->name); at != SIZE_MAX && !elsewhere;
+	     at = ta_edits_next_word(m, at + 1, k->name)) {
+		if (at >= k->span.start && at < k->span.end)
+			continue;
+		elsewhere = true;
+		for (size_t i = 0; i < nc && elsewhere; i++)
+			elsewhere = !ta_node_is(callees[i], "identifier") || ts_node_start_byte(callees[i]) != at;
+	}
+	TSNode use = elsewhere ? other_use(c, ta_syntax_root(m->syn), callees, nc) : (TSNode){ 0 };
 	if (!ts_node_is_null(use))
 		return (c->why = ta_xasprintf("line %zu: %s is used other than by its launches", ta_node_line(use), k->name)), -1;
 	for (size_t i = 0; i < m->launch_count; i++)

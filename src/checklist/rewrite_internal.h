@@ -135,6 +135,10 @@ typedef struct ta_edits_defs {
 } ta_edits_defs;
 
 void ta_edits_find_defs(const ta_model *m, TSNode n, const char *name, ta_edits_defs *d);
+/* The offset of the first whole-word occurrence of name in the file's text
+ * at or after from, or SIZE_MAX: every identifier is one, so none means no
+ * identifier of that name (a cheap test before a walk of the tree). */
+size_t ta_edits_next_word(const ta_model *m, size_t from, const char *name);
 
 /* The terms of a chain of one binary operator ("+", "&"), left to right;
  * a parenthesised term stays whole. */

@@ -1,6 +1,8 @@
 #!/bin/sh
-# Screen benchmark of the advisor, driven through tmux at 120x40 on the
-# largest example (--no-profile, so nothing else runs):
+# Screen benchmark of the advisor, driven through tmux (a pseudo-terminal)
+# at 120x40 on a generated 2,000-line kernel file (copies of the examples and
+# rule fixtures, tests/bench/gen_kernels.py), or on TA_BENCH_FILE
+# (--no-profile, so nothing else runs):
 #  - start to first complete frame, 11 starts: the advisor's own clock
 #    (TILEADVISE_BENCH: process start to the end of the first refresh) and
 #    the outside view (tmux launch until the footer is on the pane);
@@ -15,10 +17,15 @@ command -v tmux >/dev/null || { echo "tmux is needed"; exit 2; }
 sock="ta-bench-$$"
 tmp=$(mktemp -d)
 trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
-# The largest example by lines.
-file=$(wc -l "$TA_SRCDIR"/examples/*/*.py | grep -v total | sort -n | tail -1 | awk '{print $2}')
-cp "$file" "$tmp/"
-kernel="$tmp/$(basename "$file")"
+if [ -n "${TA_BENCH_FILE:-}" ]; then
+	file=$TA_BENCH_FILE
+	cp "$file" "$tmp/"
+	kernel="$tmp/$(basename "$file")"
+else
+	kernel="$tmp/kernels2000.py"
+	${PYTHON3:-python3} "$TA_SRCDIR/tests/bench/gen_kernels.py" "$TA_SRCDIR" big "$kernel" 2000
+	file=$kernel
+fi
 log="$tmp/bench.log"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
