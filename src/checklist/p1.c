@@ -177,6 +177,7 @@ typedef struct p1_seed {
 	char **tiles;
 	size_t tile_count;
 	iset stages, warps;
+	bool keep_stages;         /* the launches' depths stay candidates on every GPU */
 } p1_seed;
 
 static void p1_seed_free(p1_seed *s)
@@ -247,6 +248,7 @@ static void p1_stage_rows(const iset *seed, iset rows[3])
 	iset_add(&rows[1], hi + 1);
 	iset_add(&rows[2], lo > 2 ? lo - 1 : 2);
 	iset_add(&rows[2], lo > 2 ? lo : 3);
+	iset_add(&rows[2], lo);  /* an author's num_stages=1 stays a candidate */
 }
 
 /* The generation test: configs are built when the module is imported,
@@ -294,6 +296,9 @@ static char *p1_function(const ta_model *m, const ta_kernel *k, const p1_seed *s
 	p1_stage_rows(&s->stages, rows);
 	if (!k->loop_count)  /* nothing to pipeline: the depth stays as it is */
 		rows[0] = rows[1] = rows[2] = s->stages;
+	for (size_t i = 0; s->keep_stages && i < s->stages.n; i++)
+		for (int r = 0; r < 3; r++)
+			iset_add(&rows[r], s->stages.v[i]);
 	iset_add(&warps, 4);
 	iset_add(&warps, 8);
 	char *w = iset_tuple(&warps), *cap = p1_capability_line(torch);
@@ -465,6 +470,8 @@ static int p1_comprehension(const ta_model *m, const ta_kernel *k, const char *f
 	return 0;
 }
 
+static int p1_other_backend(const ta_model *m, char **why);
+
 static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, char **why)
 {
 	const ta_autotune *a = k->autotune;
@@ -472,6 +479,8 @@ static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, cha
 		return ta_edits_refuse(why, "%s's configs come from %s(): widen that function by hand", k->name,
 				       a->configs_function);
 	if (a->configs_kind == TA_CONFIGS_COMPREHENSION) {
+		if (p1_other_backend(m, why) != 0)
+			return -1;
 		char *torch = ta_edits_module(m, "torch");
 		char *fn = ta_xasprintf("%s_configs", k->name);
 		int rc = !torch ? ta_edits_refuse(why, "the file does not import torch") :
@@ -483,6 +492,8 @@ static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, cha
 	}
 	if ((a->configs_kind != TA_CONFIGS_LIST && a->configs_kind != TA_CONFIGS_NAME) || !a->config_count)
 		return ta_edits_refuse(why, "%s's configs are not a literal list in this file", k->name);
+	if (p1_other_backend(m, why) != 0)
+		return -1;
 	char *torch = ta_edits_module(m, "torch");
 	char *config = ta_edits_module(m, "triton.Config");
 	if (!torch || !config) {
@@ -517,10 +528,355 @@ static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, cha
 	return rc;
 }
 
+/* ---- P1: what autotuning a kernel must not break ------------------------- */
+
+/* How a kernel reaches memory through one of its parameters. */
+enum { P1_READ = 1, P1_WRITE = 2, P1_ATOMIC = 4 };
+
+/* name is the base an address expression n starts from: alone, the first
+ * term of a + or - chain (`x_ptr + row * stride + offs`), a block pointer's or a
+ * descriptor's base, what tl.advance, tl.multiple_of, .to() or either side
+ * of tl.where keep; never a stride or an offset it is multiplied into. */
+static bool p1_base_in(const ta_model *m, TSNode n, const char *name)
+{
+	n = ta_node_unparen(n);
+	if (ts_node_is_null(n))
+		return false;
+	if (ta_node_is(n, "identifier"))
+		return ta_node_text_eq(m->src, n, name);
+	if (ta_node_is(n, "binary_operator")) {
+		TSNode op = ta_node_field(n, "operator");
+		bool plus = ta_node_text_eq(m->src, op, "+"), minus = ta_node_text_eq(m->src, op, "-");
+		return (plus || minus) && p1_base_in(m, ta_node_field(n, "left"), name);
+	}
+	if (ta_node_is(n, "conditional_expression"))
+		return p1_base_in(m, ts_node_named_child(n, 0), name) || p1_base_in(m, ts_node_named_child(n, 2), name);
+	if (ta_node_is(n, "call")) {
+		TSNode fn = ta_node_field(n, "function"), args = ta_node_field(n, "arguments");
+		char *t = ta_node_text(m->src, fn);
+		size_t l = t ? strlen(t) : 0;
+		bool keeps = false;
+		static const char *const ends[] = { "make_block_ptr", "make_tensor_descriptor", "advance", "multiple_of",
+						    "max_contiguous", ".to", NULL };
+		for (size_t i = 0; ends[i] && !keeps; i++) {
+			size_t e = strlen(ends[i]);
+			keeps = l >= e && !strcmp(t + l - e, ends[i]);
+		}
+		bool method = t && l >= 3 && !strcmp(t + l - 3, ".to");
+		bool pick = t && l >= 5 && !strcmp(t + l - 5, "where");
+		free(t);
+		if (pick) {  /* tl.where(is_q, q_ptr, k_ptr): either one */
+			uint32_t c = ts_node_is_null(args) ? 0 : ta_node_named_count(args);
+			return c == 3 && (p1_base_in(m, ts_node_named_child(args, 1), name) ||
+					  p1_base_in(m, ts_node_named_child(args, 2), name));
+		}
+		if (!keeps)
+			return false;
+		if (method)
+			return p1_base_in(m, ta_node_field(fn, "object"), name);
+		uint32_t c = ts_node_is_null(args) ? 0 : ta_node_named_count(args);
+		for (uint32_t i = 0; i < c; i++) {
+			TSNode a = ts_node_named_child(args, i);
+			if (ta_node_is(a, "keyword_argument")) {
+				if (ta_node_text_eq(m->src, ta_node_field(a, "name"), "base"))
+					return p1_base_in(m, ta_node_field(a, "value"), name);
+				continue;
+			}
+			return p1_base_in(m, a, name);  /* the first positional one */
+		}
+	}
+	return false;
+}
+
+/* The names of k that hold an address computed from param: param itself and
+ * what is assigned from it by arithmetic or a block pointer/descriptor
+ * (never a value loaded through it). names holds n, grows. */
+static size_t p1_derived(const ta_model *m, const ta_kernel *k, const char *param, char ***names)
+{
+	size_t n = 1;
+	char **v = ta_xcalloc(1, sizeof *v);
+	v[0] = ta_xstrdup(param);
+	for (bool grew = true; grew;) {
+		grew = false;
+		TSTreeCursor cur = ts_tree_cursor_new(k->node);
+		for (;;) {
+			TSNode a = ts_tree_cursor_current_node(&cur);
+			if (ta_node_is(a, "assignment") || ta_node_is(a, "augmented_assignment")) {
+				TSNode l = ta_node_field(a, "left"), r = ta_node_field(a, "right");
+				if (ta_node_is(l, "identifier") && !ts_node_is_null(r)) {
+					char *lt = ta_node_text(m->src, l);
+					bool known = false, from = false;
+					for (size_t i = 0; i < n && !known; i++)
+						known = !strcmp(v[i], lt);
+					for (size_t i = 0; i < n && !known && !from; i++)
+						from = p1_base_in(m, r, v[i]);
+					if (!known && from) {
+						v = ta_xrealloc(v, (n + 1) * sizeof *v);
+						v[n++] = lt;
+						lt = NULL;
+						grew = true;
+					}
+					free(lt);
+				}
+			}
+			if (!ta_cursor_next(&cur, true))
+				break;
+		}
+		ts_tree_cursor_delete(&cur);
+	}
+	*names = v;
+	return n;
+}
+
+static void p1_names_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The address operand of a load, store or atomic, as a node. */
+static TSNode p1_address(const ta_model *m, const ta_op *op)
+{
+	if (op->arg_count)
+		return ta_edits_node(m, op->args[0]);
+	const ta_kwarg *p = ta_kwarg_find(op->kwargs, op->kwarg_count, "pointer");
+	return p ? ta_edits_node(m, p->value_span) : (TSNode){ 0 };
+}
+
+static bool p1_mentions_any(const ta_model *m, TSNode n, char **v, size_t c)
+{
+	for (size_t i = 0; i < c && !ts_node_is_null(n); i++)
+		if (p1_base_in(m, n, v[i]))
+			return true;
+	return false;
+}
+
+/* How k reads and writes memory through param (P1_* bits), following the
+ * helpers it passes an address to, *line: the first write or atomic. */
+static unsigned p1_access(const ta_model *m, const ta_kernel *k, const char *param, int depth, uint32_t *line)
+{
+	char **v;
+	size_t c = p1_derived(m, k, param, &v);
+	unsigned acc = 0;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		unsigned bit = 0;
+		bool hit = false;
+		switch (op->kind) {
+		case TA_OP_LOAD: bit = P1_READ; hit = p1_mentions_any(m, p1_address(m, op), v, c); break;
+		case TA_OP_STORE: bit = P1_WRITE; hit = p1_mentions_any(m, p1_address(m, op), v, c); break;
+		case TA_OP_ATOMIC: bit = P1_ATOMIC; hit = p1_mentions_any(m, p1_address(m, op), v, c); break;
+		case TA_OP_DESC_LOAD:
+		case TA_OP_DESC_STORE:
+			bit = op->kind == TA_OP_DESC_LOAD ? P1_READ : P1_WRITE;
+			for (size_t j = 0; j < c && op->receiver && !hit; j++)
+				hit = !strcmp(op->receiver, v[j]);
+			break;
+		case TA_OP_HELPER_CALL:
+			if (depth < 3 && op->helper >= 0 && (size_t)op->helper < m->kernel_count) {
+				const ta_kernel *h = &m->kernels[op->helper];
+				for (size_t j = 0; j < op->arg_count && j < h->param_count; j++)
+					if (p1_mentions_any(m, ta_edits_node(m, op->args[j]), v, c)) {
+						uint32_t hl = 0;
+						unsigned b = p1_access(m, h, h->params[j].name, depth + 1, &hl);
+						if ((b & (P1_WRITE | P1_ATOMIC)) && !*line)
+							*line = op->span.line;
+						acc |= b;
+					}
+			}
+			break;
+		default:
+			break;
+		}
+		if (hit) {
+			acc |= bit;
+			if (bit != P1_READ && !*line)
+				*line = op->span.line;
+		}
+	}
+	p1_names_free(v, c);
+	return acc;
+}
+
+/* A parameter used as an address (loaded, stored, a descriptor's base):
+ * a tensor, which the autotuner keys by identity. */
+static bool p1_address_param(const ta_model *m, const ta_kernel *k, const ta_param *p)
+{
+	uint32_t line = 0;
+	if (p->constexpr_)
+		return false;
+	if (strstr(p->name, "ptr") || strstr(p->name, "Ptr") || strstr(p->name, "PTR"))
+		return true;
+	return p1_access(m, k, p->name, 0, &line) != 0;
+}
+
+/* The arguments autotuning would run k on again and again: read and
+ * written (also through another argument the launch passes the same tensor
+ * for), or accumulated into with atomics. Returns the restore_value=
+ * list ("\"dq\", \"dk\"", caller frees) or NULL; *names: the same without
+ * quotes for the title; *line: the first write. */
+/* The text of the argument a launch of kernel ki passes for parameter i
+ * (positional or by keyword), or NULL. */
+static char *p1_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i)
+{
+	if (i < l->arg_count)
+		return ta_edits_text(m, l->args[i].start, l->args[i].end);
+	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[i].name);
+	return kw ? ta_xstrdup(kw->value) : NULL;
+}
+
+/* A launch passes the tensor it gives k for written parameter w also for
+ * a parameter k reads (an in-place call: `k[grid](x, x, n)`). */
+static bool p1_aliased(const ta_model *m, const ta_kernel *k, size_t ki, size_t w, const unsigned *acc)
+{
+	for (size_t li = 0; li < m->launch_count; li++) {
+		const ta_launch *l = &m->launches[li];
+		if (l->kernel != (int)ki)
+			continue;
+		char *wt = p1_launch_arg(m, l, k, w);
+		for (size_t r = 0; wt && r < k->param_count; r++) {
+			if (r == w || !(acc[r] & P1_READ))
+				continue;
+			char *rt = p1_launch_arg(m, l, k, r);
+			bool same = rt && !strcmp(rt, wt);
+			free(rt);
+			if (same) {
+				free(wt);
+				return true;
+			}
+		}
+		free(wt);
+	}
+	return false;
+}
+
+static char *p1_rmw_args(const ta_model *m, const ta_kernel *k, char **names, uint32_t *line)
+{
+	ta_buf b = TA_BUF_INIT, n = TA_BUF_INIT;
+	size_t ki = (size_t)(k - m->kernels);
+	unsigned *acc = ta_xcalloc(k->param_count + 1, sizeof *acc);
+	uint32_t *wl = ta_xcalloc(k->param_count + 1, sizeof *wl);
+	for (size_t i = 0; i < k->param_count; i++)
+		if (!k->params[i].constexpr_)
+			acc[i] = p1_access(m, k, k->params[i].name, 0, &wl[i]);
+	for (size_t i = 0; i < k->param_count; i++) {
+		const ta_param *p = &k->params[i];
+		uint32_t l = wl[i];
+		unsigned a = acc[i];
+		if ((a & P1_ATOMIC) || ((a & P1_READ) && (a & P1_WRITE)) ||
+		    ((a & P1_WRITE) && p1_aliased(m, k, ki, i, acc))) {
+			ta_buf_printf(&b, "%s\"%s\"", b.len ? ", " : "", p->name);
+			ta_buf_printf(&n, "%s%s", n.len ? ", " : "", p->name);
+			if (!*line || (l && l < *line))
+				*line = l;
+		}
+	}
+	free(acc);
+	free(wl);
+	if (!b.len) {
+		ta_buf_free(&b);
+		ta_buf_free(&n);
+		*names = NULL;
+		return NULL;
+	}
+	*names = ta_buf_steal(&n);
+	return ta_buf_steal(&b);
+}
+
+/* A store or atomic of k whose address reaches none of its parameters (a
+ * pointer loaded from a table): what it writes cannot be named in
+ * restore_value. Its line, or 0. */
+static uint32_t p1_unnamed_write(const ta_model *m, const ta_kernel *k)
+{
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->kind != TA_OP_ATOMIC && op->kind != TA_OP_STORE)
+			continue;
+		TSNode addr = p1_address(m, op);
+		bool named = false;
+		for (size_t j = 0; j < k->param_count && !named; j++) {
+			if (k->params[j].constexpr_)
+				continue;
+			char **v;
+			size_t c = p1_derived(m, k, k->params[j].name, &v);
+			named = p1_mentions_any(m, addr, v, c);
+			p1_names_free(v, c);
+		}
+		if (!named)
+			return op->span.line;
+	}
+	return 0;
+}
+
+/* Folder names of other back-ends than CUDA (FlagGems writes them _ascend). */
+static const char *const p1_backend_dirs[] = {
+	"rocm", "amd", "hip", "npu", "ascend", "cambricon", "mlu", "xpu", "musa", "mthreads", "kunlunxin", NULL,
+};
+
+/* Tests that a file branches on the back-end it runs on. */
+static const char *const p1_backend_tests[] = {
+	"torch.version.hip", "is_hip(", "is_hip_", "is_rocm(", "is_amd(", "is_xpu(", "is_npu(", "is_mlu(", NULL,
+};
+
+/* The file is written for (or also for) a back-end other than CUDA: a
+ * CUDA capability branch does not fit it. Returns 0, or -1 with *why. */
+static int p1_other_backend(const ta_model *m, char **why)
+{
+	const char *path = m->src->path ? m->src->path : "";
+	const char *seg = path;
+	for (const char *s = path; *s; s++) {
+		if (*s != '/')
+			continue;
+		const char *d = seg;
+		while (*d == '_')
+			d++;
+		size_t len = (size_t)(s - d);
+		for (size_t i = 0; p1_backend_dirs[i]; i++)
+			if (len == strlen(p1_backend_dirs[i]) && !strncasecmp(d, p1_backend_dirs[i], len))
+				return ta_edits_refuse(why, "the file is under %.*s/, a folder for another back-end than "
+						       "CUDA: a torch.cuda.get_device_capability() branch does not fit it",
+						       (int)(s - seg), seg);
+		seg = s + 1;
+	}
+	for (size_t i = 0; p1_backend_tests[i]; i++) {
+		const char *at = strstr(m->src->text, p1_backend_tests[i]);
+		if (!at)
+			continue;
+		size_t len = strcspn(p1_backend_tests[i], "(");
+		return ta_edits_refuse(why, "line %zu: the file tests %.*s, so its kernels also run on another "
+				       "back-end, where a torch.cuda.get_device_capability() branch does not fit: "
+				       "write its configs per back-end by hand",
+				       ta_source_line_of(m->src, (size_t)(at - m->src->text)), (int)len,
+				       p1_backend_tests[i]);
+	}
+	return 0;
+}
+
+/* Conditional launch values (`3 if head_dim == 64 else 4`): every literal
+ * branch into s; false when a branch is not a small literal. */
+static bool p1_cond_ints(const ta_model *m, TSNode n, iset *s)
+{
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "conditional_expression")) {
+		uint32_t c = ta_node_named_count(n);
+		if (c != 3)
+			return false;
+		return p1_cond_ints(m, ts_node_named_child(n, 0), s) && p1_cond_ints(m, ts_node_named_child(n, 2), s);
+	}
+	char *t = ta_node_text(m->src, n);
+	int v;
+	bool ok = small_int(t, &v);
+	free(t);
+	if (ok)
+		iset_add(s, v);
+	return ok;
+}
+
 /* The kernel's size arguments, for the autotune key: parameters that are
  * not constexpr and not strides, read by a comparison (a mask), a loop's
  * range or a ceiling division. */
-static char *p1_size_key(const ta_model *m, const ta_kernel *k)
+static char *p1_size_key(const ta_model *m, const ta_kernel *k, char **skipped)
 {
 	bool *used = ta_xcalloc(k->param_count ? k->param_count : 1, sizeof *used);
 	TSTreeCursor cur = ts_tree_cursor_new(k->node);
@@ -543,10 +899,22 @@ static char *p1_size_key(const ta_model *m, const ta_kernel *k)
 			break;
 	}
 	ts_tree_cursor_delete(&cur);
-	ta_buf b = TA_BUF_INIT;
-	for (size_t i = 0; i < k->param_count; i++)
-		if (used[i])
-			ta_buf_printf(&b, "%s\"%s\"", b.len ? ", " : "", k->params[i].name);
+	/* never a tensor (keyed by identity: every call would tune again) nor
+	 * what the author keeps from being specialised */
+	const ta_kwarg *dns = ta_kwarg_find(k->jit_kwargs, k->jit_kwarg_count, "do_not_specialize");
+	ta_buf b = TA_BUF_INIT, sk = TA_BUF_INIT;
+	for (size_t i = 0; i < k->param_count; i++) {
+		const ta_param *p = &k->params[i];
+		if (!used[i])
+			continue;
+		if (p1_address_param(m, k, p))
+			ta_buf_printf(&sk, "%s%s is a tensor", sk.len ? ", " : "", p->name);
+		else if (dns && ta_edits_word_in(dns->value, strlen(dns->value), p->name))
+			ta_buf_printf(&sk, "%s%s is in do_not_specialize", sk.len ? ", " : "", p->name);
+		else
+			ta_buf_printf(&b, "%s\"%s\"", b.len ? ", " : "", p->name);
+	}
+	*skipped = sk.len ? ta_buf_steal(&sk) : (ta_buf_free(&sk), NULL);
 	free(used);
 	return b.len ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
 }
@@ -563,6 +931,13 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 	if (k->persistent)
 		return ta_edits_refuse(why, "persistent %s: occupancy must change its grid and tile-loop step too, "
 				       "which is done by hand", k->name);
+	if (p1_other_backend(m, why) != 0)
+		return -1;
+	uint32_t unnamed = p1_unnamed_write(m, k);
+	if (unnamed)
+		return ta_edits_refuse(why, "line %u: %s writes through an address that comes from none of its "
+				       "arguments: autotuning runs it once per config, and what it writes cannot be "
+				       "named in restore_value", unnamed, k->name);
 	p1_seed s = { 0 };
 	bool fixes = false;
 	for (size_t i = 0; i < m->launch_count; i++) {
@@ -575,8 +950,13 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 			if (!to)
 				continue;
 			fixes = true;
+			iset both = { .n = 0 };
 			if (small_int(kw->value, &v)) {
 				iset_add(to, v);
+			} else if (p1_cond_ints(m, ta_edits_node(m, kw->value_span), &both)) {
+				/* `3 if head_dim == 64 else 4`: the author's choices stay */
+				for (size_t b = 0; b < both.n; b++)
+					iset_add(to, both.v[b]);
 			} else if (to == &s.warps) {
 				/* a computed count (a heuristic on the block size) may
 				 * go up to 32 warps for wide rows: keep that range */
@@ -592,16 +972,20 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 	if (!fixes)
 		return ta_edits_refuse(why, "%s's launches fix its tiles only: tuning them means a grid that reads META "
 				       "(L2), done by hand", k->name);
+	s.keep_stages = true;  /* what the author launched with, per shape or per call */
 	if (!s.stages.n)
 		iset_add(&s.stages, 3);  /* Triton's defaults */
 	if (!s.warps.n)
 		iset_add(&s.warps, 4);
-	char *key = p1_size_key(m, k);
+	char *skipped = NULL, *key = p1_size_key(m, k, &skipped);
 	char *torch = ta_edits_module(m, "torch"), *config = ta_edits_module(m, "triton.Config");
 	char *autotune = ta_edits_module(m, "triton.autotune");
 	char *fn = ta_xasprintf("%s_configs", k->name);
 	int rc = 0;
-	if (!key)
+	if (!key && skipped)
+		rc = ta_edits_refuse(why, "line %u: of what %s reads in a mask, range or cdiv, %s: nothing the "
+				     "autotune key may hold", k->def_line, k->name, skipped);
+	else if (!key)
 		rc = ta_edits_refuse(why, "%s reads no size argument in a mask, range or cdiv: no autotune key", k->name);
 	else if (!torch || !config || !autotune)
 		rc = ta_edits_refuse(why, "the file does not import %s", torch ? "triton" : "torch");
@@ -614,10 +998,23 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		uint32_t at = ta_edits_line_start(m, ts_node_start_byte(dd));
 		char *ind = ta_edits_indent_at(m, ts_node_start_byte(dd));
 		char *def = p1_function(m, k, &s, fn, torch, config, ind);
-		char *dec = ta_xasprintf("%s%s@%s(configs=%s(), key=[%s])\n", def, ind, autotune, fn, key);
+		/* every config runs on the user's tensors while tuning: what the
+		 * kernel reads and writes back gets its first contents again */
+		uint32_t wl = 0;
+		char *rmw_names = NULL, *rmw = p1_rmw_args(m, k, &rmw_names, &wl);
+		char *restore = rmw ? ta_xasprintf(", restore_value=[%s]", rmw) : ta_xstrdup("");
+		char *dec = ta_xasprintf("%s%s@%s(configs=%s(), key=[%s]%s)\n", def, ind, autotune, fn, key, restore);
 		ta_edit_replace(out, at, at, dec);
-		ta_edit_set_title(out, "%s(): autotune %s's num_warps and num_stages per GPU generation, keyed on %s", fn,
-				  k->name, key);
+		if (rmw)
+			ta_edit_set_title(out, "%s(): autotune %s's num_warps and num_stages per GPU generation, keyed on "
+					  "%s; %s (written back from line %u) restored after each config tried", fn,
+					  k->name, key, rmw_names, wl);
+		else
+			ta_edit_set_title(out, "%s(): autotune %s's num_warps and num_stages per GPU generation, keyed on "
+					  "%s", fn, k->name, key);
+		free(restore);
+		free(rmw);
+		free(rmw_names);
 		out->line = k->span.line;
 		free(dec);
 		free(def);
@@ -628,6 +1025,7 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 	}
 	free(fn);
 	free(key);
+	free(skipped);
 	free(torch);
 	free(config);
 	free(autotune);

@@ -293,6 +293,49 @@ static void test_tuning_refusals(void **state)
 		"def run(x, rows):\n"
 		"    k[(len(rows),)](x, torch.tensor(rows, device=x.device), BLOCK=64)\n",
 		"P6", "is built inside the launch");
+	/* P1 writes no CUDA capability branch for other back-ends: a ROCm
+	 * folder, or a file that tests torch.version.hip. */
+	const char *p1be =
+		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+		"def k(x_ptr, n, BLOCK: tl.constexpr):\n"
+		"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+		"    tl.store(x_ptr + offs, 0.0, mask=offs < n)\n\n\n"
+		"def run(x):\n"
+		"    k[(triton.cdiv(x.numel(), 256),)](x, x.numel(), BLOCK=256, num_warps=4)\n";
+	expect_refusal("ops/rocm/p1.py", p1be, "P1", "the file is under rocm/, a folder for another back-end");
+	expect_refusal("ops/_ascend/p1.py", p1be, "P1", "the file is under _ascend/");
+	expect_refusal("p1hip.py",
+		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+		"def k(x_ptr, n, BLOCK: tl.constexpr):\n"
+		"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+		"    tl.store(x_ptr + offs, 0.0, mask=offs < n)\n\n\n"
+		"def run(x):\n"
+		"    w = 8 if torch.version.hip else 4\n"
+		"    k[(triton.cdiv(x.numel(), 256),)](x, x.numel(), BLOCK=256, num_warps=w)\n",
+		"P1", "line 13: the file tests torch.version.hip");
+	/* P1: a store through a pointer loaded from a table: what autotuning
+	 * would overwrite cannot be named in restore_value. */
+	expect_refusal("p1tab.py",
+		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+		"def k(tab_ptr, n, BLOCK: tl.constexpr):\n"
+		"    offs = tl.arange(0, BLOCK)\n"
+		"    p = tl.load(tab_ptr + tl.program_id(0)).to(tl.pointer_type(tl.float32))\n"
+		"    tl.store(p + offs, tl.load(p + offs, mask=offs < n) * 2, mask=offs < n)\n\n\n"
+		"def run(tab, n):\n"
+		"    k[(tab.numel(),)](tab, n, BLOCK=256, num_warps=4)\n",
+		"P1", "line 10: k writes through an address that comes from none of its arguments");
+	/* P1 keys on sizes only: never a tensor (keyed by identity) nor an
+	 * argument kept from specialisation; none left, no autotune. */
+	expect_refusal("p1key.py",
+		"import torch\nimport triton\nimport triton.language as tl\n\n\n"
+		"@triton.jit(do_not_specialize=[\"n\"])\n"
+		"def k(x_ptr, lens, n, BLOCK: tl.constexpr):\n"
+		"    offs = tl.arange(0, BLOCK)\n"
+		"    for i in range(n):\n"
+		"        tl.store(x_ptr + i * BLOCK + offs, 0.0, mask=offs < tl.load(lens + i))\n\n\n"
+		"def run(x, lens):\n"
+		"    k[(1,)](x, lens, lens.numel(), BLOCK=256, num_warps=4)\n",
+		"P1", "line 7: of what k reads in a mask, range or cdiv, lens is a tensor, n is in do_not_specialize");
 	/* P6: a loaded row offset is neither a stride nor a pointer: no site. */
 	expect_result("p6o.py",
 		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
