@@ -30,16 +30,89 @@ static bool in_key(const ta_autotune *a, const char *name)
 	return false;
 }
 
-static bool tuned(const ta_kernel *k, const char *name)
+static bool in_list(char **v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* The text of what a launch passes for parameter i of k, or NULL. */
+static char *launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i)
+{
+	if (i < l->arg_count)
+		return ta_node_text(m->src, ta_edits_node(m, l->args[i]));
+	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[i].name);
+	return kw ? ta_xstrdup(kw->value) : NULL;
+}
+
+/* The value of name comes from the configs or a heuristic, not from the
+ * caller: a tuned tile (FlagGems' cross-entropy tunes BLOCK_D over its D
+ * dimension), never a head dimension to key on. Launches found in the file
+ * that pass every other argument but not this one count too. */
+static bool tuned(const ta_model *m, const ta_kernel *k, size_t ki, const char *name)
 {
 	const ta_autotune *a = k->autotune;
 	for (size_t i = 0; i < a->config_count; i++)
 		if (ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name))
 			return true;
+	if (in_list(a->varies, a->vary_count, name))
+		return true;
 	for (size_t i = 0; i < k->heuristic_count; i++)
 		if (!strcmp(k->heuristics[i].name, name))
 			return true;
-	return false;
+	const ta_param *p = ta_kernel_param(k, name);
+	size_t pi = p ? (size_t)(p - k->params) : 0;
+	bool launched = false;
+	for (size_t i = 0; p && !p->default_value && i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)ki)
+			continue;
+		char *t = launch_arg(m, l, k, pi);
+		if (t) {
+			free(t);
+			return false;
+		}
+		launched = true;
+	}
+	return launched;
+}
+
+/* The key already holds a rounded equivalent of length parameter si: a
+ * key argument every launch computes from what it passes for the length by
+ * `//`, a shift, triton.next_power_of_2 or a rounding function
+ * (`CACHE_KEY_SEQLEN_Q = seqlen_q // 32`). Its name, or NULL. */
+static const char *rounded_in_key(const ta_model *m, const ta_kernel *k, size_t ki, size_t si)
+{
+	const ta_autotune *a = k->autotune;
+	for (size_t j = 0; j < k->param_count; j++) {
+		if (j == si || !in_list(a->key, a->key_count, k->params[j].name))
+			continue;
+		size_t seen = 0, rounded = 0;
+		for (size_t i = 0; i < m->launch_count; i++) {
+			const ta_launch *l = &m->launches[i];
+			if (l->kernel != (int)ki)
+				continue;
+			seen++;
+			char *len = launch_arg(m, l, k, si), *key = launch_arg(m, l, k, j);
+			if (len && key && ta_edits_word_in(key, strlen(key), len) &&
+			    (strstr(key, "//") || strstr(key, "<<") || strstr(key, ">>") || strstr(key, "power_of_2") ||
+			     strstr(key, "round") || strstr(key, "bit_length")))
+				rounded++;
+			free(len);
+			free(key);
+		}
+		if (seen && rounded == seen)
+			return k->params[j].name;
+	}
+	return NULL;
+}
+
+/* A key name that is a sequence length by its name (CACHE_KEY_SEQLEN_Q). */
+static bool seq_named(const char *name)
+{
+	return strcasestr(name, "seqlen") || strcasestr(name, "seq_len") || strcasestr(name, "ctx");
 }
 
 /* Whether a sequence length sets how far a loop of the kernel runs: named in
@@ -66,12 +139,14 @@ static bool bounds_a_loop(ta_rule_ctx *c, const char *name)
 	return false;
 }
 
-ta_status ta_detect_s8(ta_rule_ctx *c)
+/* What the key of c's kernel lacks, as "A, B" (caller frees), or NULL:
+ * mode parameters the configs do not set, and sequence lengths that set how
+ * far a loop runs when the key holds no length, not even a rounded one. */
+static char *s8_missing(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	const ta_autotune *a = k->autotune;
-	if (!a)
-		return TA_STATUS_NOT_APPLICABLE;
+	size_t ki = (size_t)c->kernel;
 	ta_buf missing = TA_BUF_INIT;
 	bool seq_in_key = false, has_seq = false;
 	for (size_t i = 0; i < k->param_count; i++)
@@ -79,14 +154,30 @@ ta_status ta_detect_s8(ta_rule_ctx *c)
 			has_seq = true;
 			seq_in_key |= in_key(a, k->params[i].name);
 		}
+	for (size_t i = 0; i < a->key_count; i++)
+		seq_in_key |= seq_named(a->key[i]);
 	for (size_t i = 0; i < k->param_count; i++) {
 		const ta_param *p = &k->params[i];
 		bool mode = p->constexpr_ && ta_name_among(p->name, mode_params);
 		bool seq = !seq_in_key && has_seq && ta_name_among(p->name, seq_params) &&
-			   bounds_a_loop(c, p->name);
-		if ((mode || seq) && !in_key(a, p->name) && !tuned(k, p->name))
+			   bounds_a_loop(c, p->name) && !rounded_in_key(c->m, k, ki, i);
+		if ((mode || seq) && !in_key(a, p->name) && !tuned(c->m, k, ki, p->name))
 			ta_buf_printf(&missing, "%s%s", missing.len ? ", " : "", p->name);
 	}
+	return missing.len ? ta_buf_steal(&missing) : (ta_buf_free(&missing), NULL);
+}
+
+ta_status ta_detect_s8(ta_rule_ctx *c)
+{
+	const ta_kernel *k = c->k;
+	const ta_autotune *a = k->autotune;
+	if (!a)
+		return TA_STATUS_NOT_APPLICABLE;
+	char *lacks = s8_missing(c);
+	ta_buf missing = TA_BUF_INIT;
+	if (lacks)
+		ta_buf_puts(&missing, lacks);
+	free(lacks);
 	ta_status s = TA_STATUS_SATISFIED;
 	if (missing.len) {
 		ta_span where = a->key_span.end ? a->key_span : a->span;
@@ -101,31 +192,7 @@ ta_status ta_detect_s8(ta_rule_ctx *c)
 	return s;
 }
 
-static bool in_list(char **v, size_t n, const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(v[i], s))
-			return true;
-	return false;
-}
-
-/* Some config sets name (as a parameter or an option). */
-static bool any_config_sets(const ta_autotune *a, const char *name)
-{
-	for (size_t i = 0; i < a->config_count; i++)
-		if (ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name) ||
-		    ta_kwarg_find(a->configs[i].options, a->configs[i].option_count, name))
-			return true;
-	return in_list(a->varies, a->vary_count, name);
-}
-
 /* ---- the rewrite ---------------------------------------------------------- */
-
-static bool seq_like(const char *name)
-{
-	return strcasestr(name, "seq") || strcasestr(name, "ctx") || !strcmp(name, "S_qo") ||
-	       !strcmp(name, "S_kv") || !strcasecmp(name, "seqlen");
-}
 
 /* Rewrite: add the missing constexpr names to the autotune key. */
 TA_REWRITE(S8, NULL)
@@ -158,25 +225,23 @@ TA_REWRITE(S8, NULL)
 		}
 		if (quote != '\'' && quote != '"')
 			quote = '"';
+		/* exactly what the detector reports the key lacks */
+		ta_rule_ctx rc = { .m = m, .k = k, .kernel = (int)ki };
+		char *lacks = s8_missing(&rc);
+		for (size_t i = 0; i < rc.assign_count; i++)
+			free(rc.assigns[i].name);
+		free(rc.assigns);
 		size_t added = 0;
-		for (size_t i = 0; i < k->param_count; i++) {
-			const ta_param *p = &k->params[i];
-			if (in_list(a->key, a->key_count, p->name) || any_config_sets(a, p->name))
-				continue;
-			bool heur = false;
-			for (size_t h = 0; h < k->heuristic_count; h++)
-				heur |= !strcmp(k->heuristics[h].name, p->name);
-			if (heur || !(p->constexpr_ || seq_like(p->name)))
-				continue;
-			ta_buf_printf(&add, "%s%c%s%c", ts_node_is_null(last) && added == 0 ? "" : ", ", quote,
-				      p->name, quote);
+		for (char *tok = lacks, *save = NULL; (tok = strtok_r(tok, ", ", &save)); tok = NULL) {
+			ta_buf_printf(&add, "%s%c%s%c", ts_node_is_null(last) && added == 0 ? "" : ", ", quote, tok,
+				      quote);
 			added++;
 		}
+		free(lacks);
 		if (added == 0) {
 			ta_buf_free(&add);
 			free(why);
-			why = ta_xasprintf("%s: the autotune key already holds every constexpr parameter the configs "
-					   "do not set", k->name);
+			why = ta_xasprintf("%s: the autotune key lacks no mode parameter or loop-bounding length", k->name);
 			continue;
 		}
 		uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(list) + 1 : ts_node_end_byte(last);
