@@ -55,16 +55,20 @@ ta_status ta_detect_d12(ta_rule_ctx *c)
 }
 
 /* Keeps the first reason a site was refused. */
-/* ---- D12: (a + b - 1) // b -> triton.cdiv(a, b) -------------------------- */
+/* ---- D12: (a + b - 1) // b, (a + 63) // 64 -> triton.cdiv(a, b) ---------- */
 
 static int d12_one(const ta_model *m, const ta_host_op *op, ta_edit *out, char **why_not)
 {
+	/* the two forms the model finds: (a + b - 1) // b, and (a + 63) // 64
+	 * (a literal addend one less than a literal divisor) */
 	TSNode n = ta_edits_node(m, op->span);
-	TSNode paren = ta_node_field(n, "left");
-	TSNode minus = ts_node_named_child(paren, 0);
-	TSNode plus = ta_node_field(minus, "left");
-	TSNode a = ta_node_field(plus, "left"), b = ta_node_field(plus, "right");
-	if (ts_node_is_null(a) || ts_node_is_null(b) || !ta_node_is(n, "binary_operator"))
+	TSNode num = ta_node_unparen(ta_node_field(n, "left"));
+	TSNode plus = num;
+	if (ta_node_is(num, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(num, "operator"), "-"))
+		plus = ta_node_unparen(ta_node_field(num, "left"));
+	TSNode a = ta_node_field(plus, "left"), b = ta_node_field(n, "right");
+	if (ts_node_is_null(a) || ts_node_is_null(b) || !ta_node_is(n, "binary_operator") ||
+	    !ta_node_is(plus, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(plus, "operator"), "+"))
 		return ta_edits_refuse(why_not, "line %u: not of the form (a + b - 1) // b", op->span.line);
 	char *cdiv = ta_edits_module(m, "triton.cdiv");
 	if (!cdiv)
@@ -82,7 +86,7 @@ static int d12_one(const ta_model *m, const ta_host_op *op, ta_edit *out, char *
 	return 0;
 }
 
-/* Rewrite: triton.cdiv(a, b) instead of (a + b - 1) // b. */
+/* Rewrite: triton.cdiv(a, b) instead of (a + b - 1) // b or (a + 63) // 64. */
 TA_REWRITE(D12, NULL)
 {
 	char *why = NULL;
