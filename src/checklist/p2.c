@@ -8,13 +8,19 @@
 #include <string.h>
 #include <strings.h>
 
+/* A divisibility flag: EVEN_K, EVEN_N, DIVISIBLE_K, K_DIVISIBLE, IS_EVEN_K. */
+static bool even_flag_name(const char *n)
+{
+	return !strncasecmp(n, "EVEN", 4) || strcasestr(n, "DIVISIBLE") || strcasestr(n, "_EVEN");
+}
+
 static bool has_even_guard(const ta_kernel *k)
 {
 	for (size_t i = 0; i < k->heuristic_count; i++)
-		if (!strncasecmp(k->heuristics[i].name, "EVEN", 4))
+		if (even_flag_name(k->heuristics[i].name))
 			return true;
 	for (size_t i = 0; i < k->param_count; i++)
-		if (k->params[i].constexpr_ && !strncasecmp(k->params[i].name, "EVEN", 4))
+		if (k->params[i].constexpr_ && even_flag_name(k->params[i].name))
 			return true;
 	return false;
 }
@@ -43,6 +49,110 @@ static ta_span load_mask(const ta_op *op)
 	return op->arg_count >= 2 ? op->args[1] : (ta_span){ 0 };
 }
 
+/* The right side of the last `name = ...` in the kernel before off. */
+static TSNode last_assign(const ta_model *m, TSNode n, const char *name, uint32_t off, TSNode best);
+
+/* name is the loop's variable or assigned inside the loop (an offset the
+ * loop advances: `offs_k += BLOCK_K`). */
+static bool moves_in_loop(const ta_model *m, const ta_loop *lp, TSNode loop, const char *name)
+{
+	if (lp->var && !strcmp(name, lp->var))
+		return true;
+	TSTreeCursor cur = ts_tree_cursor_new(loop);
+	bool hit = false;
+	for (;;) {
+		TSNode a = ts_tree_cursor_current_node(&cur);
+		if (ta_node_is(a, "assignment") || ta_node_is(a, "augmented_assignment")) {
+			TSNode l = ta_node_field(a, "left");
+			hit = ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name);
+		}
+		if (hit || !ta_cursor_next(&cur, true))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	return hit;
+}
+
+/* n reads something that moves with the loop. */
+static bool reads_moving(const ta_model *m, const ta_loop *lp, TSNode loop, TSNode n)
+{
+	char **v;
+	size_t c = ta_edits_names(m, n, &v);
+	bool hit = false;
+	for (size_t i = 0; i < c && !hit; i++)
+		hit = moves_in_loop(m, lp, loop, v[i]);
+	ta_edits_names_free(v, c);
+	return hit;
+}
+
+/* n (or, two levels down, a local assigned inside the loop that it reads)
+ * steps ahead of the loop's current tile: a sum of a bare constexpr
+ * parameter and something that moves with the loop (`offs_k + BLOCK_K`),
+ * or one more step of the loop variable (`(kb + 1) * BLOCK_K`). A bound
+ * computed before the loop (`end = start_m + BLOCK_M`) is not a step. */
+static bool steps_ahead(const ta_model *m, const ta_kernel *k, const ta_loop *lp, TSNode loop, TSNode n,
+			uint32_t at, int depth)
+{
+	if (ts_node_is_null(n))
+		return false;
+	if (ta_node_is(n, "identifier")) {
+		char *t = ta_node_text(m->src, n);
+		bool hit = false;
+		if (depth < 2 && !ta_kernel_param(k, t) && (!lp->var || strcmp(t, lp->var))) {
+			TSNode rhs = last_assign(m, k->node, t, at, (TSNode){ 0 });
+			hit = !ts_node_is_null(rhs) && ts_node_start_byte(rhs) > lp->span.start &&
+			      ts_node_start_byte(rhs) < lp->span.end &&
+			      steps_ahead(m, k, lp, loop, rhs, ts_node_start_byte(rhs), depth + 1);
+		}
+		free(t);
+		return hit;
+	}
+	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), "+")) {
+		TSNode a = ta_node_unparen(ta_node_field(n, "left")), b = ta_node_unparen(ta_node_field(n, "right"));
+		for (int i = 0; i < 2; i++) {
+			TSNode x = i ? b : a, y = i ? a : b;
+			if (ta_node_is(x, "identifier")) {
+				char *t = ta_node_text(m->src, x);
+				const ta_param *p = ta_kernel_param(k, t);
+				free(t);
+				if (p && p->constexpr_ && reads_moving(m, lp, loop, y))
+					return true;
+			}
+			if (ta_node_is(x, "integer") && ta_node_text_eq(m->src, x, "1") && lp->var &&
+			    ta_node_contains_identifier(m->src, y, lp->var))
+				return true;
+		}
+	}
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		if (steps_ahead(m, k, lp, loop, ts_node_named_child(n, i), at, depth))
+			return true;
+	return false;
+}
+
+/* A load of loop l that reads ahead of the current tile (a prefetch of the
+ * next block): under an `if` inside the loop that tests the loop variable
+ * (`if k + 1 < num_k:`), or masked by a bound that steps ahead. Its mask
+ * guards the next block, which EVEN_K does not make whole. */
+static bool p2_lookahead(const ta_model *m, const ta_kernel *k, const ta_op *op, int l)
+{
+	const ta_loop *lp = &k->loops[l];
+	TSNode n = ta_edits_node(m, op->span);
+	for (TSNode a = ta_node_parent(n); !ts_node_is_null(a) && ts_node_start_byte(a) > lp->span.start;
+	     a = ta_node_parent(a))
+		if (ta_node_is(a, "if_statement") && lp->var &&
+		    ta_node_contains_identifier(m->src, ta_node_field(a, "condition"), lp->var))
+			return true;
+	const ta_kwarg *mk = ta_kwarg_find(op->kwargs, op->kwarg_count, "mask");
+	ta_span ms = mk ? mk->value_span : op->arg_count >= 2 ? op->args[1] : (ta_span){ 0 };
+	if (!ms.end)
+		return false;
+	TSNode loop = ta_edits_node(m, lp->span);
+	if (ts_node_is_null(loop))
+		return false;
+	return steps_ahead(m, k, lp, loop, ta_edits_node(m, ms), op->span.start, 0);
+}
+
 ta_status ta_detect_p2(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -57,6 +167,8 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 			const ta_op *op = &k->ops[i];
 			if (op->kind != TA_OP_LOAD || op->loop != (int)l)
 				continue;
+			if (op->has_mask && p2_lookahead(c->m, k, op, (int)l))
+				continue;  /* a prefetch keeps its mask: neither counted nor reported */
 			moving[i] = op->has_mask && ta_rule_varies_in_loop(c, load_mask(op), (int)l);
 			if (op->ptr_shape == TA_PTR_1D || op->ptr_shape == TA_PTR_2D) {
 				loads++;
@@ -501,6 +613,8 @@ static int p2_loop(const ta_model *m, const ta_kernel *k, size_t li, ta_edit *ou
 		const ta_op *op = &k->ops[i];
 		if (op->kind != TA_OP_LOAD || op->loop != (int)li || !op->has_mask)
 			continue;
+		if (p2_lookahead(m, k, op, (int)li))
+			continue;  /* the next block's guard stays on both paths */
 		int r = p2_load(&c, op, why);
 		if (r < 0)
 			goto fail;
@@ -573,10 +687,10 @@ fail:
 static bool has_even(const ta_kernel *k)
 {
 	for (size_t i = 0; i < k->heuristic_count; i++)
-		if (!strncasecmp(k->heuristics[i].name, "EVEN", 4))
+		if (even_flag_name(k->heuristics[i].name))
 			return true;
 	for (size_t i = 0; i < k->param_count; i++)
-		if (!strncasecmp(k->params[i].name, "EVEN", 4))
+		if (even_flag_name(k->params[i].name))
 			return true;
 	return false;
 }
@@ -598,7 +712,8 @@ TA_REWRITE(P2, NULL)
 			for (size_t i = 0; i < k->op_count; i++) {
 				const ta_op *op = &k->ops[i];
 				if (op->kind == TA_OP_LOAD && op->loop == (int)li &&
-				    (op->ptr_shape == TA_PTR_1D || op->ptr_shape == TA_PTR_2D)) {
+				    (op->ptr_shape == TA_PTR_1D || op->ptr_shape == TA_PTR_2D) &&
+				    !(op->has_mask && p2_lookahead(m, k, op, (int)li))) {
 					loads++;
 					masked += op->has_mask;
 					at |= op->has_mask && ta_edits_at_line(op->span, line);

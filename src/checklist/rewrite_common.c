@@ -272,6 +272,30 @@ int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *na
 		*why = ta_xstrdup("the file does not import triton.language");
 		return -1;
 	}
+	/* A comment ending the parameter's line describes that parameter: the
+	 * new one goes on a line of its own after it, not before it. */
+	TSNode nx = ts_node_next_sibling(after);
+	bool comma = !ts_node_is_null(nx) && !ts_node_is_named(nx) && ta_node_is(nx, ",");
+	TSNode cm = comma ? ts_node_next_sibling(nx) : nx;
+	if (!ts_node_is_null(cm) && ta_node_is(cm, "comment") &&
+	    ts_node_start_point(cm).row == ts_node_end_point(after).row) {
+		char *ind = ta_edits_indent_at(m, ts_node_start_byte(after));
+		uint32_t col = ts_node_start_point(after).column;
+		if (strlen(ind) != col) {  /* not first on its line: under it */
+			free(ind);
+			ind = ta_xcalloc(col + 1, 1);
+			memset(ind, ' ', col);
+		}
+		const char *nl = m->src->crlf ? "\r\n" : "\n";
+		char *par = ta_xasprintf("%s%s%s: %s%s", nl, ind, name, ce, comma ? "," : "");
+		if (!comma)
+			ta_edit_replace(out, ts_node_end_byte(after), ts_node_end_byte(after), ",");
+		ta_edit_replace(out, ts_node_end_byte(cm), ts_node_end_byte(cm), par);
+		free(par);
+		free(ind);
+		free(ce);
+		return 0;
+	}
 	char *par = ta_xasprintf(", %s: %s", name, ce);
 	ta_edit_replace(out, ts_node_end_byte(after), ts_node_end_byte(after), par);
 	free(par);

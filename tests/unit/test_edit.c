@@ -336,6 +336,20 @@ static void test_tuning_refusals(void **state)
 		"def run(x, lens):\n"
 		"    k[(1,)](x, lens, lens.numel(), BLOCK=256, num_warps=4)\n",
 		"P1", "line 7: of what k reads in a mask, range or cdiv, lens is a tensor, n is in do_not_specialize");
+	/* S8: the key holds the length rounded on purpose (seqlen // 32): no
+	 * finding, so no edit adds the raw length. */
+	expect_result("s8r.py",
+		"import torch\nimport triton\nimport triton.language as tl\n\n\n"
+		"@triton.autotune(configs=[triton.Config({\"BLOCK_N\": 64})], key=[\"LEN_BUCKET\"])\n"
+		"@triton.jit\ndef k(x_ptr, o_ptr, SEQ_LEN, LEN_BUCKET, BLOCK_N: tl.constexpr):\n"
+		"    acc = tl.zeros([BLOCK_N], dtype=tl.float32)\n"
+		"    for s in range(0, SEQ_LEN, BLOCK_N):\n"
+		"        offs = s + tl.arange(0, BLOCK_N)\n"
+		"        acc += tl.load(x_ptr + offs, mask=offs < SEQ_LEN, other=0.0)\n"
+		"    tl.store(o_ptr + tl.arange(0, BLOCK_N), acc)\n\n\n"
+		"def run(x, o):\n"
+		"    k[(1,)](x, o, x.numel(), x.numel() // 32)\n",
+		"S8", -2, "S8 does not apply to this file");
 	/* P6: a loaded row offset is neither a stride nor a pointer: no site. */
 	expect_result("p6o.py",
 		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
