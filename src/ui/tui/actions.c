@@ -2,6 +2,7 @@
  * runs, reports; and the dispatch of every request. */
 #include "config.h"
 #include "ui/tui/app.h"
+#include "advise/trust.h"
 
 #include <curses.h>
 #include <signal.h>
@@ -75,7 +76,8 @@ static unsigned do_apply(ta_app *app)
 	free(kernel);
 	if (!app->opt.no_profile && (app->opt.records || !app->why_no_profile))
 		ta_app_start_profile(app, label);
-	else if (app->sess->test_command)
+	else if (app->sess->test_command && (!app->opt.no_profile || app->opt.test_command))
+		/* --no-profile runs nothing but a --test given with it. */
 		ta_app_start_test(app);
 	else
 		app->pending_edit = -1;
@@ -193,13 +195,48 @@ static unsigned do_write(ta_app *app)
 	return TA_REACT_REDRAW;
 }
 
+/* The session file's stored commands: allowed (and remembered), or
+ * dropped; then the first run, which waited for this answer. */
+static unsigned answer_trust(ta_app *app, bool yes)
+{
+	ta_session *s = app->sess;
+	if (yes) {
+		char *err = NULL;
+		if (ta_trust_allow(app->path, app->stored_command, app->stored_test, &err) != 0) {
+			ta_app_set_message(app, true, "%s", err);
+			free(err);
+		} else {
+			ta_app_set_message(app, false, "allowed; remembered for this file and these commands");
+		}
+		if (app->stored_command)
+			s->command = app->stored_command;
+		if (app->stored_test)
+			s->test_command = app->stored_test;
+	} else {
+		for (size_t i = 0; app->stored_command && app->stored_command[i]; i++)
+			free(app->stored_command[i]);
+		free(app->stored_command);
+		free(app->stored_test);
+		ta_app_set_message(app, false, "not run: python3 %s is profiled and no test runs (give a "
+				   "command after -- or --test=CMD to choose)", s->file_name);
+	}
+	app->stored_command = NULL;
+	app->stored_test = NULL;
+	if (ta_app_first_run_due(app))
+		ta_app_start_profile(app, s->n_runs ? "re-run" : "first run");
+	return TA_REACT_REDRAW | TA_REACT_SAVE;
+}
+
 static unsigned answer(ta_app *app, ta_req req)
 {
 	if (req != TA_REQ_YES && req != TA_REQ_NO && req != TA_REQ_CANCEL && req != TA_REQ_QUIT)
 		return TA_REACT_NONE;
+	ta_prompt was = app->prompt;
 	app->prompt = TA_PROMPT_NONE;
 	free(app->prompt_text);
 	app->prompt_text = NULL;
+	if (was == TA_PROMPT_TRUST)
+		return answer_trust(app, req == TA_REQ_YES);
 	if (req == TA_REQ_YES)
 		return do_undo_redo(app, true);
 	ta_app_set_message(app, false, "kept");

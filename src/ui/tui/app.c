@@ -179,6 +179,8 @@ static ta_exit loop(ta_app *app, double t_start)
 		int n = poll(fds, (nfds_t)nfds, timeout);
 		if (n < 0 && errno != EINTR)
 			break;
+		if (ta_term_quit_signal())
+			break;    /* killed or hung up: saved below, like q */
 		unsigned react = 0;
 		if (app->active)
 			react |= ta_app_run_poll(app);
@@ -263,8 +265,7 @@ ta_exit ta_tui_run(const ta_tui_options *o)
 	/* Draw the static analysis first; the profile fills in as it comes. */
 	draw(app);
 	bench_mark(app, "first_frame_ms", now_ms() - t_start);
-	if (!app->read_only && ta_session_run_of(app->sess, app->sess->current) < 0 &&
-	    !app->opt.no_profile && (app->opt.records || !app->why_no_profile))
+	if (ta_app_first_run_due(app))
 		ta_app_start_profile(app, app->sess->n_runs ? "re-run" : "first run");
 	if (!app->active)
 		ta_app_start_baseline(app);

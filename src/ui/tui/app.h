@@ -50,7 +50,7 @@ typedef enum ta_run_kind {
 	TA_RUN_NONE, TA_RUN_PROFILE, TA_RUN_BASELINE, TA_RUN_TEST,
 	TA_RUN_DEEP_PC, TA_RUN_DEEP_SOL,     /* --deep: PC sampling, then the counters */
 } ta_run_kind;
-typedef enum ta_prompt { TA_PROMPT_NONE, TA_PROMPT_REVERT } ta_prompt;
+typedef enum ta_prompt { TA_PROMPT_NONE, TA_PROMPT_REVERT, TA_PROMPT_TRUST } ta_prompt;
 
 /* One row of the walk pane. */
 typedef struct ta_row {
@@ -106,6 +106,11 @@ struct ta_app {
 	bool message_error;
 	ta_prompt prompt;
 	char *prompt_text;
+	/* Commands the session file stores that this command line did not
+	 * give, held back until the user allows them (advise/trust.h). */
+	char **stored_command;
+	char *stored_test;
+	bool first_run_waits;     /* the first run waits for that answer */
 
 	/* overlays */
 	const ta_view_ops *overlay;
@@ -133,6 +138,9 @@ void ta_app_rebuild_rows(ta_app *app);
 void ta_app_set_message(ta_app *app, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ta_app_save(ta_app *app);
+/* Whether the first run can start now (not read-only, profiling on, no
+ * question pending); ta_tui_run starts it, and the trust answer. */
+bool ta_app_first_run_due(const ta_app *app);
 const ta_walk_kernel *ta_app_kernel(const ta_app *app);
 ta_step *ta_app_step(const ta_app *app);
 const ta_run_figures *ta_app_last_run(const ta_app *app);

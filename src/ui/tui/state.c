@@ -1,6 +1,7 @@
 /* Opening a file or a recorded session, re-analysing, the walk's rows. */
 #include "config.h"
 #include "ui/tui/app.h"
+#include "advise/trust.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -290,6 +291,46 @@ static int open_baseline(ta_app *app, char **err)
 	return 0;
 }
 
+/* A command the session file stores, and this command line does not
+ * replace, runs only once allowed (advise/trust.h): until then it is held
+ * here and the user is asked. Under --no-profile nothing of it would run:
+ * it is kept in the session, unasked. */
+static void hold_stored_commands(ta_app *app)
+{
+	ta_session *s = app->sess;
+	bool cmd = s->command && !app->opt.command;
+	bool test = s->test_command && !app->opt.test_command;
+	if ((!cmd && !test) || app->opt.no_profile ||
+	    ta_trust_allowed(app->path, cmd ? s->command : NULL, test ? s->test_command : NULL))
+		return;
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_puts(&b, "This session file stores");
+	if (cmd) {
+		ta_buf_puts(&b, " the command '");
+		for (size_t i = 0; s->command[i]; i++)
+			ta_buf_printf(&b, "%s%s", i ? " " : "", s->command[i]);
+		ta_buf_puts(&b, "'");
+		app->stored_command = s->command;
+		s->command = NULL;
+	}
+	if (test) {
+		ta_buf_printf(&b, "%s the test '%s'", cmd ? " and" : "", s->test_command);
+		app->stored_test = s->test_command;
+		s->test_command = NULL;
+	}
+	ta_buf_puts(&b, ", not given on this command line. Run them? (y: yes, remembered for this "
+		    "file; n: no)");
+	app->prompt = TA_PROMPT_TRUST;
+	app->prompt_text = ta_buf_steal(&b);
+}
+
+bool ta_app_first_run_due(const ta_app *app)
+{
+	return !app->read_only && app->prompt != TA_PROMPT_TRUST &&
+	       ta_session_run_of(app->sess, app->sess->current) < 0 && !app->opt.no_profile &&
+	       (app->opt.records || !app->why_no_profile);
+}
+
 int ta_app_open(ta_app *app, char **err)
 {
 	app->cat = ta_catalog_load(NULL, err);
@@ -324,6 +365,7 @@ int ta_app_open(ta_app *app, char **err)
 	} else {
 		app->sess = ta_session_new(app->path, src->text, src->len);
 	}
+	hold_stored_commands(app);
 	if (app->opt.command) {
 		for (size_t i = 0; app->sess->command && app->sess->command[i]; i++)
 			free(app->sess->command[i]);
@@ -367,4 +409,8 @@ void ta_app_close(ta_app *app)
 	free(app->last_run_note);
 	free(app->message);
 	free(app->prompt_text);
+	for (size_t i = 0; app->stored_command && app->stored_command[i]; i++)
+		free(app->stored_command[i]);
+	free(app->stored_command);
+	free(app->stored_test);
 }

@@ -79,6 +79,26 @@ static void on_fatal(int sig)
 	raise(sig);
 }
 
+/* SIGINT, SIGTERM, SIGHUP: the loop ends as after q (the session saved,
+ * the run ended, the terminal restored). A second one is fatal. */
+static volatile sig_atomic_t quit_signal;
+
+static void on_quit(int sig)
+{
+	quit_signal = sig;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_fatal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND;
+	sigaction(sig, &sa, NULL);
+}
+
+int ta_term_quit_signal(void)
+{
+	return quit_signal;
+}
+
 static void install_handlers(void)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGSEGV, SIGBUS, SIGFPE,
@@ -90,6 +110,12 @@ static void install_handlers(void)
 	sa.sa_flags = SA_RESETHAND;
 	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 		sigaction(sigs[i], &sa, NULL);
+	/* No SA_RESTART: the loop's poll returns and sees the flag. */
+	sa.sa_handler = on_quit;
+	sa.sa_flags = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -158,6 +184,18 @@ int ta_term_start(char **err)
 		return -1;
 	}
 	set_term(screen);
+	/* A terminal that cannot move the cursor (TERM=dumb) would show the
+	 * frames one after the other: unreadable. */
+	const char *cup = tigetstr("cup");
+	if (!cup || cup == (const char *)-1) {
+		endwin();
+		delscreen(screen);
+		screen = NULL;
+		*err = ta_xasprintf("the terminal type TERM=%s cannot move the cursor, so the advisor cannot "
+				    "draw on it; set TERM to your terminal's type (e.g. xterm-256color), or use "
+				    "--report or --check", term ? term : "unset");
+		return -1;
+	}
 	active = 1;
 	atexit(ta_term_stop);
 	install_handlers();

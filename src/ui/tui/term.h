@@ -42,6 +42,9 @@ typedef enum ta_glyph {
 /* Starts curses on the terminal. Returns 0, or -1 with *err (caller
  * frees). Installs the handlers that restore the terminal. */
 int ta_term_start(char **err);
+/* The SIGINT, SIGTERM or SIGHUP received since ta_term_start, or 0: the
+ * loop then ends as after q. */
+int ta_term_quit_signal(void);
 /* Restores the terminal; safe to call twice and from atexit. */
 void ta_term_stop(void);
 /* Leaves curses for a child that uses the terminal ($EDITOR) and comes
