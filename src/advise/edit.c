@@ -288,6 +288,10 @@ int ta_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_edit *e, 
 	ta_buf nb = TA_BUF_INIT;
 	if (src->had_bom)
 		ta_buf_append(&nb, "\xEF\xBB\xBF", 3);
+	if (src->cr_only)
+		for (size_t i = 0; i < text_len; i++)
+			if (text[i] == '\n')
+				text[i] = '\r';  /* the file's own line endings */
 	ta_buf_append(&nb, text, text_len);
 	free(text);
 	text_len = nb.len;

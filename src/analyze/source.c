@@ -147,6 +147,12 @@ int ta_source_from_bytes(const char *name, const char *bytes, size_t len,
 	src->len = len - skip;
 	src->hash = ta_hash_bytes(bytes, len);
 	src->size = len;
+	if (!memchr(src->text, '\n', src->len) && memchr(src->text, '\r', src->len)) {
+		src->cr_only = true;
+		for (size_t i = 0; i < src->len; i++)
+			if (src->text[i] == '\r')
+				src->text[i] = '\n';
+	}
 	build_lines(src);
 	*out = src;
 	return 0;

@@ -17,6 +17,10 @@ typedef struct ta_source {
 	size_t len;
 	bool had_bom;          /* a BOM preceded text in the file */
 	bool crlf;             /* the file's lines end in CRLF (most of them) */
+	bool cr_only;          /* the file's lines end in a lone CR (classic Mac OS),
+				  which Python accepts and tree-sitter does not: text
+				  holds LF in their place (same offsets); an edit
+				  writes CR back */
 	size_t *line_starts;   /* byte offset of each line in text */
 	size_t line_count;
 	uint64_t hash;         /* FNV-1a 64 of the file's bytes, BOM included */

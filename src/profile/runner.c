@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -227,6 +228,96 @@ child_exec(const ta_runner_opts *o, char **env, int out_w, int rec_child, int ex
 	_exit(127);
 }
 
+/* ---- what escapes the group ------------------------------------------------ */
+
+/* A grandchild that leaves the run's process group (setsid, setpgid) would
+ * outlive the run: as a child subreaper the orphans of a run become ours,
+ * and end_adopted ends them. The pids of the runs under way are not
+ * orphans. */
+static pid_t live_runs[8];
+
+static void live_run_set(pid_t pid, bool on)
+{
+	for (size_t i = 0; i < sizeof live_runs / sizeof *live_runs; i++)
+		if (on ? live_runs[i] == 0 : live_runs[i] == pid) {
+			live_runs[i] = on ? pid : 0;
+			return;
+		}
+}
+
+static bool is_live_run(pid_t pid)
+{
+	for (size_t i = 0; i < sizeof live_runs / sizeof *live_runs; i++)
+		if (live_runs[i] == pid)
+			return true;
+	return false;
+}
+
+static void become_subreaper(void)
+{
+#ifdef PR_SET_CHILD_SUBREAPER
+	static bool done;
+	if (!done)
+		prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	done = true;
+#endif
+}
+
+/* Kills and reaps our children that are no run's own (adopted orphans,
+ * in another process group than ours); returns how many there were. */
+static int kill_adopted(void)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return 0;
+	int n = 0;
+	pid_t self = getpid(), group = getpgrp();
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+		if (*end || pid <= 0 || pid == self || is_live_run((pid_t)pid))
+			continue;
+		char path[64], buf[512];
+		snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t k = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (k <= 0)
+			continue;
+		buf[k] = '\0';
+		/* "pid (comm) state ppid pgrp ...": comm may hold anything. */
+		const char *p = strrchr(buf, ')');
+		char state;
+		long ppid, pgrp;
+		if (!p || sscanf(p + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3 || ppid != self ||
+		    pgrp == group)
+			continue;
+		kill((pid_t)pid, SIGKILL);
+		waitpid((pid_t)pid, NULL, WNOHANG);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* After the run's group was killed: its members die, their orphans come to
+ * us, we end those, until none is left (bounded: 2 s). */
+static void end_adopted(pid_t group)
+{
+	struct timespec nap = { 0, 10 * 1000 * 1000 };
+	for (int round = 0; round < 200; round++) {
+		int left = kill_adopted();
+		if (kill(-group, 0) == 0)
+			left++;
+		if (left == 0)
+			return;
+		nanosleep(&nap, NULL);
+	}
+}
+
 ta_runner *ta_runner_start(const ta_runner_opts *opts, char **err)
 {
 	*err = NULL;
@@ -265,6 +356,7 @@ ta_runner *ta_runner_start(const ta_runner_opts *opts, char **err)
 	char **env = child_env(opts, sp[1], ino);
 
 	r->t_start = now_s();
+	become_subreaper();
 	pid_t pid = fork();
 	if (pid < 0) {
 		*err = ta_xasprintf("cannot start the command: fork failed: %s", strerror(errno));
@@ -276,6 +368,7 @@ ta_runner *ta_runner_start(const ta_runner_opts *opts, char **err)
 	free_env(env);
 	setpgid(pid, pid);      /* also here: no window where a signal misses the group */
 	r->pid = pid;
+	live_run_set(pid, true);
 	close(out[1]);
 	close(ex[1]);
 	close(sp[1]);
@@ -480,6 +573,8 @@ static void check_child(ta_runner *r)
 	while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	r->reaped = true;
+	live_run_set(r->pid, false);
+	end_adopted(r->pid);
 	r->res.elapsed_s = now_s() - r->t_start;
 	if (WIFEXITED(status)) {
 		r->res.state = TA_RUN_EXITED;
@@ -670,6 +765,8 @@ void ta_runner_free(ta_runner *r)
 		kill(r->pid, SIGKILL);
 		while (waitpid(r->pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		live_run_set(r->pid, false);
+		end_adopted(r->pid);
 	}
 	close_fd(&r->pidfd);
 	close_fd(&r->out_fd);

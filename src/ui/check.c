@@ -71,13 +71,25 @@ static bool inside(const char *root_real, const char *path)
 	return yes;
 }
 
-static void walk_dir(const char *dir, const char *root_real, file_list *out, int depth)
+/* Deeper folders are not walked (a link loop made of bind mounts, a
+ * generated tree): said on err, and the run ends in an error. */
+#define MAX_DEPTH 64
+
+static void walk_dir(const char *dir, const char *root_real, file_list *out, int depth, FILE *err,
+		     ta_exit *rc)
 {
-	if (depth > 64)
+	if (depth > MAX_DEPTH) {
+		fprintf(err, "tileadvise: %s: not checked: more than %d folders deep (check it on its own)\n",
+			dir, MAX_DEPTH);
+		*rc = TA_EXIT_ERROR;
 		return;
+	}
 	DIR *d = opendir(dir);
-	if (!d)
+	if (!d) {
+		fprintf(err, "tileadvise: %s: cannot read the folder: %s\n", dir, strerror(errno));
+		*rc = TA_EXIT_ERROR;
 		return;
+	}
 	char **names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *e;
@@ -97,7 +109,7 @@ static void walk_dir(const char *dir, const char *root_real, file_list *out, int
 			ok = inside(root_real, p) && stat(p, &st) == 0 && !S_ISDIR(st.st_mode);
 		}
 		if (ok && S_ISDIR(st.st_mode)) {
-			walk_dir(p, root_real, out, depth + 1);
+			walk_dir(p, root_real, out, depth + 1, err, rc);
 		} else if (ok && S_ISREG(st.st_mode) && has_py_suffix(names[i]) && st.st_size > 0) {
 			/* An empty file met in a folder is a package's __init__.py:
 			 * no kernel, nothing to say. Named on the command line, it
@@ -111,12 +123,12 @@ static void walk_dir(const char *dir, const char *root_real, file_list *out, int
 	free(names);
 }
 
-static void collect(char *const *paths, int count, file_list *out)
+static void collect(char *const *paths, int count, file_list *out, FILE *err, ta_exit *rc)
 {
 	for (int i = 0; i < count; i++) {
 		if (ta_path_is_dir(paths[i])) {
 			char *real = realpath(paths[i], NULL);
-			walk_dir(paths[i], real ? real : paths[i], out, 0);
+			walk_dir(paths[i], real ? real : paths[i], out, 0, err, rc);
 			free(real);
 		} else {
 			*TA_PUSH(out->paths, out->count, out->cap) = ta_xstrdup(paths[i]);
@@ -561,7 +573,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 		return rc;
 	}
 	file_list files = { 0 };
-	collect(paths, count, &files);
+	collect(paths, count, &files, err, &rc);
 	diags d = { 0 };
 	for (size_t i = 0; i < files.count; i++)
 		check_file(files.paths[i], &f, o->fixes, &d, err, &rc);

@@ -184,6 +184,30 @@ static void test_grandchild_killed(void **state)
 	run_free(&x);
 }
 
+/* A grandchild that leaves the group (setsid) is ended with the run too:
+ * the runner is a child subreaper and ends what is reparented to it. */
+static void test_setsid_grandchild_killed(void **state)
+{
+	(void)state;
+	char tmpl[] = "/tmp/ta-setsid-XXXXXX";
+	int fd = mkstemp(tmpl);
+	assert_true(fd >= 0);
+	close(fd);
+	char script[512];
+	snprintf(script, sizeof script, "setsid sleep 60 >/dev/null 2>&1 </dev/null & echo $! > %s; "
+		 "sleep 0.2; exit 0", tmpl);
+	run x = sh(script, 10);
+	assert_string_equal(x.describe, "exited 0");
+	FILE *f = fopen(tmpl, "r");
+	int pid = 0;
+	assert_int_equal(fscanf(f, "%d", &pid), 1);
+	fclose(f);
+	unlink(tmpl);
+	assert_true(pid > 0);
+	assert_true(process_gone((pid_t)pid));
+	run_free(&x);
+}
+
 static void test_exec_failures(void **state)
 {
 	(void)state;
@@ -333,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_cancel_ignoring_sigint),
 		cmocka_unit_test(test_grandchild_killed),
+		cmocka_unit_test(test_setsid_grandchild_killed),
 		cmocka_unit_test(test_exec_failures),
 		cmocka_unit_test(test_records_good),
 		cmocka_unit_test(test_records_messy),

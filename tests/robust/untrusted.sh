@@ -18,7 +18,7 @@ why() { echo "rc=$rc $(head -c 400 "$tmp/err")"; }
 # esc FILE: FILE holds a control character other than tab and newline.
 esc() { LC_ALL=C grep -q "$(printf '[\001-\010\013-\037\177]')" "$1"; }
 
-plan 14
+plan 18
 
 # ---- not a regular file ----------------------------------------------------
 mkfifo "$tmp/k.py"
@@ -107,4 +107,28 @@ ta_abs=$(cd "$(dirname "$TILEADVISE")" && pwd)/$(basename "$TILEADVISE")
 rc=$?
 [ ! -e "$tmp/dash/PWNED" ] && [ -e "$tmp/dash/RAN" ]
 result $? "--profile of a file named '-c...': python3 runs the file, not its name as code" "$(why); $(ls "$tmp/dash")"
+
+# ---- folders deeper than --check walks ---------------------------------------------
+d="$tmp/deep"
+i=0
+while [ $i -lt 66 ]; do d="$d/d"; i=$((i + 1)); done
+mkdir -p "$d"
+cp "$TA_SRCDIR/tests/fixtures/edits/d12.before.py" "$d/k.py"
+cp "$TA_SRCDIR/tests/fixtures/edits/d12.before.py" "$tmp/deep/k.py"
+ta --check "$tmp/deep"
+[ "$rc" = 2 ] && grep -q "more than 64 folders deep" "$tmp/err" && [ "$(grep -c D12 "$tmp/out")" = 1 ]
+result $? "--check DIR says which folders are too deep to walk, and exits 2" "$(why)"
+
+# ---- CR-only line endings (classic Mac OS; Python reads them) ------------------------
+tr '\n' '\r' <"$TA_SRCDIR/tests/fixtures/edits/d12.before.py" >"$tmp/cr.py"
+tr '\n' '\r' <"$TA_SRCDIR/tests/fixtures/edits/d12.after.py" >"$tmp/cr.expected"
+ta --check "$tmp/cr.py"
+[ "$rc" = 1 ] && grep -q "cr.py:17:13: .*\[D12\]" "$tmp/out"
+result $? "CR-only line endings: --check finds the kernel's findings at their lines" "$(why) $(cat "$tmp/out")"
+ta --report "$tmp/cr.py"
+[ "$rc" = 0 ] && grep -q "copy_kernel" "$tmp/out"
+result $? "CR-only line endings: --report shows the kernel" "$(why)"
+ta --apply=D12 "$tmp/cr.py"
+[ "$rc" = 0 ] && cmp -s "$tmp/cr.py" "$tmp/cr.expected"
+result $? "CR-only line endings: --apply writes the edit with the file's CR endings" "$(why) $(od -c "$tmp/cr.py" | head -3)"
 finish
