@@ -357,6 +357,19 @@ static json_t *figures_json(const ta_run_figures *r)
 				      "regs", (json_int_t)k->regs, "local", (json_int_t)k->local_per_thread,
 				      "smem_static", (json_int_t)k->smem_static,
 				      "smem_dynamic", (json_int_t)k->smem_dynamic);
+		if (k->calls) {
+			json_t *sh = json_array();
+			for (size_t j = 0; j < k->n_shapes; j++) {
+				const ta_shape_figures *x = &k->shapes[j];
+				json_array_append_new(sh, json_pack("{s:o, s:o, s:I, s:f, s:f}", "grid", ints3(x->grid),
+								    "block", ints3(x->block), "calls",
+								    (json_int_t)x->calls, "median_ns", x->median_ns,
+								    "share", x->share));
+			}
+			json_object_set_new(o, "per_call_ns", json_real(k->per_call_ns));
+			json_object_set_new(o, "calls", json_integer((json_int_t)k->calls));
+			json_object_set_new(o, "shapes", sh);
+		}
 		if (k->n_phases) {
 			json_t *st = json_array(), *ph = json_array();
 			for (size_t j = 0; j < k->n_steady; j++)
@@ -735,6 +748,25 @@ static bool read_figures(reader *r, json_t *ro, ta_run_figures *f)
 			snprintf(k->limiter, sizeof k->limiter, "%s", lim ? lim : "?");
 			k->blocks_per_sm = (int)get_int(oc, "blocks_per_sm", 0);
 			k->waves = get_num(oc, "waves");
+		}
+		/* The workload's shapes (optional: older sessions show the main group). */
+		long long calls = get_int(ko, "calls", 0);
+		k->calls = calls > 0 ? (size_t)calls : 0;
+		k->per_call_ns = get_num(ko, "per_call_ns");
+		json_t *sh = json_object_get(ko, "shapes"), *sv;
+		size_t si;
+		if (!(k->per_call_ns >= 0))
+			k->calls = 0;
+		json_array_foreach(sh, si, sv) {
+			ta_shape_figures *x = TA_APPEND(k->shapes, k->n_shapes);
+			get_ints3(sv, "grid", x->grid, INT32_MAX);
+			get_ints3(sv, "block", x->block, 1024);
+			long long xc = get_int(sv, "calls", 0);
+			x->calls = xc > 0 ? (size_t)xc : 0;
+			x->median_ns = get_num(sv, "median_ns");
+			x->share = get_num(sv, "share");
+			if (!(x->share >= 0 && x->share <= 1))
+				x->share = 0;
 		}
 		tune_from_json(&k->tune, json_object_get(ko, "autotune_table"));
 		ta_deep_figures_from_json(&k->deep, json_object_get(ko, "deep"));

@@ -46,6 +46,22 @@ void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
 		if (km->n_groups == 0)
 			continue;
 		const ta_kernel_group *g = &km->groups[km->main_group];
+		kf->calls = km->steady_calls;
+		kf->per_call_ns = km->steady_calls ? km->steady_total_ns / (double)km->steady_calls : 0;
+		kf->shapes = ta_xcalloc(km->n_groups, sizeof *kf->shapes);
+		for (size_t s = 0; s < km->n_groups; s++) {
+			/* the dominant shape first, then the others as grouped */
+			size_t gi = s == 0 ? km->main_group : s <= km->main_group ? s - 1 : s;
+			const ta_kernel_group *x = &km->groups[gi];
+			if (!x->n_durations)
+				continue;
+			ta_shape_figures *sf = &kf->shapes[kf->n_shapes++];
+			memcpy(sf->grid, x->cfg.grid, sizeof sf->grid);
+			memcpy(sf->block, x->cfg.block, sizeof sf->block);
+			sf->calls = x->n_durations;
+			sf->median_ns = x->summary.median;
+			sf->share = x->share;
+		}
 		kf->summary = g->summary;
 		if (g->n_durations) {
 			kf->durations_ns = ta_xmalloc(g->n_durations * sizeof(double));
@@ -85,6 +101,7 @@ void ta_run_figures_clear(ta_run_figures *f)
 		free(f->kernels[i].durations_ns);
 		free(f->kernels[i].steady_ns);
 		free(f->kernels[i].phase_start);
+		free(f->kernels[i].shapes);
 		ta_autotune_table_clear(&f->kernels[i].tune);
 		ta_deep_figures_clear(&f->kernels[i].deep);
 	}
@@ -104,6 +121,12 @@ void ta_run_figures_copy(ta_run_figures *dst, const ta_run_figures *src)
 		dst->kernels[i] = src->kernels[i];
 		dst->kernels[i].name = ta_xstrdup(src->kernels[i].name);
 		ta_autotune_table_copy(&dst->kernels[i].tune, &src->kernels[i].tune);
+		dst->kernels[i].shapes = NULL;
+		if (src->kernels[i].n_shapes) {
+			size_t n = src->kernels[i].n_shapes * sizeof(ta_shape_figures);
+			dst->kernels[i].shapes = ta_xmalloc(n);
+			memcpy(dst->kernels[i].shapes, src->kernels[i].shapes, n);
+		}
 		ta_deep_figures_copy(&dst->kernels[i].deep, &src->kernels[i].deep);
 		if (src->kernels[i].n_durations) {
 			size_t n = src->kernels[i].n_durations * sizeof(double);
@@ -152,6 +175,20 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 	if (!a || !b || !a->n_durations || !b->n_durations)
 		return c;
 	c.measured = true;
+	for (size_t i = 0; a->n_shapes > 1 && i < a->n_shapes && c.n_shapes < TA_CHANGE_SHAPES; i++) {
+		const ta_shape_figures *x = &a->shapes[i];
+		for (size_t j = 0; j < b->n_shapes; j++) {
+			const ta_shape_figures *y = &b->shapes[j];
+			if (memcmp(x->grid, y->grid, sizeof x->grid) || memcmp(x->block, y->block, sizeof x->block))
+				continue;
+			ta_shape_change *sc = &c.shapes[c.n_shapes++];
+			memcpy(sc->grid, x->grid, sizeof sc->grid);
+			sc->before_ns = y->median_ns;
+			sc->after_ns = x->median_ns;
+			sc->share = x->share;
+			break;
+		}
+	}
 	if (b->n_phases && b->n_phases == a->n_phases) {
 		/* The same parts of the script on both sides: compare them in pairs. */
 		c.cmp = ta_stats_compare_phased(b->steady_ns, b->n_steady, b->phase_start,

@@ -24,9 +24,24 @@ struct ta_catalog;
 /* ---- figures of a run ------------------------------------------------------ */
 
 /* What one run showed of one kernel: its main (steady-state) configuration. */
+/* One launch shape of the workload (a steady configuration). */
+typedef struct ta_shape_figures {
+	int32_t grid[3], block[3];
+	size_t calls;                /* steady launches */
+	double median_ns;
+	double share;                /* of the kernel's steady GPU time, 0..1 */
+} ta_shape_figures;
+
 typedef struct ta_kernel_figures {
 	char *name;
 	size_t launches, autotune_launches, warmup_launches;
+	/* The workload: GPU time per call over every steady launch of every
+	 * shape (calls 0: not known, older sessions), and its shapes, the
+	 * dominant one (most GPU time) first; the fields below describe it. */
+	double per_call_ns;
+	size_t calls;
+	ta_shape_figures *shapes;    /* owned */
+	size_t n_shapes;
 	ta_summary summary;          /* of durations_ns */
 	double *durations_ns;        /* steady-state launches (owned), for comparisons */
 	size_t n_durations;
@@ -65,11 +80,24 @@ const ta_kernel_figures *ta_run_figures_find(const ta_run_figures *f, const char
 /* Gives each kernel of f what --deep found for it in d (may be NULL). */
 void ta_run_figures_attach_deep(ta_run_figures *f, const ta_deep *d);
 
+/* One launch shape found in both runs, with its medians. */
+typedef struct ta_shape_change {
+	int32_t grid[3];
+	double before_ns, after_ns;
+	double share;                /* of the later run's steady GPU time */
+} ta_shape_change;
+
+#define TA_CHANGE_SHAPES 4
+
 /* The measured change of one kernel between two runs. */
 typedef struct ta_change {
 	bool measured;               /* both runs had the kernel */
 	double before_ns, after_ns;  /* medians */
 	ta_comparison cmp;           /* ratio after/before, 95% interval, verdict */
+	/* Workloads of several shapes: shape by shape (same grid and block in
+	 * both runs), the later run's largest shares first. */
+	ta_shape_change shapes[TA_CHANGE_SHAPES];
+	size_t n_shapes;
 } ta_change;
 
 ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *after,

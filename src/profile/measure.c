@@ -248,6 +248,10 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 		kg->durations_ns = gs[t].d;
 		kg->n_durations = gs[t].nd;
 		kg->summary = ta_stats_summarize(kg->durations_ns, kg->n_durations);
+		/* launches x median: an outlier does not move a shape's weight */
+		kg->total_ns = (double)kg->n_durations * kg->summary.median;
+		km->steady_total_ns += kg->total_ns;
+		km->steady_calls += kg->n_durations;
 		kg->tune_ns = gs[t].tune;
 		kg->n_tune = gs[t].nt;
 		kg->tune_summary = ta_stats_summarize(kg->tune_ns, kg->n_tune);
@@ -279,6 +283,17 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 	for (size_t t = 0; t < ng; t++)
 		if (same_config(&km->groups[t].cfg, &main_cfg))
 			km->main_group = t;
+	/* The dominant shape: where the workload spends its GPU time, not the
+	 * shape that happened to run last (a final check on a tiny input). */
+	double best = km->groups && km->main_group < ng ? km->groups[km->main_group].total_ns : 0;
+	for (size_t t = 0; t < ng; t++) {
+		ta_kernel_group *kg = &km->groups[t];
+		kg->share = km->steady_total_ns > 0 ? kg->total_ns / km->steady_total_ns : 0;
+		if (kg->total_ns > best) {
+			best = kg->total_ns;
+			km->main_group = t;
+		}
+	}
 }
 
 static int cmp_u64(const void *x, const void *y)

@@ -11,7 +11,9 @@
  *  - the first launch of each remaining configuration in each run is the
  *    warm-up (compile, cold caches): set apart when that configuration has
  *    more than one launch in the run;
- *  - the main group is the final configuration of the last run.
+ *  - the main group is the dominant shape: the steady configuration with
+ *    the most GPU time in all (steady launches times median), the final
+ *    configuration of the last run on a tie or when none is steady.
  * Limitation: for a kernel marked as possibly autotuned, a script that
  * benchmarks sizes one after the other looks like autotuning; pass
  * autotuned = false for kernels the file does not autotune. */
@@ -41,6 +43,8 @@ typedef struct ta_kernel_group {
 	double *durations_ns;        /* the steady-state launches (owned) */
 	size_t n_durations;
 	ta_summary summary;          /* of durations_ns, in ns */
+	double total_ns;             /* its GPU time: n_durations x median */
+	double share;                /* total_ns / the kernel's steady_total_ns (0..1) */
 	bool has_occupancy;          /* when device facts were given */
 	ta_occupancy occ;
 	double *tune_ns;             /* the autotuning launches set apart (owned) */
@@ -86,7 +90,12 @@ typedef struct ta_kernel_measure {
 	size_t launches, autotune_launches, warmup_launches;
 	ta_kernel_group *groups;     /* owned; steady groups first, by launches, then autotuning ones */
 	size_t n_groups;
-	size_t main_group;           /* index into groups; valid when n_groups > 0 */
+	size_t main_group;           /* index into groups (the dominant shape); valid when n_groups > 0 */
+	/* The workload as the script ran it: every steady launch of every
+	 * configuration, so a call of a small shape weighs what it costs. */
+	double steady_total_ns;      /* GPU time of the steady launches (sum of total_ns) */
+	size_t steady_calls;         /* their number; per call: total / calls, which
+					is the median for a kernel of one shape */
 	/* The steady launches of every configuration in time order, split into
 	 * phases: the parts of the run (a mode, a size) that a long pause, or a
 	 * new run, separates. Phases of fewer than 3 launches (a correctness

@@ -12,7 +12,7 @@
 
 /* ---- text ---------------------------------------------------------------- */
 
-static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main)
+static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main, bool shares)
 {
 	const ta_launch_config *c = &g->cfg;
 	ta_buf_printf(b, "  %s grid %dx%dx%d  block %dx%dx%d  regs %u  smem %d+%d B  local %u B\n",
@@ -22,6 +22,8 @@ static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main)
 		const ta_summary *s = &g->summary;
 		ta_buf_printf(b, "      median %.1f us  IQR %.1f us  p95 %.1f us  CV %.1f%%  n=%zu",
 			      s->median / 1e3, s->iqr / 1e3, s->p95 / 1e3, s->cv * 100, s->count);
+		if (shares)
+			ta_buf_printf(b, "  %.0f%% of the GPU time", g->share * 100);
 	} else {
 		ta_buf_printf(b, "      no steady-state launches");
 	}
@@ -88,8 +90,16 @@ static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_in
 			ta_buf_printf(b, " (%zu autotuning and %zu warm-up set apart)", k->autotune_launches,
 				      k->warmup_launches);
 		ta_buf_printf(b, ", %zu configuration%s\n", k->n_groups, k->n_groups == 1 ? "" : "s");
+		/* Several shapes in steady use: the workload's time per call, and
+		 * each shape's share of it (* marks the one with the most). */
+		size_t steady = 0;
 		for (size_t g = 0; g < k->n_groups; g++)
-			text_group(b, &k->groups[g], g == k->main_group);
+			steady += k->groups[g].n_durations > 0;
+		if (steady > 1)
+			ta_buf_printf(b, "  per call %.1f us over %zu steady launches of %zu shapes\n",
+				      k->steady_total_ns / (double)k->steady_calls / 1e3, k->steady_calls, steady);
+		for (size_t g = 0; g < k->n_groups; g++)
+			text_group(b, &k->groups[g], g == k->main_group, steady > 1);
 		if (k->tune.n_rows)
 			text_autotune(b, &k->tune);
 	}
@@ -126,6 +136,7 @@ static json_t *json_group(const ta_kernel_group *g, bool is_main)
 	json_object_set_new(o, "autotune", json_integer((json_int_t)g->autotune));
 	json_object_set_new(o, "warmup", json_integer((json_int_t)g->warmup));
 	json_object_set_new(o, "count", json_integer((json_int_t)s->count));
+	json_object_set_new(o, "share", json_real(g->share));
 	if (s->count > 0) {
 		json_object_set_new(o, "median_ns", json_real(s->median));
 		json_object_set_new(o, "q1_ns", json_real(s->q1));
@@ -202,6 +213,10 @@ static json_t *json_measurement(const ta_measurement *m, const ta_gpu_info *gpu)
 		json_object_set_new(ko, "launches", json_integer((json_int_t)k->launches));
 		json_object_set_new(ko, "autotune_launches", json_integer((json_int_t)k->autotune_launches));
 		json_object_set_new(ko, "warmup_launches", json_integer((json_int_t)k->warmup_launches));
+		json_object_set_new(ko, "steady_calls", json_integer((json_int_t)k->steady_calls));
+		json_object_set_new(ko, "per_call_ns",
+				    k->steady_calls ? json_real(k->steady_total_ns / (double)k->steady_calls)
+						    : json_null());
 		json_t *gs = json_array();
 		for (size_t g = 0; g < k->n_groups; g++)
 			json_array_append_new(gs, json_group(&k->groups[g], g == k->main_group));

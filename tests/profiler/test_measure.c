@@ -151,6 +151,39 @@ static void test_size_sweep(void **state)
 	ta_records_clear(&r);
 }
 
+/* A workload of three shapes (98 long launches, 114 shorter ones, then one
+ * tiny check): the headline is the shape with the most GPU time, not the
+ * last one seen, and the per-call time weighs every steady launch. */
+static void test_dominant_shape(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_records_init(&r);
+	for (int i = 0; i < 98; i++)
+		launch(&r, "k", 0, 128, 32, 4096, 3900000);
+	for (int i = 0; i < 114; i++)
+		launch(&r, "k", 0, 128, 32, 2048, 2200000);
+	launch(&r, "k", 0, 128, 32, 16, 160000);
+	const char *names[] = { "k" };
+	const bool tuned[] = { false };
+	ta_measurement *m = ta_measure_build(&r, names, tuned, 1, NULL);
+	const ta_kernel_measure *k = ta_measure_find(m, "k");
+	assert_int_equal(k->n_groups, 3);
+	const ta_kernel_group *g = &k->groups[k->main_group];
+	assert_int_equal(g->cfg.grid[0], 4096);
+	assert_int_equal(g->n_durations, 97);
+	assert_int_equal(k->steady_calls, 97 + 113 + 1);
+	double total = 97 * 3900000.0 + 113 * 2200000.0 + 160000.0;
+	assert_float_equal(k->steady_total_ns, total, 1);
+	assert_float_equal(g->share, 97 * 3900000.0 / total, 1e-9);
+	double shares = 0;
+	for (size_t i = 0; i < k->n_groups; i++)
+		shares += k->groups[i].share;
+	assert_float_equal(shares, 1, 1e-9);
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
 /* Two variants used in alternation are both real use, not tuning. */
 static void test_alternating_variants(void **state)
 {
@@ -307,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_repeat_pooling_and_compare),
 		cmocka_unit_test(test_size_sweep),
 		cmocka_unit_test(test_alternating_variants),
+		cmocka_unit_test(test_dominant_shape),
 		cmocka_unit_test(test_tuning_blocks_apart_by_the_winner),
 		cmocka_unit_test(test_long_blocks_apart_by_another_config),
 		cmocka_unit_test(test_replay_h200_matmul),

@@ -168,6 +168,53 @@ static void test_change(void **state)
 	ta_run_figures_clear(&b);
 }
 
+/* Two shapes in both runs (one only before): compared shape by shape,
+ * the later run's largest share first; the copy owns its shapes. */
+static void add_shapes(ta_run_figures *r, double big, double small)
+{
+	ta_kernel_figures *k = &r->kernels[0];
+	k->n_shapes = 3;
+	k->shapes = ta_xcalloc(3, sizeof *k->shapes);
+	int32_t grids[3] = { 4096, 2048, 16 };
+	double med[3] = { big, small, 160 };
+	for (int i = 0; i < 3; i++) {
+		k->shapes[i].grid[0] = grids[i];
+		k->shapes[i].grid[1] = k->shapes[i].grid[2] = 1;
+		k->shapes[i].block[0] = 128;
+		k->shapes[i].block[1] = k->shapes[i].block[2] = 1;
+		k->shapes[i].calls = 10;
+		k->shapes[i].median_ns = med[i];
+		k->shapes[i].share = i == 0 ? 0.6 : i == 1 ? 0.4 : 0;
+	}
+	k->calls = 30;
+	k->per_call_ns = (big + small + 160) / 3;
+}
+
+static void test_change_by_shape(void **state)
+{
+	(void)state;
+	ta_run_figures a, b;
+	fill(&a, "k", 1000, 0);
+	fill(&b, "k", 900, 1);
+	add_shapes(&a, 3900, 2200);
+	add_shapes(&b, 3000, 2300);
+	b.kernels[0].shapes[2].grid[0] = 32;   /* the tiny check changed its grid */
+	ta_change c = ta_change_between(&a, &b, "k");
+	assert_int_equal(c.n_shapes, 2);
+	assert_int_equal(c.shapes[0].grid[0], 4096);
+	assert_float_equal(c.shapes[0].before_ns, 3900, 1e-9);
+	assert_float_equal(c.shapes[0].after_ns, 3000, 1e-9);
+	assert_int_equal(c.shapes[1].grid[0], 2048);
+	assert_float_equal(c.shapes[1].after_ns, 2300, 1e-9);
+	ta_run_figures copy;
+	ta_run_figures_copy(&copy, &b);
+	assert_int_equal(copy.kernels[0].n_shapes, 3);
+	assert_true(copy.kernels[0].shapes != b.kernels[0].shapes);
+	ta_run_figures_clear(&copy);
+	ta_run_figures_clear(&a);
+	ta_run_figures_clear(&b);
+}
+
 static void test_marks(void **state)
 {
 	(void)state;
@@ -308,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_static_walk),
 		cmocka_unit_test(test_profiled_walk),
 		cmocka_unit_test(test_change),
+		cmocka_unit_test(test_change_by_shape),
 		cmocka_unit_test(test_marks),
 		cmocka_unit_test(test_annotate),
 		cmocka_unit_test(test_baseline),

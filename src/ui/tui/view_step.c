@@ -322,6 +322,30 @@ static void deep_evidence(page *p, const ta_kernel_figures *f, const ta_step *s)
 	free(sol);
 }
 
+/* A workload of several launch shapes: the time per call over all of them,
+ * the dominant shape (the figures below describe it), every shape's share. */
+static void shapes(page *p, const ta_kernel_figures *f)
+{
+	char pc[32], med[32], iqr[32];
+	const char *x = ta_glyph_str(TA_G_TIMES);
+	char *line = ta_xasprintf("%s per call over %zu steady launches of %zu shapes (%zu autotuning, "
+				  "%zu warm-up set apart)", ta_fmt_ns(f->per_call_ns, pc, sizeof pc), f->calls,
+				  f->n_shapes, f->autotune_launches, f->warmup_launches);
+	wrap(p, 3, TA_ROLE_NORMAL, line);
+	free(line);
+	line = ta_xasprintf("dominant shape (most GPU time): median %s, IQR %s, n=%zu",
+			    ta_fmt_ns(f->summary.median, med, sizeof med),
+			    ta_fmt_ns(f->summary.iqr, iqr, sizeof iqr), f->summary.count);
+	wrap(p, 3, TA_ROLE_NORMAL, line);
+	free(line);
+	for (size_t i = 0; i < f->n_shapes; i++) {
+		const ta_shape_figures *s = &f->shapes[i];
+		textf(p, 5, TA_ROLE_NORMAL, "%3.0f%%  grid %d%s%d%s%d, block %d: %zu %s, median %s", s->share * 100,
+		      s->grid[0], x, s->grid[1], x, s->grid[2], s->block[0], s->calls,
+		      s->calls == 1 ? "launch" : "launches", ta_fmt_ns(s->median_ns, med, sizeof med));
+	}
+}
+
 static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const ta_step *s)
 {
 	const ta_run_figures *run = ta_app_last_run(app);
@@ -333,12 +357,16 @@ static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const t
 		return;
 	blank(p);
 	textf(p, 1, TA_ROLE_TITLE, "Evidence");
-	if (f) {
+	if (f && f->n_shapes > 1) {
+		shapes(p, f);
+	} else if (f) {
 		char med[32], iqr[32];
 		textf(p, 3, TA_ROLE_NORMAL, "%zu launches (%zu autotuning, %zu warm-up set apart); "
 		      "median %s, IQR %s, n=%zu", f->launches, f->autotune_launches, f->warmup_launches,
 		      ta_fmt_ns(f->summary.median, med, sizeof med), ta_fmt_ns(f->summary.iqr, iqr, sizeof iqr),
 		      f->summary.count);
+	}
+	if (f) {
 		const char *x = ta_glyph_str(TA_G_TIMES);
 		textf(p, 3, TA_ROLE_NORMAL, "grid %d%s%d%s%d, block %d, %u registers, %u B local/thread%s, "
 		      "smem %d+%d B", f->grid[0], x, f->grid[1], x, f->grid[2], f->block[0], f->regs,
@@ -401,6 +429,14 @@ static void measured(page *p, const ta_app *app, const ta_step *s)
 	      ta_fmt_ns(s->change.before_ns, b, sizeof b), ta_glyph_str(TA_G_ARROW),
 	      ta_fmt_ns(s->change.after_ns, a, sizeof a), c->ratio, ta_glyph_str(TA_G_TIMES), c->lo, c->hi,
 	      c->verdict == TA_VERDICT_NOISE ? "within noise" : ta_verdict_name(c->verdict));
+	const char *x = ta_glyph_str(TA_G_TIMES);
+	for (size_t i = 0; i < s->change.n_shapes; i++) {
+		const ta_shape_change *sc = &s->change.shapes[i];
+		textf(p, 5, TA_ROLE_NORMAL, "%3.0f%%  grid %d%s%d%s%d: %s %s %s   %.3f%s", sc->share * 100,
+		      sc->grid[0], x, sc->grid[1], x, sc->grid[2], ta_fmt_ns(sc->before_ns, b, sizeof b),
+		      ta_glyph_str(TA_G_ARROW), ta_fmt_ns(sc->after_ns, a, sizeof a),
+		      sc->before_ns > 0 ? sc->after_ns / sc->before_ns : 0, x);
+	}
 }
 
 static void folded_page(page *p, ta_app *app, const ta_walk_kernel *k)

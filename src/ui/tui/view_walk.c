@@ -96,7 +96,9 @@ static void draw(ta_app *app, const ta_rect *r)
 		bool sel = (int)i == app->kernel;
 		char t[48] = "";
 		const ta_kernel_figures *f = ta_run_figures_find(run, k->name);
-		if (f && f->summary.count)
+		if (f && f->calls)   /* the workload's GPU time per call, every shape */
+			ta_fmt_ns(f->per_call_ns, t, sizeof t);
+		else if (f && f->summary.count)
 			ta_fmt_ns(f->summary.median, t, sizeof t);
 		else if (k->helper)
 			snprintf(t, sizeof t, "helper");
