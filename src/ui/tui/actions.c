@@ -271,6 +271,8 @@ unsigned ta_app_request(ta_app *app, ta_req req)
 		return ta_view_walk.request(app, req) | TA_REACT_SAVE;
 	case TA_REQ_PAGE_DOWN:
 	case TA_REQ_PAGE_UP:
+	case TA_REQ_RIGHT:
+	case TA_REQ_LEFT:
 		return ta_view_step.request(app, req);
 	case TA_REQ_APPLY:
 		return do_apply(app);
@@ -289,14 +291,17 @@ unsigned ta_app_request(ta_app *app, ta_req req)
 	case TA_REQ_DIFF:
 		app->overlay = &ta_view_diff;
 		app->overlay_top = 0;
+		app->overlay_left = 0;
 		return TA_REACT_REDRAW;
 	case TA_REQ_LOG:
 		app->overlay = &ta_view_log;
 		app->overlay_top = 0;
+		app->overlay_left = 0;
 		return TA_REACT_REDRAW;
 	case TA_REQ_HELP:
 		app->overlay = &ta_view_help;
 		app->overlay_top = 0;
+		app->overlay_left = 0;
 		return TA_REACT_REDRAW;
 	case TA_REQ_WRITE:
 		return do_write(app);

@@ -81,6 +81,8 @@ struct ta_app {
 	int list_top;
 	int page_top;
 	int page_lines;           /* lines of the last drawn page */
+	int hscroll;              /* columns of code and diffs scrolled off to the left */
+#define TA_HSCROLL_STEP 8
 	ta_row *rows;             /* rows of the walk pane, rebuilt on change */
 	size_t n_rows;
 	int row_y0;               /* screen row of rows[list_top] in the last frame */
@@ -116,6 +118,7 @@ struct ta_app {
 	const ta_view_ops *overlay;
 	int overlay_top;
 	int overlay_lines;
+	int overlay_left;         /* the overlay's sideways scroll, in columns */
 
 	/* file watch */
 	struct timespec file_mtime;

@@ -35,6 +35,8 @@ const char *ta_key_name(int key, char buf[16])
 	switch (key) {
 	case KEY_DOWN: return "Down";
 	case KEY_UP: return "Up";
+	case KEY_RIGHT: return "Right";
+	case KEY_LEFT: return "Left";
 	case KEY_NPAGE: return "PgDn";
 	case KEY_PPAGE: return "PgUp";
 	case KEY_HOME: return "Home";

@@ -364,6 +364,39 @@ int ta_term_put_clipped(int y, int x, int maxw, const char *s, ta_role role)
 	return col + ta_term_put(y, x + col, 1, ta_glyph_str(TA_G_ELLIPSIS), (size_t)-1, role);
 }
 
+int ta_term_put_scrolled(int y, int x, int maxw, const char *s, size_t n, int skip, ta_role role)
+{
+	if (maxw <= 0 || !s)
+		return 0;
+	if (n == (size_t)-1)
+		n = strlen(s);
+	n = strcspn(s, "\r\n") < n ? strcspn(s, "\r\n") : n;
+	int col = 0, used = 0;
+	size_t i = 0;
+	if (skip > 0) {
+		/* Drop whole characters until `skip` columns are gone. */
+		while (i < n && col < skip) {
+			size_t len;
+			int w;
+			next_char(s + i, n - i, &len, &w);
+			col += w == -2 ? 4 - col % 4 : w;
+			i += len;
+		}
+		if (i >= n)
+			return 0;   /* the line ends left of the view */
+		if (maxw < 2)
+			return ta_term_put(y, x, maxw, ta_glyph_str(TA_G_ELLIPSIS), (size_t)-1, TA_ROLE_DIM);
+		used = ta_term_put(y, x, 1, ta_glyph_str(TA_G_ELLIPSIS), (size_t)-1, TA_ROLE_DIM);
+	}
+	const char *rest = s + i;
+	size_t rn = n - i;
+	int room = maxw - used;
+	if (ta_term_width(rest, rn) <= room)
+		return used + ta_term_put(y, x + used, room, rest, rn, role);
+	used += ta_term_put(y, x + used, room - 1, rest, rn, role);
+	return used + ta_term_put(y, x + used, 1, ta_glyph_str(TA_G_ELLIPSIS), (size_t)-1, TA_ROLE_DIM);
+}
+
 int ta_term_printf(int y, int x, int maxw, ta_role role, const char *fmt, ...)
 {
 	char buf[1024];

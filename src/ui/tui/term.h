@@ -63,6 +63,10 @@ int ta_role_attr(ta_role r);
 int ta_term_put(int y, int x, int maxw, const char *s, size_t n, ta_role role);
 /* The same for one line of s, ending in an ellipsis when it is cut. */
 int ta_term_put_clipped(int y, int x, int maxw, const char *s, ta_role role);
+/* One line of code or diff: s[n] from display column `skip` on (a
+ * sideways scroll), at most maxw columns, with an ellipsis on each side
+ * where text is hidden. Returns the columns used. */
+int ta_term_put_scrolled(int y, int x, int maxw, const char *s, size_t n, int skip, ta_role role);
 /* printf into a line, clipped. */
 int ta_term_printf(int y, int x, int maxw, ta_role role, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

@@ -29,7 +29,7 @@ static void pager(ta_app *app, const ta_rect *r, const char *title, const char *
 				role = TA_ROLE_DEL;
 			else if (diff && *s == '@')
 				role = TA_ROLE_HUNK;
-			ta_term_put(y++, r->x + 1, r->w - 1, s, len, role);
+			ta_term_put_scrolled(y++, r->x + 1, r->w - 1, s, len, app->overlay_left, role);
 		}
 		n++;
 		s = end ? end + 1 : s + len;
@@ -57,6 +57,12 @@ static unsigned request(ta_app *app, ta_req req)
 		return TA_REACT_REDRAW;
 	case TA_REQ_FIRST:
 		app->overlay_top = 0;
+		return TA_REACT_REDRAW;
+	case TA_REQ_RIGHT:
+		app->overlay_left += TA_HSCROLL_STEP;
+		return TA_REACT_REDRAW;
+	case TA_REQ_LEFT:
+		app->overlay_left = app->overlay_left > TA_HSCROLL_STEP ? app->overlay_left - TA_HSCROLL_STEP : 0;
 		return TA_REACT_REDRAW;
 	case TA_REQ_CANCEL:
 	case TA_REQ_QUIT:

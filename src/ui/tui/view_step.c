@@ -36,13 +36,17 @@ static void text(page *p, int indent, ta_role role, const char *s, size_t n)
 	if (visible(p, &y)) {
 		if (role == TA_ROLE_HILITE || role == TA_ROLE_SELECT)
 			ta_term_fill(y, p->r->x, p->r->w, role);
-		ta_term_put(y, p->r->x + indent, p->r->w - indent, s, n, role);
+		/* a word wider than the pane still shows that it goes on */
+		ta_term_put_scrolled(y, p->r->x + indent, p->r->w - indent, s, n, 0, role);
 	}
 	p->line++;
 }
 
 static void textf(page *p, int indent, ta_role role, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+static void wrap(page *p, int indent, ta_role role, const char *s);
+
+/* A line of prose or figures: word-wrapped, never cut. */
 static void textf(page *p, int indent, ta_role role, const char *fmt, ...)
 {
 	ta_buf b = TA_BUF_INIT;
@@ -50,8 +54,18 @@ static void textf(page *p, int indent, ta_role role, const char *fmt, ...)
 	va_start(ap, fmt);
 	ta_buf_vprintf(&b, fmt, ap);
 	va_end(ap);
-	text(p, indent, role, ta_buf_str(&b), b.len);
+	wrap(p, indent, role, ta_buf_str(&b));
 	ta_buf_free(&b);
+}
+
+/* A line of code or diff: not wrapped (its layout is its meaning) but cut
+ * with an ellipsis and scrolled sideways with the arrow keys. */
+static void code(page *p, int indent, ta_role role, const char *s, size_t n, int skip)
+{
+	int y;
+	if (visible(p, &y))
+		ta_term_put_scrolled(y, p->r->x + indent, p->r->w - indent, s, n, skip, role);
+	p->line++;
 }
 
 static void blank(page *p)
@@ -76,17 +90,19 @@ static void wrap(page *p, int indent, ta_role role, const char *s)
 			int col = 0;
 			const char *c = q;
 			while (c < stop) {
+				/* the spaces before a word count as drawn */
+				const char *gap = c;
+				while (c < stop && *c == ' ')
+					c++;
 				const char *w = c;
 				while (w < stop && *w != ' ')
 					w++;
-				int ww = ta_term_width(c, (size_t)(w - c));
-				if (col && col + 1 + ww > width)
+				int ww = ta_term_width(gap, (size_t)(w - gap));
+				if (col && col + ww > width)
 					break;
-				col += (col ? 1 : 0) + ww;
+				col += ww;
 				last_break = w;
 				c = w;
-				while (c < stop && *c == ' ')
-					c++;
 			}
 			if (!last_break)
 				last_break = stop;
@@ -203,7 +219,7 @@ static void source_excerpt(page *p, const ta_app *app, const ta_walk_kernel *k, 
 				x += heat_cell(y, x, deep, l);
 			x += ta_term_printf(y, x, p->r->x + p->r->w - x, hot ? role : TA_ROLE_LINENO, "%s ",
 					    ta_glyph_str(TA_G_VBAR));
-			ta_term_put(y, x, p->r->x + p->r->w - x, t ? t : "", t ? len : 0, role);
+			ta_term_put_scrolled(y, x, p->r->x + p->r->w - x, t ? t : "", t ? len : 0, app->hscroll, role);
 		}
 		p->line++;
 	}
@@ -385,7 +401,7 @@ static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const t
 		autotune_table(p, &f->tune);
 }
 
-static void diff_lines(page *p, const char *d, int max)
+static void diff_lines(page *p, const char *d, int max, int skip)
 {
 	int n = 0;
 	while (*d) {
@@ -404,7 +420,7 @@ static void diff_lines(page *p, const char *d, int max)
 			role = TA_ROLE_DEL;
 		else if (*d == '@')
 			role = TA_ROLE_HUNK;
-		text(p, 3, role, d, len);
+		code(p, 3, role, d, len, skip);
 		n++;
 		d = end ? end + 1 : d + len;
 	}
@@ -512,7 +528,7 @@ static void draw(ta_app *app, const ta_rect *r)
 		blank(&p);
 		textf(&p, 1, TA_ROLE_TITLE, "Suggested edit %s %s%s", ta_glyph_str(TA_G_DOT),
 		      s->edit_title ? s->edit_title : "mechanical", app->read_only ? "" : "  (a applies it)");
-		diff_lines(&p, s->diff, 40);
+		diff_lines(&p, s->diff, 40, app->hscroll);
 	} else if (s->edit_kind == TA_STEP_EDIT_GUIDED && s->mark == TA_MARK_APPLIES && e) {
 		blank(&p);
 		textf(&p, 1, TA_ROLE_TITLE, "Guided change%s", app->read_only ? "" : "  (e opens your editor here)");
@@ -533,7 +549,11 @@ static void draw(ta_app *app, const ta_rect *r)
 static unsigned request(ta_app *app, ta_req req)
 {
 	int step = 10;
-	if (req == TA_REQ_PAGE_DOWN) {
+	if (req == TA_REQ_RIGHT) {
+		app->hscroll += TA_HSCROLL_STEP;
+	} else if (req == TA_REQ_LEFT) {
+		app->hscroll = app->hscroll > TA_HSCROLL_STEP ? app->hscroll - TA_HSCROLL_STEP : 0;
+	} else if (req == TA_REQ_PAGE_DOWN) {
 		if (app->page_top + step < app->page_lines)
 			app->page_top += step;
 	} else if (req == TA_REQ_PAGE_UP) {

@@ -159,6 +159,7 @@ static void select_row(ta_app *app, int i)
 		return;
 	app->step = app->rows[i].kind == TA_ROW_STEP ? app->rows[i].step : -1;
 	app->page_top = 0;
+	app->hscroll = 0;
 }
 
 static void show_kernel(ta_app *app, int k)
@@ -167,6 +168,7 @@ static void show_kernel(ta_app *app, int k)
 	app->step = -2;   /* not a row: rebuild picks the first */
 	app->list_top = 0;
 	app->page_top = 0;
+	app->hscroll = 0;
 	ta_app_rebuild_rows(app);
 }
 
