@@ -46,6 +46,7 @@ typedef struct options {
 	const char *select;       /* --check: ids to report */
 	const char *ignore;       /* --check: ids to leave out */
 	bool fixes;               /* --check: whether each finding's edit can be made */
+	bool exit_zero;           /* --check: findings do not make the exit status 1 */
 	bool no_profile;          /* the advisor: static analysis only */
 	const char *replay;       /* the advisor: a recorded session, read-only */
 	const char *test_command; /* the advisor: run after each applied edit */
@@ -95,6 +96,32 @@ static ta_exit usage_error(const char *fmt, const char *arg)
 	return TA_EXIT_ERROR;
 }
 
+/* Why getopt refused a long option: unknown, ambiguous, or its argument
+ * missing. */
+static int long_option_error(const char *arg, const struct option *longopts)
+{
+	const char *name = arg + 2, *eq = strchr(name, '=');
+	size_t len = eq ? (size_t)(eq - name) : strlen(name);
+	int matches = 0, exact = -1, which = -1;
+	for (int i = 0; longopts[i].name; i++) {
+		if (strncmp(longopts[i].name, name, len))
+			continue;
+		matches++;
+		which = i;
+		if (strlen(longopts[i].name) == len)
+			exact = i;
+	}
+	if (exact >= 0)
+		which = exact;
+	if (matches == 0)
+		return usage_error("unrecognized option '%s'", arg);
+	if (exact < 0 && matches > 1)
+		return usage_error("ambiguous option '%s'", arg);
+	if (longopts[which].has_arg == no_argument && eq)
+		return usage_error("option '--%s' takes no argument", longopts[which].name);
+	return usage_error("option '--%s' needs an argument", longopts[which].name);
+}
+
 /* --step ID=RECORDS[,MEASURED]: split in place (optarg is argv's). */
 static int parse_step(char *arg, options *o)
 {
@@ -123,7 +150,10 @@ static int parse_step(char *arg, options *o)
 static ta_exit parse_options(int argc, char **argv, options *o)
 {
 	struct option longopts[OPTION_COUNT + 1];
-	char shortopts[OPTION_COUNT * 2 + 2] = "+";
+	/* "-": non-options come back in order (as key 1), so options may follow
+	 * the file as with GNU tools, while "--" still ends the options and
+	 * leaves the command after it untouched. */
+	char shortopts[OPTION_COUNT * 2 + 2] = "-";
 	size_t ns = 1;
 	for (size_t i = 0; i < OPTION_COUNT; i++) {
 		longopts[i] = (struct option){ option_docs[i].name,
@@ -139,9 +169,14 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 	longopts[OPTION_COUNT] = (struct option){ 0 };
 	o->format = -1;
 	opterr = 0;
-	int c;
+	int c, nfiles = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		switch (c) {
+		case 1:
+			/* Files gather at the front of argv, in slots getopt has
+			 * already passed (it does not permute in this mode). */
+			argv[1 + nfiles++] = optarg;
+			break;
 		case 'R':
 			o->mode = MODE_REPORT;
 			break;
@@ -156,6 +191,9 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			break;
 		case 260:
 			o->fixes = true;
+			break;
+		case 261:
+			o->exit_zero = true;
 			break;
 		case 'p':
 			o->mode = MODE_PROFILE;
@@ -224,7 +262,7 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 		case 'f':
 			o->format = ta_format_parse(optarg);
 			if (o->format < 0)
-				return usage_error("unknown format '%s' (text, markdown or json)", optarg);
+				return usage_error("unknown format '%s' (text, markdown, json; --check: text, json, sarif, github)", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -235,22 +273,20 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			exit(TA_EXIT_OK);
 		case '?':
 		default:
-			if (optopt && optopt < 128)
-				return usage_error("invalid option '-%c'", (char[]){ (char)optopt, 0 });
+			if (!strncmp(argv[optind - 1], "--", 2))
+				return long_option_error(argv[optind - 1], longopts);
+			if (optopt > 0 && optopt < 128 && !strchr(shortopts + 1, optopt))
+				return usage_error("invalid option '-%s'", (char[]){ (char)optopt, 0 });
+			if (optopt > 0 && optopt < 128)
+				return usage_error("option '-%s' needs an argument", (char[]){ (char)optopt, 0 });
 			return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		}
 	}
-	o->files = argv + optind;
-	o->file_count = argc - optind;
+	o->files = argv + 1;
+	o->file_count = nfiles;
 	/* Everything after "--" is the command to profile. */
-	for (int i = optind; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			o->file_count = i - optind;
-			o->command = i + 1 < argc ? argv + i + 1 : NULL;
-			argv[i] = NULL;
-			break;
-		}
-	}
+	if (optind > 1 && optind <= argc && !strcmp(argv[optind - 1], "--") && optind < argc)
+		o->command = argv + optind;
 	return TA_EXIT_OK;
 }
 
@@ -273,7 +309,7 @@ static ta_exit run_session_report(const options *o)
 {
 	if (o->file_count)
 		return usage_error("%s", "--replay takes the session, not a FILE");
-	if (o->format == TA_FORMAT_JSON || o->format == TA_FORMAT_SARIF)
+	if (o->format == TA_FORMAT_JSON || o->format == TA_FORMAT_SARIF || o->format == TA_FORMAT_GITHUB)
 		return usage_error("%s", "--report --replay writes markdown (the session itself is the JSON)");
 	ta_session *s;
 	char *err;
@@ -294,7 +330,7 @@ static ta_exit run_report(const options *o)
 		return run_session_report(o);
 	if (o->file_count != 1)
 		return usage_error("%s", o->file_count ? "--report takes one FILE" : "--report needs a FILE");
-	if (o->format == TA_FORMAT_SARIF)
+	if (o->format == TA_FORMAT_SARIF || o->format == TA_FORMAT_GITHUB)
 		return usage_error("%s", "--report writes text, markdown or json");
 	ta_analysis *a = open_analysis(o->files[0]);
 	if (!a)
@@ -362,9 +398,10 @@ static ta_exit run_check(const options *o)
 	if (o->file_count == 0)
 		return usage_error("%s", "--check needs a FILE or folder");
 	if (o->format == TA_FORMAT_MARKDOWN)
-		return usage_error("%s", "--check writes text, json or sarif");
+		return usage_error("%s", "--check writes text, json, sarif or github");
 	ta_check_options co = { .format = o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format,
-				.select = o->select, .ignore = o->ignore, .fixes = o->fixes };
+				.select = o->select, .ignore = o->ignore, .fixes = o->fixes,
+				.exit_zero = o->exit_zero };
 	return ta_check_run(o->files, o->file_count, &co, stdout, stderr);
 }
 

@@ -6,11 +6,13 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyze/analysis.h"
 #include "checklist/rewrite.h"
@@ -355,175 +357,281 @@ static size_t base_len(const char *message)
 	return n;
 }
 
-/* One line per finding: entries that share a detector (S3 and G4, P1 and
- * S4/G2...) report the same place and reason, so their ids are joined. */
-static void write_text(const diags *d, FILE *out)
+/* One finding: a place and a reason, with every id that reports it
+ * (entries that share a detector: S3 and G4, P1 and S4/G2...). */
+typedef struct finding {
+	const diag *lead;         /* the entry whose detector it is (or the error) */
+	char *message;            /* without " (as ID)"; owned */
+	const char **ids;         /* the lead's first; owned array, borrowed strings */
+	size_t n_ids;
+} finding;
+
+/* Groups the sorted diagnostics into findings (caller frees with
+ * free_findings). */
+static finding *group_findings(const diags *d, size_t *count)
 {
+	finding *out = ta_xcalloc(d->count + 1, sizeof *out);
 	bool *done = ta_xcalloc(d->count + 1, sizeof *done);
-	size_t *group = ta_xcalloc(d->count + 1, sizeof *group);
+	size_t n = 0;
 	for (size_t i = 0; i < d->count; i++) {
 		const diag *x = &d->items[i];
 		if (done[i])
 			continue;
+		finding *f = &out[n++];
+		f->ids = ta_xcalloc(d->count - i + 1, sizeof *f->ids);
 		if (x->error) {
-			fprintf(out, "%s:%u:%u: error: %s\n", x->file, x->line, x->col, x->message);
+			f->lead = x;
+			f->message = ta_xstrdup(x->message);
 			continue;
 		}
-		size_t bl = base_len(x->message), n = 0, server = i;
+		size_t bl = base_len(x->message), server = i, m = 0;
+		size_t *members = ta_xcalloc(d->count - i + 1, sizeof *members);
 		for (size_t j = i; j < d->count; j++) {
 			const diag *y = &d->items[j];
 			if (y->line != x->line || y->col != x->col || strcmp(y->file, x->file))
 				break;
-			if (done[j] || y->error || base_len(y->message) != bl ||
-			    strncmp(y->message, x->message, bl))
+			if (done[j] || y->error || base_len(y->message) != bl || strncmp(y->message, x->message, bl))
 				continue;
 			done[j] = true;
-			group[n++] = j;
+			members[m++] = j;
 			if (strlen(y->message) == bl)
-				server = j;   /* the entry whose detector it is */
+				server = j;
 		}
-		ta_buf ids = TA_BUF_INIT;
-		ta_buf_puts(&ids, d->items[server].id);
-		for (size_t k = 0; k < n; k++)
-			if (group[k] != server)
-				ta_buf_printf(&ids, ", %s", d->items[group[k]].id);
-		fprintf(out, "%s:%u:%u: %s: %.*s [%s]\n", x->file, x->line, x->col, severity(x),
-			(int)bl, x->message, ta_buf_str(&ids));
+		f->lead = &d->items[server];
+		f->message = ta_xstrndup(x->message, bl);
+		f->ids[f->n_ids++] = d->items[server].id;
+		for (size_t k = 0; k < m; k++)
+			if (members[k] != server)
+				f->ids[f->n_ids++] = d->items[members[k]].id;
+		free(members);
+	}
+	free(done);
+	*count = n;
+	return out;
+}
+
+static void free_findings(finding *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(f[i].message);
+		free(f[i].ids);
+	}
+	free(f);
+}
+
+static void write_text(const finding *fs, size_t n, FILE *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		const diag *x = fs[i].lead;
+		if (x->error) {
+			fprintf(out, "%s:%u:%u: error: %s\n", x->file, x->line, x->col, fs[i].message);
+			continue;
+		}
+		fprintf(out, "%s:%u:%u: %s: %s [", x->file, x->line, x->col, severity(x), fs[i].message);
+		for (size_t k = 0; k < fs[i].n_ids; k++)
+			fprintf(out, "%s%s", k ? ", " : "", fs[i].ids[k]);
+		fputs("]\n", out);
 		/* An entry the tool writes whose rewrite cannot change this site:
 		 * say why here, as --diff and --apply will. */
-		const diag *sv = &d->items[server];
-		if (sv->fix < 0)
+		if (x->fix < 0)
 			fprintf(out, "%s:%u:%u: note: no mechanical %s edit here: %s [%s]\n", x->file, x->line,
-				x->col, sv->id, sv->fix_why, sv->id);
-		ta_buf_free(&ids);
+				x->col, x->id, x->fix_why, x->id);
 	}
-	free(group);
-	free(done);
 }
 
-static void json_str(ta_buf *b, const char *s)
+/* GitHub Actions workflow commands: each finding becomes an annotation
+ * on the pull request's diff. Properties escape %, CR, LF, ':' and ','. */
+static void gh_escape(FILE *out, const char *s, bool property)
 {
-	ta_buf_putc(b, '"');
-	if (s)
-		ta_buf_json_escaped(b, s, strlen(s));
-	ta_buf_putc(b, '"');
+	for (; *s; s++) {
+		if (*s == '%')
+			fputs("%25", out);
+		else if (*s == '\r')
+			fputs("%0D", out);
+		else if (*s == '\n')
+			fputs("%0A", out);
+		else if (property && *s == ':')
+			fputs("%3A", out);
+		else if (property && *s == ',')
+			fputs("%2C", out);
+		else
+			fputc(*s, out);
+	}
 }
 
-static void write_json(const diags *d, FILE *out)
+static void write_github(const finding *fs, size_t n, FILE *out)
+{
+	for (size_t i = 0; i < n; i++) {
+		const diag *x = fs[i].lead;
+		fprintf(out, "::%s file=", x->error ? "error" : is_note(x) ? "notice" : "warning");
+		gh_escape(out, x->file, true);
+		fprintf(out, ",line=%u,endLine=%u,col=%u,title=", x->line, x->end_line, x->col);
+		ta_buf t = TA_BUF_INIT;
+		ta_buf_puts(&t, "tileadvise");
+		for (size_t k = 0; k < fs[i].n_ids; k++)
+			ta_buf_printf(&t, "%s%s", k ? ", " : " ", fs[i].ids[k]);
+		gh_escape(out, ta_buf_str(&t), true);
+		ta_buf_free(&t);
+		fputs("::", out);
+		gh_escape(out, fs[i].message, false);
+		fputc('\n', out);
+	}
+}
+
+static json_t *ids_json(const finding *f)
+{
+	json_t *a = json_array();
+	for (size_t k = 0; k < f->n_ids; k++)
+		json_array_append_new(a, json_string(f->ids[k]));
+	return a;
+}
+
+static void dump(json_t *root, FILE *out)
+{
+	json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', out);
+	json_decref(root);
+}
+
+static void write_json(const finding *fs, size_t n, FILE *out)
+{
+	json_t *list = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const diag *x = fs[i].lead;
+		json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:s}", "file", x->file, "line", (json_int_t)x->line,
+				      "column", (json_int_t)x->col, "end_line", (json_int_t)x->end_line,
+				      "severity", severity(x));
+		json_object_set_new(o, "id", x->error ? json_null() : json_string(x->id));
+		json_object_set_new(o, "ids", ids_json(&fs[i]));
+		json_object_set_new(o, "kernel", x->kernel ? json_string(x->kernel) : json_null());
+		json_object_set_new(o, "message", json_string(fs[i].message));
+		/* Entries the tool writes: whether --apply=ID:LINE makes the edit. */
+		if (x->fix > 0)
+			json_object_set_new(o, "fix", json_pack("{s:b}", "available", 1));
+		else if (x->fix < 0)
+			json_object_set_new(o, "fix", json_pack("{s:b, s:s}", "available", 0, "reason", x->fix_why));
+		json_array_append_new(list, o);
+	}
+	dump(json_pack("{s:s, s:s, s:o}", "tool", "tileadvise", "version", PACKAGE_VERSION, "diagnostics", list), out);
+}
+
+/* A path as a URI reference: unreserved characters and '/' kept. An
+ * absolute path becomes a file:// URI; a relative one is relative to the
+ * %SRCROOT% base (the folder the check ran in). */
+static json_t *artifact(const char *path)
 {
 	ta_buf b = TA_BUF_INIT;
-	ta_buf_printf(&b, "{\"tool\": \"tileadvise\", \"version\": \"%s\", \"diagnostics\": [", PACKAGE_VERSION);
-	for (size_t i = 0; i < d->count; i++) {
-		const diag *x = &d->items[i];
-		ta_buf_puts(&b, i ? ",\n  {" : "\n  {");
-		ta_buf_puts(&b, "\"file\": ");
-		json_str(&b, x->file);
-		ta_buf_printf(&b, ", \"line\": %u, \"column\": %u, \"end_line\": %u, \"severity\": \"%s\", \"id\": ",
-			      x->line, x->col, x->end_line, severity(x));
-		if (x->error)
-			ta_buf_puts(&b, "null");
-		else
-			json_str(&b, x->id);
-		ta_buf_puts(&b, ", \"kernel\": ");
-		if (x->kernel)
-			json_str(&b, x->kernel);
-		else
-			ta_buf_puts(&b, "null");
-		ta_buf_puts(&b, ", \"message\": ");
-		json_str(&b, x->message);
-		/* Entries the tool writes: whether --apply=ID:LINE makes the edit. */
-		if (x->fix > 0) {
-			ta_buf_puts(&b, ", \"fix\": {\"available\": true}");
-		} else if (x->fix < 0) {
-			ta_buf_puts(&b, ", \"fix\": {\"available\": false, \"reason\": ");
-			json_str(&b, x->fix_why);
-			ta_buf_putc(&b, '}');
-		}
-		ta_buf_putc(&b, '}');
-	}
-	ta_buf_puts(&b, d->count ? "\n]}\n" : "]}\n");
-	fputs(ta_buf_str(&b), out);
-	ta_buf_free(&b);
-}
-
-/* A relative path as a URI reference: unreserved characters and '/' kept. */
-static void uri(ta_buf *b, const char *path)
-{
-	if (path[0] == '.' && path[1] == '/')
+	bool absolute = path[0] == '/';
+	if (absolute)
+		ta_buf_puts(&b, "file://");
+	while (path[0] == '.' && path[1] == '/')
 		path += 2;
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		    strchr("-._~/", *p))
-			ta_buf_putc(b, (char)*p);
+			ta_buf_putc(&b, (char)*p);
 		else
-			ta_buf_printf(b, "%%%02X", *p);
+			ta_buf_printf(&b, "%%%02X", *p);
 	}
+	json_t *o = json_pack("{s:s}", "uri", ta_buf_str(&b));
+	if (!absolute)
+		json_object_set_new(o, "uriBaseId", json_string("%SRCROOT%"));
+	ta_buf_free(&b);
+	return o;
 }
 
-static void write_sarif(const diags *d, FILE *out)
+static json_t *text_obj(const char *s)
 {
-	ta_buf b = TA_BUF_INIT;
-	ta_buf_puts(&b, "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n"
-		    "  \"version\": \"2.1.0\",\n  \"runs\": [{\n    \"tool\": {\"driver\": {\"name\": \"tileadvise\", ");
-	ta_buf_printf(&b, "\"version\": \"%s\", \"semanticVersion\": \"%s\", \"rules\": [", PACKAGE_VERSION, PACKAGE_VERSION);
+	return json_pack("{s:s}", "text", s ? s : "");
+}
+
+/* A rule's descriptions: the catalog's title and summary, and as help what
+ * --explain prints; without the catalog, plain pointers to --explain. */
+static json_t *sarif_rule(const ta_catalog *cat, size_t e, size_t n)
+{
+	const char *id = e < n ? ta_rules_id(e) : TA_CHECK_SUPPRESSION_ID;
+	const ta_entry *entry = e < n && cat ? ta_catalog_find(cat, id) : NULL;
+	char *shortd, *full, *help;
+	if (e == n) {
+		shortd = ta_xstrdup("Unknown checklist id in a suppression comment");
+		full = ta_xstrdup("A `# tileadvise: ignore[...]` comment names an id that the checklist does "
+				  "not have, so it silences nothing: a typo would otherwise keep a finding "
+				  "alive unnoticed.");
+		help = ta_xstrdup("Correct the id (tileadvise --list-rules lists them) or remove it from the "
+				  "comment. --ignore X0 silences these reports.");
+	} else if (entry) {
+		shortd = ta_xstrdup(entry->title);
+		full = ta_xstrdup(entry->summary && *entry->summary ? entry->summary : entry->title);
+		help = ta_xasprintf("%s\n\nRun `tileadvise --explain %s` for the whole entry, or "
+				    "`tileadvise FILE` to walk through it.", full, id);
+	} else {
+		shortd = ta_xasprintf("tileadvise checklist entry %s (section %s)", id, ta_rules_section(e));
+		full = ta_xstrdup(shortd);
+		help = ta_xasprintf("See tileadvise --explain %s.", id);
+	}
+	json_t *r = json_pack("{s:s, s:o, s:o, s:o, s:{s:s}}", "id", id, "shortDescription", text_obj(shortd),
+			      "fullDescription", text_obj(full), "help", text_obj(help),
+			      "defaultConfiguration", "level", id[0] == 'T' ? "note" : "warning");
+	free(shortd);
+	free(full);
+	free(help);
+	return r;
+}
+
+static json_t *location(const diag *x, bool end)
+{
+	json_t *region = json_pack("{s:I, s:I}", "startLine", (json_int_t)x->line, "startColumn", (json_int_t)x->col);
+	if (end)
+		json_object_set_new(region, "endLine", json_integer(x->end_line));
+	return json_pack("{s:{s:o, s:o}}", "physicalLocation", "artifactLocation", artifact(x->file),
+			 "region", region);
+}
+
+static void write_sarif(const finding *fs, size_t nf, FILE *out)
+{
 	size_t n = ta_rules_count();
-	/* Rule titles come from the catalog; without it, a pointer to --explain. */
 	char *cat_err = NULL;
 	ta_catalog *cat = ta_catalog_load(NULL, &cat_err);
 	free(cat_err);
-	for (size_t e = 0; e <= n; e++) {
-		const char *id = e < n ? ta_rules_id(e) : TA_CHECK_SUPPRESSION_ID;
-		const ta_entry *entry = e < n && cat ? ta_catalog_find(cat, id) : NULL;
-		char *desc = entry ? ta_xasprintf("%s (tileadvise --explain %s)", entry->title, id) :
-			     e < n ? ta_xasprintf("tileadvise checklist entry %s (section %s); see tileadvise --explain %s",
-						  id, ta_rules_section(e), id)
-				   : ta_xstrdup("unknown checklist id in a tileadvise suppression comment");
-		ta_buf_printf(&b, "%s\n      {\"id\": \"%s\", \"shortDescription\": {\"text\": ", e ? "," : "", id);
-		json_str(&b, desc);
-		if (entry) {
-			ta_buf_puts(&b, "}, \"fullDescription\": {\"text\": ");
-			json_str(&b, entry->summary);
-		}
-		ta_buf_printf(&b, "}, \"defaultConfiguration\": {\"level\": \"%s\"}}",
-			      id[0] == 'T' ? "note" : "warning");
-		free(desc);
-	}
+	json_t *rules = json_array();
+	for (size_t e = 0; e <= n; e++)
+		json_array_append_new(rules, sarif_rule(cat, e, n));
 	ta_catalog_free(cat);
-	ta_buf_puts(&b, "]}},\n    \"results\": [");
-	bool first = true;
-	for (size_t i = 0; i < d->count; i++) {
-		const diag *x = &d->items[i];
-		int e = x->error ? -1 : ta_rules_index(x->id);
-		if (x->error)
-			continue;   /* syntax errors go to invocation notifications below */
-		ta_buf_puts(&b, first ? "\n      {" : ",\n      {");
-		first = false;
-		ta_buf_printf(&b, "\"ruleId\": \"%s\", \"ruleIndex\": %d, \"level\": \"%s\", \"message\": {\"text\": ",
-			      x->id, e >= 0 ? e : (int)n, severity(x));
-		json_str(&b, x->message);
-		ta_buf_puts(&b, "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": \"");
-		uri(&b, x->file);
-		ta_buf_printf(&b, "\"}, \"region\": {\"startLine\": %u, \"startColumn\": %u, \"endLine\": %u}}}]}",
-			      x->line, x->col, x->end_line);
-	}
-	ta_buf_puts(&b, first ? "],\n" : "\n    ],\n");
-	ta_buf_puts(&b, "    \"invocations\": [{\"executionSuccessful\": true, \"toolExecutionNotifications\": [");
-	first = true;
-	for (size_t i = 0; i < d->count; i++) {
-		const diag *x = &d->items[i];
-		if (!x->error)
+	json_t *results = json_array(), *notes = json_array();
+	for (size_t i = 0; i < nf; i++) {
+		const diag *x = fs[i].lead;
+		if (x->error) {   /* syntax errors are the tool's notifications */
+			json_array_append_new(notes, json_pack("{s:s, s:o, s:[o]}", "level", "error", "message",
+							       text_obj(fs[i].message), "locations",
+							       location(x, false)));
 			continue;
-		ta_buf_puts(&b, first ? "\n      {" : ",\n      {");
-		first = false;
-		ta_buf_puts(&b, "\"level\": \"error\", \"message\": {\"text\": ");
-		json_str(&b, x->message);
-		ta_buf_puts(&b, "}, \"locations\": [{\"physicalLocation\": {\"artifactLocation\": {\"uri\": \"");
-		uri(&b, x->file);
-		ta_buf_printf(&b, "\"}, \"region\": {\"startLine\": %u, \"startColumn\": %u}}}]}", x->line, x->col);
+		}
+		int e = ta_rules_index(x->id);
+		json_t *r = json_pack("{s:s, s:I, s:s, s:o, s:[o]}", "ruleId", x->id, "ruleIndex",
+				      (json_int_t)(e >= 0 ? (size_t)e : n), "level", severity(x), "message",
+				      text_obj(fs[i].message), "locations", location(x, true));
+		if (fs[i].n_ids > 1)   /* the other entries this finding answers */
+			json_object_set_new(r, "properties", json_pack("{s:o}", "ids", ids_json(&fs[i])));
+		json_array_append_new(results, r);
 	}
-	ta_buf_puts(&b, first ? "]}]\n  }]\n}\n" : "\n    ]}]\n  }]\n}\n");
-	fputs(ta_buf_str(&b), out);
-	ta_buf_free(&b);
+	json_t *driver = json_pack("{s:s, s:s, s:s, s:o}", "name", "tileadvise", "version", PACKAGE_VERSION,
+				   "semanticVersion", PACKAGE_VERSION, "rules", rules);
+	json_t *run = json_pack("{s:{s:o}, s:o, s:[{s:b, s:o}]}", "tool", "driver", driver, "results", results,
+				"invocations", "executionSuccessful", 1, "toolExecutionNotifications", notes);
+	/* Relative paths are relative to the folder the check ran in. */
+	char *cwd = getcwd(NULL, 0);
+	if (cwd) {
+		ta_buf b = TA_BUF_INIT;
+		json_t *base = artifact(cwd);
+		ta_buf_printf(&b, "%s/", json_string_value(json_object_get(base, "uri")));
+		json_object_set_new(run, "originalUriBaseIds",
+				    json_pack("{s:{s:s}}", "%SRCROOT%", "uri", ta_buf_str(&b)));
+		json_decref(base);
+		ta_buf_free(&b);
+		free(cwd);
+	}
+	dump(json_pack("{s:s, s:s, s:[o]}", "$schema", "https://json.schemastore.org/sarif-2.1.0.json",
+		       "version", "2.1.0", "runs", run), out);
 }
 
 /* ---- the front end -------------------------------------------------------------- */
@@ -579,13 +687,18 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 		check_file(files.paths[i], &f, o->fixes, &d, err, &rc);
 	if (d.count)
 		qsort(d.items, d.count, sizeof *d.items, cmp_diag);
+	size_t nf;
+	finding *fs = group_findings(&d, &nf);
 	if (o->format == TA_FORMAT_JSON)
-		write_json(&d, out);
+		write_json(fs, nf, out);
 	else if (o->format == TA_FORMAT_SARIF)
-		write_sarif(&d, out);
+		write_sarif(fs, nf, out);
+	else if (o->format == TA_FORMAT_GITHUB)
+		write_github(fs, nf, out);
 	else
-		write_text(&d, out);
-	for (size_t i = 0; i < d.count && rc == 0; i++)
+		write_text(fs, nf, out);
+	free_findings(fs, nf);
+	for (size_t i = 0; i < d.count && rc == 0 && !o->exit_zero; i++)
 		if (!is_note(&d.items[i]))
 			rc = TA_EXIT_FINDINGS;
 	for (size_t i = 0; i < d.count; i++) {

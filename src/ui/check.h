@@ -1,5 +1,7 @@
 /* `tileadvise --check`: the checklist as compiler-style diagnostics for
- * scripts, editors and CI (text, json, SARIF 2.1.0).
+ * scripts, editors and CI (text, json, SARIF 2.1.0, GitHub workflow
+ * commands). Entries that share a detector report one finding with all
+ * their ids, in every format.
  *
  * Suppression: a comment `# tileadvise: ignore[ID,...]` on the finding's line
  * or on the kernel's `def` line silences those ids there. An id the
@@ -24,6 +26,7 @@ typedef struct ta_check_options {
 	bool fixes;               /* for each finding of an entry the tool writes, run its
 				     rewrite at the finding's site and say whether it makes
 				     the edit (text: a note when it does not; json: "fix") */
+	bool exit_zero;           /* findings leave the exit status 0 */
 } ta_check_options;
 
 /* Checks every path (files, and directories searched recursively for *.py
@@ -31,7 +34,8 @@ typedef struct ta_check_options {
  * Diagnostics go to out, problems with the input to err (one line per
  * file). Returns the exit status: TA_EXIT_OK clean, TA_EXIT_FINDINGS
  * findings, TA_EXIT_ERROR error (an unreadable or invalid file, a bad id
- * list; the other files are still checked). */
+ * list; the other files are still checked); with exit_zero, findings
+ * leave it TA_EXIT_OK. */
 ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err);
 
 #endif

@@ -16,6 +16,8 @@ int ta_format_parse(const char *s)
 		return TA_FORMAT_JSON;
 	if (!strcasecmp(s, "sarif"))
 		return TA_FORMAT_SARIF;
+	if (!strcasecmp(s, "github"))
+		return TA_FORMAT_GITHUB;
 	return -1;
 }
 

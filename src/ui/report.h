@@ -7,7 +7,10 @@
 
 #include "analyze/model.h"
 
-typedef enum ta_format { TA_FORMAT_TEXT, TA_FORMAT_MARKDOWN, TA_FORMAT_JSON, TA_FORMAT_SARIF } ta_format;
+typedef enum ta_format {
+	TA_FORMAT_TEXT, TA_FORMAT_MARKDOWN, TA_FORMAT_JSON, TA_FORMAT_SARIF,
+	TA_FORMAT_GITHUB             /* --check: GitHub Actions workflow commands */
+} ta_format;
 
 /* Parses "text", "markdown"/"md", "json", "sarif"; returns -1 when unknown. */
 int ta_format_parse(const char *s);

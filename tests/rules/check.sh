@@ -8,7 +8,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 18
+plan 22
 cd "$TA_SRCDIR" || exit 1
 
 "$TILEADVISE" --check examples >"$tmp/ex.out" 2>"$tmp/ex.err"; rc=$?
@@ -27,8 +27,9 @@ check "json parses and holds the findings" \
 	eval '${PYTHON3:-python3} -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d[\"diagnostics\"]) == 10" "$tmp/j.json"'
 
 "$TILEADVISE" --check --format=sarif examples >"$tmp/s.sarif"
-# One SARIF result per id: the text output joins ids that share a finding.
-nres=$(grep -o '\[[^]]*\]$' tests/rules/expected/examples.txt | tr ',' '\n' | wc -l)
+# One SARIF result per finding, as the text output has one line per finding
+# (entries that share a detector are one finding with all their ids).
+nres=$(grep -c '\[[^]]*\]$' tests/rules/expected/examples.txt)
 check "sarif 2.1.0 with rules and results" \
 	eval '${PYTHON3:-python3} -c "
 import json,sys
@@ -41,7 +42,32 @@ for r in run[\"results\"]:
     assert r[\"level\"]==(\"note\" if r[\"ruleId\"].startswith(\"T\") else \"warning\")
     reg=r[\"locations\"][0][\"physicalLocation\"][\"region\"]; assert reg[\"startLine\"]>=1
 assert len(run[\"results\"])==$nres
+for r in run[\"tool\"][\"driver\"][\"rules\"]:
+    assert r[\"help\"][\"text\"] and r[\"fullDescription\"][\"text\"], r[\"id\"]
+shared=[r for r in run[\"results\"] if len(r.get(\"properties\", {}).get(\"ids\", [])) > 1]
+assert shared and all(r[\"properties\"][\"ids\"][0]==r[\"ruleId\"] for r in shared)
+for r in run[\"results\"]:
+    loc=r[\"locations\"][0][\"physicalLocation\"][\"artifactLocation\"]
+    assert loc[\"uriBaseId\"]==\"%SRCROOT%\" and not loc[\"uri\"].startswith(\"/\")
+assert run[\"originalUriBaseIds\"][\"%SRCROOT%\"][\"uri\"].startswith(\"file:///\")
 " "$tmp/s.sarif"'
+"$TILEADVISE" --check --format=sarif "$TA_SRCDIR/examples/cat/cat.py" >"$tmp/abs.sarif"
+check "sarif: an absolute path is a file:// URI" \
+	eval '${PYTHON3:-python3} -c "
+import json,sys
+d=json.load(open(sys.argv[1]))
+for r in d[\"runs\"][0][\"results\"]:
+    loc=r[\"locations\"][0][\"physicalLocation\"][\"artifactLocation\"]
+    assert loc[\"uri\"].startswith(\"file:///\") and \"uriBaseId\" not in loc
+assert d[\"runs\"][0][\"results\"]
+" "$tmp/abs.sarif"'
+"$TILEADVISE" --check --exit-zero examples/matmul/matmul.py >"$tmp/ez.out"; rc=$?
+check "--exit-zero: findings printed, exit 0" eval '[ $rc -eq 0 ] && [ -s "$tmp/ez.out" ]'
+"$TILEADVISE" --check --exit-zero "$tmp/missing.py" 2>/dev/null; rc=$?
+check "--exit-zero: bad input still exits 2" eval '[ $rc -eq 2 ]'
+"$TILEADVISE" --check --format=github examples/matmul/matmul.py >"$tmp/gh.out"; rc=$?
+check "--format=github: one annotation per finding" \
+	eval '[ $rc -eq 1 ] && [ "$(grep -c "^::warning file=examples/matmul/matmul.py,line=[0-9]*,endLine=[0-9]*,col=[0-9]*,title=tileadvise [A-Z][0-9]*::" "$tmp/gh.out")" -eq "$(wc -l <"$tmp/gh.out")" ] && [ "$(wc -l <"$tmp/gh.out")" -eq 10 ]'
 
 "$TILEADVISE" --check --select S1,p3 examples/matmul/matmul.py >"$tmp/sel.out"
 check "--select keeps only those ids" eval '[ "$(grep -c "\[S1\]" "$tmp/sel.out")" -eq 3 ] && [ "$(grep -vc "\[S1\]\|\[P3\]" "$tmp/sel.out")" -eq 0 ]'

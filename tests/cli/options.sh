@@ -1,0 +1,39 @@
+#!/bin/sh
+# The command line as GNU tools read it: options may follow the file, "--"
+# still ends the options (the command after it is the profiled one), and a
+# refused option is named in plain ASCII with what is wrong with it.
+# TAP by hand. Env: TILEADVISE (the binary), TA_SRCDIR (the source tree).
+set -u
+: "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${TILEADVISE:=./src/tileadvise}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-opt-XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cp "$TA_SRCDIR/tests/fixtures/tui/two_kernels.py" "$tmp/k.py"
+cd "$tmp" || exit 99
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "# $l"; done; }
+# has FILE PATTERN: a line matches; the pattern "-": FILE is empty.
+has() { if [ "$2" = - ]; then [ ! -s "$1" ]; else grep -Eq -- "$2" "$1"; fi; }
+# t DESC EXPECTED-RC STDOUT-PATTERN STDERR-PATTERN ARGS...
+t() {
+	desc=$1 want=$2 outp=$3 errp=$4
+	shift 4
+	"$TILEADVISE" "$@" >out 2>err
+	rc=$?
+	if [ "$rc" -eq "$want" ] && has out "$outp" && has err "$errp"; then ok "$desc"
+	else not_ok "$desc" "rc=$rc" "stdout: $(head -c 300 out)" "stderr: $(cat err)"; fi
+}
+
+echo "1..10"
+t "--format after the file is an option" 1 '"tool": "tileadvise"' - --check k.py --format=json
+t "--select after the file selects" 1 '\[P1\]$' - --check k.py --select=P1
+if grep -q S1 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
+t "a short option after the file" 1 '"version"' - --check k.py -f json
+t "-- ends the options: what follows is the command, not --select" 1 '\[S1\]$' - --check k.py -- --select=P1
+t "-q is named in ASCII" 2 - "^tileadvise: invalid option '-q'$" -q
+if LC_ALL=C grep -q '[^ -~]' err; then not_ok "the message is plain ASCII" "$(od -c err | head -3)"; else ok "the message is plain ASCII"; fi
+t "a long option without its argument" 2 - "option '--select' needs an argument" --check k.py --select
+t "an ambiguous prefix" 2 - "ambiguous option '--re'" --re k.py
+t "a flag given an argument" 2 - "option '--check' takes no argument" --check=yes k.py
