@@ -175,12 +175,15 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 	if (!a || !b || !a->n_durations || !b->n_durations)
 		return c;
 	c.measured = true;
-	for (size_t i = 0; a->n_shapes > 1 && i < a->n_shapes && c.n_shapes < TA_CHANGE_SHAPES; i++) {
+	size_t matched = 0;
+	for (size_t i = 0; a->n_shapes > 1 && i < a->n_shapes; i++) {
 		const ta_shape_figures *x = &a->shapes[i];
 		for (size_t j = 0; j < b->n_shapes; j++) {
 			const ta_shape_figures *y = &b->shapes[j];
 			if (memcmp(x->grid, y->grid, sizeof x->grid) || memcmp(x->block, y->block, sizeof x->block))
 				continue;
+			if (matched++ >= TA_CHANGE_SHAPES)
+				break;
 			ta_shape_change *sc = &c.shapes[c.n_shapes++];
 			memcpy(sc->grid, x->grid, sizeof sc->grid);
 			sc->before_ns = y->median_ns;
@@ -202,6 +205,10 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 	c.cmp = ta_stats_compare(b->durations_ns, b->n_durations, a->durations_ns, a->n_durations);
 	bool same = !memcmp(a->grid, b->grid, sizeof a->grid) && !memcmp(a->block, b->block, sizeof a->block) &&
 		    a->regs == b->regs && a->smem_static == b->smem_static && a->smem_dynamic == b->smem_dynamic;
+	/* The dominant shapes stand for the workload only when both runs
+	 * launched the same shapes. */
+	bool known = a->n_shapes && b->n_shapes;   /* sessions before shapes: not known */
+	same = same && (!known || (a->n_shapes == b->n_shapes && (a->n_shapes == 1 || matched == a->n_shapes)));
 	if (!same && c.cmp.verdict != TA_VERDICT_NONE)
 		c.cmp.verdict = TA_VERDICT_CHANGED;
 	return c;

@@ -209,6 +209,103 @@ static change *compute_changes(const ta_edit *e, const lines *o, const lines *n,
 	return v;
 }
 
+/* Past this many differing lines in one region, the region is shown as one
+ * replacement: Myers' search keeps every step's frontier (quadratic in it:
+ * 1000 lines, 8 MB). */
+#define MYERS_MAX_D 1000
+
+/* Appends to *v the changes that turn old lines [oa, oa+on) into new lines
+ * [na, na+nn) with the fewest lines deleted and added (Myers' greedy
+ * O((N+M)D) search, then its trace walked back). */
+static void line_diff(const lines *o, size_t oa, size_t on, const lines *n, size_t na, size_t nn,
+		      change **v, size_t *nv, size_t *cap)
+{
+	long N = (long)on, M = (long)nn, max = N + M;
+	if (max > MYERS_MAX_D)
+		max = MYERS_MAX_D;
+	/* trace[d] holds the furthest x of each diagonal k in [-d, d] */
+	long **trace = ta_xcalloc((size_t)max + 2, sizeof *trace);
+	long *prev = NULL, d = 0;
+	bool found = N == 0 && M == 0;
+	for (d = 0; d <= max && !found; d++) {
+		long *cur = ta_xcalloc((size_t)(2 * d + 1), sizeof *cur);
+		trace[d] = cur;
+		for (long k = -d; k <= d; k += 2) {
+			long x;
+			if (d == 0)
+				x = 0;
+			else if (k == -d || (k != d && prev[k - 1 + (d - 1)] < prev[k + 1 + (d - 1)]))
+				x = prev[k + 1 + (d - 1)];        /* down: an added line */
+			else
+				x = prev[k - 1 + (d - 1)] + 1;    /* right: a deleted line */
+			long y = x - k;
+			while (x < N && y < M && line_eq(o, oa + (size_t)x, n, na + (size_t)y))
+				x++, y++;
+			cur[k + d] = x;
+			if (x >= N && y >= M) {
+				found = true;
+				break;
+			}
+		}
+		prev = cur;
+	}
+	if (!found) {
+		/* Too different: one replacement of the whole region. */
+		change c = { oa, on, na, nn };
+		*(change *)TA_PUSH(*v, *nv, *cap) = c;
+	} else {
+		/* Walk back from (N, M), collecting the edit as runs of
+		 * deleted and added lines, from the end. */
+		d--;
+		change *rev = NULL;
+		size_t nr = 0, rcap = 0;
+		long x = N, y = M;
+		for (long e = d; e > 0; e--) {
+			long *pv = trace[e - 1], k = x - y;
+			long pk = (k == -e || (k != e && pv[k - 1 + (e - 1)] < pv[k + 1 + (e - 1)])) ? k + 1 : k - 1;
+			long px = pv[pk + (e - 1)], py = px - pk;
+			while (x > px && y > py)
+				x--, y--;                   /* the snake: equal lines */
+			change c = { oa + (size_t)px, 0, na + (size_t)py, 0 };
+			if (x == px)
+				c.nn = 1;                   /* one added line: new[py] */
+			else
+				c.on = 1;                   /* one deleted line: old[px] */
+			/* Merge with the run that follows (already collected). */
+			change *last = nr ? &rev[nr - 1] : NULL;
+			if (last && last->oa == c.oa + c.on && last->na == c.na + c.nn) {
+				last->oa = c.oa;
+				last->na = c.na;
+				last->on += c.on;
+				last->nn += c.nn;
+			} else {
+				*(change *)TA_PUSH(rev, nr, rcap) = c;
+			}
+			x = px;
+			y = py;
+		}
+		for (size_t i = nr; i-- > 0;)
+			*(change *)TA_PUSH(*v, *nv, *cap) = rev[i];
+		free(rev);
+	}
+	for (long i = 0; i <= max + 1 && i < d + 2; i++)
+		free(trace[i]);
+	free(trace);
+}
+
+/* Each change region made minimal: lines equal on both sides inside it are
+ * context, not a deletion and an addition. */
+static change *refine_changes(change *c, size_t nc, const lines *o, const lines *n, size_t *count)
+{
+	change *v = NULL;
+	size_t nv = 0, cap = 0;
+	for (size_t i = 0; i < nc; i++)
+		line_diff(o, c[i].oa, c[i].on, n, c[i].na, c[i].nn, &v, &nv, &cap);
+	free(c);
+	*count = nv;
+	return v;
+}
+
 char *ta_edit_diff(const ta_edit *e, const char *name, const char *old, size_t old_len)
 {
 	char *nt, *err;
@@ -222,6 +319,7 @@ char *ta_edit_diff(const ta_edit *e, const char *name, const char *old, size_t o
 	lines_build(&n, nt, nlen);
 	size_t nc;
 	change *c = compute_changes(e, &o, &n, &nc);
+	c = refine_changes(c, nc, &o, &n, &nc);
 	ta_buf out = TA_BUF_INIT;
 	const size_t ctx = 3;
 	/* git's a/ b/ prefixes for relative names; an absolute path as it is. */

@@ -43,16 +43,18 @@ int ta_edit_apply_text(const ta_edit *e, const char *old, size_t old_len,
 		       char **out, size_t *out_len, char **err);
 
 /* Unified diff between old and new text, the hunks taken from e's
- * replacements (3 lines of context, nearby hunks merged). name labels both
+ * replacements, each made minimal by a line diff (3 lines of context,
+ * nearby hunks merged). name labels both
  * sides ("a/NAME", "b/NAME"). Lines keep their own endings (a CRLF file's
  * lines end in "\r\n" in the diff as in the file), and a last line without
  * a newline is marked the way diff(1) does. Caller frees; "" when e changes
  * nothing. */
 char *ta_edit_diff(const ta_edit *e, const char *name, const char *old, size_t old_len);
 
-/* The unified diff between two whole texts, the changed middle taken as one
- * replacement (undo, redo and a recorded walk's steps, where no edit's
- * replacements are at hand). Caller frees; "" when they are equal. */
+/* The unified diff between two whole texts (undo, redo and a recorded
+ * walk's steps, where no edit's replacements are at hand): a line diff
+ * (Myers), so lines equal on both sides are context. Caller frees; ""
+ * when they are equal. */
 char *ta_edit_diff_texts(const char *name, const char *a, size_t al, const char *b, size_t bl);
 
 #endif

@@ -501,6 +501,21 @@ static const ta_kernel_group *main_of(const ta_kernel_measure *k)
 	return k && k->n_groups > 0 ? &k->groups[k->main_group] : NULL;
 }
 
+/* Whether every steady configuration of a is one of b's. */
+static bool shapes_within(const ta_kernel_measure *a, const ta_kernel_measure *b)
+{
+	for (size_t i = 0; i < a->n_groups; i++) {
+		if (!a->groups[i].n_durations)
+			continue;
+		bool found = false;
+		for (size_t j = 0; j < b->n_groups && !found; j++)
+			found = b->groups[j].n_durations && same_config(&a->groups[i].cfg, &b->groups[j].cfg);
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
 size_t ta_measure_compare(const ta_measurement *before, const ta_measurement *after,
 			  ta_kernel_comparison **out)
 {
@@ -522,7 +537,9 @@ size_t ta_measure_compare(const ta_measurement *before, const ta_measurement *af
 			c->in_after = a != NULL;
 			if (!a || !b)
 				continue;
-			c->same_config = same_config(&a->cfg, &b->cfg);
+			/* The dominant shapes stand for the workload only when both
+			 * runs launched the same set of shapes. */
+			c->same_config = same_config(&a->cfg, &b->cfg) && shapes_within(kb, ka) && shapes_within(ka, kb);
 			if (kb->n_phases && kb->n_phases == ka->n_phases) {
 				c->by_phase = true;
 				c->cmp = ta_stats_compare_phased(kb->steady_ns, kb->n_steady, kb->phase_start,

@@ -5,6 +5,7 @@
 #include "advise/checklist.h"
 
 #include <dirent.h>
+#include <ctype.h>
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
@@ -140,15 +141,32 @@ static void collect(char *const *paths, int count, file_list *out, FILE *err, ta
 
 /* ---- suppression comments ----------------------------------------------------- */
 
+/* A suppression comment. Forms, after "# tileadvise:":
+ *   ignore[ID,...]            this line (or, on a kernel's def line, the kernel)
+ *   ignore                    the same, every id
+ *   ignore-next-line[ID,...]  the next line (a comment on a line of its own)
+ *   ignore-file[ID,...]       the whole file (ids optional: every id) */
+typedef enum suppression_scope { SUP_LINE, SUP_NEXT_LINE, SUP_FILE } suppression_scope;
+
 typedef struct suppression {
 	uint32_t line, col;
+	suppression_scope scope;
+	bool all;                 /* no id list: every id */
 	char **ids;
 	size_t id_count;
 } suppression;
 
+static bool take(const char **p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+	if ((size_t)(end - *p) < n || memcmp(*p, word, n))
+		return false;
+	*p += n;
+	return true;
+}
+
 static void parse_suppressions(const ta_source *src, suppression **out, size_t *n)
 {
-	static const char mark[] = "tileadvise:";
 	for (size_t l = 1; l <= src->line_count; l++) {
 		size_t len;
 		const char *s = ta_source_line(src, l, &len);
@@ -156,24 +174,34 @@ static void parse_suppressions(const ta_source *src, suppression **out, size_t *
 		if (!hash)
 			continue;
 		const char *end = s + len;
+		while (end > hash && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+			end--;
 		const char *p = hash + 1;
 		while (p < end && *p == ' ')
 			p++;
-		if ((size_t)(end - p) < sizeof mark - 1 || memcmp(p, mark, sizeof mark - 1))
+		if (!take(&p, end, "tileadvise:"))
 			continue;
-		p += sizeof mark - 1;
 		while (p < end && *p == ' ')
 			p++;
-		if ((size_t)(end - p) < 7 || memcmp(p, "ignore[", 7))
+		if (!take(&p, end, "ignore"))
 			continue;
-		p += 7;
-		const char *close = memchr(p, ']', (size_t)(end - p));
-		if (!close)
-			continue;
+		suppression_scope scope = take(&p, end, "-next-line") ? SUP_NEXT_LINE
+					: take(&p, end, "-file") ? SUP_FILE : SUP_LINE;
+		const char *close = NULL;
+		if (p < end && *p == '[') {
+			close = memchr(p, ']', (size_t)(end - p));
+			if (!close)
+				continue;
+			p++;
+		} else if (p < end && *p != ' ' && *p != '#') {
+			continue;   /* "ignored", "ignore-files"...: not ours */
+		}
 		suppression *sp = TA_APPEND(*out, *n);
 		sp->line = (uint32_t)l;
 		sp->col = (uint32_t)ta_source_column_of(src, (size_t)(hash - src->text));
-		while (p < close) {
+		sp->scope = scope;
+		sp->all = close == NULL;
+		while (close && p < close) {
 			const char *comma = memchr(p, ',', (size_t)(close - p));
 			const char *q = comma ? comma : close;
 			const char *a = p, *b = q;
@@ -185,16 +213,31 @@ static void parse_suppressions(const ta_source *src, suppression **out, size_t *
 				*TA_APPEND(sp->ids, sp->id_count) = ta_xstrndup(a, (size_t)(b - a));
 			p = q + (comma ? 1 : 0);
 		}
+		if (close && !sp->id_count)
+			sp->all = true;   /* "ignore[]" */
 	}
 }
 
-static bool suppressed_at(const suppression *s, size_t n, uint32_t line, const char *id)
+static bool names(const suppression *s, const char *id)
 {
-	for (size_t i = 0; i < n; i++)
-		if (s[i].line == line)
-			for (size_t j = 0; j < s[i].id_count; j++)
-				if (!strcasecmp(s[i].ids[j], id))
-					return true;
+	if (s->all)
+		return true;
+	for (size_t j = 0; j < s->id_count; j++)
+		if (!strcasecmp(s->ids[j], id))
+			return true;
+	return false;
+}
+
+/* Whether a comment silences id at line (def_line: the kernel's). */
+static bool suppressed(const suppression *s, size_t n, uint32_t line, uint32_t def_line, const char *id)
+{
+	for (size_t i = 0; i < n; i++) {
+		bool here = s[i].scope == SUP_FILE ||
+			    (s[i].scope == SUP_LINE && (s[i].line == line || s[i].line == def_line)) ||
+			    (s[i].scope == SUP_NEXT_LINE && (s[i].line + 1 == line || s[i].line + 1 == def_line));
+		if (here && names(&s[i], id))
+			return true;
+	}
 	return false;
 }
 
@@ -303,7 +346,7 @@ static void check_file(const char *path, const filter *f, bool fixes, diags *d, 
 		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !wanted(f, fd->id))
 			continue;
 		const ta_kernel *k = &a->model->kernels[fd->kernel];
-		if (suppressed_at(sup, nsup, fd->span.line, fd->id) || suppressed_at(sup, nsup, k->def_line, fd->id))
+		if (suppressed(sup, nsup, fd->span.line, k->def_line, fd->id))
 			continue;
 		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,
 				   fd->reason, k->name);
@@ -636,7 +679,17 @@ static void write_sarif(const finding *fs, size_t nf, FILE *out)
 
 /* ---- the front end -------------------------------------------------------------- */
 
-/* Parses an id list where X0 is allowed too. */
+static bool is_section_letter(char c)
+{
+	c = (char)toupper((unsigned char)c);
+	for (size_t e = 0; e < ta_rules_count(); e++)
+		if (ta_rules_id(e)[0] == c)
+			return true;
+	return false;
+}
+
+/* Parses an id list where X0, a section's letter (S: every S entry) and
+ * ALL are allowed too. */
 static int parse_list(const char *list, bool *on, bool *x0, FILE *err)
 {
 	ta_buf rest = TA_BUF_INIT;
@@ -644,10 +697,22 @@ static int parse_list(const char *list, bool *on, bool *x0, FILE *err)
 	while (*p) {
 		size_t len = strcspn(p, ",");
 		char *id = ta_xstrndup(p, len);
-		if (!strcasecmp(id, TA_CHECK_SUPPRESSION_ID))
+		size_t n = ta_rules_count();
+		if (!strcasecmp(id, TA_CHECK_SUPPRESSION_ID)) {
 			*x0 = true;
-		else
+		} else if (!strcasecmp(id, "ALL")) {
+			/* every entry, and X0 */
+			*x0 = true;
+			for (size_t e = 0; e < n; e++)
+				ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", ta_rules_id(e));
+		} else if (strlen(id) == 1 && is_section_letter(id[0])) {
+			/* a section: its letter is the first of its ids */
+			for (size_t e = 0; e < n; e++)
+				if (ta_rules_id(e)[0] == (char)toupper((unsigned char)id[0]))
+					ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", ta_rules_id(e));
+		} else {
 			ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", id);
+		}
 		free(id);
 		p += len;
 		if (*p == ',')

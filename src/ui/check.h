@@ -4,7 +4,10 @@
  * their ids, in every format.
  *
  * Suppression: a comment `# tileadvise: ignore[ID,...]` on the finding's line
- * or on the kernel's `def` line silences those ids there. An id the
+ * or on the kernel's `def` line silences those ids there (a bare
+ * `# tileadvise: ignore`: every id); `ignore-next-line[...]` on the line
+ * before, `ignore-file[...]` anywhere, for the whole file. --select and
+ * --ignore take ids, section letters (S: every S entry) and ALL. An id the
  * checklist does not know, written in such a comment, is itself reported as
  * a warning with id X0 (so a typo cannot silently keep a finding alive);
  * `--ignore X0` silences that too. */

@@ -8,7 +8,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 22
+plan 27
 cd "$TA_SRCDIR" || exit 1
 
 "$TILEADVISE" --check examples >"$tmp/ex.out" 2>"$tmp/ex.err"; rc=$?
@@ -87,6 +87,23 @@ check "suppression on the kernel's def line" eval '[ $rc -eq 0 ] && [ ! -s "$tmp
 sed -i 's/ignore\[P1, D12\]/ignore[P1, D12, ZZ9]/' "$tmp/softmax.py"
 "$TILEADVISE" --check "$tmp/softmax.py" >"$tmp/sup3.out"; rc=$?
 check "unknown id in a suppression is reported as X0" eval '[ $rc -eq 1 ] && grep -q "unknown checklist id .ZZ9. .*\[X0\]" "$tmp/sup3.out"'
+# The other forms: a bare ignore (every id), the line before, the file.
+cp examples/softmax/softmax.py "$tmp/bare.py"
+sed -i 's/^def softmax_kernel(.*$/& # tileadvise: ignore/' "$tmp/bare.py"
+"$TILEADVISE" --check "$tmp/bare.py" >"$tmp/bare.out"; rc=$?
+check "a bare 'tileadvise: ignore' silences every id" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/bare.out" ]'
+cp examples/softmax/softmax.py "$tmp/next.py"
+sed -i 's/^\(    \)softmax_kernel\[grid\]/\1# tileadvise: ignore-next-line[P1]\n&/' "$tmp/next.py"
+"$TILEADVISE" --check "$tmp/next.py" >"$tmp/next.out"; rc=$?
+check "ignore-next-line silences the next line only" eval '[ $rc -eq 1 ] && ! grep -q "\[P1\]" "$tmp/next.out" && grep -q "\[D12\]" "$tmp/next.out"'
+cp examples/softmax/softmax.py "$tmp/file.py"
+printf '# tileadvise: ignore-file[D12]\n' >>"$tmp/file.py"
+"$TILEADVISE" --check "$tmp/file.py" >"$tmp/file.out"; rc=$?
+check "ignore-file silences an id in the whole file" eval '[ $rc -eq 1 ] && ! grep -q "\[D12\]" "$tmp/file.out" && grep -q "\[P1\]" "$tmp/file.out"'
+"$TILEADVISE" --check --select S examples/matmul/matmul.py >"$tmp/secs.out"
+check "--select S takes the whole section" eval '[ -s "$tmp/secs.out" ] && [ "$(grep -vc "\[S[0-9]*\]" "$tmp/secs.out")" -eq 0 ]'
+"$TILEADVISE" --check --select ALL --ignore D,P examples/matmul/matmul.py >"$tmp/all.out"
+check "--select ALL with --ignore of sections" eval '[ -s "$tmp/all.out" ] && ! grep -q "\[[DP][0-9]*\]" "$tmp/all.out"'
 
 printf 'import triton\n' >"$tmp/clean.py"
 "$TILEADVISE" --check "$tmp/clean.py" >"$tmp/clean.out"; rc=$?

@@ -124,6 +124,41 @@ static void test_diff_no_newline_crlf(void **state)
 	ta_edit_clear(&e);
 }
 
+/* Two whole texts that differ in two far-apart lines and one line moved:
+ * a line diff shows those lines only, the equal lines between them as
+ * context (a prefix/suffix cut showed every line from the first change to
+ * the last as removed and added). */
+static void test_diff_texts_minimal(void **state)
+{
+	(void)state;
+	ta_buf a = TA_BUF_INIT, b = TA_BUF_INIT;
+	for (int i = 1; i <= 40; i++) {
+		ta_buf_printf(&a, "line %d\n", i);
+		if (i == 5)
+			ta_buf_puts(&b, "line five\n");
+		else if (i == 30)
+			ta_buf_puts(&b, "inserted\nline 30\n");
+		else
+			ta_buf_printf(&b, "line %d\n", i);
+	}
+	char *d = ta_edit_diff_texts("f.py", ta_buf_str(&a), a.len, ta_buf_str(&b), b.len);
+	assert_string_equal(d,
+		"--- a/f.py\n+++ b/f.py\n"
+		"@@ -2,7 +2,7 @@\n line 2\n line 3\n line 4\n-line 5\n+line five\n line 6\n line 7\n line 8\n"
+		"@@ -27,6 +27,7 @@\n line 27\n line 28\n line 29\n+inserted\n line 30\n line 31\n line 32\n");
+	free(d);
+	/* equal texts: nothing */
+	d = ta_edit_diff_texts("f.py", ta_buf_str(&a), a.len, ta_buf_str(&a), a.len);
+	assert_string_equal(d, "");
+	free(d);
+	/* every line different: one block of removals then additions */
+	d = ta_edit_diff_texts("f.py", "a\nb\n", 4, "c\nd\n", 4);
+	assert_string_equal(d, "--- a/f.py\n+++ b/f.py\n@@ -1,2 +1,2 @@\n-a\n-b\n+c\n+d\n");
+	free(d);
+	ta_buf_free(&a);
+	ta_buf_free(&b);
+}
+
 static void test_spec(void **state)
 {
 	(void)state;
@@ -779,6 +814,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_diff_hunks),
 		cmocka_unit_test(test_diff_no_newline_crlf),
+		cmocka_unit_test(test_diff_texts_minimal),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_guided),
 		cmocka_unit_test(test_new_refusals),
