@@ -69,19 +69,75 @@ static const option_doc option_docs[] = {
 };
 #define OPTION_COUNT (sizeof option_docs / sizeof *option_docs)
 
+/* The option groups of --help, by the key ranges of options.def. */
+static int option_group(int key)
+{
+	if (key >= 400 && key < 450)
+		return 0;                                  /* the advisor */
+	if (key == 'R' || key == 'c' || key == 'f' || (key >= 256 && key < 300))
+		return 1;                                  /* reading and checking */
+	if (key == 'p' || (key >= 300 && key < 350))
+		return 2;                                  /* profiling */
+	if (key >= 350 && key < 400)
+		return 3;                                  /* edits */
+	return 4;
+}
+
+/* Writes text from column `col` on, wrapped to 80 columns with later lines
+ * indented to `indent`. */
+static void wrap_help(FILE *out, const char *text, int col, int indent)
+{
+	const int width = 80;
+	const char *p = text;
+	while (*p) {
+		int room = width - col;
+		size_t n = strlen(p);
+		if ((int)n > room) {
+			n = (size_t)room;
+			while (n > 0 && p[n] != ' ')
+				n--;
+			if (n == 0)   /* one long word: let it run over */
+				n = strcspn(p, " ");
+		}
+		fprintf(out, "%.*s\n", (int)n, p);
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (*p)
+			fprintf(out, "%*s", indent, "");
+		col = indent;
+	}
+}
+
 static void usage(FILE *out)
 {
+	static const char *const groups[] = {
+		"The advisor (tileadvise FILE [-- COMMAND...])", "Reading and checking files", "Profiling",
+		"Edits", "Other",
+	};
 	fprintf(out,
 		"Usage: tileadvise [OPTION]... FILE [-- COMMAND...]\n"
-		"Walk a Triton kernel file through an optimization checklist.\n\n"
-		"Options:\n");
-	for (size_t i = 0; i < OPTION_COUNT; i++) {
-		const option_doc *o = &option_docs[i];
-		char left[64];
-		snprintf(left, sizeof left, "%c%c%s --%s%s%s", o->key > 0 && o->key < 128 ? '-' : ' ',
-			 o->key > 0 && o->key < 128 ? o->key : ' ', o->key > 0 && o->key < 128 ? "," : " ",
-			 o->name, o->arg ? "=" : "", o->arg ? o->arg : "");
-		fprintf(out, "  %-26s %s\n", left, o->help);
+		"Walk a Triton kernel file through an optimization checklist.\n"
+		"Options may come before or after FILE; -- ends them.\n");
+	for (int g = 0; g < (int)(sizeof groups / sizeof *groups); g++) {
+		fprintf(out, "\n%s:\n", groups[g]);
+		for (size_t i = 0; i < OPTION_COUNT; i++) {
+			const option_doc *o = &option_docs[i];
+			if (option_group(o->key) != g)
+				continue;
+			bool shortopt = o->key > 0 && o->key < 128;
+			char left[64];
+			int n = snprintf(left, sizeof left, "%c%c%s --%s%s%s", shortopt ? '-' : ' ',
+					 shortopt ? o->key : ' ', shortopt ? "," : " ", o->name, o->arg ? "=" : "",
+					 o->arg ? o->arg : "");
+			if (n > 24) {   /* a long name: its help on the next line */
+				fprintf(out, "  %s\n%28s", left, "");
+				wrap_help(out, o->help, 28, 28);
+			} else {
+				fprintf(out, "  %-25s ", left);
+				wrap_help(out, o->help, 28, 28);
+			}
+		}
 	}
 	fprintf(out,
 		"\nExit status: 0 success; 1 findings (--check); 2 bad input or usage.\n"
@@ -282,11 +338,21 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			return usage_error("unrecognized option '%s'", argv[optind - 1]);
 		}
 	}
+	/* After "--": with no FILE before it, the files up to a second "--";
+	 * then the command to profile (tileadvise FILE -- CMD, or
+	 * tileadvise -- -odd-name.py -- CMD). */
+	if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		int i = optind;
+		if (nfiles == 0)
+			for (; i < argc && strcmp(argv[i], "--"); i++)
+				argv[1 + nfiles++] = argv[i];
+		else
+			i--;   /* at the "--" that ends the files */
+		if (i < argc && i + 1 < argc)
+			o->command = argv + i + 1;
+	}
 	o->files = argv + 1;
 	o->file_count = nfiles;
-	/* Everything after "--" is the command to profile. */
-	if (optind > 1 && optind <= argc && !strcmp(argv[optind - 1], "--") && optind < argc)
-		o->command = argv + optind;
 	return TA_EXIT_OK;
 }
 

@@ -361,8 +361,10 @@ static json_t *figures_json(const ta_run_figures *r)
 			json_t *sh = json_array();
 			for (size_t j = 0; j < k->n_shapes; j++) {
 				const ta_shape_figures *x = &k->shapes[j];
-				json_array_append_new(sh, json_pack("{s:o, s:o, s:I, s:f, s:f}", "grid", ints3(x->grid),
-								    "block", ints3(x->block), "calls",
+				json_array_append_new(sh, json_pack("{s:o, s:o, s:I, s:I, s:I, s:f, s:f}", "grid",
+								    ints3(x->grid), "block", ints3(x->block),
+								    "regs", (json_int_t)x->regs, "smem", (json_int_t)x->smem,
+								    "calls",
 								    (json_int_t)x->calls, "median_ns", x->median_ns,
 								    "share", x->share));
 			}
@@ -761,6 +763,9 @@ static bool read_figures(reader *r, json_t *ro, ta_run_figures *f)
 			ta_shape_figures *x = TA_APPEND(k->shapes, k->n_shapes);
 			get_ints3(sv, "grid", x->grid, INT32_MAX);
 			get_ints3(sv, "block", x->block, 1024);
+			long long xr = get_int(sv, "regs", 0);
+			x->regs = (uint32_t)(xr < 0 ? 0 : xr > 65536 ? 65536 : xr);
+			x->smem = get_smem(sv, "smem");
 			long long xc = get_int(sv, "calls", 0);
 			x->calls = xc > 0 ? (size_t)xc : 0;
 			x->median_ns = get_num(sv, "median_ns");

@@ -58,6 +58,8 @@ void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
 			ta_shape_figures *sf = &kf->shapes[kf->n_shapes++];
 			memcpy(sf->grid, x->cfg.grid, sizeof sf->grid);
 			memcpy(sf->block, x->cfg.block, sizeof sf->block);
+			sf->regs = x->cfg.regs;
+			sf->smem = x->cfg.smem_static + x->cfg.smem_dynamic;
 			sf->calls = x->n_durations;
 			sf->median_ns = x->summary.median;
 			sf->share = x->share;
@@ -180,12 +182,16 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 		const ta_shape_figures *x = &a->shapes[i];
 		for (size_t j = 0; j < b->n_shapes; j++) {
 			const ta_shape_figures *y = &b->shapes[j];
-			if (memcmp(x->grid, y->grid, sizeof x->grid) || memcmp(x->block, y->block, sizeof x->block))
+			if (memcmp(x->grid, y->grid, sizeof x->grid) || memcmp(x->block, y->block, sizeof x->block) ||
+			    x->regs != y->regs || x->smem != y->smem)
 				continue;
 			if (matched++ >= TA_CHANGE_SHAPES)
 				break;
 			ta_shape_change *sc = &c.shapes[c.n_shapes++];
 			memcpy(sc->grid, x->grid, sizeof sc->grid);
+			memcpy(sc->block, x->block, sizeof sc->block);
+			sc->regs = x->regs;
+			sc->smem = x->smem;
 			sc->before_ns = y->median_ns;
 			sc->after_ns = x->median_ns;
 			sc->share = x->share;

@@ -27,6 +27,8 @@ struct ta_catalog;
 /* One launch shape of the workload (a steady configuration). */
 typedef struct ta_shape_figures {
 	int32_t grid[3], block[3];
+	uint32_t regs;               /* with shared memory: configurations the autotuner */
+	int32_t smem;                /* or a mode chose differ here (static + dynamic) */
 	size_t calls;                /* steady launches */
 	double median_ns;
 	double share;                /* of the kernel's steady GPU time, 0..1 */
@@ -82,7 +84,9 @@ void ta_run_figures_attach_deep(ta_run_figures *f, const ta_deep *d);
 
 /* One launch shape found in both runs, with its medians. */
 typedef struct ta_shape_change {
-	int32_t grid[3];
+	int32_t grid[3], block[3];
+	uint32_t regs;
+	int32_t smem;
 	double before_ns, after_ns;
 	double share;                /* of the later run's steady GPU time */
 } ta_shape_change;

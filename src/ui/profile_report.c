@@ -10,6 +10,52 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef HAVE_CXA_DEMANGLE
+/* The C++ runtime's demangler (it has C linkage). */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+#endif
+
+/* A kernel name as people read it: demangled, without its return type,
+ * template arguments and parameters ("at::native::(anonymous
+ * namespace)::distribution_elementwise_grid_stride_kernel"); a name that
+ * is not mangled comes back as it is. Caller frees. */
+static char *display_name(const char *name)
+{
+	char *d = NULL;
+	int status = -1;
+#ifdef HAVE_CXA_DEMANGLE
+	if (name[0] == '_' && name[1] == 'Z')
+		d = __cxa_demangle(name, NULL, NULL, &status);
+#endif
+	if (!d || status != 0) {
+		free(d);
+		return ta_xstrdup(name);
+	}
+	static const char anon[] = "(anonymous namespace)";
+	ta_buf b = TA_BUF_INIT;
+	int depth = 0;
+	const char *p = d;
+	if (!strncmp(p, "void ", 5))
+		p += 5;
+	for (; *p; p++) {
+		if (!strncmp(p, anon, sizeof anon - 1)) {
+			if (!depth)
+				ta_buf_puts(&b, anon);
+			p += sizeof anon - 2;
+		} else if (*p == '<') {
+			depth++;
+		} else if (*p == '>') {
+			depth -= depth > 0;
+		} else if (*p == '(' && !depth) {
+			break;   /* the parameters */
+		} else if (!depth) {
+			ta_buf_putc(&b, *p);
+		}
+	}
+	free(d);
+	return ta_buf_steal(&b);
+}
+
 /* ---- text ---------------------------------------------------------------- */
 
 static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main, bool shares)
@@ -35,8 +81,8 @@ static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main, bool s
 		if (o->blocks_per_sm == 0)
 			ta_buf_printf(b, "      occupancy: the configuration does not fit on this GPU\n");
 		else
-			ta_buf_printf(b, "      occupancy %.1f%% (%d blocks/SM, %d warps, limiter %s), %.2f waves\n",
-				      o->occupancy * 100, o->blocks_per_sm, o->warps_per_sm,
+			ta_buf_printf(b, "      occupancy %.1f%% (%d block%s/SM, %d warps, limiter %s), %.2f waves\n",
+				      o->occupancy * 100, o->blocks_per_sm, o->blocks_per_sm == 1 ? "" : "s", o->warps_per_sm,
 				      ta_limiter_name(o->limiter), o->waves);
 	}
 	if (c->local_per_thread > 0)
@@ -106,9 +152,12 @@ static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_in
 	if (m->other_launches > 0) {
 		ta_buf_printf(b, "other kernels (not in the file): %zu launches of %zu kernels", m->other_launches,
 			      m->n_others);
-		for (size_t i = 0; i < m->n_others && i < 3; i++)
-			ta_buf_printf(b, "%s %.40s (%zu, %.1f us)", i ? "," : ";", m->others[i].name,
-				      m->others[i].launches, m->others[i].total_ns / 1e3);
+		for (size_t i = 0; i < m->n_others && i < 3; i++) {
+			char *name = display_name(m->others[i].name);
+			ta_buf_printf(b, "%s %s (%zu, %.1f us)", i ? "," : ";", name, m->others[i].launches,
+				      m->others[i].total_ns / 1e3);
+			free(name);
+		}
 		ta_buf_putc(b, '\n');
 	}
 }
@@ -230,10 +279,14 @@ static json_t *json_measurement(const ta_measurement *m, const ta_gpu_info *gpu)
 			json_array_append_new(tunes, json_autotune(m->kernels[i].name, &m->kernels[i].tune));
 	json_object_set_new(root, "autotune", tunes);
 	json_t *others = json_array();
-	for (size_t i = 0; i < m->n_others; i++)
-		json_array_append_new(others, json_pack("{s:s,s:I,s:f}", "name", m->others[i].name, "launches",
+	for (size_t i = 0; i < m->n_others; i++) {
+		char *shown = display_name(m->others[i].name);
+		json_array_append_new(others, json_pack("{s:s,s:s,s:I,s:f}", "name", m->others[i].name,
+							"display_name", shown, "launches",
 							(json_int_t)m->others[i].launches, "total_ns",
 							m->others[i].total_ns));
+		free(shown);
+	}
 	json_object_set_new(root, "other_kernels", others);
 	json_object_set_new(root, "records",
 			    json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "errors", (json_int_t)m->n_errors,
@@ -440,7 +493,8 @@ ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *e
 			gpu = &gpu_store;
 	}
 	if (!gpu && why && !req->records_in) {
-		fprintf(err, "tileadvise: cannot profile: %s\n", why);
+		fprintf(err, "tileadvise: cannot profile: %s (--records FILE reads a run saved on a GPU; "
+			"the advisor works without one: --no-profile, or --replay SESSION)\n", why);
 		free(why);
 		return TA_EXIT_ERROR;
 	}
@@ -478,7 +532,7 @@ ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *e
 			return TA_EXIT_ERROR;
 		}
 		if (oc.any_failed) {
-			fprintf(err, "tileadvise: the profiled command %s\n", oc.describe);
+			fprintf(err, "tileadvise: the profiled run failed: %s\n", oc.describe);
 			if (oc.log_tail && *oc.log_tail)
 				fprintf(err, "--- last lines of its output ---\n%s%s", oc.log_tail,
 					oc.log_tail[strlen(oc.log_tail) - 1] == '\n' ? "" : "\n");
@@ -512,7 +566,7 @@ ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *e
 			free(e);
 		} else {
 			if (boc.any_failed)
-				fprintf(err, "tileadvise: the baseline command %s\n", boc.describe);
+				fprintf(err, "tileadvise: the baseline run failed: %s\n", boc.describe);
 			base = ta_run_measure(brun, gpu);
 		}
 		free_outcome(&boc);

@@ -26,14 +26,33 @@ t() {
 	else not_ok "$desc" "rc=$rc" "stdout: $(head -c 300 out)" "stderr: $(cat err)"; fi
 }
 
-echo "1..10"
+echo "1..15"
 t "--format after the file is an option" 1 '"tool": "tileadvise"' - --check k.py --format=json
 t "--select after the file selects" 1 '\[P1\]$' - --check k.py --select=P1
 if grep -q S1 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
 t "a short option after the file" 1 '"version"' - --check k.py -f json
 t "-- ends the options: what follows is the command, not --select" 1 '\[S1\]$' - --check k.py -- --select=P1
+t "-- before any file: what follows are files" 1 '\[S1\]$' - --check -- k.py
 t "-q is named in ASCII" 2 - "^tileadvise: invalid option '-q'$" -q
 if LC_ALL=C grep -q '[^ -~]' err; then not_ok "the message is plain ASCII" "$(od -c err | head -3)"; else ok "the message is plain ASCII"; fi
 t "a long option without its argument" 2 - "option '--select' needs an argument" --check k.py --select
 t "an ambiguous prefix" 2 - "ambiguous option '--re'" --re k.py
 t "a flag given an argument" 2 - "option '--check' takes no argument" --check=yes k.py
+# --help fits 80 columns and groups the options.
+"$TILEADVISE" --help >out
+if awk 'length($0) > 80 { bad = 1 } END { exit bad }' out; then ok "--help lines fit 80 columns"
+else not_ok "--help lines fit 80 columns" "$(awk 'length($0) > 80' out | head -3)"; fi
+if grep -q '^Reading and checking files:$' out && grep -q '^Profiling:$' out && grep -q '^Edits:$' out; then
+	ok "--help groups the options"; else not_ok "--help groups the options"; fi
+# Other kernels are named as people read them: demangled, not cut at 40.
+"$TILEADVISE" --profile --gpu h200 --records "$TA_SRCDIR/tests/profiles/h200-2026-11-29-vector-add.jsonl" \
+	"$TA_SRCDIR/examples/softmax/softmax.py" >out 2>err
+if grep -q '^other kernels .*; add_kernel (516, .*, at::native::vectorized_elementwise_kernel (468, ' out &&
+   ! grep -q '_ZN' out; then ok "other kernels are demangled"
+else not_ok "other kernels are demangled" "$(grep '^other' out)"; fi
+# Without a GPU the refusal says what works instead.
+"$TILEADVISE" --profile k.py >out 2>err
+if ! grep -q "cannot profile: .*no NVIDIA\|cannot profile: .*libcuda" err; then
+	ok "no GPU: the message names --no-profile and --replay # SKIP a GPU is here"
+elif grep -q -- "--no-profile, or --replay SESSION" err; then ok "no GPU: the message names --no-profile and --replay"
+else not_ok "no GPU: the message names --no-profile and --replay" "$(cat err)"; fi

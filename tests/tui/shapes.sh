@@ -5,7 +5,7 @@
 # and every shape's share, and a re-measured step compares shape by shape.
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
-echo "1..8"
+plan 8
 
 work="$TA_TMP/s"
 mkdir -p "$work"
@@ -25,20 +25,20 @@ awk 'BEGIN {
 	printf "{\"type\":\"bye\",\"pid\":1,\"written\":%d,\"dropped\":0,\"lost\":0}\n", c + 1
 }' >"$work/shapes.jsonl"
 
-ta_start 120 50 "cd '$work' && '$TILEADVISE' --gpu h200 --records shapes.jsonl k.py"
-ta_check "the kernel list shows the time per call over every shape" ta_wait "scale_kernel +2972.8 µs"
+ta_start 170 50 "cd '$work' && '$TILEADVISE' --gpu h200 --records shapes.jsonl k.py"
+check "the kernel list shows the time per call over every shape" ta_wait "scale_kernel +2972.8 µs"
 ta_keys Enter
-ta_check "the evidence gives the per-call time and the shapes" \
+check "the evidence gives the per-call time and the shapes" \
 	ta_wait_fixed "2972.8 µs per call over 211 steady launches of 3 shapes"
-ta_check "the dominant shape is the one with most GPU time" \
+check "the dominant shape is the one with most GPU time" \
 	ta_wait_fixed "dominant shape (most GPU time): median 3901.0 µs, IQR 2.0 µs, n=97"
-ta_check "the dominant shape's grid describes the figures" ta_wait "grid 4096×1×1, block 128"
-ta_check "every shape has its share" ta_wait " 40%  grid 2048×1×1, block 128: 113 launches, median 2201.0 µs"
-ta_check "the lone last launch is listed, not the headline" ta_wait "  0%  grid 16×1×1, block 128: 1 launch, median 160.0 µs"
+check "the dominant shape's grid describes the figures" ta_wait "grid 4096×1×1, block 128"
+check "every shape has its share" ta_wait " 40%  grid 2048×1×1, block 128, 26 regs, smem 0 B: 113 launches, median 2201.0 µs"
+check "the lone last launch is listed, not the headline" ta_wait "  0%  grid 16×1×1, block 128, 26 regs, smem 0 B: 1 launch, median 160.0 µs"
 ta_keys q
-ta_check "the advisor ends" ta_wait "EXIT=0"
+check "the advisor ends" ta_wait "EXIT=0"
 # Reopened without profiling: the session kept the shapes.
 ta_start 120 50 "cd '$work' && '$TILEADVISE' --no-profile k.py"
-ta_check "the saved session keeps the per-call time" ta_wait "scale_kernel +2972.8 µs"
+check "the saved session keeps the per-call time" ta_wait "scale_kernel +2972.8 µs"
 ta_keys q
-ta_done
+finish

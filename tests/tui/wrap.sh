@@ -5,7 +5,7 @@
 # diff overlay.
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
-echo "1..11"
+plan 11
 
 work="$TA_TMP/w"
 mkdir -p "$work"
@@ -13,23 +13,23 @@ cp "$TA_SRCDIR/examples/attention/attention.py" "$work/attention.py"
 cp "$TA_SRCDIR/tests/profiles/h200-2026-11-29-example-attention.jsonl" "$work/rec.jsonl"
 
 ta_start 80 72 "cd '$work' && '$TILEADVISE' --gpu h200 --records rec.jsonl attention.py"
-ta_check "the walk is up" ta_wait "Walk of gemma_attn_fwd"
-ta_check "j moves to S3" ta_step_to S3
-ta_check "the step's title wraps: its mark is whole" ta_wait "│ +\[applies\] *$"
+check "the walk is up" ta_wait "Walk of gemma_attn_fwd"
+check "j moves to S3" ta_step_to S3
+check "the step's title wraps: its mark is whole" ta_wait "│ +\[applies\] *$"
 # The launch figures line is longer than the pane: its end wraps onto the
 # next line instead of being cut.
-ta_check "figures wrap: the end of the grid line is on screen" ta_wait "smem [0-9]+\+[0-9]+ B *$"
-ta_check "figures wrap: the occupancy line ends with its waves" ta_wait "[0-9.]+ waves *$"
-ta_check "a cut diff line ends in an ellipsis" ta_wait "│   -        qk = tl\.zeros\(\[BLOCK_M, BLOCK_N\]…$"
+check "figures wrap: the end of the grid line is on screen" ta_wait "smem [0-9]+\+[0-9]+ B *$"
+check "figures wrap: the occupancy line ends with its waves" ta_wait "[0-9.]+ waves *$"
+check "a cut diff line ends in an ellipsis" ta_wait "│   -        qk = tl\.zeros\(\[BLOCK_M, BLOCK_N\]…$"
 ta_press Right
-ta_check "Right scrolls the code: an ellipsis on the left" ta_wait "│   … qk = tl\.zeros\(\[BLOCK_M, BLOCK_N\], d[a-z]*…$"
+check "Right scrolls the code: an ellipsis on the left" ta_wait "│   … qk = tl\.zeros\(\[BLOCK_M, BLOCK_N\], d[a-z]*…$"
 ta_press Left
-ta_check "Left scrolls back" ta_wait "│   -        qk = tl\.zeros"
+check "Left scrolls back" ta_wait "│   -        qk = tl\.zeros"
 ta_press d
-ta_check "the diff overlay cuts long lines with an ellipsis" ta_wait "^ .*qk = tl\.zeros\(\[BLOCK_M, BLOCK_N\], dtype=tl\.float32\)|^ .*…$"
+check "the diff overlay cuts long lines with an ellipsis" ta_wait "^ .*qk = tl\.zeros\(\[BLOCK_M, BLOCK_N\], dtype=tl\.float32\)|^ .*…$"
 ta_press '>' '>' '>' '>' '>'
-ta_check "> scrolls the overlay sideways" ta_wait "^ …"
+check "> scrolls the overlay sideways" ta_wait "^ …"
 ta_press '<' '<' '<' '<' '<'
-ta_check "< scrolls it back" ta_wait "^ @@ "
+check "< scrolls it back" ta_wait "^ @@ "
 ta_keys q
-ta_done
+finish

@@ -77,8 +77,8 @@ static void finish_profile(ta_app *app)
 	app->deep_run = idx;
 	ta_app_rebuild_walk(app);
 	if (app->pending_edit < 0 || (size_t)app->pending_edit >= app->sess->n_edits) {
-		ta_app_set_message(app, false, "measured %zu kernels (%s)", app->sess->runs[idx].n_kernels,
-				   app->run_label);
+		size_t nk = app->sess->runs[idx].n_kernels;
+		ta_app_set_message(app, false, "measured %zu kernel%s (%s)", nk, nk == 1 ? "" : "s", app->run_label);
 		app->pending_edit = -1;
 		return;
 	}

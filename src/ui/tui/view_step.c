@@ -338,6 +338,8 @@ static void deep_evidence(page *p, const ta_kernel_figures *f, const ta_step *s)
 	free(sol);
 }
 
+#define SHAPES_SHOWN 5
+
 /* A workload of several launch shapes: the time per call over all of them,
  * the dominant shape (the figures below describe it), every shape's share. */
 static void shapes(page *p, const ta_kernel_figures *f)
@@ -354,12 +356,23 @@ static void shapes(page *p, const ta_kernel_figures *f)
 			    ta_fmt_ns(f->summary.iqr, iqr, sizeof iqr), f->summary.count);
 	wrap(p, 3, TA_ROLE_NORMAL, line);
 	free(line);
+	/* The largest shares; the rest summed. */
+	double rest = 0;
+	size_t shown = 0;
 	for (size_t i = 0; i < f->n_shapes; i++) {
 		const ta_shape_figures *s = &f->shapes[i];
-		textf(p, 5, TA_ROLE_NORMAL, "%3.0f%%  grid %d%s%d%s%d, block %d: %zu %s, median %s", s->share * 100,
-		      s->grid[0], x, s->grid[1], x, s->grid[2], s->block[0], s->calls,
-		      s->calls == 1 ? "launch" : "launches", ta_fmt_ns(s->median_ns, med, sizeof med));
+		if (i > 0 && shown >= SHAPES_SHOWN) {
+			rest += s->share;
+			continue;
+		}
+		shown++;
+		textf(p, 5, TA_ROLE_NORMAL, "%3.0f%%  grid %d%s%d%s%d, block %d, %u regs, smem %d B: %zu %s, median %s",
+		      s->share * 100, s->grid[0], x, s->grid[1], x, s->grid[2], s->block[0], s->regs, s->smem,
+		      s->calls, s->calls == 1 ? "launch" : "launches", ta_fmt_ns(s->median_ns, med, sizeof med));
 	}
+	if (shown < f->n_shapes)
+		textf(p, 5, TA_ROLE_DIM, "and %zu more shape%s (%.0f%% of the time)", f->n_shapes - shown,
+		      f->n_shapes - shown == 1 ? "" : "s", rest * 100);
 }
 
 static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const ta_step *s)
@@ -388,8 +401,8 @@ static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const t
 		      "smem %d+%d B", f->grid[0], x, f->grid[1], x, f->grid[2], f->block[0], f->regs,
 		      f->local_per_thread, f->local_per_thread ? " (spills)" : "", f->smem_static, f->smem_dynamic);
 		if (f->has_occupancy)
-			textf(p, 3, TA_ROLE_NORMAL, "occupancy %.1f%% (%d blocks/SM, limited by %s), %.2f waves",
-			      f->occupancy * 100, f->blocks_per_sm, f->limiter, f->waves);
+			textf(p, 3, TA_ROLE_NORMAL, "occupancy %.1f%% (%d block%s/SM, limited by %s), %.2f waves",
+			      f->occupancy * 100, f->blocks_per_sm, f->blocks_per_sm == 1 ? "" : "s", f->limiter, f->waves);
 	}
 	for (size_t i = 0; i < s->n_findings; i++)
 		if (s->findings[i].measure)
@@ -448,8 +461,9 @@ static void measured(page *p, const ta_app *app, const ta_step *s)
 	const char *x = ta_glyph_str(TA_G_TIMES);
 	for (size_t i = 0; i < s->change.n_shapes; i++) {
 		const ta_shape_change *sc = &s->change.shapes[i];
-		textf(p, 5, TA_ROLE_NORMAL, "%3.0f%%  grid %d%s%d%s%d: %s %s %s   %.3f%s", sc->share * 100,
-		      sc->grid[0], x, sc->grid[1], x, sc->grid[2], ta_fmt_ns(sc->before_ns, b, sizeof b),
+		textf(p, 5, TA_ROLE_NORMAL, "%3.0f%%  grid %d%s%d%s%d, block %d, %u regs: %s %s %s   %.3f%s",
+		      sc->share * 100, sc->grid[0], x, sc->grid[1], x, sc->grid[2], sc->block[0], sc->regs,
+		      ta_fmt_ns(sc->before_ns, b, sizeof b),
 		      ta_glyph_str(TA_G_ARROW), ta_fmt_ns(sc->after_ns, a, sizeof a),
 		      sc->before_ns > 0 ? sc->after_ns / sc->before_ns : 0, x);
 	}
