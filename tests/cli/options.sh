@@ -45,7 +45,7 @@ else not_ok "--help lines fit 80 columns" "$(awk 'length($0) > 80' out | head -3
 if grep -q '^Reading and checking files:$' out && grep -q '^Profiling:$' out && grep -q '^Edits:$' out; then
 	ok "--help groups the options"; else not_ok "--help groups the options"; fi
 # Other kernels are named as people read them: demangled, not cut at 40.
-"$TILEADVISE" --profile --gpu h200 --records "$TA_SRCDIR/tests/profiles/h200-2026-11-29-vector-add.jsonl" \
+"$TILEADVISE" --profile --gpu h200 --records "$TA_SRCDIR/tests/recordings/h200-2026-11-29-vector-add.jsonl" \
 	"$TA_SRCDIR/examples/softmax/softmax.py" >out 2>err
 if grep -q '^other kernels .*; add_kernel (516, .*, at::native::vectorized_elementwise_kernel (468, ' out &&
    ! grep -q '_ZN' out; then ok "other kernels are demangled"

@@ -10,7 +10,7 @@ plan 11
 work="$TA_TMP/w"
 mkdir -p "$work"
 cp "$TA_SRCDIR/examples/attention/attention.py" "$work/attention.py"
-cp "$TA_SRCDIR/tests/profiles/h200-2026-11-29-example-attention.jsonl" "$work/rec.jsonl"
+cp "$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-attention.jsonl" "$work/rec.jsonl"
 
 ta_start 80 72 "cd '$work' && '$TILEADVISE' --gpu h200 --records rec.jsonl attention.py"
 check "the walk is up" ta_wait "Walk of gemma_attn_fwd"
