@@ -478,9 +478,12 @@ static void folded_page(page *p, ta_app *app, const ta_walk_kernel *k)
 		if (ta_step_is_open(s))
 			continue;
 		const ta_entry *e = ta_catalog_find(app->cat, s->id);
-		textf(p, 2, TA_ROLE_NORMAL, "%s %-3s %-15s %s",
-		      ta_glyph_str(s->mark == TA_MARK_SATISFIED ? TA_G_SATISFIED : TA_G_NA), s->id,
-		      ta_mark_name(s->mark), e ? e->title : "");
+		/* a table row: cut with an ellipsis rather than wrapped */
+		char *row = ta_xasprintf("%s %-3s %-15s %s",
+					 ta_glyph_str(s->mark == TA_MARK_SATISFIED ? TA_G_SATISFIED : TA_G_NA),
+					 s->id, ta_mark_name(s->mark), e ? e->title : "");
+		code(p, 2, TA_ROLE_NORMAL, row, strlen(row), 0);
+		free(row);
 	}
 	blank(p);
 	textf(p, 1, TA_ROLE_DIM, "Enter shows them in the walk.");
