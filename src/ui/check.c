@@ -128,8 +128,17 @@ static void walk_dir(const char *dir, const char *root_real, file_list *out, int
 
 static void collect(char *const *paths, int count, file_list *out, FILE *err, ta_exit *rc)
 {
+	bool stdin_taken = false;
 	for (int i = 0; i < count; i++) {
-		if (ta_path_is_dir(paths[i])) {
+		if (!strcmp(paths[i], "-")) {
+			if (stdin_taken) {
+				fprintf(err, "tileadvise: -: standard input is read once; give '-' once\n");
+				*rc = TA_EXIT_ERROR;
+				continue;
+			}
+			stdin_taken = true;
+			*TA_PUSH(out->paths, out->count, out->cap) = ta_xstrdup(paths[i]);
+		} else if (ta_path_is_dir(paths[i])) {
 			char *real = realpath(paths[i], NULL);
 			walk_dir(paths[i], real ? real : paths[i], out, 0, err, rc);
 			free(real);
@@ -312,11 +321,29 @@ static void note_fix(diag *x, const ta_model *m, const ta_finding *f)
 	}
 }
 
+/* "-": the file on standard input, read whole. Reading stops one chunk
+ * past the size limit of a file, which the analysis then refuses. */
+static int open_stdin(ta_analysis **a, char **msg)
+{
+	ta_buf b = TA_BUF_INIT;
+	char chunk[65536];
+	size_t n;
+	while (b.len <= TA_SOURCE_MAX_BYTES && (n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+		ta_buf_append(&b, chunk, n);
+	int rc = ferror(stdin) ? -1 : 0;
+	if (rc)
+		*msg = ta_xstrdup("-: cannot read standard input");
+	else
+		rc = ta_analysis_from_bytes("-", b.len ? ta_buf_str(&b) : "", b.len, a, msg);
+	ta_buf_free(&b);
+	return rc;
+}
+
 static void check_file(const char *path, const filter *f, bool fixes, diags *d, FILE *err, ta_exit *rc)
 {
 	ta_analysis *a;
 	char *msg;
-	if (ta_analysis_open(path, &a, &msg) != 0) {
+	if ((!strcmp(path, "-") ? open_stdin(&a, &msg) : ta_analysis_open(path, &a, &msg)) != 0) {
 		fprintf(err, "tileadvise: %s\n", msg);
 		free(msg);
 		*rc = TA_EXIT_ERROR;
@@ -480,6 +507,46 @@ static void write_text(const finding *fs, size_t n, FILE *out)
 			fprintf(out, "%s:%u:%u: note: no mechanical %s edit here: %s [%s]\n", x->file, x->line,
 				x->col, x->id, x->fix_why, x->id);
 	}
+}
+
+/* --statistics: how many findings each entry has, most first, with the
+ * entry's title (errors count under "syntax"). */
+static void write_statistics(const finding *fs, size_t n, FILE *out)
+{
+	const char **ids = ta_xcalloc(n + 1, sizeof *ids);
+	size_t *counts = ta_xcalloc(n + 1, sizeof *counts), nid = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *id = fs[i].lead->error ? "syntax" : fs[i].lead->id;
+		size_t k = 0;
+		while (k < nid && strcmp(ids[k], id))
+			k++;
+		if (k == nid)
+			ids[nid++] = id;
+		counts[k]++;
+	}
+	/* most first, then by id: a small insertion sort */
+	for (size_t i = 1; i < nid; i++)
+		for (size_t j = i; j > 0 && (counts[j] > counts[j - 1] ||
+					     (counts[j] == counts[j - 1] && strcmp(ids[j], ids[j - 1]) < 0)); j--) {
+			size_t c = counts[j];
+			const char *t = ids[j];
+			counts[j] = counts[j - 1];
+			ids[j] = ids[j - 1];
+			counts[j - 1] = c;
+			ids[j - 1] = t;
+		}
+	char *cat_err = NULL;
+	ta_catalog *cat = ta_catalog_load(NULL, &cat_err);
+	free(cat_err);
+	for (size_t k = 0; k < nid; k++) {
+		const ta_entry *e = cat ? ta_catalog_find(cat, ids[k]) : NULL;
+		const char *title = e ? e->title : !strcmp(ids[k], "syntax") ? "syntax errors"
+			: !strcmp(ids[k], TA_CHECK_SUPPRESSION_ID) ? "unknown id in a suppression comment" : "";
+		fprintf(out, "%5zu  %-6s %s\n", counts[k], ids[k], title);
+	}
+	ta_catalog_free(cat);
+	free(ids);
+	free(counts);
 }
 
 /* GitHub Actions workflow commands: each finding becomes an annotation
@@ -760,6 +827,8 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 		write_sarif(fs, nf, out);
 	else if (o->format == TA_FORMAT_GITHUB)
 		write_github(fs, nf, out);
+	else if (o->statistics)
+		write_statistics(fs, nf, out);
 	else
 		write_text(fs, nf, out);
 	free_findings(fs, nf);

@@ -10,7 +10,8 @@
  * --ignore take ids, section letters (S: every S entry) and ALL. An id the
  * checklist does not know, written in such a comment, is itself reported as
  * a warning with id X0 (so a typo cannot silently keep a finding alive);
- * `--ignore X0` silences that too. */
+ * `--ignore X0` silences that too. A path "-" is the file on standard
+ * input. */
 #ifndef TA_UI_CHECK_H
 #define TA_UI_CHECK_H
 
@@ -30,6 +31,7 @@ typedef struct ta_check_options {
 				     rewrite at the finding's site and say whether it makes
 				     the edit (text: a note when it does not; json: "fix") */
 	bool exit_zero;           /* findings leave the exit status 0 */
+	bool statistics;          /* text: a count per entry instead of the findings */
 } ta_check_options;
 
 /* Checks every path (files, and directories searched recursively for *.py
