@@ -1,8 +1,10 @@
 #include "config.h"
 #include "ui/report.h"
 #include "util/buf.h"
+#include "util/text.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -34,17 +36,49 @@ static const char *configs_kind_name(ta_configs_kind k)
 	return "?";
 }
 
-static void join(ta_buf *b, char **v, size_t n, const char *sep)
+/* In markdown, what comes from the file (names, expressions, paths) is
+ * written as code spans or escaped text: a '<' in a default value or a
+ * '*' in a grid must neither become HTML nor emphasis. Text stays raw. */
+static void coden(ta_buf *b, bool md, const char *s, size_t n)
+{
+	if (md)
+		ta_md_buf_code(b, s, n);
+	else
+		ta_buf_append(b, s, n);
+}
+
+static void code(ta_buf *b, bool md, const char *s)
+{
+	coden(b, md, s, strlen(s));
+}
+
+static void text(ta_buf *b, bool md, const char *s)
+{
+	if (md)
+		ta_md_buf_text(b, s);
+	else
+		ta_buf_puts(b, s);
+}
+
+static void join(ta_buf *b, bool md, char **v, size_t n, const char *sep)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			ta_buf_puts(b, sep);
-		ta_buf_puts(b, v[i]);
+		code(b, md, v[i]);
 	}
 }
 
+/* "name=value" as one piece of code. */
+static void kwarg(ta_buf *b, bool md, const ta_kwarg *kw)
+{
+	char *s = ta_xasprintf("%s=%s", kw->name, kw->value);
+	code(b, md, s);
+	free(s);
+}
+
 /* One line describing an op: "load 2D masked -> a". */
-static void describe_op(ta_buf *b, const ta_op *op)
+static void describe_op(ta_buf *b, bool md, const ta_op *op)
 {
 	ta_buf_puts(b, ta_op_kind_name(op->kind));
 	if (op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE) {
@@ -56,71 +90,102 @@ static void describe_op(ta_buf *b, const ta_op *op)
 	} else if (op->kind == TA_OP_DOT && op->has_acc) {
 		ta_buf_puts(b, " with accumulator");
 	} else if (op->kind == TA_OP_HELPER_CALL || op->kind == TA_OP_OTHER) {
-		ta_buf_printf(b, " %s", op->callee ? op->callee : "?");
+		ta_buf_puts(b, " ");
+		code(b, md, op->callee ? op->callee : "?");
 	}
-	if (op->receiver)
-		ta_buf_printf(b, " on %s", op->receiver);
+	if (op->receiver) {
+		ta_buf_puts(b, " on ");
+		code(b, md, op->receiver);
+	}
 	for (size_t i = 0; i < op->kwarg_count; i++)
-		if (op->kind == TA_OP_DOT && strcmp(op->kwargs[i].name, "acc"))
-			ta_buf_printf(b, " %s=%s", op->kwargs[i].name, op->kwargs[i].value);
-	if (op->target)
-		ta_buf_printf(b, " -> %s%s", op->augmented ? "+= " : "", op->target);
+		if (op->kind == TA_OP_DOT && strcmp(op->kwargs[i].name, "acc")) {
+			ta_buf_puts(b, " ");
+			kwarg(b, md, &op->kwargs[i]);
+		}
+	if (op->target) {
+		ta_buf_printf(b, " -> %s", op->augmented ? "+= " : "");
+		code(b, md, op->target);
+	}
+}
+
+/* The start of a list line at a nesting level: two spaces a level and, in
+ * markdown, "- " after them (a nested list item); in text two more spaces. */
+static void item(ta_buf *b, bool md, int level)
+{
+	ta_buf_printf(b, "%*s%s", level * 2, "", md ? "- " : "  ");
 }
 
 static void text_kernel(const ta_model *m, const ta_kernel *k, bool md, ta_buf *b)
 {
 	const char *h = md ? "### " : "";
 	const char *li = md ? "- " : "  ";
-	ta_buf_printf(b, "%skernel %s%s%s  (lines %u-%u)%s\n", h, md ? "`" : "", k->name, md ? "`" : "",
-		      k->span.line, k->span.end_line,
+	ta_buf_printf(b, "%skernel ", h);
+	code(b, md, k->name);
+	ta_buf_printf(b, "  (lines %u-%u)%s\n", k->span.line, k->span.end_line,
 		      k->is_helper ? ", helper called by other kernels" : "");
 	if (k->alias_count) {
 		ta_buf_printf(b, "%salso bound as: ", li);
-		join(b, k->aliases, k->alias_count, ", ");
+		join(b, md, k->aliases, k->alias_count, ", ");
 		ta_buf_puts(b, k->wrapped ? " (wrapped by a call)\n" : "\n");
 	}
 	ta_buf_printf(b, "%sparameters:", li);
 	for (size_t i = 0; i < k->param_count; i++) {
 		const ta_param *p = &k->params[i];
-		ta_buf_printf(b, "%s %s%s%s%s", i ? "," : "", p->name, p->constexpr_ ? ": constexpr" : "",
-			      p->default_value ? " = " : "", p->default_value ? p->default_value : "");
+		char *one = ta_xasprintf("%s%s%s%s", p->name, p->constexpr_ ? ": constexpr" : "",
+					 p->default_value ? " = " : "", p->default_value ? p->default_value : "");
+		ta_buf_puts(b, i ? ", " : " ");
+		code(b, md, one);
+		free(one);
 	}
 	ta_buf_puts(b, "\n");
 	if (k->autotune) {
 		const ta_autotune *a = k->autotune;
-		ta_buf_printf(b, "%sautotune: %zu config%s (%s%s%s)", li, a->config_count,
-			      a->config_count == 1 ? "" : "s", configs_kind_name(a->configs_kind),
-			      a->configs_function ? " " : "", a->configs_function ? a->configs_function : "");
+		ta_buf_printf(b, "%sautotune: %zu config%s (%s", li, a->config_count,
+			      a->config_count == 1 ? "" : "s", configs_kind_name(a->configs_kind));
+		if (a->configs_function) {
+			ta_buf_puts(b, " ");
+			code(b, md, a->configs_function);
+		}
+		ta_buf_puts(b, ")");
 		if (a->vary_count) {
 			ta_buf_puts(b, ", varies ");
-			join(b, a->varies, a->vary_count, ", ");
+			join(b, md, a->varies, a->vary_count, ", ");
 		} else {
 			ta_buf_puts(b, ", varies nothing");
 		}
-		ta_buf_puts(b, "; key [");
-		join(b, a->key, a->key_count, ", ");
-		ta_buf_printf(b, "]%s%s%s\n", a->has_prune ? "; prune_configs_by" : "",
+		ta_buf_puts(b, md ? "; key \\[" : "; key [");
+		join(b, md, a->key, a->key_count, ", ");
+		ta_buf_printf(b, "%s%s%s%s\n", md ? "\\]" : "]", a->has_prune ? "; prune_configs_by" : "",
 			      a->has_pre_hook ? "; pre_hook" : "",
 			      a->branches_on_capability ? "; branches on the GPU" : "");
 	}
-	for (size_t i = 0; i < k->heuristic_count; i++)
-		ta_buf_printf(b, "%sheuristic %s = %s\n", li, k->heuristics[i].name, k->heuristics[i].expr);
+	for (size_t i = 0; i < k->heuristic_count; i++) {
+		char *one = ta_xasprintf("%s = %s", k->heuristics[i].name, k->heuristics[i].expr);
+		ta_buf_printf(b, "%sheuristic ", li);
+		code(b, md, one);
+		ta_buf_puts(b, "\n");
+		free(one);
+	}
 	if (k->persistent)
 		ta_buf_printf(b, "%spersistent: loops over tiles with a program-count stride\n", li);
 	/* Ops grouped under their loops, in document order. */
 	for (size_t l = 0; l < k->loop_count; l++) {
 		const ta_loop *lp = &k->loops[l];
-		ta_buf_printf(b, "%s%*sline %u: %s loop (depth %d)", li, (lp->depth - 1) * 2, "",
-			      lp->span.line, ta_loop_kind_name(lp->kind), lp->depth);
-		for (size_t i = 0; i < lp->kwarg_count; i++)
-			ta_buf_printf(b, " %s=%s", lp->kwargs[i].name, lp->kwargs[i].value);
+		item(b, md, lp->depth - 1);
+		ta_buf_printf(b, "line %u: %s loop (depth %d)", lp->span.line, ta_loop_kind_name(lp->kind),
+			      lp->depth);
+		for (size_t i = 0; i < lp->kwarg_count; i++) {
+			ta_buf_puts(b, " ");
+			kwarg(b, md, &lp->kwargs[i]);
+		}
 		ta_buf_puts(b, "\n");
 		for (size_t i = 0; i < k->op_count; i++) {
 			const ta_op *op = &k->ops[i];
 			if (op->loop != (int)l)
 				continue;
-			ta_buf_printf(b, "%s%*s  line %u: ", li, (lp->depth - 1) * 2, "", op->span.line);
-			describe_op(b, op);
+			item(b, md, lp->depth);
+			ta_buf_printf(b, "line %u: ", op->span.line);
+			describe_op(b, md, op);
 			ta_buf_puts(b, "\n");
 		}
 	}
@@ -135,8 +200,9 @@ static void text_kernel(const ta_model *m, const ta_kernel *k, bool md, ta_buf *
 		if (!header)
 			ta_buf_printf(b, "%soutside loops:\n", li);
 		header = true;
-		ta_buf_printf(b, "%s  line %u: ", li, op->span.line);
-		describe_op(b, op);
+		item(b, md, 1);
+		ta_buf_printf(b, "line %u: ", op->span.line);
+		describe_op(b, md, op);
 		ta_buf_puts(b, "\n");
 	}
 	int shown = 0;
@@ -146,19 +212,28 @@ static void text_kernel(const ta_model *m, const ta_kernel *k, bool md, ta_buf *
 			continue;
 		if (!shown++)
 			ta_buf_printf(b, "%slaunches:\n", li);
-		ta_buf_printf(b, "%s  line %u in %s: grid %s", li, l->span.line,
-			      l->host >= 0 ? m->hosts[l->host].name : "<module>", ta_grid_kind_name(l->grid_kind));
+		item(b, md, 1);
+		ta_buf_printf(b, "line %u in ", l->span.line);
+		code(b, md, l->host >= 0 ? m->hosts[l->host].name : "<module>");
+		ta_buf_printf(b, ": grid %s", ta_grid_kind_name(l->grid_kind));
 		if (l->grid_dims) {
 			ta_buf_printf(b, " (%d dim%s: ", l->grid_dims, l->grid_dims == 1 ? "" : "s");
-			join(b, l->grid_dim_text, (size_t)l->grid_dims, ", ");
+			join(b, md, l->grid_dim_text, (size_t)l->grid_dims, ", ");
 			ta_buf_puts(b, ")");
 		}
 		if (l->grid_uses_meta)
 			ta_buf_puts(b, " reads META");
-		for (size_t j = 0; j < l->kwarg_count; j++)
-			ta_buf_printf(b, "%s %s=%s", j ? "," : "; keywords", l->kwargs[j].name, l->kwargs[j].value);
-		if (l->loop_depth)
-			ta_buf_printf(b, "; inside a loop over %s", l->loop_iter ? l->loop_iter : "a condition");
+		for (size_t j = 0; j < l->kwarg_count; j++) {
+			ta_buf_puts(b, j ? ", " : "; keywords ");
+			kwarg(b, md, &l->kwargs[j]);
+		}
+		if (l->loop_depth) {
+			ta_buf_puts(b, "; inside a loop over ");
+			if (l->loop_iter)
+				code(b, md, l->loop_iter);
+			else
+				ta_buf_puts(b, "a condition");
+		}
 		ta_buf_puts(b, "\n");
 	}
 	if (!shown && !k->is_helper)
@@ -176,7 +251,9 @@ static void text_hosts(const ta_model *m, bool md, ta_buf *b)
 		if (!any)
 			ta_buf_printf(b, "%shost code\n", md ? "### " : "");
 		any = true;
-		ta_buf_printf(b, "%s%s:\n", md ? "- " : "  ", h->name);
+		ta_buf_puts(b, md ? "- " : "  ");
+		code(b, md, h->name);
+		ta_buf_puts(b, ":\n");
 		for (size_t j = 0; j < h->op_count; j++) {
 			const ta_host_op *op = &h->ops[j];
 			/* One line per op: cut at the first line break as well as at 60. */
@@ -184,8 +261,10 @@ static void text_hosts(const ta_model *m, bool md, ta_buf *b)
 			bool cut = op->text[shown] != '\0' || shown > 60;
 			if (shown > 60)
 				shown = 60;
-			ta_buf_printf(b, "%sline %u: %s: %.*s%s\n", md ? "  - " : "    ", op->span.line,
-				      ta_host_kind_name(op->kind), shown, op->text, cut ? "..." : "");
+			ta_buf_printf(b, "%sline %u: %s: ", md ? "  - " : "    ", op->span.line,
+				      ta_host_kind_name(op->kind));
+			coden(b, md, op->text, (size_t)shown);
+			ta_buf_printf(b, "%s\n", cut ? "..." : "");
 		}
 	}
 	if (any)
@@ -199,7 +278,9 @@ static void report_text(const ta_model *m, bool md, FILE *out)
 	size_t kernels = 0;
 	for (size_t i = 0; i < m->kernel_count; i++)
 		kernels += !m->kernels[i].is_helper;
-	ta_buf_printf(&b, "%s%s: %zu kernel%s", md ? "## " : "", src->path, kernels, kernels == 1 ? "" : "s");
+	ta_buf_puts(&b, md ? "## " : "");
+	text(&b, md, src->path);
+	ta_buf_printf(&b, ": %zu kernel%s", kernels, kernels == 1 ? "" : "s");
 	if (kernels != m->kernel_count)
 		ta_buf_printf(&b, " and %zu helper%s", m->kernel_count - kernels,
 			      m->kernel_count - kernels == 1 ? "" : "s");
@@ -207,8 +288,11 @@ static void report_text(const ta_model *m, bool md, FILE *out)
 		      src->line_count, src->line_count == 1 ? "" : "s");
 	for (size_t i = 0; i < m->syn->error_count; i++) {
 		const ta_syntax_error *e = &m->syn->errors[i];
-		ta_buf_printf(&b, "%s%s:%zu:%zu: syntax error: %s (analysed what parsed)\n", md ? "- " : "",
-			      src->path, e->line, e->column, e->what);
+		ta_buf_puts(&b, md ? "- " : "");
+		text(&b, md, src->path);
+		ta_buf_printf(&b, ":%zu:%zu: syntax error: ", e->line, e->column);
+		text(&b, md, e->what);
+		ta_buf_puts(&b, " (analysed what parsed)\n");
 	}
 	if (m->syn->error_count)
 		ta_buf_puts(&b, "\n");

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "util/text.h"
+#include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +98,56 @@ void ta_md_put_code(FILE *out, const char *s)
 	if (prev == 0xc2)
 		putc(0xc2, out);
 	putc('`', out);
+}
+
+void ta_md_buf_code(ta_buf *b, const char *s, size_t n)
+{
+	size_t run = 0, longest = 0;
+	for (size_t i = 0; i < n; i++) {
+		run = s[i] == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
+	}
+	bool pad = n && (s[0] == '`' || s[0] == ' ' || s[n - 1] == '`' || s[n - 1] == ' ');
+	for (size_t i = 0; i <= longest; i++)
+		ta_buf_putc(b, '`');
+	if (pad)
+		ta_buf_putc(b, ' ');
+	unsigned char prev = 0;
+	for (size_t i = 0; i < n; prev = (unsigned char)s[i++]) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == 0xc2)
+			continue;
+		if (prev == 0xc2 && !ta_text_is_control(prev, c))
+			ta_buf_putc(b, (char)0xc2);
+		if (c == '\r' && i + 1 < n && s[i + 1] == '\n')
+			continue;   /* the LF after it makes the one space */
+		if (c == '\n' || c == '\t')
+			ta_buf_putc(b, ' ');
+		else if (ta_text_is_control(prev, c))
+			ta_buf_putc(b, '?');
+		else
+			ta_buf_putc(b, (char)c);
+	}
+	if (prev == 0xc2)
+		ta_buf_putc(b, (char)0xc2);
+	if (pad)
+		ta_buf_putc(b, ' ');
+	for (size_t i = 0; i <= longest; i++)
+		ta_buf_putc(b, '`');
+}
+
+void ta_md_buf_text(ta_buf *b, const char *s)
+{
+	char *m = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&m, &len);
+	if (!f)
+		return;
+	put_md(f, s, true);
+	fclose(f);
+	ta_buf_append(b, m, len);
+	free(m);
 }
 
 /* ---- a filtering stream ---------------------------------------------------- */

@@ -25,6 +25,16 @@ void ta_md_put_code(FILE *out, const char *s);
  * finding's reason): printable, | escaped, < > & as entities. */
 void ta_md_put_prose(FILE *out, const char *s);
 
+/* Markdown into a buffer, for a report built in memory. A code span holds
+ * s[0..n) exactly as written (< & * _ stay literal inside one): its fence is
+ * one backtick longer than the longest run of backticks in s, and a space
+ * pads each side when s starts or ends with a backtick or a space (the
+ * reader removes one each side); line breaks become spaces and control
+ * characters '?'. Text is escaped as ta_md_put_text does. */
+struct ta_buf;
+void ta_md_buf_code(struct ta_buf *b, const char *s, size_t n);
+void ta_md_buf_text(struct ta_buf *b, const char *s);
+
 /* A stream that writes through to real with control characters but tab
  * and newline (and carriage return when keep_cr) replaced by '?'.
  * Unbuffered when real is stderr. Closing it flushes it and leaves real
