@@ -48,6 +48,7 @@ typedef struct options {
 	bool fixes;               /* --check: whether each finding's edit can be made */
 	bool exit_zero;           /* --check: findings do not make the exit status 1 */
 	bool statistics;          /* --check: a count per entry instead of the findings */
+	bool preview;             /* --check: report the entries in preview too */
 	bool no_profile;          /* the advisor: static analysis only */
 	const char *replay;       /* the advisor: a recorded session, read-only */
 	const char *test_command; /* the advisor: run after each applied edit */
@@ -254,6 +255,9 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			break;
 		case 262:
 			o->statistics = true;
+			break;
+		case 263:
+			o->preview = true;
 			break;
 		case 'p':
 			o->mode = MODE_PROFILE;
@@ -471,7 +475,8 @@ static ta_exit run_check(const options *o)
 		return usage_error("%s", "--check writes text, json, sarif or github");
 	ta_check_options co = { .format = o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format,
 				.select = o->select, .ignore = o->ignore, .fixes = o->fixes,
-				.exit_zero = o->exit_zero, .statistics = o->statistics };
+				.exit_zero = o->exit_zero, .statistics = o->statistics,
+				.preview = o->preview };
 	if (o->statistics && co.format != TA_FORMAT_TEXT)
 		return usage_error("%s", "--statistics prints text");
 	return ta_check_run(o->files, o->file_count, &co, stdout, stderr);

@@ -41,6 +41,9 @@ enum {
 	TA_ENTRY_URGENT = 1u << 0,          /* a trigger whose openings precede all others */
 	TA_ENTRY_SHOWS_AUTOTUNE = 1u << 1,  /* its step shows every config the tuner tried */
 	TA_ENTRY_SHOWS_BASELINE = 1u << 2,  /* its step shows the comparison with the baseline */
+	TA_ENTRY_PREVIEW = 1u << 3,         /* measured precision below 90% (tests/PRECISION.md):
+					       off in --check unless --preview or named by
+					       --select; a hint in the advisor */
 };
 
 /* The entry ids as an enum: TA_ENTRY_T1 ... TA_ENTRY_D15, TA_ENTRY__COUNT. */
@@ -74,6 +77,11 @@ int ta_entry_index_of(const char *id);
 /* The edit kind the table gives: none for triggers, mechanical when a
  * rewrite writes it (and was not demoted after measuring), else guided. */
 ta_edit_kind ta_entry_edit_kind(const ta_entry_def *e);
+/* Whether the entry is in preview (TA_ENTRY_PREVIEW): its findings are
+ * reported only on request. */
+bool ta_entry_is_preview(const ta_entry_def *e);
+/* "default" or "preview", as --list-rules and tests/PRECISION.md say it. */
+const char *ta_entry_status_name(const ta_entry_def *e);
 
 /* Static names. ta_section_title is the heading shown to users
  * ("§3 Fast vs slow patterns"); ta_section_name is the data name

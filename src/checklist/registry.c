@@ -71,6 +71,16 @@ ta_edit_kind ta_entry_edit_kind(const ta_entry_def *e)
 	return e->rewrite->make && !e->rewrite->demoted ? TA_EDIT_MECHANICAL : TA_EDIT_GUIDED;
 }
 
+bool ta_entry_is_preview(const ta_entry_def *e)
+{
+	return e && (e->flags & TA_ENTRY_PREVIEW);
+}
+
+const char *ta_entry_status_name(const ta_entry_def *e)
+{
+	return ta_entry_is_preview(e) ? "preview" : "default";
+}
+
 const char *ta_section_title(ta_section s)
 {
 	return (unsigned)s < TA_SECTION_COUNT ? sections[s].title : "?";

@@ -41,7 +41,9 @@ typedef struct diags {
 typedef struct filter {
 	bool *select;             /* NULL: everything */
 	bool *ignore;
+	bool *named;              /* ids --select names one by one (not by section or ALL) */
 	bool ignore_x0, select_x0;
+	bool preview;             /* --preview: entries in preview are reported too */
 } filter;
 
 /* ---- collecting files ------------------------------------------------------ */
@@ -260,6 +262,10 @@ static bool wanted(const filter *f, const char *id)
 	if (e < 0)
 		return false;
 	if (f->select && !f->select[e])
+		return false;
+	/* An entry in preview speaks only when asked for: by --preview, or by
+	 * its own id in --select. */
+	if (ta_entry_is_preview(ta_entry_at((size_t)e)) && !f->preview && !(f->named && f->named[e]))
 		return false;
 	return !f->ignore[e];
 }
@@ -756,10 +762,11 @@ static bool is_section_letter(char c)
 }
 
 /* Parses an id list where X0, a section's letter (S: every S entry) and
- * ALL are allowed too. */
-static int parse_list(const char *list, bool *on, bool *x0, FILE *err)
+ * ALL are allowed too. named (may be NULL) gets the ids written out one by
+ * one. */
+static int parse_list(const char *list, bool *on, bool *named, bool *x0, FILE *err)
 {
-	ta_buf rest = TA_BUF_INIT;
+	ta_buf rest = TA_BUF_INIT, plain = TA_BUF_INIT;
 	const char *p = list;
 	while (*p) {
 		size_t len = strcspn(p, ",");
@@ -779,6 +786,7 @@ static int parse_list(const char *list, bool *on, bool *x0, FILE *err)
 					ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", ta_rules_id(e));
 		} else {
 			ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", id);
+			ta_buf_printf(&plain, "%s%s", plain.len ? "," : "", id);
 		}
 		free(id);
 		p += len;
@@ -790,25 +798,31 @@ static int parse_list(const char *list, bool *on, bool *x0, FILE *err)
 	if (rc != 0) {
 		fprintf(err, "tileadvise: %s\n", e);
 		free(e);
+	} else if (named && ta_rules_parse_ids(ta_buf_str(&plain), named, &e) != 0) {
+		free(e);   /* cannot happen: the same ids parsed above */
+		rc = -1;
 	}
 	ta_buf_free(&rest);
+	ta_buf_free(&plain);
 	return rc;
 }
 
 ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err)
 {
 	size_t n = ta_rules_count();
-	filter f = { .ignore = ta_xcalloc(n, sizeof(bool)) };
+	filter f = { .ignore = ta_xcalloc(n, sizeof(bool)), .preview = o->preview };
 	ta_exit rc = TA_EXIT_OK;
 	if (o->select) {
 		f.select = ta_xcalloc(n, sizeof(bool));
-		if (parse_list(o->select, f.select, &f.select_x0, err) != 0)
+		f.named = ta_xcalloc(n, sizeof(bool));
+		if (parse_list(o->select, f.select, f.named, &f.select_x0, err) != 0)
 			rc = TA_EXIT_ERROR;
 	}
-	if (o->ignore && parse_list(o->ignore, f.ignore, &f.ignore_x0, err) != 0)
+	if (o->ignore && parse_list(o->ignore, f.ignore, NULL, &f.ignore_x0, err) != 0)
 		rc = TA_EXIT_ERROR;
 	if (rc != TA_EXIT_OK) {
 		free(f.select);
+		free(f.named);
 		free(f.ignore);
 		return rc;
 	}
@@ -845,6 +859,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 		free(files.paths[i]);
 	free(files.paths);
 	free(f.select);
+	free(f.named);
 	free(f.ignore);
 	return rc;
 }

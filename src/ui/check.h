@@ -7,7 +7,9 @@
  * or on the kernel's `def` line silences those ids there (a bare
  * `# tileadvise: ignore`: every id); `ignore-next-line[...]` on the line
  * before, `ignore-file[...]` anywhere, for the whole file. --select and
- * --ignore take ids, section letters (S: every S entry) and ALL. An id the
+ * --ignore take ids, section letters (S: every S entry) and ALL. Entries in
+ * preview (measured precision below 90%) are left out unless --preview is
+ * given or --select names them by id. An id the
  * checklist does not know, written in such a comment, is itself reported as
  * a warning with id X0 (so a typo cannot silently keep a finding alive);
  * `--ignore X0` silences that too. A path "-" is the file on standard
@@ -32,6 +34,9 @@ typedef struct ta_check_options {
 				     the edit (text: a note when it does not; json: "fix") */
 	bool exit_zero;           /* findings leave the exit status 0 */
 	bool statistics;          /* text: a count per entry instead of the findings */
+	bool preview;             /* report the entries in preview too (entries.def's
+				     TA_ENTRY_PREVIEW; named in select, they are reported
+				     without it) */
 } ta_check_options;
 
 /* Checks every path (files, and directories searched recursively for *.py

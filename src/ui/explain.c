@@ -381,7 +381,7 @@ void ta_explain_list(const ta_catalog *cat, FILE *out, bool color)
 	const char *bold = color ? BOLD : "", *reset = color ? RESET : "";
 	size_t n = ta_catalog_count(cat);
 	/* Column widths from the data, so a longer name never breaks alignment. */
-	int wid = 2, wsec = 7, wedit = 4, wneeds = 5;
+	int wid = 2, wsec = 7, wedit = 4, wneeds = 5, wstat = 6;
 	for (size_t i = 0; i < n; i++) {
 		const ta_entry *e = ta_catalog_at(cat, i);
 		int l = (int)strlen(e->id);
@@ -392,9 +392,11 @@ void ta_explain_list(const ta_catalog *cat, FILE *out, bool color)
 		wedit = l > wedit ? l : wedit;
 		l = (int)strlen(ta_needs_name(e->needs));
 		wneeds = l > wneeds ? l : wneeds;
+		l = (int)strlen(ta_entry_status_name(e->def));
+		wstat = l > wstat ? l : wstat;
 	}
-	fprintf(out, "%s%-*s  %-*s  %-*s  %-*s  %s%s\n", bold, wid, "ID", wsec, "SECTION", wedit,
-		"EDIT", wneeds, "NEEDS", "TITLE", reset);
+	fprintf(out, "%s%-*s  %-*s  %-*s  %-*s  %-*s  %s%s\n", bold, wid, "ID", wsec, "SECTION", wedit,
+		"EDIT", wneeds, "NEEDS", wstat, "STATUS", "TITLE", reset);
 	int shown = -1;
 	for (size_t i = 0; i < n; i++) {
 		const ta_entry *e = ta_catalog_at(cat, i);
@@ -402,8 +404,10 @@ void ta_explain_list(const ta_catalog *cat, FILE *out, bool color)
 			shown = (int)e->section;
 			fprintf(out, "\n%s%s%s\n", bold, ta_section_title(e->section), reset);
 		}
-		fprintf(out, "%s%-*s%s  %-*s  %-*s  %-*s  %s\n", bold, wid, e->id, reset, wsec,
+		fprintf(out, "%s%-*s%s  %-*s  %-*s  %-*s  %-*s  %s\n", bold, wid, e->id, reset, wsec,
 			ta_section_name(e->section), wedit, edit_label(e), wneeds,
-			ta_needs_name(e->needs), e->title);
+			ta_needs_name(e->needs), wstat, ta_entry_status_name(e->def), e->title);
 	}
+	fprintf(out, "\nSTATUS preview: measured precision below 90%% (tests/PRECISION.md); --check\n"
+		     "reports it with --preview or --select ID, the advisor shows it as a hint.\n");
 }

@@ -12,7 +12,7 @@
 /* Prose is wrapped to this many columns. */
 #define TA_EXPLAIN_WIDTH 78
 
-/* The --list-rules table: one line per entry (id, section, edit kind, needs,
+/* The --list-rules table: one line per entry (id, section, edit kind, needs, status,
  * title) in aligned columns, grouped by section under a header line. color
  * adds bold to headers and ids (the caller decides: isatty, NO_COLOR). */
 void ta_explain_list(const ta_catalog *cat, FILE *out, bool color);

@@ -14,7 +14,7 @@ trap 'rm -rf "$tmp"' EXIT
 # One line per finding: ID LINE AVAILABLE REASON (AVAILABLE: yes, no, or
 # guided for entries the tool does not write; triggers left out).
 findings() {
-	"$TILEADVISE" --check --fixes --format=json "$1" 2>/dev/null | "$PYTHON3" -c '
+	"$TILEADVISE" --check --preview --fixes --format=json "$1" 2>/dev/null | "$PYTHON3" -c '
 import json, sys
 for d in json.load(sys.stdin)["diagnostics"]:
     if not d["id"] or d["id"].startswith("T") or d["id"] == "X0":

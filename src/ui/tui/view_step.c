@@ -505,14 +505,18 @@ static void draw(ta_app *app, const ta_rect *r)
 		return;
 	}
 	const ta_entry *e = ta_catalog_find(app->cat, s->id);
-	textf(&p, 1, TA_ROLE_TITLE, "%s %s %s   [%s]", s->id, ta_glyph_str(TA_G_DOT), e ? e->title : "?",
-	      ta_mark_name(s->mark));
+	bool hint = e && ta_entry_is_preview(e->def);
+	textf(&p, 1, TA_ROLE_TITLE, "%s %s %s   [%s%s]", s->id, ta_glyph_str(TA_G_DOT), e ? e->title : "?",
+	      ta_mark_name(s->mark), hint ? ", hint" : "");
 	if (e && e->seed_ref && strcmp(e->seed_ref, ta_section_title(e->section)))
 		textf(&p, 1, TA_ROLE_DIM, "%s %s seed: %s %s kernel %s", ta_section_title(e->section),
 		      ta_glyph_str(TA_G_DOT), e->seed_ref, ta_glyph_str(TA_G_DOT), k->name);
 	else if (e)
 		textf(&p, 1, TA_ROLE_DIM, "%s %s kernel %s", ta_section_title(e->section),
 		      ta_glyph_str(TA_G_DOT), k->name);
+	if (hint)
+		wrap(&p, 1, TA_ROLE_DIM, "A hint: this entry is in preview, its findings measured below 90% "
+					 "precision (tests/PRECISION.md). Read the code before acting on it.");
 	blank(&p);
 	if (s->n_findings) {
 		for (size_t i = 0; i < s->n_findings && i < 6; i++) {

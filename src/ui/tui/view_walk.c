@@ -70,8 +70,11 @@ static void draw_step_row(ta_app *app, const ta_step *s, int y, int x, int w, bo
 		snprintf(right, sizeof right, " applied");
 	else if (s->mark == TA_MARK_SKIPPED)
 		snprintf(right, sizeof right, " skipped");
-	int rw = ta_term_width(right, (size_t)-1);
 	const ta_entry *e = ta_catalog_find(app->cat, s->id);
+	/* An entry in preview (precision below 90%) finds hints, not verdicts. */
+	if (!right[0] && e && ta_entry_is_preview(e->def) && s->mark == TA_MARK_APPLIES)
+		snprintf(right, sizeof right, " hint");
+	int rw = ta_term_width(right, (size_t)-1);
 	ta_term_put_clipped(y, c, w - (c - x) - rw, e ? e->title : "", base);
 	if (rw) {
 		ta_role rr = sel ? base : s->has_change && s->change.cmp.verdict == TA_VERDICT_SLOWER

@@ -1,0 +1,101 @@
+#!/bin/sh
+# The precision table and the default set (TAP): tests/PRECISION.md is what
+# tests/precision/table.sh makes of the judged findings; every judged file is
+# well formed; every entry of the default set (no TA_ENTRY_PREVIEW in
+# entries.def) is at 90% strict precision or more on at least 10 judged
+# findings, or on all its findings when the corpus had fewer; and --check,
+# --select, --preview and --list-rules treat the entries in preview as the
+# README says.
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
+: "${TILEADVISE:?set TILEADVISE to the built binary}"
+: "${TA_SRCDIR:?set TA_SRCDIR to the source tree}"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-precision.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+cd "$TA_SRCDIR" || exit 99
+dir=tests/precision
+entries=$(awk '/^ENTRY\(/ { sub(/^ENTRY\(/, ""); split($0, f, ",");
+	print f[1], (index($0, "TA_ENTRY_PREVIEW") ? "preview" : "default") }' src/checklist/entries.def)
+n_entries=$(printf '%s\n' "$entries" | wc -l)
+plan $((n_entries + 8))
+
+sh "$dir/table.sh" >"$tmp/table.md"
+check_diff "tests/PRECISION.md is up to date (tests/precision/table.sh > tests/PRECISION.md)" \
+	tests/PRECISION.md "$tmp/table.md"
+
+# Form: the header line, the corpus count, then file, line, verdict, reason.
+bad=
+for f in "$dir"/*.tsv; do
+	[ -f "$f" ] || continue
+	id=$(basename "$f" .tsv)
+	printf '%s\n' "$entries" | grep -q "^$id " || bad="$bad
+$f: $id is no entry of entries.def"
+	msg=$(awk -F'\t' -v id="$id" '
+		NR == 1 { if ($0 !~ "^# " id " judged [0-9]{4}-[0-9]{2}-[0-9]{2} against [0-9a-f]{7,40}$")
+			print FILENAME ":1: not \"# " id " judged YYYY-MM-DD against COMMIT\""; next }
+		NR == 2 { if ($0 !~ /^# corpus findings: [0-9]+$/) print FILENAME ":2: not \"# corpus findings: N\""; next }
+		/^#/ { next }
+		NF != 4 || $1 == "" || $2 !~ /^[0-9]+$/ || $4 == "" {
+			print FILENAME ":" NR ": not file<TAB>line<TAB>verdict<TAB>reason"; next }
+		$3 != "true" && $3 != "false" && $3 != "debatable" { print FILENAME ":" NR ": verdict \"" $3 "\"" }
+		seen[$1 FS $2]++ == 1 { print FILENAME ":" NR ": " $1 ":" $2 " judged twice" }' "$f")
+	[ -z "$msg" ] || bad="$bad
+$msg"
+done
+result "$([ -z "$bad" ]; echo $?)" "every tests/precision/ID.tsv is well formed" $bad
+
+# The bar, entry by entry.
+printf '%s\n' "$entries" >"$tmp/entries"
+while read -r id status; do
+	f=$dir/$id.tsv
+	if [ "$status" = preview ]; then
+		ok "$id: in preview (not held to the bar)"
+		continue
+	fi
+	if [ ! -f "$f" ]; then
+		skip "$id: at least 90% on enough judged findings" "not judged yet ($f)"
+		continue
+	fi
+	verdict=$(awk -F'\t' 'NR == 2 { corpus = $0; sub(/^# corpus findings: /, "", corpus) }
+		/^#/ { next } { n++; t += $3 == "true" }
+		END { need = corpus < 10 ? corpus : 10
+			if (n < need) print "judged " n + 0 " of the " need " needed"
+			else if (n && t * 10 < n * 9) printf "%d of %d true (%.0f%%), below 90%%\n", t, n, 100 * t / n }' "$f")
+	result "$([ -z "$verdict" ]; echo $?)" "$id: at least 90% on enough judged findings" "$verdict"
+done <"$tmp/entries"
+
+# The preview mechanism, on the first entry in preview that the fixtures or
+# examples show.
+pv=$(printf '%s\n' "$entries" | awk '$2 == "preview" { print $1 }')
+"$TILEADVISE" --list-rules >"$tmp/list"
+want=$(printf '%s\n' "$entries" | awk '{ print $1, $2 }')
+got=$(awk '$1 ~ /^[TLPSGD][0-9]+$/ { print $1, $5 }' "$tmp/list")
+result "$([ "$want" = "$got" ]; echo $?)" "--list-rules shows each entry's status as entries.def has it" \
+	"$(printf '%s\n' "$want" >"$tmp/w"; printf '%s\n' "$got" >"$tmp/g"; diff "$tmp/w" "$tmp/g")"
+id=
+for p in $pv; do
+	"$TILEADVISE" --check --exit-zero --select "$p" tests/fixtures/rules examples >"$tmp/named" 2>/dev/null
+	if grep -q "\[[^]]*\b$p\b[^]]*\]\$" "$tmp/named"; then id=$p; break; fi
+done
+if [ -z "$id" ]; then
+	skip_rest "no entry in preview has a finding in the fixtures or examples"
+	finish
+fi
+letter=$(printf %.1s "$id")
+"$TILEADVISE" --check --exit-zero tests/fixtures/rules examples >"$tmp/default" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --preview tests/fixtures/rules examples >"$tmp/preview" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --select "$letter" tests/fixtures/rules examples >"$tmp/letter" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --preview --select "$letter" tests/fixtures/rules examples >"$tmp/letterp" 2>/dev/null
+has() { grep -q "\[[^]]*\b$id\b[^]]*\]\$" "$1"; }
+check "$id (preview): --check leaves it out by default" eval '! has "$tmp/default"'
+check "$id (preview): --select $id reports it" has "$tmp/named"
+check "$id (preview): --select $letter (its section) leaves it out" eval '! has "$tmp/letter"'
+check "$id (preview): --preview reports it, with --select $letter too" eval 'has "$tmp/preview" && has "$tmp/letterp"'
+# Everything else --preview adds is an entry in preview.
+others=$(diff "$tmp/default" "$tmp/preview" | sed -n 's/^> //p' | grep -o '\[[^]]*\]$' | tr -d '[]' | tr ',' '\n' |
+	tr -d ' ' | sort -u)
+extra=
+for o in $others; do
+	printf '%s\n' "$entries" | grep -q "^$o preview$" || grep -q "\[[^]]*\b$o\b[^]]*\]\$" "$tmp/default" || extra="$extra $o"
+done
+result "$([ -z "$extra" ]; echo $?)" "--preview adds only entries in preview" "added:$extra"
+finish

@@ -1,0 +1,56 @@
+#!/bin/sh
+# Writes tests/PRECISION.md (to stdout) from the judged findings in
+# tests/precision/ID.tsv and the entries' status in src/checklist/entries.def:
+#
+#   tests/precision/table.sh > tests/PRECISION.md
+#
+# tests/precision/check.sh fails when the committed file differs from this
+# output, and when an entry of the default set is below the bar.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+dir=$top/tests/precision
+# "ID status" per entry, in the table's order (preview: TA_ENTRY_PREVIEW).
+entries=$(awk '/^ENTRY\(/ { sub(/^ENTRY\(/, ""); split($0, f, ",");
+	print f[1], (index($0, "TA_ENTRY_PREVIEW") ? "preview" : "default") }' "$top/src/checklist/entries.def")
+cat <<'HEAD'
+# Precision of the checklist's findings, measured by reading
+
+Each entry's findings on the development corpus (`/work/corpus`: Liger-Kernel,
+FlagGems, flash-linear-attention, lightllm, kernl, attorch, triton-lang/kernels,
+applied-ai, mamba, unsloth, torchao) were drawn with `tests/precision/sample.sh
+ID` (spread over projects and files) and judged one by one against the entry's
+definition in CHECKLIST.md, reading the code around each: **true** (the
+finding holds and its message states only what is so), **false**, or
+**debatable**. The verdicts, with the file, line and a one-line reason, are
+in `tests/precision/ID.tsv`; this file is made from them by
+`tests/precision/table.sh`.
+
+*Strict precision* is true / judged. *Corpus* is how many findings the entry
+had on the corpus when judged (all of them are judged when fewer than 10).
+The **default** set (reported by `--check`) holds the entries at 90% or more
+on at least 10 judged findings (or all of them); an entry below that is in
+**preview**: `--check` reports it with `--preview` or `--select ID`, the
+advisor shows it as a hint. The status is the `TA_ENTRY_PREVIEW` flag of
+`src/checklist/entries.def`, the one place it is kept;
+`tests/precision/check.sh` holds the default set to the bar.
+
+| Entry | Judged | True | False | Debatable | Strict precision | Corpus | Judged on | Status |
+|-------|-------:|-----:|------:|----------:|-----------------:|-------:|-----------|--------|
+HEAD
+printf '%s\n' "$entries" | while read -r id status; do
+	f=$dir/$id.tsv
+	if [ ! -f "$f" ]; then
+		printf '| %s | – | – | – | – | not judged | – | – | %s |\n' "$id" "$status"
+		continue
+	fi
+	awk -F'\t' -v id="$id" -v status="$status" '
+		NR == 1 { date = $0; sub(/^# [A-Z0-9]+ judged /, "", date); split(date, d, " "); date = d[1]; commit = d[3]; next }
+		/^# corpus findings: / { corpus = $0; sub(/^# corpus findings: /, "", corpus); next }
+		/^#/ || NF == 0 { next }
+		{ n++; v[$3]++ }
+		END {
+			p = n ? sprintf("%.0f%%", 100 * v["true"] / n) : "no findings"
+			printf "| %s | %d | %d | %d | %d | %s | %s | %s (%s) | %s |\n", id, n, v["true"], v["false"],
+				v["debatable"], p, corpus == "" ? "?" : corpus, date, commit, status
+		}' "$f"
+done
