@@ -66,7 +66,7 @@ static bool var_indexes(const ta_model *m, TSNode n, const char *var)
 /* Rewrite: tl.range(..., loop_unroll_factor=1). */
 TA_REWRITE(D1, NULL)
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (!ta_edits_kernel_selected(kernel_or_host, ki))
 			continue;
@@ -78,20 +78,20 @@ TA_REWRITE(D1, NULL)
 			if (!ta_edits_at_line(l->header, line))
 				continue;
 			if (ta_kwarg_find(l->kwargs, l->kwarg_count, "loop_unroll_factor")) {
-				ta_edits_keep_why(&why, ta_xasprintf("line %u: the loop sets loop_unroll_factor already",
+				ta_sites_refuse(&s, ta_xasprintf("line %u: the loop sets loop_unroll_factor already",
 							    l->header.line));
 				continue;
 			}
 			TSNode call = ta_edits_node(m, l->iter);
 			TSNode loop = ta_node_parent(call);
 			if (!ta_node_is(call, "call")) {
-				ta_edits_keep_why(&why, ta_xasprintf("line %u: the loop does not iterate over a range call",
+				ta_sites_refuse(&s, ta_xasprintf("line %u: the loop does not iterate over a range call",
 							    l->header.line));
 				continue;
 			}
 			if (l->kind == TA_LOOP_STATIC_RANGE && l->var &&
 			    var_indexes(m, ta_node_field(loop, "body"), l->var)) {
-				ta_edits_keep_why(&why, ta_xasprintf("line %u: %s indexes a value in the body, so the loop must stay "
+				ta_sites_refuse(&s, ta_xasprintf("line %u: %s indexes a value in the body, so the loop must stay "
 							    "static_range", l->header.line, l->var));
 				continue;
 			}
@@ -114,14 +114,8 @@ TA_REWRITE(D1, NULL)
 					  l->header.line, range);
 			out->line = l->header.line;
 			free(range);
-			free(why);
-			return 0;
+			return ta_sites_done(&s);
 		}
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no range/tl.range/tl.static_range loop in a kernel%s",
-			       line ? " on that line" : "");
+	return ta_sites_end(&s, why_not, line, "no range/tl.range/tl.static_range loop in a kernel");
 }

@@ -86,29 +86,21 @@ static int d12_one(const ta_model *m, const ta_host_op *op, ta_edit *out, char *
 	return 0;
 }
 
+static bool d12_site(const ta_model *m, const ta_host *h, const ta_host_op *op)
+{
+	(void)m, (void)h;
+	return op->kind == TA_HOST_HAND_CDIV;
+}
+
+static int d12_at(const ta_model *m, const ta_host *h, const ta_host_op *op, ta_edit *out, char **why)
+{
+	(void)h;
+	return d12_one(m, op, out, why);
+}
+
 /* Rewrite: triton.cdiv(a, b) instead of (a + b - 1) // b or (a + 63) // 64. */
 TA_REWRITE(D12, NULL)
 {
-	char *why = NULL;
-	for (size_t h = 0; h < m->host_count; h++) {
-		if (!ta_edits_host_selected(kernel_or_host, h))
-			continue;
-		for (size_t i = 0; i < m->hosts[h].op_count; i++) {
-			const ta_host_op *op = &m->hosts[h].ops[i];
-			if (op->kind != TA_HOST_HAND_CDIV || !ta_edits_at_line(op->span, line))
-				continue;
-			char *w = NULL;
-			if (d12_one(m, op, out, &w) == 0) {
-				free(why);
-				return 0;
-			}
-			ta_edits_keep_why(&why, w);
-		}
-	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no hand-written ceiling division (a + b - 1) // b in host code%s",
-			       line ? " on that line" : "");
+	return ta_edits_each_host_op(m, kernel_or_host, line, d12_site, d12_at, out, why_not,
+				     "no hand-written ceiling division (a + b - 1) // b in host code");
 }

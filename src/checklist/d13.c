@@ -158,7 +158,7 @@ static int d13_find(const ta_model *m, const ta_kernel *k, TSNode n, uint32_t li
 /* Rewrite: A & (B == C), or (C == A) | B: the comparison takes the operand meant. */
 TA_REWRITE(D13, NULL)
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
 			continue;
@@ -168,7 +168,7 @@ TA_REWRITE(D13, NULL)
 			continue;
 		uint32_t line_of = (uint32_t)ta_node_line(cmp);
 		if (ta_node_named_count(cmp) != 2) {
-			ta_edits_keep_why(&why, ta_xasprintf("line %u: a chained comparison; the intended grouping is unclear",
+			ta_sites_refuse(&s, ta_xasprintf("line %u: a chained comparison; the intended grouping is unclear",
 						    line_of));
 			continue;
 		}
@@ -187,13 +187,7 @@ TA_REWRITE(D13, NULL)
 		ta_edit_set_title(out, "parenthesise the comparison in `%s` (& and | bind tighter than comparisons)", t);
 		free(t);
 		out->line = line_of;
-		free(why);
-		return 0;
+		return ta_sites_done(&s);
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no comparison that & or | takes the wrong operand of%s",
-			     line ? " on that line" : "");
+	return ta_sites_end(&s, why_not, line, "no comparison that & or | takes the wrong operand of");
 }

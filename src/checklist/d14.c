@@ -193,34 +193,15 @@ static int d14_one(const ta_model *m, const ta_host *h, const ta_host_op *op, ta
 	return 0;
 }
 
+static bool d14_site(const ta_model *m, const ta_host *h, const ta_host_op *op)
+{
+	(void)m;
+	return h->span.end != 0 && (op->kind == TA_HOST_AUTOTUNE_CALL || op->kind == TA_HOST_JIT_CALL);
+}
+
 /* Rewrite: wrap the kernel with autotune/jit once at module level. */
 TA_REWRITE(D14, NULL)
 {
-	char *why = NULL;
-	for (size_t hi = 0; hi < m->host_count; hi++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != hi)
-			continue;
-		const ta_host *h = &m->hosts[hi];
-		if (h->span.end == 0)
-			continue;
-		for (size_t i = 0; i < h->op_count; i++) {
-			const ta_host_op *op = &h->ops[i];
-			if ((op->kind != TA_HOST_AUTOTUNE_CALL && op->kind != TA_HOST_JIT_CALL) ||
-			    !ta_edits_at_line(op->span, line))
-				continue;
-			char *w = NULL;
-			if (d14_one(m, h, op, out, &w) == 0) {
-				free(why);
-				return 0;
-			}
-			ta_edit_clear(out);
-			ta_edits_keep_why(&why, w);
-		}
-	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no triton.autotune(...)(f) or triton.jit(f) inside a host function%s",
-			     line ? " on that line" : "");
+	return ta_edits_each_host_op(m, kernel_or_host, line, d14_site, d14_one, out, why_not,
+				     "no triton.autotune(...)(f) or triton.jit(f) inside a host function");
 }

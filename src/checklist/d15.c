@@ -131,37 +131,28 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 	return 0;
 }
 
+static bool d15_site(const ta_model *m, const ta_host *h, const ta_host_op *a)
+{
+	(void)m, (void)h;
+	return a->kind == TA_HOST_ALLOC && !a->has_device && a->target;
+}
+
+/* The allocation a and the first copy of it to the device after it; not a
+ * site (-2) when it is never copied. */
+static int d15_at(const ta_model *m, const ta_host *h, const ta_host_op *a, ta_edit *out, char **why)
+{
+	for (size_t j = 0; j < h->op_count; j++) {
+		const ta_host_op *t = &h->ops[j];
+		if (t->kind == TA_HOST_TO_DEVICE && t->receiver && !strcmp(t->receiver, a->target) &&
+		    t->span.start > a->span.start)
+			return d15_one(m, h, a, t, out, why);
+	}
+	return -2;
+}
+
 /* Rewrite: allocate on the device (device=) instead of .to(device) after. */
 TA_REWRITE(D15, NULL)
 {
-	char *why = NULL;
-	for (size_t hi = 0; hi < m->host_count; hi++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != hi)
-			continue;
-		const ta_host *h = &m->hosts[hi];
-		for (size_t i = 0; i < h->op_count; i++) {
-			const ta_host_op *a = &h->ops[i];
-			if (a->kind != TA_HOST_ALLOC || a->has_device || !a->target || !ta_edits_at_line(a->span, line))
-				continue;
-			for (size_t j = 0; j < h->op_count; j++) {
-				const ta_host_op *t = &h->ops[j];
-				if (t->kind != TA_HOST_TO_DEVICE || !t->receiver || strcmp(t->receiver, a->target) ||
-				    t->span.start <= a->span.start)
-					continue;
-				char *w = NULL;
-				if (d15_one(m, h, a, t, out, &w) == 0) {
-					free(why);
-					return 0;
-				}
-				ta_edit_clear(out);
-				ta_edits_keep_why(&why, w);
-				break;
-			}
-		}
-	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no CPU allocation copied to the device afterwards%s", line ? " on that line" : "");
+	return ta_edits_each_host_op(m, kernel_or_host, line, d15_site, d15_at, out, why_not,
+				     "no CPU allocation copied to the device afterwards");
 }

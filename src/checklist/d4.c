@@ -70,9 +70,14 @@ static int d4_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	return 0;
 }
 
+static bool d4_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
+{
+	(void)m, (void)k;
+	return op->kind == TA_OP_EXPAND_DIMS;
+}
+
 /* Rewrite: x[:, None] / x[None, :] instead of tl.expand_dims. */
 TA_REWRITE(D4, NULL)
 {
-	return ta_edits_each_op(m, kernel_or_host, line, TA_OP_EXPAND_DIMS, d4_one, out, why_not,
-		       "no tl.expand_dims call");
+	return ta_edits_each_op(m, kernel_or_host, line, d4_site, d4_one, out, why_not, "no tl.expand_dims call");
 }

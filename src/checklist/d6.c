@@ -110,7 +110,7 @@ static uint32_t size_use_line(const ta_model *m, const ta_kernel *k, const ta_pa
 TA_REWRITE(D6, "on an H200 this annotation made the layernorm example 4.1% slower (61 registers "
 	   "instead of 56, occupancy 50% instead of 56%): make it by hand and measure")
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (!ta_edits_kernel_selected(kernel_or_host, ki))
 			continue;
@@ -124,12 +124,12 @@ TA_REWRITE(D6, "on an H200 this annotation made the layernorm example 4.1% slowe
 				continue;
 			const ta_kwarg *dns = ta_kwarg_find(k->jit_kwargs, k->jit_kwarg_count, "do_not_specialize");
 			if (dns && ta_edits_word_in(dns->value, strlen(dns->value), p->name)) {
-				ta_edits_keep_why(&why, ta_xasprintf("line %u: %s is listed in do_not_specialize", p->span.line,
+				ta_sites_refuse(&s, ta_xasprintf("line %u: %s is listed in do_not_specialize", p->span.line,
 							    p->name));
 				continue;
 			}
 			if (p->annotation) {
-				ta_edits_keep_why(&why, ta_xasprintf("line %u: %s is annotated `%s` already", p->span.line,
+				ta_sites_refuse(&s, ta_xasprintf("line %u: %s is annotated `%s` already", p->span.line,
 							    p->name, p->annotation));
 				continue;
 			}
@@ -149,14 +149,8 @@ TA_REWRITE(D6, "on an H200 this annotation made the layernorm example 4.1% slowe
 			ta_edit_set_title(out, "make %s a compile-time constant (%s, used at line %u)", p->name, ce, use);
 			out->line = p->span.line;
 			free(ce);
-			free(why);
-			return 0;
+			return ta_sites_done(&s);
 		}
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no non-constexpr parameter used as a tl.arange bound or loop trip count%s",
-			       line ? " on that line" : "");
+	return ta_sites_end(&s, why_not, line, "no non-constexpr parameter used as a tl.arange bound or loop trip count");
 }

@@ -111,7 +111,7 @@ static const char *config_name(const ta_autotune *a, const char *want)
 TA_REWRITE(G8, NULL)
 {
 	static const char *const causal[] = { "STAGE", "IS_CAUSAL", "CAUSAL", NULL };
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
 			continue;
@@ -129,17 +129,17 @@ TA_REWRITE(G8, NULL)
 		if (line && !ta_edits_at_line(a->span, line) && !ta_edits_at_line(p->span, line))
 			continue;
 		if (!bm || !bn) {
-			ta_edits_keep_why(&why, ta_xasprintf("%s: the configs do not set both BLOCK_M and BLOCK_N", k->name));
+			ta_sites_refuse(&s, ta_xasprintf("%s: the configs do not set both BLOCK_M and BLOCK_N", k->name));
 			continue;
 		}
 		TSNode call = ta_edits_node(m, a->span);
 		if (k->wrapped || !ta_node_is(call, "call") || !ta_node_is(ta_node_parent(call), "decorator")) {
-			ta_edits_keep_why(&why, ta_xasprintf("%s: autotune is applied by a call, not a decorator", k->name));
+			ta_sites_refuse(&s, ta_xasprintf("%s: autotune is applied by a call, not a decorator", k->name));
 			continue;
 		}
 		const char *fn = "_prune_causal_configs";
 		if (ta_edits_defined(m, fn)) {
-			ta_edits_keep_why(&why, ta_xasprintf("the file already defines %s", fn));
+			ta_sites_refuse(&s, ta_xasprintf("the file already defines %s", fn));
 			continue;
 		}
 		TSNode args = ta_node_field(call, "arguments");
@@ -148,7 +148,7 @@ TA_REWRITE(G8, NULL)
 		while (!ts_node_is_null(last) && ta_node_is(last, "comment"))
 			last = ts_node_prev_named_sibling(last);
 		if (ts_node_is_null(last)) {
-			ta_edits_keep_why(&why, ta_xasprintf("%s: autotune without arguments", k->name));
+			ta_sites_refuse(&s, ta_xasprintf("%s: autotune without arguments", k->name));
 			continue;
 		}
 		const char *u = ta_edits_indent_unit(m, "");
@@ -167,7 +167,7 @@ TA_REWRITE(G8, NULL)
 		if (ta_edits_before_def(m, k->span.start, ta_buf_str(&b), out) != 0) {
 			ta_buf_free(&b);
 			ta_edit_clear(out);
-			ta_edits_keep_why(&why, ta_xasprintf("%s is not defined at module level", k->name));
+			ta_sites_refuse(&s, ta_xasprintf("%s is not defined at module level", k->name));
 			continue;
 		}
 		ta_buf_free(&b);
@@ -185,13 +185,8 @@ TA_REWRITE(G8, NULL)
 		ta_edit_set_title(out, "prune %s's configs to BLOCK_M %% BLOCK_N == 0 in the causal mode (%s)", k->name,
 				  p->name);
 		out->line = a->span.line;
-		free(why);
-		return 0;
+		return ta_sites_done(&s);
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no autotuned kernel with a causal flag sweeping BLOCK_M/BLOCK_N without a "
-			     "prune%s", line ? " at that line" : "");
+	return ta_sites_end(&s, why_not, line, "no autotuned kernel with a causal flag sweeping BLOCK_M/BLOCK_N without a "
+			     "prune");
 }

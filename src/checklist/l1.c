@@ -688,7 +688,7 @@ static uint32_t l1_line(const l1_ctx *c)
 /* Rewrite: two kernels with the layout flag's branches resolved; the launch picks one. */
 TA_REWRITE(L1, NULL)
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
 			continue;
@@ -713,20 +713,14 @@ TA_REWRITE(L1, NULL)
 			out->line = l1_line(&c);
 		} else {
 			ta_edit_clear(out);
-			ta_edits_keep_why(&why, c.why ? c.why : ta_xasprintf("%s: cannot split", k->name));
+			ta_sites_refuse(&s, c.why ? c.why : ta_xasprintf("%s: cannot split", k->name));
 		}
 		free(c.names[0]);
 		free(c.names[1]);
 		free(c.sites);
 		if (rc == 0) {
-			free(why);
-			return 0;
+			return ta_sites_done(&s);
 		}
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no kernel with a tl.constexpr layout flag tested by `if`%s",
-			     line ? " at that line" : "");
+	return ta_sites_end(&s, why_not, line, "no kernel with a tl.constexpr layout flag tested by `if`");
 }

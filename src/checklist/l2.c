@@ -228,7 +228,7 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 /* Rewrite: grid from META; drop the launch keywords the configs set. */
 TA_REWRITE(L2, NULL)
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t i = 0; i < m->launch_count; i++) {
 		const ta_launch *l = &m->launches[i];
 		if (l->kernel < 0 || !m->kernels[l->kernel].autotune)
@@ -238,19 +238,8 @@ TA_REWRITE(L2, NULL)
 		if (line && !ta_edits_at_line(l->span, line) && !ta_edits_at_line(l->grid_def_span, line))
 			continue;
 		char *w = NULL;
-		if (l2_one(m, l, out, &w) == 0) {
-			free(why);
+		if (ta_sites_made(&s, l2_one(m, l, out, &w), &w, out))
 			return 0;
-		}
-		ta_edit_clear(out);
-		if (!why)
-			why = w;
-		else
-			free(w);
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no launch of an autotuned kernel%s", line ? " at that line" : "");
+	return ta_sites_end(&s, why_not, line, "no launch of an autotuned kernel");
 }

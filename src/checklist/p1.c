@@ -1080,7 +1080,7 @@ static bool p1_at_line(const ta_model *m, const ta_kernel *k, size_t ki, uint32_
 /* Rewrite: configs from a function that branches on the GPU generation and varies num_stages and num_warps. */
 TA_REWRITE(P1, NULL)
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
 			continue;
@@ -1094,31 +1094,18 @@ TA_REWRITE(P1, NULL)
 		if (!a) {
 			if (!p1_fixed_launch(m, k, ki))
 				continue;
-			if (p1_untuned_edit(m, k, ki, out, &w) == 0) {
-				free(why);
+			if (ta_sites_made(&s, p1_untuned_edit(m, k, ki, out, &w), &w, out))
 				return 0;
-			}
-			ta_edit_clear(out);
-			ta_edits_keep_why(&why, w);
 			continue;
 		}
 		if (!p1_narrow(a)) {
 			if (k->persistent && !p1_varies_occupancy(a))
-				ta_edits_keep_why(&why, ta_xasprintf("persistent %s: occupancy must change its grid and "
+				ta_sites_refuse(&s, ta_xasprintf("persistent %s: occupancy must change its grid and "
 								     "tile-loop step too, which is done by hand", k->name));
 			continue;
 		}
-		if (p1_autotuned(m, k, out, &w) == 0) {
-			free(why);
+		if (ta_sites_made(&s, p1_autotuned(m, k, out, &w), &w, out))
 			return 0;
-		}
-		ta_edit_clear(out);
-		ta_edits_keep_why(&why, w);
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no kernel with fixed tiles or a narrow, one-GPU config list%s",
-			     line ? " at that line" : "");
+	return ta_sites_end(&s, why_not, line, "no kernel with fixed tiles or a narrow, one-GPU config list");
 }

@@ -698,7 +698,7 @@ static bool has_even(const ta_kernel *k)
 /* Rewrite: EVEN_K heuristic, constexpr and an unmasked branch for the K loop's loads. */
 TA_REWRITE(P2, NULL)
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
 			continue;
@@ -722,19 +722,9 @@ TA_REWRITE(P2, NULL)
 			if (!masked || masked != loads || !at)
 				continue;
 			char *w = NULL;
-			if (p2_loop(m, k, li, out, &w) == 0) {
-				free(why);
+			if (ta_sites_made(&s, p2_loop(m, k, li, out, &w), &w, out))
 				return 0;
-			}
-			if (!why)
-				why = w;
-			else
-				free(w);
 		}
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no loop whose loads are all masked%s", line ? " at that line" : "");
+	return ta_sites_end(&s, why_not, line, "no loop whose loads are all masked");
 }

@@ -422,32 +422,15 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 	return 0;
 }
 
+static bool p3_site(const ta_model *m, const ta_kernel *k, const ta_op *t)
+{
+	(void)m, (void)k;
+	return (t->kind == TA_OP_TRANS || t->kind == TA_OP_PERMUTE) && t->loop >= 0;
+}
+
 /* Rewrite: load the tile transposed (swap the pointer tile's rows and columns), drop the transpose. */
 TA_REWRITE(P3, NULL)
 {
-	char *why = NULL;
-	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
-			continue;
-		const ta_kernel *k = &m->kernels[ki];
-		for (size_t i = 0; i < k->op_count; i++) {
-			const ta_op *t = &k->ops[i];
-			if ((t->kind != TA_OP_TRANS && t->kind != TA_OP_PERMUTE) || t->loop < 0 ||
-			    !ta_edits_at_line(t->span, line))
-				continue;
-			char *w = NULL;
-			if (p3_one(m, k, t, out, &w) == 0) {
-				free(why);
-				return 0;
-			}
-			ta_edit_clear(out);
-			ta_edits_keep_why(&why, w);
-		}
-	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no transpose of a loaded tile inside a kernel loop%s",
-			     line ? " on that line" : "");
+	return ta_edits_each_op(m, kernel_or_host, line, p3_site, p3_one, out, why_not,
+				"no transpose of a loaded tile inside a kernel loop");
 }

@@ -398,34 +398,21 @@ static bool has_subtile(const ta_kernel *k)
 	return false;
 }
 
+/* A kernel's first descriptor store, where the detector reports it. */
+static bool p5_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
+{
+	(void)m;
+	if (op->kind != TA_OP_DESC_STORE || has_subtile(k))
+		return false;
+	for (const ta_op *o = k->ops; o < op; o++)
+		if (o->kind == TA_OP_DESC_STORE)
+			return false;
+	return true;
+}
+
 /* Rewrite: EPILOGUE_SUBTILE: store the output tile as two halves, both values in the configs. */
 TA_REWRITE(P5, NULL)
 {
-	char *why = NULL;
-	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
-			continue;
-		const ta_kernel *k = &m->kernels[ki];
-		if (has_subtile(k))
-			continue;
-		for (size_t i = 0; i < k->op_count; i++) {
-			const ta_op *op = &k->ops[i];
-			if (op->kind != TA_OP_DESC_STORE || !ta_edits_at_line(op->span, line))
-				continue;
-			char *w = NULL;
-			if (p5_one(m, k, op, out, &w) == 0) {
-				free(why);
-				return 0;
-			}
-			ta_edit_clear(out);
-			ta_edits_keep_why(&why, w);
-			break;   /* the detector reports a kernel's first store */
-		}
-	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no descriptor store in a kernel without a subtile option%s",
-			     line ? " on that line" : "");
+	return ta_edits_each_op(m, kernel_or_host, line, p5_site, p5_one, out, why_not,
+				"no descriptor store in a kernel without a subtile option");
 }

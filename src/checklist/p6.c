@@ -485,7 +485,7 @@ static int p6_one(const ta_model *m, const p6_site *s, bool stride, ta_edit *out
 	return rc;
 }
 
-static int p6_kernel(const ta_model *m, const ta_kernel *k, uint32_t line, ta_edit *out, char **why)
+static int p6_kernel(const ta_model *m, const ta_kernel *k, uint32_t line, ta_edit *out, ta_sites *sites)
 {
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
@@ -509,10 +509,8 @@ static int p6_kernel(const ta_model *m, const ta_kernel *k, uint32_t line, ta_ed
 		char *w = NULL;
 		int rc = p6_one(m, &s, stride, out, &w);
 		free(s.name);
-		if (rc == 0)
+		if (ta_sites_made(sites, rc, &w, out))
 			return 0;
-		ta_edit_clear(out);
-		ta_edits_keep_why(why, w);
 	}
 	return -1;
 }
@@ -520,19 +518,13 @@ static int p6_kernel(const ta_model *m, const ta_kernel *k, uint32_t line, ta_ed
 /* Rewrite: tl.assume on a loaded stride or pointer, and the host assert that makes it true. */
 TA_REWRITE(P6, NULL)
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
 			continue;
-		if (p6_kernel(m, &m->kernels[ki], line, out, &why) == 0) {
-			free(why);
+		if (p6_kernel(m, &m->kernels[ki], line, out, &s) == 0)
 			return 0;
-		}
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no stride or pointer loaded from memory and used in an address without "
-			       "tl.assume%s", line ? " on that line" : "");
+	return ta_sites_end(&s, why_not, line, "no stride or pointer loaded from memory and used in an address without "
+			       "tl.assume");
 }

@@ -138,12 +138,48 @@ int ta_edits_refuse(char **why_not, const char *fmt, ...)
 	return -1;
 }
 
-void ta_edits_keep_why(char **why, char *now)
+void ta_sites_refuse(ta_sites *s, char *reason)
 {
-	if (!*why)
-		*why = now;
+	if (!s->why)
+		s->why = reason;
 	else
-		free(now);
+		free(reason);
+}
+
+bool ta_sites_made(ta_sites *s, int rc, char **w, ta_edit *out)
+{
+	if (rc == 0) {
+		free(s->why);
+		s->why = NULL;
+		free(*w);
+		*w = NULL;
+		return true;
+	}
+	ta_edit_clear(out);
+	if (rc == -2) {
+		free(*w);
+	} else {
+		ta_sites_refuse(s, *w);
+	}
+	*w = NULL;
+	return false;
+}
+
+int ta_sites_done(ta_sites *s)
+{
+	free(s->why);
+	s->why = NULL;
+	return 0;
+}
+
+int ta_sites_end(ta_sites *s, char **why_not, uint32_t line, const char *none)
+{
+	if (s->why) {
+		*why_not = s->why;
+		s->why = NULL;
+		return -1;
+	}
+	return ta_edits_none(why_not, "%s%s", none, line ? " on that line" : "");
 }
 
 int ta_edits_none(char **why_not, const char *fmt, ...)
@@ -335,30 +371,42 @@ bool ta_edits_kernel_selected(int kernel_or_host, size_t k)
 	return kernel_or_host < 0 || (size_t)kernel_or_host == k;
 }
 
-int ta_edits_each_op(const ta_model *m, int kernel_or_host, uint32_t line, ta_op_kind kind, ta_edits_op_fn one,
-		   ta_edit *out, char **why_not, const char *none)
+int ta_edits_each_op(const ta_model *m, int kernel_or_host, uint32_t line, ta_edits_op_pick pick, ta_edits_op_fn one,
+		     ta_edit *out, char **why_not, const char *none)
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t k = 0; k < m->kernel_count; k++) {
 		if (!ta_edits_kernel_selected(kernel_or_host, k))
 			continue;
 		const ta_kernel *kn = &m->kernels[k];
 		for (size_t i = 0; i < kn->op_count; i++) {
-			if (kn->ops[i].kind != kind || !ta_edits_at_line(kn->ops[i].span, line))
+			if (!ta_edits_at_line(kn->ops[i].span, line) || !pick(m, kn, &kn->ops[i]))
 				continue;
 			char *w = NULL;
-			if (one(m, kn, &kn->ops[i], out, &w) == 0) {
-				free(why);
+			if (ta_sites_made(&s, one(m, kn, &kn->ops[i], out, &w), &w, out))
 				return 0;
-			}
-			ta_edits_keep_why(&why, w);
 		}
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
+	return ta_sites_end(&s, why_not, line, none);
+}
+
+int ta_edits_each_host_op(const ta_model *m, int kernel_or_host, uint32_t line, ta_edits_host_op_pick pick,
+			  ta_edits_host_op_fn one, ta_edit *out, char **why_not, const char *none)
+{
+	ta_sites s = TA_SITES_INIT;
+	for (size_t h = 0; h < m->host_count; h++) {
+		if (!ta_edits_host_selected(kernel_or_host, h))
+			continue;
+		const ta_host *hf = &m->hosts[h];
+		for (size_t i = 0; i < hf->op_count; i++) {
+			if (!ta_edits_at_line(hf->ops[i].span, line) || !pick(m, hf, &hf->ops[i]))
+				continue;
+			char *w = NULL;
+			if (ta_sites_made(&s, one(m, hf, &hf->ops[i], out, &w), &w, out))
+				return 0;
+		}
 	}
-	return ta_edits_none(why_not, "%s%s", none, line ? " on that line" : "");
+	return ta_sites_end(&s, why_not, line, none);
 }
 
 bool ta_edits_word_in(const char *s, size_t n, const char *w)

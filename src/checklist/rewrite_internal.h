@@ -75,9 +75,37 @@ int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *na
  * precondition fails) or -2 (ta_edits_none: no site at all). */
 int ta_edits_refuse(char **why_not, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int ta_edits_none(char **why_not, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* While trying the sites of an entry one by one: keeps the first site's
- * reason for refusing in *why and frees later ones (takes now). */
-void ta_edits_keep_why(char **why, char *now);
+
+/* ---- trying an entry's sites in turn (rewrite_common.c) ----
+ * The first site that yields an edit wins; when none does, the user reads
+ * the first site's reason for refusing, or, without any, that there is no
+ * site. Every rewrite ends this way:
+ *
+ *	ta_sites s = TA_SITES_INIT;
+ *	for (each candidate site) {
+ *		char *w = NULL;
+ *		if (ta_sites_made(&s, one(..., out, &w), &w, out))
+ *			return 0;
+ *	}
+ *	return ta_sites_end(&s, why_not, line, "no ... in a kernel");
+ */
+typedef struct ta_sites {
+	char *why;                /* the first refusal, owned */
+} ta_sites;
+#define TA_SITES_INIT { NULL }
+
+/* One site's attempt, rc and *w as a ta_rewrite_fn returns them. True when
+ * rc is 0: the edit is in out, s is released, return 0. Otherwise out is
+ * cleared and *w kept (the first refusal) or freed; rc -2 means it was not
+ * a site after all. */
+bool ta_sites_made(ta_sites *s, int rc, char **w, ta_edit *out);
+/* The edit is made at the current site: releases s and returns 0. */
+int ta_sites_done(ta_sites *s);
+/* A site that refuses before any edit is begun; takes reason. */
+void ta_sites_refuse(ta_sites *s, char *reason);
+/* After the last site: -1 with the first refusal in *why_not, else -2 with
+ * "none" (plus " on that line" when line is set). */
+int ta_sites_end(ta_sites *s, char **why_not, uint32_t line, const char *none);
 /* Inserts the host allocator for in-kernel descriptors (an alloc function
  * and triton.set_allocator) before the launch `first`, or before the host
  * loop around it (g7.c; G7 and S1). Returns 0, or -1 with *why_not. */
@@ -92,11 +120,21 @@ bool ta_edits_host_selected(int kernel_or_host, size_t h);
 
 bool ta_edits_kernel_selected(int kernel_or_host, size_t k);
 
-/* Runs one(m, k, i) over the ops of kind in the selected kernels at line. */
+/* The sites of most rewrites are ops: of a kernel (a load, a transpose)
+ * or of a host function (a .contiguous() call, a launch helper). These
+ * try one(...) at each op that pick accepts, in the selected kernel or host
+ * function, on line (0: anywhere), in the ta_sites way; none says what
+ * no site means ("no tl.dot accumulating into fresh zeros"). */
+typedef bool (*ta_edits_op_pick)(const ta_model *m, const ta_kernel *k, const ta_op *op);
 typedef int (*ta_edits_op_fn)(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why);
+int ta_edits_each_op(const ta_model *m, int kernel_or_host, uint32_t line, ta_edits_op_pick pick, ta_edits_op_fn one,
+		     ta_edit *out, char **why_not, const char *none);
 
-int ta_edits_each_op(const ta_model *m, int kernel_or_host, uint32_t line, ta_op_kind kind, ta_edits_op_fn one,
-		   ta_edit *out, char **why_not, const char *none);
+typedef bool (*ta_edits_host_op_pick)(const ta_model *m, const ta_host *h, const ta_host_op *op);
+typedef int (*ta_edits_host_op_fn)(const ta_model *m, const ta_host *h, const ta_host_op *op, ta_edit *out,
+				   char **why);
+int ta_edits_each_host_op(const ta_model *m, int kernel_or_host, uint32_t line, ta_edits_host_op_pick pick,
+			  ta_edits_host_op_fn one, ta_edit *out, char **why_not, const char *none);
 
 /* ---- S3 ------------------------------------------------------------------ */
 bool ta_edits_word_in(const char *s, size_t n, const char *w);

@@ -1107,31 +1107,15 @@ done:
 	return rc;
 }
 
+static bool s1_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
+{
+	(void)m, (void)k;
+	return (op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE) && op->ptr_shape == TA_PTR_2D;
+}
+
 /* Rewrite: tl.make_tensor_descriptor and desc.load/store for a raw 2D tile, plus the host allocator. */
 TA_REWRITE(S1, NULL)
 {
-	char *why = NULL;
-	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
-			continue;
-		const ta_kernel *k = &m->kernels[ki];
-		for (size_t i = 0; i < k->op_count; i++) {
-			const ta_op *op = &k->ops[i];
-			if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D ||
-			    !ta_edits_at_line(op->span, line))
-				continue;
-			char *w = NULL;
-			if (s1_one(m, k, op, out, &w) == 0) {
-				free(why);
-				return 0;
-			}
-			ta_edit_clear(out);
-			ta_edits_keep_why(&why, w);
-		}
-	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no raw 2D pointer tile load or store%s", line ? " on that line" : "");
+	return ta_edits_each_op(m, kernel_or_host, line, s1_site, s1_one, out, why_not,
+				"no raw 2D pointer tile load or store");
 }

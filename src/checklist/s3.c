@@ -179,9 +179,15 @@ static int s3_one(const ta_model *m, const ta_kernel *k, const ta_op *dot, ta_ed
 	return 0;
 }
 
+static bool s3_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
+{
+	(void)m, (void)k;
+	return op->kind == TA_OP_DOT;
+}
+
 /* Rewrite: tl.dot(a, b) instead of fresh zeros plus a 3-argument dot. */
 TA_REWRITE(S3, NULL)
 {
-	return ta_edits_each_op(m, kernel_or_host, line, TA_OP_DOT, s3_one, out, why_not,
-		       "no tl.dot accumulating into fresh zeros");
+	return ta_edits_each_op(m, kernel_or_host, line, s3_site, s3_one, out, why_not,
+				"no tl.dot accumulating into fresh zeros");
 }

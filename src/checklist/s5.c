@@ -144,34 +144,19 @@ static int s5_one(const ta_model *m, const ta_kernel *k, const ta_param *group, 
 	return 0;
 }
 
+static bool s5_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
+{
+	return gqa_group(k) && kv_descriptor(m, op);
+}
+
+static int s5_at(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
+{
+	return s5_one(m, k, gqa_group(k), op, out, why);
+}
+
 /* Rewrite: K/V descriptors with H // QUERY_GROUP_SIZE heads (shape and strides). */
 TA_REWRITE(S5, NULL)
 {
-	char *why = NULL;
-	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
-			continue;
-		const ta_kernel *k = &m->kernels[ki];
-		const ta_param *group = gqa_group(k);
-		if (!group)
-			continue;
-		for (size_t i = 0; i < k->op_count; i++) {
-			const ta_op *op = &k->ops[i];
-			if (!kv_descriptor(m, op) || !ta_edits_at_line(op->span, line))
-				continue;
-			char *w = NULL;
-			if (s5_one(m, k, group, op, out, &w) == 0) {
-				free(why);
-				return 0;
-			}
-			ta_edit_clear(out);
-			ta_edits_keep_why(&why, w);
-		}
-	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no K/V tensor descriptor in a kernel with a group-size parameter%s",
-			     line ? " at that line" : "");
+	return ta_edits_each_op(m, kernel_or_host, line, s5_site, s5_at, out, why_not,
+				"no K/V tensor descriptor in a kernel with a group-size parameter");
 }

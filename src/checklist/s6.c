@@ -35,7 +35,7 @@ ta_status ta_detect_s6(ta_rule_ctx *c)
 /* Rewrite: fast tanh (tanh.approx.f32) behind a FAST_TANH constexpr, on for NVIDIA GPUs. */
 TA_REWRITE(S6, NULL)
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
 			continue;
@@ -52,15 +52,15 @@ TA_REWRITE(S6, NULL)
 		if (!first)
 			continue;
 		if (k->is_helper || k->launch_count == 0) {
-			ta_edits_keep_why(&why, ta_xasprintf("%s is not launched in this file: nowhere to set FAST_TANH", k->name));
+			ta_sites_refuse(&s, ta_xasprintf("%s is not launched in this file: nowhere to set FAST_TANH", k->name));
 			continue;
 		}
 		if (ta_edits_line_start(m, k->span.start) != k->span.start) {
-			ta_edits_keep_why(&why, ta_xasprintf("%s is not defined at module level", k->name));
+			ta_sites_refuse(&s, ta_xasprintf("%s is not defined at module level", k->name));
 			continue;
 		}
 		if (ta_edits_defined(m, "_fast_tanh") || ta_edits_defined(m, "_HAS_FAST_TANH") || ta_kernel_param(k, "FAST_TANH")) {
-			ta_edits_keep_why(&why, ta_xstrdup("the file already defines _fast_tanh, _HAS_FAST_TANH or FAST_TANH"));
+			ta_sites_refuse(&s, ta_xstrdup("the file already defines _fast_tanh, _HAS_FAST_TANH or FAST_TANH"));
 			continue;
 		}
 		char *torch = ta_edits_module(m, "torch.cuda");
@@ -79,7 +79,7 @@ TA_REWRITE(S6, NULL)
 			TSNode call = ta_edits_node(m, op->span);
 			TSNode fnn = ta_node_field(call, "function");
 			if (op->arg_count != 1 || op->kwarg_count || op->receiver || !ta_node_is(call, "call")) {
-				ta_edits_keep_why(&why, ta_xasprintf("line %u: not a plain tanh(x) call", op->span.line));
+				ta_sites_refuse(&s, ta_xasprintf("line %u: not a plain tanh(x) call", op->span.line));
 				ok = false;
 				break;
 			}
@@ -87,7 +87,7 @@ TA_REWRITE(S6, NULL)
 			if (!exact)
 				exact = t;
 			else if (strcmp(exact, t)) {
-				ta_edits_keep_why(&why, ta_xasprintf("line %u: tanh is called as %s and %s", op->span.line, exact, t));
+				ta_sites_refuse(&s, ta_xasprintf("line %u: tanh is called as %s and %s", op->span.line, exact, t));
 				ok = false;
 				free(t);
 				break;
@@ -100,7 +100,7 @@ TA_REWRITE(S6, NULL)
 		if (ok) {
 			char *w = NULL;
 			if (ta_edits_add_constexpr(m, k, "FAST_TANH", out, &w) != 0) {
-				ta_edits_keep_why(&why, w);
+				ta_sites_refuse(&s, w);
 				ok = false;
 			}
 		}
@@ -117,7 +117,7 @@ TA_REWRITE(S6, NULL)
 				last = ts_node_prev_named_sibling(last);
 			if (ts_node_is_null(last) || ta_node_is(last, "dictionary_splat") ||
 			    ta_node_is(last, "list_splat")) {
-				ta_edits_keep_why(&why, ta_xasprintf("line %u: the launch has no plain last argument", l->span.line));
+				ta_sites_refuse(&s, ta_xasprintf("line %u: the launch has no plain last argument", l->span.line));
 				ok = false;
 				break;
 			}
@@ -147,14 +147,9 @@ TA_REWRITE(S6, NULL)
 		free(tl);
 		free(ce);
 		if (ok) {
-			free(why);
-			return 0;
+			return ta_sites_done(&s);
 		}
 		ta_edit_clear(out);
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no tanh inside a kernel loop%s", line ? " at that line" : "");
+	return ta_sites_end(&s, why_not, line, "no tanh inside a kernel loop");
 }

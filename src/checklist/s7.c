@@ -132,28 +132,15 @@ static int s7_one(const ta_model *m, const ta_host *h, const ta_host_op *op, ta_
 	return 0;
 }
 
+static bool s7_site(const ta_model *m, const ta_host *h, const ta_host_op *op)
+{
+	(void)m, (void)h;
+	return op->kind == TA_HOST_CONTIGUOUS && op->receiver;
+}
+
 /* Rewrite: copy with .contiguous() only when the last stride is not 1. */
 TA_REWRITE(S7, NULL)
 {
-	char *why = NULL;
-	for (size_t h = 0; h < m->host_count; h++) {
-		if (!ta_edits_host_selected(kernel_or_host, h))
-			continue;
-		for (size_t i = 0; i < m->hosts[h].op_count; i++) {
-			const ta_host_op *op = &m->hosts[h].ops[i];
-			if (op->kind != TA_HOST_CONTIGUOUS || !op->receiver || !ta_edits_at_line(op->span, line))
-				continue;
-			char *w = NULL;
-			if (s7_one(m, &m->hosts[h], op, out, &w) == 0) {
-				free(why);
-				return 0;
-			}
-			ta_edits_keep_why(&why, w);
-		}
-	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no .contiguous() call in host code%s", line ? " on that line" : "");
+	return ta_edits_each_host_op(m, kernel_or_host, line, s7_site, s7_one, out, why_not,
+				     "no .contiguous() call in host code");
 }

@@ -197,7 +197,7 @@ ta_status ta_detect_s8(ta_rule_ctx *c)
 /* Rewrite: add the missing constexpr names to the autotune key. */
 TA_REWRITE(S8, NULL)
 {
-	char *why = NULL;
+	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
 			continue;
@@ -207,8 +207,7 @@ TA_REWRITE(S8, NULL)
 			continue;
 		TSNode list = a->key_span.end > a->key_span.start ? ta_edits_node(m, a->key_span) : (TSNode){ 0 };
 		if (!ta_node_is(list, "list")) {
-			free(why);
-			why = ta_xasprintf("%s: the autotune key is not a literal list", k->name);
+			ta_sites_refuse(&s, ta_xasprintf("%s: the autotune key is not a literal list", k->name));
 			continue;
 		}
 		ta_buf add = TA_BUF_INIT;
@@ -240,8 +239,7 @@ TA_REWRITE(S8, NULL)
 		free(lacks);
 		if (added == 0) {
 			ta_buf_free(&add);
-			free(why);
-			why = ta_xasprintf("%s: the autotune key lacks no mode parameter or loop-bounding length", k->name);
+			ta_sites_refuse(&s, ta_xasprintf("%s: the autotune key lacks no mode parameter or loop-bounding length", k->name));
 			continue;
 		}
 		uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(list) + 1 : ts_node_end_byte(last);
@@ -250,12 +248,7 @@ TA_REWRITE(S8, NULL)
 				  k->name);
 		out->line = a->key_span.line;
 		ta_buf_free(&add);
-		free(why);
-		return 0;
+		return ta_sites_done(&s);
 	}
-	if (why) {
-		*why_not = why;
-		return -1;
-	}
-	return ta_edits_none(why_not, "no autotuned kernel%s", line ? " at that line" : "");
+	return ta_sites_end(&s, why_not, line, "no autotuned kernel");
 }
