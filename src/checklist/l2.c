@@ -96,7 +96,19 @@ typedef struct l2_state {
 	const char *meta;         /* the lambda's parameter */
 	ta_edit *out;
 	size_t mapped;
+	const char *const *names; /* without configs (P1 makes them): the tuned tiles */
+	size_t name_count;
 } l2_state;
+
+static bool l2_tuned(const l2_state *s, const char *kw)
+{
+	if (s->a)
+		return all_configs_set(s->a, kw, NULL);
+	for (size_t i = 0; i < s->name_count; i++)
+		if (!strcmp(s->names[i], kw))
+			return true;
+	return false;
+}
 
 /* Rewrites triton.cdiv(n, V) inside n where V is the value of a launch
  * keyword the configs set: V -> META["KEYWORD"]. */
@@ -110,8 +122,7 @@ static void l2_map_cdiv(l2_state *s, TSNode n)
 			char *vt = ta_node_text(s->m->src, v);
 			for (size_t i = 0; i < s->l->kwarg_count; i++) {
 				const ta_kwarg *kw = &s->l->kwargs[i];
-				if ((!strcmp(kw->value, vt) || !strcmp(kw->name, vt)) &&
-				    all_configs_set(s->a, kw->name, NULL)) {
+				if ((!strcmp(kw->value, vt) || !strcmp(kw->name, vt)) && l2_tuned(s, kw->name)) {
 					char *rep = ta_xasprintf("%s[\"%s\"]", s->meta, kw->name);
 					if (ta_edit_replace(s->out, ts_node_start_byte(v), ts_node_end_byte(v), rep) == 0)
 						s->mapped++;
@@ -169,7 +180,7 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 			}
 		TSNode def = ta_edits_node(m, l->grid_def_span);
 		bool multi = ts_node_is_null(def);   /* k[a, b]: no single node */
-		l2_state s = { m, l, a, "META", out, 0 };
+		l2_state s = { m, l, a, "META", out, 0, NULL, 0 };
 		TSNode body = def;
 		if (l->grid_kind == TA_GRID_LAMBDA) {
 			TSNode ps = ta_node_field(def, "parameters");
@@ -223,6 +234,39 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 	out->line = l->span.line;
 	ta_buf_free(&names);
 	return 0;
+}
+
+/* For P1 on a kernel launched with fixed tiles: the grid of launch l made
+ * a function of META, triton.cdiv(n, V) -> META["NAME"] where V is what l
+ * passes for one of names. Returns how many were mapped, or -1 when the
+ * grid is neither a tuple nor a lambda written in this file. */
+int ta_l2_grid_meta(const ta_model *m, const ta_launch *l, const char *const *names, size_t n, ta_edit *out)
+{
+	if (l->grid_uses_meta || (l->grid_kind != TA_GRID_TUPLE && l->grid_kind != TA_GRID_LAMBDA))
+		return -1;
+	TSNode def = ta_edits_node(m, l->grid_def_span);
+	if (ts_node_is_null(def))
+		return -1;
+	l2_state s = { m, l, NULL, "META", out, 0, names, n };
+	if (l->grid_kind == TA_GRID_LAMBDA) {
+		TSNode ps = ta_node_field(def, "parameters");
+		char *pn = ta_node_named_count(ps) ? ta_node_text(m->src, ts_node_named_child(ps, 0)) : NULL;
+		if (!pn)
+			return -1;
+		s.meta = pn;
+		l2_map_cdiv(&s, ta_node_field(def, "body"));
+		free(pn);
+		return (int)s.mapped;
+	}
+	l2_map_cdiv(&s, def);
+	if (s.mapped > 0) {
+		bool paren = ta_node_is(def, "list") || m->src->text[l->grid_def_span.start] == '(';
+		uint32_t s0 = l->grid_def_span.start, s1 = l->grid_def_span.end;
+		ta_edit_replace(out, s0, s0, paren ? "lambda META: " : "lambda META: (");
+		if (!paren)
+			ta_edit_replace(out, s1, s1, ")");
+	}
+	return (int)s.mapped;
 }
 
 /* Rewrite: grid from META; drop the launch keywords the configs set. */

@@ -919,6 +919,304 @@ static char *p1_size_key(const ta_model *m, const ta_kernel *k, char **skipped)
 	return b.len ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
 }
 
+/* ---- P1: tiles the wrapper fixes ------------------------------------------ */
+
+/* One tile (constexpr) parameter the launches of an untuned kernel pass. */
+typedef struct p1_tile {
+	const char *name;         /* the kernel's parameter */
+	int seed;                 /* the value launched */
+	bool grid;                /* the grid divides a size by it (triton.cdiv) */
+	bool tuned;
+	char *fixed;              /* why it stays as launched, or NULL */
+} p1_tile;
+
+typedef struct p1_tiles {
+	p1_tile v[8];
+	size_t n;
+	bool divisible;           /* the kernel has unmasked accesses: keep what divides */
+	uint32_t divisible_line;
+} p1_tiles;
+
+static void p1_tiles_free(p1_tiles *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->v[i].fixed);
+}
+
+static void p1_tile_fix(p1_tile *t, char *why)
+{
+	if (t->fixed)
+		free(why);
+	else
+		t->fixed = why;
+}
+
+/* The function (or the module) that holds launch l. */
+static TSNode p1_host_node(const ta_model *m, const ta_launch *l)
+{
+	TSNode n = l->host >= 0 ? ta_edits_node(m, m->hosts[l->host].span) : (TSNode){ 0 };
+	return ts_node_is_null(n) ? ta_syntax_root(m->syn) : n;
+}
+
+/* How often n divides by name in triton.cdiv(x, name). */
+static size_t p1_cdiv_uses(const ta_model *m, TSNode n, const char *name)
+{
+	size_t c = 0;
+	if (ta_node_is(n, "call")) {
+		char *fn = ta_model_canonical(m, ta_node_field(n, "function"));
+		TSNode args = ta_node_field(n, "arguments");
+		if (fn && ta_name_is(fn, "triton.cdiv") && ta_node_named_count(args) == 2 &&
+		    ta_node_text_eq(m->src, ts_node_named_child(args, 1), name))
+			c++;
+		free(fn);
+	}
+	uint32_t k = ta_node_named_count(n);
+	for (uint32_t i = 0; i < k; i++)
+		c += p1_cdiv_uses(m, ts_node_named_child(n, i), name);
+	return c;
+}
+
+/* The value of a launch keyword when it is a literal power of two, or a
+ * name the launching function binds once to one; 0 otherwise. *var: the
+ * name (borrowed from kw) or NULL for a literal. */
+static int p1_tile_value(const ta_model *m, const ta_launch *l, const ta_kwarg *kw, const char **var)
+{
+	int v = 0;
+	*var = NULL;
+	TSNode val = ta_node_unparen(ta_edits_node(m, kw->value_span));
+	if (ta_node_is(val, "identifier")) {
+		ta_edits_defs d = { 0 };
+		ta_edits_find_defs(m, p1_host_node(m, l), kw->value, &d);
+		if (d.n != 1 || d.more || !ta_node_is(d.v[0], "assignment"))
+			return 0;
+		val = ta_node_unparen(ta_node_field(d.v[0], "right"));
+		*var = kw->value;
+	}
+	if (!ta_node_is(val, "integer"))
+		return 0;
+	char *t = ta_node_text(m->src, val);
+	if (!small_int(t, &v) || (v & (v - 1)) != 0)
+		v = 0;
+	free(t);
+	return v;
+}
+
+/* What the untuned kernel's launches do with its tiles: which can be tuned
+ * (launched as a literal power of two, directly or through a name the
+ * wrapper binds once and reads nowhere but in the launch and in
+ * triton.cdiv of the grid; a grid tile or a loop step of the kernel) and
+ * which stay as launched (computed, a whole dimension, read elsewhere). */
+static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_tiles *t)
+{
+	size_t launches = 0;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)ki)
+			continue;
+		launches++;
+		for (size_t j = 0; j < l->kwarg_count; j++) {
+			const ta_kwarg *kw = &l->kwargs[j];
+			const ta_param *p = ta_kernel_param(k, kw->name);
+			if (!p || !is_tile_param(p))
+				continue;
+			p1_tile *tile = NULL;
+			for (size_t x = 0; x < t->n && !tile; x++)
+				if (!strcmp(t->v[x].name, p->name))
+					tile = &t->v[x];
+			if (!tile) {
+				if (t->n == sizeof t->v / sizeof t->v[0])
+					continue;
+				tile = &t->v[t->n++];
+				*tile = (p1_tile){ .name = p->name };
+				if (launches > 1)
+					tile->fixed = ta_xasprintf("%s is not passed at every launch", p->name);
+			}
+			const char *var;
+			int v = p1_tile_value(m, l, kw, &var);
+			if (!v) {
+				p1_tile_fix(tile, ta_xasprintf("%s=%s is computed, not a literal power of two", p->name,
+							       kw->value));
+				continue;
+			}
+			if (tile->seed && tile->seed != v)
+				p1_tile_fix(tile, ta_xasprintf("%s is launched with %d and %d", p->name, tile->seed, v));
+			tile->seed = v;
+			/* The grid: only triton.cdiv(n, TILE) is mapped to META. */
+			TSNode g = ta_edits_node(m, l->grid_def_span);
+			const char *word = var ? var : kw->value;
+			size_t in_grid = ts_node_is_null(g) ? 0 : var ? ta_edits_ident_count(m, g, var) :
+				(ta_edits_word_in(m->src->text + l->grid_def_span.start,
+						  l->grid_def_span.end - l->grid_def_span.start, word) ? 1 : 0);
+			size_t cdivs = ts_node_is_null(g) ? 0 : p1_cdiv_uses(m, g, word);
+			if (in_grid && !var)
+				p1_tile_fix(tile, ta_xasprintf("the grid at line %u holds the literal %s, which cannot be "
+							       "told from other numbers: bind it to a name in the wrapper",
+							       l->grid_def_span.line, word));
+			else if (in_grid && (cdivs != in_grid ||
+					     (l->grid_kind != TA_GRID_TUPLE && l->grid_kind != TA_GRID_LAMBDA)))
+				p1_tile_fix(tile, ta_xasprintf("the grid at line %u uses %s other than as "
+							       "triton.cdiv(n, %s)", l->grid_def_span.line, word, word));
+			tile->grid |= in_grid > 0;
+			/* The wrapper reads the name nowhere else. */
+			if (var) {
+				TSNode h = p1_host_node(m, l);
+				size_t expect = 1, uses = ta_edits_ident_count(m, h, var);
+				for (size_t o = 0; o < m->launch_count; o++) {
+					const ta_launch *lo = &m->launches[o];
+					if (lo->host != l->host)
+						continue;
+					for (size_t q = 0; q < lo->kwarg_count; q++)
+						expect += !strcmp(lo->kwargs[q].value, var);
+					if (lo->grid_def_span.start == l->grid_def_span.start || o == i) {
+						TSNode go = ta_edits_node(m, lo->grid_def_span);
+						if (!ts_node_is_null(go) && (o == i || lo->kernel != l->kernel))
+							expect += o == i ? p1_cdiv_uses(m, go, var) : 0;
+					}
+				}
+				if (uses != expect)
+					p1_tile_fix(tile, ta_xasprintf("the wrapper reads %s elsewhere than in the launch and "
+								       "the grid", var));
+			}
+		}
+	}
+	for (size_t x = 0; x < t->n; x++) {
+		p1_tile *tile = &t->v[x];
+		bool step = false;
+		for (size_t i = 0; i < k->loop_count && !step; i++)
+			for (size_t a = 0; a < k->loops[i].arg_count && !step; a++)
+				step = ta_edits_word_in(k->loops[i].args[a], strlen(k->loops[i].args[a]), tile->name);
+		if (!tile->grid && !step)
+			p1_tile_fix(tile, ta_xasprintf("%s covers a whole dimension (neither the grid nor a loop "
+						       "steps by it)", tile->name));
+		tile->tuned = !tile->fixed;
+	}
+	/* Unmasked accesses rely on the sizes being multiples of the tiles. */
+	for (size_t i = 0; i < k->op_count && !t->divisible; i++) {
+		const ta_op *op = &k->ops[i];
+		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape == TA_PTR_SCALAR ||
+		    op->has_mask)
+			continue;
+		if (op->ptr_shape == TA_PTR_BLOCK_PTR &&
+		    ta_kwarg_find(op->kwargs, op->kwarg_count, "boundary_check"))
+			continue;
+		t->divisible = true;
+		t->divisible_line = op->span.line;
+	}
+}
+
+/* The tile dicts tried: the launched one, the grid tiles doubled, with the
+ * loop tiles doubled too, and the first grid tile alone doubled; from 16
+ * (tl.dot's least) to 256 (128 for loop tiles). Where the kernel relies on
+ * the sizes being multiples of the tiles, the tiles only shrink (halves
+ * divide what the launched tile divides). Loop tiles alone, doubled or
+ * halved, when no tile is the grid's. */
+static void p1_tile_dicts(const p1_tiles *t, p1_seed *s)
+{
+	int variants[5][8];
+	size_t nv = 0;
+	bool any_grid = false, any_loop = false;
+	for (size_t i = 0; i < t->n; i++) {
+		any_grid |= t->v[i].tuned && t->v[i].grid;
+		any_loop |= t->v[i].tuned && !t->v[i].grid;
+	}
+	for (int form = 0; form < 5; form++) {
+		if ((form == 1 && !any_grid) || (form == 2 && (!any_grid || !any_loop)) || (form == 3 && !any_grid) ||
+		    (form == 4 && (any_grid || !any_loop)))
+			continue;
+		bool first = true;
+		for (size_t i = 0; i < t->n; i++) {
+			const p1_tile *p = &t->v[i];
+			int v = p->seed;
+			bool change = form == 1 ? p->grid : form == 2 || form == 4 ? true : form == 3 ? p->grid && first :
+				      false;
+			if (p->grid)
+				first = false;
+			if (p->tuned && change) {
+				int nvv = t->divisible ? v / 2 : v * 2;
+				int hi = p->grid ? 256 : 128;
+				if (nvv >= 16 && nvv <= hi)
+					v = nvv;
+			}
+			variants[nv][i] = v;
+		}
+		nv++;
+	}
+	for (size_t f = 0; f < nv; f++) {
+		ta_buf b = TA_BUF_INIT;
+		ta_buf_putc(&b, '{');
+		for (size_t i = 0; i < t->n; i++)
+			if (t->v[i].tuned)
+				ta_buf_printf(&b, "%s\"%s\": %d", b.len > 1 ? ", " : "", t->v[i].name, variants[f][i]);
+		ta_buf_putc(&b, '}');
+		char *d = ta_buf_steal(&b);
+		bool seen = false;
+		for (size_t j = 0; j < s->tile_count && !seen; j++)
+			seen = !strcmp(s->tiles[j], d);
+		if (seen) {
+			free(d);
+			continue;
+		}
+		s->tiles = ta_xrealloc(s->tiles, (s->tile_count + 1) * sizeof *s->tiles);
+		s->tiles[s->tile_count++] = d;
+	}
+}
+
+/* The launches stop passing the tuned tiles, their grids read META, and a
+ * wrapper variable that held a tile and is read nowhere else goes. */
+static int p1_untile_launches(const ta_model *m, size_t ki, const p1_tiles *t, ta_edit *out, char **why)
+{
+	const char *names[8];
+	size_t n = 0, grid_n = 0;
+	const char *grid_names[8];
+	for (size_t i = 0; i < t->n; i++) {
+		if (!t->v[i].tuned)
+			continue;
+		names[n++] = t->v[i].name;
+		if (t->v[i].grid)
+			grid_names[grid_n++] = t->v[i].name;
+	}
+	uint32_t done_grids[16];
+	size_t nd = 0;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)ki)
+			continue;
+		for (size_t j = 0; j < l->kwarg_count; j++) {
+			const ta_kwarg *kw = &l->kwargs[j];
+			bool tuned = false;
+			for (size_t x = 0; x < n; x++)
+				tuned |= !strcmp(names[x], kw->name);
+			if (!tuned)
+				continue;
+			TSNode arg = ta_edits_node(m, kw->span);
+			if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(out, arg) != 0)
+				return ta_edits_refuse(why, "line %u: cannot take %s= out of the launch", kw->span.line,
+						       kw->name);
+			/* the wrapper's `BLOCK_M = 64`, now read by nothing */
+			const char *var;
+			if (p1_tile_value(m, l, kw, &var) && var) {
+				ta_edits_defs d = { 0 };
+				ta_edits_find_defs(m, p1_host_node(m, l), var, &d);
+				uint32_t end, st = d.n == 1 ? ta_edits_stmt_lines(m, ta_node_parent(d.v[0]), &end) :
+					UINT32_MAX;
+				if (st != UINT32_MAX)
+					ta_edit_replace(out, st, end, "");
+			}
+		}
+		bool seen = false;
+		for (size_t x = 0; x < nd; x++)
+			seen |= done_grids[x] == l->grid_def_span.start;
+		if (!grid_n || seen)
+			continue;
+		if (nd < 16)
+			done_grids[nd++] = l->grid_def_span.start;
+		if (ta_l2_grid_meta(m, l, grid_names, grid_n, out) <= 0)
+			return ta_edits_refuse(why, "line %u: the grid could not be made a function of META",
+					       l->span.line);
+	}
+	return 0;
+}
+
 /* P1 on a kernel launched with fixed options and no autotune: an autotune
  * over num_warps and num_stages per GPU generation, seeded from the
  * launches, keyed on the size arguments; the launches stop fixing those
@@ -969,9 +1267,32 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 						       kw->name);
 		}
 	}
-	if (!fixes)
-		return ta_edits_refuse(why, "%s's launches fix its tiles only: tuning them means a grid that reads META "
-				       "(L2), done by hand", k->name);
+	p1_tiles tiles = { .n = 0 };
+	p1_find_tiles(m, k, ki, &tiles);
+	size_t tuned = 0;
+	ta_buf tuned_names = TA_BUF_INIT, kept = TA_BUF_INIT;
+	for (size_t i = 0; i < tiles.n; i++) {
+		if (tiles.v[i].tuned) {
+			tuned++;
+			ta_buf_printf(&tuned_names, "%s%s", tuned_names.len ? ", " : "", tiles.v[i].name);
+		} else {
+			ta_buf_printf(&kept, "%s%s", kept.len ? "; " : "", tiles.v[i].fixed);
+		}
+	}
+	if (!fixes && !tuned) {
+		int r = ta_edits_refuse(why, "%s's launches fix only tiles that stay as launched: %s", k->name,
+					kept.len ? ta_buf_str(&kept) : "none is a tile");
+		p1_tiles_free(&tiles);
+		ta_buf_free(&tuned_names);
+		ta_buf_free(&kept);
+		return r;
+	}
+	if (tuned && p1_untile_launches(m, ki, &tiles, out, why) != 0) {
+		p1_tiles_free(&tiles);
+		ta_buf_free(&tuned_names);
+		ta_buf_free(&kept);
+		return -1;
+	}
 	s.keep_stages = true;  /* what the author launched with, per shape or per call */
 	if (!s.stages.n)
 		iset_add(&s.stages, 3);  /* Triton's defaults */
@@ -992,9 +1313,13 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 	else if (ta_edits_name_taken(m, fn))
 		rc = ta_edits_refuse(why, "the name %s() is taken", fn);
 	if (rc == 0) {
-		char *tile = ta_xstrdup("{}");
-		s.tiles = &tile;
-		s.tile_count = 1;
+		if (tuned) {
+			p1_tile_dicts(&tiles, &s);
+		} else {
+			s.tiles = ta_xmalloc(sizeof *s.tiles);
+			s.tiles[0] = ta_xstrdup("{}");
+			s.tile_count = 1;
+		}
 		uint32_t at = ta_edits_line_start(m, ts_node_start_byte(dd));
 		char *ind = ta_edits_indent_at(m, ts_node_start_byte(dd));
 		char *def = p1_function(m, k, &s, fn, torch, config, ind);
@@ -1005,13 +1330,23 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		char *restore = rmw ? ta_xasprintf(", restore_value=[%s]", rmw) : ta_xstrdup("");
 		char *dec = ta_xasprintf("%s%s@%s(configs=%s(), key=[%s]%s)\n", def, ind, autotune, fn, key, restore);
 		ta_edit_replace(out, at, at, dec);
-		if (rmw)
-			ta_edit_set_title(out, "%s(): autotune %s's num_warps and num_stages per GPU generation, keyed on "
-					  "%s; %s (written back from line %u) restored after each config tried", fn,
-					  k->name, key, rmw_names, wl);
+		ta_buf title = TA_BUF_INIT;
+		if (tuned)
+			ta_buf_printf(&title, "%s(): autotune %s's %s (the grid reads META), num_warps and num_stages per "
+				      "GPU generation, keyed on %s", fn, k->name, ta_buf_str(&tuned_names), key);
 		else
-			ta_edit_set_title(out, "%s(): autotune %s's num_warps and num_stages per GPU generation, keyed on "
-					  "%s", fn, k->name, key);
+			ta_buf_printf(&title, "%s(): autotune %s's num_warps and num_stages per GPU generation, keyed on "
+				      "%s", fn, k->name, key);
+		if (tuned && tiles.divisible)
+			ta_buf_printf(&title, "; tiles only shrink, since line %u reads without a mask",
+				      tiles.divisible_line);
+		if (tuned && kept.len)
+			ta_buf_printf(&title, "; kept as launched: %s", ta_buf_str(&kept));
+		if (rmw)
+			ta_buf_printf(&title, "; %s (written back from line %u) restored after each config tried",
+				      rmw_names, wl);
+		ta_edit_set_title(out, "%s", ta_buf_str(&title));
+		ta_buf_free(&title);
 		free(restore);
 		free(rmw);
 		free(rmw_names);
@@ -1019,10 +1354,11 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		free(dec);
 		free(def);
 		free(ind);
-		free(tile);
-		s.tiles = NULL;
-		s.tile_count = 0;
 	}
+	p1_seed_free(&s);
+	p1_tiles_free(&tiles);
+	ta_buf_free(&tuned_names);
+	ta_buf_free(&kept);
 	free(fn);
 	free(key);
 	free(skipped);

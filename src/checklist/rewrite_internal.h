@@ -145,6 +145,12 @@ bool ta_edits_defined(const ta_model *m, const char *name);
 /* Inserts text before the line of a module-level definition at off. */
 int ta_edits_before_def(const ta_model *m, uint32_t off, const char *text, ta_edit *out);
 
+/* ---- L2, for P1 (l2.c) ---- */
+/* The grid of launch l as a function of META: triton.cdiv(n, V) ->
+ * META["NAME"] where V is what l passes for one of names. Returns how many
+ * were mapped, or -1 when the grid is not a tuple or lambda of this file. */
+int ta_l2_grid_meta(const ta_model *m, const ta_launch *l, const char *const *names, size_t n, ta_edit *out);
+
 /* ---- shared ------------------------------------------------------------- */
 /* name is bound or read anywhere in the file. */
 bool ta_edits_name_taken(const ta_model *m, const char *name);

@@ -290,8 +290,8 @@ static void test_new_refusals(void **state)
 static void test_tuning_refusals(void **state)
 {
 	(void)state;
-	/* P1: only tiles fixed at the launch, no autotune: tuning them needs a
-	 * grid that reads META. */
+	/* P1: only a tile fixed at the launch, no autotune, and the grid divides
+	 * by the same literal: which number is the tile is not known. */
 	expect_refusal("p1.py",
 		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
 		"def k(x_ptr, n, BLOCK: tl.constexpr):\n"
@@ -299,7 +299,7 @@ static void test_tuning_refusals(void **state)
 		"    tl.store(x_ptr + offs, 0.0, mask=offs < n)\n\n\n"
 		"def run(x):\n"
 		"    k[(triton.cdiv(x.numel(), 256),)](x, x.numel(), BLOCK=256)\n",
-		"P1", "fix its tiles only");
+		"P1", "holds the literal 256");
 	/* P1: a persistent kernel whose configs have no occupancy. */
 	expect_refusal("p1p.py",
 		"import torch\nimport triton\nimport triton.language as tl\n\n\n"
