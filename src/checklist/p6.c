@@ -9,76 +9,33 @@
 #include <string.h>
 #include <strings.h>
 
-/* Assignment a builds a pointer tile from name, as its stride or base
- * (`a_ptrs = a_ptr + offs_am[:, None] * lda`). */
-static bool builds_tile_from(ta_rule_ctx *c, const ta_assign *a, const char *name)
+/* Where a value goes into an address, and whether it carries a hint
+ * already: one answer for the detector and the rewrite (below). */
+static bool used_in_address(const ta_model *m, const ta_kernel *k, const char *name, bool *as_stride);
+static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *name);
+
+/* The assignment a scalar load feeds, through method calls such as
+ * `.to(tl.pointer_type(...))`; null when the load is used otherwise. */
+static TSNode load_assignment(TSNode call)
 {
-	return strcmp(a->name, name) && ta_rule_mentions(c, a->rhs, name) &&
-	       ta_kernel_address_role(c->m, c->k, ta_rule_node(c, a->rhs), name);
+	for (TSNode p = ta_node_parent(call); !ts_node_is_null(p); p = ta_node_parent(p)) {
+		if (ta_node_is(p, "assignment"))
+			return p;
+		if (!ta_node_is(p, "attribute") && !ta_node_is(p, "call") && !ta_node_is(p, "argument_list"))
+			break;
+	}
+	return (TSNode){ 0 };
 }
 
-/* True when name (transitively through assignments) reaches the pointer
- * of a memory op or a descriptor base. */
-static bool flows_to_pointer(ta_rule_ctx *c, const char *name, int depth)
+/* a's value is load's result as a whole: the assignment load_assignment
+ * finds for it is a. */
+static bool loaded_whole(const ta_model *m, const ta_op *load, const ta_assign *a)
 {
-	const ta_kernel *k = c->k;
-	for (size_t i = 0; i < k->op_count; i++) {
-		const ta_op *op = &k->ops[i];
-		bool mem = op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE || op->kind == TA_OP_MAKE_DESCRIPTOR ||
-			   op->kind == TA_OP_MAKE_BLOCK_PTR;
-		if (!mem)
-			continue;
-		if (op->arg_count && ta_rule_mentions(c, op->args[0], name) &&
-		    ta_kernel_address_role(c->m, k, ta_rule_node(c, op->args[0]), name))
-			return true;
-		if (op->kind == TA_OP_MAKE_DESCRIPTOR || op->kind == TA_OP_MAKE_BLOCK_PTR)
-			for (size_t j = 0; j < op->kwarg_count; j++)
-				if ((!strcmp(op->kwargs[j].name, "strides") || !strcmp(op->kwargs[j].name, "base")) &&
-				    ta_rule_mentions(c, op->kwargs[j].value_span, name))
-					return true;
-	}
-	/* Else one step through a pointer tile built from it, in the role of a
-	 * stride or a base: a loaded index that picks a row (through tl.where
-	 * or arithmetic) is an offset, not a stride or a base pointer. */
-	if (depth > 0)
+	TSNode as = load_assignment(ta_edits_node(m, load->span));
+	if (ts_node_is_null(as))
 		return false;
-	size_t n;
-	const ta_assign *as = ta_rule_assigns(c, &n);
-	for (size_t i = 0; i < n; i++) {
-		if (!builds_tile_from(c, &as[i], name))
-			continue;
-		char *t = ta_xstrdup(as[i].name);
-		bool yes = flows_to_pointer(c, t, depth + 1);
-		free(t);
-		if (yes)
-			return true;
-	}
-	return false;
-}
-
-static bool hint_mentions(const ta_rule_ctx *c, const char *name)
-{
-	for (size_t i = 0; i < c->k->op_count; i++) {
-		const ta_op *op = &c->k->ops[i];
-		if ((op->kind == TA_OP_ASSUME || op->kind == TA_OP_MULTIPLE_OF) &&
-		    ta_rule_mentions(c, op->span, name))
-			return true;
-	}
-	return false;
-}
-
-/* name, or a pointer tile built from it, already carries an alignment hint
- * (Triton's grouped GEMM: tl.multiple_of(a_ptrs, [16, 16])). */
-static bool assumed(ta_rule_ctx *c, const char *name)
-{
-	if (hint_mentions(c, name))
-		return true;
-	size_t n;
-	const ta_assign *as = ta_rule_assigns(c, &n);
-	for (size_t i = 0; i < n; i++)
-		if (builds_tile_from(c, &as[i], name) && hint_mentions(c, as[i].name))
-			return true;
-	return false;
+	TSNode rhs = ta_node_field(as, "right");
+	return ts_node_start_byte(rhs) == a->rhs.start && ts_node_end_byte(rhs) == a->rhs.end;
 }
 
 ta_status ta_detect_p6(ta_rule_ctx *c)
@@ -98,10 +55,14 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 			    op->span.start >= a->rhs.start && op->span.end <= a->rhs.end)
 				load = op;
 		}
-		if (!load || !flows_to_pointer(c, a->name, 0))
+		/* The value itself is what was loaded (through .to() and the like,
+		 * as the rewrite requires): `p = tl.load(t + i) + off * dim` is not,
+		 * and an assumption on p would not follow from one on the table. */
+		bool stride;
+		if (!load || !loaded_whole(c->m, load, a) || !used_in_address(c->m, k, a->name, &stride))
 			continue;
 		any = true;
-		if (assumed(c, a->name))
+		if (already_assumed(c->m, k, a->name))
 			continue;
 		bool dup = false;
 		for (size_t f = 0; f < c->res->finding_count; f++)
@@ -282,18 +243,6 @@ static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *n
 	return hinted(m, k, name) || each_tile_from(m, k, name, tile_hinted, NULL);
 }
 
-/* The assignment a scalar load feeds, through method calls such as
- * `.to(tl.pointer_type(...))`; null when the load is used otherwise. */
-static TSNode load_assignment(TSNode call)
-{
-	for (TSNode p = ta_node_parent(call); !ts_node_is_null(p); p = ta_node_parent(p)) {
-		if (ta_node_is(p, "assignment"))
-			return p;
-		if (!ta_node_is(p, "attribute") && !ta_node_is(p, "call") && !ta_node_is(p, "argument_list"))
-			break;
-	}
-	return (TSNode){ 0 };
-}
 
 static bool is_op(const ta_model *m, TSNode n, const char *op)
 {
