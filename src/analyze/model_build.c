@@ -655,10 +655,18 @@ static bool mentions_capability(const builder *b, TSNode n)
 		"torch.version.hip", "get_available_triton_backend", "capability", ".arch",
 		"is_hopper", "is_blackwell", "is_ampere", "get_device_properties", "backend",
 	};
+	/* Vendor and device tests by name, in any case: `X if IS_AMD else Y`,
+	 * `[] if check_shared_mem() else [...]`, is_rocm(), IS_CDNA3. */
+	static const char *const words[] = {
+		"is_amd", "_amd", "amd_", "rocm", "is_hip", "cdna", "nvidia", "shared_mem", "smem",
+		"device_name", "hopper", "blackwell", "ampere", "is_sm", "sm90", "sm100", "sm80",
+	};
 	char *t = text(b, n);
 	bool yes = false;
 	for (size_t i = 0; i < sizeof hints / sizeof *hints && !yes; i++)
 		yes = strstr(t, hints[i]) != NULL;
+	for (size_t i = 0; i < sizeof words / sizeof *words && !yes; i++)
+		yes = strcasestr(t, words[i]) != NULL;
 	free(t);
 	return yes;
 }
@@ -1382,7 +1390,21 @@ static TSNode resolve_grid(walk *w, ta_launch *l, TSNode grid, int depth)
 	if (ta_node_is(grid, "identifier")) {
 		char *name = text(b, grid);
 		TSNode v = lookup_var(b, name, w->fn, ts_node_start_byte(grid));
-		int f = ts_node_is_null(v) ? find_function(b->m, name) : -1;
+		int f = -1;
+		/* A grid function defined in the launching function (several
+		 * host functions may each define their own `def grid(meta)`):
+		 * the last such def before the launch, unless an assignment to
+		 * the name comes after it; else the file's first. */
+		for (size_t i = 0; i < b->m->function_count; i++)
+			if (b->m->functions[i].parent == w->fn && w->fn >= 0 && !strcmp(b->m->functions[i].name, name) &&
+			    ts_node_start_byte(b->m->functions[i].node) < ts_node_start_byte(grid))
+				f = (int)i;
+		if (f >= 0 && !ts_node_is_null(v) && ts_node_start_byte(v) > ts_node_start_byte(b->m->functions[f].node))
+			f = -1;
+		if (f >= 0)
+			v = null_node;
+		else if (ts_node_is_null(v))
+			f = find_function(b->m, name);
 		free(name);
 		if (!ts_node_is_null(v))
 			return resolve_grid(w, l, v, depth + 1);
@@ -1402,7 +1424,7 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 	l->grid_kind = TA_GRID_OTHER;
 	TSNode def = resolve_grid(w, l, grid, 0);
 	l->grid_def_span = span(b, def);
-	TSNode body = def;
+	TSNode body = def, meta_scope = null_node;
 	char **params = NULL;
 	size_t nparams = 0;
 	if (ta_node_is(def, "lambda")) {
@@ -1430,8 +1452,10 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 				free(t);
 			}
 		}
-		/* The returned tuple is the grid. */
+		/* The returned tuple is the grid; META may be read anywhere in
+		 * the body (block_m = META["BLOCK_M"] before the return). */
 		TSNode blk = ta_node_field(fdef, "body");
+		meta_scope = blk;
 		uint32_t k = ta_node_named_count(blk);
 		body = null_node;
 		for (uint32_t i = 0; i < k; i++) {
@@ -1460,8 +1484,10 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 		l->grid_dim_text[0] = text(b, body);
 		l->grid_dims = 1;
 	}
+	if (ts_node_is_null(meta_scope))
+		meta_scope = body;
 	for (size_t i = 0; i < nparams; i++)
-		if (ta_node_contains_identifier(b->src, body, params[i]))
+		if (ta_node_contains_identifier(b->src, meta_scope, params[i]))
 			l->grid_uses_meta = true;
 	ta_strv_free(params, nparams);
 }

@@ -19,18 +19,100 @@ static const ta_kwarg *frozen_keyword(const ta_autotune *a, const ta_launch *l)
 	return NULL;
 }
 
-/* Whether the tuner picks a value the grid could depend on: some config
- * sets a parameter of the kernel (not only num_warps / num_stages). Configs
- * not resolved from the source count as setting one. */
-static bool configs_set_parameters(const ta_rule_ctx *c, const ta_autotune *a)
+/* Names that hold a program id or a value computed from one without
+ * touching tensors (pid, pid_m = pid // grid_n, ...): assignments whose
+ * right side calls program_id or mentions such a name, to a fixpoint, left
+ * out those that build offsets (tl.arange) or read memory. */
+static bool *pid_names(ta_rule_ctx *c, const ta_assign *as, size_t n)
+{
+	bool *pid = ta_xcalloc(n ? n : 1, sizeof *pid);
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (size_t i = 0; i < n; i++) {
+			if (pid[i] || ta_rule_contains(c, as[i].rhs, "arange") || ta_rule_contains(c, as[i].rhs, "load"))
+				continue;
+			bool v = ta_rule_contains(c, as[i].rhs, "program_id");
+			for (size_t j = 0; j < n && !v; j++)
+				v = pid[j] && ta_rule_mentions(c, as[i].rhs, as[j].name);
+			if (v)
+				pid[i] = grew = true;
+		}
+	}
+	return pid;
+}
+
+/* Whether n is the program id or a name holding one (pid, pid_m). */
+static bool is_pid(ta_rule_ctx *c, TSNode n, const ta_assign *as, const bool *pid, size_t na)
+{
+	n = ta_node_unparen(n);
+	char *t = ta_node_text(c->m->src, n);
+	bool yes = strstr(t, "program_id") != NULL;
+	for (size_t i = 0; i < na && !yes; i++)
+		yes = pid[i] && !strcmp(t, as[i].name);
+	/* pid.to(tl.int64) */
+	if (!yes && ta_node_is(n, "call")) {
+		TSNode f = ta_node_field(n, "function");
+		if (ta_node_is(f, "attribute"))
+			yes = is_pid(c, ta_node_field(f, "object"), as, pid, na);
+	}
+	free(t);
+	return yes;
+}
+
+/* The line of the first product `pid * name` (or `name * pid`) under n;
+ * 0 when none. */
+static uint32_t pid_product(ta_rule_ctx *c, TSNode n, const char *name, const ta_assign *as, const bool *pid,
+			    size_t na)
+{
+	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(n, "operator"), "*")) {
+		TSNode l = ta_node_unparen(ta_node_field(n, "left")), r = ta_node_unparen(ta_node_field(n, "right"));
+		if ((ta_node_is(r, "identifier") && ta_node_text_eq(c->m->src, r, name) && is_pid(c, l, as, pid, na)) ||
+		    (ta_node_is(l, "identifier") && ta_node_text_eq(c->m->src, l, name) && is_pid(c, r, as, pid, na)))
+			return ts_node_start_point(n).row + 1;
+	}
+	uint32_t k = ta_node_named_count(n);
+	for (uint32_t i = 0; i < k; i++) {
+		uint32_t line = pid_product(c, ts_node_named_child(n, i), name, as, pid, na);
+		if (line)
+			return line;
+	}
+	return 0;
+}
+
+/* The line where parameter name sizes each program's share of a grid axis:
+ * it multiplies the program id (`pid * BLOCK_M`, `tl.program_id(0) *
+ * BLOCK`); 0 when it never does (a tile of a loop inside each program: the
+ * grid does not depend on it). */
+static uint32_t sizes_grid_axis(ta_rule_ctx *c, const char *name)
+{
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	bool *pid = pid_names(c, as, n);
+	uint32_t line = pid_product(c, c->k->node, name, as, pid, n);
+	free(pid);
+	return line;
+}
+
+/* A parameter the configs set (not num_warps / num_stages) that sizes each
+ * program's share of a grid axis, with the line that shows it; NULL when
+ * the configs are not resolved from the source (what they set is unknown),
+ * set only warps and stages, or set only tiles of loops inside a program. */
+static const char *tuned_grid_parameter(ta_rule_ctx *c, const ta_autotune *a, uint32_t *line)
 {
 	if (a->configs_kind == TA_CONFIGS_UNRESOLVED || a->configs_kind == TA_CONFIGS_NONE || !a->config_count)
-		return true;
+		return NULL;
 	for (size_t i = 0; i < a->config_count; i++)
-		for (size_t p = 0; p < a->configs[i].param_count; p++)
-			if (ta_kernel_param(c->k, a->configs[i].params[p].name))
-				return true;
-	return false;
+		for (size_t p = 0; p < a->configs[i].param_count; p++) {
+			const char *name = a->configs[i].params[p].name;
+			if (!ta_kernel_param(c->k, name))
+				continue;
+			uint32_t l = sizes_grid_axis(c, name);
+			if (l) {
+				*line = l;
+				return name;
+			}
+		}
+	return NULL;
 }
 
 ta_status ta_detect_l2(ta_rule_ctx *c)
@@ -38,9 +120,12 @@ ta_status ta_detect_l2(ta_rule_ctx *c)
 	const ta_autotune *a = c->k->autotune;
 	if (!a || c->k->launch_count == 0)
 		return TA_STATUS_NOT_APPLICABLE;
-	/* A persistent kernel's grid is the SM count by design, and configs
-	 * that only pick warps and stages leave nothing for the grid to read. */
-	bool grid_should_read_meta = !c->k->persistent && configs_set_parameters(c, a);
+	/* A persistent kernel's grid is the SM count by design (also one that
+	 * strides by tl.num_programs in a while loop the model does not see as
+	 * a tile loop). */
+	bool persistent = c->k->persistent || ta_rule_contains(c, c->k->body_span, "num_programs");
+	uint32_t tuned_line = 0;
+	const char *tuned = persistent ? NULL : tuned_grid_parameter(c, a, &tuned_line);
 	bool found = false;
 	for (size_t i = 0; i < c->m->launch_count; i++) {
 		const ta_launch *l = &c->m->launches[i];
@@ -48,11 +133,13 @@ ta_status ta_detect_l2(ta_rule_ctx *c)
 			continue;
 		bool known = l->grid_kind == TA_GRID_TUPLE || l->grid_kind == TA_GRID_LAMBDA ||
 			     l->grid_kind == TA_GRID_FUNCTION;
-		if (grid_should_read_meta && known && !l->grid_uses_meta && l->grid_dims > 0) {
+		if (tuned && known && !l->grid_uses_meta && l->grid_dims > 0) {
 			ta_finding *f = ta_rule_add(c, l->grid_span,
-				"autotuned `%s` is launched with a grid that does not read META: the tile sizes "
-				"the tuner picks never reach the grid", c->k->name);
+				"autotuned `%s` is launched with a grid that does not read META, although the "
+				"configs tune `%s`, which sizes each program's share of the grid (line %u): "
+				"the tuned value never reaches the grid", c->k->name, tuned, tuned_line);
 			ta_finding_line(f, l->grid_def_span.line);
+			ta_finding_line(f, tuned_line);
 			found = true;
 		}
 		const ta_kwarg *kw = frozen_keyword(a, l);

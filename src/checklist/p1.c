@@ -25,6 +25,24 @@ static bool varies(const ta_autotune *a, const char *name)
 	return false;
 }
 
+/* Some config gives the option a value that is neither a literal nor a
+ * swept variable (`num_warps=n_warps` in a config builder's body, filled
+ * by its callers): whether the option varies is not known. */
+static bool option_unknown(const ta_autotune *a, const char *name)
+{
+	for (size_t i = 0; i < a->config_count; i++) {
+		const ta_kwarg *o = ta_kwarg_find(a->configs[i].options, a->configs[i].option_count, name);
+		if (!o || !o->value)
+			continue;
+		const char *v = o->value;
+		while (*v >= '0' && *v <= '9')
+			v++;
+		if (*v && !varies(a, name))
+			return true;
+	}
+	return false;
+}
+
 static ta_span configs_where(const ta_autotune *a)
 {
 	if (a->configs_kind == TA_CONFIGS_LIST || a->configs_kind == TA_CONFIGS_COMPREHENSION)
@@ -108,7 +126,8 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 	bool found = false;
 	size_t sharing;
 	char *who = sharing_configs(c, where, &sharing);
-	if (!varies(a, "num_stages") && !varies(a, "num_warps")) {
+	if (!varies(a, "num_stages") && !varies(a, "num_warps") && !option_unknown(a, "num_stages") &&
+	    !option_unknown(a, "num_warps")) {
 		ta_rule_add(c, where, "the autotune configs of %s vary neither num_stages nor num_warps", who);
 		found = true;
 	}

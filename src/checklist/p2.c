@@ -153,6 +153,100 @@ static bool p2_lookahead(const ta_model *m, const ta_kernel *k, const ta_op *op,
 	return steps_ahead(m, k, lp, loop, ta_edits_node(m, ms), op->span.start, 0);
 }
 
+/* Under an `if` (either branch) that tests a divisibility flag, or in a
+ * kernel with any parameter so named (constexpr or not): the kernel already
+ * splits the divisible case, and this load is its remainder path. */
+static bool under_even_flag(const ta_rule_ctx *c, const ta_op *op)
+{
+	const ta_kernel *k = c->k;
+	for (size_t i = 0; i < k->param_count; i++)
+		if (even_flag_name(k->params[i].name))
+			return true;
+	TSNode n = ta_edits_node(c->m, op->span);
+	for (TSNode a = ta_node_parent(n); !ts_node_is_null(a) && ts_node_start_byte(a) > k->body_span.start;
+	     a = ta_node_parent(a)) {
+		if (!ta_node_is(a, "if_statement") && !ta_node_is(a, "conditional_expression"))
+			continue;
+		char **v;
+		size_t nv = ta_edits_names(c->m, ta_node_is(a, "if_statement") ? ta_node_field(a, "condition") : a, &v);
+		bool hit = false;
+		for (size_t i = 0; i < nv && !hit; i++)
+			hit = even_flag_name(v[i]);
+		ta_edits_names_free(v, nv);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+/* Bounds that are rarely a multiple of a tile: sequence and context
+ * lengths, token and row counts, vocabularies, and per-sequence ends. */
+static bool ragged_bound_name(const char *t)
+{
+	static const char *const words[] = {
+		"seq", "ctx", "len", "vocab", "token", "row", "batch", "end", "start", "cu_", "num_", "n_", NULL,
+	};
+	for (size_t i = 0; words[i]; i++)
+		if (strcasestr(t, words[i]))
+			return true;
+	return false;
+}
+
+/* Without a tl.dot, a bound named as a reduction or model dimension (K,
+ * `dim`, `HEAD_DIM`, `hidden_size`), as is or inside tl.cdiv(NAME, ...). */
+static bool reduction_dim_name(const char *bound)
+{
+	static const char *const names[] = {
+		"K", "k", "D", "HEAD_DIM", "head_dim", "dim", "DIM", "hidden", "hidden_dim", "hidden_size",
+		"HIDDEN", "HIDDEN_DIM", "HIDDEN_SIZE", "in_features", "IN_FEATURES", NULL,
+	};
+	for (size_t i = 0; names[i]; i++) {
+		size_t n = strlen(names[i]);
+		if (!strcmp(bound, names[i]) ||
+		    (!strncmp(bound, "tl.cdiv(", 8) && !strncmp(bound + 8, names[i], n) && bound[8 + n] == ','))
+			return true;
+	}
+	return false;
+}
+
+/* Whether loop l's extent is a K-like dimension the checklist means: the
+ * loop feeds a tl.dot, its bound is a kernel parameter (not a value loaded or computed per program:
+ * the rows of a gather, a sequence's end), not one named like a length,
+ * and the loop is not attention's K/V loop (sequence lengths). */
+static bool k_like_loop(ta_rule_ctx *c, int l)
+{
+	const ta_loop *lp = &c->k->loops[l];
+	/* A matmul's K loop: its bound is a reduction dimension (hidden sizes,
+	 * head dimensions), which models keep to multiples of the tile. A
+	 * row-wise reduction's bound (classes, spatial sizes, lengths) often
+	 * is not, and attention's K/V loop walks the sequence. */
+	int dots = ta_rule_dots_in_loop(c->k, l);
+	if (c->attention && dots >= 2)
+		return false;
+	if ((lp->kind != TA_LOOP_RANGE && lp->kind != TA_LOOP_TL_RANGE) || !lp->arg_count)
+		return false;
+	const char *bound = lp->args[lp->arg_count == 1 ? 0 : 1];
+	if (dots == 0 && !reduction_dim_name(bound))
+		return false;
+	if (ragged_bound_name(bound))
+		return false;
+	/* every name the bound reads is a parameter of the kernel */
+	bool ok = false;
+	for (size_t i = 0; i < c->k->param_count; i++)
+		if (ta_text_mentions(bound, strlen(bound), c->k->params[i].name)) {
+			ok = true;
+			break;
+		}
+	if (!ok)
+		return false;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t i = 0; i < n; i++)
+		if (ta_text_mentions(bound, strlen(bound), as[i].name))
+			return false;  /* computed in the kernel (loaded, per program) */
+	return true;
+}
+
 ta_status ta_detect_p2(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -175,7 +269,7 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 				masked += moving[i];
 			}
 		}
-		if (!masked || !is_reduction_loop(c, (int)l))
+		if (!masked || !is_reduction_loop(c, (int)l) || !k_like_loop(c, (int)l))
 			continue;
 		/* With an EVEN_* guard the masked loads are the remainder path. */
 		if (has_even_guard(k)) {
@@ -187,7 +281,8 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 		any = true;
 		for (size_t i = 0; i < k->op_count; i++) {
 			const ta_op *op = &k->ops[i];
-			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !moving[i])
+			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !moving[i] || op->gather ||
+			    under_even_flag(c, op))
 				continue;
 			ta_finding *f = ta_rule_add(c, op->span,
 				"%s%s%s is loaded with a mask on every step of the loop at line %u: an EVEN_K "

@@ -59,6 +59,53 @@ static char *trans_operand_text(ta_rule_ctx *c, const ta_op *op)
 	return ta_op_arg(c, op, 0);
 }
 
+static bool is_identifier(const char *s)
+{
+	if (!*s || isdigit((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+/* Reads of name (as ta_edits_ident_count counts them) starting in [from, to). */
+static size_t reads_between(const ta_model *m, TSNode n, const char *name, uint32_t from, uint32_t to)
+{
+	if (ts_node_end_byte(n) <= from || ts_node_start_byte(n) >= to)
+		return 0;
+	if (ta_node_is(n, "identifier"))
+		return ta_node_text_eq(m->src, n, name) && ts_node_start_byte(n) >= from ? 1 : 0;
+	if (ta_node_is(n, "attribute"))
+		return reads_between(m, ta_node_field(n, "object"), name, from, to);
+	if (ta_node_is(n, "keyword_argument"))
+		return reads_between(m, ta_node_field(n, "value"), name, from, to);
+	size_t c = 0;
+	uint32_t k = ta_node_named_count(n);
+	for (uint32_t i = 0; i < k; i++)
+		c += reads_between(m, ts_node_named_child(n, i), name, from, to);
+	return c;
+}
+
+/* Whether the value of name that the transpose at off reads is used
+ * anywhere else: between the last binding of name before off and the next
+ * binding after it, name is read more than once. */
+static bool used_otherwise(const ta_model *m, const ta_kernel *k, const char *name, uint32_t off)
+{
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, k->node, name, &d);
+	uint32_t from = 0, to = ts_node_end_byte(k->node);
+	for (size_t i = 0; i < d.n; i++) {
+		if (ts_node_end_byte(d.v[i]) <= off)
+			from = ts_node_end_byte(d.v[i]);
+		else if (ts_node_start_byte(d.v[i]) > off && ts_node_start_byte(d.v[i]) < to)
+			to = ts_node_start_byte(d.v[i]);
+	}
+	if (!from)
+		return false;
+	return reads_between(m, k->node, name, from, to) > 1;
+}
+
 ta_status ta_detect_p3(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -77,6 +124,11 @@ ta_status ta_detect_p3(ta_rule_ctx *c)
 				    k->ops[j].span.start == op->args[0].start && k->ops[j].ptr_shape != TA_PTR_BLOCK_PTR)
 					origin = 1;
 		}
+		/* A tile also used untransposed (a second tl.dot, a sum) needs
+		 * both layouts: loading it transposed would not remove the shuffle
+		 * without a second load, so nothing is established. */
+		if (origin == 1 && x && is_identifier(x) && used_otherwise(c->m, k, x, op->span.start))
+			origin = 0;
 		if (origin == 1) {
 			ta_finding *f = ta_rule_add(c, op->span,
 				"`%s` is transposed on every iteration of the loop at line %u; loading it "

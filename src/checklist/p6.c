@@ -38,6 +38,7 @@ static bool loaded_whole(const ta_model *m, const ta_op *load, const ta_assign *
 	return ts_node_start_byte(rhs) == a->rhs.start && ts_node_end_byte(rhs) == a->rhs.end;
 }
 
+
 ta_status ta_detect_p6(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -61,6 +62,13 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 		bool stride;
 		if (!load || !loaded_whole(c->m, load, a) || !used_in_address(c->m, k, a->name, &stride))
 			continue;
+		/* Only a loaded stride or base pointer may be assumed aligned: one
+		 * cast to a pointer, or one that multiplies an address. A loaded
+		 * offset or prefix sum added to an address is no multiple of
+		 * anything in general: assuming so would be undefined behaviour. */
+		bool pointer = ta_rule_contains(c, a->rhs, "pointer_type");
+		if (!pointer && !stride)
+			continue;
 		any = true;
 		if (already_assumed(c->m, k, a->name))
 			continue;
@@ -73,12 +81,12 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 			continue;
 		/* What to assume, as the edit writes it: a pointer is aligned to
 		 * 16 bytes, a stride to 8 elements (16 bytes of fp16). */
-		bool pointer = ta_rule_contains(c, a->rhs, "pointer_type");
 		char *cond = pointer ? ta_xasprintf("%s.to(tl.int64) %% 16 == 0", a->name) :
 				       ta_xasprintf("%s %% 8 == 0", a->name);
 		ta_rule_add(c, a->stmt,
-			"`%s` is loaded from memory and used in pointer arithmetic without tl.assume: Triton "
-			"cannot know its alignment (add tl.assume(%s) and assert it on the host)", a->name, cond);
+			"`%s` is %s loaded from memory and used without tl.assume: Triton cannot know its "
+			"alignment (if the host guarantees it, add tl.assume(%s) and assert it there)", a->name,
+			pointer ? "a pointer (cast with pointer_type)" : "a stride (it multiplies an address)", cond);
 		free(cond);
 		found = true;
 	}

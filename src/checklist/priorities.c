@@ -49,6 +49,33 @@ static char *kernels_on_grid(const ta_rule_ctx *c, ta_span def, size_t *count)
 	return names;
 }
 
+/* How many tile counts a grid dimension's text holds: triton.cdiv(...)
+ * calls and floor divisions (`M // 64`, `(M + 63) // 64`). */
+static int tile_counts(const char *t)
+{
+	int n = 0;
+	for (const char *p = t; (p = strstr(p, "cdiv(")); p += 5)
+		n++;
+	for (const char *p = t; (p = strstr(p, "//")); p += 2)
+		n++;
+	return n;
+}
+
+/* The grid is (m_blocks, n_blocks, batch) in some order: two dimensions
+ * are one tile count each and the third counts none (a batch or head
+ * count). Not: attention's (splits, q blocks, heads), a grid whose m and
+ * n blocks are already one axis, a chunked scan's (v blocks, chunks, heads). */
+static bool mn_batch_grid(const ta_launch *l)
+{
+	int tiles = 0, plain = 0;
+	for (int d = 0; d < 3; d++) {
+		int n = tile_counts(l->grid_dim_text[d]);
+		tiles += n == 1;
+		plain += n == 0;
+	}
+	return tiles == 2 && plain == 1;
+}
+
 ta_status ta_detect_p4(ta_rule_ctx *c)
 {
 	if (!has_dot(c->k) || c->k->launch_count == 0 || c->attention || !pointer_tiles(c->k))
@@ -56,7 +83,7 @@ ta_status ta_detect_p4(ta_rule_ctx *c)
 	bool found = false;
 	for (size_t i = 0; i < c->m->launch_count; i++) {
 		const ta_launch *l = &c->m->launches[i];
-		if (l->kernel != c->kernel || l->grid_dims != 3)
+		if (l->kernel != c->kernel || l->grid_dims != 3 || !l->grid_dim_text || !mn_batch_grid(l))
 			continue;
 		size_t on_grid;
 		char *who = kernels_on_grid(c, l->grid_def_span, &on_grid);

@@ -4,6 +4,7 @@
 #include "util/buf.h"
 
 #include <string.h>
+#include <strings.h>
 
 /* What an online-softmax loop holds: dots, a running max, an exponential. */
 typedef struct attn_shape {
@@ -129,7 +130,11 @@ ta_status ta_detect_t2(ta_rule_ctx *c)
 			continue;
 		const ta_host *h = &c->m->hosts[l->host];
 		for (size_t p = 0; p < h->param_count; p++) {
-			if (ta_is_layout_flag(h->params[p])) {
+			/* torch's factories take layout= (torch.strided): a wrapper's
+			 * `layout` is the kernel's layout flag only when it reaches
+			 * the launch. */
+			if (ta_is_layout_flag(h->params[p]) &&
+			    (strcasecmp(h->params[p], "layout") || ta_rule_mentions(c, l->span, h->params[p]))) {
 				ta_rule_add(c, h->span.line ? h->span : l->span,
 					    "host function `%s` takes the layout flag `%s` and launches `%s`",
 					    h->name, h->params[p], c->k->name);
