@@ -9,6 +9,39 @@
 #include <string.h>
 #include <strings.h>
 
+/* The index that inserts a new axis at position `axis` (a literal integer
+ * >= 0): Triton's x[:, None] expands at the position of the None and keeps
+ * every axis after it, whatever x's rank, so axis k is k slices then None.
+ * NULL for a negative or non-literal axis, whose position needs the rank. */
+static char *axis_index(const char *axis)
+{
+	if (!axis || !*axis)
+		return NULL;
+	for (const char *p = axis; *p; p++)
+		if (!isdigit((unsigned char)*p))
+			return NULL;
+	long k = strtol(axis, NULL, 10);
+	if (k > 8)
+		return NULL;
+	if (k == 0)
+		return ta_xstrdup("[None, :]");
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_puts(&b, "[");
+	for (long i = 0; i < k; i++)
+		ta_buf_puts(&b, ":, ");
+	ta_buf_puts(&b, "None]");
+	return ta_buf_steal(&b);
+}
+
+/* The axis of an expand_dims op as written (positional or axis=), or NULL. */
+static char *op_axis(ta_rule_ctx *c, const ta_op *op)
+{
+	const ta_kwarg *ax = ta_kwarg_find(op->kwargs, op->kwarg_count, "axis");
+	if (ax)
+		return ta_xstrdup(ax->value);
+	return op->receiver ? ta_op_arg(c, op, 0) : ta_op_arg(c, op, 1);
+}
+
 ta_status ta_detect_d4(ta_rule_ctx *c)
 {
 	bool found = false;
@@ -17,11 +50,18 @@ ta_status ta_detect_d4(ta_rule_ctx *c)
 		if (op->kind != TA_OP_EXPAND_DIMS || op->loop < 0)
 			continue;
 		char *x = op->receiver ? ta_xstrdup(op->receiver) : ta_op_arg(c, op, 0);
-		char *axis = op->receiver ? ta_op_arg(c, op, 0) : ta_op_arg(c, op, 1);
-		const char *idx = axis && !strcmp(axis, "0") ? "[None, :]" : "[:, None]";
-		ta_rule_add(c, op->span, "tl.expand_dims(%s, %s) inside the loop at line %u: (%s)%s is the same "
-			    "without a call", x ? x : "x", axis ? axis : "?", c->k->loops[op->loop].span.line,
-			    x ? x : "x", idx);
+		char *axis = op_axis(c, op);
+		char *idx = axis_index(axis);
+		unsigned loop = c->k->loops[op->loop].span.line;
+		if (idx)
+			ta_rule_add(c, op->span, "tl.expand_dims(%s, %s) inside the loop at line %u: (%s)%s inserts "
+				    "the same axis without a call", x ? x : "x", axis, loop, x ? x : "x", idx);
+		else
+			ta_rule_add(c, op->span, "tl.expand_dims(%s, %s) inside the loop at line %u: indexing with "
+				    "None at that axis is the same without a call (the axis counts from the end, so "
+				    "its position depends on the rank of `%s`)", x ? x : "x", axis ? axis : "axis",
+				    loop, x ? x : "x");
+		free(idx);
 		free(x);
 		free(axis);
 		found = true;
@@ -51,10 +91,10 @@ static int d4_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	if (op->arg_count < 1 || (op->arg_count < 2 && !ax))
 		return ta_edits_refuse(why, "line %u: expand_dims without an axis", op->span.line);
 	char *axis = ax ? ta_xstrdup(ax->value) : ta_edits_text(m, op->args[1].start, op->args[1].end);
-	const char *idx = !strcmp(axis, "0") ? "[None, :]" : !strcmp(axis, "1") ? "[:, None]" : NULL;
+	char *idx = axis_index(axis);
 	if (!idx) {
-		int r = ta_edits_refuse(why, "line %u: axis %s: only axes 0 and 1 rewrite without knowing the rank",
-					op->span.line, axis);
+		int r = ta_edits_refuse(why, "line %u: axis %s: a negative or computed axis needs the rank of the "
+					"tensor to rewrite", op->span.line, axis);
 		free(axis);
 		return r;
 	}
@@ -65,6 +105,7 @@ static int d4_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	ta_edit_replace(out, op->span.start, op->span.end, rep);
 	ta_edit_set_title(out, "index with %s instead of calling expand_dims", idx);
 	out->line = op->span.line;
+	free(idx);
 	free(rep);
 	free(xt);
 	return 0;

@@ -309,16 +309,126 @@ static char *launch_arg_for(const ta_rule_ctx *c, const ta_launch *l, const char
 	return NULL;
 }
 
-/* The host's assert that `a % n == 0`, or NULL. */
-static const ta_host_op *divisible_assert(const ta_host *h, const char *a)
+static bool id_char(char ch)
 {
-	char *pat = ta_xasprintf("%s %%", a);
-	const ta_host_op *found = NULL;
-	for (size_t i = 0; i < h->op_count && !found; i++)
-		if (h->ops[i].kind == TA_HOST_ASSERT && strstr(h->ops[i].text, pat) && strstr(h->ops[i].text, "== 0"))
-			found = &h->ops[i];
+	return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+}
+
+/* In an assert's text, the divisor d of `a % d == 0` where `a` stands as a
+ * whole operand (so `BT % BS == 0` is no statement about `T`); caller frees,
+ * NULL when there is none. */
+static char *asserted_divisor(const char *text, const char *a)
+{
+	size_t n = strlen(a);
+	for (const char *p = strstr(text, a); p; p = strstr(p + 1, a)) {
+		if ((p > text && (id_char(p[-1]) || p[-1] == '.')) || id_char(p[n]))
+			continue;
+		const char *q = p + n;
+		while (*q == ' ')
+			q++;
+		if (*q != '%')
+			continue;
+		q++;
+		while (*q == ' ')
+			q++;
+		const char *d = q;
+		while (id_char(*q) || *q == '.')
+			q++;
+		if (q == d)
+			continue;
+		const char *e = q;
+		while (*e == ' ')
+			e++;
+		if (strncmp(e, "== 0", 4) || id_char(e[4]))
+			continue;
+		return ta_xstrndup(d, (size_t)(q - d));
+	}
+	return NULL;
+}
+
+/* `a % d == 0`, the clause of the assert that says it (caller frees). */
+static char *asserted_condition(const char *text, const char *a)
+{
+	char *d = asserted_divisor(text, a);
+	char *r = ta_xasprintf("%s %% %s == 0", a, d ? d : "?");
+	free(d);
+	return r;
+}
+
+/* The constexpr parameter of the kernel that the launch gives `d` (the
+ * divisor of an assert), when the kernel builds a tile from it with
+ * tl.arange(0, P); NULL otherwise. */
+static const ta_param *tile_param_given(const ta_rule_ctx *c, const ta_launch *l, const char *d)
+{
+	for (size_t p = 0; p < c->k->param_count; p++) {
+		const ta_param *pr = &c->k->params[p];
+		if (!pr->constexpr_)
+			continue;
+		char *v = launch_arg_for(c, l, pr->name);
+		bool same = v && !strcmp(v, d);
+		free(v);
+		if (!same)
+			continue;
+		char *pat = ta_xasprintf("arange(0, %s)", pr->name);
+		bool tile = ta_rule_contains(c, c->k->body_span, pat);
+		free(pat);
+		if (tile)
+			return pr;
+	}
+	/* A literal divisor covers a tuned tile when every value it takes
+	 * (configs, launch keywords) divides it: `S % 128 == 0` with BLOCK_M
+	 * in {64, 128}. */
+	char *end;
+	long dv = strtol(d, &end, 10);
+	if (*end || dv <= 0)
+		return NULL;
+	for (size_t p = 0; p < c->k->param_count; p++) {
+		const ta_param *pr = &c->k->params[p];
+		long vals[32];
+		size_t nv = pr->constexpr_ ? ta_rule_param_values(c, pr->name, vals, 32) : 0;
+		bool all = nv > 0;
+		for (size_t i = 0; i < nv && all; i++)
+			all = vals[i] > 0 && dv % vals[i] == 0;
+		char *pat = ta_xasprintf("arange(0, %s)", pr->name);
+		bool tile = all && ta_rule_contains(c, c->k->body_span, pat);
+		free(pat);
+		if (tile)
+			return pr;
+	}
+	return NULL;
+}
+
+/* The host's assert that `a` is a multiple of a tile of the kernel: its op,
+ * with the tile parameter in *tile; NULL when there is none. */
+static const ta_host_op *divisible_assert(const ta_rule_ctx *c, const ta_launch *l, const char *a,
+					  const ta_param **tile)
+{
+	const ta_host *h = &c->m->hosts[l->host];
+	for (size_t i = 0; i < h->op_count; i++) {
+		if (h->ops[i].kind != TA_HOST_ASSERT || !h->ops[i].text)
+			continue;
+		char *d = asserted_divisor(h->ops[i].text, a);
+		*tile = d ? tile_param_given(c, l, d) : NULL;
+		free(d);
+		if (*tile)
+			return &h->ops[i];
+	}
+	return NULL;
+}
+
+/* True when the mask at ms compares offsets built from tl.arange(0, tile):
+ * the arange itself or a name assigned from it. */
+static bool mask_on_tile(ta_rule_ctx *c, ta_span ms, const char *tile)
+{
+	char *pat = ta_xasprintf("arange(0, %s)", tile);
+	bool on = ta_rule_contains(c, ms, pat);
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t i = 0; i < n && !on; i++)
+		on = as[i].rhs.end <= ms.start && ta_rule_contains(c, as[i].rhs, pat) &&
+		     ta_rule_mentions(c, ms, as[i].name);
 	free(pat);
-	return found;
+	return on;
 }
 
 ta_status ta_detect_d11(ta_rule_ctx *c)
@@ -340,12 +450,19 @@ ta_status ta_detect_d11(ta_rule_ctx *c)
 				if (l->kernel != c->kernel || l->host < 0)
 					continue;
 				char *a = launch_arg_for(c, l, pr->name);
-				const ta_host_op *as = a ? divisible_assert(&c->m->hosts[l->host], a) : NULL;
+				const ta_param *tile = NULL;
+				const ta_host_op *as = a ? divisible_assert(c, l, a, &tile) : NULL;
+				if (as && !mask_on_tile(c, ms, tile->name))
+					as = NULL;
 				if (as) {
 					char *mask = ta_rule_text(c, ms);
-					ta_finding *f = ta_rule_add(c, op->span, "masked with `%s` although `%s` asserts %s "
-								    "is a multiple of the tile: the mask never clears a lane",
-								    mask, c->m->hosts[l->host].name, a);
+					char *cond = asserted_condition(as->text, a);
+					ta_finding *f = ta_rule_add(c, op->span, "masked with `%s` although `%s` asserts "
+								    "`%s` at line %u, a multiple of every value of %s, the width of "
+								    "tl.arange(0, %s): the mask never clears a lane",
+								    mask, c->m->hosts[l->host].name, cond, as->span.line,
+								    tile->name, tile->name);
+					free(cond);
 					ta_finding_line(f, as->span.line);
 					free(mask);
 					found = true;
