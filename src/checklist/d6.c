@@ -10,12 +10,17 @@
 #include <string.h>
 #include <strings.h>
 
-/* Names of dimensions that are model constants (head dim, head counts,
- * pads), and of problem sizes that legitimately vary per call. */
+/* Names of dimensions that are model constants: head dims, head counts,
+ * pads. A hidden size or a norm's row length is not one of them (making it
+ * constexpr recompiles per model width and measured slower on the layernorm
+ * example), nor any length that walks a loop in tiles. */
 static const char *const model_dims[] = {
-	"HEAD_DIM", "head_dim", "D", "d_head", "D_HEAD", "HEAD_SIZE", "num_heads", "NUM_HEADS", "H",
-	"n_heads", "num_kv_heads", "pad", "PAD", "padding", "hidden", "hidden_size", "HIDDEN", "dim", NULL,
+	"HEAD_DIM", "head_dim", "d_head", "D_HEAD", "HEAD_SIZE", "head_size", "num_heads", "NUM_HEADS",
+	"n_heads", "num_kv_heads", "NUM_KV_HEADS", "n_kv_heads", "pad", "PAD", "padding", NULL,
 };
+
+/* Single letters that name a head dim or head count only in attention. */
+static const char *const attention_dims[] = { "D", "H", NULL };
 
 static const char *const problem_sizes[] = {
 	"n_elements", "numel", "n_rows", "num_rows", "M", "batch", "B", "seq_len", "N_CTX", "total",
@@ -34,13 +39,14 @@ ta_status ta_detect_d6(ta_rule_ctx *c)
 		const ta_param *p = ta_kernel_param(k, bound);
 		if (!p)
 			continue;
-		any = true;
-		if (p->constexpr_ || ta_name_among(p->name, problem_sizes))
+		if (ta_name_among(p->name, problem_sizes))
 			continue;
-		bool dim = ta_name_among(p->name, model_dims);
-		bool tiled_walk = lp->arg_count == 3 && ta_rule_dots_in_loop(k, (int)l) == 0 &&
-				  ta_kernel_param(k, lp->args[2]) && ta_kernel_param(k, lp->args[2])->constexpr_;
-		if (!dim && !tiled_walk)
+		bool dim = ta_name_among(p->name, model_dims) ||
+			   (c->attention && ta_name_among(p->name, attention_dims));
+		if (!dim)
+			continue;
+		any = true;
+		if (p->constexpr_)
 			continue;
 		ta_finding *f = ta_rule_add(c, lp->header, "`%s` (a plain int parameter, line %u) is the trip count "
 					    "of the loop at line %u; as tl.constexpr the loop is compiled for its value",
@@ -48,7 +54,13 @@ ta_status ta_detect_d6(ta_rule_ctx *c)
 		ta_finding_line(f, p->span.line);
 		found = true;
 	}
-	for (size_t i = 0; i < k->op_count; i++) {
+	/* A @triton.jit helper takes constexpr values from the kernel that calls
+	 * it without annotating its parameters: only a kernel this file launches
+	 * is known to receive a runtime integer. */
+	bool launched = false;
+	for (size_t li = 0; li < c->m->launch_count && !launched; li++)
+		launched = c->m->launches[li].kernel == c->kernel;
+	for (size_t i = 0; i < k->op_count && launched; i++) {
 		const ta_op *op = &k->ops[i];
 		if (op->kind != TA_OP_ARANGE || op->arg_count < 2)
 			continue;
