@@ -88,7 +88,9 @@ void ta_session_free(ta_session *s)
 		free(s->edits[i].date);
 		free(s->edits[i].diff);
 		free(s->edits[i].test_note);
+		free(s->edits[i].broken);
 	}
+	free(s->check_lines);
 	free(s->edits);
 	for (size_t i = 0; i < s->n_skips; i++)
 		free(s->skips[i].kernel);
@@ -177,6 +179,7 @@ ta_session_edit *ta_session_add_edit(ta_session *s, const char *id, const char *
 		free(d->date);
 		free(d->diff);
 		free(d->test_note);
+		free(d->broken);
 	}
 	ta_session_edit *e = TA_APPEND(s->edits, s->n_edits);
 	snprintf(e->id, sizeof e->id, "%s", id);
@@ -197,6 +200,65 @@ ta_session_edit *ta_session_last_edit(ta_session *s)
 		if (!s->edits[i].undone)
 			return &s->edits[i];
 	return NULL;
+}
+
+char *ta_session_edit_broken(const ta_session_edit *e)
+{
+	if (e->broken)
+		return ta_xstrdup(e->broken);
+	if (e->test == TA_TEST_FAILED)
+		return ta_xasprintf("the test %s", e->test_note ? e->test_note : "failed");
+	return NULL;
+}
+
+/* Whether run r measured a version that an edit in effect broke. */
+static bool run_of_broken(const ta_session *s, const ta_run_figures *r)
+{
+	for (size_t i = 0; i < s->n_edits; i++) {
+		const ta_session_edit *e = &s->edits[i];
+		if (!e->undone && e->to_version == r->version && (e->broken || e->test == TA_TEST_FAILED))
+			return true;
+	}
+	return false;
+}
+
+bool ta_session_walk_change(const ta_session *s, const char *kernel, ta_change *out, int *first,
+			    int *last)
+{
+	int a = -1, b = -1;
+	for (size_t i = 0; i < s->n_runs; i++) {
+		const ta_run_figures *r = &s->runs[i];
+		if (!ta_run_figures_find(r, kernel) || run_of_broken(s, r))
+			continue;
+		if (a < 0)
+			a = (int)i;
+		else if (r->version != s->runs[a].version)
+			b = (int)i;
+	}
+	if (first)
+		*first = a;
+	if (last)
+		*last = b;
+	if (a < 0 || b < 0)
+		return false;
+	*out = ta_change_between(&s->runs[a], &s->runs[b], kernel);
+	if (!out->measured)
+		return false;
+	/* Over a walk the launch shapes change (tiles, grids): the workload's
+	 * GPU time per call, every shape, is what the user's program pays.
+	 * Two totals have no interval: a change under 5% counts as noise. */
+	const ta_kernel_figures *fb = ta_run_figures_find(&s->runs[a], kernel);
+	const ta_kernel_figures *fa = ta_run_figures_find(&s->runs[b], kernel);
+	if (out->cmp.verdict != TA_VERDICT_FASTER && out->cmp.verdict != TA_VERDICT_SLOWER &&
+	    out->cmp.verdict != TA_VERDICT_NOISE && fb->calls && fa->calls && fb->per_call_ns > 0) {
+		out->before_ns = fb->per_call_ns;
+		out->after_ns = fa->per_call_ns;
+		out->cmp.ratio = out->after_ns / out->before_ns;
+		out->cmp.lo = out->cmp.hi = out->cmp.ratio;
+		out->cmp.verdict = out->cmp.ratio < 0.95 ? TA_VERDICT_FASTER
+				 : out->cmp.ratio > 1.05 ? TA_VERDICT_SLOWER : TA_VERDICT_NOISE;
+	}
+	return true;
 }
 
 ta_session_edit *ta_session_next_undone(ta_session *s)
@@ -271,6 +333,8 @@ void ta_session_annotate(const ta_session *s, ta_walk *w)
 			if (!st)
 				continue;
 			st->mark = TA_MARK_APPLIED;
+			free(st->broken);
+			st->broken = ta_session_edit_broken(e);
 			if (e->before_run >= 0 && e->after_run >= 0 && (size_t)e->after_run < s->n_runs &&
 			    (size_t)e->before_run < s->n_runs) {
 				st->change = ta_change_between(&s->runs[e->before_run], &s->runs[e->after_run],
@@ -479,6 +543,8 @@ char *ta_session_to_json(const ta_session *s)
 		json_array_append_new(cmd, json_string(s->command[i]));
 	json_object_set_new(root, "command", cmd);
 	json_object_set_new(root, "test", jstr(s->test_command));
+	if (s->check_lines)
+		json_object_set_new(root, "check_lines", json_string(s->check_lines));
 	json_t *vs = json_array();
 	for (size_t i = 0; i < s->n_versions; i++)
 		json_array_append_new(vs, json_pack("{s:o, s:o, s:s%}", "hash", jhash(s->versions[i].hash),
@@ -506,6 +572,9 @@ char *ta_session_to_json(const ta_session *s)
 						     "after_run", e->after_run, "undone", e->undone,
 						     "diff", jstr(e->diff), "test", test_name(e->test),
 						     "test_note", jstr(e->test_note)));
+		if (e->broken)
+			json_object_set_new(json_array_get(eds, json_array_size(eds) - 1), "broken",
+					    json_string(e->broken));
 	}
 	json_object_set_new(root, "edits", eds);
 	json_t *sk = json_array();
@@ -901,6 +970,7 @@ static bool read_session(reader *r, json_t *root, ta_session *s)
 		}
 	}
 	s->test_command = get_str(root, "test");
+	s->check_lines = get_str(root, "check_lines");
 	size_t i;
 	json_t *vo;
 	json_array_foreach(json_object_get(root, "versions"), i, vo) {
@@ -946,6 +1016,7 @@ static bool read_session(reader *r, json_t *root, ta_session *s)
 		e->test = t && !strcmp(t, "passed") ? TA_TEST_PASSED
 			: t && !strcmp(t, "failed") ? TA_TEST_FAILED : TA_TEST_NONE;
 		e->test_note = get_str(eo, "test_note");
+		e->broken = get_str(eo, "broken");
 	}
 	json_t *ko;
 	json_array_foreach(json_object_get(root, "skipped"), i, ko) {

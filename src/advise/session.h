@@ -63,6 +63,8 @@ typedef struct ta_session_edit {
 	char *diff;                  /* as applied */
 	ta_test_state test;
 	char *test_note;             /* one line: how the test ended */
+	char *broken;                /* why the run after it shows the edit broke the
+	                              * program (advise/check_lines.h); NULL: not seen */
 } ta_session_edit;
 
 typedef struct ta_session_skip {
@@ -86,6 +88,8 @@ typedef struct ta_session {
 	size_t n_runs;
 	ta_run_figures *baseline;    /* the reference T4/T5 compare with; NULL: none */
 	char *baseline_source;       /* its command or record file, as given */
+	char *check_lines;           /* the first run's check lines (advise/check_lines.h);
+	                              * NULL: none kept yet */
 	ta_session_edit *edits;
 	size_t n_edits;
 	ta_session_skip *skips;
@@ -130,6 +134,9 @@ ta_session_edit *ta_session_add_edit(ta_session *s, const char *id, const char *
 				     uint32_t line, const char *diff);
 /* The last edit in effect (not undone), or NULL. */
 ta_session_edit *ta_session_last_edit(ta_session *s);
+/* Why the edit is broken (its run's check, or its failed test), or NULL
+ * (caller frees). */
+char *ta_session_edit_broken(const ta_session_edit *e);
 /* The first undone edit after the last one in effect, or NULL. */
 ta_session_edit *ta_session_next_undone(ta_session *s);
 void ta_session_set_skip(ta_session *s, const char *kernel, const char *id, bool on);
@@ -139,7 +146,8 @@ void ta_session_set_walk(ta_session *s, ta_walk *w);
 void ta_session_set_env_gpu(ta_session *s, const ta_gpu_info *gpu);
 
 /* Marks w from what the user did: skipped steps, applied edits with their
- * measured change (first kernel that has one). */
+ * measured change (first kernel that has one), and edits that broke the
+ * run or failed the test (ta_step.broken). */
 void ta_session_annotate(const ta_session *s, ta_walk *w);
 
 /* One step of a recorded walk (`--step ID=RECORDS[,MEASURED]`): today's
@@ -162,6 +170,16 @@ typedef struct ta_record_step {
 struct ta_analysis;
 int ta_session_apply_step(ta_session *s, struct ta_analysis **a, const ta_record_step *st,
 			  const ta_gpu_info *gpu, char **err);
+
+/* The measured change of kernel over the whole walk: from the session's
+ * first run that measured it to its last one of another version (runs of a
+ * version that an edit broke do not count). When the two runs launched
+ * other shapes, the workload's GPU time per call (every shape) stands for
+ * each, with no interval: the verdict is faster or slower beyond 5%, else
+ * within noise. Returns false when there are not two such runs; *first and
+ * *last (may be NULL) get their indexes. */
+bool ta_session_walk_change(const ta_session *s, const char *kernel, ta_change *out, int *first,
+			    int *last);
 
 /* ISO 8601 UTC of now, or of ns since the epoch. Caller frees. */
 char *ta_session_now(void);

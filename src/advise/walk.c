@@ -299,11 +299,13 @@ static void step_free(ta_step *s)
 		free(s->findings[i].reason);
 		free(s->findings[i].lines);
 		free(s->findings[i].measure);
+		free(s->findings[i].why_no_edit);
 	}
 	free(s->findings);
 	free(s->diff);
 	free(s->edit_title);
 	free(s->why_no_edit);
+	free(s->broken);
 }
 
 void ta_walk_free(ta_walk *w)
@@ -499,19 +501,37 @@ ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const
 			 * change (a served entry's rewrite is its server's); else
 			 * why the first one cannot be. */
 			s->edit_line = ta_step_line(s);
-			for (size_t f = 0; f < r->finding_count && !s->diff; f++) {
+			size_t wi = 0;
+			for (size_t f = 0; f < r->finding_count; f++) {
 				const ta_finding *fd = &r->findings[f];
 				if (fd->kernel != (int)ki || strcmp(fd->id, s->id))
 					continue;
-				char *why = NULL;
-				if (ta_walk_edit_diff(m, fd, name, &s->diff, &s->edit_title, &why) == 0) {
-					s->edit_line = fd->span.line;
-					free(s->why_no_edit);
-					s->why_no_edit = NULL;
-				} else if (!s->why_no_edit) {
-					s->why_no_edit = why;
+				/* Every site is tried, as --apply ID tries them: the
+				 * user may pick any that can be rewritten. */
+				ta_walk_finding *wf = wi < s->n_findings ? &s->findings[wi] : NULL;
+				wi++;
+				char *why = NULL, *diff = NULL, *title = NULL;
+				if (ta_walk_edit_diff(m, fd, name, &diff, &title, &why) == 0) {
+					s->n_edit_sites++;
+					if (wf)
+						wf->edit_ok = true;
+					if (!s->diff) {
+						s->diff = diff;
+						s->edit_title = title;
+						s->edit_line = fd->span.line;
+						free(s->why_no_edit);
+						s->why_no_edit = NULL;
+						continue;
+					}
+					free(diff);
+					free(title);
 				} else {
-					free(why);
+					if (wf)
+						wf->why_no_edit = ta_xstrdup(why ? why : "no edit here");
+					if (!s->diff && !s->why_no_edit)
+						s->why_no_edit = why;
+					else
+						free(why);
 				}
 			}
 		}

@@ -136,6 +136,10 @@ typedef struct ta_walk_finding {
 	uint32_t *lines;             /* evidence lines, 1-based */
 	size_t n_lines;
 	char *measure;               /* what the profile showed/must show; may be NULL */
+	/* A mechanical step: whether the rewrite makes an edit at this
+	 * finding's site, and why not (NULL when it does, or not tried). */
+	bool edit_ok;
+	char *why_no_edit;
 } ta_walk_finding;
 
 typedef struct ta_step {
@@ -149,8 +153,12 @@ typedef struct ta_step {
 	char *edit_title;            /* one line, with diff */
 	char *why_no_edit;           /* why no diff could be made; may be NULL */
 	uint32_t edit_line;          /* the line the edit was made for */
+	size_t n_edit_sites;         /* findings whose site the rewrite can change (edit_ok):
+	                              * more than one, and `a` lets the user pick */
 	bool has_change;             /* applied and re-measured */
 	ta_change change;
+	char *broken;                /* applied, and the run after it or the test
+	                              * failed: why (then change is no verdict) */
 } ta_step;
 
 typedef struct ta_walk_kernel {

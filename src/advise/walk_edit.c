@@ -26,14 +26,37 @@ int ta_walk_edit_diff(const ta_model *m, const ta_finding *f, const char *name, 
 	return 0;
 }
 
+static int kernel_index(const ta_model *m, const char *kernel)
+{
+	for (size_t i = 0; i < m->kernel_count && kernel; i++)
+		if (!strcmp(m->kernels[i].name, kernel))
+			return (int)i;
+	return -1;
+}
+
+int ta_walk_edit_diff_at(const ta_model *m, const char *id, const char *kernel, uint32_t line,
+			 const char *name, char **diff, char **title, char **why_not)
+{
+	*diff = NULL;
+	*title = NULL;
+	*why_not = NULL;
+	ta_edit e;
+	if (ta_rewrite_at_line(m, id, kernel_index(m, kernel), line, &e, why_not) != 0) {
+		if (!*why_not)
+			*why_not = ta_xasprintf("no mechanical edit for %s here", id);
+		return -1;
+	}
+	*diff = ta_edit_diff(&e, name ? name : "kernel.py", m->src->text, m->src->len);
+	*title = ta_xstrdup(e.title ? e.title : id);
+	ta_edit_clear(&e);
+	return 0;
+}
+
 int ta_walk_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_model *m,
 		       const char *id, const char *kernel, uint32_t line, char **msg)
 {
 	*msg = NULL;
-	int k = -1;
-	for (size_t i = 0; i < m->kernel_count && kernel; i++)
-		if (!strcmp(m->kernels[i].name, kernel))
-			k = (int)i;
+	int k = kernel_index(m, kernel);
 	ta_edit e;
 	char *why = NULL;
 	if (ta_rewrite_at_line(m, id, k, line, &e, &why) != 0) {

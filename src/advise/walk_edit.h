@@ -15,6 +15,11 @@
 int ta_walk_edit_diff(const ta_model *m, const ta_finding *f, const char *name, char **diff,
 		      char **title, char **why_not);
 
+/* The same for the finding of id about kernel (by name) on line, as the
+ * advisor's site list offers it. */
+int ta_walk_edit_diff_at(const ta_model *m, const char *id, const char *kernel, uint32_t line,
+			 const char *name, char **diff, char **title, char **why_not);
+
 /* Makes the edit a step showed, for its finding of id about kernel (by
  * name) on line, and applies it (see ta_edit_apply); a served entry's edit
  * is made by its server's rewrite (entries.def). Returns 0 or -1, with *msg

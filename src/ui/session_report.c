@@ -48,6 +48,40 @@ static void baseline_section(const ta_session *s, FILE *out)
 	fprintf(out, "\n");
 }
 
+/* The measured first-to-last change of each kernel over the walk. */
+static void whole_walk(const ta_session *s, const ta_walk *w, FILE *out)
+{
+	bool any = false;
+	for (size_t k = 0; w && k < w->n_kernels; k++) {
+		ta_change c;
+		int a, b;
+		if (!ta_session_walk_change(s, w->kernels[k].name, &c, &a, &b))
+			continue;
+		if (!any)
+			fprintf(out, "## The whole walk\n\n| kernel | first run | last run | ratio | verdict |\n"
+				"|---|---|---|---|---|\n");
+		any = true;
+		fprintf(out, "| ");
+		ta_md_put_code(out, w->kernels[k].name);
+		fprintf(out, " | ");
+		put_us(out, c.before_ns);
+		fprintf(out, " (");
+		ta_md_put_text(out, s->runs[a].label ? s->runs[a].label : "run");
+		fprintf(out, ") | ");
+		put_us(out, c.after_ns);
+		fprintf(out, " (");
+		ta_md_put_text(out, s->runs[b].label ? s->runs[b].label : "run");
+		if (c.cmp.lo == c.cmp.hi)   /* per call over every shape: two totals */
+			fprintf(out, ") | %.3f (GPU time per call) | %s |\n", c.cmp.ratio,
+				ta_verdict_name(c.cmp.verdict));
+		else
+			fprintf(out, ") | %.3f [%.3f, %.3f] | %s |\n", c.cmp.ratio, c.cmp.lo, c.cmp.hi,
+				ta_verdict_name(c.cmp.verdict));
+	}
+	if (any)
+		fprintf(out, "\n");
+}
+
 int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 {
 	/* Every string below comes from the session file: escaped for markdown. */
@@ -121,7 +155,14 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 		if (e->test != TA_TEST_NONE)
 			fprintf(out, "; test %s", e->test == TA_TEST_PASSED ? "passed" : "FAILED");
 		fprintf(out, "\n");
-		if (e->before_run >= 0 && e->after_run >= 0) {
+		char *broken = ta_session_edit_broken(e);
+		if (broken) {
+			/* No verdict: a broken program's time says nothing of the edit. */
+			fprintf(out, "  - **broken**: ");
+			ta_md_put_prose(out, broken);
+			fprintf(out, "; not compared\n");
+			free(broken);
+		} else if (e->before_run >= 0 && e->after_run >= 0) {
 			const ta_run_figures *b = &s->runs[e->before_run], *a = &s->runs[e->after_run];
 			for (size_t k = 0; k < a->n_kernels; k++) {
 				ta_change c = ta_change_between(b, a, a->kernels[k].name);
@@ -141,6 +182,7 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 	if (!shown)
 		fprintf(out, "None yet.\n");
 	fprintf(out, "\n");
+	whole_walk(s, w, out);
 
 	for (size_t k = 0; w && k < w->n_kernels; k++) {
 		const ta_walk_kernel *wk = &w->kernels[k];
@@ -156,7 +198,7 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 			}
 			fprintf(out, "- **");
 			ta_md_put_text(out, st->id);
-			fprintf(out, "** — %s", ta_mark_name(st->mark));
+			fprintf(out, "** — %s%s", ta_mark_name(st->mark), st->broken ? ", broken" : "");
 			if (st->n_findings) {
 				fprintf(out, ": line %u: ", (unsigned)st->findings[0].line);
 				ta_md_put_prose(out, st->findings[0].reason);

@@ -21,7 +21,7 @@
 #   ascii     the walk without UTF-8
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
-plan 11
+plan 13
 
 session="examples/attention/session.h200.json"
 env="TERM=screen NO_COLOR=1 LC_ALL=C.UTF-8 LANG=C.UTF-8"
@@ -67,6 +67,19 @@ ta_screen_is noprofile "--no-profile: the first kernel's walk, why nothing is me
 ta_keys Tab
 ta_wait "Walk of tile_kernel" >/dev/null
 ta_screen_is kernels "Tab: the second kernel's walk"
+ta_keys q
+ta_wait "^EXIT=0" >/dev/null
+
+# The recorded walk: each applied step's verdict mark and ratio, the whole
+# walk's change under the walk's title, and on a step's page the measured
+# change with its before/after bars.
+ta_start 100 34 "cd '$TA_SRCDIR' && env $env '$TILEADVISE' --replay examples/attention/session-walk.h200.json"
+ta_wait "Walk of gemma_attn_fwd" >/dev/null
+ta_screen_is walked "walked: verdict marks, ratios and the whole walk's change"
+ta_step_to S3 >/dev/null
+ta_keys Space Space
+ta_wait "after  ████" >/dev/null
+ta_screen_is measured "measured: S3's change, its interval, verdict and bars"
 ta_keys q
 ta_wait "^EXIT=0" >/dev/null
 

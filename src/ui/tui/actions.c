@@ -28,6 +28,8 @@ static bool busy(ta_app *app)
 	return true;
 }
 
+/* a: the step's edit; when more than one of its sites can be rewritten,
+ * the list of them, to pick one (as --apply ID:LINE does). */
 static unsigned do_apply(ta_app *app)
 {
 	ta_step *s = ta_app_step(app);
@@ -47,17 +49,46 @@ static unsigned do_apply(ta_app *app)
 					   s->why_no_edit ? ": " : "", s->why_no_edit ? s->why_no_edit : "");
 		return TA_REACT_REDRAW;
 	}
+	if (s->n_edit_sites > 1) {
+		app->overlay = &ta_view_sites;
+		app->overlay_top = 0;
+		app->overlay_left = 0;
+		app->pick = -1;
+		for (size_t i = 0; i < s->n_findings && app->pick < 0; i++)
+			if (s->findings[i].edit_ok)
+				app->pick = (int)i;
+		return TA_REACT_REDRAW;
+	}
+	return ta_app_apply_at(app, s->edit_line);
+}
+
+unsigned ta_app_apply_at(ta_app *app, uint32_t line)
+{
+	ta_step *s = ta_app_step(app);
+	const ta_walk_kernel *k = ta_app_kernel(app);
+	if (!s || !k || !s->diff || busy(app))
+		return TA_REACT_REDRAW;
 	char id[8];
 	snprintf(id, sizeof id, "%s", s->id);
 	unsigned prev = app->sess->current;
-	uint32_t line = s->edit_line;
+	/* The diff the session keeps is the one of the site applied. */
+	char *diff = NULL, *title = NULL, *why = NULL;
+	if (line == s->edit_line) {
+		diff = ta_xstrdup(s->diff);
+	} else if (ta_walk_edit_diff_at(app->an->model, id, k->name, line, app->sess->file_name, &diff, &title,
+					&why) != 0) {
+		ta_app_set_message(app, true, "%s", why ? why : "the edit could not be made there");
+		free(why);
+		return TA_REACT_REDRAW;
+	}
+	free(title);
 	char *msg = NULL;
 	if (ta_walk_edit_apply(app->an->src, app->an->syn, app->an->model, id, k->name, line, &msg) != 0) {
 		ta_app_set_message(app, true, "%s", msg ? msg : "the edit could not be applied");
 		free(msg);
+		free(diff);
 		return TA_REACT_REDRAW;
 	}
-	char *diff = ta_xstrdup(s->diff);
 	char *kernel = ta_xstrdup(k->name);
 	char label[32];
 	snprintf(label, sizeof label, "after %s", id);

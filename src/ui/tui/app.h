@@ -45,6 +45,7 @@ extern const ta_view_ops ta_view_step;    /* right: the step page */
 extern const ta_view_ops ta_view_help;    /* overlays */
 extern const ta_view_ops ta_view_log;
 extern const ta_view_ops ta_view_diff;
+extern const ta_view_ops ta_view_sites;   /* the sites of a step's edit, to pick one */
 
 typedef enum ta_run_kind {
 	TA_RUN_NONE, TA_RUN_PROFILE, TA_RUN_BASELINE, TA_RUN_TEST,
@@ -119,6 +120,7 @@ struct ta_app {
 	int overlay_top;
 	int overlay_lines;
 	int overlay_left;         /* the overlay's sideways scroll, in columns */
+	int pick;                 /* the sites overlay: the finding picked */
 
 	/* file watch */
 	struct timespec file_mtime;
@@ -152,6 +154,8 @@ unsigned ta_app_watch_file(ta_app *app);
 
 /* actions.c: the requests that change things */
 unsigned ta_app_request(ta_app *app, ta_req req);
+/* Applies the selected step's edit at the site on line, then re-runs. */
+unsigned ta_app_apply_at(ta_app *app, uint32_t line);
 
 /* runs.c: profiling and test runs */
 void ta_app_start_profile(ta_app *app, const char *label);

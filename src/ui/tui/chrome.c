@@ -141,6 +141,12 @@ void ta_chrome_footer(ta_app *app, int y, int w)
 		put_key(y, x, w, "n", "no, keep it");
 		return;
 	}
+	if (app->overlay == &ta_view_sites) {
+		x = put_key(y, x, w, "j/k", "site");
+		x = put_key(y, x, w, "Enter/a", "apply there");
+		put_key(y, x, w, "Esc", "cancel");
+		return;
+	}
 	if (app->overlay) {
 		x = put_key(y, x, w, "j/k", "scroll");
 		x = put_key(y, x, w, "Space/b", "page");

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advise/check_lines.h"
 #include "checklist/rules.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
@@ -85,6 +86,12 @@ static void finish_profile(ta_app *app)
 	ta_session_edit *e = &app->sess->edits[app->pending_edit];
 	e->after_run = idx;
 	ta_app_rebuild_walk(app);
+	if (e->broken) {
+		/* No verdict: a broken program's time says nothing of the edit. */
+		ta_app_set_message(app, true, "after %s: broken: %s", e->id, e->broken);
+		app->pending_edit = -1;
+		return;
+	}
 	/* The verdict per kernel: the first that got slower asks to revert. */
 	const ta_run_figures *before = e->before_run >= 0 ? &app->sess->runs[e->before_run] : NULL;
 	const ta_run_figures *after = &app->sess->runs[idx];
@@ -271,6 +278,7 @@ static void finish_test(ta_app *app, const ta_run_result *res, const char *how)
 		e->test = ok ? TA_TEST_PASSED : TA_TEST_FAILED;
 		free(e->test_note);
 		e->test_note = ta_xstrdup(how);
+		ta_app_rebuild_walk(app);   /* a failed test marks the step broken */
 	}
 	if (ok) {
 		ta_app_set_message(app, false, "test passed%s%s", e ? " after " : "", e ? e->id : "");
@@ -279,6 +287,31 @@ static void finish_test(ta_app *app, const ta_run_result *res, const char *how)
 	} else {
 		ta_app_set_message(app, true, "test failed (%s)", how);
 	}
+}
+
+/* The user's own run is a test too: a re-run after an edit that fails, or
+ * whose check lines differ from the first run's, marks the edit broken and
+ * offers to revert it. A first run that exits 0 gives the check lines. */
+static void judge_run(ta_app *app, const ta_run_result *res, const char *how)
+{
+	ta_session_edit *e = app->pending_edit >= 0 && (size_t)app->pending_edit < app->sess->n_edits
+			   ? &app->sess->edits[app->pending_edit] : NULL;
+	if (!e) {
+		if (!app->sess->check_lines && res->state == TA_RUN_EXITED && res->exit_status == 0)
+			app->sess->check_lines = ta_check_lines(app->last_log);
+		return;
+	}
+	char *why = ta_check_rerun(res, how, app->sess->check_lines, app->last_log);
+	if (!why)
+		return;
+	free(e->broken);
+	e->broken = why;
+	ta_app_rebuild_walk(app);
+	/* The footer has one line: a long reason stays on the step page. */
+	if (strlen(why) <= 60)
+		ask_revert(app, "%s broke the program: %s.", e->id, why);
+	else
+		ask_revert(app, "%s broke the program (its step page says how).", e->id);
 }
 
 unsigned ta_app_run_poll(ta_app *app)
@@ -297,6 +330,8 @@ unsigned ta_app_run_poll(ta_app *app)
 	app->run_kind = TA_RUN_NONE;
 	free(app->last_run_note);
 	app->last_run_note = ta_xstrdup(how);
+	if (kind == TA_RUN_PROFILE && res.state != TA_RUN_CANCELLED)
+		judge_run(app, &res, how);
 	if (kind == TA_RUN_TEST) {
 		finish_test(app, &res, how);
 	} else if (kind == TA_RUN_DEEP_PC || kind == TA_RUN_DEEP_SOL) {

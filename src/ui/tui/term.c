@@ -28,6 +28,7 @@ static const char *const glyph_utf8[TA_G__COUNT] = {
 	[TA_G_ARROW] = "→", [TA_G_DOT] = "·", [TA_G_EMDASH] = "—", [TA_G_TIMES] = "×",
 	[TA_G_MU] = "µ", [TA_G_ELLIPSIS] = "…",
 	[TA_G_HEAT1] = "░", [TA_G_HEAT2] = "▒", [TA_G_HEAT3] = "▓", [TA_G_HEAT4] = "█",
+	[TA_G_BROKEN] = "✗", [TA_G_BAR] = "█", [TA_G_SLOWER] = "▼", [TA_G_NOISE] = "≈",
 };
 static const char *const glyph_ascii[TA_G__COUNT] = {
 	[TA_G_APPLIES] = "*", [TA_G_SATISFIED] = "+", [TA_G_NA] = ".",
@@ -36,6 +37,7 @@ static const char *const glyph_ascii[TA_G__COUNT] = {
 	[TA_G_ARROW] = "->", [TA_G_DOT] = "-", [TA_G_EMDASH] = "-", [TA_G_TIMES] = "x",
 	[TA_G_MU] = "u", [TA_G_ELLIPSIS] = "~",
 	[TA_G_HEAT1] = ".", [TA_G_HEAT2] = ":", [TA_G_HEAT3] = "*", [TA_G_HEAT4] = "#",
+	[TA_G_BROKEN] = "X", [TA_G_BAR] = "#", [TA_G_SLOWER] = "v", [TA_G_NOISE] = "=",
 };
 
 bool ta_term_utf8(void) { return utf8; }
@@ -142,6 +144,7 @@ static void setup_roles(void)
 			{ TA_ROLE_WARN, COLOR_MAGENTA, -1, 0 },
 			{ TA_ROLE_FASTER, COLOR_GREEN, -1, A_BOLD },
 			{ TA_ROLE_SLOWER, COLOR_RED, -1, A_BOLD },
+			{ TA_ROLE_NOISE, COLOR_YELLOW, -1, 0 },
 			{ TA_ROLE_ERROR, COLOR_WHITE, COLOR_RED, A_BOLD },
 		};
 		for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {

@@ -26,6 +26,7 @@ typedef enum ta_role {
 	TA_ROLE_WARN,
 	TA_ROLE_FASTER,
 	TA_ROLE_SLOWER,
+	TA_ROLE_NOISE,        /* a measured change within noise */
 	TA_ROLE_ERROR,
 	TA_ROLE__COUNT
 } ta_role;
@@ -36,6 +37,9 @@ typedef enum ta_glyph {
 	TA_G_APPLIED, TA_G_SKIPPED, TA_G_CURSOR, TA_G_FOLD, TA_G_VBAR, TA_G_ARROW,
 	TA_G_DOT, TA_G_EMDASH, TA_G_TIMES, TA_G_MU, TA_G_ELLIPSIS,
 	TA_G_HEAT1, TA_G_HEAT2, TA_G_HEAT3, TA_G_HEAT4,   /* --deep gutter, coolest first */
+	TA_G_BROKEN,          /* an applied edit that broke the program */
+	TA_G_SLOWER, TA_G_NOISE,   /* applied and measured slower, within noise */
+	TA_G_BAR,             /* a before/after bar */
 	TA_G__COUNT
 } ta_glyph;
 

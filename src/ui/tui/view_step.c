@@ -439,12 +439,49 @@ static void diff_lines(page *p, const char *d, int max, int skip)
 	}
 }
 
+/* Before and after as two bars on one scale, the after bar in the
+ * verdict's colour. */
+static void bars(page *p, double before, double after, ta_role role)
+{
+	int width = p->r->w - 20;
+	if (width > 40)
+		width = 40;
+	if (width < 8 || before <= 0 || after <= 0)
+		return;
+	double top = before > after ? before : after;
+	const char *labels[2] = { "before", "after" };
+	double v[2] = { before, after };
+	for (int i = 0; i < 2; i++) {
+		int n = (int)(v[i] / top * width + 0.5);
+		if (n < 1)
+			n = 1;
+		ta_buf b = TA_BUF_INIT;
+		for (int j = 0; j < n; j++)
+			ta_buf_puts(&b, ta_glyph_str(TA_G_BAR));
+		int y;
+		if (visible(p, &y)) {
+			int x = p->r->x + 5;
+			x += ta_term_printf(y, x, p->r->w - 5, TA_ROLE_DIM, "%-7s", labels[i]);
+			ta_term_put(y, x, p->r->x + p->r->w - x, ta_buf_str(&b), (size_t)-1,
+				    i ? role : TA_ROLE_DIM);
+		}
+		p->line++;
+		ta_buf_free(&b);
+	}
+}
+
 static void measured(page *p, const ta_app *app, const ta_step *s)
 {
 	if (s->mark != TA_MARK_APPLIED)
 		return;
 	blank(p);
 	textf(p, 1, TA_ROLE_TITLE, "Measured");
+	if (s->broken) {
+		/* A broken program's time is no measure of the edit. */
+		wrap(p, 3, TA_ROLE_DIM, "not compared: the run after the edit shows it broke the program "
+		     "(see above), so its time says nothing about the edit");
+		return;
+	}
 	if (!s->has_change) {
 		textf(p, 3, TA_ROLE_DIM, "applied; not measured yet%s",
 		      app->opt.no_profile ? " (profiling is off)" : "");
@@ -453,11 +490,12 @@ static void measured(page *p, const ta_app *app, const ta_step *s)
 	char b[32], a[32];
 	const ta_comparison *c = &s->change.cmp;
 	ta_role role = c->verdict == TA_VERDICT_FASTER ? TA_ROLE_FASTER
-		     : c->verdict == TA_VERDICT_SLOWER ? TA_ROLE_SLOWER : TA_ROLE_NORMAL;
+		     : c->verdict == TA_VERDICT_SLOWER ? TA_ROLE_SLOWER : TA_ROLE_NOISE;
 	textf(p, 3, role, "%s %s %s   %.3f%s [%.3f, %.3f] 95%%   %s",
 	      ta_fmt_ns(s->change.before_ns, b, sizeof b), ta_glyph_str(TA_G_ARROW),
 	      ta_fmt_ns(s->change.after_ns, a, sizeof a), c->ratio, ta_glyph_str(TA_G_TIMES), c->lo, c->hi,
 	      c->verdict == TA_VERDICT_NOISE ? "within noise" : ta_verdict_name(c->verdict));
+	bars(p, s->change.before_ns, s->change.after_ns, role);
 	const char *x = ta_glyph_str(TA_G_TIMES);
 	for (size_t i = 0; i < s->change.n_shapes; i++) {
 		const ta_shape_change *sc = &s->change.shapes[i];
@@ -518,6 +556,13 @@ static void draw(ta_app *app, const ta_rect *r)
 		wrap(&p, 1, TA_ROLE_DIM, "A hint: this entry is in preview, its findings measured below 90% "
 					 "precision (tests/PRECISION.md). Read the code before acting on it.");
 	blank(&p);
+	if (s->mark == TA_MARK_APPLIED && s->broken) {
+		/* Said first: the edit broke the program, whatever its time. */
+		textf(&p, 1, TA_ROLE_ERROR, "%s Broken: %s", ta_glyph_str(TA_G_BROKEN), s->broken);
+		if (!app->read_only)
+			wrap(&p, 1, TA_ROLE_NORMAL, "u reverts the edit; the run's output is under l.");
+		blank(&p);
+	}
 	if (s->n_findings) {
 		for (size_t i = 0; i < s->n_findings && i < 6; i++) {
 			char *line = ta_xasprintf("line %u: %s", (unsigned)s->findings[i].line, s->findings[i].reason);
@@ -549,6 +594,21 @@ static void draw(ta_app *app, const ta_rect *r)
 		blank(&p);
 		textf(&p, 1, TA_ROLE_TITLE, "Suggested edit %s %s%s", ta_glyph_str(TA_G_DOT),
 		      s->edit_title ? s->edit_title : "mechanical", app->read_only ? "" : "  (a applies it)");
+		if (s->n_edit_sites > 1) {
+			char *sites = ta_xasprintf("This is the edit at line %u; %zu of the step's %zu sites can be "
+						   "rewritten%s.", (unsigned)s->edit_line, s->n_edit_sites,
+						   s->n_findings, app->read_only ? "" : " (a lists them to pick one)");
+			wrap(&p, 3, TA_ROLE_DIM, sites);
+			free(sites);
+		} else if (s->n_findings > 1 && s->edit_line != s->findings[0].line) {
+			/* Said, so that the diff below is not read as the first line's. */
+			const ta_walk_finding *f0 = &s->findings[0];
+			char *only = ta_xasprintf("This is the edit at line %u, the only site of the step the "
+						  "rewrite can change (%s).", (unsigned)s->edit_line,
+						  f0->why_no_edit ? f0->why_no_edit : "the others refuse");
+			wrap(&p, 3, TA_ROLE_DIM, only);
+			free(only);
+		}
 		diff_lines(&p, s->diff, 40, app->hscroll);
 	} else if (s->edit_kind == TA_STEP_EDIT_GUIDED && s->mark == TA_MARK_APPLIES && e) {
 		blank(&p);

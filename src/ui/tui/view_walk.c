@@ -5,10 +5,13 @@
 #include "ui/tui/app.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "advise/checklist.h"
+#include "advise/session.h"
 #include "ui/tui/term.h"
+#include "util/buf.h"
 
 static ta_glyph mark_glyph(ta_mark m)
 {
@@ -55,16 +58,44 @@ static int selected_row(const ta_app *app)
 	return -1;
 }
 
+/* An applied step's glyph and colour say its verdict: faster, slower,
+ * within noise, or broken (never a star). */
+static ta_glyph step_glyph(const ta_step *s)
+{
+	if (s->mark != TA_MARK_APPLIED)
+		return mark_glyph(s->mark);
+	if (s->broken)
+		return TA_G_BROKEN;
+	if (!s->has_change || s->change.cmp.verdict == TA_VERDICT_FASTER)
+		return TA_G_APPLIED;
+	return s->change.cmp.verdict == TA_VERDICT_SLOWER ? TA_G_SLOWER : TA_G_NOISE;
+}
+
+static ta_role step_role(const ta_step *s)
+{
+	if (s->mark != TA_MARK_APPLIED)
+		return mark_role(s->mark);
+	if (s->broken)
+		return TA_ROLE_ERROR;
+	if (!s->has_change)
+		return TA_ROLE_OK;
+	return s->change.cmp.verdict == TA_VERDICT_FASTER ? TA_ROLE_FASTER
+	     : s->change.cmp.verdict == TA_VERDICT_SLOWER ? TA_ROLE_SLOWER
+	     : s->change.cmp.verdict == TA_VERDICT_NOISE ? TA_ROLE_NOISE : TA_ROLE_DIM;
+}
+
 static void draw_step_row(ta_app *app, const ta_step *s, int y, int x, int w, bool sel)
 {
 	ta_role base = sel ? TA_ROLE_SELECT : TA_ROLE_NORMAL;
 	ta_term_fill(y, x, w, base);
 	int c = x + 1;
-	c += ta_term_put(y, c, w - (c - x), ta_glyph_str(mark_glyph(s->mark)), (size_t)-1,
-			 sel ? base : mark_role(s->mark));
+	c += ta_term_put(y, c, w - (c - x), ta_glyph_str(step_glyph(s)), (size_t)-1,
+			 sel ? base : step_role(s));
 	c += ta_term_printf(y, c, w - (c - x), base, " %-3s ", s->id);
 	char right[32] = "";
-	if (s->has_change)
+	if (s->mark == TA_MARK_APPLIED && s->broken)
+		snprintf(right, sizeof right, " broken");
+	else if (s->has_change)
 		snprintf(right, sizeof right, " %.2f%s", s->change.cmp.ratio, ta_glyph_str(TA_G_TIMES));
 	else if (s->mark == TA_MARK_APPLIED)
 		snprintf(right, sizeof right, " applied");
@@ -77,9 +108,8 @@ static void draw_step_row(ta_app *app, const ta_step *s, int y, int x, int w, bo
 	int rw = ta_term_width(right, (size_t)-1);
 	ta_term_put_clipped(y, c, w - (c - x) - rw, e ? e->title : "", base);
 	if (rw) {
-		ta_role rr = sel ? base : s->has_change && s->change.cmp.verdict == TA_VERDICT_SLOWER
-			   ? TA_ROLE_SLOWER : s->has_change && s->change.cmp.verdict == TA_VERDICT_FASTER
-			   ? TA_ROLE_FASTER : TA_ROLE_DIM;
+		ta_role rr = sel ? base : s->mark == TA_MARK_APPLIED && (s->broken || s->has_change)
+			   ? step_role(s) : TA_ROLE_DIM;
 		ta_term_put(y, x + w - rw, rw, right, (size_t)-1, rr);
 	}
 }
@@ -129,6 +159,23 @@ static void draw(ta_app *app, const ta_rect *r)
 	}
 	if (y < bottom)
 		ta_term_printf(y++, x, w, TA_ROLE_TITLE, " Walk of %s", k->name);
+	/* The whole walk so far: first run to last, in the verdict's colour. */
+	ta_change wc;
+	if (y < bottom && app->sess && ta_session_walk_change(app->sess, k->name, &wc, NULL, NULL)) {
+		char b[32], a[32];
+		ta_role role = wc.cmp.verdict == TA_VERDICT_FASTER ? TA_ROLE_FASTER
+			     : wc.cmp.verdict == TA_VERDICT_SLOWER ? TA_ROLE_SLOWER : TA_ROLE_NOISE;
+		/* the ratio first: a narrow pane cuts the times, not it; one unit */
+		ta_fmt_ns(wc.before_ns, b, sizeof b);
+		ta_fmt_ns(wc.after_ns, a, sizeof a);
+		char *ub = strrchr(b, ' '), *ua = strrchr(a, ' ');
+		if (ub && ua && !strcmp(ub, ua))
+			*ub = '\0';
+		char *line = ta_xasprintf(" whole walk %.2f%s %s %s %s %s", wc.cmp.ratio, ta_glyph_str(TA_G_TIMES),
+					  ta_glyph_str(TA_G_DOT), b, ta_glyph_str(TA_G_ARROW), a);
+		ta_term_put_clipped(y++, x, w, line, role);
+		free(line);
+	}
 	int avail = bottom - y;
 	if (avail <= 0)
 		return;
