@@ -18,7 +18,9 @@
 #include "ui/explain.h"
 #include "ui/check.h"
 #include "ui/edit_cli.h"
+#include "ui/discover.h"
 #include "ui/profile_report.h"
+#include "ui/pyproject.h"
 #include "ui/report.h"
 #include "ui/session_report.h"
 #include "ui/tui/tui.h"
@@ -49,6 +51,9 @@ typedef struct options {
 	bool exit_zero;           /* --check: findings do not make the exit status 1 */
 	bool statistics;          /* --check: a count per entry instead of the findings */
 	bool preview;             /* --check: report the entries in preview too */
+	char **excludes;          /* --check: --exclude patterns (argv's strings) */
+	size_t n_excludes;
+	bool isolated;            /* --check: no pyproject.toml */
 	bool no_profile;          /* the advisor: static analysis only */
 	const char *replay;       /* the advisor: a recorded session, read-only */
 	const char *test_command; /* the advisor: run after each applied edit */
@@ -259,6 +264,12 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 		case 263:
 			o->preview = true;
 			break;
+		case 264:
+			*TA_APPEND(o->excludes, o->n_excludes) = optarg;
+			break;
+		case 265:
+			o->isolated = true;
+			break;
 		case 'p':
 			o->mode = MODE_PROFILE;
 			break;
@@ -333,6 +344,9 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			exit(TA_EXIT_OK);
 		case 'V':
 			printf("tileadvise %s\n", PACKAGE_VERSION);
+			printf(".gitignore in --check DIR: %s; pyproject.toml [tool.tileadvise]: %s\n",
+			       ta_discover_reads_gitignore() ? "read (libgit2)" : "not read (built without libgit2)",
+			       ta_project_reads_toml() ? "read (toml++)" : "not read (built without toml++)");
 			printf("Copyright (c) 2026 the tileadvise authors. MIT License.\n");
 			exit(TA_EXIT_OK);
 		case '?':
@@ -473,13 +487,58 @@ static ta_exit run_check(const options *o)
 		return usage_error("%s", "--check needs a FILE or folder");
 	if (o->format == TA_FORMAT_MARKDOWN)
 		return usage_error("%s", "--check writes text, json, sarif or github");
-	ta_check_options co = { .format = o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format,
-				.select = o->select, .ignore = o->ignore, .fixes = o->fixes,
+	/* The project's settings: from the first path's folder up (standard
+	 * input: the current folder). */
+	ta_project proj;
+	char *err = NULL;
+	int found = 0;
+	if (!o->isolated) {
+		const char *first = o->file_count && strcmp(o->files[0], "-") ? o->files[0] : ".";
+		char *start = ta_path_is_dir(first) ? ta_xstrdup(first) : ta_path_dirname(first);
+		found = ta_project_find(start, &proj, stderr, &err);
+		free(start);
+		if (found != 0) {
+			fprintf(stderr, "tileadvise: %s\n", err);
+			free(err);
+			return TA_EXIT_ERROR;
+		}
+	} else {
+		memset(&proj, 0, sizeof proj);
+		proj.respect_gitignore = proj.preview = -1;
+	}
+	int format = o->format;
+	if (format < 0 && proj.output_format) {
+		format = ta_format_parse(proj.output_format);
+		if (format < 0 || format == TA_FORMAT_MARKDOWN) {
+			fprintf(stderr, "tileadvise: %s: output-format '%s': --check writes text, json, sarif or "
+					"github\n", proj.path, proj.output_format);
+			ta_project_free(&proj);
+			return TA_EXIT_ERROR;
+		}
+	}
+	/* exclude patterns: the file's from its folder, --exclude's from here */
+	char *cwd = getcwd(NULL, 0);
+	ta_exclude *ex = ta_xcalloc(proj.n_exclude + o->n_excludes + 1, sizeof *ex);
+	size_t nex = 0;
+	for (size_t i = 0; i < proj.n_exclude; i++)
+		ex[nex++] = (ta_exclude){ proj.exclude[i], proj.dir };
+	for (size_t i = 0; i < o->n_excludes; i++)
+		ex[nex++] = (ta_exclude){ o->excludes[i], cwd ? cwd : "." };
+	ta_check_options co = { .format = format < 0 ? TA_FORMAT_TEXT : (ta_format)format,
+				.select = o->select ? o->select : proj.select,
+				.ignore = o->ignore ? o->ignore : proj.ignore, .fixes = o->fixes,
 				.exit_zero = o->exit_zero, .statistics = o->statistics,
-				.preview = o->preview };
+				.exclude = ex, .n_exclude = nex, .no_gitignore = proj.respect_gitignore == 0,
+				.preview = o->preview || proj.preview == 1 };
+	ta_exit rc;
 	if (o->statistics && co.format != TA_FORMAT_TEXT)
-		return usage_error("%s", "--statistics prints text");
-	return ta_check_run(o->files, o->file_count, &co, stdout, stderr);
+		rc = usage_error("%s", "--statistics prints text");
+	else
+		rc = ta_check_run(o->files, o->file_count, &co, stdout, stderr);
+	free(ex);
+	free(cwd);
+	ta_project_free(&proj);
+	return rc;
 }
 
 /* --record-session OUT --step ...: a walk of recorded steps, no terminal. */
@@ -581,6 +640,7 @@ int main(int argc, char **argv)
 		break;
 	}
 	free(o.steps);
+	free(o.excludes);
 	ta_model_shutdown();
 	if (safe_out) {
 		stdout = real_out;

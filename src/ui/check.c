@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analyze/analysis.h"
+#include "ui/discover.h"
 #include "checklist/rewrite.h"
 #include "checklist/rules.h"
 #include "util/buf.h"
@@ -52,103 +53,6 @@ typedef struct file_list {
 	char **paths;
 	size_t count, cap;
 } file_list;
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static bool has_py_suffix(const char *name)
-{
-	size_t n = strlen(name);
-	return n > 3 && !strcmp(name + n - 3, ".py");
-}
-
-/* A link is followed only when its target stays inside root. */
-static bool inside(const char *root_real, const char *path)
-{
-	char *real = realpath(path, NULL);
-	if (!real)
-		return false;
-	size_t n = strlen(root_real);
-	bool yes = !strncmp(real, root_real, n) && (real[n] == '/' || real[n] == '\0' || !strcmp(root_real, "/"));
-	free(real);
-	return yes;
-}
-
-/* Deeper folders are not walked (a link loop made of bind mounts, a
- * generated tree): said on err, and the run ends in an error. */
-#define MAX_DEPTH 64
-
-static void walk_dir(const char *dir, const char *root_real, file_list *out, int depth, FILE *err,
-		     ta_exit *rc)
-{
-	if (depth > MAX_DEPTH) {
-		fprintf(err, "tileadvise: %s: not checked: more than %d folders deep (check it on its own)\n",
-			dir, MAX_DEPTH);
-		*rc = TA_EXIT_ERROR;
-		return;
-	}
-	DIR *d = opendir(dir);
-	if (!d) {
-		fprintf(err, "tileadvise: %s: cannot read the folder: %s\n", dir, strerror(errno));
-		*rc = TA_EXIT_ERROR;
-		return;
-	}
-	char **names = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *e;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;   /* hidden files and folders, . and .. */
-		*TA_PUSH(names, n, cap) = ta_xstrdup(e->d_name);
-	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof *names, cmp_str);
-	for (size_t i = 0; i < n; i++) {
-		char *p = ta_path_join(dir, names[i]);
-		struct stat st;
-		bool ok = lstat(p, &st) == 0;
-		if (ok && S_ISLNK(st.st_mode)) {
-			ok = inside(root_real, p) && stat(p, &st) == 0 && !S_ISDIR(st.st_mode);
-		}
-		if (ok && S_ISDIR(st.st_mode)) {
-			walk_dir(p, root_real, out, depth + 1, err, rc);
-		} else if (ok && S_ISREG(st.st_mode) && has_py_suffix(names[i]) && st.st_size > 0) {
-			/* An empty file met in a folder is a package's __init__.py:
-			 * no kernel, nothing to say. Named on the command line, it
-			 * is still an error. */
-			*TA_PUSH(out->paths, out->count, out->cap) = p;
-			p = NULL;
-		}
-		free(p);
-		free(names[i]);
-	}
-	free(names);
-}
-
-static void collect(char *const *paths, int count, file_list *out, FILE *err, ta_exit *rc)
-{
-	bool stdin_taken = false;
-	for (int i = 0; i < count; i++) {
-		if (!strcmp(paths[i], "-")) {
-			if (stdin_taken) {
-				fprintf(err, "tileadvise: -: standard input is read once; give '-' once\n");
-				*rc = TA_EXIT_ERROR;
-				continue;
-			}
-			stdin_taken = true;
-			*TA_PUSH(out->paths, out->count, out->cap) = ta_xstrdup(paths[i]);
-		} else if (ta_path_is_dir(paths[i])) {
-			char *real = realpath(paths[i], NULL);
-			walk_dir(paths[i], real ? real : paths[i], out, 0, err, rc);
-			free(real);
-		} else {
-			*TA_PUSH(out->paths, out->count, out->cap) = ta_xstrdup(paths[i]);
-		}
-	}
-}
 
 /* ---- suppression comments ----------------------------------------------------- */
 
@@ -827,7 +731,9 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 		return rc;
 	}
 	file_list files = { 0 };
-	collect(paths, count, &files, err, &rc);
+	ta_discover disc = { .exclude = o->exclude, .n_exclude = o->n_exclude,
+			     .respect_gitignore = !o->no_gitignore };
+	ta_discover_files(paths, count, &disc, &files.paths, &files.count, &files.cap, err, &rc);
 	diags d = { 0 };
 	for (size_t i = 0; i < files.count; i++)
 		check_file(files.paths[i], &f, o->fixes, &d, err, &rc);

@@ -37,10 +37,15 @@ typedef struct ta_check_options {
 	bool preview;             /* report the entries in preview too (entries.def's
 				     TA_ENTRY_PREVIEW; named in select, they are reported
 				     without it) */
+	const struct ta_exclude *exclude; /* folders' files left out (ui/discover.h) */
+	size_t n_exclude;
+	bool no_gitignore;        /* read folders' files whatever .gitignore says */
 } ta_check_options;
 
-/* Checks every path (files, and directories searched recursively for *.py
- * without entering hidden folders or following links out of the tree).
+/* Checks every path (files, and folders searched for *.py files as
+ * ui/discover.h says: not in hidden folders, virtual environments, build
+ * output or what .gitignore and the exclude patterns leave out; no link
+ * followed out of the tree).
  * Diagnostics go to out, problems with the input to err (one line per
  * file). Returns the exit status: TA_EXIT_OK clean, TA_EXIT_FINDINGS
  * findings, TA_EXIT_ERROR error (an unreadable or invalid file, a bad id

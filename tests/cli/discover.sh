@@ -1,0 +1,119 @@
+#!/bin/sh
+# Which files --check DIR reads, as linters choose them: hidden folders,
+# virtual environments, installed packages and build output are passed over;
+# .gitignore is honoured (libgit2); --exclude and pyproject.toml's
+# [tool.tileadvise] (select, ignore, exclude, output-format,
+# respect-gitignore) as ruff reads [tool.ruff]; named paths are always read.
+# Env: TILEADVISE (the binary), TA_SRCDIR (the source tree).
+set -u
+: "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${TILEADVISE:=./src/tileadvise}"
+. "$TA_SRCDIR/tests/lib/tap.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-disc-XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+plan 23
+k="$TA_SRCDIR/examples/softmax/softmax.py"
+p="$tmp/p"
+for f in src/kern/a.py src/kern/scratch_tmp.py src/vendor/v.py gen/g.py myenv/lib/e.py \
+	conda/lib/c.py node_modules/x/n.py build/b.py lib/site-packages/s.py .venv/h.py \
+	pkg.egg-info/i.py; do
+	mkdir -p "$(dirname "$p/$f")"
+	cp "$k" "$p/$f"
+done
+touch "$p/myenv/pyvenv.cfg"
+mkdir -p "$p/conda/conda-meta"
+printf 'gen/\n*_tmp.py\n' >"$p/.gitignore"
+cd "$p" || exit 99
+git_ok=no
+if command -v git >/dev/null 2>&1 && git init -q . 2>/dev/null; then git_ok=yes; fi
+libgit2=no
+"$TILEADVISE" --version | grep -q '^\.gitignore in --check DIR: read' && libgit2=yes
+toml=no
+"$TILEADVISE" --version | grep -q 'pyproject.toml \[tool.tileadvise\]: read' && toml=yes
+
+# files: the names --check reported, sorted
+files() { "$TILEADVISE" --check "$@" 2>"$tmp/err" | cut -d: -f1 | sort -u | tr '\n' ' '; }
+
+got=$(files .)
+if [ $git_ok = yes ] && [ $libgit2 = yes ]; then
+	want='./src/kern/a.py ./src/vendor/v.py '
+	result $([ "$got" = "$want" ] && echo 0 || echo 1) \
+		"a folder walk passes over environments, packages, build output and what .gitignore leaves out" \
+		"got:  $got" "want: $want"
+else
+	skip "a folder walk passes over what .gitignore leaves out" "no git or built without libgit2"
+fi
+for d in myenv conda node_modules build site-packages .venv egg-info; do
+	case $got in *"$d/"*) r=1 ;; *) r=0 ;; esac
+	result $r "$d is passed over" "got: $got"
+done
+if [ $libgit2 = no ]; then
+	grep -q '\.gitignore is not read: this tileadvise was built without libgit2' "$tmp/err"
+	result $? "without libgit2 a .gitignore met is named as not read" "$(cat "$tmp/err")"
+else
+	[ ! -s "$tmp/err" ]
+	result $? "with libgit2 nothing is said on stderr" "$(cat "$tmp/err")"
+fi
+got=$(files gen)
+result $([ "$got" = "gen/g.py " ] && echo 0 || echo 1) "a folder named on the command line is read though ignored" "got: $got"
+got=$(files myenv/lib/e.py)
+result $([ "$got" = "myenv/lib/e.py " ] && echo 0 || echo 1) "a file named on the command line is read" "got: $got"
+
+# --exclude: a name anywhere, or a path from the current folder
+got=$(files --exclude vendor .)
+case $got in *vendor*) r=1 ;; *) r=0 ;; esac
+result $r "--exclude NAME leaves out a folder at any depth" "got: $got"
+got=$(files --exclude 'src/kern/*.py' --exclude 'nothing' .)
+case $got in *kern/a.py*) r=1 ;; *) r=0 ;; esac
+result $r "--exclude with a / matches a path from here (and is repeatable)" "got: $got"
+got=$(cd src && "$TILEADVISE" --check --exclude 'src/kern/*.py' . 2>/dev/null | cut -d: -f1 | sort -u | tr '\n' ' ')
+case $got in *kern/a.py*) r=0 ;; *) r=1 ;; esac
+result $r "--exclude with a / is anchored at the current folder" "got: $got"
+got=$(files --exclude '**/kern/' .)
+case $got in *kern/*) r=1 ;; *) r=0 ;; esac
+result $r "--exclude '**/kern/' leaves out that folder anywhere" "got: $got"
+
+# pyproject.toml
+if [ $toml = no ]; then
+	printf '[tool.tileadvise]\nselect = ["P"]\n' >pyproject.toml
+	files . >/dev/null
+	grep -q 'pyproject.toml: \[tool.tileadvise\] is not read: this tileadvise was built without a TOML parser' "$tmp/err"
+	result $? "without toml++ the table is named as not read" "$(cat "$tmp/err")"
+	skip_rest "built without toml++"
+	finish
+fi
+cat >pyproject.toml <<'TOML'
+[project]
+name = "p"   # tileadvise reads only its own table
+
+[tool.tileadvise]
+select = ["P"]
+exclude = ["src/vendor"]
+preview = false
+colour = "always"
+TOML
+"$TILEADVISE" --check . >out 2>"$tmp/err"
+ids=$(sed -n 's/.*\[\([A-Z][0-9]*\)\]$/\1/p' out | sort -u | tr '\n' ' ')
+result $([ "$ids" = "P1 " ] && echo 0 || echo 1) "select = [\"P\"] selects the P section" "ids: $ids"
+case $(cut -d: -f1 out | sort -u | tr '\n' ' ') in *vendor*) r=1 ;; *) r=0 ;; esac
+result $r "exclude is read, from the file's folder" "$(cat out)"
+grep -q "pyproject.toml:8:10: 'colour' left out" "$tmp/err"
+result $? "a key it does not read is named, with its line" "$(cat "$tmp/err")"
+(cd src && "$TILEADVISE" --check . >"$tmp/out2" 2>/dev/null)
+ids=$(sed -n 's/.*\[\([A-Z][0-9]*\)\]$/\1/p' "$tmp/out2" | sort -u | tr '\n' ' ')
+result $([ "$ids" = "P1 " ] && echo 0 || echo 1) "the file is found from a folder below" "ids: $ids"
+ids=$("$TILEADVISE" --check --select=D12 . 2>/dev/null | sed -n 's/.*\[\([A-Z][0-9]*\)\]$/\1/p' | sort -u | tr '\n' ' ')
+result $([ "$ids" = "D12 " ] && echo 0 || echo 1) "--select replaces the file's select" "ids: $ids"
+got=$(files --isolated .)
+case $got in *vendor*) r=0 ;; *) r=1 ;; esac
+result $r "--isolated reads no pyproject.toml" "got: $got"
+printf '[tool.tileadvise]\noutput-format = "github"\nrespect-gitignore = false\n' >pyproject.toml
+"$TILEADVISE" --check . >out 2>/dev/null
+if grep -q '^::warning file=./gen/g.py,' out && ! grep -qv '^::' out; then r=0; else r=1; fi
+result $r "output-format and respect-gitignore = false are read" "$(head -3 out)"
+printf '[tool.tileadvise]\nselect = 3\n' >pyproject.toml
+"$TILEADVISE" --check . >out 2>"$tmp/err"
+rc=$?
+result $([ $rc -eq 2 ] && grep -q 'pyproject.toml:2:10: select takes a string or a list of strings' "$tmp/err" && echo 0 || echo 1) \
+	"a setting of the wrong type is an error with its line" "rc=$rc" "$(cat "$tmp/err")"
+finish
