@@ -59,6 +59,89 @@ ta_status ta_detect_g7(ta_rule_ctx *c)
 
 /* ---- G7: triton.set_allocator before kernels with in-kernel descriptors -- */
 
+/* The statement of the module or of a function body that holds offset at
+ * (not a statement nested in a branch, loop or with), or a null node. */
+static TSNode g7_top_statement(const ta_model *m, uint32_t at, bool *in_function)
+{
+	TSNode n = ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn), at, at);
+	while (!ts_node_is_null(n)) {
+		TSNode p = ta_node_parent(n);
+		if (ts_node_is_null(p))
+			return (TSNode){ 0 };
+		if (ta_node_is(p, "module")) {
+			*in_function = false;
+			return n;
+		}
+		if (ta_node_is(p, "block") && ta_node_is(ta_node_parent(p), "function_definition")) {
+			*in_function = true;
+			return n;
+		}
+		n = p;
+	}
+	return n;
+}
+
+/* Where the allocator goes so that it runs before every launch of kernel
+ * ki: when they are all in one function, before the statement of its body
+ * that holds the first (a branch or loop around the launches is entered
+ * after it); else at module level after the last import. */
+static uint32_t g7_dominating_point(const ta_model *m, const ta_launch *first, bool *ok)
+{
+	bool one_host = true;
+	for (size_t i = 0; i < m->launch_count; i++)
+		if (m->launches[i].kernel == first->kernel && m->launches[i].host != first->host)
+			one_host = false;
+	bool in_fn = false;
+	TSNode top = g7_top_statement(m, first->span.start, &in_fn);
+	*ok = true;
+	if (one_host && first->host >= 0 && !ts_node_is_null(top) && in_fn)
+		return ts_node_start_byte(top);
+	/* module level: after the imports */
+	TSNode root = ta_syntax_root(m->syn), last = { 0 };
+	uint32_t n = ta_node_named_count(root);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode c = ts_node_named_child(root, i);
+		if (ta_node_is(c, "import_statement") || ta_node_is(c, "import_from_statement"))
+			last = c;
+	}
+	if (ts_node_is_null(last)) {
+		*ok = false;
+		return 0;
+	}
+	return ta_edits_line_next(m, ts_node_end_byte(last));
+}
+
+bool ta_edits_allocator_dominates(const ta_model *m, size_t ki)
+{
+	const ta_launch *first = NULL;
+	for (size_t i = 0; i < m->launch_count; i++)
+		if (m->launches[i].kernel == (int)ki && (!first || m->launches[i].span.start < first->span.start))
+			first = &m->launches[i];
+	for (size_t h = 0; h < m->host_count; h++) {
+		for (size_t i = 0; i < m->hosts[h].op_count; i++) {
+			const ta_host_op *op = &m->hosts[h].ops[i];
+			if (op->kind != TA_HOST_SET_ALLOCATOR)
+				continue;
+			bool in_fn = false;
+			TSNode top = g7_top_statement(m, op->span.start, &in_fn);
+			if (ts_node_is_null(top))
+				continue;
+			if (!in_fn)
+				return true;  /* module level: runs on import */
+			if (!first)
+				continue;
+			/* in the function of every launch, unconditionally, before them */
+			bool all = op->span.start < first->span.start;
+			for (size_t l = 0; l < m->launch_count && all; l++)
+				if (m->launches[l].kernel == (int)ki && m->launches[l].host != (int)h)
+					all = false;
+			if (all)
+				return true;
+		}
+	}
+	return false;
+}
+
 int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *out, char **why_not)
 {
 	char *triton = ta_edits_module(m, "triton.set_allocator");
@@ -70,19 +153,14 @@ int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *o
 		free(int8);
 		return ta_edits_refuse(why_not, "the file must import both triton and torch for the allocator");
 	}
-	/* Before the host loop around the launch, else before the launch. */
-	uint32_t at = first->loop_depth > 0 ? first->loop_span.start : first->span.start;
-	TSNode n = ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn), at, at);
-	while (!ts_node_is_null(n) && ts_node_start_byte(n) == at && !ts_node_is_null(ta_node_parent(n)) &&
-	       ts_node_start_byte(ta_node_parent(n)) == at && !ta_node_is(n, "expression_statement") &&
-	       !ta_node_is(n, "for_statement") && !ta_node_is(n, "while_statement"))
-		n = ta_node_parent(n);
-	if (ts_node_is_null(n) || !ta_edits_alone_on_line(m, n, true) ||
-	    ta_edits_line_start(m, at) + 0 > at) {
+	bool ok;
+	uint32_t at = g7_dominating_point(m, first, &ok);
+	if (!ok || ta_edits_line_start(m, at) != at - (uint32_t)strspn(m->src->text + ta_edits_line_start(m, at), " \t")) {
 		free(triton);
 		free(torch);
 		free(int8);
-		return ta_edits_refuse(why_not, "line %u: the launch shares its line with other code", first->span.line);
+		return ta_edits_refuse(why_not, "line %u: no place before every launch of %s to set the allocator",
+				       first->span.line, m->kernels[first->kernel].name);
 	}
 	const char *name = "alloc_fn";
 	for (size_t i = 0; i < m->function_count; i++)
@@ -91,9 +169,13 @@ int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *o
 	char *ind = ta_edits_indent_at(m, at);
 	const char *unit = ta_edits_indent_unit(m, ind);
 	ta_buf b = TA_BUF_INIT;
+	bool module = !*ind;
+	if (module)
+		ta_buf_puts(&b, "\n\n");
 	ta_buf_printf(&b, "%sdef %s(size: int, alignment: int, stream):\n", ind, name);
 	ta_buf_printf(&b, "%s%s# scratch memory for tensor descriptors built inside the kernel\n", ind, unit);
-	ta_buf_printf(&b, "%s%sreturn %s(size, device=\"cuda\", dtype=%s)\n\n", ind, unit, torch, int8);
+	ta_buf_printf(&b, "%s%sreturn %s(size, device=\"cuda\", dtype=%s)\n%s", ind, unit, torch, int8,
+		      module ? "\n\n" : "\n");
 	ta_buf_printf(&b, "%s%s(%s)\n", ind, triton, name);
 	uint32_t s = ta_edits_line_start(m, at);
 	ta_edit_replace(out, s, s, ta_buf_str(&b));

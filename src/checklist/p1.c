@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+#define P1_CUDA_BRANCH "a torch.cuda.get_device_capability() branch does not fit it: write its configs per back-end by hand"
+
 static bool is_tile_param(const ta_param *p)
 {
 	if (!p->constexpr_)
@@ -489,7 +491,6 @@ static int p1_comprehension(const ta_model *m, const ta_kernel *k, const char *f
 	return 0;
 }
 
-static int p1_other_backend(const ta_model *m, char **why);
 
 static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, char **why)
 {
@@ -498,7 +499,7 @@ static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, cha
 		return ta_edits_refuse(why, "%s's configs come from %s(): widen that function by hand", k->name,
 				       a->configs_function);
 	if (a->configs_kind == TA_CONFIGS_COMPREHENSION) {
-		if (p1_other_backend(m, why) != 0)
+		if (ta_edits_other_backend(m, P1_CUDA_BRANCH, why) != 0)
 			return -1;
 		char *torch = ta_edits_module(m, "torch");
 		char *fn = ta_xasprintf("%s_configs", k->name);
@@ -511,7 +512,7 @@ static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, cha
 	}
 	if ((a->configs_kind != TA_CONFIGS_LIST && a->configs_kind != TA_CONFIGS_NAME) || !a->config_count)
 		return ta_edits_refuse(why, "%s's configs are not a literal list in this file", k->name);
-	if (p1_other_backend(m, why) != 0)
+	if (ta_edits_other_backend(m, P1_CUDA_BRANCH, why) != 0)
 		return -1;
 	char *torch = ta_edits_module(m, "torch");
 	char *config = ta_edits_module(m, "triton.Config");
@@ -838,9 +839,10 @@ static const char *const p1_backend_tests[] = {
 	"torch.version.hip", "is_hip(", "is_hip_", "is_rocm(", "is_amd(", "is_xpu(", "is_npu(", "is_mlu(", NULL,
 };
 
-/* The file is written for (or also for) a back-end other than CUDA: a
- * CUDA capability branch does not fit it. Returns 0, or -1 with *why. */
-static int p1_other_backend(const ta_model *m, char **why)
+/* The file is written for (or also for) a back-end other than CUDA, where
+ * what (a CUDA capability branch, a CUDA allocator) does not fit. Returns 0,
+ * or -1 with *why. */
+int ta_edits_other_backend(const ta_model *m, const char *what, char **why)
 {
 	const char *path = m->src->path ? m->src->path : "";
 	const char *seg = path;
@@ -854,8 +856,7 @@ static int p1_other_backend(const ta_model *m, char **why)
 		for (size_t i = 0; p1_backend_dirs[i]; i++)
 			if (len == strlen(p1_backend_dirs[i]) && !strncasecmp(d, p1_backend_dirs[i], len))
 				return ta_edits_refuse(why, "the file is under %.*s/, a folder for another back-end than "
-						       "CUDA: a torch.cuda.get_device_capability() branch does not fit it",
-						       (int)(s - seg), seg);
+						       "CUDA: %s", (int)(s - seg), seg, what);
 		seg = s + 1;
 	}
 	for (size_t i = 0; p1_backend_tests[i]; i++) {
@@ -864,10 +865,9 @@ static int p1_other_backend(const ta_model *m, char **why)
 			continue;
 		size_t len = strcspn(p1_backend_tests[i], "(");
 		return ta_edits_refuse(why, "line %zu: the file tests %.*s, so its kernels also run on another "
-				       "back-end, where a torch.cuda.get_device_capability() branch does not fit: "
-				       "write its configs per back-end by hand",
+				       "back-end, where %s",
 				       ta_source_line_of(m->src, (size_t)(at - m->src->text)), (int)len,
-				       p1_backend_tests[i]);
+				       p1_backend_tests[i], what);
 	}
 	return 0;
 }
@@ -1248,7 +1248,7 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 	if (k->persistent)
 		return ta_edits_refuse(why, "persistent %s: occupancy must change its grid and tile-loop step too, "
 				       "which is done by hand", k->name);
-	if (p1_other_backend(m, why) != 0)
+	if (ta_edits_other_backend(m, P1_CUDA_BRANCH, why) != 0)
 		return -1;
 	uint32_t unnamed = p1_unnamed_write(m, k);
 	if (unnamed)

@@ -145,6 +145,15 @@ bool ta_edits_defined(const ta_model *m, const char *name);
 /* Inserts text before the line of a module-level definition at off. */
 int ta_edits_before_def(const ta_model *m, uint32_t off, const char *text, ta_edit *out);
 
+/* The file is written for (or also for) a back-end other than CUDA (a
+ * folder named rocm/, _ascend/..., or a test of torch.version.hip and the
+ * like), where `what` does not fit: -1 with *why saying so, else 0 (p1.c). */
+int ta_edits_other_backend(const ta_model *m, const char *what, char **why);
+/* A triton.set_allocator call of the file runs before every launch of
+ * kernel ki: at module level, or in the function of all its launches, in
+ * that function's body (not under a branch or loop) before them (g7.c). */
+bool ta_edits_allocator_dominates(const ta_model *m, size_t ki);
+
 /* ---- L2, for P1 (l2.c) ---- */
 /* The grid of launch l as a function of META: triton.cdiv(n, V) ->
  * META["NAME"] where V is what l passes for one of names. Returns how many

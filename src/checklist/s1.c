@@ -907,15 +907,19 @@ static char *desc_name(s1_ctx *c)
 }
 
 /* Where the descriptor is made: before the access's statement, lifted out
- * of the loops around it that rebind none of the names it reads. */
+ * of the loops and ifs around it that rebind none of the names it reads. */
 static TSNode s1_place(s1_ctx *c, const char *args)
 {
 	const ta_model *m = c->m;
 	TSNode at = c->stmt;
 	for (;;) {
 		TSNode blk = ta_node_parent(at), loop = ta_node_parent(blk);
-		if (!ta_node_is(blk, "block") ||
-		    (!ta_node_is(loop, "for_statement") && !ta_node_is(loop, "while_statement")))
+		/* out of an if's branch too (P2's EVEN branches): making a
+		 * descriptor has no effect but its value */
+		if (ta_node_is(loop, "else_clause") || ta_node_is(loop, "elif_clause"))
+			loop = ta_node_parent(loop);
+		if (!ta_node_is(blk, "block") || (!ta_node_is(loop, "for_statement") &&
+						  !ta_node_is(loop, "while_statement") && !ta_node_is(loop, "if_statement")))
 			break;
 		bool moves = true;
 		const char *p = args;
@@ -967,6 +971,185 @@ static void drop_dead_offsets(s1_ctx *c, ta_edit *out)
 			drop_dead(c, c->ax[a].def, out, 2);
 }
 
+/* ---- S1 on kernels given their strides: bounds and host contracts ------- */
+
+/* An unmasked axis whose offsets start at the variable of a loop around
+ * the access (`for k0 in range(0, K, BLOCK_K)`, the EVEN branch P2 writes):
+ * the loop's stop bounds what the kernel reads, so it is the descriptor's
+ * extent there. NULL when the start is not such a variable. */
+static char *s1_loop_bound(s1_ctx *c, const char *start)
+{
+	const ta_kernel *k = c->k;
+	for (int li = c->op->loop; li >= 0 && (size_t)li < k->loop_count; li = k->loops[li].parent) {
+		const ta_loop *l = &k->loops[li];
+		if (!l->var || strcmp(l->var, start) ||
+		    (l->kind != TA_LOOP_RANGE && l->kind != TA_LOOP_TL_RANGE && l->kind != TA_LOOP_STATIC_RANGE))
+			continue;
+		if (l->arg_count == 1)
+			return ta_xstrdup(l->args[0]);
+		if (l->arg_count == 2 || l->arg_count == 3)
+			return ta_xstrdup(l->args[1]);
+		return NULL;
+	}
+	return NULL;
+}
+
+/* The argument launch l passes for parameter idx of k: its node, or a null
+ * node (not passed, or after a *args). */
+static TSNode s1_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t idx)
+{
+	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[idx].name);
+	if (kw)
+		return ta_edits_node(m, kw->value_span);
+	for (size_t j = 0; j < l->arg_count && j <= idx; j++)
+		if (m->src->text[l->args[j].start] == '*')
+			return (TSNode){ 0 };
+	return idx < l->arg_count ? ta_edits_node(m, l->args[idx]) : (TSNode){ 0 };
+}
+
+static size_t s1_param_index(const ta_kernel *k, const char *name)
+{
+	for (size_t i = 0; name && i < k->param_count; i++)
+		if (!strcmp(k->params[i].name, name))
+			return i;
+	return k->param_count;
+}
+
+/* The pointer parameter the descriptor's base starts from: the base
+ * itself, or the first term of the sum that binds it (`q_base = Q + b *
+ * stride_qb`), followed through a few names. */
+static size_t s1_base_param(s1_ctx *c)
+{
+	const ta_model *m = c->m;
+	size_t n = 0;
+	const char *b = c->base;
+	while (isalnum((unsigned char)b[n]) || b[n] == '_')
+		n++;
+	char *name = ta_xstrndup(b, n);
+	for (int hop = 0; hop < 4; hop++) {
+		size_t i = s1_param_index(c->k, name);
+		if (i < c->k->param_count) {
+			free(name);
+			return i;
+		}
+		ta_edits_defs d = { 0 };
+		ta_edits_find_defs(m, c->k->node, name, &d);
+		free(name);
+		if (d.n != 1 || d.more || !ta_node_is(d.v[0], "assignment"))
+			return c->k->param_count;
+		TSNode r = ta_node_unparen(ta_node_field(d.v[0], "right"));
+		while (ta_node_is(r, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(r, "operator"), "+"))
+			r = ta_node_unparen(ta_node_field(r, "left"));
+		if (!ta_node_is(r, "identifier"))
+			return c->k->param_count;
+		name = ta_node_text(m->src, r);
+	}
+	free(name);
+	return c->k->param_count;
+}
+
+/* TMA's host contract at every launch of the kernel: the tensor whose
+ * last stride the kernel is given as parameter `last` has that stride 1,
+ * and its address and other strides are multiples of 16 bytes. Each
+ * launch must pass the base's tensor X and X.stride(d) for `last`; the
+ * assert goes before the launch's statement, once. Returns 0, or -1 with
+ * c->why when a launch does not say which tensor it is. */
+static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wrote)
+{
+	const ta_model *m = c->m;
+	const ta_kernel *k = c->k;
+	size_t li = s1_param_index(k, last), bi = s1_base_param(c);
+	if (li == k->param_count)
+		return s1_fail(c, "the last stride %s is not a parameter of %s", last, k->name);
+	if (bi == k->param_count)
+		return s1_fail(c, "the tile's base does not start from a parameter of %s", k->name);
+	size_t seen = 0;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)(k - m->kernels))
+			continue;
+		seen++;
+		TSNode sa = s1_launch_arg(m, l, k, li), ba = s1_launch_arg(m, l, k, bi);
+		TSNode fn = ta_node_field(sa, "function"), x = ta_node_field(fn, "object");
+		TSNode d = ta_node_is(sa, "call") ? ta_edits_call_arg(m, sa, 0, NULL) : (TSNode){ 0 };
+		if (ts_node_is_null(sa) || !ta_node_is(fn, "attribute") ||
+		    !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") || !ta_node_is(x, "identifier") ||
+		    ts_node_is_null(d) || !ta_node_is(ba, "identifier") || !ts_node_is_null(ta_edits_call_arg(m, sa, 1, NULL)))
+			return s1_fail(c, "the launch at line %u does not pass %s as x.stride(d) of the tensor it passes for "
+				       "%s: the unit stride cannot be checked on the host", l->span.line, last,
+				       k->params[bi].name);
+		char *xt = ta_node_text(m->src, x), *bt = ta_node_text(m->src, ba), *dt = ta_node_text(m->src, d);
+		bool same = !strcmp(xt, bt);
+		if (!same) {
+			s1_fail(c, "the launch at line %u passes %s for %s but the strides of %s", l->span.line, bt,
+				k->params[bi].name, xt);
+			free(xt);
+			free(bt);
+			free(dt);
+			return -1;
+		}
+		/* before the statement of the launch, at its indentation */
+		TSNode st = ta_edits_node(m, l->span);
+		while (!ts_node_is_null(st) && !ta_node_is(st, "expression_statement"))
+			st = ta_node_parent(st);
+		char *as = ta_xasprintf("assert %s.stride(%s) == 1 and %s.data_ptr() %% 16 == 0 and all(s * "
+					"%s.element_size() %% 16 == 0 for i, s in enumerate(%s.stride()) if i != %s %% "
+					"%s.dim()), \"%s accesses %s through a TMA tensor descriptor: its last dimension "
+					"must be contiguous, its address and other strides multiples of 16 bytes\"",
+					xt, dt, xt, xt, xt, dt, xt, k->name, xt);
+		free(xt);
+		free(bt);
+		free(dt);
+		if (ts_node_is_null(st) || !ta_edits_alone_on_line(m, st, true)) {
+			free(as);
+			return s1_fail(c, "the launch at line %u shares its line with other code", l->span.line);
+		}
+		/* once: an earlier S1 on another tile of the same tensor wrote it */
+		TSNode h = l->host >= 0 ? ta_edits_node(m, m->hosts[l->host].span) : ta_syntax_root(m->syn);
+		char *ht = ts_node_is_null(h) ? NULL : ta_node_text(m->src, h);
+		bool have = ht && strstr(ht, as);
+		free(ht);
+		if (!have) {
+			char *ind = ta_edits_indent_at(m, ts_node_start_byte(st));
+			char *line = ta_xasprintf("%s%s\n", ind, as);
+			uint32_t at = ta_edits_line_start(m, ts_node_start_byte(st));
+			ta_edit_replace(out, at, at, line);
+			free(line);
+			free(ind);
+			*wrote = true;
+		}
+		free(as);
+	}
+	if (!seen)
+		return s1_fail(c, "%s is not launched in this file: nowhere to check its strides", k->name);
+	return 0;
+}
+
+/* A statement before `at` in its block that binds a name to
+ * tl.make_tensor_descriptor(args) and a name bound once: that name, or NULL. */
+static char *s1_same_descriptor(s1_ctx *c, TSNode at, const char *tl, const char *args)
+{
+	const ta_model *m = c->m;
+	char *want = ta_xasprintf("%s.make_tensor_descriptor(%s)", tl, args);
+	char *found = NULL;
+	for (TSNode p = ts_node_prev_named_sibling(at); !ts_node_is_null(p) && !found;
+	     p = ts_node_prev_named_sibling(p)) {
+		TSNode a = ta_node_is(p, "expression_statement") ? ts_node_named_child(p, 0) : (TSNode){ 0 };
+		if (!ta_node_is(a, "assignment") || !ta_node_is(ta_node_field(a, "left"), "identifier") ||
+		    !ta_node_text_eq(m->src, ta_node_field(a, "right"), want))
+			continue;
+		char *n = ta_node_text(m->src, ta_node_field(a, "left"));
+		ta_edits_defs d = { 0 };
+		ta_edits_find_defs(m, c->k->node, n, &d);
+		if (d.n == 1 && !d.more)
+			found = n;
+		else
+			free(n);
+	}
+	free(want);
+	return found;
+}
+
 static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
 {
 	s1_ctx c = { .m = m, .k = k, .op = op };
@@ -1016,6 +1199,8 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 			c.ax[a].bound = ta_xstrdup(c.adv_extent);
 			continue;
 		}
+		if (strcmp(c.ax[a].start, "0") && (c.ax[a].bound = s1_loop_bound(&c, c.ax[a].start)))
+			continue;
 		if (strcmp(c.ax[a].start, "0")) {
 			char *o = ta_node_text(m->src, c.ax[a].offs);
 			s1_fail(&c, "the mask does not bound %s: the tensor's extent there is unknown", o);
@@ -1024,16 +1209,12 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		}
 		c.ax[a].bound = ta_xstrdup(c.ax[a].block);
 	}
-	if (!last_stride_one(&c, c.ax[1].stride)) {
-		free(c.why);
-		c.why = ta_xasprintf("line %u: last stride not provably 1 (%s)", op->span.line, c.ax[1].stride);
+	/* A CUDA allocator and TMA do not fit a file written for another back-end. */
+	if (ta_edits_other_backend(m, "a CUDA allocator and TMA descriptors do not fit it", &c.why) != 0)
 		goto done;
-	}
-	/* The host needs an allocator for in-kernel descriptors. */
-	bool has_alloc = false;
-	for (size_t h = 0; h < m->host_count; h++)
-		for (size_t i = 0; i < m->hosts[h].op_count; i++)
-			has_alloc |= m->hosts[h].ops[i].kind == TA_HOST_SET_ALLOCATOR;
+	/* The host needs an allocator for in-kernel descriptors, set where it
+	 * dominates every launch of the kernel. */
+	bool has_alloc = ta_edits_allocator_dominates(m, (size_t)(k - m->kernels));
 	const ta_launch *first = NULL;
 	for (size_t i = 0; i < m->launch_count; i++)
 		if (m->launches[i].kernel == (int)(k - m->kernels) &&
@@ -1046,6 +1227,32 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	}
 	if (!has_alloc && ta_edits_set_allocator(m, first, out, &c.why) != 0)
 		goto done;
+	/* The unit last stride and TMA's alignment: proved by the host, or
+	 * written as an assert at every launch when the kernel is given them. */
+	bool contract = false;
+	if (!last_stride_one(&c, c.ax[1].stride)) {
+		if (s1_host_contract(&c, c.ax[1].stride, out, &contract) != 0) {
+			char *w = c.why;
+			c.why = ta_xasprintf("%s (its last stride %s is not provably 1)", w, c.ax[1].stride);
+			free(w);
+			goto done;
+		}
+	} else if (c.ax[1].stride && s1_param_index(k, c.ax[1].stride) < k->param_count) {
+		ta_edit probe = { 0 };
+		probe.crlf = out->crlf;
+		char *keep = c.why;
+		c.why = NULL;
+		bool w = false;
+		/* alignment only: where the launches do not say the tensor, as before */
+		if (s1_host_contract(&c, c.ax[1].stride, &probe, &w) == 0) {
+			for (size_t i = 0; i < probe.repl_count; i++)
+				ta_edit_replace(out, probe.repls[i].start, probe.repls[i].end, probe.repls[i].text);
+			contract = w;
+		}
+		ta_edit_clear(&probe);
+		free(c.why);
+		c.why = keep;
+	}
 	name = desc_name(&c);
 	char *args = ta_xasprintf("%s, shape=[%s, %s], strides=[%s, 1], block_shape=[%s, %s]", c.base,
 				  c.ax[0].bound, c.ax[1].bound, c.ax[0].stride, c.ax[0].block, c.ax[1].block);
@@ -1058,9 +1265,17 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		s1_fail(&c, "the access's statement shares its line with other code");
 		goto done;
 	}
-	char *mk = ta_xasprintf("%s%s = %s.make_tensor_descriptor(%s)\n", ind, name, tl, args);
-	ta_edit_replace(out, ls, ls, mk);
-	free(mk);
+	/* The same descriptor made earlier in the same block (the other
+	 * branch of P2's EVEN if) is used again rather than made twice. */
+	char *same = s1_same_descriptor(&c, at, tl, args);
+	if (same) {
+		free(name);
+		name = same;
+	} else {
+		char *mk = ta_xasprintf("%s%s = %s.make_tensor_descriptor(%s)\n", ind, name, tl, args);
+		ta_edit_replace(out, ls, ls, mk);
+		free(mk);
+	}
 	free(args);
 	free(ind);
 	/* The advanced axis starts where the pointer has moved to. */
@@ -1094,6 +1309,11 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	ta_edit_set_title(out, "%s the tile through tensor descriptor %s instead of a raw 2D pointer%s%s",
 			  load ? "load" : "store", name, ts_node_is_null(c.adv) ? "" : ", at the loop's offset",
 			  has_alloc ? "" : " (and set the host allocator)");
+	if (contract) {
+		char *t0 = ta_xstrdup(out->title ? out->title : "");
+		ta_edit_set_title(out, "%s; TMA's unit last stride and 16-byte alignment asserted at the launches", t0);
+		free(t0);
+	}
 	out->line = op->span.line;
 	rc = 0;
 done:

@@ -49,4 +49,14 @@ if [ -z "${WALKPAYS_WALK:-}" ]; then
 	done
 	[ -z "${WALKPAYS_ONLY_WALK:-}" ] || exit 0
 fi
+# Triton compiles every config of every version once, in parallel (the
+# autotuners pick while sharing the GPU: only the cache counts); the
+# measurement then runs alone, one version after the other, on a warm cache.
+export TRITON_CACHE_DIR=${TRITON_CACHE_DIR:-$OUTDIR/triton-cache}
+jobs=${WALKPAYS_JOBS:-8}
+for n in $names; do
+	cut -f4 "$WALK/$n/steps.tsv" | sed "s|^|$n |"
+done | xargs -P "$jobs" -n 2 sh -c 'python3 "$0" --warm "$1" "$2" "$3"' "$ROOT/tests/gpu/walkpays.py" "$WALK" \
+	> "$OUTDIR/warm.log" 2>&1
+echo "warm: $(date -u +%H:%M:%S)" >> "$OUTDIR/warm.log"
 exec python3 "$ROOT/tests/gpu/walkpays.py" "$WALK" "$OUTDIR" $names

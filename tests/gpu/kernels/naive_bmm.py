@@ -67,7 +67,9 @@ def reference(a, b):
     return torch.bmm(a, b.transpose(1, 2))
 
 
-CHECK_SIZES = [(3, 100, 72, 40), (2, 257, 130, 264)]
+CHECK_SIZES = [(3, 100, 72, 40), (2, 257, 136, 264)]
+# accepted by the original, outside TMA's 16-byte rule (rows of 130 halves)
+CONTRACT_SIZES = [(2, 257, 130, 264)]
 BENCH_SIZES = [(16, 2048, 2048, 2048)]
 ENTRY = "bmm_nt"
 

@@ -88,6 +88,8 @@ def reference(q, k, v, sm_scale):
 
 
 CHECK_SIZES = [(1, 2, 100, 64), (2, 3, 257, 128), (1, 2, 130, 80)]
+# accepted by the original, outside TMA's 16-byte rule (a row of 36 halves)
+CONTRACT_SIZES = [(1, 2, 100, 36)]
 BENCH_SIZES = [(4, 32, 4096, 64), (4, 32, 4096, 128)]
 ENTRY = "attention"
 

@@ -60,7 +60,9 @@ def reference(a, b):
     return torch.matmul(a, b)
 
 
-CHECK_SIZES = [(100, 72, 40), (257, 130, 264), (512, 512, 512)]
+CHECK_SIZES = [(100, 72, 40), (257, 136, 264), (512, 512, 512)]
+# accepted by the original, outside TMA's 16-byte rule (rows of 130 halves)
+CONTRACT_SIZES = [(257, 130, 264)]
 BENCH_SIZES = [(8192, 8192, 8192)]
 ENTRY = "matmul"
 
