@@ -67,6 +67,108 @@ static char *launched_names(const ta_rule_ctx *c, const ta_host *h)
 	return names;
 }
 
+/* D3 counts the allocations of one path through the wrapper: the arms of an
+ * if are alternatives, and an arm that returns leaves what follows the if
+ * off its path. Allocations are bits (the host's ops, at most 64). */
+typedef struct d3_walk {
+	const ta_host *h;
+	uint64_t allocs;          /* bit i: h->ops[i] is a per-call allocation */
+} d3_walk;
+
+static uint64_t allocs_within(const d3_walk *w, TSNode n)
+{
+	uint64_t in = 0;
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	for (size_t i = 0; i < w->h->op_count && i < 64; i++)
+		if ((w->allocs >> i & 1) && w->h->ops[i].span.start >= a && w->h->ops[i].span.end <= b)
+			in |= (uint64_t)1 << i;
+	return in;
+}
+
+static bool block_ends_call(TSNode block)
+{
+	uint32_t n = ta_node_named_count(block);
+	if (!n)
+		return false;
+	TSNode last = ts_node_named_child(block, n - 1);
+	return ta_node_is(last, "return_statement") || ta_node_is(last, "raise_statement");
+}
+
+static uint64_t more_allocs(uint64_t a, uint64_t b)
+{
+	return __builtin_popcountll(b) > __builtin_popcountll(a) ? b : a;
+}
+
+/* The allocations of the longest path through the statements of block from
+ * its from-th statement to its end. */
+static uint64_t path_allocs(const d3_walk *w, TSNode block, uint32_t from)
+{
+	uint64_t acc = 0;
+	uint32_t n = ta_node_named_count(block);
+	for (uint32_t i = from; i < n; i++) {
+		TSNode st = ts_node_named_child(block, i);
+		if (ta_node_is(st, "if_statement")) {
+			TSNode arms[16];
+			uint32_t na = 0;
+			bool has_else = false;
+			arms[na++] = ta_node_field(st, "consequence");
+			for (uint32_t j = 0; j < ta_node_named_count(st) && na < 16; j++) {
+				TSNode alt = ts_node_named_child(st, j);
+				if (ta_node_is(alt, "elif_clause"))
+					arms[na++] = ta_node_field(alt, "consequence");
+				else if (ta_node_is(alt, "else_clause")) {
+					arms[na++] = ta_node_field(alt, "body");
+					has_else = true;
+				}
+			}
+			uint64_t best = has_else ? 0 : path_allocs(w, block, i + 1);
+			for (uint32_t j = 0; j < na; j++) {
+				if (ts_node_is_null(arms[j]))
+					continue;
+				uint64_t arm = path_allocs(w, arms[j], 0);
+				if (!block_ends_call(arms[j]))
+					arm |= path_allocs(w, block, i + 1);
+				best = more_allocs(best, arm);
+			}
+			return acc | allocs_within(w, ta_node_field(st, "condition")) | best;
+		}
+		acc |= allocs_within(w, st);
+		if (ta_node_is(st, "return_statement") || ta_node_is(st, "raise_statement"))
+			break;
+	}
+	return acc;
+}
+
+/* The per-call allocations on h's longest path (all of them when h's body
+ * cannot be found). */
+static uint64_t d3_path(const ta_rule_ctx *c, const ta_host *h, uint64_t allocs)
+{
+	TSNode fn = ta_rule_node(c, h->span);
+	if (ta_node_is(fn, "decorated_definition"))
+		fn = ta_node_field(fn, "definition");
+	TSNode body = ta_node_is(fn, "function_definition") ? ta_node_field(fn, "body") : fn;
+	if (ts_node_is_null(body) || !ta_node_is(body, "block"))
+		return allocs;
+	d3_walk w = { h, allocs };
+	return path_allocs(&w, body, 0);
+}
+
+/* Some allocation of the path is under an if of h: not every call makes it. */
+static bool d3_conditional(const ta_rule_ctx *c, const ta_host *h, uint64_t path)
+{
+	for (size_t i = 0; i < h->op_count && i < 64; i++) {
+		if (!(path >> i & 1))
+			continue;
+		for (TSNode p = ta_rule_node(c, h->ops[i].span); !ts_node_is_null(p); p = ta_node_parent(p)) {
+			if (ta_node_is(p, "function_definition"))
+				break;
+			if (ta_node_is(p, "if_statement") || ta_node_is(p, "conditional_expression"))
+				return true;
+		}
+	}
+	return false;
+}
+
 ta_status ta_detect_d3(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
@@ -75,22 +177,22 @@ ta_status ta_detect_d3(ta_rule_ctx *c)
 		if (!ta_rule_host_launches(c, h))
 			continue;
 		any = true;
-		size_t n = 0;
-		const ta_host_op *first = NULL;
-		for (size_t i = 0; i < h->op_count; i++)
-			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth == 0) {
-				if (!first)
-					first = &h->ops[i];
-				n++;
-			}
+		uint64_t allocs = 0;
+		for (size_t i = 0; i < h->op_count && i < 64; i++)
+			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth == 0)
+				allocs |= (uint64_t)1 << i;
+		uint64_t path = d3_path(c, h, allocs);
+		size_t n = (size_t)__builtin_popcountll(path);
 		if (n < 3)
 			continue;
+		const ta_host_op *first = &h->ops[__builtin_ctzll(path)];
 		char *kernels = launched_names(c, h);
-		ta_finding *f = ta_rule_add(c, first->span, "`%s` allocates %zu tensors on every call before "
-					    "launching %s: one slab with views into it is cheaper", h->name, n, kernels);
+		ta_finding *f = ta_rule_add(c, first->span, "`%s` allocates %zu tensors on %s before "
+					    "launching %s: one slab with views into it is cheaper", h->name, n,
+					    d3_conditional(c, h, path) ? "one path through it" : "every call", kernels);
 		free(kernels);
-		for (size_t i = 0; i < h->op_count; i++)
-			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth == 0)
+		for (size_t i = 0; i < h->op_count && i < 64; i++)
+			if (path >> i & 1)
 				ta_finding_line(f, h->ops[i].span.line);
 		found = true;
 	}
@@ -183,9 +285,56 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 	return any ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
 }
 
+/* A shape whose last two dimensions are 2 and d // 2 (or d / 2): the split
+ * into halves D9 names. `(hd // 2, 2)` pairs interleaved elements and
+ * `(BLOCK_H // 2, 2, OW)` repeats rows; neither reaches the halves. */
 static bool split_reshape(const char *t)
 {
-	return t && strstr(t, "// 2") && (strstr(t, ", 2,") || strstr(t, ",2,") || strstr(t, "(2,"));
+	if (!t)
+		return false;
+	for (const char *p = strstr(t, "2,"); p; p = strstr(p + 1, "2,")) {
+		char before = p > t ? p[-1] : '(';
+		if (before != '(' && before != '[' && before != ' ' && before != ',')
+			continue;
+		if (before == ' ' && !(p - t >= 2 && (p[-2] == ',' || p[-2] == '(' || p[-2] == '[')))
+			continue;
+		const char *d = p + 2;
+		size_t n = 0;
+		int depth = 0;
+		for (; d[n]; n++) {
+			if (d[n] == '(' || d[n] == '[')
+				depth++;
+			else if ((d[n] == ')' || d[n] == ']') && depth-- == 0)
+				break;
+			else if (d[n] == ',' && depth == 0)
+				break;
+		}
+		if (d[n] != ')' && d[n] != ']')
+			continue;
+		/* the last dimension: an expression divided by 2 */
+		const char *e = d + n;
+		while (e > d && e[-1] == ' ')
+			e--;
+		if (e - d >= 3 && e[-1] == '2' && (!strncmp(e - 4, "// 2", 4) || !strncmp(e - 3, "/ 2", 3)))
+			return true;
+	}
+	return false;
+}
+
+/* The reshaped operand holds a tl.dot result: an accumulator split into
+ * halves for the epilogue (P5's subtile), which has no layout in memory to
+ * load the halves from. */
+static bool reshapes_accumulator(ta_rule_ctx *c, const ta_op *op)
+{
+	char *x = op->receiver ? ta_xstrdup(op->receiver) : ta_op_arg(c, op, 0);
+	bool acc = false;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t i = 0; x && i < n && !acc; i++)
+		acc = as[i].stmt.end <= op->span.start && !strcmp(as[i].name, x) &&
+		      ta_rule_contains(c, as[i].rhs, "dot(");
+	free(x);
+	return acc;
 }
 
 static bool ends_with_split(const ta_rule_ctx *c, TSNode fn)
@@ -254,7 +403,7 @@ ta_status ta_detect_d9(ta_rule_ctx *c)
 		if (op->kind != TA_OP_RESHAPE)
 			continue;
 		char *t = ta_rule_text(c, op->span);
-		if (split_reshape(t) && !split_in_registers(c, op)) {
+		if (split_reshape(t) && !split_in_registers(c, op) && !reshapes_accumulator(c, op)) {
 			ta_rule_add(c, op->span, "a reshape splits a dimension in two halves to address them: a "
 				    "transposed, contiguous layout with an offset is faster");
 			found = true;

@@ -829,47 +829,22 @@ static uint32_t p1_unnamed_write(const ta_model *m, const ta_kernel *k)
 	return 0;
 }
 
-/* Folder names of other back-ends than CUDA (FlagGems writes them _ascend). */
-static const char *const p1_backend_dirs[] = {
-	"rocm", "amd", "hip", "npu", "ascend", "cambricon", "mlu", "xpu", "musa", "mthreads", "kunlunxin", NULL,
-};
-
-/* Tests that a file branches on the back-end it runs on. */
-static const char *const p1_backend_tests[] = {
-	"torch.version.hip", "is_hip(", "is_hip_", "is_rocm(", "is_amd(", "is_xpu(", "is_npu(", "is_mlu(", NULL,
-};
-
 /* The file is written for (or also for) a back-end other than CUDA, where
  * what (a CUDA capability branch, a CUDA allocator) does not fit. Returns 0,
  * or -1 with *why. */
 int ta_edits_other_backend(const ta_model *m, const char *what, char **why)
 {
-	const char *path = m->src->path ? m->src->path : "";
-	const char *seg = path;
-	for (const char *s = path; *s; s++) {
-		if (*s != '/')
-			continue;
-		const char *d = seg;
-		while (*d == '_')
-			d++;
-		size_t len = (size_t)(s - d);
-		for (size_t i = 0; p1_backend_dirs[i]; i++)
-			if (len == strlen(p1_backend_dirs[i]) && !strncasecmp(d, p1_backend_dirs[i], len))
-				return ta_edits_refuse(why, "the file is under %.*s/, a folder for another back-end than "
-						       "CUDA: %s", (int)(s - seg), seg, what);
-		seg = s + 1;
+	ta_backend_fact b;
+	switch (ta_file_other_backend(m, &b)) {
+	case TA_BACKEND_FOLDER:
+		return ta_edits_refuse(why, "the file is under %.*s/, a folder for another back-end than CUDA: %s",
+				       b.len, b.text, what);
+	case TA_BACKEND_TEST:
+		return ta_edits_refuse(why, "line %u: the file tests %.*s, so its kernels also run on another "
+				       "back-end, where %s", b.line, b.len, b.text, what);
+	default:
+		return 0;
 	}
-	for (size_t i = 0; p1_backend_tests[i]; i++) {
-		const char *at = strstr(m->src->text, p1_backend_tests[i]);
-		if (!at)
-			continue;
-		size_t len = strcspn(p1_backend_tests[i], "(");
-		return ta_edits_refuse(why, "line %zu: the file tests %.*s, so its kernels also run on another "
-				       "back-end, where %s",
-				       ta_source_line_of(m->src, (size_t)(at - m->src->text)), (int)len,
-				       p1_backend_tests[i], what);
-	}
-	return 0;
 }
 
 /* Conditional launch values (`3 if head_dim == 64 else 4`): every literal

@@ -413,3 +413,48 @@ bool ta_rule_host_launches(const ta_rule_ctx *c, const ta_host *h)
 			return true;
 	return false;
 }
+
+/* Folder names of other back-ends than CUDA. */
+static const char *const backend_dirs[] = {
+	"rocm", "amd", "hip", "npu", "ascend", "cambricon", "mlu", "xpu", "musa", "mthreads", "kunlunxin", NULL,
+};
+
+/* Tests that a file branches on the back-end it runs on. */
+static const char *const backend_tests[] = {
+	"torch.version.hip", "is_hip(", "is_hip_", "is_rocm(", "is_amd(", "is_xpu(", "is_npu(", "is_mlu(", NULL,
+};
+
+ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b)
+{
+	ta_backend_fact none;
+	if (!b)
+		b = &none;
+	const char *path = m->src->path ? m->src->path : "";
+	const char *seg = path;
+	for (const char *s = path; *s; s++) {
+		if (*s != '/')
+			continue;
+		const char *d = seg;
+		while (*d == '_')
+			d++;
+		size_t len = (size_t)(s - d);
+		for (size_t i = 0; backend_dirs[i]; i++)
+			if (len == strlen(backend_dirs[i]) && !strncasecmp(d, backend_dirs[i], len)) {
+				b->text = seg;
+				b->len = (int)(s - seg);
+				b->line = 0;
+				return TA_BACKEND_FOLDER;
+			}
+		seg = s + 1;
+	}
+	for (size_t i = 0; backend_tests[i]; i++) {
+		const char *at = strstr(m->src->text, backend_tests[i]);
+		if (!at)
+			continue;
+		b->text = backend_tests[i];
+		b->len = (int)strcspn(backend_tests[i], "(");
+		b->line = (unsigned)ta_source_line_of(m->src, (size_t)(at - m->src->text));
+		return TA_BACKEND_TEST;
+	}
+	return TA_BACKEND_CUDA;
+}

@@ -78,6 +78,20 @@ char *ta_op_arg(const ta_rule_ctx *c, const ta_op *op, size_t i);
  * into vals (at most max). */
 size_t ta_rule_param_values(const ta_rule_ctx *c, const char *name, long *vals, size_t max);
 
+/* Whether the file is written for a back-end other than CUDA (ROCm, Ascend,
+ * Cambricon, MUSA, Kunlunxin, XPU...): a folder of the path named for one
+ * (FlagGems writes them _ascend), or a test of the back-end in the text
+ * (torch.version.hip, is_hip()...), where the kernels run on CUDA and on
+ * another back-end. b (when given) says which: the folder as named in the path,
+ * or the test as written and its line. */
+typedef enum ta_backend_kind { TA_BACKEND_CUDA, TA_BACKEND_FOLDER, TA_BACKEND_TEST } ta_backend_kind;
+typedef struct ta_backend_fact {
+	const char *text;         /* borrowed: the path up to the folder, or the test */
+	int len;
+	unsigned line;            /* the test's line */
+} ta_backend_fact;
+ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b);
+
 /* The T2 layout-flag vocabulary (also used by L1). */
 bool ta_is_layout_flag(const char *name);
 

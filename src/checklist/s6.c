@@ -13,6 +13,10 @@ ta_status ta_detect_s6(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	bool fast = false, found = false;
+	/* tanh.approx.f32 is PTX: a file under an Ascend, ROCm or other
+	 * back-end's folder has no such instruction to use. */
+	if (ta_file_other_backend(c->m, NULL) == TA_BACKEND_FOLDER)
+		return TA_STATUS_NOT_APPLICABLE;
 	for (size_t i = 0; i < k->op_count; i++)
 		if (k->ops[i].kind == TA_OP_INLINE_ASM)
 			fast = true;
@@ -35,6 +39,10 @@ ta_status ta_detect_s6(ta_rule_ctx *c)
 /* Rewrite: fast tanh (tanh.approx.f32) behind a FAST_TANH constexpr, on for NVIDIA GPUs. */
 TA_REWRITE(S6, NULL)
 {
+	ta_backend_fact be;
+	if (ta_file_other_backend(m, &be) == TA_BACKEND_FOLDER)
+		return ta_edits_refuse(why_not, "the file is under %.*s/, a folder for another back-end than CUDA: "
+				       "tanh.approx.f32 is a PTX instruction", be.len, be.text);
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
