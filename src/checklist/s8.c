@@ -120,6 +120,19 @@ static bool seq_named(const char *name)
  * there (`hi = tl.minimum(N_CTX, ...)`). A length that only bounds masks (a
  * chunked scan whose loops run over a fixed chunk) does not move the best
  * config, and putting it in the key would retune for every length. */
+/* A min() of the length and a size the key holds (`min(chunk_size, seqlen -
+ * pid_c * chunk_size)`): the loop runs over at most that keyed chunk. */
+static bool capped_by_key(ta_rule_ctx *c, ta_span s)
+{
+	const ta_autotune *a = c->k->autotune;
+	if (!ta_rule_contains(c, s, "min(") && !ta_rule_contains(c, s, "minimum("))
+		return false;
+	for (size_t i = 0; i < a->key_count; i++)
+		if (ta_rule_mentions(c, s, a->key[i]))
+			return true;
+	return false;
+}
+
 static bool bounds_a_loop(ta_rule_ctx *c, const char *name)
 {
 	const ta_kernel *k = c->k;
@@ -129,11 +142,11 @@ static bool bounds_a_loop(ta_rule_ctx *c, const char *name)
 		ta_span it = k->loops[l].iter;
 		if (!it.end)
 			continue;
-		if (ta_rule_mentions(c, it, name))
+		if (ta_rule_mentions(c, it, name) && !capped_by_key(c, it))
 			return true;
 		for (size_t i = 0; i < n; i++)
 			if (as[i].stmt.start < it.start && ta_rule_mentions(c, as[i].rhs, name) &&
-			    ta_rule_mentions(c, it, as[i].name))
+			    ta_rule_mentions(c, it, as[i].name) && !capped_by_key(c, as[i].rhs))
 				return true;
 	}
 	return false;
