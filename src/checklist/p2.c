@@ -4,6 +4,7 @@
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -192,6 +193,17 @@ static bool ragged_bound_name(const char *t)
 	return false;
 }
 
+/* Short names that count time or sequence positions in the wild (fla's T,
+ * NT chunks, L, S). */
+static bool ragged_exact_name(const char *t)
+{
+	static const char *const names[] = { "T", "NT", "L", "S", "NS", "N_CTX", NULL };
+	for (size_t i = 0; names[i]; i++)
+		if (!strcmp(t, names[i]))
+			return true;
+	return false;
+}
+
 /* Without a tl.dot, a bound named as a reduction or model dimension (K,
  * `dim`, `HEAD_DIM`, `hidden_size`), as is or inside tl.cdiv(NAME, ...). */
 static bool reduction_dim_name(const char *bound)
@@ -230,20 +242,30 @@ static bool k_like_loop(ta_rule_ctx *c, int l)
 		return false;
 	if (ragged_bound_name(bound))
 		return false;
-	/* every name the bound reads is a parameter of the kernel */
-	bool ok = false;
-	for (size_t i = 0; i < c->k->param_count; i++)
-		if (ta_text_mentions(bound, strlen(bound), c->k->params[i].name)) {
-			ok = true;
-			break;
+	/* every name the bound reads is a parameter of the kernel (tl.cdiv
+	 * aside): not a value loaded or computed per program, which a tuple
+	 * assignment (`i_t, i_bh = tl.program_id(0), ...`) may also bind */
+	bool any_param = false;
+	for (const char *p = bound; *p;) {
+		if (!(isalpha((unsigned char)*p) || *p == '_')) {
+			p++;
+			continue;
 		}
-	if (!ok)
+		const char *e = p;
+		while (isalnum((unsigned char)*e) || *e == '_')
+			e++;
+		char *id = ta_xstrndup(p, (size_t)(e - p));
+		bool builtin = !strcmp(id, "tl") || !strcmp(id, "triton") || !strcmp(id, "cdiv");
+		const ta_param *prm = builtin ? NULL : ta_kernel_param(c->k, id);
+		bool ragged = prm && ragged_exact_name(id);
+		free(id);
+		if (!builtin && (!prm || ragged))
+			return false;
+		any_param |= prm != NULL;
+		p = e;
+	}
+	if (!any_param)
 		return false;
-	size_t n;
-	const ta_assign *as = ta_rule_assigns(c, &n);
-	for (size_t i = 0; i < n; i++)
-		if (ta_text_mentions(bound, strlen(bound), as[i].name))
-			return false;  /* computed in the kernel (loaded, per program) */
 	return true;
 }
 

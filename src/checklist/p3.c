@@ -11,8 +11,8 @@
 #include <string.h>
 #include <strings.h>
 
-/* Where a tile comes from: 1 raw pointer load, 2 descriptor/block pointer,
- * 0 unknown. */
+/* Where a tile comes from: 1 raw 2D pointer load, 2 descriptor/block
+ * pointer, 0 unknown (or changed in place after its load). */
 static int tile_origin(ta_rule_ctx *c, const char *name, uint32_t before, int depth)
 {
 	if (!name || depth > 4)
@@ -26,6 +26,11 @@ static int tile_origin(ta_rule_ctx *c, const char *name, uint32_t before, int de
 			def = &as[i];
 	if (!def)
 		return 0;
+	/* `x *= scale` after the load: the tile read is a computed one */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(as[i].name, name) && as[i].augmented && as[i].stmt.start > def->stmt.start &&
+		    as[i].stmt.start < before)
+			return 0;
 	int origin = 0;
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
@@ -33,7 +38,9 @@ static int tile_origin(ta_rule_ctx *c, const char *name, uint32_t before, int de
 			continue;
 		if (op->kind == TA_OP_DESC_LOAD || (op->kind == TA_OP_LOAD && op->ptr_shape == TA_PTR_BLOCK_PTR))
 			return 2;
-		if (op->kind == TA_OP_LOAD)
+		/* raw pointers laid out as a 2D tile (the shape the rewrite swaps);
+		 * a block pointer the model could not place is not one */
+		if (op->kind == TA_OP_LOAD && op->ptr_shape == TA_PTR_2D)
 			origin = 1;
 	}
 	if (origin)
