@@ -24,24 +24,24 @@ check_diff "tests/PRECISION.md is up to date (tests/precision/table.sh > tests/P
 
 # Form: the header line, the corpus count, then file, line, verdict, reason.
 bad=
-for f in "$dir"/*.tsv; do
+for f in "$dir"/*.tsv "$dir"/before/*.tsv; do
 	[ -f "$f" ] || continue
 	id=$(basename "$f" .tsv)
 	printf '%s\n' "$entries" | grep -q "^$id " || bad="$bad
 $f: $id is no entry of entries.def"
 	msg=$(awk -F'\t' -v id="$id" '
-		NR == 1 { if ($0 !~ "^# " id " judged [0-9]{4}-[0-9]{2}-[0-9]{2} against [0-9a-f]{7,40}$")
+		NR == 1 { if ($0 !~ "^# " id " judged [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9] against [0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]+$")
 			print FILENAME ":1: not \"# " id " judged YYYY-MM-DD against COMMIT\""; next }
 		NR == 2 { if ($0 !~ /^# corpus findings: [0-9]+$/) print FILENAME ":2: not \"# corpus findings: N\""; next }
 		/^#/ { next }
 		NF != 4 || $1 == "" || $2 !~ /^[0-9]+$/ || $4 == "" {
 			print FILENAME ":" NR ": not file<TAB>line<TAB>verdict<TAB>reason"; next }
 		$3 != "true" && $3 != "false" && $3 != "debatable" { print FILENAME ":" NR ": verdict \"" $3 "\"" }
-		seen[$1 FS $2]++ == 1 { print FILENAME ":" NR ": " $1 ":" $2 " judged twice" }' "$f")
+		seen[$0]++ == 1 { print FILENAME ":" NR ": the same row twice" }' "$f")
 	[ -z "$msg" ] || bad="$bad
 $msg"
 done
-result "$([ -z "$bad" ]; echo $?)" "every tests/precision/ID.tsv is well formed" $bad
+result "$([ -z "$bad" ]; echo $?)" "every tests/precision/ID.tsv is well formed" "$bad"
 
 # The bar, entry by entry.
 printf '%s\n' "$entries" >"$tmp/entries"
@@ -57,8 +57,8 @@ while read -r id status; do
 	fi
 	verdict=$(awk -F'\t' 'NR == 2 { corpus = $0; sub(/^# corpus findings: /, "", corpus) }
 		/^#/ { next } { n++; t += $3 == "true" }
-		END { need = corpus < 10 ? corpus : 10
-			if (n < need) print "judged " n + 0 " of the " need " needed"
+		END { corpus += 0; n += 0; need = corpus < 10 ? corpus : 10
+			if (n < need) print "judged " n " of the " need " needed"
 			else if (n && t * 10 < n * 9) printf "%d of %d true (%.0f%%), below 90%%\n", t, n, 100 * t / n }' "$f")
 	result "$([ -z "$verdict" ]; echo $?)" "$id: at least 90% on enough judged findings" "$verdict"
 done <"$tmp/entries"

@@ -37,13 +37,9 @@ advisor shows it as a hint. The status is the `TA_ENTRY_PREVIEW` flag of
 | Entry | Judged | True | False | Debatable | Strict precision | Corpus | Judged on | Status |
 |-------|-------:|-----:|------:|----------:|-----------------:|-------:|-----------|--------|
 HEAD
-printf '%s\n' "$entries" | while read -r id status; do
-	f=$dir/$id.tsv
-	if [ ! -f "$f" ]; then
-		printf '| %s | – | – | – | – | not judged | – | – | %s |\n' "$id" "$status"
-		continue
-	fi
-	awk -F'\t' -v id="$id" -v status="$status" '
+# One row of the table from a judged file.
+row() {
+	awk -F'\t' -v id="$1" -v status="$2" '
 		NR == 1 { date = $0; sub(/^# [A-Z0-9]+ judged /, "", date); split(date, d, " "); date = d[1]; commit = d[3]; next }
 		/^# corpus findings: / { corpus = $0; sub(/^# corpus findings: /, "", corpus); next }
 		/^#/ || NF == 0 { next }
@@ -52,5 +48,29 @@ printf '%s\n' "$entries" | while read -r id status; do
 			p = n ? sprintf("%.0f%%", 100 * v["true"] / n) : "no findings"
 			printf "| %s | %d | %d | %d | %d | %s | %s | %s (%s) | %s |\n", id, n, v["true"], v["false"],
 				v["debatable"], p, corpus == "" ? "?" : corpus, date, commit, status
-		}' "$f"
+		}' "$3"
+}
+printf '%s\n' "$entries" | while read -r id status; do
+	f=$dir/$id.tsv
+	if [ -f "$f" ]; then
+		row "$id" "$status" "$f"
+	else
+		printf '| %s | – | – | – | – | not judged | – | – | %s |\n' "$id" "$status"
+	fi
 done
+# The judgements made before a detector was fixed, kept for comparison.
+if ls "$dir"/before/*.tsv >/dev/null 2>&1; then
+	cat <<'BEFORE'
+
+## Before the fixes of issue 15
+
+The same kind of sample, judged on the detectors as they were before the
+fixes (`tests/precision/before/ID.tsv`). The status column is today's.
+
+| Entry | Judged | True | False | Debatable | Strict precision | Corpus | Judged on | Status |
+|-------|-------:|-----:|------:|----------:|-----------------:|-------:|-----------|--------|
+BEFORE
+	printf '%s\n' "$entries" | while read -r id status; do
+		if [ -f "$dir/before/$id.tsv" ]; then row "$id" "$status" "$dir/before/$id.tsv"; fi
+	done
+fi
