@@ -37,6 +37,14 @@ ta_status ta_detect_p5(ta_rule_ctx *c)
 			store = &k->ops[i];
 	if (!store)
 		return TA_STATUS_NOT_APPLICABLE;
+	/* The epilogue of a matmul: the stored tile is an accumulator of
+	 * tl.dot. An elementwise kernel's store (SwiGLU, a copy) holds no
+	 * accumulator to split, so subtiling it saves no registers. */
+	bool dot = false;
+	for (size_t i = 0; i < k->op_count && !dot; i++)
+		dot = k->ops[i].kind == TA_OP_DOT;
+	if (!dot)
+		return TA_STATUS_NOT_APPLICABLE;
 	for (size_t i = 0; i < k->param_count; i++)
 		if (strstr(k->params[i].name, "SUBTILE") || strstr(k->params[i].name, "subtile"))
 			return TA_STATUS_SATISFIED;
