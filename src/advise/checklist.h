@@ -29,7 +29,9 @@ typedef struct ta_entry {
 	const ta_entry_def *def;    /* the table's row (entry.h) */
 	const char *id;             /* "S3": a section letter and 1–2 digits */
 	ta_section section;
-	const char *seed_ref;       /* where it comes from in the seed */
+	const char *seed_ref;       /* where it comes from in the seed (for the
+				       catalog's authors: never shown to users, it
+				       names documents they do not have) */
 	const char *title;
 	const char *summary;        /* one line */
 	const char *means;          /* paragraphs: what and why it is slow */

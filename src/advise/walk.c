@@ -458,6 +458,23 @@ void ta_walk_baseline_ratios(const ta_run_figures *run, const ta_run_figures *ba
 		ev_kernels[i].baseline_ratio = ta_baseline_ratio(run, base, ev_kernels[i].name, NULL);
 }
 
+/* A step that waits for a baseline (T5 without --baseline) is one the user
+ * cannot act on from this walk: it goes after every other step, as a note,
+ * so the walk never opens on it. The order of the others is kept. */
+static void baseline_steps_last(ta_walk_kernel *k)
+{
+	size_t n = k->n_steps, at = 0;
+	if (n < 2)
+		return;
+	ta_step *sorted = ta_xcalloc(n, sizeof *sorted);
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++)
+			if ((k->steps[i].mark == TA_MARK_NEEDS_BASELINE) == (pass == 1))
+				sorted[at++] = k->steps[i];
+	memcpy(k->steps, sorted, n * sizeof *sorted);
+	free(sorted);
+}
+
 ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
 		       const ta_gpu_info *gpu, const char *name)
 {
@@ -536,6 +553,8 @@ ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const
 			}
 		}
 	}
+	for (size_t ki = 0; ki < w->n_kernels; ki++)
+		baseline_steps_last(&w->kernels[ki]);
 	free(order);
 	free(evk);
 	ta_rules_result_free(r);

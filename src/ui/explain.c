@@ -176,7 +176,6 @@ static void render_entry(const ta_catalog *cat, const ta_entry *e, ta_buf *b)
 
 	ta_buf_printf(b, "%s  %s\n", e->id, e->title);
 	field(b, "Section:", ta_section_title(e->section));
-	field(b, "Seed:", e->seed_ref);
 	field(b, "Needs:", needs_words(e->needs));
 	ta_buf_putc(b, '\n');
 	ta_explain_wrap(b, e->summary, 2, TA_EXPLAIN_WIDTH);

@@ -33,8 +33,8 @@ check "the evidence gives the per-call time and the shapes" \
 check "the dominant shape is the one with most GPU time" \
 	ta_wait_fixed "dominant shape (most GPU time): median 3901.0 µs, IQR 2.0 µs, n=97"
 check "the dominant shape's grid describes the figures" ta_wait "grid 4096×1×1, block 128"
-check "every shape has its share" ta_wait " 40%  grid 2048×1×1, block 128, 26 regs, smem 0 B: 113 launches, median 2201.0 µs"
-check "the lone last launch is listed, not the headline" ta_wait "  0%  grid 16×1×1, block 128, 26 regs, smem 0 B: 1 launch, median 160.0 µs"
+check "every shape has its share" ta_wait " 40%  grid 2048×1×1, block 128, 26 regs, shared memory 0 B: 113 launches, median 2201.0 µs"
+check "the lone last launch is listed, not the headline" ta_wait "  0%  grid 16×1×1, block 128, 26 regs, shared memory 0 B: 1 launch, median 160.0 µs"
 ta_keys q
 check "the advisor ends" ta_wait "EXIT=0"
 # Reopened without profiling: the session kept the shapes.

@@ -18,8 +18,8 @@ check "j moves to S3" ta_step_to S3
 check "the step's title wraps: its mark is whole" ta_wait "│ +\[applies\] *$"
 # The launch figures line is longer than the pane: its end wraps onto the
 # next line instead of being cut.
-check "figures wrap: the end of the grid line is on screen" ta_wait "smem [0-9]+\+[0-9]+ B *$"
-check "figures wrap: the occupancy line ends with its waves" ta_wait "[0-9.]+ waves *$"
+check "figures wrap: the end of the grid line is on screen" ta_wait "│ +per block *$"
+check "figures wrap: the occupancy line ends with what waves are" ta_wait "all SMs hold at once\) *$"
 check "a cut diff line ends in an ellipsis" ta_wait "│   -        qk = tl\.zeros\(\[BLOCK_M, BLOCK_N\]…$"
 ta_press Right
 check "Right scrolls the code: an ellipsis on the left" ta_wait "│   … qk = tl\.zeros\(\[BLOCK_M, BLOCK_N\], d[a-z]*…$"

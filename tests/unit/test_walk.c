@@ -83,10 +83,16 @@ static void test_static_walk(void **state)
 	const ta_walk_kernel *k = &w->kernels[0];
 	assert_string_equal(k->name, "gemma_attn_fwd");
 	assert_int_equal(k->n_steps, ta_rules_count());
-	/* Triggers first; T1 fired, so section 4 opens right after them. */
+	/* Triggers first; T1 fired, so section 4 opens right after them. T5
+	 * waits for a baseline the static walk has not got: it comes last,
+	 * as a note, and the walk does not open on it. */
 	assert_string_equal(k->steps[0].id, "T1");
 	assert_int_equal(k->steps[0].mark, TA_MARK_APPLIES);
-	assert_string_equal(k->steps[5].id, "G1");
+	assert_string_equal(k->steps[4].id, "G1");
+	assert_string_equal(k->steps[k->n_steps - 1].id, "T5");
+	assert_int_equal(k->steps[k->n_steps - 1].mark, TA_MARK_NEEDS_BASELINE);
+	for (size_t i = 0; i + 1 < k->n_steps; i++)
+		assert_int_not_equal(k->steps[i].mark, TA_MARK_NEEDS_BASELINE);
 	ta_step *s3 = ta_walk_find_step(w, "gemma_attn_fwd", "S3");
 	assert_non_null(s3);
 	assert_int_equal(s3->mark, TA_MARK_APPLIES);

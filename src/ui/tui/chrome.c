@@ -49,7 +49,7 @@ void ta_chrome_header(ta_app *app, int w)
 	ta_term_fill(0, 0, w, TA_ROLE_BAR);
 	char gpu[320];
 	gpu_text(app, gpu, sizeof gpu);
-	ta_term_printf(0, 0, w, TA_ROLE_BAR, " tileadvise %s %s %s %s", ta_glyph_str(TA_G_VBAR),
+	ta_term_printf_clipped(0, 0, w, TA_ROLE_BAR, " tileadvise %s %s %s %s", ta_glyph_str(TA_G_VBAR),
 		       app->sess->file_name, ta_glyph_str(TA_G_VBAR), gpu);
 
 	/* Row 1: the run state. */
@@ -72,7 +72,7 @@ void ta_chrome_header(ta_app *app, int w)
 				 app->run_label ? app->run_label : "run", ta_app_run_elapsed(app),
 				 ta_app_run_launches(app), ta_glyph_str(TA_G_VBAR), last);
 		free(log);
-		ta_term_printf(1, 0, w, TA_ROLE_WARN, " %s", state);
+		ta_term_printf_clipped(1, 0, w, TA_ROLE_WARN, " %s", state);
 		return;
 	}
 	const ta_run_figures *run = ta_app_last_run(app);
@@ -91,13 +91,20 @@ void ta_chrome_header(ta_app *app, int w)
 		snprintf(state, sizeof state, "static analysis only: %s", app->why_no_profile);
 	else
 		snprintf(state, sizeof state, "static analysis; no measurement yet (r runs the file)");
-	ta_term_printf(1, 0, w, TA_ROLE_DIM, " %s", state);
+	ta_term_printf_clipped(1, 0, w, TA_ROLE_DIM, " %s", state);
 }
 
+/* A key and what it does, whole or not at all: a key that does not fit
+ * leaves a '…' saying that more keys exist (? lists them all). */
 static int put_key(int y, int x, int w, const char *key, const char *what)
 {
 	if (x >= w)
 		return x;
+	int need = ta_term_width(key, (size_t)-1) + 1 + ta_term_width(what, (size_t)-1);
+	if (x + need > w - 1) {
+		ta_term_put(y, x, w - x, ta_glyph_str(TA_G_ELLIPSIS), (size_t)-1, TA_ROLE_BAR);
+		return w;
+	}
 	x += ta_term_put(y, x, w - x, key, (size_t)-1, TA_ROLE_BAR_KEY);
 	x += ta_term_put(y, x, w - x, " ", 1, TA_ROLE_BAR);
 	x += ta_term_put(y, x, w - x, what, (size_t)-1, TA_ROLE_BAR);
@@ -130,10 +137,10 @@ void ta_chrome_footer(ta_app *app, int y, int w)
 	/* Row y-1: the message or question, row y: the keys. */
 	ta_term_fill(y - 1, 0, w, TA_ROLE_NORMAL);
 	if (app->prompt != TA_PROMPT_NONE && app->prompt_text)
-		ta_term_printf(y - 1, 0, w, TA_ROLE_ERROR, " %s ", app->prompt_text);
+		ta_term_printf_clipped(y - 1, 0, w, TA_ROLE_ERROR, " %s ", app->prompt_text);
 	else if (app->message)
-		ta_term_printf(y - 1, 0, w, app->message_error ? TA_ROLE_ERROR : TA_ROLE_OK, " %s ",
-			       app->message);
+		ta_term_printf_clipped(y - 1, 0, w, app->message_error ? TA_ROLE_ERROR : TA_ROLE_OK, " %s ",
+				       app->message);
 	ta_term_fill(y, 0, w, TA_ROLE_BAR);
 	int x = 1;
 	if (app->prompt != TA_PROMPT_NONE) {

@@ -410,6 +410,20 @@ int ta_term_printf(int y, int x, int maxw, ta_role role, const char *fmt, ...)
 	return ta_term_put(y, x, maxw, buf, (size_t)-1, role);
 }
 
+int ta_term_printf_clipped(int y, int x, int maxw, ta_role role, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	/* trailing spaces are padding: cutting them is no loss */
+	size_t n = strlen(buf);
+	while (n && buf[n - 1] == ' ')
+		buf[--n] = '\0';
+	return ta_term_put_clipped(y, x, maxw, buf, role);
+}
+
 void ta_term_fill(int y, int x, int w, ta_role role)
 {
 	if (w <= 0)

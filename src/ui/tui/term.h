@@ -74,6 +74,10 @@ int ta_term_put_scrolled(int y, int x, int maxw, const char *s, size_t n, int sk
 /* printf into a line, clipped. */
 int ta_term_printf(int y, int x, int maxw, ta_role role, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* printf into a line that ends in an ellipsis when it is cut (headers,
+ * messages: a cut there must show). */
+int ta_term_printf_clipped(int y, int x, int maxw, ta_role role, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 /* Fills columns [x, x+w) of row y with spaces in role. */
 void ta_term_fill(int y, int x, int w, ta_role role);
 /* Display width of UTF-8 text (as ta_term_put would draw it). */

@@ -1,4 +1,4 @@
-/* The right pane: the step page. Title and seed section, the reason in the
+/* The right pane: the step page. Title and section, the reason in the
  * user's terms, the source with the concerned lines highlighted, the
  * evidence figures, the typical impact, the edit as a coloured diff, and
  * the measured before -> after once applied. */
@@ -280,6 +280,8 @@ static void autotune_table(page *p, const ta_autotune_table *t)
 		      (r->smem_static + r->smem_dynamic + 1023) / 1024, occ, cfg);
 		free(cfg);
 	}
+	wrap(p, 3, TA_ROLE_DIM, "smem: shared memory per block (K: 1024 B); occupancy: the share of an SM's "
+	     "warp slots the config fills, and what limits it");
 	if (t->tried > t->n_rows)
 		wrap(p, 3, TA_ROLE_DIM, "Triton benchmarked more configs than there are rows: configs that "
 		     "differ only in num_stages launch with the same shape, so their launches share a row");
@@ -366,7 +368,8 @@ static void shapes(page *p, const ta_kernel_figures *f)
 			continue;
 		}
 		shown++;
-		textf(p, 5, TA_ROLE_NORMAL, "%3.0f%%  grid %d%s%d%s%d, block %d, %u regs, smem %d B: %zu %s, median %s",
+		textf(p, 5, TA_ROLE_NORMAL, "%3.0f%%  grid %d%s%d%s%d, block %d, %u regs, shared memory %d B: %zu %s, "
+		      "median %s",
 		      s->share * 100, s->grid[0], x, s->grid[1], x, s->grid[2], s->block[0], s->regs, s->smem,
 		      s->calls, s->calls == 1 ? "launch" : "launches", ta_fmt_ns(s->median_ns, med, sizeof med));
 	}
@@ -397,11 +400,22 @@ static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const t
 	}
 	if (f) {
 		const char *x = ta_glyph_str(TA_G_TIMES);
-		textf(p, 3, TA_ROLE_NORMAL, "grid %d%s%d%s%d, block %d, %u registers, %u B local/thread%s, "
-		      "smem %d+%d B", f->grid[0], x, f->grid[1], x, f->grid[2], f->block[0], f->regs,
-		      f->local_per_thread, f->local_per_thread ? " (spills)" : "", f->smem_static, f->smem_dynamic);
+		/* shared memory in words: the total per block, and how it splits
+		 * when both kinds are used (static: declared in the kernel;
+		 * dynamic: sized at launch, as Triton does) */
+		char smem[96];
+		if (f->smem_static && f->smem_dynamic)
+			snprintf(smem, sizeof smem, "shared memory %d B per block (%d static + %d dynamic)",
+				 f->smem_static + f->smem_dynamic, f->smem_static, f->smem_dynamic);
+		else
+			snprintf(smem, sizeof smem, "shared memory %d B per block",
+				 f->smem_static + f->smem_dynamic);
+		textf(p, 3, TA_ROLE_NORMAL, "grid %d%s%d%s%d, block %d, %u registers, %u B local/thread%s, %s",
+		      f->grid[0], x, f->grid[1], x, f->grid[2], f->block[0], f->regs,
+		      f->local_per_thread, f->local_per_thread ? " (spills)" : "", smem);
 		if (f->has_occupancy)
-			textf(p, 3, TA_ROLE_NORMAL, "occupancy %.1f%% (%d block%s/SM, limited by %s), %.2f waves",
+			textf(p, 3, TA_ROLE_NORMAL, "occupancy %.1f%% (%d block%s/SM, limited by %s), %.2f waves "
+			      "(the grid's blocks over what all SMs hold at once)",
 			      f->occupancy * 100, f->blocks_per_sm, f->blocks_per_sm == 1 ? "" : "s", f->limiter, f->waves);
 	}
 	for (size_t i = 0; i < s->n_findings; i++)
@@ -546,10 +560,9 @@ static void draw(ta_app *app, const ta_rect *r)
 	bool hint = e && ta_entry_is_preview(e->def);
 	textf(&p, 1, TA_ROLE_TITLE, "%s %s %s   [%s%s]", s->id, ta_glyph_str(TA_G_DOT), e ? e->title : "?",
 	      ta_mark_name(s->mark), hint ? ", hint" : "");
-	if (e && e->seed_ref && strcmp(e->seed_ref, ta_section_title(e->section)))
-		textf(&p, 1, TA_ROLE_DIM, "%s %s seed: %s %s kernel %s", ta_section_title(e->section),
-		      ta_glyph_str(TA_G_DOT), e->seed_ref, ta_glyph_str(TA_G_DOT), k->name);
-	else if (e)
+	/* The section, in the checklist's own words (the entry's seed_ref names
+	 * documents the user does not have: it is not shown). */
+	if (e)
 		textf(&p, 1, TA_ROLE_DIM, "%s %s kernel %s", ta_section_title(e->section),
 		      ta_glyph_str(TA_G_DOT), k->name);
 	if (hint)
