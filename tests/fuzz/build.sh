@@ -31,6 +31,11 @@ command -v "$cc" >/dev/null 2>&1 || { say "$cc not found (apt-get install clang 
 mkdir -p "$out/obj"
 pc_cflags=$(pkg-config --cflags tree-sitter jansson)
 pc_libs=$(pkg-config --libs tree-sitter jansson)
+# --check's folder walk asks libgit2 about .gitignore when the build has it.
+if grep -q '^#define HAVE_LIBGIT2 1' "$bld/config.h"; then
+	pc_cflags="$pc_cflags $(pkg-config --cflags libgit2)"
+	pc_libs="$pc_libs $(pkg-config --libs libgit2)"
+fi
 
 san="-fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
 base="-std=gnu11 -g -O1 $san -I$src/src -I$bld $pc_cflags \
@@ -42,10 +47,11 @@ else
 	inst="-fsanitize=fuzzer-no-link" ; link="-fsanitize=fuzzer"
 fi
 
-# The project's sources: all of them but the program, the TUI and the injector.
+# The project's sources: all of them but the program, the TUI, the injector
+# and pyproject.c (the program's alone; its TOML half is C++).
 list="$out/sources"
 ( cd "$src" && find src -name '*.c' ! -path 'src/main.c' ! -path 'src/ui/tui/*' \
-	! -path 'src/profile/inject/*' | LC_ALL=C sort ) >"$list"
+	! -path 'src/profile/inject/*' ! -path 'src/ui/pyproject.c' | LC_ALL=C sort ) >"$list"
 
 # An object is rebuilt when its source or any header of src/ is newer.
 newest_h=$(find "$src/src" "$bld/config.h" -name '*.h' -newer "$out/obj/.stamp" 2>/dev/null | head -n 1 || true)
