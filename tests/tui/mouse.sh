@@ -52,7 +52,8 @@ ta_wheel up 80 12
 check "and back up" ta_wait "^ Kernels +│ S1 · Raw pointer loads"
 
 ta_wheel down 5 12
-check "the wheel over the walk moves to the next row" ta_wait "│ Steps that do not apply to tile_kernel"
+# the next row after S1 is T5, the note the walk keeps for last
+check "the wheel over the walk moves to the next row" ta_wait "^ Kernels +│ T5 · Catastrophic gap"
 ta_keys q
 check "quits cleanly" ta_wait "^EXIT=0"
 
