@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -1150,6 +1151,60 @@ static char *s1_same_descriptor(s1_ctx *c, TSNode at, const char *tl, const char
 	return found;
 }
 
+/* The dimension d of x.stride(d) that every launch of k passes for
+ * parameter `param` of the same tensor x (as text in *x, caller frees):
+ * -1 stays -1 and is taken as the last; INT_MIN when a launch passes
+ * something else or launches differ. */
+static int s1_stride_dim(const ta_model *m, const ta_kernel *k, const char *param, char **x)
+{
+	size_t idx = s1_param_index(k, param);
+	int dim = INT_MIN;
+	*x = NULL;
+	for (size_t i = 0; idx < k->param_count && i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)(k - m->kernels))
+			continue;
+		TSNode sa = s1_launch_arg(m, l, k, idx), fn = ta_node_field(sa, "function");
+		TSNode d = ta_node_is(sa, "call") ? ta_edits_call_arg(m, sa, 0, NULL) : (TSNode){ 0 };
+		if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") ||
+		    ts_node_is_null(d) || (!ta_node_is(d, "integer") && !ta_node_text_eq(m->src, d, "-1")))
+			goto unknown;
+		char *xt = ta_node_text(m->src, ta_node_field(fn, "object")), *dt = ta_node_text(m->src, d);
+		int v = (int)strtol(dt, NULL, 10);
+		free(dt);
+		if ((*x && strcmp(*x, xt)) || (dim != INT_MIN && dim != v)) {
+			free(xt);
+			goto unknown;
+		}
+		free(*x);
+		*x = xt;
+		dim = v;
+	}
+	if (dim == INT_MIN)
+		goto unknown;
+	return dim;
+unknown:
+	free(*x);
+	*x = NULL;
+	return INT_MIN;
+}
+
+/* The tile is X's transpose (P3 loaded it so): its rows step by X's last
+ * stride and its columns by an earlier one (rows by x.stride(3), columns
+ * by x.stride(2)). A descriptor needs the unit stride last, so it is made
+ * over X as stored and the loaded tile transposed. */
+static bool s1_transposed(s1_ctx *c)
+{
+	if (!c->ax[0].stride || !c->ax[1].stride)
+		return false;
+	char *x0, *x1;
+	int d0 = s1_stride_dim(c->m, c->k, c->ax[0].stride, &x0), d1 = s1_stride_dim(c->m, c->k, c->ax[1].stride, &x1);
+	bool t = x0 && x1 && !strcmp(x0, x1) && d0 != INT_MIN && d1 != INT_MIN && d1 != -1 && (d0 == -1 || d0 > d1);
+	free(x0);
+	free(x1);
+	return t;
+}
+
 static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
 {
 	s1_ctx c = { .m = m, .k = k, .op = op };
@@ -1212,6 +1267,20 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	/* A CUDA allocator and TMA do not fit a file written for another back-end. */
 	if (ta_edits_other_backend(m, "a CUDA allocator and TMA descriptors do not fit it", &c.why) != 0)
 		goto done;
+	/* A transposed tile (P3's): the descriptor over the tensor as stored,
+	 * the load transposed with .T. */
+	bool transposed = false;
+	if (!last_stride_one(&c, c.ax[1].stride) && s1_transposed(&c)) {
+		if (!load || !ts_node_is_null(c.adv)) {
+			s1_fail(&c, "the tile is the transpose of the tensor as stored: only a load without an advanced "
+				"pointer is rewritten to a descriptor load and .T");
+			goto done;
+		}
+		s1_axis t = c.ax[0];
+		c.ax[0] = c.ax[1];
+		c.ax[1] = t;
+		transposed = true;
+	}
 	/* The host needs an allocator for in-kernel descriptors, set where it
 	 * dominates every launch of the kernel. */
 	bool has_alloc = ta_edits_allocator_dominates(m, (size_t)(k - m->kernels));
@@ -1285,7 +1354,7 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 			 !strcmp(c.ax[a].start, "0") ? ta_xstrdup(c.adv_off) :
 			 ta_xasprintf("%s + %s", c.ax[a].start, c.adv_off);
 	char *vt = load ? NULL : ta_node_text(m->src, value);
-	char *acc = load ? ta_xasprintf("%s.load([%s, %s])", name, at_[0], at_[1]) :
+	char *acc = load ? ta_xasprintf("%s.load([%s, %s])%s", name, at_[0], at_[1], transposed ? ".T" : "") :
 		    ta_xasprintf("%s.store([%s, %s], %s)", name, at_[0], at_[1], vt);
 	ta_edit_replace(out, op->span.start, op->span.end, acc);
 	free(acc);
