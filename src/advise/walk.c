@@ -319,6 +319,8 @@ void ta_walk_free(ta_walk *w)
 		free(w->kernels[i].name);
 	}
 	free(w->kernels);
+	ta_rules_result_free(w->rules);
+	free(w->name);
 	free(w);
 }
 
@@ -481,8 +483,48 @@ ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta
 	return ta_walk_build_vs(m, cat, run, NULL, gpu, name);
 }
 
-ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
-			  const ta_run_figures *base, const ta_gpu_info *gpu, const char *name)
+/* The step's edit: every site is tried, as --apply ID tries them (the user
+ * may pick any that can be rewritten); the diff shown is the first site's
+ * whose rewrite can change it (a served entry's rewrite is its server's),
+ * else why the first one cannot be. */
+static void make_step_edit(const ta_model *m, const ta_rules_result *r, int ki, const char *name,
+			   ta_step *s)
+{
+	size_t wi = 0;
+	for (size_t f = 0; f < r->finding_count; f++) {
+		const ta_finding *fd = &r->findings[f];
+		if (fd->kernel != ki || strcmp(fd->id, s->id))
+			continue;
+		ta_walk_finding *wf = wi < s->n_findings ? &s->findings[wi] : NULL;
+		wi++;
+		char *why = NULL, *diff = NULL, *title = NULL;
+		if (ta_walk_edit_diff(m, fd, name, &diff, &title, &why) == 0) {
+			s->n_edit_sites++;
+			if (wf)
+				wf->edit_ok = true;
+			if (!s->diff) {
+				s->diff = diff;
+				s->edit_title = title;
+				s->edit_line = fd->span.line;
+				free(s->why_no_edit);
+				s->why_no_edit = NULL;
+				continue;
+			}
+			free(diff);
+			free(title);
+		} else {
+			if (wf)
+				wf->why_no_edit = ta_xstrdup(why ? why : "no edit here");
+			if (!s->diff && !s->why_no_edit)
+				s->why_no_edit = why;
+			else
+				free(why);
+		}
+	}
+}
+
+static ta_walk *build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
+		      const ta_run_figures *base, const ta_gpu_info *gpu, const char *name, bool lazy)
 {
 	ta_walk *w = ta_walk_new();
 	ta_evidence ev;
@@ -514,42 +556,12 @@ ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const
 					copy_finding(s, &r->findings[f]);
 			if (s->status != TA_STATUS_APPLIES || s->edit_kind != TA_STEP_EDIT_MECHANICAL)
 				continue;
-			/* The first of the step's findings whose site the rewrite can
-			 * change (a served entry's rewrite is its server's); else
-			 * why the first one cannot be. */
 			s->edit_line = ta_step_line(s);
-			size_t wi = 0;
-			for (size_t f = 0; f < r->finding_count; f++) {
-				const ta_finding *fd = &r->findings[f];
-				if (fd->kernel != (int)ki || strcmp(fd->id, s->id))
-					continue;
-				/* Every site is tried, as --apply ID tries them: the
-				 * user may pick any that can be rewritten. */
-				ta_walk_finding *wf = wi < s->n_findings ? &s->findings[wi] : NULL;
-				wi++;
-				char *why = NULL, *diff = NULL, *title = NULL;
-				if (ta_walk_edit_diff(m, fd, name, &diff, &title, &why) == 0) {
-					s->n_edit_sites++;
-					if (wf)
-						wf->edit_ok = true;
-					if (!s->diff) {
-						s->diff = diff;
-						s->edit_title = title;
-						s->edit_line = fd->span.line;
-						free(s->why_no_edit);
-						s->why_no_edit = NULL;
-						continue;
-					}
-					free(diff);
-					free(title);
-				} else {
-					if (wf)
-						wf->why_no_edit = ta_xstrdup(why ? why : "no edit here");
-					if (!s->diff && !s->why_no_edit)
-						s->why_no_edit = why;
-					else
-						free(why);
-				}
+			if (lazy) {
+				s->edit_pending = true;
+				w->n_pending++;
+			} else {
+				make_step_edit(m, r, (int)ki, name, s);
 			}
 		}
 	}
@@ -557,6 +569,62 @@ ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const
 		baseline_steps_last(&w->kernels[ki]);
 	free(order);
 	free(evk);
-	ta_rules_result_free(r);
+	if (w->n_pending) {
+		w->model = m;
+		w->rules = r;
+		w->name = name ? ta_xstrdup(name) : NULL;
+	} else {
+		ta_rules_result_free(r);
+	}
 	return w;
+}
+
+ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
+			  const ta_run_figures *base, const ta_gpu_info *gpu, const char *name)
+{
+	return build(m, cat, run, base, gpu, name, false);
+}
+
+ta_walk *ta_walk_build_lazy(const ta_model *m, const struct ta_catalog *cat,
+			    const ta_run_figures *run, const ta_run_figures *base,
+			    const ta_gpu_info *gpu, const char *name)
+{
+	return build(m, cat, run, base, gpu, name, true);
+}
+
+void ta_walk_step_ready(ta_walk *w, ta_step *s)
+{
+	if (!w || !s || !s->edit_pending)
+		return;
+	for (size_t k = 0; k < w->n_kernels; k++) {
+		ta_walk_kernel *wk = &w->kernels[k];
+		if (s < wk->steps || s >= wk->steps + wk->n_steps)
+			continue;
+		s->edit_pending = false;
+		make_step_edit(w->model, w->rules, (int)k, w->name, s);
+		if (--w->n_pending == 0) {
+			/* Nothing more to make: the findings are no longer needed. */
+			ta_rules_result_free(w->rules);
+			w->rules = NULL;
+			w->model = NULL;
+		}
+		return;
+	}
+}
+
+size_t ta_walk_ready_one(ta_walk *w)
+{
+	for (size_t k = 0; w && w->n_pending && k < w->n_kernels; k++)
+		for (size_t j = 0; j < w->kernels[k].n_steps; j++)
+			if (w->kernels[k].steps[j].edit_pending) {
+				ta_walk_step_ready(w, &w->kernels[k].steps[j]);
+				return w->n_pending;
+			}
+	return w ? w->n_pending : 0;
+}
+
+void ta_walk_ready_all(ta_walk *w)
+{
+	while (ta_walk_ready_one(w))
+		;
 }

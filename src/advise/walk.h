@@ -155,6 +155,8 @@ typedef struct ta_step {
 	uint32_t edit_line;          /* the line the edit was made for */
 	size_t n_edit_sites;         /* findings whose site the rewrite can change (edit_ok):
 	                              * more than one, and `a` lets the user pick */
+	bool edit_pending;           /* lazy walk: diff, edit_title, why_no_edit and
+					edit_line not made yet (ta_walk_step_ready) */
 	bool has_change;             /* applied and re-measured */
 	ta_change change;
 	char *broken;                /* applied, and the run after it or the test
@@ -172,6 +174,12 @@ typedef struct ta_walk_kernel {
 typedef struct ta_walk {
 	ta_walk_kernel *kernels;     /* owned, in file order */
 	size_t n_kernels;
+	/* A lazy walk's edits still to make: the model (borrowed: it must
+	 * outlive them), the rules' findings and the diff's label (owned). */
+	size_t n_pending;
+	const ta_model *model;
+	ta_rules_result *rules;
+	char *name;
 } ta_walk;
 
 /* Builds the walk of a model: rules with the evidence of `run` (NULL: no
@@ -183,6 +191,18 @@ ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta
 /* The same, with T4/T5 decided against a baseline run (NULL: none). */
 ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
 			  const ta_run_figures *base, const ta_gpu_info *gpu, const char *name);
+/* The same, but each step's edit is made only when asked for
+ * (ta_walk_step_ready, ta_walk_ready_one, ta_walk_ready_all), so that the
+ * advisor can draw before every diff is made; m must live until then. */
+ta_walk *ta_walk_build_lazy(const ta_model *m, const struct ta_catalog *cat,
+			    const ta_run_figures *run, const ta_run_figures *base,
+			    const ta_gpu_info *gpu, const char *name);
+/* Makes the step's edit if it is still pending (s belongs to w). */
+void ta_walk_step_ready(ta_walk *w, ta_step *s);
+/* Makes one pending edit; returns how many are left. */
+size_t ta_walk_ready_one(ta_walk *w);
+/* Makes every pending edit: the walk is then as ta_walk_build_vs makes it. */
+void ta_walk_ready_all(ta_walk *w);
 /* An empty walk to fill by hand (session loading). */
 ta_walk *ta_walk_new(void);
 ta_walk_kernel *ta_walk_add_kernel(ta_walk *w, const char *name);

@@ -9,6 +9,8 @@
 #  - keypress to redraw over 50 keypresses (j/k): inside (key read to the
 #    end of the refresh) and outside (send-keys until the pane changed).
 # Prints medians; targets: first frame < 100 ms, median redraw < 16 ms.
+# TA_BENCH_VS=OTHER_BINARY interleaves the starts with another build's and
+# prints the median of the per-pair ratios of the first frame.
 # Usage: TILEADVISE=build/src/tileadvise TA_SRCDIR=. tests/bench/tui.sh
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/common.sh"
 : "${TILEADVISE:?set TILEADVISE}"
@@ -33,21 +35,43 @@ median() { sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]
 screen() { tmux -L "$sock" capture-pane -p -t b 2>/dev/null; }
 
 : >"$tmp/outside-first"
-for i in $(seq 11); do
+# One start of BIN: the advisor's own figure goes to LOG, the outside one
+# to OUT; it is quit and waited for (a quit saves the session) before the
+# next start.
+start_once() {
 	rm -rf "$tmp/.tileadvise"
 	t0=$(now_ms)
 	tmux -L "$sock" -f /dev/null new-session -d -x 120 -y 40 -s b \
-		"TILEADVISE_BENCH='$log' '$TILEADVISE' --no-profile '$kernel'; exec sleep 60"
+		"TILEADVISE_BENCH='$2' '$1' --no-profile '$kernel'; echo TA_EXITED; exec sleep 60"
 	n=0
 	until screen | grep -q "q quit"; do
 		n=$((n + 1)); [ $n -gt 2000 ] && { echo "no frame"; exit 1; }
 	done
-	echo $(($(now_ms) - t0)) >>"$tmp/outside-first"
+	echo $(($(now_ms) - t0)) >>"$3"
 	tmux -L "$sock" send-keys -t b q
+	n=0
+	until screen | grep -q TA_EXITED; do
+		n=$((n + 1)); [ $n -gt 2000 ] && break
+	done
 	tmux -L "$sock" kill-session -t b
+}
+# TA_BENCH_VS=OTHER: the same starts of another build, interleaved with
+# these (A B A B ...), and the ratio of the two taken pair by pair.
+vs=${TA_BENCH_VS:-}
+: >"$tmp/vs.log"
+: >"$tmp/vs-outside"
+for i in $(seq 11); do
+	start_once "$TILEADVISE" "$log" "$tmp/outside-first"
+	[ -z "$vs" ] || start_once "$vs" "$tmp/vs.log" "$tmp/vs-outside"
 done
 first_in=$(grep '^first_frame_ms' "$log" | awk '{print $2}' | median)
 first_out=$(median <"$tmp/outside-first")
+if [ -n "$vs" ]; then
+	vs_in=$(grep '^first_frame_ms' "$tmp/vs.log" | awk '{print $2}' | median)
+	grep '^first_frame_ms' "$log" | awk '{print $2}' >"$tmp/a"
+	grep '^first_frame_ms' "$tmp/vs.log" | awk '{print $2}' >"$tmp/b"
+	ratio=$(paste -d' ' "$tmp/a" "$tmp/b" | awk '$2 > 0 { printf "%.3f\n", $1 / $2 }' | median)
+fi
 
 rm -rf "$tmp/.tileadvise"
 : >"$log"
@@ -72,4 +96,5 @@ keys=$(grep -c '^key_to_frame_ms' "$log")
 
 echo "file: $(basename "$file") ($(wc -l <"$file") lines), 120x40, --no-profile"
 echo "first frame, median of 11 starts: ${first_in} ms inside, ${first_out} ms seen through tmux (target < 100 ms)"
+[ -z "$vs" ] || echo "interleaved with $vs: ${vs_in} ms inside; ratio (this / that), median of 11 pairs: $ratio"
 echo "keypress to redraw, median of $keys keys: ${redraw_in} ms inside, ${redraw_out} ms seen through tmux (target < 16 ms)"

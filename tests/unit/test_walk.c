@@ -118,6 +118,57 @@ static void test_static_walk(void **state)
 	ta_walk_free(w);
 }
 
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* A lazy walk (the advisor's) leaves every step's edit pending, makes the
+ * one asked for, and once all are made is the walk ta_walk_build_vs makes. */
+static void test_lazy_walk(void **state)
+{
+	fixture *f = *state;
+	ta_walk *eager = ta_walk_build(f->an->model, f->cat, &f->run, &f->gpu, "attention.py");
+	ta_walk *lazy = ta_walk_build_lazy(f->an->model, f->cat, &f->run, NULL, &f->gpu, "attention.py");
+	assert_true(lazy->n_pending > 1);
+	ta_step *s3 = ta_walk_find_step(lazy, "gemma_attn_fwd", "S3");
+	assert_true(s3->edit_pending);
+	assert_null(s3->diff);
+	size_t before = lazy->n_pending;
+	ta_walk_step_ready(lazy, s3);
+	assert_false(s3->edit_pending);
+	assert_int_equal(lazy->n_pending, before - 1);
+	assert_non_null(strstr(s3->diff, "+        qk = tl.dot(q, k.T)\n"));
+	ta_walk_step_ready(lazy, s3);   /* made once */
+	assert_int_equal(lazy->n_pending, before - 1);
+	assert_int_equal(ta_walk_ready_one(lazy), before - 2);
+	ta_walk_ready_all(lazy);
+	assert_int_equal(lazy->n_pending, 0);
+	assert_null(lazy->rules);
+	assert_int_equal(lazy->n_kernels, eager->n_kernels);
+	size_t with_diff = 0;
+	for (size_t k = 0; k < eager->n_kernels; k++) {
+		assert_int_equal(lazy->kernels[k].n_steps, eager->kernels[k].n_steps);
+		for (size_t j = 0; j < eager->kernels[k].n_steps; j++) {
+			const ta_step *a = &eager->kernels[k].steps[j], *b = &lazy->kernels[k].steps[j];
+			assert_string_equal(a->id, b->id);
+			assert_false(b->edit_pending);
+			assert_true(same_str(a->diff, b->diff));
+			assert_true(same_str(a->edit_title, b->edit_title));
+			assert_true(same_str(a->why_no_edit, b->why_no_edit));
+			assert_int_equal(a->edit_line, b->edit_line);
+			with_diff += a->diff != NULL;
+		}
+	}
+	assert_true(with_diff > 1);
+	ta_walk_free(eager);
+	ta_walk_free(lazy);
+	/* Freed with edits still pending. */
+	lazy = ta_walk_build_lazy(f->an->model, f->cat, NULL, NULL, NULL, "attention.py");
+	assert_true(lazy->n_pending > 0);
+	ta_walk_free(lazy);
+}
+
 static void test_profiled_walk(void **state)
 {
 	fixture *f = *state;
@@ -359,6 +410,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_t5_from_ceilings),
 		cmocka_unit_test(test_static_walk),
+		cmocka_unit_test(test_lazy_walk),
 		cmocka_unit_test(test_profiled_walk),
 		cmocka_unit_test(test_change),
 		cmocka_unit_test(test_change_by_shape),

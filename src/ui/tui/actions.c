@@ -32,7 +32,7 @@ static bool busy(ta_app *app)
  * the list of them, to pick one (as --apply ID:LINE does). */
 static unsigned do_apply(ta_app *app)
 {
-	ta_step *s = ta_app_step(app);
+	ta_step *s = ta_app_step_ready(app);
 	const ta_walk_kernel *k = ta_app_kernel(app);
 	if (!s || !k || busy(app))
 		return TA_REACT_REDRAW;

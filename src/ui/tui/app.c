@@ -38,6 +38,7 @@ static void draw(ta_app *app)
 {
 	int h, w;
 	getmaxyx(stdscr, h, w);
+	ta_app_step_ready(app);   /* the step page, its diff and the footer's 'a' */
 	erase();
 	app->too_small = h < MIN_H || w < MIN_W;
 	if (app->too_small) {
@@ -176,7 +177,14 @@ static ta_exit loop(ta_app *app, double t_start)
 			if (d >= 0 && d < timeout)
 				timeout = d;
 		}
+		/* Steps' diffs left for later are made one at a time while no
+		 * key is waiting. */
+		bool filling = app->walk && app->walk->n_pending;
+		if (filling)
+			timeout = 0;
 		int n = poll(fds, (nfds_t)nfds, timeout);
+		if (filling && n == 0)
+			ta_walk_ready_one(app->walk);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (ta_term_quit_signal())

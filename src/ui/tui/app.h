@@ -148,6 +148,8 @@ void ta_app_save(ta_app *app);
 bool ta_app_first_run_due(const ta_app *app);
 const ta_walk_kernel *ta_app_kernel(const ta_app *app);
 ta_step *ta_app_step(const ta_app *app);
+/* The same, with its edit made if the walk had left it for later. */
+ta_step *ta_app_step_ready(ta_app *app);
 const ta_run_figures *ta_app_last_run(const ta_app *app);
 /* Checks whether the file changed on disk; re-analyses when it did. */
 unsigned ta_app_watch_file(ta_app *app);

@@ -45,6 +45,13 @@ ta_step *ta_app_step(const ta_app *app)
 	return &k->steps[app->step];
 }
 
+ta_step *ta_app_step_ready(ta_app *app)
+{
+	ta_step *s = ta_app_step(app);
+	ta_walk_step_ready(app->walk, s);
+	return s;
+}
+
 const ta_run_figures *ta_app_last_run(const ta_app *app)
 {
 	if (!app->sess || !app->sess->n_runs)
@@ -134,9 +141,11 @@ void ta_app_rebuild_walk(ta_app *app)
 	if (s)
 		snprintf(step, sizeof step, "%s", s->id);
 	int r = ta_session_run_of(app->sess, app->sess->current);
-	ta_walk *w = ta_walk_build_vs(app->an->model, app->cat, r >= 0 ? &app->sess->runs[r] : NULL,
-				      app->sess->baseline, app->has_gpu ? &app->gpu : NULL,
-				      app->sess->file_name);
+	/* Diffs are made when a step is shown or the loop is idle: the first
+	 * frame does not wait for every step's edit. */
+	ta_walk *w = ta_walk_build_lazy(app->an->model, app->cat, r >= 0 ? &app->sess->runs[r] : NULL,
+					app->sess->baseline, app->has_gpu ? &app->gpu : NULL,
+					app->sess->file_name);
 	ta_session_annotate(app->sess, w);
 	ta_session_set_walk(app->sess, w);
 	app->walk = w;
@@ -202,6 +211,7 @@ void ta_app_save(ta_app *app)
 	free(app->sess->pos_kernel);
 	app->sess->pos_kernel = k ? ta_xstrdup(k->name) : NULL;
 	snprintf(app->sess->pos_step, sizeof app->sess->pos_step, "%s", s ? s->id : "");
+	ta_walk_ready_all(app->walk);   /* the file holds every step's diff */
 	char *err;
 	if (ta_session_save(app->sess, app->session_path, &err) != 0) {
 		ta_app_set_message(app, true, "%s", err);
