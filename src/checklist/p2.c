@@ -51,7 +51,7 @@ static ta_span load_mask(const ta_op *op)
 }
 
 /* The right side of the last `name = ...` in the kernel before off. */
-static TSNode last_assign(const ta_model *m, TSNode n, const char *name, uint32_t off, TSNode best);
+static TSNode last_assign(const ta_model *m, TSNode within, const char *name, uint32_t off);
 
 /* name is the loop's variable or assigned inside the loop (an offset the
  * loop advances: `offs_k += BLOCK_K`). */
@@ -59,19 +59,13 @@ static bool moves_in_loop(const ta_model *m, const ta_loop *lp, TSNode loop, con
 {
 	if (lp->var && !strcmp(name, lp->var))
 		return true;
-	TSTreeCursor cur = ts_tree_cursor_new(loop);
-	bool hit = false;
-	for (;;) {
-		TSNode a = ts_tree_cursor_current_node(&cur);
-		if (ta_node_is(a, "assignment") || ta_node_is(a, "augmented_assignment")) {
-			TSNode l = ta_node_field(a, "left");
-			hit = ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name);
-		}
-		if (hit || !ta_cursor_next(&cur, true))
-			break;
+	size_t first, n = ta_model_refs_within(m->assign_nodes, m->assign_node_count, loop, &first);
+	for (size_t i = first; i < first + n; i++) {
+		TSNode l = ta_node_field(m->assign_nodes[i].node, "left");
+		if (ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name))
+			return true;
 	}
-	ts_tree_cursor_delete(&cur);
-	return hit;
+	return false;
 }
 
 /* n reads something that moves with the loop. */
@@ -100,7 +94,7 @@ static bool steps_ahead(const ta_model *m, const ta_kernel *k, const ta_loop *lp
 		char *t = ta_node_text(m->src, n);
 		bool hit = false;
 		if (depth < 2 && !ta_kernel_param(k, t) && (!lp->var || strcmp(t, lp->var))) {
-			TSNode rhs = last_assign(m, k->node, t, at, (TSNode){ 0 });
+			TSNode rhs = last_assign(m, k->node, t, at);
 			hit = !ts_node_is_null(rhs) && ts_node_start_byte(rhs) > lp->span.start &&
 			      ts_node_start_byte(rhs) < lp->span.end &&
 			      steps_ahead(m, k, lp, loop, rhs, ts_node_start_byte(rhs), depth + 1);
@@ -414,20 +408,29 @@ static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
 	return NULL;
 }
 
-/* The right side of the last `name = ...` in the kernel before off. */
-static TSNode last_assign(const ta_model *m, TSNode n, const char *name, uint32_t off, TSNode best)
+/* The right side of the last `name = ...` in the kernel before off, from
+ * the model's list of assignments (document order) rather than a walk of
+ * the kernel's tree for every name asked about. */
+static TSNode last_assign(const ta_model *m, TSNode within, const char *name, uint32_t off)
 {
-	if (ts_node_start_byte(n) >= off)
-		return best;
-	if (ta_node_is(n, "assignment")) {
-		TSNode l = ta_node_field(n, "left");
-		if (ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name))
-			best = ta_node_field(n, "right");
+	size_t first, n = ta_model_refs_within(m->assign_nodes, m->assign_node_count, within, &first);
+	size_t lo = first, hi = first + n;   /* the first one starting at or after off */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ts_node_start_byte(m->assign_nodes[mid].node) < off)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	uint32_t c = ta_node_named_count(n);
-	for (uint32_t i = 0; i < c; i++)
-		best = last_assign(m, ts_node_named_child(n, i), name, off, best);
-	return best;
+	for (size_t i = lo; i-- > first;) {
+		TSNode a = m->assign_nodes[i].node;
+		if (!ta_node_is(a, "assignment"))
+			continue;
+		TSNode l = ta_node_field(a, "left");
+		if (ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name))
+			return ta_node_field(a, "right");
+	}
+	return (TSNode){ 0 };
 }
 
 /* Does the mask term read K (directly or through a local assigned from
@@ -446,7 +449,7 @@ static int k_term(p2_ctx *c, TSNode term, uint32_t at, int depth)
 			if (!p->constexpr_ && strncmp(v[i], "stride", 6) != 0)
 				other = true;
 		} else if (depth == 0) {
-			TSNode rhs = last_assign(c->m, c->k->node, v[i], at, (TSNode){ 0 });
+			TSNode rhs = last_assign(c->m, c->k->node, v[i], at);
 			int r = ts_node_is_null(rhs) ? 0 : k_term(c, rhs, ts_node_start_byte(rhs), depth + 1);
 			k |= r != 0;
 			other |= r < 0;
