@@ -425,6 +425,11 @@ ta_status ta_detect_d9(ta_rule_ctx *c)
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
 }
 
+static bool id_char(char ch)
+{
+	return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+}
+
 ta_status ta_detect_d10(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
@@ -434,7 +439,19 @@ ta_status ta_detect_d10(ta_rule_ctx *c)
 			continue;
 		any = true;
 		char *t = ta_rule_text(c, op->args[0]);
-		if (!strstr(t, "dtype") && (strstr(t, "float") || strstr(t, "int") || strstr(t, "fp8"))) {
+		/* Integer pointees are tables of addresses, offsets or counts
+		 * (uint64 pointer tables, int64 split sizes, uint8 scale bytes)
+		 * and fp8 ones the format of an fp8 kernel: fixed by design. A
+		 * half or single float pointee fixes what the tensor may hold. */
+		static const char *const data_types[] = {
+			"float16", "bfloat16", "float32", "float64", "fp16", "bf16", "fp32", NULL,
+		};
+		bool data = false;
+		for (size_t d = 0; data_types[d] && !data; d++) {
+			const char *at = strstr(t, data_types[d]);
+			data = at && (at == t || !id_char(at[-1])) && !id_char(at[strlen(data_types[d])]);
+		}
+		if (!strstr(t, "dtype") && data) {
 			ta_rule_add(c, op->span, "pointer type fixed to %s in `%s`: take the element type from the "
 				    "tensor (x.dtype.element_ty) so other dtypes stay correct", t, c->k->name);
 			found = true;
@@ -458,10 +475,6 @@ static char *launch_arg_for(const ta_rule_ctx *c, const ta_launch *l, const char
 	return NULL;
 }
 
-static bool id_char(char ch)
-{
-	return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
-}
 
 /* In an assert's text, the divisor d of `a % d == 0` where `a` stands as a
  * whole operand (so `BT % BS == 0` is no statement about `T`); caller frees,

@@ -434,17 +434,21 @@ ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b)
 	for (const char *s = path; *s; s++) {
 		if (*s != '/')
 			continue;
-		const char *d = seg;
-		while (*d == '_')
-			d++;
-		size_t len = (size_t)(s - d);
-		for (size_t i = 0; backend_dirs[i]; i++)
-			if (len == strlen(backend_dirs[i]) && !strncasecmp(d, backend_dirs[i], len)) {
-				b->text = seg;
-				b->len = (int)(s - seg);
-				b->line = 0;
-				return TA_BACKEND_FOLDER;
-			}
+		/* each '_'-separated word of the folder's name: _ascend,
+		 * triton_ascend */
+		for (const char *d = seg; d < s;) {
+			size_t len = strcspn(d, "_/");
+			if (d + len > s)
+				len = (size_t)(s - d);
+			for (size_t i = 0; len && backend_dirs[i]; i++)
+				if (len == strlen(backend_dirs[i]) && !strncasecmp(d, backend_dirs[i], len)) {
+					b->text = seg;
+					b->len = (int)(s - seg);
+					b->line = 0;
+					return TA_BACKEND_FOLDER;
+				}
+			d += len + 1;
+		}
 		seg = s + 1;
 	}
 	for (size_t i = 0; backend_tests[i]; i++) {
