@@ -712,6 +712,16 @@ static void collect_configs_in(builder *b, ta_autotune *a, TSNode root, int dept
 		TSNode n = ts_tree_cursor_current_node(&c);
 		bool descend = true;
 		if (ta_node_is(n, "for_statement") || ta_node_is(n, "for_in_clause")) {
+			/* `for nw in NUM_WARPS` over a module list chosen per back-end
+			 * (`[...] if IS_AMD else [...]`) */
+			TSNode right = ta_node_field(n, "right");
+			if (ta_node_is(right, "identifier")) {
+				char *rn = text(b, right);
+				TSNode v = lookup_var(b, rn, -1, ts_node_start_byte(n));
+				free(rn);
+				if (!ts_node_is_null(v) && ta_node_is(v, "conditional_expression") && mentions_capability(b, v))
+					a->branches_on_capability = true;
+			}
 			TSNode left = ta_node_field(n, "left");
 			if (ta_node_is(left, "identifier")) {
 				char *t = text(b, left);
