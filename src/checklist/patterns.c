@@ -56,5 +56,8 @@ ta_status ta_detect_s4(ta_rule_ctx *c)
 {
 	if (!c->k->autotune)
 		return TA_STATUS_NOT_APPLICABLE;   /* no config list at all: P1's business */
+	/* a file for one other back-end has one GPU kind to tune for */
+	if (ta_file_other_backend(c->m, NULL) == TA_BACKEND_FOLDER)
+		return TA_STATUS_NOT_APPLICABLE;
 	return ta_rule_serve(c, "P1", TA_TAG_GPU_SPLIT);
 }

@@ -27,6 +27,10 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	bool found = false;
+	/* Tensor descriptors are TMA, a feature of NVIDIA GPUs: a file under
+	 * an Ascend, ROCm or other back-end's folder has no such fast form. */
+	if (ta_file_other_backend(c->m, NULL) == TA_BACKEND_FOLDER)
+		return TA_STATUS_NOT_APPLICABLE;
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
 		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D)
