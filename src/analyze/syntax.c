@@ -32,6 +32,33 @@ static void add_error(ta_syntax *syn, TSNode n, bool missing)
 	}
 }
 
+/* tree-sitter-python (0.23 and 0.25 alike) rejects a starred item that is
+ * not a plain name in a bare return or yield tuple, `return dx, *[None] * 10`,
+ * which Python accepts since 3.8. Such an ERROR is valid code when the same
+ * items parse as a parenthesised tuple: the error is not the user's. */
+static bool starred_return(TSNode n, const ta_source *src)
+{
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	const char *t = src->text + a;
+	size_t len = b - a;
+	size_t kw = len > 7 && !strncmp(t, "return ", 7) ? 7 : len > 6 && !strncmp(t, "yield ", 6) ? 6 : 0;
+	if (!kw || !memchr(t, '*', len) || memchr(t, '#', len))
+		return false;
+	char *probe = ta_xasprintf("(%.*s)\n", (int)(len - kw), t + kw);
+	TSParser *parser = ts_parser_new();
+	bool ok = false;
+	if (ts_parser_set_language(parser, tree_sitter_python())) {
+		TSTree *tree = ts_parser_parse_string(parser, NULL, probe, (uint32_t)strlen(probe));
+		if (tree) {
+			ok = !ts_node_has_error(ts_tree_root_node(tree));
+			ts_tree_delete(tree);
+		}
+	}
+	ts_parser_delete(parser);
+	free(probe);
+	return ok;
+}
+
 /* Walks the tree iteratively (files may nest thousands of levels deep) and
  * records the outermost ERROR and every MISSING node. */
 static void collect_errors(ta_syntax *syn)
@@ -44,7 +71,8 @@ static void collect_errors(ta_syntax *syn)
 		TSNode n = ts_tree_cursor_current_node(&c);
 		bool descend = ts_node_has_error(n);
 		if (!strcmp(ts_node_type(n), "ERROR")) {
-			add_error(syn, n, false);
+			if (!starred_return(n, syn->src))
+				add_error(syn, n, false);
 			descend = false;
 		} else if (ts_node_is_missing(n)) {
 			add_error(syn, n, true);

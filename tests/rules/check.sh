@@ -8,7 +8,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 27
+plan 28
 cd "$TA_SRCDIR" || exit 1
 # Every run names --preview: these checks are about what each detector finds
 # and how --check prints it, entries in preview included (which of them the
@@ -115,6 +115,15 @@ check "a clean file: exit 0" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/clean.out" ]'
 printf 'def f(:\n    pass\n' >"$tmp/broken.py"
 "$TILEADVISE" --check --preview "$tmp/broken.py" >"$tmp/broken.out"; rc=$?
 check "syntax errors print as error diagnostics" eval 'grep -q "broken.py:1:[0-9]*: error: syntax error" "$tmp/broken.out"'
+
+# A starred item in a bare return tuple is valid Python the grammar rejects:
+# no error for it (tests/fixtures/rules/starred_return.py), but a return
+# tuple that is broken in any case is still one.
+"$TILEADVISE" --check --preview tests/fixtures/rules/starred_return.py >"$tmp/star.out"; src=$?
+printf 'def f(dx):\n    return dx, *[None] *\n' >"$tmp/star_broken.py"
+"$TILEADVISE" --check --preview "$tmp/star_broken.py" >"$tmp/star_broken.out"; brc=$?
+check "return dx, *[None] * 10 parses (exit 0); return dx, *[None] * is still a syntax error" \
+	eval '[ $src -eq 0 ] && [ ! -s "$tmp/star.out" ] && [ $brc -ne 0 ] && grep -q "star_broken.py:2:[0-9]*: error: syntax error" "$tmp/star_broken.out"'
 
 printf '\000\001' >"$tmp/binary.py"
 "$TILEADVISE" --check --preview "$tmp/binary.py" "$tmp/missing.py" examples/cat/cat.py >"$tmp/mix.out" 2>"$tmp/mix.err"; rc=$?
