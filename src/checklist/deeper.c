@@ -271,6 +271,20 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 		any = true;
 		if (!ta_rule_contains(c, op->args[0], "*"))
 			continue;
+		/* `k_ptrs + start_n * stride` adds one scalar step to a tile of
+		 * pointers built before the loop: that is the advanced form. The
+		 * rebuilt one broadcasts its offsets inside the loop. */
+		if (!ta_rule_contains(c, op->args[0], "None]") && !ta_rule_contains(c, op->args[0], "[None"))
+			continue;
+		/* A store after an inner K loop (the epilogue of each tile of a
+		 * persistent or per-group loop) moves by tile, not by a step. */
+		if (op->kind == TA_OP_STORE) {
+			bool dot_here = false;
+			for (size_t d = 0; d < k->op_count && !dot_here; d++)
+				dot_here = k->ops[d].kind == TA_OP_DOT && k->ops[d].loop == op->loop;
+			if (!dot_here)
+				continue;
+		}
 		char *ptr = ta_rule_text(c, op->args[0]);
 		if (strlen(ptr) > 60)
 			strcpy(ptr + 57, "...");
