@@ -56,6 +56,8 @@ static int tile_counts(const char *t)
 	int n = 0;
 	for (const char *p = t; (p = strstr(p, "cdiv(")); p += 5)
 		n++;
+	if (n)   /* a // inside cdiv's arguments (out_c // groups) counts no tile */
+		return n;
 	for (const char *p = t; (p = strstr(p, "//")); p += 2)
 		n++;
 	return n;
@@ -64,12 +66,36 @@ static int tile_counts(const char *t)
 /* The grid is (m_blocks, n_blocks, batch) in some order: two dimensions
  * are one tile count each and the third counts none (a batch or head
  * count). Not: attention's (splits, q blocks, heads), a grid whose m and
- * n blocks are already one axis, a chunked scan's (v blocks, chunks, heads). */
+ * n blocks are already one axis, a chunked scan's (v blocks, chunks, heads),
+ * tiles of a head dimension (a recurrence's (K tiles, V tiles, heads)). */
+/* A tile count over a head dimension (`triton.cdiv(K, meta['BK'])`,
+ * `cdiv(head_dim, BLOCK_D)`): a handful of tiles per head, so grouping
+ * program ids has nothing to keep together. */
+static bool over_head_dim(const char *t)
+{
+	const char *c = strstr(t, "cdiv(");
+	if (!c)
+		return false;
+	c += 5;
+	while (*c == ' ')
+		c++;
+	size_t n = strcspn(c, ",)");
+	while (n && c[n - 1] == ' ')
+		n--;
+	static const char *const heads[] = { "K", "V", "D", "head_dim", "HEAD_DIM", "headdim", "dstate", NULL };
+	for (size_t i = 0; heads[i]; i++)
+		if (n == strlen(heads[i]) && !strncmp(c, heads[i], n))
+			return true;
+	return strcasestr(c, "head") && (size_t)(strcasestr(c, "head") - c) < n;
+}
+
 static bool mn_batch_grid(const ta_launch *l)
 {
 	int tiles = 0, plain = 0;
 	for (int d = 0; d < 3; d++) {
 		int n = tile_counts(l->grid_dim_text[d]);
+		if (n == 1 && over_head_dim(l->grid_dim_text[d]))
+			return false;
 		tiles += n == 1;
 		plain += n == 0;
 	}
