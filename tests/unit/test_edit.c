@@ -318,6 +318,7 @@ static void test_tuning_refusals(void **state)
 		"@triton.autotune(configs=[triton.Config({\"BLOCK_M\": 128, \"BLOCK_N\": 256})], key=[\"M\"])\n"
 		"@triton.jit\ndef k(c_desc, M, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):\n"
 		"    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+		"    acc = tl.dot(tl.zeros((BLOCK_M, 16), dtype=tl.float16), tl.zeros((16, BLOCK_N), dtype=tl.float16), acc)\n"
 		"    c_desc.store([tl.program_id(0) * BLOCK_M, 0], acc.to(tl.float16))\n",
 		"P5", "not built once in the kernel");
 	/* P6: the stride table is built inside the launch, nothing to assert on. */
