@@ -1,5 +1,6 @@
 #include "config.h"
 #include "analyze/syntax.h"
+#include "analyze/ts_arena.h"
 #include "util/buf.h"
 
 #include <stdint.h>
@@ -97,21 +98,28 @@ bool ta_cursor_next(TSTreeCursor *c, bool descend)
 ta_syntax *ta_syntax_parse(const ta_source *src, char **err)
 {
 	*err = NULL;
+	/* The parser and the tree live in an arena of their own. */
+	ta_ts_arena *arena = ta_ts_arena_begin();
 	TSParser *parser = ts_parser_new();
 	if (!ts_parser_set_language(parser, tree_sitter_python())) {
 		ts_parser_delete(parser);
+		ta_ts_arena_end();
+		ta_ts_arena_free(arena);
 		*err = ta_xstrdup("the built-in Python grammar is incompatible with this tree-sitter library (rebuild tileadvise)");
 		return NULL;
 	}
 	TSTree *tree = ts_parser_parse_string(parser, NULL, src->text, (uint32_t)src->len);
 	ts_parser_delete(parser);
+	ta_ts_arena_end();
 	if (!tree) {
+		ta_ts_arena_free(arena);
 		*err = ta_xasprintf("%s: the parser gave up on this file", src->path);
 		return NULL;
 	}
 	ta_syntax *syn = ta_xcalloc(1, sizeof *syn);
 	syn->src = src;
 	syn->tree = tree;
+	syn->arena = arena;
 	collect_errors(syn);
 	return syn;
 }
@@ -123,7 +131,10 @@ void ta_syntax_free(ta_syntax *syn)
 	for (size_t i = 0; i < syn->error_count; i++)
 		free(syn->errors[i].what);
 	free(syn->errors);
-	ts_tree_delete(syn->tree);
+	if (syn->arena)
+		ta_ts_arena_free(syn->arena);   /* the tree with it, unwalked */
+	else
+		ts_tree_delete(syn->tree);
 	free(syn);
 }
 

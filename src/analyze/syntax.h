@@ -18,6 +18,7 @@ typedef struct ta_syntax_error {
 typedef struct ta_syntax {
 	const ta_source *src;        /* borrowed: must outlive the syntax */
 	TSTree *tree;
+	struct ta_ts_arena *arena;  /* the tree's memory (analyze/ts_arena.h) */
 	ta_syntax_error *errors;
 	size_t error_count;
 	size_t error_cap;
