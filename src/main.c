@@ -54,6 +54,7 @@ typedef struct options {
 	char **excludes;          /* --check: --exclude patterns (argv's strings) */
 	size_t n_excludes;
 	bool isolated;            /* --check: no pyproject.toml */
+	bool unsafe_fixes;        /* --apply: also make an edit that is unsafe */
 	bool no_profile;          /* the advisor: static analysis only */
 	const char *replay;       /* the advisor: a recorded session, read-only */
 	const char *test_command; /* the advisor: run after each applied edit */
@@ -313,6 +314,9 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			o->mode = MODE_EXPLAIN;
 			o->explain_id = optarg;
 			break;
+		case 354:
+			o->unsafe_fixes = true;
+			break;
 		case 350: case 351: case 352: case 353:
 			o->mode = MODE_EDIT;
 			o->edit_action = c == 350 ? "apply" : c == 351 ? "diff" : c == 352 ? "undo" : "redo";
@@ -460,7 +464,7 @@ static ta_exit run_edit(const options *o)
 {
 	if (o->file_count != 1)
 		return usage_error("--%s takes one FILE", o->edit_action);
-	return ta_edit_run(o->edit_action, o->edit_spec, o->files[0], stdout, stderr);
+	return ta_edit_run(o->edit_action, o->edit_spec, o->files[0], o->unsafe_fixes, stdout, stderr);
 }
 
 static ta_exit run_catalog(const options *o)

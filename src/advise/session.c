@@ -479,6 +479,8 @@ static json_t *walk_json(const ta_walk *w)
 				json_object_set_new(o, "edit_title", json_string(s->edit_title));
 			if (s->why_no_edit)
 				json_object_set_new(o, "why_no_edit", json_string(s->why_no_edit));
+			if (s->unsafe)
+				json_object_set_new(o, "unsafe", json_string(s->unsafe));
 			if (s->edit_line)
 				json_object_set_new(o, "edit_line", json_integer(s->edit_line));
 			if (s->n_findings) {
@@ -896,6 +898,7 @@ static bool read_walk(reader *r, json_t *wo, ta_session *s)
 			st->diff = get_str(so, "diff");
 			st->edit_title = get_str(so, "edit_title");
 			st->why_no_edit = get_str(so, "why_no_edit");
+			st->unsafe = get_str(so, "unsafe");
 			st->edit_line = (uint32_t)get_int(so, "edit_line", 0);
 			size_t f;
 			json_t *fo;

@@ -306,6 +306,7 @@ static void step_free(ta_step *s)
 	free(s->edit_title);
 	free(s->why_no_edit);
 	free(s->broken);
+	free(s->unsafe);
 }
 
 void ta_walk_free(ta_walk *w)
@@ -497,14 +498,15 @@ static void make_step_edit(const ta_model *m, const ta_rules_result *r, int ki, 
 			continue;
 		ta_walk_finding *wf = wi < s->n_findings ? &s->findings[wi] : NULL;
 		wi++;
-		char *why = NULL, *diff = NULL, *title = NULL;
-		if (ta_walk_edit_diff(m, fd, name, &diff, &title, &why) == 0) {
+		char *why = NULL, *diff = NULL, *title = NULL, *unsafe = NULL;
+		if (ta_walk_edit_diff(m, fd, name, &diff, &title, &unsafe, &why) == 0) {
 			s->n_edit_sites++;
 			if (wf)
 				wf->edit_ok = true;
 			if (!s->diff) {
 				s->diff = diff;
 				s->edit_title = title;
+				s->unsafe = unsafe;
 				s->edit_line = fd->span.line;
 				free(s->why_no_edit);
 				s->why_no_edit = NULL;
@@ -512,6 +514,7 @@ static void make_step_edit(const ta_model *m, const ta_rules_result *r, int ki, 
 			}
 			free(diff);
 			free(title);
+			free(unsafe);
 		} else {
 			if (wf)
 				wf->why_no_edit = ta_xstrdup(why ? why : "no edit here");

@@ -152,6 +152,8 @@ typedef struct ta_step {
 	char *diff;                  /* mechanical edit ready: its unified diff; else NULL */
 	char *edit_title;            /* one line, with diff */
 	char *why_no_edit;           /* why no diff could be made; may be NULL */
+	char *unsafe;                /* with diff: the edit's assumption when it is
+					unsafe (a asks before applying); else NULL */
 	uint32_t edit_line;          /* the line the edit was made for */
 	size_t n_edit_sites;         /* findings whose site the rewrite can change (edit_ok):
 	                              * more than one, and `a` lets the user pick */

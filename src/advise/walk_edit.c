@@ -9,10 +9,11 @@
 #include "util/buf.h"
 
 int ta_walk_edit_diff(const ta_model *m, const ta_finding *f, const char *name, char **diff,
-		      char **title, char **why_not)
+		      char **title, char **unsafe, char **why_not)
 {
 	*diff = NULL;
 	*title = NULL;
+	*unsafe = NULL;
 	*why_not = NULL;
 	ta_edit e;
 	if (ta_rewrite_at(m, f, &e, why_not) != 0) {
@@ -22,6 +23,7 @@ int ta_walk_edit_diff(const ta_model *m, const ta_finding *f, const char *name, 
 	}
 	*diff = ta_edit_diff(&e, name ? name : "kernel.py", m->src->text, m->src->len);
 	*title = ta_xstrdup(e.title ? e.title : f->id);
+	*unsafe = e.unsafe ? ta_xstrdup(e.unsafe) : NULL;
 	ta_edit_clear(&e);
 	return 0;
 }
@@ -66,4 +68,17 @@ int ta_walk_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_mode
 	int rc = ta_edit_apply(src, syn, &e, msg);
 	ta_edit_clear(&e);
 	return rc;
+}
+
+char *ta_walk_edit_unsafe(const ta_model *m, const char *id, const char *kernel, uint32_t line)
+{
+	ta_edit e;
+	char *why = NULL;
+	if (ta_rewrite_at_line(m, id, kernel_index(m, kernel), line, &e, &why) != 0) {
+		free(why);
+		return NULL;
+	}
+	char *u = e.unsafe ? ta_xstrdup(e.unsafe) : NULL;
+	ta_edit_clear(&e);
+	return u;
 }

@@ -20,6 +20,7 @@ void ta_edit_clear(ta_edit *e)
 		free(e->repls[i].text);
 	free(e->repls);
 	free(e->title);
+	free(e->unsafe);
 	char id[sizeof e->id];
 	memcpy(id, e->id, sizeof id);
 	bool crlf = e->crlf;
@@ -37,6 +38,17 @@ void ta_edit_set_title(ta_edit *e, const char *fmt, ...)
 	va_end(ap);
 	free(e->title);
 	e->title = ta_buf_steal(&b);
+}
+
+void ta_edit_set_unsafe(ta_edit *e, const char *fmt, ...)
+{
+	ta_buf b = TA_BUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	ta_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	free(e->unsafe);
+	e->unsafe = ta_buf_steal(&b);
 }
 
 int ta_edit_replace(ta_edit *e, uint32_t start, uint32_t end, const char *text)

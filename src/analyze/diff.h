@@ -20,6 +20,9 @@ typedef struct ta_edit {
 	char *title;              /* one line for the user; owned, may be NULL */
 	uint32_t line;            /* 1-based line of the site (for --apply ID:LINE) */
 	bool guided;              /* a template to finish by hand, not a rewrite */
+	char *unsafe;             /* NULL: safe (meaning kept for every input the code
+				     accepts today); else the one assumption under which
+				     it is kept, a sentence ("assumes ..."); owned */
 	bool crlf;                /* turn "\n" in added text into "\r\n" */
 	ta_repl *repls;           /* sorted by start; owned */
 	size_t repl_count, repl_cap;
@@ -30,6 +33,9 @@ void ta_edit_init(ta_edit *e, const char *id, bool crlf);
 /* Frees what the edit owns and leaves it empty (safe to call twice). */
 void ta_edit_clear(ta_edit *e);
 void ta_edit_set_title(ta_edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Marks the edit unsafe: it keeps the program's meaning only under the
+ * assumption fmt states (one sentence, "assumes ..."). The last call wins. */
+void ta_edit_set_unsafe(ta_edit *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Adds a replacement; text is copied, with bare "\n" written as "\r\n"
  * when e->crlf. Returns -1 (and adds nothing) when it overlaps one already

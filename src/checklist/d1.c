@@ -64,7 +64,7 @@ static bool var_indexes(const ta_model *m, TSNode n, const char *var)
 }
 
 /* Rewrite: tl.range(..., loop_unroll_factor=1). */
-TA_REWRITE(D1, NULL)
+TA_REWRITE(D1, NULL, TA_SAFE)
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {

@@ -99,7 +99,7 @@ static int d12_at(const ta_model *m, const ta_host *h, const ta_host_op *op, ta_
 }
 
 /* Rewrite: triton.cdiv(a, b) instead of (a + b - 1) // b or (a + 63) // 64. */
-TA_REWRITE(D12, NULL)
+TA_REWRITE(D12, NULL, TA_SAFE)
 {
 	return ta_edits_each_host_op(m, kernel_or_host, line, d12_site, d12_at, out, why_not,
 				     "no hand-written ceiling division (a + b - 1) // b in host code");

@@ -156,7 +156,7 @@ static int d13_find(const ta_model *m, const ta_kernel *k, TSNode n, uint32_t li
 }
 
 /* Rewrite: A & (B == C), or (C == A) | B: the comparison takes the operand meant. */
-TA_REWRITE(D13, NULL)
+TA_REWRITE(D13, NULL, TA_UNSAFE("assumes the test was meant as its flag and comparison read: the edit changes what it computes, which is the point"))
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
@@ -185,6 +185,10 @@ TA_REWRITE(D13, NULL)
 		}
 		char *t = ta_node_text(m->src, cmp);
 		ta_edit_set_title(out, "parenthesise the comparison in `%s` (& and | bind tighter than comparisons)", t);
+		/* The edit changes what the test computes: right only if the
+		 * author meant the grouping the names suggest. */
+		ta_edit_set_unsafe(out, "assumes `%s` was meant with the comparison grouped first: the edit changes "
+				   "what it computes", t);
 		free(t);
 		out->line = line_of;
 		return ta_sites_done(&s);

@@ -200,7 +200,7 @@ static bool d14_site(const ta_model *m, const ta_host *h, const ta_host_op *op)
 }
 
 /* Rewrite: wrap the kernel with autotune/jit once at module level. */
-TA_REWRITE(D14, NULL)
+TA_REWRITE(D14, NULL, TA_SAFE)
 {
 	return ta_edits_each_host_op(m, kernel_or_host, line, d14_site, d14_one, out, why_not,
 				     "no triton.autotune(...)(f) or triton.jit(f) inside a host function");

@@ -54,6 +54,41 @@ static bool touched_between(const ta_model *m, TSNode n, const char *name, uint3
 	return false;
 }
 
+/* Every binding of a->target that may reach the copy t is an allocation
+ * this edit moves to the device: a's own statement dominates the copy (the
+ * copy lies after it in its block or a block inside it) and nothing else
+ * in the function binds the name before the copy. Else -1 with *why naming
+ * the other binding. */
+static int d15_reaches(const ta_model *m, const ta_host_op *a, TSNode as, TSNode ts, char **why)
+{
+	TSNode fn = ta_node_ancestor(as, "function_definition");
+	TSNode scope = ts_node_is_null(fn) ? ta_syntax_root(m->syn) : fn;
+	ta_edits_defs d = { .n = 0 };
+	ta_edits_find_defs(m, scope, a->target, &d);
+	if (d.more)
+		return ta_edits_refuse(why, "line %u: %s is bound more than eight times in the function", a->span.line,
+				       a->target);
+	TSNode block = ta_node_parent(as);
+	bool dominates = !ts_node_is_null(block) && ts_node_start_byte(ts) >= ts_node_end_byte(as) &&
+			 ts_node_end_byte(ts) <= ts_node_end_byte(block);
+	for (size_t i = 0; i < d.n; i++) {
+		TSNode b = d.v[i];
+		uint32_t bs = ts_node_start_byte(b);
+		if (bs >= ts_node_start_byte(ts) || (bs >= ts_node_start_byte(as) && bs < ts_node_end_byte(as)))
+			continue;
+		if (bs < ts_node_start_byte(as) && dominates)
+			continue;   /* overwritten by the allocation before the copy */
+		return ta_edits_refuse(why, "line %u: %s is also bound at line %u, on a path to the copy at line %u that "
+				       "this edit would leave on the CPU", a->span.line, a->target,
+				       (unsigned)ta_node_line(b), (unsigned)ta_node_line(ts));
+	}
+	if (!dominates)
+		return ta_edits_refuse(why, "line %u: the allocation of %s is not on every path to the copy at line %u: "
+				       "without it the copy moves something else", a->span.line, a->target,
+				       (unsigned)ta_node_line(ts));
+	return 0;
+}
+
 static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, const ta_host_op *t, ta_edit *out,
 		   char **why)
 {
@@ -101,6 +136,10 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 		return ta_edits_refuse(why, "line %u: the device `%s` is not known where %s is allocated", a->span.line,
 				       t->text, a->target);
 	}
+	if (d15_reaches(m, a, as, ts, why) != 0) {
+		free(dev);
+		return -1;
+	}
 	if (touched_between(m, ta_node_parent(as), a->target, ts_node_end_byte(as), ts_node_start_byte(ts))) {
 		free(dev);
 		return ta_edits_refuse(why, "line %u: %s is used on the CPU before the copy at line %u", a->span.line,
@@ -126,6 +165,10 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 	}
 	ta_edit_set_title(out, "allocate %s on the device (device=%s) instead of copying it in %s", a->target, dev,
 			  h->name);
+	/* The device's generator draws other numbers than the CPU's. */
+	if (a->callee && (!strcmp(a->callee, "torch.randn") || !strcmp(a->callee, "torch.rand")))
+		ta_edit_set_unsafe(out, "assumes %s's random values need not equal those %s drew on the CPU for the "
+				   "same seed", a->target, a->callee);
 	out->line = a->span.line;
 	free(dev);
 	return 0;
@@ -151,7 +194,7 @@ static int d15_at(const ta_model *m, const ta_host *h, const ta_host_op *a, ta_e
 }
 
 /* Rewrite: allocate on the device (device=) instead of .to(device) after. */
-TA_REWRITE(D15, NULL)
+TA_REWRITE(D15, NULL, TA_MIXED("assumes random values drawn on the device need not equal those the CPU generator gave for the same seed"))
 {
 	return ta_edits_each_host_op(m, kernel_or_host, line, d15_site, d15_at, out, why_not,
 				     "no CPU allocation copied to the device afterwards");

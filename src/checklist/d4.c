@@ -118,7 +118,7 @@ static bool d4_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
 }
 
 /* Rewrite: x[:, None] / x[None, :] instead of tl.expand_dims. */
-TA_REWRITE(D4, NULL)
+TA_REWRITE(D4, NULL, TA_SAFE)
 {
 	return ta_edits_each_op(m, kernel_or_host, line, d4_site, d4_one, out, why_not, "no tl.expand_dims call");
 }

@@ -120,7 +120,8 @@ static uint32_t size_use_line(const ta_model *m, const ta_kernel *k, const ta_pa
 /* Rewrite: annotate a dimension parameter tl.constexpr. Shown, not applied:
  * measured slower on the layernorm example. */
 TA_REWRITE(D6, "on an H200 this annotation made the layernorm example 4.1% slower (61 registers "
-	   "instead of 56, occupancy 50% instead of 56%): make it by hand and measure")
+	   "instead of 56, occupancy 50% instead of 56%): make it by hand and measure",
+	   TA_SAFE)
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {

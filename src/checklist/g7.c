@@ -201,7 +201,7 @@ static bool uses_descriptors(const ta_model *m, size_t k, int depth)
 }
 
 /* Rewrite: triton.set_allocator before kernels with in-kernel descriptors. */
-TA_REWRITE(G7, NULL)
+TA_REWRITE(G7, NULL, TA_SAFE)
 {
 	for (size_t h = 0; h < m->host_count; h++)
 		for (size_t i = 0; i < m->hosts[h].op_count; i++)

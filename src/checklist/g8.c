@@ -108,7 +108,7 @@ static const char *config_name(const ta_autotune *a, const char *want)
 }
 
 /* Rewrite: prune_configs_by: BLOCK_M % BLOCK_N == 0 in the causal mode. */
-TA_REWRITE(G8, NULL)
+TA_REWRITE(G8, NULL, TA_SAFE)
 {
 	static const char *const causal[] = { "STAGE", "IS_CAUSAL", "CAUSAL", NULL };
 	ta_sites s = TA_SITES_INIT;

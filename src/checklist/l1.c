@@ -686,7 +686,7 @@ static uint32_t l1_line(const l1_ctx *c)
 }
 
 /* Rewrite: two kernels with the layout flag's branches resolved; the launch picks one. */
-TA_REWRITE(L1, NULL)
+TA_REWRITE(L1, NULL, TA_SAFE)
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {

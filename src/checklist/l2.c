@@ -357,7 +357,7 @@ int ta_l2_grid_meta(const ta_model *m, const ta_launch *l, const char *const *na
 }
 
 /* Rewrite: grid from META; drop the launch keywords the configs set. */
-TA_REWRITE(L2, NULL)
+TA_REWRITE(L2, NULL, TA_UNSAFE("assumes each program of the grid handles one tile of the size the tuner picks, so that the grid may follow that size"))
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t i = 0; i < m->launch_count; i++) {

@@ -1412,7 +1412,7 @@ static bool p1_at_line(const ta_model *m, const ta_kernel *k, size_t ki, uint32_
 }
 
 /* Rewrite: configs from a function that branches on the GPU generation and varies num_stages and num_warps. */
-TA_REWRITE(P1, NULL)
+TA_REWRITE(P1, NULL, TA_UNSAFE("assumes the kernel writes nothing the tuner's trial launches leave changed (its in-place arguments are named in restore_value) and that its configs differ in rounding only"))
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {

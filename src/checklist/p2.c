@@ -510,6 +510,34 @@ static TSNode load_arg(const ta_model *m, TSNode call, const char *kw, uint32_t 
 	return (TSNode){ 0 };
 }
 
+/* The definition of a mask held in a name: the right side of its only
+ * assignment in the kernel, before the load at off, when nothing that
+ * right side reads is bound between the two; else mask itself. */
+static TSNode named_mask(const ta_model *m, const ta_kernel *k, TSNode mask, uint32_t off)
+{
+	if (!ta_node_is(mask, "identifier"))
+		return mask;
+	char *name = ta_node_text(m->src, mask);
+	ta_edits_defs d = { .n = 0 };
+	ta_edits_find_defs(m, k->node, name, &d);
+	TSNode rhs = last_assign(m, k->node, name, off, (TSNode){ 0 });
+	free(name);
+	if (d.n != 1 || d.more || ts_node_is_null(rhs) || !ta_node_is(d.v[0], "assignment"))
+		return mask;
+	char **v;
+	size_t nv = ta_edits_names(m, rhs, &v);
+	bool stable = true;
+	for (size_t i = 0; i < nv && stable; i++) {
+		ta_edits_defs b = { .n = 0 };
+		ta_edits_find_defs(m, k->node, v[i], &b);
+		stable = !b.more;
+		for (size_t j = 0; j < b.n && stable; j++)
+			stable = !(ts_node_start_byte(b.v[j]) > ts_node_end_byte(rhs) && ts_node_start_byte(b.v[j]) < off);
+	}
+	ta_edits_names_free(v, nv);
+	return stable ? rhs : mask;
+}
+
 /* The even-branch change of one load. 1 changed, 0 no K term (leave the
  * load alone), -1 refused (*why). */
 static int p2_load(p2_ctx *c, const ta_op *op, char **why)
@@ -521,9 +549,13 @@ static int p2_load(p2_ctx *c, const ta_op *op, char **why)
 	load_arg(m, call, "other", 2, &owhole);
 	if (ts_node_is_null(mask))
 		return 0;
+	/* A mask kept in a name (`a_mask = (offs_m < M) & (offs_k < K - k)`)
+	 * is split as its one definition, when what it reads is not bound
+	 * again before the load: the even path then takes its non-K terms. */
+	TSNode mexpr = named_mask(m, c->k, mask, op->span.start);
 	TSNode terms[16];
 	size_t n = 0;
-	split_and(m, mask, terms, &n, 16);
+	split_and(m, mexpr, terms, &n, 16);
 	if (n > 16) {
 		*why = ta_xasprintf("line %u: the mask has too many terms", op->span.line);
 		return -1;
@@ -531,7 +563,7 @@ static int p2_load(p2_ctx *c, const ta_op *op, char **why)
 	int cls[16];
 	size_t kept = 0, kterms = 0;
 	for (size_t i = 0; i < n; i++) {
-		cls[i] = k_term(c, terms[i], op->span.start, 0);
+		cls[i] = k_term(c, terms[i], ts_node_eq(mexpr, mask) ? op->span.start : ts_node_start_byte(mexpr), 0);
 		if (cls[i] < 0) {
 			char *t = ta_node_text(m->src, terms[i]);
 			*why = ta_xasprintf("line %u: the mask term `%s` mixes %s (the loop bound) with another dimension",
@@ -816,7 +848,7 @@ static bool has_even(const ta_kernel *k)
 }
 
 /* Rewrite: EVEN_K heuristic, constexpr and an unmasked branch for the K loop's loads. */
-TA_REWRITE(P2, NULL)
+TA_REWRITE(P2, NULL, TA_UNSAFE("assumes every K tile the loop loads starts at a multiple of BLOCK_K inside [0, K), so that K % BLOCK_K == 0 makes each one whole"))
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {

@@ -488,7 +488,7 @@ static bool p3_site(const ta_model *m, const ta_kernel *k, const ta_op *t)
 }
 
 /* Rewrite: load the tile transposed (swap the pointer tile's rows and columns), drop the transpose. */
-TA_REWRITE(P3, NULL)
+TA_REWRITE(P3, NULL, TA_SAFE)
 {
 	return ta_edits_each_op(m, kernel_or_host, line, p3_site, p3_one, out, why_not,
 				"no transpose of a loaded tile inside a kernel loop");

@@ -419,7 +419,7 @@ static bool p5_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
 }
 
 /* Rewrite: EPILOGUE_SUBTILE: store the output tile as two halves, both values in the configs. */
-TA_REWRITE(P5, NULL)
+TA_REWRITE(P5, NULL, TA_SAFE)
 {
 	return ta_edits_each_op(m, kernel_or_host, line, p5_site, p5_one, out, why_not,
 				"no descriptor store in a kernel without a subtile option");

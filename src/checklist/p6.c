@@ -473,7 +473,7 @@ static int p6_kernel(const ta_model *m, const ta_kernel *k, uint32_t line, ta_ed
 }
 
 /* Rewrite: tl.assume on a loaded stride or pointer, and the host assert that makes it true. */
-TA_REWRITE(P6, NULL)
+TA_REWRITE(P6, NULL, TA_UNSAFE("assumes no caller passes a table entry the new host assert rejects (a stride not a multiple of 8, a pointer not 16-byte aligned)"))
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {

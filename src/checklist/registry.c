@@ -12,7 +12,7 @@
 #include <strings.h>
 
 /* The guided "rewrite": entries whose REWRITE column says NONE point here. */
-const ta_rewrite ta_rewrite_NONE = { "NONE", NULL, NULL };
+const ta_rewrite ta_rewrite_NONE = { "NONE", NULL, NULL, TA_FIX_SAFE, NULL };
 
 #define ENTRY(ID, det, SEC, NEEDS, RW, SCOPE, SERVED, OPENS, FLAGS)                          \
 	{ #ID, TA_SECTION_##SEC, TA_NEEDS_##NEEDS, &ta_rewrite_##RW, TA_SCOPE_##SCOPE, SERVED, \

@@ -26,7 +26,16 @@ int ta_rewrite_at(const ta_model *m, const ta_finding *f, ta_edit *out, char **w
 		ta_edit_clear(out);
 		return rc < -1 ? -2 : -1;
 	}
+	/* A rewrite declared unsafe whose edit names no assumption of its own
+	 * states the rewrite's. */
+	if (d->rewrite->safety == TA_FIX_UNSAFE && !out->unsafe && d->rewrite->assumes)
+		out->unsafe = ta_xstrdup(d->rewrite->assumes);
 	return 0;
+}
+
+const char *ta_fix_safety_name(ta_fix_safety s)
+{
+	return s == TA_FIX_SAFE ? "safe" : s == TA_FIX_UNSAFE ? "unsafe" : "safe or unsafe";
 }
 
 int ta_rewrite_at_line(const ta_model *m, const char *id, int kernel, uint32_t line, ta_edit *out,

@@ -26,12 +26,29 @@
 typedef int (*ta_rewrite_fn)(const ta_model *m, int kernel_or_host, uint32_t line,
 			     ta_edit *out, char **why_not);
 
+/* Whether a rewrite's edits keep the program's meaning, as ruff sorts its
+ * fixes. Safe: for every input the code accepts today. Unsafe: only under
+ * an assumption the edit states (ta_edit.unsafe); --apply makes those only
+ * with --unsafe-fixes, the advisor asks first. */
+typedef enum ta_fix_safety {
+	TA_FIX_SAFE,      /* every edit it makes is safe */
+	TA_FIX_UNSAFE,    /* every edit it makes states an assumption */
+	TA_FIX_MIXED      /* safe at some sites, unsafe (stated) at others */
+} ta_fix_safety;
+
 struct ta_rewrite {
 	const char *owner;        /* the entry whose file defines it: "S3" */
 	ta_rewrite_fn make;       /* NULL only for ta_rewrite_NONE */
 	const char *demoted;      /* non-NULL: shown as a diff but not applied by the
 				     tool (measured slower on a real kernel); why */
+	ta_fix_safety safety;
+	const char *assumes;      /* unsafe and mixed: the assumption in general
+				     ("assumes ..."), for --explain; each edit states
+				     its own with the user's names */
 };
+
+/* "safe", "unsafe" or "safe or unsafe" (by site). */
+const char *ta_fix_safety_name(ta_fix_safety s);
 
 /* One object per REWRITE column of entries.def; ta_rewrite_NONE (make NULL)
  * stands for "guided". Repeated extern declarations are harmless. */

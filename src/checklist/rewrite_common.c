@@ -472,6 +472,19 @@ bool ta_edits_name_taken(const ta_model *m, const char *name)
 	return false;
 }
 
+bool ta_edits_reads_in(const ta_model *m, uint32_t start, uint32_t end, const char *name)
+{
+	TSNode root = ta_syntax_root(m->syn);
+	size_t n = strlen(name);
+	for (size_t at = ta_edits_next_word(m, start, name); at != SIZE_MAX && at + n <= end;
+	     at = ta_edits_next_word(m, at + 1, name)) {
+		TSNode id = ts_node_named_descendant_for_byte_range(root, (uint32_t)at, (uint32_t)(at + n));
+		if (ta_node_is(id, "identifier") && ts_node_start_byte(id) == at && ts_node_end_byte(id) == at + n)
+			return true;
+	}
+	return false;
+}
+
 size_t ta_edits_next_word(const ta_model *m, size_t from, const char *name)
 {
 	const char *text = m->src->text, *end = text + m->src->len;

@@ -12,13 +12,20 @@
 #include "checklist/rewrite.h"
 
 /* Opens the definition of entry ID's rewrite: declares the ta_rewrite
- * object rewrite.h names (demoted: NULL, or why the tool only shows it) and
- * starts the function that makes it, whose parameters are those of
- * ta_rewrite_fn. Use: TA_REWRITE(S3, NULL) { ... } */
-#define TA_REWRITE(ID, demoted) \
+ * object rewrite.h names (demoted: NULL, or why the tool only shows it;
+ * then whether its edits are safe: TA_SAFE, TA_UNSAFE("assumes ...") or
+ * TA_MIXED("assumes ...")) and starts the function that makes it, whose
+ * parameters are those of ta_rewrite_fn. An unsafe edit also says so
+ * itself (ta_edit_set_unsafe), with the site's names; tests/rules/agree.sh
+ * checks each edit against its rewrite's declaration.
+ * Use: TA_REWRITE(S3, NULL, TA_SAFE) { ... } */
+#define TA_SAFE TA_FIX_SAFE, NULL
+#define TA_UNSAFE(assumes) TA_FIX_UNSAFE, assumes
+#define TA_MIXED(assumes) TA_FIX_MIXED, assumes
+#define TA_REWRITE(ID, demoted, ...) \
 	static int make_##ID(const ta_model *m, int kernel_or_host, uint32_t line, \
 			     ta_edit *out, char **why_not); \
-	const ta_rewrite ta_rewrite_##ID = { #ID, make_##ID, demoted }; \
+	const ta_rewrite ta_rewrite_##ID = { #ID, make_##ID, demoted, __VA_ARGS__ }; \
 	static int make_##ID(const ta_model *m, int kernel_or_host, uint32_t line, \
 			     ta_edit *out, char **why_not)
 
@@ -161,6 +168,9 @@ bool ta_edits_allocator_dominates(const ta_model *m, size_t ki);
 int ta_l2_grid_meta(const ta_model *m, const ta_launch *l, const char *const *names, size_t n, ta_edit *out);
 
 /* ---- shared ------------------------------------------------------------- */
+/* The identifier name occurs as code in [start, end): a word in a comment
+ * or a string is no use of it. */
+bool ta_edits_reads_in(const ta_model *m, uint32_t start, uint32_t end, const char *name);
 /* name is bound or read anywhere in the file. */
 bool ta_edits_name_taken(const ta_model *m, const char *name);
 

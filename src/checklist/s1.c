@@ -1407,7 +1407,7 @@ static bool s1_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
 }
 
 /* Rewrite: tl.make_tensor_descriptor and desc.load/store for a raw 2D tile, plus the host allocator. */
-TA_REWRITE(S1, NULL)
+TA_REWRITE(S1, NULL, TA_UNSAFE("assumes each tensor read through a descriptor has a 16-byte aligned base and strides (TMA's rule) and a Triton with tensor descriptors"))
 {
 	return ta_edits_each_op(m, kernel_or_host, line, s1_site, s1_one, out, why_not,
 				"no raw 2D pointer tile load or store");

@@ -118,7 +118,7 @@ static int s3_one(const ta_model *m, const ta_kernel *k, const ta_op *dot, ta_ed
 				       "(zeros at line %u): the normal accumulator pattern", dot->span.line, x,
 				       z->span.line);
 	uint32_t gap0 = ts_node_end_byte(zs), gap1 = ts_node_start_byte(ds);
-	if (gap1 < gap0 || ta_edits_word_in(m->src->text + gap0, gap1 - gap0, x))
+	if (gap1 < gap0 || ta_edits_reads_in(m, gap0, gap1, x))
 		return ta_edits_refuse(why, "line %u: %s is used between its zeros (line %u) and the dot",
 				       dot->span.line, x, z->span.line);
 	if (!ta_edits_alone_on_line(m, zs, false))
@@ -186,7 +186,7 @@ static bool s3_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
 }
 
 /* Rewrite: tl.dot(a, b) instead of fresh zeros plus a 3-argument dot. */
-TA_REWRITE(S3, NULL)
+TA_REWRITE(S3, NULL, TA_SAFE)
 {
 	return ta_edits_each_op(m, kernel_or_host, line, s3_site, s3_one, out, why_not,
 				"no tl.dot accumulating into fresh zeros");

@@ -155,7 +155,7 @@ static int s5_at(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit
 }
 
 /* Rewrite: K/V descriptors with H // QUERY_GROUP_SIZE heads (shape and strides). */
-TA_REWRITE(S5, NULL)
+TA_REWRITE(S5, NULL, TA_SAFE)
 {
 	return ta_edits_each_op(m, kernel_or_host, line, s5_site, s5_at, out, why_not,
 				"no K/V tensor descriptor in a kernel with a group-size parameter");

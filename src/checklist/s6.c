@@ -37,7 +37,7 @@ ta_status ta_detect_s6(ta_rule_ctx *c)
 /* ---- the rewrite ---------------------------------------------------------- */
 
 /* Rewrite: fast tanh (tanh.approx.f32) behind a FAST_TANH constexpr, on for NVIDIA GPUs. */
-TA_REWRITE(S6, NULL)
+TA_REWRITE(S6, NULL, TA_UNSAFE("assumes tanh.approx.f32's error (about 2^-11 relative) is within what the kernel's output tolerates"))
 {
 	ta_backend_fact be;
 	if (ta_file_other_backend(m, &be) == TA_BACKEND_FOLDER)

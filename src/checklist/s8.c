@@ -208,7 +208,7 @@ ta_status ta_detect_s8(ta_rule_ctx *c)
 /* ---- the rewrite ---------------------------------------------------------- */
 
 /* Rewrite: add the missing constexpr names to the autotune key. */
-TA_REWRITE(S8, NULL)
+TA_REWRITE(S8, NULL, TA_SAFE)
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {

@@ -32,6 +32,7 @@ typedef struct diag {
 	int fix;                  /* entries the tool writes: 1 the edit can be made
 				     here, -1 it cannot (fix_why says why); else 0 */
 	char *fix_why;
+	char *fix_unsafe;         /* fix 1: the edit's assumption when it is unsafe */
 } diag;
 
 typedef struct diags {
@@ -209,6 +210,7 @@ static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, u
 	x->kernel = kernel ? ta_xstrdup(kernel) : NULL;
 	x->fix = 0;
 	x->fix_why = NULL;
+	x->fix_unsafe = NULL;
 	return x;
 }
 
@@ -223,6 +225,7 @@ static void note_fix(diag *x, const ta_model *m, const ta_finding *f)
 	char *why = NULL;
 	if (ta_rewrite_at(m, f, &e, &why) == 0) {
 		x->fix = 1;
+		x->fix_unsafe = e.unsafe ? one_line(e.unsafe) : NULL;
 		ta_edit_clear(&e);
 	} else {
 		x->fix = -1;
@@ -416,6 +419,12 @@ static void write_text(const finding *fs, size_t n, FILE *out)
 		if (x->fix < 0)
 			fprintf(out, "%s:%u:%u: note: no mechanical %s edit here: %s [%s]\n", x->file, x->line,
 				x->col, x->id, x->fix_why, x->id);
+		else if (x->fix > 0 && x->fix_unsafe)
+			fprintf(out, "%s:%u:%u: note: unsafe %s edit here (--apply needs --unsafe-fixes): it %s [%s]\n",
+				x->file, x->line, x->col, x->id, x->fix_unsafe, x->id);
+		else if (x->fix > 0)
+			fprintf(out, "%s:%u:%u: note: safe %s edit here (--apply=%s:%u makes it) [%s]\n", x->file,
+				x->line, x->col, x->id, x->id, x->line, x->id);
 	}
 }
 
@@ -526,8 +535,11 @@ static void write_json(const finding *fs, size_t n, FILE *out)
 		json_object_set_new(o, "kernel", x->kernel ? json_string(x->kernel) : json_null());
 		json_object_set_new(o, "message", json_string(fs[i].message));
 		/* Entries the tool writes: whether --apply=ID:LINE makes the edit. */
-		if (x->fix > 0)
-			json_object_set_new(o, "fix", json_pack("{s:b}", "available", 1));
+		if (x->fix > 0 && x->fix_unsafe)
+			json_object_set_new(o, "fix", json_pack("{s:b, s:s, s:s}", "available", 1, "safety", "unsafe",
+								"assumes", x->fix_unsafe));
+		else if (x->fix > 0)
+			json_object_set_new(o, "fix", json_pack("{s:b, s:s}", "available", 1, "safety", "safe"));
 		else if (x->fix < 0)
 			json_object_set_new(o, "fix", json_pack("{s:b, s:s}", "available", 0, "reason", x->fix_why));
 		json_array_append_new(list, o);
@@ -592,6 +604,19 @@ static json_t *sarif_rule(const ta_catalog *cat, size_t e, size_t n)
 	json_t *r = json_pack("{s:s, s:o, s:o, s:o, s:{s:s}}", "id", id, "shortDescription", text_obj(shortd),
 			      "fullDescription", text_obj(full), "help", text_obj(help),
 			      "defaultConfiguration", "level", id[0] == 'T' ? "note" : "warning");
+	/* How the entry's findings are fixed, from the table: a property of the
+	 * rule, true of every finding without running a rewrite. */
+	const ta_entry_def *d = e < n ? ta_entry_find(id) : NULL;
+	if (d) {
+		ta_edit_kind k = ta_entry_edit_kind(d);
+		const ta_rewrite *rw = k == TA_EDIT_MECHANICAL ? ta_rewrite_find(id) : NULL;
+		const char *fix = k == TA_EDIT_NONE ? "none" : !rw ? "guided" : rw->safety == TA_FIX_SAFE ? "safe" :
+				  rw->safety == TA_FIX_UNSAFE ? "unsafe" : "safe/unsafe";
+		json_t *p = json_pack("{s:s}", "fix", fix);
+		if (rw && rw->assumes)
+			json_object_set_new(p, "fixAssumes", json_string(rw->assumes));
+		json_object_set_new(r, "properties", p);
+	}
 	free(shortd);
 	free(full);
 	free(help);
@@ -630,8 +655,22 @@ static void write_sarif(const finding *fs, size_t nf, FILE *out)
 		json_t *r = json_pack("{s:s, s:I, s:s, s:o, s:[o]}", "ruleId", x->id, "ruleIndex",
 				      (json_int_t)(e >= 0 ? (size_t)e : n), "level", severity(x), "message",
 				      text_obj(fs[i].message), "locations", location(x, true));
+		json_t *props = json_object();
 		if (fs[i].n_ids > 1)   /* the other entries this finding answers */
-			json_object_set_new(r, "properties", json_pack("{s:o}", "ids", ids_json(&fs[i])));
+			json_object_set_new(props, "ids", ids_json(&fs[i]));
+		/* --fixes: whether --apply makes the edit here, safe or not. */
+		if (x->fix > 0)
+			json_object_set_new(props, "fix", json_string(x->fix_unsafe ? "unsafe" : "safe"));
+		else if (x->fix < 0)
+			json_object_set_new(props, "fix", json_string("none"));
+		if (x->fix_unsafe)
+			json_object_set_new(props, "fixAssumes", json_string(x->fix_unsafe));
+		if (x->fix < 0)
+			json_object_set_new(props, "fixRefused", json_string(x->fix_why));
+		if (json_object_size(props))
+			json_object_set_new(r, "properties", props);
+		else
+			json_decref(props);
 		json_array_append_new(results, r);
 	}
 	json_t *driver = json_pack("{s:s, s:s, s:s, s:o}", "name", "tileadvise", "version", PACKAGE_VERSION,
@@ -759,6 +798,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 		free(d.items[i].message);
 		free(d.items[i].kernel);
 		free(d.items[i].fix_why);
+		free(d.items[i].fix_unsafe);
 	}
 	free(d.items);
 	for (size_t i = 0; i < files.count; i++)

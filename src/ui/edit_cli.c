@@ -44,10 +44,11 @@ static ta_exit fail(FILE *err, char *msg)
 	return TA_EXIT_ERROR;
 }
 
-static ta_exit run_locked(const char *action, const char *id, uint32_t line, const char *path, FILE *out,
-		      FILE *err);
+static ta_exit run_locked(const char *action, const char *id, uint32_t line, const char *path,
+			  bool unsafe_fixes, FILE *out, FILE *err);
 
-ta_exit ta_edit_run(const char *action, const char *spec, const char *path, FILE *out, FILE *err)
+ta_exit ta_edit_run(const char *action, const char *spec, const char *path, bool unsafe_fixes, FILE *out,
+		    FILE *err)
 {
 	char *msg = NULL, *d = NULL;
 	if (!strcmp(action, "undo") || !strcmp(action, "redo")) {
@@ -78,14 +79,14 @@ ta_exit ta_edit_run(const char *action, const char *spec, const char *path, FILE
 		if (!lock)
 			return fail(err, msg);
 	}
-	ta_exit rc = run_locked(action, id, line, path, out, err);
+	ta_exit rc = run_locked(action, id, line, path, unsafe_fixes, out, err);
 	ta_journal_unlock(lock);
 	return rc;
 }
 
 /* ta_edit_run's make, diff and apply, with the file's lock held for apply. */
-static ta_exit run_locked(const char *action, const char *id, uint32_t line, const char *path, FILE *out,
-		      FILE *err)
+static ta_exit run_locked(const char *action, const char *id, uint32_t line, const char *path,
+			  bool unsafe_fixes, FILE *out, FILE *err)
 {
 	char *msg = NULL, *d = NULL;
 	ta_analysis *a;
@@ -138,6 +139,17 @@ static ta_exit run_locked(const char *action, const char *id, uint32_t line, con
 			return rc;
 		}
 	}
+	/* An unsafe edit keeps the program's meaning only under its stated
+	 * assumption: shown with it, applied only when asked for. */
+	if (e.unsafe && !strcmp(action, "apply") && !unsafe_fixes) {
+		rc = fail(err, ta_xasprintf("%s: the %s edit at line %u is unsafe: it %s; --unsafe-fixes applies it "
+					    "(--diff=%s:%u shows it)", path, e.id, e.line, e.unsafe, e.id, e.line));
+		ta_edit_clear(&e);
+		ta_analysis_free(a);
+		return rc;
+	}
+	if (e.unsafe)
+		fprintf(err, "tileadvise: unsafe edit: it %s\n", e.unsafe);
 	d = ta_edit_diff(&e, path, a->src->text, a->src->len);
 	if (!strcmp(action, "apply")) {
 		if (ta_edit_apply(a->src, a->syn, &e, &msg) != 0) {

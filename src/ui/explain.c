@@ -1,6 +1,7 @@
 #include "config.h"
 #include "ui/explain.h"
 #include "advise/edit.h"
+#include "checklist/rewrite.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -102,6 +103,19 @@ static const char *edit_label(const ta_entry *e)
 	return ta_edit_kind_name(e->edit);
 }
 
+/* How an entry's findings are fixed: "safe", "unsafe" or "safe/unsafe"
+ * (by site) for the entries the tool writes, "guided" for a template
+ * finished by hand, "-" for triggers. One word: the column's. */
+static const char *fix_label(const ta_entry *e)
+{
+	if (e->edit == TA_EDIT_NONE)
+		return "-";
+	const ta_rewrite *rw = e->edit == TA_EDIT_MECHANICAL ? ta_rewrite_find(e->id) : NULL;
+	if (!rw || rw->demoted)
+		return "guided";
+	return rw->safety == TA_FIX_SAFE ? "safe" : rw->safety == TA_FIX_UNSAFE ? "unsafe" : "safe/unsafe";
+}
+
 static void para(ta_buf *b, const char *title, const char *text)
 {
 	heading(b, title);
@@ -192,6 +206,24 @@ static void render_entry(const ta_catalog *cat, const ta_entry *e, ta_buf *b)
 		char title[96];
 		snprintf(title, sizeof title, "The edit (%s)", ta_edit_kind_name(e->edit));
 		para(b, title, e->edit_summary);
+		/* Whether --apply makes it, and under what assumption. */
+		const ta_rewrite *rw = e->edit == TA_EDIT_MECHANICAL ? ta_rewrite_find(e->id) : NULL;
+		if (rw && !rw->demoted) {
+			ta_buf fx = TA_BUF_INIT;
+			if (rw->safety == TA_FIX_SAFE)
+				ta_buf_puts(&fx, "Safe: the edit keeps what the program computes for every input it "
+					    "accepts today; --apply makes it.");
+			else
+				ta_buf_printf(&fx, "%s: the edit %s. --apply makes it only with --unsafe-fixes; "
+					      "--diff and the advisor state the assumption with the site's names "
+					      "first.", rw->safety == TA_FIX_UNSAFE ? "Unsafe" :
+					      "Safe at some sites, unsafe at others", rw->assumes);
+			para(b, "Fix", ta_buf_str(&fx));
+			ta_buf_free(&fx);
+		} else if (e->edit == TA_EDIT_GUIDED) {
+			para(b, "Fix", "Guided: the tool writes a template at the finding; you finish it by hand "
+			     "(e in the advisor, or --diff to see it). --apply does not make it.");
+		}
 	}
 
 	heading(b, trigger ? "Fires on" : "Slow");
@@ -380,7 +412,7 @@ void ta_explain_list(const ta_catalog *cat, FILE *out, bool color)
 	const char *bold = color ? BOLD : "", *reset = color ? RESET : "";
 	size_t n = ta_catalog_count(cat);
 	/* Column widths from the data, so a longer name never breaks alignment. */
-	int wid = 2, wsec = 7, wedit = 4, wneeds = 5, wstat = 6;
+	int wid = 2, wsec = 7, wedit = 4, wneeds = 5, wstat = 6, wfix = 3;
 	for (size_t i = 0; i < n; i++) {
 		const ta_entry *e = ta_catalog_at(cat, i);
 		int l = (int)strlen(e->id);
@@ -393,9 +425,11 @@ void ta_explain_list(const ta_catalog *cat, FILE *out, bool color)
 		wneeds = l > wneeds ? l : wneeds;
 		l = (int)strlen(ta_entry_status_name(e->def));
 		wstat = l > wstat ? l : wstat;
+		l = (int)strlen(fix_label(e));
+		wfix = l > wfix ? l : wfix;
 	}
-	fprintf(out, "%s%-*s  %-*s  %-*s  %-*s  %-*s  %s%s\n", bold, wid, "ID", wsec, "SECTION", wedit,
-		"EDIT", wneeds, "NEEDS", wstat, "STATUS", "TITLE", reset);
+	fprintf(out, "%s%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s%s\n", bold, wid, "ID", wsec, "SECTION", wedit,
+		"EDIT", wneeds, "NEEDS", wstat, "STATUS", wfix, "FIX", "TITLE", reset);
 	int shown = -1;
 	for (size_t i = 0; i < n; i++) {
 		const ta_entry *e = ta_catalog_at(cat, i);
@@ -403,10 +437,13 @@ void ta_explain_list(const ta_catalog *cat, FILE *out, bool color)
 			shown = (int)e->section;
 			fprintf(out, "\n%s%s%s\n", bold, ta_section_title(e->section), reset);
 		}
-		fprintf(out, "%s%-*s%s  %-*s  %-*s  %-*s  %-*s  %s\n", bold, wid, e->id, reset, wsec,
+		fprintf(out, "%s%-*s%s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", bold, wid, e->id, reset, wsec,
 			ta_section_name(e->section), wedit, edit_label(e), wneeds,
-			ta_needs_name(e->needs), wstat, ta_entry_status_name(e->def), e->title);
+			ta_needs_name(e->needs), wstat, ta_entry_status_name(e->def), wfix, fix_label(e), e->title);
 	}
 	fprintf(out, "\nSTATUS preview: measured precision below 90%% (tests/PRECISION.md); --check\n"
 		     "reports it with --preview or --select ID, the advisor shows it as a hint.\n");
+	fputs("FIX: safe, --apply makes it; unsafe, it keeps meaning only under an assumption it states, and\n"
+	      "--apply needs --unsafe-fixes; safe/unsafe, which depends on the site; guided, a template\n"
+	      "finished by hand.\n", out);
 }

@@ -50,7 +50,7 @@ for i, line in enumerate(sec):
 PY
 )
 from_table=$("$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/ {
-	id = $1; $1 = $2 = $3 = $4 = $5 = ""; sub(/^ +/, ""); print id "\t" $0 }')
+	id = $1; $1 = $2 = $3 = $4 = $5 = $6 = ""; sub(/^ +/, ""); print id "\t" $0 }')
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-docs.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 printf '%s\n' "$from_man" >"$tmp/man"

@@ -3,7 +3,9 @@
 # tests/fixtures/edits/cases, --diff changes nothing, --apply gives the
 # .after.py bytes exactly, --undo gives the .before.py bytes back, --redo
 # the .after.py again (a fresh process each time: the journal carries the
-# state), and the result compiles with python3 when present. Then the
+# state), and the result compiles with python3 when present (--apply with
+# --unsafe-fixes: the pairs hold unsafe edits too; tests/rules/agree.sh
+# checks that --apply alone refuses them). Then the
 # refusals: stale journal, external edit, symlink out of the folder,
 # read-only file, corrupted and future journals, injected write failures.
 # TAP (tests/lib/tap.sh). Env: TILEADVISE, TA_SRCDIR, PYTHON3.
@@ -43,7 +45,7 @@ while read -r id name kind; do
 		skip "$id $name: the edited file compiles" "guided edit, not applied"
 		continue
 	fi
-	(cd "$d" && "$TILEADVISE" --apply "$id" "$name.py" >apply.out 2>err.out)
+	(cd "$d" && "$TILEADVISE" --apply "$id" --unsafe-fixes "$name.py" >apply.out 2>err.out)
 	rc=$?
 	cmp -s "$d/$name.py" "$fx/$name.after.py" && [ "$rc" = 0 ] && cmp -s "$d/apply.out" "$d/diff.out"
 	result $? "$id $name: --apply gives the golden bytes and prints the same diff" "rc=$rc $(cat "$d/err.out")"

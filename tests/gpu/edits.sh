@@ -47,7 +47,7 @@ for n in $names; do
 	for id in $ids; do
 		case " $MECHANICAL " in *" $id "*) ;; *) continue ;; esac
 		sites=0
-		while [ $sites -lt 12 ] && "$TA" --apply "$id" "$d/$n.py" >> "$log" 2>&1; do
+		while [ $sites -lt 12 ] && "$TA" --apply "$id" --unsafe-fixes "$d/$n.py" >> "$log" 2>&1; do
 			sites=$((sites + 1))
 		done
 		[ $sites -gt 0 ] || continue

@@ -21,13 +21,19 @@ for d in json.load(sys.stdin)["diagnostics"]:
         continue
     fix = d.get("fix")
     state = "guided" if fix is None else ("yes" if fix["available"] else "no")
+    if state == "yes":
+        state = fix["safety"]
     print(d["id"], d["line"], state, (fix or {}).get("reason", ""))'
 }
 
+# The FIX column of --list-rules: ID FIX.
+"$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/ {print $1, $6}' >"$tmp/fixcol"
+fixcol() { awk -v id="$1" '$1 == id {print $2}' "$tmp/fixcol"; }
+
 files=$(ls "$TA_SRCDIR"/examples/*/*.py "$TA_SRCDIR"/tests/fixtures/rules/*.py \
 	"$TA_SRCDIR"/tests/fixtures/edits/*.before.py)
-plan 5
-total=0 made=0 refused=0 guided=0
+plan 9
+total=0 made=0 refused=0 guided=0 unsafe=0
 : >"$tmp/bad"
 for f in $files; do
 	cp "$f" "$tmp/k.py"
@@ -37,10 +43,25 @@ for f in $files; do
 		"$TILEADVISE" --diff="$id:$line" "$tmp/k.py" >"$tmp/out" 2>"$tmp/err"
 		rc=$?
 		case $state in
-		yes)
+		safe|unsafe)
 			made=$((made + 1))
 			[ $rc -eq 0 ] && grep -q '^+++ ' "$tmp/out" ||
-				echo "$f: $id:$line: --check says the edit can be made, --diff exits $rc: $(cat "$tmp/err")" >>"$tmp/bad" ;;
+				echo "$f: $id:$line: --check says the edit can be made, --diff exits $rc: $(cat "$tmp/err")" >>"$tmp/bad"
+			# --diff states the assumption exactly when --check calls the
+			# edit unsafe, and the entry's FIX column allows that kind.
+			col=$(fixcol "$id")
+			if [ "$state" = unsafe ]; then
+				unsafe=$((unsafe + 1))
+				grep -q '^tileadvise: unsafe edit: it assumes ' "$tmp/err" ||
+					echo "$f: $id:$line: unsafe by --check, --diff states no assumption" >>"$tmp/bad"
+				[ "$col" = unsafe ] || [ "$col" = safe/unsafe ] ||
+					echo "$f: $id:$line: an unsafe edit from an entry whose FIX is $col" >>"$tmp/bad"
+			else
+				! grep -q 'unsafe edit' "$tmp/err" ||
+					echo "$f: $id:$line: safe by --check, --diff says unsafe" >>"$tmp/bad"
+				[ "$col" = safe ] || [ "$col" = safe/unsafe ] ||
+					echo "$f: $id:$line: a safe edit from an entry whose FIX is $col" >>"$tmp/bad"
+			fi ;;
 		no)
 			refused=$((refused + 1))
 			[ $rc -eq 2 ] && grep -qF -- "$reason" "$tmp/err" ||
@@ -53,8 +74,8 @@ for f in $files; do
 		esac
 	done <"$tmp/list"
 done
-[ "$made" -gt 20 ] && [ "$refused" -gt 0 ] && [ "$guided" -gt 10 ]
-result $? "the files hold findings of each kind ($total: $made made, $refused refused, $guided guided)"
+[ "$made" -gt 20 ] && [ "$refused" -gt 0 ] && [ "$guided" -gt 10 ] && [ "$unsafe" -gt 5 ]
+result $? "the files hold findings of each kind ($total: $made made ($unsafe unsafe), $refused refused, $guided guided)"
 [ ! -s "$tmp/bad" ]
 result $? "--diff does at every finding what --check --fixes says" "$(head -n 20 "$tmp/bad")"
 
@@ -69,6 +90,30 @@ cp "$tmp/m.py" "$tmp/m0.py"
 "$TILEADVISE" --apply=S1:29 "$tmp/m.py" >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && cmp -s "$tmp/m0.py" "$tmp/m.py" && grep -q "other=1.0: a descriptor pads out-of-bounds elements with 0" "$tmp/err"
 result $? "--apply at a finding --check --fixes calls guided refuses with the same reason" "$(cat "$tmp/err")"
+# An unsafe edit: --apply refuses it, naming the assumption, and changes
+# nothing; with --unsafe-fixes it is made. A safe one needs no option.
+at="$TA_SRCDIR/examples/attention/attention.py"
+cp "$at" "$tmp/a.py"
+"$TILEADVISE" --apply=S6 "$tmp/a.py" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 2 ] && cmp -s "$at" "$tmp/a.py" && [ ! -s "$tmp/out" ] &&
+	grep -q "the S6 edit at line [0-9]* is unsafe: it assumes tanh.approx.f32's error" "$tmp/err" &&
+	grep -q -- "--unsafe-fixes applies it" "$tmp/err"
+result $? "--apply of an unsafe edit refuses with its assumption and writes nothing" "$(cat "$tmp/err")"
+"$TILEADVISE" --apply=S6 --unsafe-fixes "$tmp/a.py" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && ! cmp -s "$at" "$tmp/a.py" && grep -q "unsafe edit: it assumes" "$tmp/err" &&
+	grep -q '^+++ ' "$tmp/out"
+result $? "--apply --unsafe-fixes makes it, stating the assumption" "$(cat "$tmp/err")"
+"$TILEADVISE" --apply=S3 "$tmp/a.py" >"$tmp/out" 2>"$tmp/err"
+[ $? -eq 0 ] && ! grep -q unsafe "$tmp/err"
+result $? "--apply of a safe edit needs no option" "$(cat "$tmp/err")"
+# --list-rules: every entry the tool writes says safe, unsafe or safe/unsafe,
+# the rest guided or -; --explain says the same.
+"$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/' | awk '($3 == "mechanical" && $6 !~ /^(safe|unsafe|safe\/unsafe|guided)$/) ||
+	($3 == "guided" && $6 != "guided") || ($3 == "none" && $6 != "-")' >"$tmp/badcol"
+"$TILEADVISE" --explain=S6 | grep -A1 '^Fix' | grep -q 'Unsafe: the edit assumes' &&
+	"$TILEADVISE" --explain=D12 | grep -A1 '^Fix' | grep -q 'Safe:' &&
+	"$TILEADVISE" --explain=S2 | grep -A1 '^Fix' | grep -q 'Guided:' && [ ! -s "$tmp/badcol" ]
+result $? "--list-rules and --explain say how each entry is fixed" "$(cat "$tmp/badcol")"
 # Without --fixes, --check says nothing more (and runs no rewrite).
 "$TILEADVISE" --check "$ex" | grep -q ': note: no mechanical'
 [ $? -ne 0 ]

@@ -68,6 +68,18 @@ unsigned ta_app_apply_at(ta_app *app, uint32_t line)
 	const ta_walk_kernel *k = ta_app_kernel(app);
 	if (!s || !k || !s->diff || busy(app))
 		return TA_REACT_REDRAW;
+	/* An unsafe edit keeps the meaning only under the assumption it
+	 * states: applied once y answers the question that says it. */
+	char *unsafe = app->unsafe_ok ? NULL : ta_walk_edit_unsafe(app->an->model, s->id, k->name, line);
+	if (unsafe) {
+		free(app->prompt_text);
+		app->prompt_text = ta_xasprintf("%s's edit at line %u is unsafe: it %s. Apply it? (y/n)", s->id,
+						(unsigned)line, unsafe);
+		app->prompt = TA_PROMPT_UNSAFE;
+		app->prompt_line = line;
+		free(unsafe);
+		return TA_REACT_REDRAW;
+	}
 	char id[8];
 	snprintf(id, sizeof id, "%s", s->id);
 	unsigned prev = app->sess->current;
@@ -268,6 +280,16 @@ static unsigned answer(ta_app *app, ta_req req)
 	app->prompt_text = NULL;
 	if (was == TA_PROMPT_TRUST)
 		return answer_trust(app, req == TA_REQ_YES);
+	if (was == TA_PROMPT_UNSAFE) {
+		if (req == TA_REQ_YES) {
+			app->unsafe_ok = true;
+			unsigned r = ta_app_apply_at(app, app->prompt_line);
+			app->unsafe_ok = false;
+			return r;
+		}
+		ta_app_set_message(app, false, "not applied");
+		return TA_REACT_REDRAW;
+	}
 	if (req == TA_REQ_YES)
 		return do_undo_redo(app, true);
 	ta_app_set_message(app, false, "kept");

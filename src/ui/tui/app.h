@@ -51,7 +51,8 @@ typedef enum ta_run_kind {
 	TA_RUN_NONE, TA_RUN_PROFILE, TA_RUN_BASELINE, TA_RUN_TEST,
 	TA_RUN_DEEP_PC, TA_RUN_DEEP_SOL,     /* --deep: PC sampling, then the counters */
 } ta_run_kind;
-typedef enum ta_prompt { TA_PROMPT_NONE, TA_PROMPT_REVERT, TA_PROMPT_TRUST } ta_prompt;
+/* UNSAFE: a on a step whose edit is unsafe, asking before it is applied. */
+typedef enum ta_prompt { TA_PROMPT_NONE, TA_PROMPT_REVERT, TA_PROMPT_TRUST, TA_PROMPT_UNSAFE } ta_prompt;
 
 /* One row of the walk pane. */
 typedef struct ta_row {
@@ -108,6 +109,8 @@ struct ta_app {
 	char *message;
 	bool message_error;
 	ta_prompt prompt;
+	uint32_t prompt_line;      /* TA_PROMPT_UNSAFE: the line of the edit asked about */
+	bool unsafe_ok;            /* set while applying an unsafe edit y answered for */
 	char *prompt_text;
 	/* Commands the session file stores that this command line did not
 	 * give, held back until the user allows them (advise/trust.h). */

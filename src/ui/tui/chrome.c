@@ -144,8 +144,9 @@ void ta_chrome_footer(ta_app *app, int y, int w)
 	ta_term_fill(y, 0, w, TA_ROLE_BAR);
 	int x = 1;
 	if (app->prompt != TA_PROMPT_NONE) {
-		x = put_key(y, x, w, "y", "yes, revert");
-		put_key(y, x, w, "n", "no, keep it");
+		bool unsafe = app->prompt == TA_PROMPT_UNSAFE;
+		x = put_key(y, x, w, "y", unsafe ? "yes, apply it" : "yes, revert");
+		put_key(y, x, w, "n", unsafe ? "no" : "no, keep it");
 		return;
 	}
 	if (app->overlay == &ta_view_sites) {

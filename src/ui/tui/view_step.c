@@ -607,6 +607,11 @@ static void draw(ta_app *app, const ta_rect *r)
 		blank(&p);
 		textf(&p, 1, TA_ROLE_TITLE, "Suggested edit %s %s%s", ta_glyph_str(TA_G_DOT),
 		      s->edit_title ? s->edit_title : "mechanical", app->read_only ? "" : "  (a applies it)");
+		if (s->unsafe) {
+			char *u = ta_xasprintf("Unsafe: it %s (a asks before applying it).", s->unsafe);
+			wrap(&p, 3, TA_ROLE_WARN, u);
+			free(u);
+		}
 		if (s->n_edit_sites > 1) {
 			char *sites = ta_xasprintf("This is the edit at line %u; %zu of the step's %zu sites can be "
 						   "rewritten%s.", (unsigned)s->edit_line, s->n_edit_sites,
