@@ -19,9 +19,11 @@ ta_press Space
 check "the page says which site its edit is for, and why not the first" \
 	ta_wait "This is the edit at line 37, the only site of the step the rewrite can"
 ta_press a
+# S1 is unsafe (it assumes 16-byte aligned tensors): a asks, y applies.
+ta_wait "Apply S1's unsafe edit at line 37\? \(y/n\) It assumes" && ta_press y
 check "a rewrites the store, as --apply S1 does" ta_wait_fixed "applied S1 at line 37 of matmul.py"
 cp "$TA_SRCDIR/examples/matmul/matmul.py" "$TA_TMP/cli.py"
-"$TILEADVISE" --apply S1 "$TA_TMP/cli.py" >/dev/null 2>&1
+"$TILEADVISE" --apply S1 --unsafe-fixes "$TA_TMP/cli.py" >/dev/null 2>&1
 cmp -s "$work/matmul.py" "$TA_TMP/cli.py"
 result $? "the same bytes as tileadvise --apply S1"
 ta_keys q

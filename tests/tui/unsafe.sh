@@ -18,12 +18,12 @@ check "j moves to S6" ta_step_to S6
 check "the step page states the assumption above the diff" \
 	ta_wait "Unsafe: it assumes tanh\.approx\.f32's error"
 ta_press a
-check "a asks, naming the assumption" ta_wait "S6's edit is unsafe: it assumes tanh\.approx\.f32's error.*Apply it\? \(y/n\)"
+check "a asks, naming the assumption" ta_wait "Apply S6's unsafe edit at line [0-9]+\? \(y/n\) It assumes tanh\.approx\.f32's error"
 ta_press n
 check "n answers: not applied" ta_wait "not applied"
 cmp -s "$work/attention.py" "$src"; result $? "after n the file is unchanged"
 ta_press a
-ta_wait "Apply it\? \(y/n\)" && ta_press y
+ta_wait "Apply S6's unsafe edit" && ta_press y
 check "a then y applies it" ta_wait "applied S6 at line"
 ! cmp -s "$work/attention.py" "$src" && grep -q "FAST_TANH" "$work/attention.py"
 result $? "the file holds the S6 edit"

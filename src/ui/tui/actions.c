@@ -73,7 +73,9 @@ unsigned ta_app_apply_at(ta_app *app, uint32_t line)
 	char *unsafe = app->unsafe_ok ? NULL : ta_walk_edit_unsafe(app->an->model, s->id, k->name, line);
 	if (unsafe) {
 		free(app->prompt_text);
-		app->prompt_text = ta_xasprintf("%s's edit at line %u is unsafe: it %s. Apply it? (y/n)", s->id,
+		/* The question first: a narrow footer cuts the end, and the step
+		 * page states the assumption too. */
+		app->prompt_text = ta_xasprintf("Apply %s's unsafe edit at line %u? (y/n) It %s.", s->id,
 						(unsigned)line, unsafe);
 		app->prompt = TA_PROMPT_UNSAFE;
 		app->prompt_line = line;
