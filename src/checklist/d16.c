@@ -256,7 +256,7 @@ static bool d16_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
 }
 
 /* Rewrite: exp2 with log2(e) folded into the logits' scale. */
-TA_REWRITE(D16, NULL)
+TA_REWRITE(D16, NULL, TA_UNSAFE("assumes outputs may differ in the last bits from exp's (log2(e) is folded into the scale and rounded once there)"))
 {
 	return ta_edits_each_op(m, kernel_or_host, line, d16_site, d16_one, out, why_not,
 				"no online softmax calling tl.exp");

@@ -520,7 +520,7 @@ static TSNode named_mask(const ta_model *m, const ta_kernel *k, TSNode mask, uin
 	char *name = ta_node_text(m->src, mask);
 	ta_edits_defs d = { .n = 0 };
 	ta_edits_find_defs(m, k->node, name, &d);
-	TSNode rhs = last_assign(m, k->node, name, off, (TSNode){ 0 });
+	TSNode rhs = last_assign(m, k->node, name, off);
 	free(name);
 	if (d.n != 1 || d.more || ts_node_is_null(rhs) || !ta_node_is(d.v[0], "assignment"))
 		return mask;
