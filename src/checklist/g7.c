@@ -144,6 +144,9 @@ bool ta_edits_allocator_dominates(const ta_model *m, size_t ki)
 
 int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *out, char **why_not)
 {
+	/* triton.set_allocator came with in-kernel descriptors (Triton 3.3). */
+	if (ta_edits_triton_at_least(m, 3, 3, "triton.set_allocator", why_not) != 0)
+		return -1;
 	char *triton = ta_edits_module(m, "triton.set_allocator");
 	char *torch = ta_edits_module(m, "torch.empty");
 	char *int8 = ta_edits_module(m, "torch.int8");

@@ -2,11 +2,16 @@
 #include "config.h"
 #include "checklist/rewrite_internal.h"
 #include "util/buf.h"
+#include "util/fsutil.h"
 
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <sys/stat.h>
 
 char *ta_edits_module(const ta_model *m, const char *module)
 {
@@ -609,4 +614,120 @@ size_t ta_edits_chain_rec(const ta_model *m, TSNode n, const char *op, TSNode *t
 size_t ta_edits_chain_terms(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max)
 {
 	return ta_edits_chain_rec(m, ta_node_unparen(n), op, terms, max);
+}
+
+/* ---- the Triton version a project declares ------------------------------ */
+
+/* The lowest version `triton<op>X.Y` in text allows (==, ~=, >=, ===; a
+ * bare `triton` or only an upper bound allows any); 0 when text names
+ * triton with such a lower bound, with *major, *minor and the spec. */
+static int lowest(const char *text, int *major, int *minor, char *spec, size_t spec_n)
+{
+	for (const char *p = text; (p = strstr(p, "triton")); p += 6) {
+		if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '-' || p[-1] == '_'))
+			continue;   /* pytorch-triton, triton_kernels... */
+		const char *q = p + 6;
+		if (isalnum((unsigned char)*q) || *q == '-' || *q == '_' || *q == '.')
+			continue;
+		while (*q == ' ')
+			q++;
+		const char *op = q;
+		while (*q && strchr("=~>!<", *q))
+			q++;
+		size_t ol = (size_t)(q - op);
+		if (!(ol == 2 && (!strncmp(op, "==", 2) || !strncmp(op, "~=", 2) || !strncmp(op, ">=", 2))) &&
+		    !(ol == 3 && !strncmp(op, "===", 3)))
+			continue;
+		while (*q == ' ')
+			q++;
+		int a = 0, b = 0;
+		if (sscanf(q, "%d.%d", &a, &b) < 1)
+			continue;
+		*major = a;
+		*minor = b;
+		size_t n = strcspn(p, "\"',;\n\r#");
+		snprintf(spec, spec_n, "%.*s", (int)(n < spec_n ? n : spec_n - 1), p);
+		return 0;
+	}
+	return -1;
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	ta_buf b = TA_BUF_INIT;
+	char chunk[4096];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0 && b.len < (1u << 20))
+		ta_buf_append(&b, chunk, n);
+	fclose(f);
+	return ta_buf_steal(&b);
+}
+
+/* The declared requirement found first going up from dir: requirements*.txt,
+ * pyproject.toml, setup.py, stopping after the folder that holds .git. */
+static int find_declared(const char *dir0, int *major, int *minor, char *spec, size_t spec_n, char **where)
+{
+	char *dir = realpath(dir0, NULL);
+	for (int depth = 0; dir && depth < 32; depth++) {
+		static const char *const fixed[] = { "pyproject.toml", "setup.py", NULL };
+		DIR *d = opendir(dir);
+		struct dirent *e;
+		int found = -1;
+		while (d && found != 0 && (e = readdir(d))) {
+			bool req = !strncmp(e->d_name, "requirements", 12) && strstr(e->d_name, ".txt");
+			for (size_t i = 0; !req && fixed[i]; i++)
+				req = !strcmp(e->d_name, fixed[i]);
+			if (!req)
+				continue;
+			char *p = ta_path_join(dir, e->d_name);
+			char *t = slurp(p);
+			if (t && lowest(t, major, minor, spec, spec_n) == 0) {
+				found = 0;
+				*where = p;
+				p = NULL;
+			}
+			free(t);
+			free(p);
+		}
+		if (d)
+			closedir(d);
+		if (found == 0) {
+			free(dir);
+			return 0;
+		}
+		char *git = ta_path_join(dir, ".git");
+		struct stat st;
+		bool root = stat(git, &st) == 0 || !strcmp(dir, "/");
+		free(git);
+		if (root)
+			break;
+		char *up = ta_xstrdup(dir);
+		char *parent = ta_xstrdup(dirname(up));
+		free(up);
+		free(dir);
+		dir = parent;
+	}
+	free(dir);
+	return -1;
+}
+
+int ta_edits_triton_at_least(const ta_model *m, int major, int minor, const char *what, char **why_not)
+{
+	if (!m->src->path)
+		return 0;
+	char *p = ta_xstrdup(m->src->path);
+	char *dir = ta_xstrdup(dirname(p));
+	free(p);
+	int a, b;
+	char spec[64], *where = NULL;
+	int rc = 0;
+	if (find_declared(dir, &a, &b, spec, sizeof spec, &where) == 0 && (a < major || (a == major && b < minor)))
+		rc = ta_edits_refuse(why_not, "%s declares %s, and %s needs Triton %d.%d or newer", where, spec, what,
+				     major, minor);
+	free(where);
+	free(dir);
+	return rc;
 }

@@ -117,6 +117,13 @@ int ta_sites_end(ta_sites *s, char **why_not, uint32_t line, const char *none);
  * and triton.set_allocator) before the launch `first`, or before the host
  * loop around it (g7.c; G7 and S1). Returns 0, or -1 with *why_not. */
 int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *out, char **why_not);
+/* Refuses (-1, *why_not naming the file, the declared requirement and the
+ * minimum) when the project around the file declares a Triton older than
+ * major.minor for what ("tl.make_tensor_descriptor"): the first
+ * requirements*.txt, pyproject.toml or setup.py going up from the file
+ * that names triton with a lower bound, up to the folder holding .git.
+ * 0 when none is declared or it is new enough (rewrite_common.c). */
+int ta_edits_triton_at_least(const ta_model *m, int major, int minor, const char *what, char **why_not);
 /* A call's argument: the keyword argument kw (when kw is given and
  * present), else the positional one at index; a null node when neither. */
 TSNode ta_edits_call_arg(const ta_model *m, TSNode call, uint32_t index, const char *kw);

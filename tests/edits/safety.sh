@@ -17,33 +17,36 @@ n=$(grep -cv '^\(#\|$\)' "$fx/cases")
 plan "$n"
 grep -v '^\(#\|$\)' "$fx/cases" >"$tmp/cases"
 while read -r file spec outcome pattern; do
-	cp "$fx/$file" "$tmp/k.py"
-	"$TILEADVISE" --diff="$spec" "$tmp/k.py" >"$tmp/diff" 2>"$tmp/derr"
+	# the fixture with its folder: a declared requirement sits beside it
+	rm -rf "$tmp/w" && mkdir -p "$tmp/w/$(dirname "$file")"
+	cp "$fx/$(dirname "$file")"/* "$tmp/w/$(dirname "$file")/" 2>/dev/null
+	k="$tmp/w/$file"
+	"$TILEADVISE" --diff="$spec" "$k" >"$tmp/diff" 2>"$tmp/derr"
 	drc=$?
 	case $outcome in
 	refuse)
-		"$TILEADVISE" --apply="$spec" --unsafe-fixes "$tmp/k.py" >"$tmp/out" 2>"$tmp/err"
+		"$TILEADVISE" --apply="$spec" --unsafe-fixes "$k" >"$tmp/out" 2>"$tmp/err"
 		arc=$?
 		[ $drc -eq 2 ] && [ $arc -eq 2 ] && [ ! -s "$tmp/diff" ] && [ ! -s "$tmp/out" ] &&
 			[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -qF -- "$pattern" "$tmp/err" &&
-			cmp -s "$fx/$file" "$tmp/k.py"
+			cmp -s "$fx/$file" "$k"
 		result $? "$file $spec: refused, one line: $pattern" "diff rc=$drc apply rc=$arc: $(cat "$tmp/err")" ;;
 	safe)
-		"$TILEADVISE" --apply="$spec" "$tmp/k.py" >"$tmp/out" 2>"$tmp/err"
+		"$TILEADVISE" --apply="$spec" "$k" >"$tmp/out" 2>"$tmp/err"
 		arc=$?
 		[ $drc -eq 0 ] && [ $arc -eq 0 ] && ! grep -q unsafe "$tmp/derr" "$tmp/err" &&
-			cmp -s "$tmp/diff" "$tmp/out" && compiles "$tmp/k.py"
+			cmp -s "$tmp/diff" "$tmp/out" && compiles "$k"
 		result $? "$file $spec: a safe edit, made by --apply alone" "diff rc=$drc apply rc=$arc: $(cat "$tmp/derr" "$tmp/err")" ;;
 	unsafe)
-		"$TILEADVISE" --apply="$spec" "$tmp/k.py" >"$tmp/out" 2>"$tmp/err"
+		"$TILEADVISE" --apply="$spec" "$k" >"$tmp/out" 2>"$tmp/err"
 		arc=$?
-		cmp -s "$fx/$file" "$tmp/k.py"
+		cmp -s "$fx/$file" "$k"
 		unchanged=$?
-		"$TILEADVISE" --apply="$spec" --unsafe-fixes "$tmp/k.py" >"$tmp/out2" 2>"$tmp/err2"
+		"$TILEADVISE" --apply="$spec" --unsafe-fixes "$k" >"$tmp/out2" 2>"$tmp/err2"
 		urc=$?
 		[ $drc -eq 0 ] && grep -q '^+++ ' "$tmp/diff" && grep -qF -- "$pattern" "$tmp/derr" &&
 			[ $arc -eq 2 ] && [ $unchanged -eq 0 ] && grep -qF -- "$pattern" "$tmp/err" &&
-			[ $urc -eq 0 ] && cmp -s "$tmp/diff" "$tmp/out2" && compiles "$tmp/k.py"
+			[ $urc -eq 0 ] && cmp -s "$tmp/diff" "$tmp/out2" && compiles "$k"
 		result $? "$file $spec: unsafe, stated: $pattern" "diff rc=$drc apply rc=$arc/$urc: $(cat "$tmp/derr" "$tmp/err" "$tmp/err2")" ;;
 	*)
 		result 1 "$file $spec: unknown outcome $outcome" ;;
