@@ -276,6 +276,16 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 		 * rebuilt one broadcasts its offsets inside the loop. */
 		if (!ta_rule_contains(c, op->args[0], "None]") && !ta_rule_contains(c, op->args[0], "[None"))
 			continue;
+		/* Offsets loaded in the loop (paged KV: `kv_loc = tl.load(...)`)
+		 * make a gather: there is no fixed step to advance by. */
+		size_t na;
+		const ta_assign *as = ta_rule_assigns(c, &na);
+		bool gather = false;
+		for (size_t a = 0; a < na && !gather; a++)
+			gather = as[a].loop >= 0 && ta_loop_within(k, as[a].loop, op->loop) &&
+				 ta_rule_contains(c, as[a].rhs, "load(") && ta_rule_mentions(c, op->args[0], as[a].name);
+		if (gather)
+			continue;
 		/* A store after an inner K loop (the epilogue of each tile of a
 		 * persistent or per-group loop) moves by tile, not by a step. */
 		if (op->kind == TA_OP_STORE) {
