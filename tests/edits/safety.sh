@@ -5,7 +5,8 @@
 # comment on stdout), a true case it still makes (safe: --apply alone), or
 # an edit it makes only under a stated assumption (unsafe: --diff says it,
 # --apply refuses it without --unsafe-fixes and makes it with). Every made
-# edit still compiles. Prints TAP.
+# edit still compiles (and holds the lines FILE.keep names, where there is
+# one). Prints TAP.
 . "$TA_SRCDIR/tests/lib/tap.sh"
 fx="$TA_SRCDIR/tests/fixtures/safety"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-safety.XXXXXX") || exit 99
@@ -46,7 +47,8 @@ while read -r file spec outcome pattern; do
 		urc=$?
 		[ $drc -eq 0 ] && grep -q '^+++ ' "$tmp/diff" && grep -qF -- "$pattern" "$tmp/derr" &&
 			[ $arc -eq 2 ] && [ $unchanged -eq 0 ] && grep -qF -- "$pattern" "$tmp/err" &&
-			[ $urc -eq 0 ] && cmp -s "$tmp/diff" "$tmp/out2" && compiles "$k"
+			[ $urc -eq 0 ] && cmp -s "$tmp/diff" "$tmp/out2" && compiles "$k" &&
+			{ [ ! -f "$fx/$file.keep" ] || ( while IFS= read -r l; do grep -qxF -- "$l" "$k" || exit 1; done <"$fx/$file.keep" ); }
 		result $? "$file $spec: unsafe, stated: $pattern" "diff rc=$drc apply rc=$arc/$urc: $(cat "$tmp/derr" "$tmp/err" "$tmp/err2")" ;;
 	*)
 		result 1 "$file $spec: unknown outcome $outcome" ;;
