@@ -723,6 +723,20 @@ static unsigned p1_access(const ta_model *m, const ta_kernel *k, const char *par
 	return acc;
 }
 
+/* k loads through param (or a name derived from it) after line wl. */
+static bool p1_read_after(const ta_model *m, const ta_kernel *k, const char *param, uint32_t wl)
+{
+	char **v;
+	size_t c = p1_derived(m, k, param, &v);
+	bool found = false;
+	for (size_t i = 0; i < k->op_count && !found; i++) {
+		const ta_op *op = &k->ops[i];
+		found = op->kind == TA_OP_LOAD && op->span.line > wl && p1_mentions_any(m, p1_address(m, op), v, c);
+	}
+	p1_names_free(v, c);
+	return found;
+}
+
 /* A parameter used as an address (loaded, stored, a descriptor's base):
  * a tensor, which the autotuner keys by identity. */
 static bool p1_address_param(const ta_model *m, const ta_kernel *k, const ta_param *p)
@@ -750,8 +764,28 @@ static char *p1_launch_arg(const ta_model *m, const ta_launch *l, const ta_kerne
 	return kw ? ta_xstrdup(kw->value) : NULL;
 }
 
+static TSNode p1_host_node(const ta_model *m, const ta_launch *l);
+
+/* The function holding launch l binds name a to name b (`dX = dY`, on any
+ * branch): the two arguments may be one tensor. */
+static bool p1_host_alias(const ta_model *m, const ta_launch *l, const char *a, const char *b)
+{
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, p1_host_node(m, l), a, &d);
+	for (size_t i = 0; i < d.n; i++) {
+		if (!ta_node_is(d.v[i], "assignment"))
+			continue;
+		TSNode left = ta_node_field(d.v[i], "left"), right = ta_node_unparen(ta_node_field(d.v[i], "right"));
+		if (ta_node_is(left, "identifier") && ta_node_is(right, "identifier") &&
+		    ta_node_text_eq(m->src, right, b))
+			return true;
+	}
+	return false;
+}
+
 /* A launch passes the tensor it gives k for written parameter w also for
- * a parameter k reads (an in-place call: `k[grid](x, x, n)`). */
+ * a parameter k reads (an in-place call: `k[grid](x, x, n)`, or `dX = dY`
+ * before `k[grid](dY, dX)` in the launching function). */
 static bool p1_aliased(const ta_model *m, const ta_kernel *k, size_t ki, size_t w, const unsigned *acc)
 {
 	for (size_t li = 0; li < m->launch_count; li++) {
@@ -763,7 +797,7 @@ static bool p1_aliased(const ta_model *m, const ta_kernel *k, size_t ki, size_t 
 			if (r == w || !(acc[r] & P1_READ))
 				continue;
 			char *rt = p1_launch_arg(m, l, k, r);
-			bool same = rt && !strcmp(rt, wt);
+			bool same = rt && (!strcmp(rt, wt) || p1_host_alias(m, l, wt, rt) || p1_host_alias(m, l, rt, wt));
 			free(rt);
 			if (same) {
 				free(wt);
@@ -1219,6 +1253,69 @@ static int p1_untile_launches(const ta_model *m, size_t ki, const p1_tiles *t, t
  * over num_warps and num_stages per GPU generation, seeded from the
  * launches, keyed on the size arguments; the launches stop fixing those
  * two. Tiles stay as launched (tuning them means the grid reads META: L2). */
+/* A kernel of the file wrapped by a decorator that is not Triton's (FlagGems'
+ * @libentry(), @pointwise_dynamic): the project launches (and tunes) its
+ * kernels through its own code. On the H200, a triton.autotune added in such
+ * a file failed in 12 of 12 FlagGems sites checked ("function takes exactly
+ * N arguments"), above @libentry() or beside it. */
+static int p1_foreign_launcher(const ta_model *m, char **why)
+{
+	for (size_t i = 0; i < m->kernel_count; i++) {
+		TSNode dd = ta_node_parent(m->kernels[i].node);
+		if (!ta_node_is(dd, "decorated_definition"))
+			continue;
+		uint32_t n = ta_node_named_count(dd);
+		for (uint32_t j = 0; j < n; j++) {
+			TSNode d = ts_node_named_child(dd, j);
+			if (!ta_node_is(d, "decorator"))
+				continue;
+			TSNode e = ta_node_unparen(ts_node_named_child(d, 0));
+			if (ta_node_is(e, "call"))
+				e = ta_node_field(e, "function");
+			char *canon = ta_model_canonical(m, e);
+			bool triton = canon && !strncmp(canon, "triton.", 7);
+			if (!triton) {
+				char *t = ta_node_text(m->src, e);
+				int rc = ta_edits_refuse(why, "line %u: %s is wrapped by @%s, a launcher of the project's "
+							 "own: an autotuner added in this file would run outside it; tune "
+							 "through that launcher by hand", ts_node_start_point(d).row + 1,
+							 m->kernels[i].name, t);
+				free(t);
+				free(canon);
+				return rc;
+			}
+			free(canon);
+		}
+	}
+	return 0;
+}
+
+/* A launch of k pins num_warps=1 and k reads back memory it writes in the
+ * same program (a store, then a load of the same argument): other warps
+ * would read before the first one has written. The author's one warp
+ * stays (lightllm's grouped_topk_kernel gave other experts on the H200). */
+static int p1_single_warp_roundtrip(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
+{
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		const ta_kwarg *kw = l->kernel == (int)ki ? ta_kwarg_find(l->kwargs, l->kwarg_count, "num_warps") : NULL;
+		if (!kw || strcmp(kw->value, "1"))
+			continue;
+		for (size_t p = 0; p < k->param_count; p++) {
+			uint32_t wl = 0;
+			if (k->params[p].constexpr_)
+				continue;
+			unsigned a = p1_access(m, k, k->params[p].name, 0, &wl);
+			if ((a & P1_READ) && (a & P1_WRITE) && p1_read_after(m, k, k->params[p].name, wl))
+				return ta_edits_refuse(why, "line %u: %s writes %s at line %u and reads it back in the "
+						       "same program; the launch's num_warps=1 keeps that within one "
+						       "warp, which tuning the warps would break", kw->span.line,
+						       k->name, k->params[p].name, wl);
+		}
+	}
+	return 0;
+}
+
 static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_edit *out, char **why)
 {
 	TSNode dd = ta_node_parent(k->node);
@@ -1234,6 +1331,10 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		return ta_edits_refuse(why, "line %u: %s writes through an address that comes from none of its "
 				       "arguments: autotuning runs it once per config, and what it writes cannot be "
 				       "named in restore_value", unnamed, k->name);
+	if (p1_foreign_launcher(m, why) != 0)
+		return -1;
+	if (p1_single_warp_roundtrip(m, k, ki, why) != 0)
+		return -1;
 	p1_seed s = { 0 };
 	bool fixes = false;
 	for (size_t i = 0; i < m->launch_count; i++) {

@@ -379,7 +379,9 @@ static int p6_host(const ta_model *m, const p6_site *s, const char *table, const
 			return ta_edits_refuse(why, "line %u: the launch shares its line with other code", l->span.line);
 		}
 		char *ind = ta_edits_indent_at(m, start);
-		char *cond = ta_xasprintf("%s%s %% %d == 0", at, slice, mod);
+		/* .long(): torch has no remainder for the uint64 tables that hold
+		 * pointers (lightllm's kv_trans_v2 failed so on the H200) */
+		char *cond = ta_xasprintf("%s%s.long() %% %d == 0", at, slice, mod);
 		char *line = ta_xasprintf("%sassert bool((%s).all()), \"%s: tl.assume(%s) needs it\"\n", ind, cond,
 					  s->k->name, kcond);
 		ta_edit_replace(out, start, start, line);
