@@ -1,0 +1,472 @@
+"""Every mechanical edit tileadvise offers on public Triton kernels, applied one
+site at a time on a fresh copy of the file, then checked on the GPU by the
+project's own tests (a fixed sample of them), the file's own __main__ run, or,
+for the bundled examples, a differential harness (tests/gpu/diff_examples.py).
+
+  corpus_edits.py plan CORPUS WORK   find kernel files with a check, their
+                                     mechanical sites (--check), apply each
+                                     (--apply ID:LINE), keep the edited files
+  corpus_edits.py run WORK OUTDIR    baseline each checked file unedited, then
+                                     every applied site, in parallel; a site
+                                     counts only where its baseline passed
+
+Environment: TA (the tileadvise binary), TA_JOBS (parallel jobs, default the
+CPU count), TA_SAMPLE (test items a file, default 6), TA_TIMEOUT (seconds a
+check, default 150), TA_DEADLINE (seconds for the whole run; jobs not started
+by then are reported as not run), TA_MAX_SITES (sites run on the GPU at most,
+spread over projects and rules first), TA_PROJECTS (comma list to keep),
+TA_BASELINE_ONLY=1 (check the unedited files only: a probe), TA_SKIP_TARGETS
+(a file of project/file lines not to check), TA_BASE_JOBS (baselines at once).
+"""
+import collections
+import concurrent.futures as cf
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TA = os.environ.get("TA", os.path.join(ROOT, "_build", "src", "tileadvise"))
+JOBS = int(os.environ.get("TA_JOBS", os.cpu_count() or 4))
+SAMPLE = os.environ.get("TA_SAMPLE", "6")
+TIMEOUT = int(os.environ.get("TA_TIMEOUT", "150"))
+# pytest carried as plain files (.whl/pylib), used only where the machine has none.
+PYLIB = [] if subprocess.run([sys.executable, "-c", "import pytest"], capture_output=True).returncode == 0 \
+    else [os.path.join(ROOT, ".whl", "pylib")]
+
+# Per project: extra pytest arguments and environment its tests need here.
+PROJECT = {
+    # The tests import the package under its old name inside Triton.
+    "triton-lang+kernels": {"env": {"TA_ALIAS": "triton.ops=kernels,triton.ops.blocksparse=kernels.blocksparse"}},
+}
+# Vendor back-end copies that no test on this GPU reaches.
+SKIP_DIR = re.compile(r"/(backends?/_(?!nvidia)[a-z]+|_ascend|_cambricon|_mthreads|_kunlunxin|_metax|_iluvatar|"
+                      r"_hygon|_aipu|_tsingmicro|_arm|_sunrise|_enflame|_amd)/")
+TEST_NAME = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
+# Benchmarks and whole-model convergence runs are not correctness checks.
+NOT_CHECK = re.compile(r"(^|/)(benchmarks?|convergence|perf)(/|$)|_perf\.py$|(^|/)bench")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, **kw)
+
+
+def mechanical():
+    out = sh([TA, "--list-rules"]).stdout
+    return [l.split()[0] for l in out.splitlines() if len(l.split()) > 2 and l.split()[2] == "mechanical"]
+
+
+def py_files(root):
+    for d, dirs, files in os.walk(root):
+        dirs[:] = [x for x in dirs if not x.startswith(".") and x not in ("__pycache__", "node_modules")]
+        for f in files:
+            if f.endswith(".py"):
+                yield os.path.relpath(os.path.join(d, f), root)
+
+
+def read(p):
+    try:
+        with open(p, errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def module_name(rel):
+    parts = rel[:-3].split("/")
+    if parts[0] in ("src", "python"):
+        parts = parts[1:]
+    return ".".join(parts)
+
+
+def core_word(stem):
+    w = re.sub(r"^(triton_|fused_)", "", stem)
+    w = re.sub(r"(_kernels?|_triton|_layers?|_ops?|_impl)$", "", w)
+    return w
+
+
+def find_check(root, rel, tests, text):
+    """The check for one kernel file: ('pytest', [test files], keyword) or
+    ('main', None, None), or None. Tests that import the module come first,
+    then tests named after it, then tests with a test function named after it."""
+    if TEST_NAME.search(rel):
+        return ("pytest", [rel], "")
+    mod = module_name(rel)
+    stem = os.path.basename(rel)[:-3]
+    word = core_word(stem)
+    parent, _, last = mod.rpartition(".")
+    imp = re.compile(r"(from\s+%s\s+import|import\s+%s\b|from\s+%s\s+import\s+[^\n]*\b%s\b)"
+                     % (re.escape(mod), re.escape(mod), re.escape(parent), re.escape(last)))
+    hits = [t for t, s in tests.items() if parent and imp.search(s)]
+    if not hits and len(word) >= 3:
+        hits = [t for t in tests if word in os.path.basename(t)]
+    if not hits and len(word) >= 4:
+        fn = re.compile(r"def test_\w*%s" % re.escape(word))
+        hits = [t for t, s in tests.items() if fn.search(s)]
+    if hits:
+        hits.sort(key=lambda t: (word not in os.path.basename(t), len(t)))
+        return ("pytest", hits[:2], word)
+    if re.search(r"^if __name__ == .__main__.:", text, re.M):
+        return ("main", None, None)
+    return None
+
+
+def plan(corpus, work):
+    mech = mechanical()
+    os.makedirs(work, exist_ok=True)
+    keep = set(filter(None, os.environ.get("TA_PROJECTS", "").split(",")))
+    targets = []
+    for proj in sorted(os.listdir(corpus)):
+        root = os.path.join(corpus, proj)
+        if not os.path.isdir(root) or (keep and proj not in keep):
+            continue
+        files = list(py_files(root))
+        tests = {f: read(os.path.join(root, f)) for f in files if TEST_NAME.search(f) and not NOT_CHECK.search(f)}
+        for rel in files:
+            if SKIP_DIR.search("/" + rel):
+                continue
+            text = read(os.path.join(root, rel))
+            if "triton.jit" not in text and "triton.autotune" not in text:
+                continue
+            if proj == "examples":
+                chk = ("diff", None, None)
+            else:
+                chk = find_check(root, rel, tests, text)
+            if chk:
+                targets.append({"project": proj, "file": rel, "check": chk[0], "tests": chk[1], "word": chk[2]})
+    if os.environ.get("TA_PLAN_NO_SITES"):  # a probe of the checks alone
+        for ti, t in enumerate(targets):
+            t["id"] = ti
+        with open(os.path.join(work, "plan.json"), "w") as f:
+            json.dump({"targets": targets, "sites": [], "corpus": os.path.abspath(corpus)}, f, indent=0)
+        print(f"plan: {len(targets)} checked files, sites not looked for")
+        return
+    # Sites: every mechanical finding of --check, one (id, line) once.
+    def sites_of(t):
+        path = os.path.join(corpus, t["project"], t["file"])
+        r = sh([TA, "--check", "-f", "json", "--select=" + ",".join(mech), path])
+        try:
+            diags = json.loads(r.stdout)["diagnostics"]
+        except ValueError:
+            return []
+        seen, out = set(), []
+        for d in diags:
+            k = (d.get("id"), d.get("line"))
+            if k[0] in mech and k not in seen:
+                seen.add(k)
+                out.append(k)
+        return out
+    unsafe_flag = "--unsafe-fixes" in sh([TA, "--help"]).stdout
+    def apply(t, rid, line, n):
+        src = os.path.join(corpus, t["project"], t["file"])
+        d = tempfile.mkdtemp(prefix="ta-apply.")
+        dst = os.path.join(d, os.path.basename(t["file"]))
+        shutil.copyfile(src, dst)
+        r = sh([TA, "--apply", f"{rid}:{line}", dst])
+        unsafe = False
+        if r.returncode != 0 and unsafe_flag and "unsafe" in (r.stdout + r.stderr).lower():
+            shutil.copyfile(src, dst)
+            r = sh([TA, "--apply", f"{rid}:{line}", "--unsafe-fixes", dst])
+            unsafe = r.returncode == 0
+        site = {"n": n, "project": t["project"], "file": t["file"], "rule": rid, "line": line,
+                "rc": r.returncode, "unsafe": unsafe,
+                "message": (r.stderr.strip().splitlines() or [""])[-1].replace(dst, t["file"])[:300]}
+        if r.returncode == 0 and read(dst) != read(src):
+            sd = os.path.join(work, "sites", str(n))
+            os.makedirs(sd, exist_ok=True)
+            shutil.copyfile(dst, os.path.join(sd, "edited.py"))
+            diff = sh(["diff", "-u", "--label", "a/" + t["file"], "--label", "b/" + t["file"], src, dst]).stdout
+            with open(os.path.join(sd, "diff"), "w") as f:
+                f.write(diff)
+            site["applied"] = True
+        else:
+            site["applied"] = False
+            if r.returncode == 0:
+                site["message"] = "exit 0 but the file is unchanged"
+        shutil.rmtree(d, ignore_errors=True)
+        return site
+    with cf.ThreadPoolExecutor(JOBS) as ex:
+        found = list(ex.map(sites_of, targets))
+        jobs, n = [], 0
+        for ti, (t, ss) in enumerate(zip(targets, found)):
+            t["id"] = ti
+            for rid, line in ss:
+                jobs.append((t, rid, line, n))
+                n += 1
+        sites = list(ex.map(lambda j: apply(*j), jobs))
+    for s, j in zip(sites, jobs):
+        s["target"] = j[0]["id"]
+    with open(os.path.join(work, "plan.json"), "w") as f:
+        json.dump({"targets": targets, "sites": sites, "corpus": os.path.abspath(corpus)}, f, indent=0)
+    c = collections.Counter((s["project"], s["applied"]) for s in sites)
+    for p in sorted({s["project"] for s in sites}):
+        print(f"plan: {p}: {c[(p, True)]} applied, {c[(p, False)]} refused")
+    print(f"plan: {len(targets)} checked files, {len(sites)} sites, {sum(s['applied'] for s in sites)} applied")
+
+
+def pick(sites, cap):
+    """At most cap applied sites, round-robin over (project, rule) so that a
+    short run still covers every project and rule."""
+    groups = collections.OrderedDict()
+    for s in sites:
+        groups.setdefault((s["project"], s["rule"]), []).append(s)
+    # Within a group, alternate files so one big file does not take the group.
+    for k, g in groups.items():
+        byfile = collections.OrderedDict()
+        for s in g:
+            byfile.setdefault(s["file"], []).append(s)
+        mixed = []
+        while any(byfile.values()):
+            for f in byfile:
+                if byfile[f]:
+                    mixed.append(byfile[f].pop(0))
+        groups[k] = mixed
+    out = []
+    while len(out) < cap and any(groups.values()):
+        for k in groups:
+            if groups[k] and len(out) < cap:
+                out.append(groups[k].pop(0))
+    return out
+
+
+def tree_for(corpus, work, t, edited=None, tag="base"):
+    """A copy of the project (hard links, so cheap) with the kernel file
+    replaced by the edited one."""
+    src = os.path.join(corpus, t["project"])
+    dst = os.path.join(work, "trees", tag)
+    if os.path.exists(dst):
+        shutil.rmtree(dst)
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    subprocess.run(["cp", "-al", src, dst], check=True)
+    if edited:
+        f = os.path.join(dst, t["file"])
+        os.unlink(f)
+        shutil.copyfile(edited, f)
+    return dst
+
+
+def run_check(corpus, work, t, tree, only=None, passed=None):
+    env = dict(os.environ)
+    extra = PROJECT.get(t["project"], {})
+    env.update(extra.get("env", {}))
+    paths = [tree, os.path.join(tree, "src"), HERE] + PYLIB
+    env["PYTHONPATH"] = ":".join(paths + [env.get("PYTHONPATH", "")])
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["HOME"] = os.path.join(tree, ".home")  # projects that cache to ~ write beside the copy
+    if t["check"] == "pytest":
+        env["TA_SAMPLE"] = SAMPLE
+        env["TA_KEYWORD"] = t["word"] or ""
+        if only:
+            env["TA_ONLY"] = only
+        if passed:
+            env["TA_PASSED"] = passed
+        cmd = [sys.executable, "-m", "pytest", "-p", "ta_sample", "-p", "no:cacheprovider", "-q", "-rfE",
+               "--rootdir", tree] + extra.get("args", []) + [os.path.join(tree, x) for x in t["tests"]]
+        cwd = tree
+    elif t["check"] == "main":
+        cmd = [sys.executable, os.path.join(tree, t["file"])]
+        cwd = os.path.dirname(os.path.join(tree, t["file"]))
+    else:  # the bundled examples: differential harness
+        name = os.path.basename(t["file"])[:-3]
+        cmd = [sys.executable, os.path.join(HERE, "diff_examples.py"), name,
+               os.path.join(corpus, t["project"], t["file"]), os.path.join(tree, t["file"])]
+        cwd = tree
+    t0 = time.time()
+    try:
+        r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=TIMEOUT)
+        rc, out = r.returncode, r.stdout + r.stderr
+    except subprocess.TimeoutExpired as e:
+        rc = "timeout"
+        out = ((e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")) + \
+              ((e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or ""))
+    return rc, out, time.time() - t0
+
+
+def summary_line(out):
+    lines = [l for l in out.strip().splitlines() if l.strip()]
+    for l in reversed(lines):
+        if re.search(r"\b(passed|failed|error|no tests ran)\b", l) and "=" in l:
+            return l.strip("= ")[:200]
+    return (lines[-1] if lines else "")[:200]
+
+
+def timing(out):
+    m = re.search(r"^time: original ([0-9.]+) ms, edited ([0-9.]+) ms", out, re.M)
+    return (float(m.group(1)), float(m.group(2))) if m else None
+
+
+def run(work, outdir):
+    P = json.load(open(os.path.join(work, "plan.json")))
+    corpus = os.environ.get("TA_CORPUS", P["corpus"])  # a plan made on another machine
+    targets = {t["id"]: t for t in P["targets"]}
+    applied = [s for s in P["sites"] if s["applied"] and targets[s["target"]]["check"] in ("pytest", "main", "diff")]
+    # Files whose unedited check is known to fail here (an earlier probe):
+    # "project/file" lines; their sites are reported as not run.
+    skip = set(read(os.environ.get("TA_SKIP_TARGETS", "/nonexistent")).split())
+    applied = [s for s in applied if targets[s["target"]]["project"] + "/" + targets[s["target"]]["file"] not in skip]
+    cap = int(os.environ.get("TA_MAX_SITES", "100000"))
+    chosen = pick(applied, cap)
+    if os.environ.get("TA_BASELINE_ONLY"):  # a probe: every checked file, projects taken in turn
+        byp = collections.OrderedDict()
+        for t in P["targets"]:
+            byp.setdefault(t["project"], []).append(t["id"])
+        chosen = []
+        while any(byp.values()):
+            for p in byp:
+                if byp[p]:
+                    chosen.append({"target": byp[p].pop(0)})
+    deadline = time.time() + float(os.environ.get("TA_DEADLINE", "1e9"))
+    os.makedirs(outdir, exist_ok=True)
+    logdir = os.path.join(work, "logs")
+    os.makedirs(logdir, exist_ok=True)
+    results = open(os.path.join(outdir, "results.jsonl"), "w")
+    by_target = collections.OrderedDict()
+    for s in chosen:
+        by_target.setdefault(s["target"], []).append(s)
+    base = {}
+
+    def log(name, text):
+        with open(os.path.join(logdir, name), "w") as f:
+            f.write(text[-20000:])  # the end says what failed; keep the logs small
+
+    def do_base(tid):
+        t = targets[tid]
+        if time.time() > deadline:
+            return tid, {"status": "not run"}
+        tree = tree_for(corpus, work, t, tag=f"b{tid}")
+        passed = os.path.join(work, f"passed-{tid}.txt")
+        rc, out, dt = run_check(corpus, work, t, tree, passed=passed)
+        log(f"base-{tid}.log", out)
+        ok = rc == 0
+        nids = read(passed).split() if t["check"] == "pytest" else []
+        if t["check"] == "pytest" and nids:
+            ok = True  # the items that passed become the check, failures there are the project's
+        if t["check"] == "pytest" and not nids:
+            ok = False
+        shutil.rmtree(tree, ignore_errors=True)
+        return tid, {"status": "pass" if ok else "fail", "rc": rc, "secs": round(dt, 1), "items": len(nids),
+                     "only": passed if nids else None, "summary": summary_line(out), "timing": timing(out)}
+
+    def do_site(s):
+        t = targets[s["target"]]
+        b = base[s["target"]]
+        if time.time() > deadline:
+            return s, {"status": "not run"}
+        sd = os.path.join(work, "sites", str(s["n"]))
+        tree = tree_for(corpus, work, t, edited=os.path.join(sd, "edited.py"), tag=f"s{s['n']}")
+        rc, out, dt = run_check(corpus, work, t, tree, only=b.get("only"))
+        log(f"site-{s['n']}.log", out)
+        shutil.rmtree(tree, ignore_errors=True)
+        st = "pass" if rc == 0 else ("timeout" if rc == "timeout" else "fail")
+        return s, {"status": st, "rc": rc, "secs": round(dt, 1), "summary": summary_line(out), "timing": timing(out)}
+
+    t_start = time.time()
+    # Baselines go in a few at a time, so that the sites of a file whose
+    # baseline passed queue ahead of the later baselines (a run cut short
+    # by its deadline then still has whole files checked).
+    todo = list(by_target)
+    inflight = int(os.environ.get("TA_BASE_JOBS", max(2, JOBS // 3)))
+    with cf.ThreadPoolExecutor(JOBS) as ex:
+        pend = {ex.submit(do_base, todo.pop(0)) for _ in range(min(inflight, len(todo)))}
+        while pend:
+            done, pend = cf.wait(pend, return_when=cf.FIRST_COMPLETED)
+            for fu in done:
+                r = fu.result()
+                if isinstance(r[0], int):  # a baseline finished: queue its sites
+                    tid, b = r
+                    if todo:
+                        pend.add(ex.submit(do_base, todo.pop(0)))
+                    base[tid] = b
+                    t = targets[tid]
+                    results.write(json.dumps({"kind": "baseline", "target": tid, "project": t["project"],
+                                              "file": t["file"], "check": t["check"], "tests": t["tests"], **b}) + "\n")
+                    for s in by_target[tid]:
+                        if "n" not in s:  # a probe: baselines only
+                            continue
+                        if b["status"] == "pass":
+                            pend.add(ex.submit(do_site, s))
+                        else:
+                            results.write(json.dumps({"kind": "site", **{k: s[k] for k in
+                                          ("n", "project", "file", "rule", "line", "unsafe")},
+                                          "status": "baseline " + b["status"]}) + "\n")
+                else:
+                    s, res = r
+                    results.write(json.dumps({"kind": "site", **{k: s[k] for k in
+                                  ("n", "project", "file", "rule", "line", "unsafe")}, **res}) + "\n")
+                results.flush()
+    results.close()
+    print(f"run: {len(chosen)} sites chosen of {len(applied)} applied, {time.time() - t_start:.0f} s")
+    table(work, outdir)
+
+
+def table(work, outdir):
+    """The per-rule table (markdown) from plan.json and results.jsonl."""
+    P = json.load(open(os.path.join(work, "plan.json")))
+    R = [json.loads(l) for l in open(os.path.join(outdir, "results.jsonl"))]
+    siter = {r["n"]: r for r in R if r["kind"] == "site"}
+    basepass = {r["target"] for r in R if r["kind"] == "baseline" and r["status"] == "pass"}
+    rows = collections.OrderedDict()
+    projs = collections.defaultdict(set)
+    for s in P["sites"]:
+        d = rows.setdefault(s["rule"], collections.Counter())
+        d["offered"] += 1
+        d["refused"] += not s["applied"]
+        d["applied"] += s["applied"]
+        r = siter.get(s["n"])
+        if not r:
+            continue
+        st = r["status"]
+        if st in ("pass", "fail", "timeout"):
+            d["run"] += 1
+            projs[s["rule"]].add(s["project"])
+            d["still passing"] += st == "pass"
+            d["newly failing"] += st == "fail"
+            d["timeout"] += st == "timeout"
+            if r.get("timing"):
+                d["timed"] += 1
+                d["t0"] += r["timing"][0]
+                d["t1"] += r["timing"][1]
+        else:
+            d["no baseline"] += 1
+    lines = ["| rule | offered | refused | applied | run (baseline passed) | still passing | newly failing | "
+             "timed out | projects run | time before → after (ms, summed over timed sites) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
+    tot = collections.Counter()
+    for rule in sorted(rows, key=lambda x: (x[0], int(x[1:]))):
+        d = rows[rule]
+        tot.update(d)
+        tm = f"{d['t0']:.3f} → {d['t1']:.3f} ({d['timed']} sites)" if d["timed"] else "—"
+        lines.append(f"| {rule} | {d['offered']} | {d['refused']} | {d['applied']} | {d['run']} | "
+                     f"{d['still passing']} | {d['newly failing']} | {d['timeout']} | {len(projs[rule])} | {tm} |")
+    allp = set().union(*projs.values()) if projs else set()
+    lines.append(f"| **all** | {tot['offered']} | {tot['refused']} | {tot['applied']} | {tot['run']} | "
+                 f"{tot['still passing']} | {tot['newly failing']} | {tot['timeout']} | {len(allp)} | |")
+    byp = collections.Counter()
+    for r in siter.values():
+        if r["status"] in ("pass", "fail", "timeout"):
+            byp[r["project"]] += 1
+    lines.append("")
+    lines.append("Sites run per project: " + ", ".join(f"{p} {n}" for p, n in sorted(byp.items())))
+    lines.append(f"Checked files whose unedited original passed: {len(basepass)}")
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(outdir, "table.md"), "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "plan":
+        plan(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "run":
+        run(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "table":
+        table(sys.argv[2], sys.argv[3])
+    else:
+        print(__doc__)
+        sys.exit(2)
