@@ -2,7 +2,8 @@
 # Rewrite preconditions, both ways (tests/fixtures/edits/preconditions/cases):
 # on a trap --apply refuses with the sentence that names the failed
 # precondition (exit 2, file unchanged); on the true case beside it the edit
-# still applies and its diff holds the expected line. TAP.
+# still applies and its diff holds the expected line (--unsafe-fixes: the
+# precondition is under test, not the safety gate). TAP.
 # Env: TILEADVISE, TA_SRCDIR.
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
@@ -20,7 +21,7 @@ while read -r id file want pattern; do
 	d="$tmp/$n"
 	mkdir -p "$d"
 	cp "$fx/$file" "$d/$file"
-	(cd "$d" && "$TILEADVISE" --apply "$id" "$file" >out 2>err)
+	(cd "$d" && "$TILEADVISE" --apply "$id" --unsafe-fixes "$file" >out 2>err)
 	rc=$?
 	if [ "$want" = refuses ]; then
 		[ "$rc" = 2 ] && cmp -s "$d/$file" "$fx/$file" && grep -qE -- "$pattern" "$d/err"
