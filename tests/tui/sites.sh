@@ -1,7 +1,7 @@
 #!/bin/sh
 # The advisor picks sites as the CLI does (issue 14, item 9): a step whose
 # first finding cannot be rewritten still offers the site that can (the
-# matmul example's S1: the loads refuse, the store is rewritten, as
+# matmul example's S1 with its loads padded with 1.0: the loads refuse, the store is rewritten, as
 # --apply S1 does), and says so; a step whose edit can be made at several
 # sites lists them on `a` and applies the one picked (the layernorm
 # example's D4: six sites), as --apply ID:LINE does.
@@ -11,7 +11,9 @@ plan 11
 
 work="$TA_TMP/w"
 mkdir -p "$work"
-cp "$TA_SRCDIR/examples/matmul/matmul.py" "$TA_SRCDIR/examples/layernorm/layernorm.py" "$work/"
+# (other=1.0: a descriptor pads with zeros, so S1 refuses those loads)
+sed '30s/other=0.0/other=1.0/; 32s/other=0.0/other=1.0/' "$TA_SRCDIR/examples/matmul/matmul.py" >"$work/matmul.py"
+cp "$TA_SRCDIR/examples/layernorm/layernorm.py" "$work/"
 
 ta_start 120 50 "cd '$work' && '$TILEADVISE' --no-profile matmul.py"
 check "j moves to S1" ta_step_to S1
@@ -22,7 +24,7 @@ ta_press a
 # S1 is unsafe (it assumes 16-byte aligned tensors): a asks, y applies.
 ta_wait "Apply S1's unsafe edit at line 37\? \(y/n\) It assumes" && ta_press y
 check "a rewrites the store, as --apply S1 does" ta_wait_fixed "applied S1 at line 37 of matmul.py"
-cp "$TA_SRCDIR/examples/matmul/matmul.py" "$TA_TMP/cli.py"
+sed '30s/other=0.0/other=1.0/; 32s/other=0.0/other=1.0/' "$TA_SRCDIR/examples/matmul/matmul.py" >"$TA_TMP/cli.py"
 "$TILEADVISE" --apply S1 --unsafe-fixes "$TA_TMP/cli.py" >/dev/null 2>&1
 cmp -s "$work/matmul.py" "$TA_TMP/cli.py"
 result $? "the same bytes as tileadvise --apply S1"

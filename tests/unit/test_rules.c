@@ -310,7 +310,7 @@ static void test_parse_ids(void **state)
 	assert_int_equal(ta_rules_parse_ids("S1,Z9", on, &err), -1);
 	assert_non_null(strstr(err, "Z9"));
 	free(err);
-	assert_int_equal(ta_rules_count(), 47);
+	assert_int_equal(ta_rules_count(), 48);
 	assert_string_equal(ta_rules_served_by((size_t)ta_rules_index("G4")), "S3");
 }
 
