@@ -61,22 +61,28 @@ static bool is_pid(ta_rule_ctx *c, TSNode n, const ta_assign *as, const bool *pi
 
 /* The line of the first product `pid * name` (or `name * pid`) under n;
  * 0 when none. */
-static uint32_t pid_product(ta_rule_ctx *c, TSNode n, const char *name, const ta_assign *as, const bool *pid,
-			    size_t na)
+static uint32_t pid_product(ta_rule_ctx *c, const char *name, const ta_assign *as, const bool *pid, size_t na)
 {
-	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(n, "operator"), "*")) {
-		TSNode l = ta_node_unparen(ta_node_field(n, "left")), r = ta_node_unparen(ta_node_field(n, "right"));
-		if ((ta_node_is(r, "identifier") && ta_node_text_eq(c->m->src, r, name) && is_pid(c, l, as, pid, na)) ||
-		    (ta_node_is(l, "identifier") && ta_node_text_eq(c->m->src, l, name) && is_pid(c, r, as, pid, na)))
-			return ts_node_start_point(n).row + 1;
+	/* One cursor walk of the kernel, in the order a recursion over named
+	 * children meets the products (ts_node_named_child is linear in the
+	 * child's index: that recursion cost more than the rest of the rules). */
+	uint32_t line = 0;
+	TSTreeCursor cur = ts_tree_cursor_new(c->k->node);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		if (ta_node_is(n, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(n, "operator"), "*")) {
+			TSNode l = ta_node_unparen(ta_node_field(n, "left")), r = ta_node_unparen(ta_node_field(n, "right"));
+			if ((ta_node_is(r, "identifier") && ta_node_text_eq(c->m->src, r, name) && is_pid(c, l, as, pid, na)) ||
+			    (ta_node_is(l, "identifier") && ta_node_text_eq(c->m->src, l, name) && is_pid(c, r, as, pid, na))) {
+				line = ts_node_start_point(n).row + 1;
+				break;
+			}
+		}
+		if (!ta_cursor_next(&cur, true))
+			break;
 	}
-	uint32_t k = ta_node_named_count(n);
-	for (uint32_t i = 0; i < k; i++) {
-		uint32_t line = pid_product(c, ts_node_named_child(n, i), name, as, pid, na);
-		if (line)
-			return line;
-	}
-	return 0;
+	ts_tree_cursor_delete(&cur);
+	return line;
 }
 
 /* The line where parameter name sizes each program's share of a grid axis:
@@ -88,7 +94,7 @@ static uint32_t sizes_grid_axis(ta_rule_ctx *c, const char *name)
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	bool *pid = pid_names(c, as, n);
-	uint32_t line = pid_product(c, c->k->node, name, as, pid, n);
+	uint32_t line = pid_product(c, name, as, pid, n);
 	free(pid);
 	return line;
 }

@@ -149,22 +149,24 @@ typedef bool (*tile_fn)(const ta_model *m, const ta_kernel *k, const char *name,
 
 static bool each_tile_from(const ta_model *m, const ta_kernel *k, const char *name, tile_fn fn, void *ctx)
 {
-	bool stop = false;
-	TSTreeCursor cur = ts_tree_cursor_new(k->node);
-	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
+	/* The model's assignments inside the kernel, in document order: the
+	 * order a walk of the kernel's tree would meet them in. */
+	size_t first, count = ta_model_refs_within(m->assign_nodes, m->assign_node_count, k->node, &first);
+	for (size_t i = first; i < first + count; i++) {
+		TSNode n = m->assign_nodes[i].node;
+		if (!ta_node_is(n, "assignment"))
+			continue;
 		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
-		if (ta_node_is(n, "assignment") && ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
+		if (ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
 		    ta_kernel_address_role(m, k, right, name)) {
 			char *tile = ta_node_text(m->src, left);
-			stop = fn(m, k, name, tile, right, ctx);
+			bool stop = fn(m, k, name, tile, right, ctx);
 			free(tile);
+			if (stop)
+				return true;
 		}
-		if (stop || !ta_cursor_next(&cur, true))
-			break;
 	}
-	ts_tree_cursor_delete(&cur);
-	return stop;
+	return false;
 }
 
 /* For used_in_address: the tile goes into an address itself. */
