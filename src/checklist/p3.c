@@ -296,6 +296,9 @@ typedef struct p3_ctx {
 	const ta_kernel *k;
 	const ta_op *trans;
 	ta_edit *out;
+	size_t loads;             /* loads being swapped: 1, or 2 in an if and its else */
+	TSNode swapped[4];        /* named definitions rewritten already */
+	size_t n_swapped;
 } p3_ctx;
 
 /* A pointer or mask passed by name: its one definition is rewritten, and it
@@ -325,8 +328,8 @@ static int p3_named(p3_ctx *c, TSNode id, const char *what, char **why)
 				    name, c->k->name);
 		goto done;
 	}
-	/* Every use: its bindings plus this load. */
-	if (ta_edits_ident_count(m, c->k->node, name) != d.n + 1) {
+	/* Every use: its bindings plus the loads being swapped. */
+	if (ta_edits_ident_count(m, c->k->node, name) != d.n + (c->loads ? c->loads : 1)) {
 		*why = ta_xasprintf("line %u: the %s %s is used by other code too, which still wants the "
 				    "untransposed tile", c->trans->span.line, what, name);
 		goto done;
@@ -339,10 +342,15 @@ static int p3_named(p3_ctx *c, TSNode id, const char *what, char **why)
 		r = -1;
 		goto done;
 	}
-	if (r) {
+	bool again = false;   /* both branches' loads name it: rewrite it once */
+	for (size_t i = 0; i < c->n_swapped; i++)
+		again |= ts_node_eq(c->swapped[i], def);
+	if (r && !again) {
 		char *t = swapped(m, rhs);
 		ta_edit_replace(c->out, ts_node_start_byte(rhs), ts_node_end_byte(rhs), t);
 		free(t);
+		if (c->n_swapped < sizeof c->swapped / sizeof *c->swapped)
+			c->swapped[c->n_swapped++] = def;
 	}
 done:
 	free(name);
@@ -421,6 +429,46 @@ static char *shift_left(const char *text, uint32_t n)
 	return ta_buf_steal(&b);
 }
 
+/* The if statement whose consequence or else branch holds the statement
+ * st directly, or a null node. */
+static TSNode arm_of(TSNode st, bool *in_else)
+{
+	TSNode block = ts_node_parent(st);
+	TSNode up = ts_node_is_null(block) ? block : ts_node_parent(block);
+	if (!ts_node_is_null(up) && ta_node_is(up, "else_clause")) {
+		*in_else = true;
+		return ts_node_parent(up);
+	}
+	*in_else = false;
+	return !ts_node_is_null(up) && ta_node_is(up, "if_statement") ? up : (TSNode){ 0 };
+}
+
+/* A tile loaded in both branches of one if/else (`if EVEN_K: b = tl.load(p)
+ * else: b = tl.load(p, mask=...)`, as P2 writes it), and only there: the
+ * two loads (true), which P3 swaps alike. */
+static bool branch_loads(const ta_model *m, const ta_kernel *k, const char *name, uint32_t off,
+			 const ta_op *ld[2])
+{
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, k->node, name, &d);
+	if (d.n != 2 || d.more)
+		return false;
+	TSNode ifs[2];
+	bool in_else[2];
+	for (size_t i = 0; i < 2; i++) {
+		TSNode a = d.v[i];
+		if (!ta_node_is(a, "assignment") || ts_node_end_byte(a) > off ||
+		    !ta_node_is(ta_node_field(a, "left"), "identifier"))
+			return false;
+		TSNode st = ts_node_parent(a);   /* the expression statement */
+		ifs[i] = ts_node_is_null(st) ? st : arm_of(st, &in_else[i]);
+		ld[i] = load_at(k, ta_node_unparen(ta_node_field(a, "right")));
+		if (ts_node_is_null(ifs[i]) || !ld[i])
+			return false;
+	}
+	return ts_node_eq(ifs[0], ifs[1]) && in_else[0] != in_else[1];
+}
+
 static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit *out, char **why)
 {
 	TSNode tn = ta_edits_node(m, t->span);
@@ -429,7 +477,7 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 		return ta_edits_refuse(why, "line %u: not a plain 2D transpose (tl.trans(x), x.T, "
 				       "tl.permute(x, (1, 0)))", t->span.line);
 	x = ta_node_unparen(x);
-	p3_ctx c = { m, k, t, out };
+	p3_ctx c = { .m = m, .k = k, .trans = t, .out = out, .loads = 1 };
 	const ta_op *ld = NULL;
 	bool inline_load = ta_node_is(x, "call");
 	char *name = NULL;
@@ -441,6 +489,35 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 		TSNode rhs = single_def(m, k, name, t->span.start, &assign);
 		if (!ts_node_is_null(rhs))
 			ld = load_at(k, ta_node_unparen(rhs));
+		const ta_op *both[2];
+		if (!ld && ts_node_is_null(rhs) && branch_loads(m, k, name, t->span.start, both)) {
+			/* Loaded in an if and its else: both loads are swapped. */
+			c.loads = 2;
+			if (ta_edits_ident_count(m, k->node, name) != 3) {
+				int r = ta_edits_refuse(why, "line %u: %s is also used untransposed: load it twice or "
+							"transpose by hand", t->span.line, name);
+				free(name);
+				return r;
+			}
+			for (size_t i = 0; i < 2; i++) {
+				if (both[i]->ptr_shape != TA_PTR_2D || both[i]->ptr_rank != 2 || both[i]->gather) {
+					int r = ta_edits_refuse(why, "line %u: %s is not loaded through a plain 2D "
+								"pointer tile", both[i]->span.line, name);
+					free(name);
+					return r;
+				}
+				if (p3_load(&c, ta_edits_node(m, both[i]->span), false, NULL, why) != 0) {
+					free(name);
+					return -1;
+				}
+			}
+			ta_edit_replace(out, ts_node_start_byte(tn), ts_node_end_byte(tn), name);
+			ta_edit_set_title(out, "load %s transposed in both branches (rows and columns of its pointer "
+					  "tiles swapped) instead of transposing it in the loop", name);
+			out->line = t->span.line;
+			free(name);
+			return 0;
+		}
 		if (ld && ta_edits_ident_count(m, k->node, name) != 2) {
 			int r = ta_edits_refuse(why, "line %u: %s is also used untransposed: load it twice or "
 						"transpose by hand", t->span.line, name);

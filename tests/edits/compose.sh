@@ -1,0 +1,15 @@
+#!/bin/sh
+# Edits compose (issue 14): every ordered pair of mechanical edits that
+# each apply to a file, over the examples and the fixtures, still applies
+# after the other, or refuses with a reason tests/edits/compose.allow
+# lists and justifies (tests/edits/compose.py does the work). The naive
+# kernels of issue 16 (tests/gpu/kernels/naive_*.py) are walked too. TAP.
+. "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
+: "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${TILEADVISE:=./src/tileadvise}"
+PYTHON=${PYTHON3:-python3}
+"$PYTHON" -c 'pass' 2>/dev/null || skip_all "python3 not found"
+s="$TA_SRCDIR"
+exec "$PYTHON" "$s/tests/edits/compose.py" "$TILEADVISE" "$s/tests/edits/compose.allow" \
+	"$s"/examples/*/*.py "$s"/tests/fixtures/edits/*.before.py "$s"/tests/fixtures/rules/*.py \
+	"$s"/tests/fixtures/tui/*.py "$s"/tests/gpu/kernels/naive_*.py
