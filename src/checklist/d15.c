@@ -194,7 +194,7 @@ static int d15_at(const ta_model *m, const ta_host *h, const ta_host_op *a, ta_e
 }
 
 /* Rewrite: allocate on the device (device=) instead of .to(device) after. */
-TA_REWRITE(D15, NULL, TA_MIXED("assumes random values drawn on the device need not equal those the CPU generator gave for the same seed"))
+TA_REWRITE(D15, NULL, TA_MIXED("assumes random values drawn on the device need not equal those the CPU generator gave"))
 {
 	return ta_edits_each_host_op(m, kernel_or_host, line, d15_site, d15_at, out, why_not,
 				     "no CPU allocation copied to the device afterwards");
