@@ -14,7 +14,7 @@ session="$TA_SRCDIR/examples/attention/session-walk.h200.json"
 ta_start 120 40 "'$TILEADVISE' --replay '$session'"
 check "the header says recorded on an H200, read-only" \
 	ta_wait "recorded on NVIDIA H200 — replay, read-only"
-check "the figures shown are the last step's run" ta_wait_fixed "measured: after S6, 2026-11-29"
+check "the figures shown are the last step's run" ta_wait_fixed "measured: after S6, as measured; today's S6 edit differs, 2026-11-29"
 check "the walk opens on the launched kernel, not the helper S6 added" ta_wait "Walk of gemma_attn_fwd"
 # The list: the verdict's mark (none was faster: no star) and the measured
 # ratio on each step's row.
