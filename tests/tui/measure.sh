@@ -19,8 +19,10 @@ check "the first run is measured" ta_wait "gemma_attn_fwd +1932.2 µs"
 check "j moves to S3" ta_step_to S3
 check "the evidence figures on the step page" ta_wait_fixed "occupancy 12.5% (2 blocks/SM, limited by shared memory), 31.03 waves"
 ta_press a
-check "after the re-run: before -> after, interval and verdict" \
-	ta_wait "([0-9.]+) µs → \1 µs +1.000× \[[0-9.]+, [0-9.]+\] 95% +within noise"
+# The test fails after the edit, so the step is broken: its time is not
+# compared (never a verdict), and the page says so first.
+check "after the re-run and its failed test: broken, not compared" \
+	ta_wait "✗ Broken: the test exited with status 3"
 check "the failing test offers to revert" ta_wait "The test failed after S3 \(exited with status 3\). Revert it\? \(y/n\)"
 cmp -s "$work/attention.py" "$src"; [ $? -ne 0 ]; result $? "the edit is on disk until answered"
 ta_press y
