@@ -29,26 +29,29 @@ void ta_edit_clear(ta_edit *e)
 	e->crlf = crlf;
 }
 
-void ta_edit_set_title(ta_edit *e, const char *fmt, ...)
+/* Replaces *field with the formatted text. */
+__attribute__((format(printf, 2, 0))) static void set_text(char **field, const char *fmt, va_list ap)
 {
 	ta_buf b = TA_BUF_INIT;
+	ta_buf_vprintf(&b, fmt, ap);
+	free(*field);
+	*field = ta_buf_steal(&b);
+}
+
+void ta_edit_set_title(ta_edit *e, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	ta_buf_vprintf(&b, fmt, ap);
+	set_text(&e->title, fmt, ap);
 	va_end(ap);
-	free(e->title);
-	e->title = ta_buf_steal(&b);
 }
 
 void ta_edit_set_unsafe(ta_edit *e, const char *fmt, ...)
 {
-	ta_buf b = TA_BUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	ta_buf_vprintf(&b, fmt, ap);
+	set_text(&e->unsafe, fmt, ap);
 	va_end(ap);
-	free(e->unsafe);
-	e->unsafe = ta_buf_steal(&b);
 }
 
 int ta_edit_replace(ta_edit *e, uint32_t start, uint32_t end, const char *text)
