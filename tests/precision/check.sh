@@ -3,9 +3,13 @@
 # tests/precision/table.sh makes of the judged findings; every judged file is
 # well formed; every entry of the default set (no TA_ENTRY_PREVIEW in
 # entries.def) is at 90% strict precision or more on at least 10 judged
-# findings, or on all its findings when the corpus had fewer; and --check,
-# --select, --preview and --list-rules treat the entries in preview as the
-# README says.
+# findings, or on all its findings when the corpus had fewer; every entry of
+# the default set has a judged file (one with no rows says "0 corpus
+# findings"); on the development corpus (CORPUS, default /work/corpus; the
+# checks are skipped, saying so, where it is absent) every judged row is still
+# a finding of its entry at that file and line, and an entry judged on 0
+# corpus findings still has none; and --check, --select, --preview and
+# --list-rules treat the entries in preview as the README says.
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 : "${TILEADVISE:?set TILEADVISE to the built binary}"
 : "${TA_SRCDIR:?set TA_SRCDIR to the source tree}"
@@ -16,7 +20,7 @@ dir=tests/precision
 entries=$(awk '/^ENTRY\(/ { sub(/^ENTRY\(/, ""); split($0, f, ",");
 	print f[1], (index($0, "TA_ENTRY_PREVIEW") ? "preview" : "default") }' src/checklist/entries.def)
 n_entries=$(printf '%s\n' "$entries" | wc -l)
-plan $((n_entries + 8))
+plan $((2 * n_entries + 8))
 
 sh "$dir/table.sh" >"$tmp/table.md"
 check_diff "tests/PRECISION.md is up to date (tests/precision/table.sh > tests/PRECISION.md)" \
@@ -52,7 +56,7 @@ while read -r id status; do
 		continue
 	fi
 	if [ ! -f "$f" ]; then
-		skip "$id: at least 90% on enough judged findings" "not judged yet ($f)"
+		not_ok "$id: at least 90% on enough judged findings" "no judged file $f (one with no rows when the corpus has 0 findings)"
 		continue
 	fi
 	verdict=$(awk -F'\t' 'NR == 2 { corpus = $0; sub(/^# corpus findings: /, "", corpus) }
@@ -61,6 +65,36 @@ while read -r id status; do
 			if (n < need) print "judged " n " of the " need " needed"
 			else if (n && t * 10 < n * 9) printf "%d of %d true (%.0f%%), below 90%%\n", t, n, 100 * t / n }' "$f")
 	result "$([ -z "$verdict" ]; echo $?)" "$id: at least 90% on enough judged findings" "$verdict"
+done <"$tmp/entries"
+
+# The judged rows against today's findings on the corpus: "ID file line" for
+# every finding (one line per id of a finding), the way sample.sh counts them.
+corpus=${CORPUS:-/work/corpus}
+if [ -d "$corpus" ]; then
+	(cd "$corpus" && "$TILEADVISE" --check --exit-zero --preview . 2>/dev/null) | sed 's|^\./||' |
+		awk '{ if (!match($0, /\[[A-Z0-9, ]+\]$/)) next
+			ids = substr($0, RSTART + 1, RLENGTH - 2); n = split(ids, id, /, */)
+			split($0, loc, ":"); for (i = 1; i <= n; i++) print id[i], loc[1], loc[2] }' >"$tmp/found"
+fi
+while read -r id status; do
+	f=$dir/$id.tsv
+	name="$id: its judged findings are today's findings on the corpus"
+	if [ ! -d "$corpus" ]; then skip "$name" "no corpus at $corpus (set CORPUS)"; continue; fi
+	now=$(awk -v id="$id" '$1 == id' "$tmp/found" | wc -l)
+	if [ ! -f "$f" ]; then
+		result "$([ "$now" -eq 0 ]; echo $?)" "$name" "$now findings on the corpus and no $f"
+		continue
+	fi
+	msg=$(awk -F'\t' -v id="$id" -v now="$now" '
+		FNR == NR { split($0, w, " "); if (w[1] == id) have[w[2] "\t" w[3]] = 1; next }
+		FNR == 2 { judged = $0; sub(/^# corpus findings: /, "", judged)
+			if (judged + 0 == 0 && now > 0) print FILENAME ": judged on 0 corpus findings, the corpus has " now " now" }
+		/^#/ || NF == 0 { next }
+		!(($1 "\t" $2) in have) { print FILENAME ":" FNR ": " $1 ":" $2 " (" $3 ") is no " id " finding now: judge again" }
+		' "$tmp/found" "$f")
+	result "$([ -z "$msg" ]; echo $?)" "$name" "$msg"
+	judged=$(sed -n 's/^# corpus findings: //p' "$f")
+	[ "$judged" = "$now" ] || tap_comment "$id: judged when the corpus had $judged findings, it has $now now"
 done <"$tmp/entries"
 
 # The preview mechanism, on the first entry in preview that the fixtures or

@@ -4,14 +4,23 @@
 #
 #   tests/precision/table.sh > tests/PRECISION.md
 #
-# tests/precision/check.sh fails when the committed file differs from this
-# output, and when an entry of the default set is below the bar.
+# It fails when an entry of the default set has no judged file. tests/precision/check.sh
+# fails when the committed file differs from this output, when an entry of
+# the default set is below the bar, and when a judged row is no finding today.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$top/tests/precision
 # "ID status" per entry, in the table's order (preview: TA_ENTRY_PREVIEW).
 entries=$(awk '/^ENTRY\(/ { sub(/^ENTRY\(/, ""); split($0, f, ",");
 	print f[1], (index($0, "TA_ENTRY_PREVIEW") ? "preview" : "default") }' "$top/src/checklist/entries.def")
+# An entry of the default set is judged, or its file says 0 corpus findings.
+missing=$(printf '%s\n' "$entries" | while read -r id status; do
+	[ "$status" = preview ] || [ -f "$dir/$id.tsv" ] || printf ' %s' "$id"
+done)
+if [ -n "$missing" ]; then
+	echo "table.sh: default entries with no tests/precision/ID.tsv:$missing (judge them, or write the file with 0 corpus findings)" >&2
+	exit 1
+fi
 cat <<'HEAD'
 # Precision of the checklist's findings, measured by reading
 
