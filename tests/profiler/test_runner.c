@@ -103,7 +103,9 @@ static void test_timeout(void **state)
 	run x = sh("sleep 30", 0.5);
 	assert_int_equal(x.res.state, TA_RUN_TIMED_OUT);
 	assert_string_equal(x.describe, "timed out after 0.5 s");
-	assert_true(x.res.elapsed_s < 3);
+	/* It did not wait for the child's 30 s: a bound far from the 0.5 s
+	 * expected, so that a loaded machine or a sanitizer build cannot fail it. */
+	assert_true(x.res.elapsed_s < 15);
 	run_free(&x);
 }
 
@@ -136,7 +138,7 @@ static void test_cancel_ignoring_sigint(void **state)
 	ta_runner_wait(r);
 	char *d = ta_runner_describe(r);
 	assert_string_equal(d, "cancelled");
-	assert_true(ta_runner_result(r)->elapsed_s < 5);
+	assert_true(ta_runner_result(r)->elapsed_s < 30);   /* the child never ends by itself */
 	free(d);
 	ta_runner_free(r);
 }
@@ -173,7 +175,7 @@ static void test_grandchild_killed(void **state)
 	snprintf(script, sizeof script, "sleep 60 & echo $! > %s; exit 0", tmpl);
 	run x = sh(script, 10);
 	assert_string_equal(x.describe, "exited 0");
-	assert_true(x.res.elapsed_s < 5);
+	assert_true(x.res.elapsed_s < 30);   /* not the grandchild's 60 s */
 	FILE *f = fopen(tmpl, "r");
 	int pid = 0;
 	assert_int_equal(fscanf(f, "%d", &pid), 1);
