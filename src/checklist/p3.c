@@ -76,15 +76,21 @@ static bool is_identifier(const char *s)
 	return true;
 }
 
-/* Reads of name (as ta_edits_ident_count counts them) starting in [from, to). */
+/* Reads of name (as ta_edits_ident_count counts them, less x.dtype and x.shape)
+ * starting in [from, to). */
 static size_t reads_between(const ta_model *m, TSNode n, const char *name, uint32_t from, uint32_t to)
 {
 	if (ts_node_end_byte(n) <= from || ts_node_start_byte(n) >= to)
 		return 0;
 	if (ta_node_is(n, "identifier"))
 		return ta_node_text_eq(m->src, n, name) && ts_node_start_byte(n) >= from ? 1 : 0;
-	if (ta_node_is(n, "attribute"))
+	if (ta_node_is(n, "attribute")) {
+		/* x.dtype, x.shape: the tile's type, not its layout */
+		TSNode a = ta_node_field(n, "attribute");
+		if (ta_node_text_eq(m->src, a, "dtype") || ta_node_text_eq(m->src, a, "shape"))
+			return 0;
 		return reads_between(m, ta_node_field(n, "object"), name, from, to);
+	}
 	if (ta_node_is(n, "keyword_argument"))
 		return reads_between(m, ta_node_field(n, "value"), name, from, to);
 	size_t c = 0;
@@ -493,7 +499,7 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 		if (!ld && ts_node_is_null(rhs) && branch_loads(m, k, name, t->span.start, both)) {
 			/* Loaded in an if and its else: both loads are swapped. */
 			c.loads = 2;
-			if (ta_edits_ident_count(m, k->node, name) != 3) {
+			if (reads_between(m, k->node, name, 0, UINT32_MAX) != 3) {
 				int r = ta_edits_refuse(why, "line %u: %s is also used untransposed: load it twice or "
 							"transpose by hand", t->span.line, name);
 				free(name);
@@ -518,7 +524,7 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 			free(name);
 			return 0;
 		}
-		if (ld && ta_edits_ident_count(m, k->node, name) != 2) {
+		if (ld && reads_between(m, k->node, name, 0, UINT32_MAX) != 2) {
 			int r = ta_edits_refuse(why, "line %u: %s is also used untransposed: load it twice or "
 						"transpose by hand", t->span.line, name);
 			free(name);
