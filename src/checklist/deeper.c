@@ -201,12 +201,77 @@ ta_status ta_detect_d3(ta_rule_ctx *c)
 	return any ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
 }
 
+/* A name loop l carries from one iteration to the next: updated in place
+ * (`end += size`) or assigned after the loop has read it (`start = end`
+ * after `end = start + size`). */
+static bool d5_carried(ta_rule_ctx *c, int l, const char *name)
+{
+	const ta_loop *lp = &c->k->loops[l];
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (as[i].loop != l || strcmp(as[i].name, name))
+			continue;
+		if (as[i].augmented)
+			return true;
+		ta_span before = { .start = lp->header.end, .end = as[i].stmt.start };
+		if (before.end > before.start && ta_rule_mentions(c, before, name))
+			return true;
+		if (ta_rule_mentions(c, as[i].rhs, name))
+			return true;
+	}
+	return false;
+}
+
+/* A group bound of loop l: a name the loop assigns from a scalar load in
+ * it (`end = tl.load(ends + i)`) or carries (`start = end`). */
+static bool d5_bound(ta_rule_ctx *c, int l, const ta_assign *as)
+{
+	if (as->loop != l)
+		return false;
+	if (d5_carried(c, l, as->name))
+		return true;
+	for (size_t i = 0; i < c->k->op_count; i++) {
+		const ta_op *op = &c->k->ops[i];
+		if (op->loop == l && op->kind == TA_OP_LOAD && op->ptr_shape == TA_PTR_SCALAR &&
+		    op->span.start >= as->rhs.start && op->span.end <= as->rhs.end)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the condition cond reads a group bound of loop l, or a name the
+ * loop computes from one (`end = start + size`). */
+static bool d5_running_bound(ta_rule_ctx *c, int l, ta_span cond)
+{
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (as[i].loop != l || !ta_rule_mentions(c, cond, as[i].name))
+			continue;
+		if (d5_bound(c, l, &as[i]))
+			return true;
+		for (size_t j = 0; j < n; j++)
+			if (j != i && ta_rule_mentions(c, as[i].rhs, as[j].name) && d5_bound(c, l, &as[j]))
+				return true;
+	}
+	return false;
+}
+
+/* D5: a for loop over every group that loads each group's size or end
+ * and picks the tile's group with a tl.where whose condition orders the
+ * tile against that bound (loaded, or the prefix sum the loop accumulates)
+ * and whose value the loop carries (`g = tl.where(tile >= end, i + 1, g)`).
+ * A while loop that computes the group by division, or a remap that
+ * compares ids for equality, is no search. */
 ta_status ta_detect_d5(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	bool found = false;
 	for (size_t l = 0; l < k->loop_count; l++) {
 		const ta_loop *lp = &k->loops[l];
+		if (lp->kind != TA_LOOP_RANGE && lp->kind != TA_LOOP_TL_RANGE && lp->kind != TA_LOOP_STATIC_RANGE)
+			continue;
 		char *it = ta_rule_text(c, lp->iter);
 		for (char *p = it; *p; p++)
 			*p = (char)(*p | 0x20);
@@ -214,19 +279,25 @@ ta_status ta_detect_d5(ta_rule_ctx *c)
 		free(it);
 		if (!groups)
 			continue;
-		bool where = false, scalar_load = false;
+		bool scalar_load = false;
+		const ta_op *search = NULL;
 		for (size_t i = 0; i < k->op_count; i++) {
 			const ta_op *op = &k->ops[i];
 			if (op->loop != (int)l)
 				continue;
-			where |= op->kind == TA_OP_WHERE;
 			scalar_load |= op->kind == TA_OP_LOAD && op->ptr_shape == TA_PTR_SCALAR;
+			if (op->kind == TA_OP_WHERE && op->arg_count && !search &&
+			    (ta_rule_contains(c, op->args[0], "<") || ta_rule_contains(c, op->args[0], ">")) &&
+			    op->target && d5_carried(c, (int)l, op->target) && d5_running_bound(c, (int)l, op->args[0]))
+				search = op;
 		}
-		if (!where || !scalar_load)
+		if (!search || !scalar_load)
 			continue;
-		ta_rule_add(c, lp->header, "the loop at line %u scans every group with tl.where to find the "
-			    "current tile's group: advancing a running `last_problem_end` visits each once",
-			    lp->span.line);
+		ta_finding *f = ta_rule_add(c, lp->header,
+			"the loop at line %u visits every group and picks the current tile's group with the "
+			"tl.where at line %u against each group's bound: advancing a running `last_problem_end` "
+			"visits each group once", lp->span.line, search->span.line);
+		ta_finding_line(f, search->span.line);
 		found = true;
 	}
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
