@@ -922,6 +922,11 @@ static bool read_walk(reader *r, json_t *wo, ta_session *s)
 			}
 		}
 	}
+	/* Sessions recorded before the walk put its notes last keep them
+	 * where they were stored; a replay shows them as a walk built now
+	 * would. Runs and edits refer to steps by id, so nothing measured
+	 * moves with them. */
+	ta_walk_notes_last(w);
 	return true;
 }
 

@@ -461,9 +461,6 @@ void ta_walk_baseline_ratios(const ta_run_figures *run, const ta_run_figures *ba
 		ev_kernels[i].baseline_ratio = ta_baseline_ratio(run, base, ev_kernels[i].name, NULL);
 }
 
-/* A step that waits for a baseline (T5 without --baseline) is one the user
- * cannot act on from this walk: it goes after every other step, as a note,
- * so the walk never opens on it. The order of the others is kept. */
 static void baseline_steps_last(ta_walk_kernel *k)
 {
 	size_t n = k->n_steps, at = 0;
@@ -472,10 +469,16 @@ static void baseline_steps_last(ta_walk_kernel *k)
 	ta_step *sorted = ta_xcalloc(n, sizeof *sorted);
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < n; i++)
-			if ((k->steps[i].mark == TA_MARK_NEEDS_BASELINE) == (pass == 1))
+			if ((k->steps[i].status == TA_STATUS_NEEDS_BASELINE) == (pass == 1))
 				sorted[at++] = k->steps[i];
 	memcpy(k->steps, sorted, n * sizeof *sorted);
 	free(sorted);
+}
+
+void ta_walk_notes_last(ta_walk *w)
+{
+	for (size_t ki = 0; w && ki < w->n_kernels; ki++)
+		baseline_steps_last(&w->kernels[ki]);
 }
 
 ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
@@ -595,8 +598,7 @@ static ta_walk *build(const ta_model *m, const struct ta_catalog *cat, const ta_
 			}
 		}
 	}
-	for (size_t ki = 0; ki < w->n_kernels; ki++)
-		baseline_steps_last(&w->kernels[ki]);
+	ta_walk_notes_last(w);
 	free(edit_of);
 	free(first);
 	free(by_kernel);

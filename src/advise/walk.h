@@ -199,6 +199,13 @@ ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const
 ta_walk *ta_walk_build_lazy(const ta_model *m, const struct ta_catalog *cat,
 			    const ta_run_figures *run, const ta_run_figures *base,
 			    const ta_gpu_info *gpu, const char *name);
+/* A step that waits for a baseline (T5 without --baseline) is one the user
+ * cannot act on from this walk: it goes after every other step of its
+ * kernel, as a note, so the walk never opens on it; the others keep their
+ * order. Every built walk is so ordered; a walk read back from a session
+ * recorded before that is reordered the same way when loaded (the order
+ * follows the rules' status, not what the user did). */
+void ta_walk_notes_last(ta_walk *w);
 /* Makes the step's edit if it is still pending (s belongs to w). */
 void ta_walk_step_ready(ta_walk *w, ta_step *s);
 /* Makes one pending edit; returns how many are left. */

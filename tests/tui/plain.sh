@@ -4,10 +4,12 @@
 # (T5 goes last, as a note); step headers cite no document the user lacks;
 # shared memory and waves are said in words; the header rows and the footer
 # end in '…' where the terminal cuts them. --explain names no such document
-# either.
+# either. A session recorded with T5 first (examples/matmul, before the walk
+# put its notes last) is replayed in the same order as a built walk, its
+# measured figures kept; --report --replay lists T5 last too.
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
-plan 11
+plan 17
 
 work="$TA_TMP/w"
 mkdir -p "$work"
@@ -45,6 +47,22 @@ ta_keys q
 ta_start 80 30 "'$TILEADVISE' --replay '$TA_SRCDIR/examples/attention/session.h200.json'"
 check "a cut header row ends in an ellipsis" ta_wait "^ tileadvise │ attention.py │ recorded on .*…$"
 ta_keys q
+# A recording that stores T5 as its first open step (the line after T5's
+# id gives its status; T1-T4 before it are not applicable).
+mm="$TA_SRCDIR/examples/matmul/session.h200.json"
+first_open=$(grep -A1 '"id": ' "$mm" | grep -E -B1 '"status": "(applies|needs)' | sed -n 's/.*"id": "\([A-Z0-9]*\)".*/\1/p' | head -1)
+result $([ "$first_open" = T5 ] && echo 0 || echo 1) "the recorded matmul session stores T5 first" "first open step stored: $first_open"
+ta_start 100 40 "'$TILEADVISE' --replay '$mm'"
+check "the replay is up" ta_wait "Walk of bmm_kernel"
+if ta_wait "^ Kernels +│ [A-Z][0-9]+ · " && grep -q "│ P1 · " "$TA_TMP/last-screen"; then r=0; else r=1; fi
+result $r "the replay opens on P1, not on the stored first step T5" "$(sed -n 3p "$TA_TMP/last-screen")"
+check "T5 is listed last in the replay, as a note" ta_until t5_last
+check "the recorded median is kept" ta_wait "bmm_kernel +[0-9.]+ µs"
+ta_keys q
+# The markdown report of the same recording: T5 after every other step.
+"$TILEADVISE" --report --replay "$mm" >"$TA_TMP/mm.md" 2>&1
+last=$(sed -n 's/^- \*\*\([A-Z0-9]*\)\*\*.*/\1/p' "$TA_TMP/mm.md" | tail -1)
+result $([ "$last" = T5 ] && echo 0 || echo 1) "--report --replay lists T5 last" "last step listed: $last"
 # --explain of every entry: no document the user does not have.
 bad=
 for id in $("$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/ {print $1}'); do
