@@ -7,6 +7,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* ta_node_field's and ta_node_parent's answers, kept until a tree is freed: tree-sitter 0.20
+ * finds a child by field by walking the children from the first (about 600
+ * instructions), and the model and the rules ask for the same few fields of
+ * the same nodes again and again (the function of a call, the left and
+ * right of an assignment). A node is known by its tree, its subtree and its
+ * start, which no two live nodes share; ta_syntax_free starts a new
+ * generation, so no answer outlives its tree. The analysis runs on one
+ * thread. */
+enum { FIELD_MEMO = 4096 };
+static struct field_memo {
+	const void *id;
+	const TSTree *tree;
+	uint32_t start, alias;
+	unsigned gen;
+	TSFieldId field;
+	TSNode child;
+} field_memo[FIELD_MEMO];
+static unsigned field_gen = 1;
+
 static void add_error(ta_syntax *syn, TSNode n, bool missing)
 {
 	const ta_source *src = syn->src;
@@ -128,6 +147,7 @@ void ta_syntax_free(ta_syntax *syn)
 {
 	if (!syn)
 		return;
+	field_gen++;   /* the tree's nodes go: forget what ta_node_field said of them */
 	for (size_t i = 0; i < syn->error_count; i++)
 		free(syn->errors[i].what);
 	free(syn->errors);
@@ -183,6 +203,25 @@ bool ta_node_is(TSNode n, const char *type)
 	return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
 }
 
+/* field 0 (no field has it) stands for the parent */
+static TSNode child_by_field(TSNode n, TSFieldId field)
+{
+	size_t h = (((uintptr_t)n.id >> 3) * 31 + field) % FIELD_MEMO;
+	struct field_memo *e = &field_memo[h];
+	if (e->gen == field_gen && e->id == n.id && e->tree == n.tree && e->start == n.context[0] &&
+	    e->alias == n.context[3] && e->field == field)
+		return e->child;
+	TSNode c = field ? ts_node_child_by_field_id(n, field) : ts_node_parent(n);
+	*e = (struct field_memo){ .id = n.id, .tree = n.tree, .start = n.context[0], .alias = n.context[3],
+				  .gen = field_gen, .field = field, .child = c };
+	return c;
+}
+
+TSNode ta_node_parent(TSNode n)
+{
+	return ts_node_is_null(n) ? n : child_by_field(n, 0);
+}
+
 TSNode ta_node_field(TSNode n, const char *field)
 {
 	if (ts_node_is_null(n))
@@ -200,12 +239,12 @@ TSNode ta_node_field(TSNode n, const char *field)
 		memcpy(cache[h].name, field, len + 1);
 		cache[h].id = id;
 	}
-	return ts_node_child_by_field_id(n, cache[h].id);
+	return child_by_field(n, cache[h].id);
 }
 
 TSNode ta_node_ancestor(TSNode n, const char *type)
 {
-	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); p = ta_node_parent(p))
 		if (strcmp(ts_node_type(p), type) == 0)
 			return p;
 	TSNode null = { 0 };

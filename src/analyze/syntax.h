@@ -43,11 +43,9 @@ size_t ta_node_end_line(TSNode n);                                 /* 1-based, i
 bool ta_node_is(TSNode n, const char *type);
 TSNode ta_node_field(TSNode n, const char *field);
 /* The parent of n, or a null node when n is null (tree-sitter's own reads
- * through a null node's tree). */
-static inline TSNode ta_node_parent(TSNode n)
-{
-	return ts_node_is_null(n) ? n : ts_node_parent(n);
-}
+ * through a null node's tree). Remembered until the tree is freed:
+ * tree-sitter 0.20 finds a parent by walking down from the root. */
+TSNode ta_node_parent(TSNode n);
 
 /* Child counts that are 0 for a null node (tree-sitter's own read through
  * it). */
