@@ -49,6 +49,13 @@ ta_status ta_detect_d4(ta_rule_ctx *c)
 		const ta_op *op = &c->k->ops[i];
 		if (op->kind != TA_OP_EXPAND_DIMS || op->loop < 0)
 			continue;
+		/* In a loop that holds another loop, outside it: once per tile
+		 * (an epilogue after the K loop), not in the hot loop. */
+		bool outer = false;
+		for (size_t l = 0; l < c->k->loop_count && !outer; l++)
+			outer = c->k->loops[l].parent == op->loop;
+		if (outer)
+			continue;
 		char *x = op->receiver ? ta_xstrdup(op->receiver) : ta_op_arg(c, op, 0);
 		char *axis = op_axis(c, op);
 		char *idx = axis_index(axis);
