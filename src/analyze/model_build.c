@@ -529,7 +529,9 @@ static void read_names(builder *b, TSNode root)
 	TSTreeCursor c = ts_tree_cursor_new(root);
 	for (;;) {
 		names_visit(b, &id, path, fields, depth, &last_start);
-		if (ts_tree_cursor_goto_first_child(&c)) {
+		/* A leaf is known from its child count, cheaper than the cursor's
+		 * failing to go down (most nodes are leaves). */
+		if (ts_node_child_count(path[depth]) && ts_tree_cursor_goto_first_child(&c)) {
 			depth++;
 			ta_grow((void **)&path, &path_cap, depth + 1, sizeof *path);
 			ta_grow((void **)&fields, &fields_cap, depth + 1, sizeof *fields);
@@ -540,8 +542,15 @@ static void read_names(builder *b, TSNode root)
 				depth--;
 			}
 		}
-		path[depth] = ts_tree_cursor_current_node(&c);
-		fields[depth] = ts_tree_cursor_current_field_id(&c);
+		TSNode n = path[depth] = ts_tree_cursor_current_node(&c);
+		/* The field a node came down by is read only where names_visit
+		 * tests it (an identifier, a binary operator's operand, and a
+		 * definition's or an attribute's own, tested from their name);
+		 * the cursor's lookup costs about 140 instructions a node. */
+		TSSymbol s = ts_node_is_named(n) ? ts_node_symbol(n) : 0;
+		fields[depth] = s && (s == id.identifier || s == id.function || s == id.attribute ||
+				      has_symbol(path[depth - 1], id.binary))
+			? ts_tree_cursor_current_field_id(&c) : 0;
 	}
 done:
 	ts_tree_cursor_delete(&c);
@@ -1842,7 +1851,7 @@ static void classify_pointers(builder *b)
 				op->ptr_shape = TA_PTR_UNKNOWN;
 				continue;
 			}
-			TSNode expr = ts_node_named_descendant_for_byte_range(root, ps.start, ps.end);
+			TSNode expr = ta_node_named_at(root, ps.start, ps.end);
 			char **seen = NULL;
 			size_t nseen = 0;
 			shape_info si = { 0 };

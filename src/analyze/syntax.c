@@ -222,6 +222,22 @@ TSNode ta_node_parent(TSNode n)
 	return ts_node_is_null(n) ? n : child_by_field(n, 0);
 }
 
+TSNode ta_node_named_at(TSNode root, uint32_t start, uint32_t end)
+{
+	/* the same table, as a lookup under root of no field (0xFFFF), the
+	 * range's end where a node's alias goes */
+	const TSFieldId range = 0xFFFF;
+	size_t h = (((uintptr_t)root.id >> 3) * 31 + start * 7 + end) % FIELD_MEMO;
+	struct field_memo *e = &field_memo[h];
+	if (e->gen == field_gen && e->id == root.id && e->tree == root.tree && e->start == start &&
+	    e->alias == end && e->field == range)
+		return e->child;
+	TSNode c = ts_node_named_descendant_for_byte_range(root, start, end);
+	*e = (struct field_memo){ .id = root.id, .tree = root.tree, .start = start, .alias = end,
+				  .gen = field_gen, .field = range, .child = c };
+	return c;
+}
+
 TSNode ta_node_field(TSNode n, const char *field)
 {
 	if (ts_node_is_null(n))

@@ -46,6 +46,8 @@ TSNode ta_node_field(TSNode n, const char *field);
  * through a null node's tree). Remembered until the tree is freed:
  * tree-sitter 0.20 finds a parent by walking down from the root. */
 TSNode ta_node_parent(TSNode n);
+/* ts_node_named_descendant_for_byte_range, remembered the same way. */
+TSNode ta_node_named_at(TSNode root, uint32_t start, uint32_t end);
 
 /* Child counts that are 0 for a null node (tree-sitter's own read through
  * it). */

@@ -35,7 +35,7 @@ char *ta_edits_module(const ta_model *m, const char *module)
 
 TSNode ta_edits_node(const ta_model *m, ta_span s)
 {
-	TSNode n = ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn), s.start, s.end);
+	TSNode n = ta_node_named_at(ta_syntax_root(m->syn), s.start, s.end);
 	if (ts_node_is_null(n) || ts_node_start_byte(n) != s.start || ts_node_end_byte(n) != s.end)
 		return (TSNode){ 0 };
 	/* The outermost node with this range. */

@@ -192,7 +192,7 @@ bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle)
 TSNode ta_rule_node(const ta_rule_ctx *c, ta_span s)
 {
 	TSNode root = ta_syntax_root(c->m->syn);
-	return ts_node_named_descendant_for_byte_range(root, s.start, s.end);
+	return ta_node_named_at(root, s.start, s.end);
 }
 
 char *ta_op_arg(const ta_rule_ctx *c, const ta_op *op, size_t i)
