@@ -189,6 +189,8 @@ typedef struct s1_ctx {
 	const ta_op *op;
 	TSNode call, stmt;
 	char *base;
+	TSNode bterm[12];         /* the base's terms, as written in the pointer */
+	size_t bterm_n;
 	s1_axis ax[2];
 	TSNode ptr_def, mask_def; /* definitions of a pointer / mask passed by name */
 	/* The K loop's advanced pointer (`p += BLOCK_K * stride` after the
@@ -622,6 +624,8 @@ static int s1_pointer(s1_ctx *c, TSNode p)
 	for (size_t i = 0; i < n; i++) {
 		int bm = term_axes(c, t[i]);
 		if (bm == 0) {
+			if (c->bterm_n < 12)
+				c->bterm[c->bterm_n++] = t[i];
 			char *s = ta_node_text(m->src, t[i]);
 			ta_buf_printf(&base, "%s%s", base.len ? " + " : "", s);
 			free(s);
@@ -1053,6 +1057,32 @@ static size_t s1_base_param(s1_ctx *c)
 	return c->k->param_count;
 }
 
+/* Writes assert `as` before the statement of launch l, at its
+ * indentation, once (an earlier edit may have written it already). */
+static int s1_assert_before(s1_ctx *c, const ta_launch *l, const char *as, ta_edit *out, bool *wrote)
+{
+	const ta_model *m = c->m;
+	TSNode st = ta_edits_node(m, l->span);
+	while (!ts_node_is_null(st) && !ta_node_is(st, "expression_statement"))
+		st = ta_node_parent(st);
+	if (ts_node_is_null(st) || !ta_edits_alone_on_line(m, st, true))
+		return s1_fail(c, "the launch at line %u shares its line with other code", l->span.line);
+	TSNode h = l->host >= 0 ? ta_edits_node(m, m->hosts[l->host].span) : ta_syntax_root(m->syn);
+	char *ht = ts_node_is_null(h) ? NULL : ta_node_text(m->src, h);
+	bool have = ht && strstr(ht, as);
+	free(ht);
+	if (!have) {
+		char *ind = ta_edits_indent_at(m, ts_node_start_byte(st));
+		char *line = ta_xasprintf("%s%s\n", ind, as);
+		uint32_t at = ta_edits_line_start(m, ts_node_start_byte(st));
+		ta_edit_replace(out, at, at, line);
+		free(line);
+		free(ind);
+		*wrote = true;
+	}
+	return 0;
+}
+
 /* TMA's host contract at every launch of the kernel: the tensor whose
  * last stride the kernel is given as parameter `last` has that stride 1,
  * and its address and other strides are multiples of 16 bytes. Each
@@ -1093,10 +1123,6 @@ static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wro
 			free(dt);
 			return -1;
 		}
-		/* before the statement of the launch, at its indentation */
-		TSNode st = ta_edits_node(m, l->span);
-		while (!ts_node_is_null(st) && !ta_node_is(st, "expression_statement"))
-			st = ta_node_parent(st);
 		char *as = ta_xasprintf("assert %s.stride(%s) == 1 and %s.data_ptr() %% 16 == 0 and all(s * "
 					"%s.element_size() %% 16 == 0 for i, s in enumerate(%s.stride()) if i != %s %% "
 					"%s.dim()), \"%s accesses %s through a TMA tensor descriptor: its last dimension "
@@ -1105,28 +1131,347 @@ static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wro
 		free(xt);
 		free(bt);
 		free(dt);
-		if (ts_node_is_null(st) || !ta_edits_alone_on_line(m, st, true)) {
-			free(as);
-			return s1_fail(c, "the launch at line %u shares its line with other code", l->span.line);
-		}
-		/* once: an earlier S1 on another tile of the same tensor wrote it */
-		TSNode h = l->host >= 0 ? ta_edits_node(m, m->hosts[l->host].span) : ta_syntax_root(m->syn);
-		char *ht = ts_node_is_null(h) ? NULL : ta_node_text(m->src, h);
-		bool have = ht && strstr(ht, as);
-		free(ht);
-		if (!have) {
-			char *ind = ta_edits_indent_at(m, ts_node_start_byte(st));
-			char *line = ta_xasprintf("%s%s\n", ind, as);
-			uint32_t at = ta_edits_line_start(m, ts_node_start_byte(st));
-			ta_edit_replace(out, at, at, line);
-			free(line);
-			free(ind);
-			*wrote = true;
-		}
+		int r = s1_assert_before(c, l, as, out, wrote);
 		free(as);
+		if (r != 0)
+			return r;
 	}
 	if (!seen)
 		return s1_fail(c, "%s is not launched in this file: nowhere to check its strides", k->name);
+	return 0;
+}
+
+/* The integer a node holds when it is a literal: true and *v, else false. */
+static bool int_literal(const ta_model *m, TSNode n, long *v)
+{
+	n = ta_node_unparen(n);
+	if (!ta_node_is(n, "integer"))
+		return false;
+	char *t = ta_node_text(m->src, n), *end;
+	*v = strtol(t, &end, 0);
+	bool ok = *end == '\0';
+	free(t);
+	return ok;
+}
+
+/* An expression of k's parameters and literals (`out_w`, `H * D`, `64`)
+ * with each parameter replaced by what launch l passes for it: the host's
+ * value, or NULL when the launch does not pass one or the expression has
+ * more than names, literals, + - * // and parentheses. */
+static char *launch_value(const ta_model *m, const ta_launch *l, const ta_kernel *k, const char *expr)
+{
+	ta_buf b = TA_BUF_INIT;
+	for (const char *p = expr; *p;) {
+		if (isalpha((unsigned char)*p) || *p == '_') {
+			size_t n = 0;
+			while (isalnum((unsigned char)p[n]) || p[n] == '_')
+				n++;
+			char *name = ta_xstrndup(p, n);
+			size_t i = s1_param_index(k, name);
+			free(name);
+			TSNode a = i < k->param_count ? s1_launch_arg(m, l, k, i) : (TSNode){ 0 };
+			if (ts_node_is_null(a)) {
+				ta_buf_free(&b);
+				return NULL;
+			}
+			char *t = ta_node_text(m->src, a);
+			bool atom = ta_node_is(a, "identifier") || ta_node_is(a, "integer") || ta_node_is(a, "attribute");
+			ta_buf_printf(&b, atom ? "%s" : "(%s)", t);
+			free(t);
+			p += n;
+		} else if (strchr("0123456789 +-*/()", *p)) {
+			ta_buf_printf(&b, "%c", *p++);
+		} else {
+			ta_buf_free(&b);
+			return NULL;
+		}
+	}
+	return ta_buf_steal(&b);
+}
+
+/* Every name in expr is a parameter of k. */
+static bool params_only(const ta_kernel *k, const char *expr)
+{
+	for (const char *p = expr; *p;) {
+		if (isalpha((unsigned char)*p) || *p == '_') {
+			size_t n = 0;
+			while (isalnum((unsigned char)p[n]) || p[n] == '_')
+				n++;
+			char *name = ta_xstrndup(p, n);
+			bool ok = s1_param_index(k, name) < k->param_count;
+			free(name);
+			if (!ok)
+				return false;
+			p += n;
+		} else if (strchr("0123456789 +-*/()", *p)) {
+			p++;
+		} else {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* TMA's rule where the kernel does not take the tensor's strides (it
+ * computes its row stride, `out_base + rows * out_w + cols`): at every
+ * launch, the base tensor's address and the row stride the kernel uses,
+ * times the element size, are asserted multiples of 16 bytes, as is one
+ * launch-passed factor of every term the base is offset by (`pid * out_h
+ * * out_w` has out_w). Returns 0, or -1 with c->why naming what cannot be
+ * checked on the host. */
+static int s1_expr_contract(s1_ctx *c, ta_edit *out, bool *wrote)
+{
+	const ta_model *m = c->m;
+	const ta_kernel *k = c->k;
+	const char *rs = c->ax[0].stride;
+	size_t bi = s1_base_param(c);
+	if (bi == k->param_count)
+		return s1_fail(c, "the tile's base does not start from a parameter of %s: its 16-byte alignment "
+			       "cannot be checked on the host", k->name);
+	if (!params_only(k, rs))
+		return s1_fail(c, "the row stride %s is computed in %s: its 16-byte multiple cannot be checked on "
+			       "the host", rs, k->name);
+	/* The offsets of the base: its terms after the first, and those of
+	 * each name it is bound from, up to the pointer parameter. */
+	TSNode offs[24];
+	size_t no = 0;
+	for (size_t i = 1; i < c->bterm_n && no < 24; i++)
+		offs[no++] = c->bterm[i];
+	TSNode head = c->bterm_n ? ta_node_unparen(c->bterm[0]) : (TSNode){ 0 };
+	for (int hop = 0; hop < 4 && ta_node_is(head, "identifier"); hop++) {
+		char *name = ta_node_text(m->src, head);
+		bool param = s1_param_index(k, name) < k->param_count;
+		ta_edits_defs d = { 0 };
+		if (!param)
+			ta_edits_find_defs(m, k->node, name, &d);
+		free(name);
+		if (param || d.n != 1 || d.more || !ta_node_is(d.v[0], "assignment"))
+			break;
+		TSNode t[12];
+		size_t n = flat_operands(m, ta_node_field(d.v[0], "right"), "+", t, 12);
+		for (size_t i = 1; i < n && no < 24; i++)
+			offs[no++] = t[i];
+		head = n ? ta_node_unparen(t[0]) : (TSNode){ 0 };
+	}
+	/* Each offset term needs a factor whose multiple of 16 bytes the
+	 * contract asserts: the row stride, else the last parameter in it. */
+	const char *need[25];
+	size_t nn = 0;
+	need[nn++] = rs;
+	char *owned[24];
+	size_t nown = 0;
+	int rc = 0;
+	for (size_t i = 0; i < no && rc == 0; i++) {
+		TSNode f[12];
+		size_t nf = flat_operands(m, offs[i], "*", f, 12);
+		const char *pick = NULL;
+		for (size_t j = 0; j < nf && !pick; j++) {
+			long v;
+			if (ta_node_text_eq(m->src, ta_node_unparen(f[j]), rs) ||
+			    (int_literal(m, f[j], &v) && v % 16 == 0))
+				pick = rs;
+		}
+		for (size_t j = nf; j-- > 0 && !pick;) {
+			TSNode u = ta_node_unparen(f[j]);
+			char *t = ta_node_is(u, "identifier") ? ta_node_text(m->src, u) : NULL;
+			if (t && s1_param_index(k, t) < k->param_count && nown < 24) {
+				owned[nown++] = t;
+				pick = t;
+			} else {
+				free(t);
+			}
+		}
+		if (!pick) {
+			char *t = ta_node_text(m->src, offs[i]);
+			rc = s1_fail(c, "the descriptor's base is offset by %s, which has no factor the launch passes: "
+				     "its 16-byte alignment cannot be checked on the host", t);
+			free(t);
+			break;
+		}
+		bool dup = false;
+		for (size_t j = 0; j < nn; j++)
+			dup = dup || !strcmp(need[j], pick);
+		if (!dup)
+			need[nn++] = pick;
+	}
+	size_t seen = 0;
+	for (size_t i = 0; i < m->launch_count && rc == 0; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)(k - m->kernels))
+			continue;
+		seen++;
+		TSNode ba = s1_launch_arg(m, l, k, bi);
+		if (!ta_node_is(ba, "identifier")) {
+			rc = s1_fail(c, "the launch at line %u does not pass %s as a tensor's name: its 16-byte alignment "
+				     "cannot be checked on the host", l->span.line, k->params[bi].name);
+			break;
+		}
+		char *xt = ta_node_text(m->src, ba);
+		ta_buf as = TA_BUF_INIT;
+		ta_buf_printf(&as, "assert %s.data_ptr() %% 16 == 0", xt);
+		for (size_t j = 0; j < nn && rc == 0; j++) {
+			char *v = launch_value(m, l, k, need[j]);
+			if (!v)
+				rc = s1_fail(c, "the launch at line %u does not pass %s: the descriptor's 16-byte alignment "
+					     "cannot be checked on the host", l->span.line, need[j]);
+			else
+				ta_buf_printf(&as, " and (%s) * %s.element_size() %% 16 == 0", v, xt);
+			free(v);
+		}
+		ta_buf_printf(&as, ", \"%s accesses %s through a TMA tensor descriptor: its address and row stride "
+			      "(%s) must be multiples of 16 bytes\"", k->name, xt, rs);
+		if (rc == 0)
+			rc = s1_assert_before(c, l, as.data, out, wrote);
+		ta_buf_free(&as);
+		free(xt);
+	}
+	for (size_t i = 0; i < nown; i++)
+		free(owned[i]);
+	if (rc == 0 && !seen)
+		return s1_fail(c, "%s is not launched in this file: nowhere to check TMA's 16-byte alignment", k->name);
+	return rc;
+}
+
+/* The node that builds k's configs: the list as written, or the module's
+ * function or variable the autotune names. Null when not found. */
+static TSNode configs_node(const ta_model *m, const ta_autotune *at)
+{
+	if (at->configs_kind == TA_CONFIGS_LIST || at->configs_kind == TA_CONFIGS_COMPREHENSION)
+		return ta_edits_node(m, at->configs_span);
+	if (!at->configs_function && at->configs_kind != TA_CONFIGS_NAME)
+		return (TSNode){ 0 };
+	char *want = at->configs_function ? ta_xstrdup(at->configs_function) : ta_edits_text(m, at->configs_span.start,
+												      at->configs_span.end);
+	TSNode root = ta_syntax_root(m->syn), hit = { 0 };
+	for (uint32_t i = 0; i < ts_node_named_child_count(root) && ts_node_is_null(hit); i++) {
+		TSNode n = ts_node_named_child(root, i);
+		if (ta_node_is(n, "decorated_definition"))
+			n = ta_node_field(n, "definition");
+		if (ta_node_is(n, "expression_statement"))
+			n = ts_node_named_child(n, 0);
+		TSNode name = ta_node_is(n, "function_definition") ? ta_node_field(n, "name") :
+			      ta_node_is(n, "assignment") ? ta_node_field(n, "left") : (TSNode){ 0 };
+		if (!ts_node_is_null(name) && ta_node_text_eq(m->src, name, want))
+			hit = n;
+	}
+	free(want);
+	return hit;
+}
+
+/* The least integer the configs under n give `name` ("name": 64 in each
+ * dict): true with *min, or false when one is not a literal or none is. */
+static bool configs_min(const ta_model *m, TSNode n, const char *name, long *min)
+{
+	char *q1 = ta_xasprintf("\"%s\"", name), *q2 = ta_xasprintf("'%s'", name);
+	bool any = false, bad = false;
+	TSTreeCursor cur = ts_tree_cursor_new(n);
+	for (;;) {
+		TSNode p = ts_tree_cursor_current_node(&cur);
+		TSNode key = ta_node_field(p, "key");
+		long v;
+		if (ta_node_is(p, "pair") && (ta_node_text_eq(m->src, key, q1) || ta_node_text_eq(m->src, key, q2))) {
+			if (int_literal(m, ta_node_field(p, "value"), &v)) {
+				*min = any && *min < v ? *min : v;
+				any = true;
+			} else {
+				bad = true;
+			}
+		}
+		if (!ta_cursor_next(&cur, true) || ts_node_end_byte(ts_tree_cursor_current_node(&cur)) > ts_node_end_byte(n))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+	free(q1);
+	free(q2);
+	return any && !bad;
+}
+
+/* The least value the constexpr parameter idx of k takes where a launch
+ * does not pass it: every autotune config (the list, or the function that
+ * builds it) sets it to a literal, or its default is one. False when not
+ * known (a heuristic, a config that computes it). */
+static bool unpassed_min(const ta_model *m, const ta_kernel *k, size_t idx, long *min)
+{
+	const char *name = k->params[idx].name;
+	for (size_t h = 0; h < k->heuristic_count; h++)
+		if (!strcmp(k->heuristics[h].name, name))
+			return false;
+	const ta_autotune *at = k->autotune;
+	if (at) {
+		TSNode n = configs_node(m, at);
+		if (!ts_node_is_null(n) && configs_min(m, n, name, min))
+			return true;
+	}
+	const char *d = k->params[idx].default_value;
+	if (!d || !*d || strspn(d, "0123456789") != strlen(d))
+		return false;
+	*min = strtol(d, NULL, 10);
+	return true;
+}
+
+/* TMA's block must span at least 16 bytes in its last dimension. Where
+ * its value is written here (a literal in the kernel, the launch, every
+ * config or the default) and is 16 elements or more, that holds for every
+ * element type; where it is less, or the launch computes it
+ * (`BLOCK_N=triton.next_power_of_2(N)`), an assert at the launch checks it
+ * times the element size. Refused when the value is nowhere to be seen.
+ * Returns 0, or -1 with c->why. */
+static int s1_block_bytes(s1_ctx *c, ta_edit *out, bool *wrote)
+{
+	const ta_model *m = c->m;
+	const ta_kernel *k = c->k;
+	const char *b = c->ax[1].block;
+	bool lit = *b && strspn(b, "0123456789") == strlen(b);
+	long lv = lit ? strtol(b, NULL, 10) : 0, cmin = 0;
+	size_t idx = lit ? k->param_count : s1_param_index(k, b);
+	bool expr = !lit && idx == k->param_count;  /* `BD // 2`: from what each launch passes */
+	if (!lit && !expr && !k->params[idx].constexpr_)
+		return s1_fail(c, "the tile's last dimension %s is not a constexpr parameter: the 16 bytes a TMA block "
+			       "needs there cannot be shown", b);
+	bool cknown = !lit && !expr && unpassed_min(m, k, idx, &cmin);
+	size_t bi = s1_base_param(c), seen = 0;
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)(k - m->kernels))
+			continue;
+		seen++;
+		TSNode a = lit || expr ? (TSNode){ 0 } : s1_launch_arg(m, l, k, idx);
+		long v = lit ? lv : cmin;
+		char *e = expr ? launch_value(m, l, k, b) : NULL;
+		if (expr && !e)
+			return s1_fail(c, "the tile's last dimension %s is not computed from values the launch at line %u "
+				       "passes: the 16 bytes a TMA block needs there cannot be shown", b, l->span.line);
+		if (!lit && !expr && ts_node_is_null(a) && !cknown)
+			return s1_fail(c, "the tile's last dimension %s has no value written for the launch at line %u (a "
+				       "literal, a config or a default): the 16 bytes a TMA block needs there cannot be "
+				       "shown", b, l->span.line);
+		if (!ts_node_is_null(a) && !int_literal(m, a, &v))
+			e = ta_node_text(m->src, a);
+		if (!e && v >= 16)
+			continue;
+		TSNode ba = bi < k->param_count ? s1_launch_arg(m, l, k, bi) : (TSNode){ 0 };
+		if (!ta_node_is(ba, "identifier")) {
+			free(e);
+			return s1_fail(c, "the tile's last dimension %s may be under 16 elements and the launch at line %u "
+				       "does not name the tensor: the 16 bytes a TMA block needs cannot be checked on the "
+				       "host", b, l->span.line);
+		}
+		char *xt = ta_node_text(m->src, ba);
+		char *vt = e ? ta_xasprintf("(%s)", e) : ta_xasprintf("%ld", v);
+		char *as = ta_xasprintf("assert %s * %s.element_size() >= 16, \"%s accesses %s through a TMA tensor "
+					"descriptor: its block's last dimension (%s) must span 16 bytes\"",
+					vt, xt, k->name, xt, b);
+		int r = s1_assert_before(c, l, as, out, wrote);
+		free(as);
+		free(vt);
+		free(xt);
+		free(e);
+		if (r != 0)
+			return r;
+	}
+	if (!seen && (lit ? lv : cknown ? cmin : 0) < 16)
+		return s1_fail(c, "the tile's last dimension %s is not shown to be 16 elements or more and %s is not "
+			       "launched in this file: the 16 bytes a TMA block needs cannot be checked", b, k->name);
 	return 0;
 }
 
@@ -1302,7 +1647,7 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		goto done;
 	/* The unit last stride and TMA's alignment: proved by the host, or
 	 * written as an assert at every launch when the kernel is given them. */
-	bool contract = false;
+	bool contract = false, covered = false;
 	if (!last_stride_one(&c, c.ax[1].stride)) {
 		if (s1_host_contract(&c, c.ax[1].stride, out, &contract) != 0) {
 			char *w = c.why;
@@ -1310,6 +1655,7 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 			free(w);
 			goto done;
 		}
+		covered = true;
 	} else if (c.ax[1].stride && s1_param_index(k, c.ax[1].stride) < k->param_count) {
 		ta_edit probe = { 0 };
 		probe.crlf = out->crlf;
@@ -1321,11 +1667,18 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 			for (size_t i = 0; i < probe.repl_count; i++)
 				ta_edit_replace(out, probe.repls[i].start, probe.repls[i].end, probe.repls[i].text);
 			contract = w;
+			covered = true;
 		}
 		ta_edit_clear(&probe);
 		free(c.why);
 		c.why = keep;
 	}
+	/* No descriptor without TMA's alignment checked: where the kernel is
+	 * not given the tensor's strides, from the values it does use. */
+	if (!covered && s1_expr_contract(&c, out, &contract) != 0)
+		goto done;
+	if (s1_block_bytes(&c, out, &contract) != 0)
+		goto done;
 	name = desc_name(&c);
 	char *args = ta_xasprintf("%s, shape=[%s, %s], strides=[%s, 1], block_shape=[%s, %s]", c.base,
 				  c.ax[0].bound, c.ax[1].bound, c.ax[0].stride, c.ax[0].block, c.ax[1].block);
