@@ -321,6 +321,7 @@ void ta_walk_free(ta_walk *w)
 	}
 	free(w->kernels);
 	ta_rules_result_free(w->rules);
+	free(w->edit_of);
 	free(w->name);
 	free(w);
 }
@@ -539,6 +540,60 @@ static int entry_of(const char *id, size_t n_entries)
 	return ta_rules_index(id);
 }
 
+/* Fills kernel ki's steps from the rules' result (its kernel must have
+ * been checked): statuses, findings, edit kinds, and each mechanical
+ * edit made now or left pending (lazy). */
+static void fill_kernel(ta_walk *w, const ta_model *m, const ta_rules_result *r, size_t ki,
+			const char *name, bool lazy)
+{
+	size_t n_entries = ta_rules_count();
+	const char **order = ta_xcalloc(n_entries + 1, sizeof *order);
+	/* The kernel's findings, in the order the rules gave them (a scan of
+	 * every finding per step took 20 M instructions of the advisor's
+	 * start on a file of 70 kernels). */
+	size_t *mine = ta_xcalloc(r->finding_count + 1, sizeof *mine), n_mine = 0;
+	for (size_t f = 0; f < r->finding_count; f++)
+		if (r->findings[f].kernel == (int)ki)
+			mine[n_mine++] = f;
+	ta_walk_kernel *wk = &w->kernels[ki];
+	size_t n = ta_rules_walk_order(r, (int)ki, order);
+	for (size_t i = 0; i < n; i++) {
+		int e = entry_of(order[i], n_entries);
+		if (e < 0)
+			continue;
+		ta_step *s = ta_walk_add_step(wk, order[i]);
+		s->status = ta_rules_status(r, (int)ki, (size_t)e);
+		s->mark = mark_of_status(s->status);
+		s->edit_kind = w->edit_of[e];
+		for (size_t j = 0; j < n_mine; j++)
+			if (!strcmp(r->findings[mine[j]].id, s->id))
+				copy_finding(s, &r->findings[mine[j]]);
+		if (s->status != TA_STATUS_APPLIES || s->edit_kind != TA_STEP_EDIT_MECHANICAL)
+			continue;
+		s->edit_line = ta_step_line(s);
+		if (lazy) {
+			s->edit_pending = true;
+			w->n_pending++;
+		} else {
+			make_step_edit(m, r, (int)ki, name, s);
+		}
+	}
+	baseline_steps_last(wk);
+	free(mine);
+	free(order);
+}
+
+/* A lazy walk keeps the model and the rules while it has kernels or edits
+ * to make; with neither left they are let go. */
+static void release_if_done(ta_walk *w)
+{
+	if (w->n_pending || w->n_kernels_pending)
+		return;
+	ta_rules_result_free(w->rules);
+	w->rules = NULL;
+	w->model = NULL;
+}
+
 static ta_walk *build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
 		      const ta_run_figures *base, const ta_gpu_info *gpu, const char *name, bool lazy)
 {
@@ -550,67 +605,34 @@ static ta_walk *build(const ta_model *m, const struct ta_catalog *cat, const ta_
 		ta_walk_evidence(run, gpu, evk, &ev);
 		ta_walk_baseline_ratios(run, base, evk, &ev);
 	}
-	ta_rules_result *r = ta_rules_run(m, run ? &ev : NULL);
+	/* Without a run the rules need nothing but the model, so a lazy walk
+	 * checks its kernels when they are first shown (ta_walk_kernel_ready)
+	 * or while the advisor is idle: the first frame waits for the rules of
+	 * the kernel it shows (and those before it), not for all of them. */
+	bool lazy_kernels = lazy && !run;
+	ta_rules_result *r = lazy_kernels ? ta_rules_start(m, NULL) : ta_rules_run(m, run ? &ev : NULL);
+	/* Looked up once per build, not once per kernel and step. */
 	size_t n_entries = ta_rules_count();
-	const char **order = ta_xcalloc(n_entries + 1, sizeof *order);
-	/* Looked up once per build, not once per kernel and step (a file of
-	 * 70 kernels has 3,360 steps; looking up ids and scanning every
-	 * finding per step took 20 M instructions of the advisor's start). */
-	ta_step_edit *edit_of = ta_xcalloc(n_entries + 1, sizeof *edit_of);
+	w->edit_of = ta_xcalloc(n_entries + 1, sizeof *w->edit_of);
 	for (size_t e = 0; e < n_entries; e++)
-		edit_of[e] = step_edit_of(cat ? ta_catalog_find(cat, ta_rules_id(e)) : NULL);
-	/* The findings of each kernel, in the order the rules gave them. */
-	size_t *first = ta_xcalloc(m->kernel_count + 2, sizeof *first);
-	size_t *by_kernel = ta_xcalloc(r->finding_count + 1, sizeof *by_kernel);
-	for (size_t f = 0; f < r->finding_count; f++)
-		if (r->findings[f].kernel >= 0 && (size_t)r->findings[f].kernel < m->kernel_count)
-			first[r->findings[f].kernel + 2]++;
-	for (size_t k = 2; k < m->kernel_count + 2; k++)
-		first[k] += first[k - 1];
-	for (size_t f = 0; f < r->finding_count; f++)
-		if (r->findings[f].kernel >= 0 && (size_t)r->findings[f].kernel < m->kernel_count)
-			by_kernel[first[r->findings[f].kernel + 1]++] = f;
+		w->edit_of[e] = step_edit_of(cat ? ta_catalog_find(cat, ta_rules_id(e)) : NULL);
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
 		const ta_kernel *mk = &m->kernels[ki];
 		ta_walk_kernel *wk = ta_walk_add_kernel(w, mk->name);
 		wk->def_line = mk->def_line;
 		wk->helper = mk->is_helper;
-		size_t n = ta_rules_walk_order(r, (int)ki, order);
-		for (size_t i = 0; i < n; i++) {
-			int e = entry_of(order[i], n_entries);
-			if (e < 0)
-				continue;
-			ta_step *s = ta_walk_add_step(wk, order[i]);
-			s->status = ta_rules_status(r, (int)ki, (size_t)e);
-			s->mark = mark_of_status(s->status);
-			s->edit_kind = edit_of[e];
-			for (size_t j = first[ki]; j < first[ki + 1]; j++)
-				if (!strcmp(r->findings[by_kernel[j]].id, s->id))
-					copy_finding(s, &r->findings[by_kernel[j]]);
-			if (s->status != TA_STATUS_APPLIES || s->edit_kind != TA_STEP_EDIT_MECHANICAL)
-				continue;
-			s->edit_line = ta_step_line(s);
-			if (lazy) {
-				s->edit_pending = true;
-				w->n_pending++;
-			} else {
-				make_step_edit(m, r, (int)ki, name, s);
-			}
+		if (lazy_kernels) {
+			wk->steps_pending = true;
+			w->n_kernels_pending++;
+		} else {
+			fill_kernel(w, m, r, ki, name, lazy);
 		}
 	}
-	ta_walk_notes_last(w);
-	free(edit_of);
-	free(first);
-	free(by_kernel);
-	free(order);
 	free(evk);
-	if (w->n_pending) {
-		w->model = m;
-		w->rules = r;
-		w->name = name ? ta_xstrdup(name) : NULL;
-	} else {
-		ta_rules_result_free(r);
-	}
+	w->model = m;
+	w->rules = r;
+	w->name = name ? ta_xstrdup(name) : NULL;
+	release_if_done(w);
 	return w;
 }
 
@@ -627,6 +649,18 @@ ta_walk *ta_walk_build_lazy(const ta_model *m, const struct ta_catalog *cat,
 	return build(m, cat, run, base, gpu, name, true);
 }
 
+void ta_walk_kernel_ready(ta_walk *w, size_t k)
+{
+	if (!w || k >= w->n_kernels || !w->kernels[k].steps_pending)
+		return;
+	while (w->rules->kernels_run <= k && ta_rules_run_next(w->rules))
+		;
+	w->kernels[k].steps_pending = false;
+	w->n_kernels_pending--;
+	fill_kernel(w, w->model, w->rules, k, w->name, true);
+	release_if_done(w);
+}
+
 void ta_walk_step_ready(ta_walk *w, ta_step *s)
 {
 	if (!w || !s || !s->edit_pending)
@@ -636,26 +670,32 @@ void ta_walk_step_ready(ta_walk *w, ta_step *s)
 		if (s < wk->steps || s >= wk->steps + wk->n_steps)
 			continue;
 		s->edit_pending = false;
+		w->n_pending--;
 		make_step_edit(w->model, w->rules, (int)k, w->name, s);
-		if (--w->n_pending == 0) {
-			/* Nothing more to make: the findings are no longer needed. */
-			ta_rules_result_free(w->rules);
-			w->rules = NULL;
-			w->model = NULL;
-		}
+		release_if_done(w);
 		return;
 	}
 }
 
+size_t ta_walk_pending(const ta_walk *w)
+{
+	return w ? w->n_pending + w->n_kernels_pending : 0;
+}
+
 size_t ta_walk_ready_one(ta_walk *w)
 {
+	for (size_t k = 0; w && w->n_kernels_pending && k < w->n_kernels; k++)
+		if (w->kernels[k].steps_pending) {
+			ta_walk_kernel_ready(w, k);
+			return ta_walk_pending(w);
+		}
 	for (size_t k = 0; w && w->n_pending && k < w->n_kernels; k++)
 		for (size_t j = 0; j < w->kernels[k].n_steps; j++)
 			if (w->kernels[k].steps[j].edit_pending) {
 				ta_walk_step_ready(w, &w->kernels[k].steps[j]);
-				return w->n_pending;
+				return ta_walk_pending(w);
 			}
-	return w ? w->n_pending : 0;
+	return ta_walk_pending(w);
 }
 
 void ta_walk_ready_all(ta_walk *w)

@@ -171,6 +171,8 @@ typedef struct ta_walk_kernel {
 	bool helper;                 /* only called from other kernels */
 	ta_step *steps;              /* owned, in walk order */
 	size_t n_steps;
+	bool steps_pending;          /* lazy walk: not checked yet, no steps
+	                              * (ta_walk_kernel_ready) */
 } ta_walk_kernel;
 
 typedef struct ta_walk {
@@ -179,9 +181,11 @@ typedef struct ta_walk {
 	/* A lazy walk's edits still to make: the model (borrowed: it must
 	 * outlive them), the rules' findings and the diff's label (owned). */
 	size_t n_pending;
+	size_t n_kernels_pending;    /* kernels whose steps are not made yet */
 	const ta_model *model;
 	ta_rules_result *rules;
 	char *name;
+	ta_step_edit *edit_of;       /* each entry's edit kind, from the catalog */
 } ta_walk;
 
 /* Builds the walk of a model: rules with the evidence of `run` (NULL: no
@@ -195,7 +199,10 @@ ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const
 			  const ta_run_figures *base, const ta_gpu_info *gpu, const char *name);
 /* The same, but each step's edit is made only when asked for
  * (ta_walk_step_ready, ta_walk_ready_one, ta_walk_ready_all), so that the
- * advisor can draw before every diff is made; m must live until then. */
+ * advisor can draw before every diff is made; m must live until then.
+ * Without a run (run NULL) the kernels' steps are left to make too: a
+ * kernel has none (steps_pending) until ta_walk_kernel_ready; the walk's
+ * kernels, names and lines are there from the start. */
 ta_walk *ta_walk_build_lazy(const ta_model *m, const struct ta_catalog *cat,
 			    const ta_run_figures *run, const ta_run_figures *base,
 			    const ta_gpu_info *gpu, const char *name);
@@ -208,9 +215,16 @@ ta_walk *ta_walk_build_lazy(const ta_model *m, const struct ta_catalog *cat,
 void ta_walk_notes_last(ta_walk *w);
 /* Makes the step's edit if it is still pending (s belongs to w). */
 void ta_walk_step_ready(ta_walk *w, ta_step *s);
-/* Makes one pending edit; returns how many are left. */
+/* Makes kernel k's steps if they are still pending (its edits stay
+ * pending); kernels before it are checked first, as ta_rules_run would. */
+void ta_walk_kernel_ready(ta_walk *w, size_t k);
+/* Kernels and edits still to make. */
+size_t ta_walk_pending(const ta_walk *w);
+/* Makes one pending kernel's steps, else one pending edit; returns how
+ * many of either are left. */
 size_t ta_walk_ready_one(ta_walk *w);
-/* Makes every pending edit: the walk is then as ta_walk_build_vs makes it. */
+/* Makes every pending kernel and edit: the walk is then as
+ * ta_walk_build_vs makes it. */
 void ta_walk_ready_all(ta_walk *w);
 /* An empty walk to fill by hand (session loading). */
 ta_walk *ta_walk_new(void);

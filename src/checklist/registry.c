@@ -143,26 +143,43 @@ const char *ta_status_name(ta_status s)
 
 /* ---- running ------------------------------------------------------------ */
 
-ta_rules_result *ta_rules_run(const ta_model *m, const ta_evidence *ev)
+ta_rules_result *ta_rules_start(const ta_model *m, const ta_evidence *ev)
 {
 	ta_rules_result *r = ta_xcalloc(1, sizeof *r);
 	r->model = m;
+	r->ev = ev;
 	r->kernel_count = m->kernel_count;
 	r->status = ta_xcalloc(m->kernel_count ? m->kernel_count * ENTRY_COUNT : 1, sizeof(ta_status));
-	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		ta_rule_ctx c = { .m = m, .ev = ev, .res = r, .kernel = (int)ki, .k = &m->kernels[ki] };
-		for (size_t e = 0; e < ENTRY_COUNT; e++) {
-			c.entry = e;
-			c.id = defs[e].id;
-			ta_status s = detectors[e](&c);
-			r->status[ki * ENTRY_COUNT + e] = s;
-			if (e == TA_ENTRY_T1)
-				c.attention = s == TA_STATUS_APPLIES;
-		}
-		for (size_t i = 0; i < c.assign_count; i++)
-			free(c.assigns[i].name);
-		free(c.assigns);
+	return r;
+}
+
+size_t ta_rules_run_next(ta_rules_result *r)
+{
+	if (r->kernels_run >= r->kernel_count)
+		return 0;
+	size_t ki = r->kernels_run++;
+	const ta_model *m = r->model;
+	ta_rule_ctx c = { .m = m, .ev = r->ev, .res = r, .kernel = (int)ki, .k = &m->kernels[ki] };
+	for (size_t e = 0; e < ENTRY_COUNT; e++) {
+		c.entry = e;
+		c.id = defs[e].id;
+		ta_status s = detectors[e](&c);
+		r->status[ki * ENTRY_COUNT + e] = s;
+		if (e == TA_ENTRY_T1)
+			c.attention = s == TA_STATUS_APPLIES;
 	}
+	for (size_t i = 0; i < c.assign_count; i++)
+		free(c.assigns[i].name);
+	free(c.assigns);
+	return r->kernel_count - r->kernels_run;
+}
+
+ta_rules_result *ta_rules_run(const ta_model *m, const ta_evidence *ev)
+{
+	ta_rules_result *r = ta_rules_start(m, ev);
+	while (ta_rules_run_next(r))
+		;
+	r->ev = NULL;   /* the caller's evidence may not outlive the call */
 	return r;
 }
 

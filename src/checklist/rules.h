@@ -66,6 +66,8 @@ typedef struct ta_rules_result {
 	size_t finding_cap;
 	ta_status *status;        /* kernel_count x ta_rules_count(), row per kernel */
 	size_t kernel_count;
+	size_t kernels_run;       /* kernels 0 .. kernels_run - 1 have been checked */
+	const ta_evidence *ev;    /* borrowed, for ta_rules_run_next; may be NULL */
 } ta_rules_result;
 
 /* The entries, in the seed's order. */
@@ -83,6 +85,13 @@ const char *ta_status_name(ta_status s);
 /* Runs every detector over m. ev may be NULL (no profile). Never fails;
  * free the result with ta_rules_result_free. */
 ta_rules_result *ta_rules_run(const ta_model *m, const ta_evidence *ev);
+/* The same, a kernel at a time, in file order (a detector may look at
+ * the findings of the kernels before, so the order is the same as
+ * ta_rules_run's): ta_rules_start checks none; each ta_rules_run_next
+ * checks the next kernel and returns how many are left. m and ev must live
+ * until the last one. */
+ta_rules_result *ta_rules_start(const ta_model *m, const ta_evidence *ev);
+size_t ta_rules_run_next(ta_rules_result *r);
 void ta_rules_result_free(ta_rules_result *r);
 
 ta_status ta_rules_status(const ta_rules_result *r, int kernel, size_t entry);

@@ -163,10 +163,77 @@ static void test_lazy_walk(void **state)
 	assert_true(with_diff > 1);
 	ta_walk_free(eager);
 	ta_walk_free(lazy);
-	/* Freed with edits still pending. */
+	/* Freed with kernels still pending. */
 	lazy = ta_walk_build_lazy(f->an->model, f->cat, NULL, NULL, NULL, "attention.py");
-	assert_true(lazy->n_pending > 0);
+	assert_true(ta_walk_pending(lazy) > 0);
 	ta_walk_free(lazy);
+}
+
+/* Without a run the advisor's walk also leaves its kernels' steps to make:
+ * a kernel made when shown checks the kernels before it first (as
+ * ta_rules_run does, in file order), and once all are made the walk is the
+ * one ta_walk_build makes, finding for finding and diff for diff. */
+static void test_lazy_kernels(void **state)
+{
+	fixture *f = *state;
+	char *err = NULL, *path = ta_xasprintf("%s/tests/fixtures/rules/l2_grid_shapes.py", srcdir());
+	ta_analysis *an;
+	assert_int_equal(ta_analysis_open(path, &an, &err), 0);
+	free(path);
+	ta_walk *eager = ta_walk_build(an->model, f->cat, NULL, NULL, "l2.py");
+	ta_walk *lazy = ta_walk_build_lazy(an->model, f->cat, NULL, NULL, NULL, "l2.py");
+	assert_true(lazy->n_kernels >= 4);
+	assert_int_equal(lazy->n_kernels, eager->n_kernels);
+	assert_int_equal(lazy->n_kernels_pending, lazy->n_kernels);
+	assert_int_equal(lazy->n_pending, 0);
+	for (size_t k = 0; k < lazy->n_kernels; k++) {
+		assert_true(lazy->kernels[k].steps_pending);
+		assert_int_equal(lazy->kernels[k].n_steps, 0);
+		assert_string_equal(lazy->kernels[k].name, eager->kernels[k].name);
+	}
+	ta_walk_kernel_ready(lazy, 2);
+	assert_false(lazy->kernels[2].steps_pending);
+	assert_int_equal(lazy->kernels[2].n_steps, eager->kernels[2].n_steps);
+	assert_true(lazy->kernels[0].steps_pending && lazy->kernels[1].steps_pending);
+	assert_int_equal(lazy->rules->kernels_run, 3);
+	assert_int_equal(lazy->n_kernels_pending, lazy->n_kernels - 1);
+	ta_walk_kernel_ready(lazy, 2);   /* made once */
+	assert_int_equal(lazy->n_kernels_pending, lazy->n_kernels - 1);
+	ta_walk_ready_all(lazy);
+	assert_int_equal(ta_walk_pending(lazy), 0);
+	assert_null(lazy->rules);
+	size_t findings = 0, diffs = 0;
+	for (size_t k = 0; k < eager->n_kernels; k++) {
+		const ta_walk_kernel *a = &eager->kernels[k], *b = &lazy->kernels[k];
+		assert_false(b->steps_pending);
+		assert_int_equal(a->n_steps, b->n_steps);
+		for (size_t j = 0; j < a->n_steps; j++) {
+			const ta_step *x = &a->steps[j], *y = &b->steps[j];
+			assert_string_equal(x->id, y->id);
+			assert_int_equal(x->status, y->status);
+			assert_int_equal(x->mark, y->mark);
+			assert_int_equal(x->edit_kind, y->edit_kind);
+			assert_int_equal(x->n_findings, y->n_findings);
+			for (size_t i = 0; i < x->n_findings; i++) {
+				assert_string_equal(x->findings[i].reason, y->findings[i].reason);
+				assert_int_equal(x->findings[i].line, y->findings[i].line);
+				assert_int_equal(x->findings[i].edit_ok, y->findings[i].edit_ok);
+			}
+			assert_true(same_str(x->diff, y->diff));
+			assert_true(same_str(x->edit_title, y->edit_title));
+			assert_true(same_str(x->why_no_edit, y->why_no_edit));
+			assert_true(same_str(x->unsafe, y->unsafe));
+			assert_int_equal(x->edit_line, y->edit_line);
+			assert_int_equal(x->n_edit_sites, y->n_edit_sites);
+			findings += x->n_findings;
+			diffs += x->diff != NULL;
+		}
+	}
+	assert_true(findings > 4);
+	assert_true(diffs > 0);
+	ta_walk_free(eager);
+	ta_walk_free(lazy);
+	ta_analysis_free(an);
 }
 
 static void test_profiled_walk(void **state)
@@ -411,6 +478,7 @@ int main(void)
 		cmocka_unit_test(test_t5_from_ceilings),
 		cmocka_unit_test(test_static_walk),
 		cmocka_unit_test(test_lazy_walk),
+		cmocka_unit_test(test_lazy_kernels),
 		cmocka_unit_test(test_profiled_walk),
 		cmocka_unit_test(test_change),
 		cmocka_unit_test(test_change_by_shape),

@@ -228,6 +228,7 @@ static unsigned do_write(ta_app *app)
 		free(name);
 		ta_app_save(app);   /* creates .tileadvise/ */
 	}
+	ta_app_walk_complete(app);   /* the report covers every kernel */
 	FILE *f = fopen(path, "w");
 	if (!f || ta_session_report(app->sess, app->walk, f) != 0) {
 		ta_app_set_message(app, true, "cannot write %s", path);

@@ -173,14 +173,14 @@ static ta_exit loop(ta_app *app)
 			if (d >= 0 && d < timeout)
 				timeout = d;
 		}
-		/* Steps' diffs left for later are made one at a time while no
-		 * key is waiting. */
-		bool filling = app->walk && app->walk->n_pending;
+		/* Kernels' steps and steps' diffs left for later are made one
+		 * at a time while no key is waiting. */
+		bool filling = ta_walk_pending(app->walk) > 0;
 		if (filling)
 			timeout = 0;
 		int n = poll(fds, (nfds_t)nfds, timeout);
 		if (filling && n == 0)
-			ta_walk_ready_one(app->walk);
+			ta_app_ready_one(app);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (ta_term_quit_signal())

@@ -153,6 +153,11 @@ const ta_walk_kernel *ta_app_kernel(const ta_app *app);
 ta_step *ta_app_step(const ta_app *app);
 /* The same, with its edit made if the walk had left it for later. */
 ta_step *ta_app_step_ready(ta_app *app);
+/* Makes one of the walk's pending kernels or edits (marking what the
+ * session says of a kernel made); returns how many are left. */
+size_t ta_app_ready_one(ta_app *app);
+/* Makes all of them (before the walk is written out). */
+void ta_app_walk_complete(ta_app *app);
 const ta_run_figures *ta_app_last_run(const ta_app *app);
 /* Checks whether the file changed on disk; re-analyses when it did. */
 unsigned ta_app_watch_file(ta_app *app);

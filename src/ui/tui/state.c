@@ -62,8 +62,38 @@ const ta_run_figures *ta_app_last_run(const ta_app *app)
 
 /* Rows: the steps that apply (or were acted on) in walk order, then one
  * fold row for the rest, which follow it when unfolded. */
+/* A lazy walk's kernel gets its steps when it is shown; what the session
+ * says of them (applied, skipped) is marked then. */
+static void kernel_ready(ta_app *app)
+{
+	ta_walk *w = app->walk;
+	if (!w || app->kernel < 0 || (size_t)app->kernel >= w->n_kernels ||
+	    !w->kernels[app->kernel].steps_pending)
+		return;
+	ta_walk_kernel_ready(w, (size_t)app->kernel);
+	if (app->sess)
+		ta_session_annotate(app->sess, w);
+}
+
+size_t ta_app_ready_one(ta_app *app)
+{
+	ta_walk *w = app->walk;
+	size_t kernels = w ? w->n_kernels_pending : 0;
+	size_t left = ta_walk_ready_one(w);
+	if (w && w->n_kernels_pending != kernels && app->sess)
+		ta_session_annotate(app->sess, w);
+	return left;
+}
+
+void ta_app_walk_complete(ta_app *app)
+{
+	while (ta_app_ready_one(app))
+		;
+}
+
 void ta_app_rebuild_rows(ta_app *app)
 {
+	kernel_ready(app);
 	free(app->rows);
 	app->rows = NULL;
 	app->n_rows = 0;
@@ -118,6 +148,7 @@ static void select_position(ta_app *app, const char *kernel, const char *step)
 			}
 	if (k >= 0)
 		app->kernel = k;
+	kernel_ready(app);
 	const ta_walk_kernel *wk = ta_app_kernel(app);
 	if (wk && step && *step)
 		for (size_t i = 0; i < wk->n_steps; i++)
@@ -211,7 +242,7 @@ void ta_app_save(ta_app *app)
 	free(app->sess->pos_kernel);
 	app->sess->pos_kernel = k ? ta_xstrdup(k->name) : NULL;
 	snprintf(app->sess->pos_step, sizeof app->sess->pos_step, "%s", s ? s->id : "");
-	ta_walk_ready_all(app->walk);   /* the file holds every step's diff */
+	ta_app_walk_complete(app);   /* the file holds every kernel's steps and diffs */
 	char *err;
 	if (ta_session_save(app->sess, app->session_path, &err) != 0) {
 		ta_app_set_message(app, true, "%s", err);
