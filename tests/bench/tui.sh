@@ -22,7 +22,7 @@
 command -v tmux >/dev/null || { echo "tmux is needed"; exit 2; }
 sock="ta-bench-$$"
 tmp=$(mktemp -d)
-trap 'tmux -L "$sock" kill-server 2>/dev/null; rm -rf "$tmp"' EXIT
+trap 'tmux -L "$sock" kill-server 2>/dev/null; sleep 0.3; rm -rf "$tmp"' EXIT
 if [ -n "${TA_BENCH_FILE:-}" ]; then
 	file=$TA_BENCH_FILE
 	cp "$file" "$tmp/"
@@ -35,7 +35,7 @@ fi
 log="$tmp/bench.log"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-median() { sort -n | awk '{ a[NR] = $1 } END { if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+median() { sort -n | awk '{ a[NR] = $1 } END { if (NR == 0) exit; if (NR % 2) print a[(NR + 1) / 2]; else printf "%.3f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 screen() { tmux -L "$sock" capture-pane -p -t b 2>/dev/null; }
 # Waits until TEXT is on the pane, at most MS milliseconds; 1 if not.
 wait_for() {
@@ -63,6 +63,7 @@ start_once() {
 	wait_for TA_EXITED 10000 || echo "# the advisor did not quit within 10 s" >&2
 	tmux -L "$sock" kill-session -t b
 	grep -m1 '^first_frame_ms' "$tmp/one.log" >>"$2"
+	grep -m1 '^first_frame_cpu_ms' "$tmp/one.log" >>"$2"
 }
 # TA_BENCH_VS=OTHER: the same starts of another build, interleaved with
 # these (A B A B ...), and the ratio of the two taken pair by pair.
@@ -74,9 +75,12 @@ for i in $(seq 11); do
 	[ -z "$vs" ] || start_once "$vs" "$tmp/vs.log" "$tmp/vs-outside"
 done
 first_in=$(grep '^first_frame_ms' "$log" | awk '{print $2}' | median)
+# The process's CPU time at the first frame (builds from 2026-12-02 on).
+cpu_in=$(grep '^first_frame_cpu_ms' "$log" | awk '{print $2}' | median)
 first_out=$(median <"$tmp/outside-first")
 if [ -n "$vs" ]; then
 	vs_in=$(grep '^first_frame_ms' "$tmp/vs.log" | awk '{print $2}' | median)
+	vs_cpu=$(grep '^first_frame_cpu_ms' "$tmp/vs.log" | awk '{print $2}' | median)
 	grep '^first_frame_ms' "$log" | awk '{print $2}' >"$tmp/a"
 	grep '^first_frame_ms' "$tmp/vs.log" | awk '{print $2}' >"$tmp/b"
 	ratio=$(paste -d' ' "$tmp/a" "$tmp/b" | awk '$2 > 0 { printf "%.3f\n", $1 / $2 }' | median)
@@ -127,6 +131,7 @@ keys=$(grep -c '^key_to_frame_ms' "$log")
 [ $moved -gt 0 ] || { echo "no key changed the pane (a walk of one row?)"; exit 1; }
 
 echo "file: $(basename "$file") ($(wc -l <"$file") lines), 120x40, --no-profile"
-echo "first frame, median of 11 starts: ${first_in} ms inside, ${first_out} ms seen through tmux (target < 100 ms)"
-[ -z "$vs" ] || echo "interleaved with $vs: ${vs_in} ms inside; ratio (this / that), median of 11 pairs: $ratio"
+echo "first frame, median of 11 starts: ${first_in} ms inside, ${first_out} ms seen through tmux (target < 100 ms)${cpu_in:+; CPU time at it ${cpu_in} ms}"
+[ -z "$vs" ] || echo "interleaved with $vs: ${vs_in} ms inside${vs_cpu:+ (CPU ${vs_cpu} ms)}; ratio (this / that), median of 11 pairs: $ratio"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo "keypress to redraw: ${redraw_in} ms inside (median of $keys keys), ${redraw_out} ms seen through tmux (median of the $moved that changed the pane; target < 16 ms)"
