@@ -324,7 +324,7 @@ unsigned ta_app_request(ta_app *app, ta_req req)
 	case TA_REQ_FIRST:
 	case TA_REQ_LAST:
 	case TA_REQ_FOLD:
-		return ta_view_walk.request(app, req) | TA_REACT_SAVE;
+		return ta_view_walk.request(app, req) | TA_REACT_SAVE_SOON;
 	case TA_REQ_PAGE_DOWN:
 	case TA_REQ_PAGE_UP:
 	case TA_REQ_RIGHT:

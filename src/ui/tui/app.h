@@ -26,6 +26,10 @@ enum {
 	TA_REACT_SAVE = 1 << 1,       /* the session changed: write it */
 	TA_REACT_QUIT = 1 << 2,
 	TA_REACT_UNHANDLED = 1 << 3,  /* not this view's request */
+	/* Only the position changed (a step or kernel picked): written once
+	 * the keys stop for a second, or at the end, so that moving through
+	 * the walk never waits on writing the session. */
+	TA_REACT_SAVE_SOON = 1 << 4,
 };
 
 typedef struct ta_rect {

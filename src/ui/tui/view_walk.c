@@ -265,7 +265,7 @@ static unsigned click(ta_app *app, const ta_rect *r, int y, int x)
 		if (ki == app->kernel)
 			return TA_REACT_NONE;
 		show_kernel(app, ki);
-		return TA_REACT_REDRAW | TA_REACT_SAVE;
+		return TA_REACT_REDRAW | TA_REACT_SAVE_SOON;
 	}
 	int i = app->list_top + (y - app->row_y0);
 	if (y < app->row_y0 || i < 0 || (size_t)i >= app->n_rows)
@@ -277,7 +277,7 @@ static unsigned click(ta_app *app, const ta_rect *r, int y, int x)
 	} else {
 		select_row(app, i);
 	}
-	return TA_REACT_REDRAW | TA_REACT_SAVE;
+	return TA_REACT_REDRAW | TA_REACT_SAVE_SOON;
 }
 
 const ta_view_ops ta_view_walk = { "walk", draw, request, click };
