@@ -335,7 +335,7 @@ static void read_function(builder *b, TSNode def, TSNode whole, TSNode name, uin
 typedef struct names_ids {
 	TSSymbol import, import_from, decorated, function, identifier, assignment, binary,
 		paren, integer, comparison, call, attribute, for_s, while_s, assert_s, aug_assign,
-		walrus;
+		walrus, subscript;
 	TSFieldId name, definition, left, right, operator, function_f, attribute_f;
 } names_ids;
 
@@ -362,6 +362,7 @@ static void names_ids_init(names_ids *out)
 		.call = SYM("call"), .attribute = SYM("attribute"), .for_s = SYM("for_statement"),
 		.while_s = SYM("while_statement"), .assert_s = SYM("assert_statement"),
 		.aug_assign = SYM("augmented_assignment"), .walrus = SYM("named_expression"),
+		.subscript = SYM("subscript"),
 		.name = FLD("name"), .definition = FLD("definition"), .left = FLD("left"),
 		.right = FLD("right"), .operator = FLD("operator"), .function_f = FLD("function"),
 		.attribute_f = FLD("attribute"),
@@ -1748,7 +1749,7 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 	const var_def *v;
 	(void)before;
 	FOR_OWNER_VARS(b, owner, v)
-		if (!strcmp(v->name, name))
+		if (v->name[0] == name[0] && !strcmp(v->name, name))
 			shape_of(b, k, v->value, ts_node_start_byte(v->value), depth + 1, seen, nseen, out);
 }
 
@@ -1757,12 +1758,15 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 {
 	if (ts_node_is_null(expr) || depth > 8)
 		return;
+	names_ids id;
+	names_ids_init(&id);
 	TSTreeCursor c = ts_tree_cursor_new(expr);
 	for (;;) {
 		TSNode n = ts_tree_cursor_current_node(&c);
 		bool descend = true;
-		const char *type = ts_node_type(n);
-		if (!strcmp(type, "subscript")) {
+		/* by symbol, not by name: no anonymous node is called so */
+		TSSymbol type = ts_node_is_named(n) ? ts_node_symbol(n) : 0;
+		if (type == id.subscript) {
 			uint32_t nsub = ta_node_named_count(n);
 			bool none = false;
 			unsigned spans = 0;
@@ -1777,7 +1781,7 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				if ((int)nsub - 1 > out->rank)
 					out->rank = (int)nsub - 1;
 			}
-		} else if (!strcmp(type, "call")) {
+		} else if (type == id.call) {
 			char *cn = ta_model_canonical(b->m, ta_node_field(n, "function"));
 			const char *tl = tl_function(cn);
 			if (tl && !strcmp(tl, "arange"))
@@ -1808,21 +1812,19 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				out->dims |= r >= 2 && r < 8 ? (1u << r) - 1 : 0;
 			}
 			free(cn);
-		} else if (!strcmp(type, "identifier")) {
+		} else if (type == id.identifier) {
 			/* An attribute's name (x.shape) or a keyword's (mask=) is not a
 			 * value. The cursor knows the field it came down by; asking the
 			 * tree for the parent would walk down from the root again. */
-			const char *field = ts_tree_cursor_current_field_name(&c);
-			bool attr_name = field && !strcmp(field, "attribute");
-			bool kw_name = field && !strcmp(field, "name");
-			if (!attr_name && !kw_name) {
+			TSFieldId field = ts_tree_cursor_current_field_id(&c);
+			if (field != id.attribute_f && field != id.name) {
 				char *name = text(b, n);
 				if (!ta_kernel_param(k, name))
 					shape_of_name(b, k, name, before, depth, seen, nseen, out);
 				free(name);
 			}
 			descend = false;
-		} else if (!strcmp(type, "attribute")) {
+		} else if (type == id.attribute) {
 			/* tl.float32 and friends are names, not values. */
 			descend = false;
 			TSNode obj = ta_node_field(n, "object");
@@ -1836,11 +1838,40 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 	ts_tree_cursor_delete(&c);
 }
 
+/* A kernel's pointer expressions already classified, by their text: the
+ * shape of an expression depends only on its text and the kernel (its
+ * parameters and assignments, the file's imports), and a kernel often
+ * loads and stores through the same pointer (`tl.load(a_ptrs)` in a loop,
+ * `tl.store(x_ptr + offs)` after a load of it), each of which walked the
+ * same assignments again. An expression under a syntax error is not kept. */
+typedef struct shape_memo {
+	struct shape_slot {
+		uint32_t start, len;  /* the text, in the source */
+		uint64_t hash;
+		shape_info si;
+	} *slots;
+	size_t cap;
+} shape_memo;
+
+static struct shape_slot *shape_memo_find(shape_memo *sm, const ta_source *src, uint32_t start,
+					   uint32_t len, uint64_t hash)
+{
+	for (size_t i = hash % sm->cap;; i = (i + 1) % sm->cap) {
+		struct shape_slot *s = &sm->slots[i];
+		if (!s->len || (s->hash == hash && s->len == len &&
+				!memcmp(src->text + s->start, src->text + start, len)))
+			return s;
+	}
+}
+
 static void classify_pointers(builder *b)
 {
 	TSNode root = ts_tree_root_node(b->m->syn->tree);
 	for (size_t ki = 0; ki < b->m->kernel_count; ki++) {
 		ta_kernel *k = &b->m->kernels[ki];
+		/* at most one slot per load or store, half the table left free */
+		shape_memo sm = { .cap = 2 * k->op_count + 1 };
+		sm.slots = ta_xcalloc(sm.cap, sizeof *sm.slots);
 		for (size_t i = 0; i < k->op_count; i++) {
 			ta_op *op = &k->ops[i];
 			if (op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE)
@@ -1852,17 +1883,34 @@ static void classify_pointers(builder *b)
 				continue;
 			}
 			TSNode expr = ta_node_named_at(root, ps.start, ps.end);
-			char **seen = NULL;
-			size_t nseen = 0;
 			shape_info si = { 0 };
-			shape_of(b, k, expr, ps.start, 0, &seen, &nseen, &si);
-			ta_strv_free(seen, nseen);
+			uint32_t len = ps.end > ps.start && ps.end <= b->src->len ? ps.end - ps.start : 0;
+			struct shape_slot *slot = NULL;
+			bool known = false;
+			if (len && !ts_node_is_null(expr) && !ts_node_has_error(expr)) {
+				uint64_t h = ta_hash_bytes(b->src->text + ps.start, len);
+				slot = shape_memo_find(&sm, b->src, ps.start, len, h);
+				known = slot->len != 0;
+				if (known)
+					si = slot->si;
+				else
+					*slot = (struct shape_slot){ .start = ps.start, .len = len, .hash = h };
+			}
+			if (!known) {
+				char **seen = NULL;
+				size_t nseen = 0;
+				shape_of(b, k, expr, ps.start, 0, &seen, &nseen, &si);
+				ta_strv_free(seen, nseen);
+				if (slot)
+					slot->si = si;
+			}
 			op->ptr_rank = si.rank ? si.rank : si.arange ? 1 : 0;
 			op->ptr_shape = si.block_ptr ? TA_PTR_BLOCK_PTR :
 					__builtin_popcount(si.dims) >= 2 ? TA_PTR_2D :
 					si.arange || si.dims ? TA_PTR_1D : TA_PTR_SCALAR;
 			op->gather = si.loaded && op->ptr_shape == TA_PTR_2D;
 		}
+		free(sm.slots);
 	}
 }
 
