@@ -4,8 +4,9 @@
 
 #include <stdlib.h>
 
-static int finish(ta_source *src, ta_analysis **out, char **err)
+int ta_analysis_of_source(ta_source *src, ta_analysis **out, char **err)
 {
+	*out = NULL;
 	ta_analysis *a = ta_xcalloc(1, sizeof *a);
 	a->src = src;
 	a->syn = ta_syntax_parse(src, err);
@@ -25,7 +26,7 @@ int ta_analysis_open(const char *path, ta_analysis **out, char **err)
 	*out = NULL;
 	if (ta_source_load(path, &src, err) != 0)
 		return -1;
-	return finish(src, out, err);
+	return ta_analysis_of_source(src, out, err);
 }
 
 int ta_analysis_from_bytes(const char *name, const char *bytes, size_t len,
@@ -35,7 +36,7 @@ int ta_analysis_from_bytes(const char *name, const char *bytes, size_t len,
 	*out = NULL;
 	if (ta_source_from_bytes(name, bytes, len, &src, err) != 0)
 		return -1;
-	return finish(src, out, err);
+	return ta_analysis_of_source(src, out, err);
 }
 
 void ta_analysis_free(ta_analysis *a)

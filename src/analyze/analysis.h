@@ -20,6 +20,9 @@ int ta_analysis_open(const char *path, ta_analysis **out, char **err);
 /* The same over bytes in memory. */
 int ta_analysis_from_bytes(const char *name, const char *bytes, size_t len,
 			   ta_analysis **out, char **err);
+/* The same over a source already loaded, which the analysis takes (freed
+ * with it, also on failure). */
+int ta_analysis_of_source(ta_source *src, ta_analysis **out, char **err);
 void ta_analysis_free(ta_analysis *a);
 
 #endif

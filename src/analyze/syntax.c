@@ -116,6 +116,11 @@ bool ta_cursor_next(TSTreeCursor *c, bool descend)
 
 ta_syntax *ta_syntax_parse(const ta_source *src, char **err)
 {
+	return ta_syntax_parse_ranges(src, NULL, 0, err);
+}
+
+ta_syntax *ta_syntax_parse_ranges(const ta_source *src, const TSRange *ranges, size_t n, char **err)
+{
 	*err = NULL;
 	/* The parser and the tree live in an arena of their own. */
 	ta_ts_arena *arena = ta_ts_arena_begin();
@@ -127,7 +132,9 @@ ta_syntax *ta_syntax_parse(const ta_source *src, char **err)
 		*err = ta_xstrdup("the built-in Python grammar is incompatible with this tree-sitter library (rebuild tileadvise)");
 		return NULL;
 	}
-	TSTree *tree = ts_parser_parse_string(parser, NULL, src->text, (uint32_t)src->len);
+	TSTree *tree = NULL;
+	if (!n || ts_parser_set_included_ranges(parser, ranges, (uint32_t)n))
+		tree = ts_parser_parse_string(parser, NULL, src->text, (uint32_t)src->len);
 	ts_parser_delete(parser);
 	ta_ts_arena_end();
 	if (!tree) {

@@ -31,6 +31,10 @@ const TSLanguage *tree_sitter_python(void);
  * ->errors and the tree still holds what parsed. Returns NULL only when
  * tree-sitter itself fails (message in *err, caller frees). */
 ta_syntax *ta_syntax_parse(const ta_source *src, char **err);
+/* Parses only the byte ranges given (ascending, apart, each from a line's
+ * start), as if they were the whole file: nodes keep the file's offsets
+ * and lines (analyze/split.h makes such ranges). */
+ta_syntax *ta_syntax_parse_ranges(const ta_source *src, const TSRange *ranges, size_t n, char **err);
 void ta_syntax_free(ta_syntax *syn);
 
 TSNode ta_syntax_root(const ta_syntax *syn);

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "analyze/analysis.h"
+#include "analyze/split.h"
 #include "ui/discover.h"
 #include "checklist/rewrite.h"
 #include "checklist/rules.h"
@@ -235,8 +236,8 @@ static void note_fix(diag *x, const ta_model *m, const ta_finding *f)
 }
 
 /* "-": the file on standard input, read whole. Reading stops one chunk
- * past the size limit of a file, which the analysis then refuses. */
-static int open_stdin(ta_analysis **a, char **msg)
+ * past the size limit of a file, which loading then refuses. */
+static int open_stdin(ta_source **src, char **msg)
 {
 	ta_buf b = TA_BUF_INIT;
 	char chunk[65536];
@@ -247,30 +248,98 @@ static int open_stdin(ta_analysis **a, char **msg)
 	if (rc)
 		*msg = ta_xstrdup("-: cannot read standard input");
 	else
-		rc = ta_analysis_from_bytes("-", b.len ? ta_buf_str(&b) : "", b.len, a, msg);
+		rc = ta_source_from_bytes("-", b.len ? ta_buf_str(&b) : "", b.len, src, msg);
 	ta_buf_free(&b);
 	return rc;
 }
 
+/* Files larger than this are analysed in parts of this size
+ * (analyze/split.h): tree-sitter's tree of a whole 13 MB file took over a
+ * gigabyte. TILEADVISE_PART_BYTES sets it (tests compare both ways on
+ * small files). */
+static size_t part_bytes(void)
+{
+	const char *e = getenv("TILEADVISE_PART_BYTES");
+	char *end;
+	unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
+	return e && *e && !*end && v ? (size_t)v : (size_t)256 << 10;
+}
+
+static void drop_diags(diags *d, size_t from)
+{
+	for (size_t i = from; i < d->count; i++) {
+		free(d->items[i].message);
+		free(d->items[i].kernel);
+		free(d->items[i].fix_why);
+		free(d->items[i].fix_unsafe);
+	}
+	d->count = from;
+}
+
+/* The findings of one model (the file's, or a part's) as diagnostics. */
+static void check_model(const char *path, const filter *f, bool fixes, diags *d, const ta_model *m,
+			const suppression *sup, size_t nsup)
+{
+	ta_rules_result *r = ta_rules_run(m, NULL);
+	for (size_t i = 0; i < r->finding_count; i++) {
+		const ta_finding *fd = &r->findings[i];
+		int e = ta_rules_index(fd->id);
+		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !wanted(f, fd->id))
+			continue;
+		const ta_kernel *k = &m->kernels[fd->kernel];
+		if (suppressed(sup, nsup, fd->span.line, k->def_line, fd->id))
+			continue;
+		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,
+				   fd->reason, k->name);
+		if (fixes)
+			note_fix(x, m, fd);
+	}
+	ta_rules_result_free(r);
+}
+
+/* A large file part by part, each part's tree freed before the next; false
+ * (and nothing added) when a part does not parse cleanly, which the
+ * whole file's analysis then reports. */
+static bool check_parts(const char *path, const filter *f, bool fixes, diags *d, const ta_source *src,
+			const suppression *sup, size_t nsup)
+{
+	size_t part = part_bytes();
+	ta_split_part *parts;
+	size_t n = src->len > part ? ta_split(src, part, &parts) : 0;
+	if (!n)
+		return false;
+	size_t mark = d->count;
+	bool ok = true;
+	for (size_t p = 0; ok && p < n; p++) {
+		char *msg = NULL;
+		ta_syntax *syn = ta_syntax_parse_ranges(src, parts[p].ranges, parts[p].range_count, &msg);
+		ta_model *m = syn && !syn->error_count ? ta_model_build(src, syn, &msg) : NULL;
+		ok = m != NULL;
+		if (ok)
+			check_model(path, f, fixes, d, m, sup, nsup);
+		free(msg);
+		ta_model_free(m);
+		ta_syntax_free(syn);
+	}
+	ta_split_free(parts, n);
+	if (!ok)
+		drop_diags(d, mark);
+	return ok;
+}
+
 static void check_file(const char *path, const filter *f, bool fixes, diags *d, FILE *err, ta_exit *rc)
 {
-	ta_analysis *a;
+	ta_source *src;
 	char *msg;
-	if ((!strcmp(path, "-") ? open_stdin(&a, &msg) : ta_analysis_open(path, &a, &msg)) != 0) {
+	if ((!strcmp(path, "-") ? open_stdin(&src, &msg) : ta_source_load(path, &src, &msg)) != 0) {
 		fprintf(err, "tileadvise: %s\n", msg);
 		free(msg);
 		*rc = TA_EXIT_ERROR;
 		return;
 	}
-	for (size_t i = 0; i < a->syn->error_count; i++) {
-		const ta_syntax_error *e = &a->syn->errors[i];
-		char *m = ta_xasprintf("syntax error: %s", e->what ? e->what : "cannot parse");
-		add_diag(d, path, (uint32_t)e->line, (uint32_t)e->column, (uint32_t)e->end_line, true, "", m, NULL);
-		free(m);
-	}
 	suppression *sup = NULL;
 	size_t nsup = 0;
-	parse_suppressions(a->src, &sup, &nsup);
+	parse_suppressions(src, &sup, &nsup);
 	for (size_t i = 0; i < nsup; i++)
 		for (size_t j = 0; j < sup[i].id_count; j++)
 			if (ta_rules_index(sup[i].ids[j]) < 0 && strcasecmp(sup[i].ids[j], TA_CHECK_SUPPRESSION_ID) &&
@@ -279,28 +348,31 @@ static void check_file(const char *path, const filter *f, bool fixes, diags *d, 
 				add_diag(d, path, sup[i].line, sup[i].col, sup[i].line, false, TA_CHECK_SUPPRESSION_ID, m, NULL);
 				free(m);
 			}
-	ta_rules_result *r = ta_rules_run(a->model, NULL);
-	for (size_t i = 0; i < r->finding_count; i++) {
-		const ta_finding *fd = &r->findings[i];
-		int e = ta_rules_index(fd->id);
-		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !wanted(f, fd->id))
-			continue;
-		const ta_kernel *k = &a->model->kernels[fd->kernel];
-		if (suppressed(sup, nsup, fd->span.line, k->def_line, fd->id))
-			continue;
-		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,
-				   fd->reason, k->name);
-		if (fixes)
-			note_fix(x, a->model, fd);
+	if (check_parts(path, f, fixes, d, src, sup, nsup)) {
+		ta_source_free(src);
+	} else {
+		ta_analysis *a;
+		if (ta_analysis_of_source(src, &a, &msg) != 0) {
+			fprintf(err, "tileadvise: %s\n", msg);
+			free(msg);
+			*rc = TA_EXIT_ERROR;
+		} else {
+			for (size_t i = 0; i < a->syn->error_count; i++) {
+				const ta_syntax_error *e = &a->syn->errors[i];
+				char *m = ta_xasprintf("syntax error: %s", e->what ? e->what : "cannot parse");
+				add_diag(d, path, (uint32_t)e->line, (uint32_t)e->column, (uint32_t)e->end_line, true, "", m, NULL);
+				free(m);
+			}
+			check_model(path, f, fixes, d, a->model, sup, nsup);
+			ta_analysis_free(a);
+		}
 	}
-	ta_rules_result_free(r);
 	for (size_t i = 0; i < nsup; i++) {
 		for (size_t j = 0; j < sup[i].id_count; j++)
 			free(sup[i].ids[j]);
 		free(sup[i].ids);
 	}
 	free(sup);
-	ta_analysis_free(a);
 }
 
 static int cmp_diag(const void *pa, const void *pb)
