@@ -1,10 +1,41 @@
 #!/bin/sh
-# Rewrite preconditions, both ways (tests/fixtures/edits/preconditions/cases):
-# on a trap --apply refuses with the sentence that names the failed
-# precondition (exit 2, file unchanged); on the true case beside it the edit
-# still applies and its diff holds the expected line (--unsafe-fixes: the
-# precondition is under test, not the safety gate). TAP.
-# Env: TILEADVISE, TA_SRCDIR.
+# Rewrite preconditions, both ways (tests/fixtures/edits/preconditions/cases,
+# which also indexes where each of issue 14's classes is tested): on a trap
+# --diff and --apply refuse with the one sentence that names the failed
+# precondition (exit 2, nothing on stdout, file unchanged); on the true case
+# beside it the edit still applies (--unsafe-fixes: the precondition is under
+# test, not the safety gate) and its diff holds, or lacks, the expected line.
+# ID may be SPEC,SPEC...: the edits are applied in turn and the pattern
+# counted over all their diffs. A file may sit in a folder (ascend/k.py: the
+# folder is part of the precondition). TAP. Env: TILEADVISE, TA_SRCDIR.
+#
+# Where each class of issue 14 is tested, trap / true case (pre: this
+# script's cases; safety: tests/edits/safety.sh; golden: tests/edits/golden.sh;
+# rules: tests/fixtures/rules/, read by test_rules):
+#  1 D13 bit tests     pre d13_bits / d13_flag; rules d13_bit_tests; golden d13, d13_right
+#  2 P1 in-place       pre p1_accum, p1_counter (restore_value) / p1_accum_ok; golden p1_rmw, p1_inplace / p1_noalias
+#    P1 back-end       pre ascend/p1_sum, p1_hip / p1_accum_ok
+#    P1 pinned 1/1     pre p1_pinned / p1_unpinned; p1_one_warp / p1_one_warp_ok
+#    P1 no-specialize  pre p1_dns / p1_unpinned; golden p1_rmw
+#  3 S7 stride guard   safety s7_batch_offset, s7_stride_assert / s7_strided_ok
+#  4 D15 one branch    safety d15_one_branch, d15_branch_param / d15_straight
+#  5 S1 back-end       pre ascend/s1_shift, s1_hip / s1_strided
+#    S1 alignment      -- (a computed row stride: not yet) / golden s1, s1_branches, s1_kloop (the 16-byte assert)
+#  6 S1 allocator      pre s1_two_paths (both orders) / s1_strided; golden s1_branches
+#  7 S8 rounded key    rules s8_rounded_key, s8_chunked; golden s8
+#  8 broken edit ★     tests/tui/broken.sh / tests/tui/walk.sh
+#  9 advisor sites     tests/tui/sites.sh (a refused first site, several sites)
+# 10 P2 comment        pre p2_param_comment, p2_def_comment / p2_def_plain; golden p2_comment
+#    P2 flag name      pre p2_seq_loop / p2_def_plain; rules seq_len_key, p2_classes
+#    D12 literal       pre d12_not_ceil / d12_ceil, d12_named; golden d12_literal
+# 11 P2 look-ahead     pre p2_prefetch; rules p2_lookahead
+# 12 P1 tensor key     pre p1_mask_key, p1_lens_only / p1_unpinned
+#    P1 two depths     pre p1_two_depths / p1_one_depth; golden p1_rmw
+# 13 newer Triton      safety old_triton / new_triton
+# 14 comment as use    safety s3_commented / s3_used
+#    grid reads META   pre p1_grid_meta / p1_grid_fixed
+#    named masks       safety p2_named_mask, p2_named_rebound
+#    --diff refusals   pre p1_two_kernels, p1_launcher:30; tests/rules/agree.sh (every refused finding)
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -12,24 +43,44 @@ set -u
 fx="$TA_SRCDIR/tests/fixtures/edits/preconditions"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-pre-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-cases=$(grep -v '^#' "$fx/cases")
+cases=$(grep -v '^\(#\|$\)' "$fx/cases")
 plan $(printf '%s\n' "$cases" | wc -l)
 printf '%s\n' "$cases" | {
 n=0
 while read -r id file want pattern; do
 	n=$((n + 1))
 	d="$tmp/$n"
-	mkdir -p "$d"
+	mkdir -p "$d/$(dirname "$file")"
 	cp "$fx/$file" "$d/$file"
-	(cd "$d" && "$TILEADVISE" --apply "$id" --unsafe-fixes "$file" >out 2>err)
-	rc=$?
-	if [ "$want" = refuses ]; then
-		[ "$rc" = 2 ] && cmp -s "$d/$file" "$fx/$file" && grep -qE -- "$pattern" "$d/err"
-		result $? "$id $file: refused ($pattern)" "rc=$rc $(cat "$d/err")"
-	else
-		[ "$rc" = 0 ] && grep -qE -- "$pattern" "$d/out"
-		result $? "$id $file: applied ($pattern)" "rc=$rc $(cat "$d/err")"
-	fi
+	case $want in
+	refuses)
+		(cd "$d" && "$TILEADVISE" --diff "$id" "$file" >dout 2>derr)
+		drc=$?
+		(cd "$d" && "$TILEADVISE" --apply "$id" --unsafe-fixes "$file" >out 2>err)
+		rc=$?
+		[ "$rc" = 2 ] && [ "$drc" = 2 ] && [ ! -s "$d/out" ] && [ ! -s "$d/dout" ] &&
+			[ "$(wc -l <"$d/err")" = 1 ] && [ "$(wc -l <"$d/derr")" = 1 ] &&
+			grep -qE -- "$pattern" "$d/err" && grep -qE -- "$pattern" "$d/derr" &&
+			cmp -s "$d/$file" "$fx/$file"
+		result $? "$id $file: refused, one line ($pattern)" "diff rc=$drc apply rc=$rc $(cat "$d/derr" "$d/err")" ;;
+	applies*)
+		: >"$d/out"
+		rc=0
+		for spec in $(printf '%s\n' "$id" | tr ',' ' '); do
+			(cd "$d" && "$TILEADVISE" --apply "$spec" --unsafe-fixes "$file" >>out 2>err) || rc=$?
+		done
+		count=$(grep -cE -- "$pattern" "$d/out")
+		case $want in
+		applies) [ "$count" -gt 0 ] ;;
+		applies-without) [ "$count" = 0 ] && grep -q '^+++ ' "$d/out" ;;
+		*) [ "$count" = "${want#applies}" ] ;;
+		esac
+		ok=$?
+		[ "$rc" = 0 ] && [ $ok = 0 ]
+		result $? "$id $file: $want ($pattern)" "rc=$rc, $count matching lines: $(cat "$d/err")" ;;
+	*)
+		result 1 "$id $file: unknown outcome $want" ;;
+	esac
 done
 finish
 }
