@@ -274,6 +274,60 @@ uint32_t ta_edits_stmt_lines(const ta_model *m, TSNode stmt, uint32_t *end)
 	return ta_edits_line_start(m, s);
 }
 
+/* The parameter `after` ends the list, and its line ends in `):  # ...`
+ * (the def's colon, then a comment about it): a parameter added after it
+ * would go before that comment. The comment stays on its line, now after
+ * `after` and a comma; the new parameter and the `):` go on a line of
+ * their own, aligned with the line's first parameter. Returns whether it
+ * made the edit. */
+static bool def_line_comment(const ta_model *m, TSNode params, TSNode after, TSNode comma, const char *name,
+			     const char *ce, ta_edit *out)
+{
+	const char *t = m->src->text;
+	uint32_t rp = ts_node_end_byte(params) - 1;
+	uint32_t from = ts_node_is_null(comma) ? ts_node_end_byte(after) : ts_node_end_byte(comma);
+	for (uint32_t i = from; i < rp; i++)
+		if (t[i] != ' ' && t[i] != '\t')
+			return false;  /* not last, or the `)` on another line */
+	if (t[rp] != ')')
+		return false;
+	/* `)`, an optional return annotation, `:`, blanks, then `#` */
+	uint32_t i = rp + 1, colon = 0;
+	for (; i < m->src->len && t[i] != '\n' && t[i] != '#'; i++)
+		if (t[i] == ':')
+			colon = i;
+	if (i >= m->src->len || t[i] != '#' || !colon)
+		return false;
+	for (uint32_t j = colon + 1; j < i; j++)
+		if (t[j] != ' ' && t[j] != '\t')
+			return false;  /* a body on the def's line */
+	uint32_t eol = i;
+	while (eol < m->src->len && t[eol] != '\n' && t[eol] != '\r')
+		eol++;
+	/* the column of the first parameter on after's line, in that line's own
+	 * blanks (tabs kept) */
+	uint32_t row = ts_node_start_point(after).row, first = ts_node_start_byte(after);
+	for (uint32_t k = 0; k < ta_node_named_count(params); k++) {
+		TSNode p = ts_node_named_child(params, k);
+		if (!ta_node_is(p, "comment") && ts_node_start_point(p).row == row) {
+			first = ts_node_start_byte(p);
+			break;
+		}
+	}
+	uint32_t ls = ta_edits_line_start(m, first);
+	char *ind = ta_xcalloc(first - ls + 1, 1);
+	for (uint32_t k = ls; k < first; k++)
+		ind[k - ls] = t[k] == '\t' ? '\t' : ' ';
+	char *tail = ta_xstrndup(t + rp, colon + 1 - rp);
+	char *par = ta_xasprintf("%s%s%s: %s%s", m->src->crlf ? "\r\n" : "\n", ind, name, ce, tail);
+	ta_edit_replace(out, from, colon + 1, ts_node_is_null(comma) ? "," : "");
+	ta_edit_replace(out, eol, eol, par);
+	free(par);
+	free(tail);
+	free(ind);
+	return true;
+}
+
 int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *name, ta_edit *out, char **why)
 {
 	/* The parameter, after the last one without a default. */
@@ -334,6 +388,10 @@ int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *na
 		ta_edit_replace(out, ts_node_end_byte(cm), ts_node_end_byte(cm), par);
 		free(par);
 		free(ind);
+		free(ce);
+		return 0;
+	}
+	if (def_line_comment(m, params, after, comma ? nx : (TSNode){ 0 }, name, ce, out)) {
 		free(ce);
 		return 0;
 	}
