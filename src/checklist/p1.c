@@ -1258,7 +1258,7 @@ static int p1_untile_launches(const ta_model *m, size_t ki, const p1_tiles *t, t
  * kernels through its own code. On the H200, a triton.autotune added in such
  * a file failed in 12 of 12 FlagGems sites checked ("function takes exactly
  * N arguments"), above @libentry() or beside it. */
-static int p1_foreign_launcher(const ta_model *m, char **why)
+static int p1_foreign_launcher(const ta_model *m, const ta_kernel *k, char **why)
 {
 	for (size_t i = 0; i < m->kernel_count; i++) {
 		TSNode dd = ta_node_parent(m->kernels[i].node);
@@ -1275,11 +1275,16 @@ static int p1_foreign_launcher(const ta_model *m, char **why)
 			char *canon = ta_model_canonical(m, e);
 			bool triton = canon && !strncmp(canon, "triton.", 7);
 			if (!triton) {
+				/* the refusal is the file's: said of the kernel asked
+				 * about, naming the one wrapped */
 				char *t = ta_node_text(m->src, e);
+				char *who = &m->kernels[i] == k ? ta_xstrdup(k->name) :
+					    ta_xasprintf("%s's file also holds %s, which", k->name, m->kernels[i].name);
 				int rc = ta_edits_refuse(why, "line %u: %s is wrapped by @%s, a launcher of the project's "
 							 "own: an autotuner added in this file would run outside it; tune "
 							 "through that launcher by hand", ts_node_start_point(d).row + 1,
-							 m->kernels[i].name, t);
+							 who, t);
+				free(who);
 				free(t);
 				free(canon);
 				return rc;
@@ -1331,7 +1336,7 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		return ta_edits_refuse(why, "line %u: %s writes through an address that comes from none of its "
 				       "arguments: autotuning runs it once per config, and what it writes cannot be "
 				       "named in restore_value", unnamed, k->name);
-	if (p1_foreign_launcher(m, why) != 0)
+	if (p1_foreign_launcher(m, k, why) != 0)
 		return -1;
 	if (p1_single_warp_roundtrip(m, k, ki, why) != 0)
 		return -1;

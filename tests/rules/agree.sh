@@ -11,19 +11,22 @@
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-agree.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
-# One line per finding: ID LINE AVAILABLE REASON (AVAILABLE: yes, no, or
-# guided for entries the tool does not write; triggers left out).
+# One line per finding: ID LINE AVAILABLE KERNEL REASON (AVAILABLE: yes, no,
+# or guided for entries the tool does not write; KERNEL "-" for none;
+# triggers left out). Every kernel a finding names goes to $tmp/kernels.
 findings() {
 	"$TILEADVISE" --check --preview --fixes --format=json "$1" 2>/dev/null | "$PYTHON3" -c '
 import json, sys
-for d in json.load(sys.stdin)["diagnostics"]:
+ds = json.load(sys.stdin)["diagnostics"]
+open(sys.argv[1], "w").write("".join(sorted({d["kernel"] + "\n" for d in ds if d.get("kernel")})))
+for d in ds:
     if not d["id"] or d["id"].startswith("T") or d["id"] == "X0":
         continue
     fix = d.get("fix")
     state = "guided" if fix is None else ("yes" if fix["available"] else "no")
     if state == "yes":
         state = fix["safety"]
-    print(d["id"], d["line"], state, (fix or {}).get("reason", ""))'
+    print(d["id"], d["line"], state, d.get("kernel") or "-", (fix or {}).get("reason", ""))' "$tmp/kernels"
 }
 
 # The FIX column of --list-rules: ID FIX.
@@ -31,14 +34,15 @@ for d in json.load(sys.stdin)["diagnostics"]:
 fixcol() { awk -v id="$1" '$1 == id {print $2}' "$tmp/fixcol"; }
 
 files=$(ls "$TA_SRCDIR"/examples/*/*.py "$TA_SRCDIR"/tests/fixtures/rules/*.py \
-	"$TA_SRCDIR"/tests/fixtures/edits/*.before.py)
+	"$TA_SRCDIR"/tests/fixtures/edits/*.before.py "$TA_SRCDIR"/tests/fixtures/edits/preconditions/*.py \
+	"$TA_SRCDIR"/tests/fixtures/safety/*.py)
 plan 9
 total=0 made=0 refused=0 guided=0 unsafe=0
 : >"$tmp/bad"
 for f in $files; do
 	cp "$f" "$tmp/k.py"
 	findings "$tmp/k.py" >"$tmp/list"
-	while read -r id line state reason; do
+	while read -r id line state kernel reason; do
 		total=$((total + 1))
 		"$TILEADVISE" --diff="$id:$line" "$tmp/k.py" >"$tmp/out" 2>"$tmp/err"
 		rc=$?
@@ -65,7 +69,17 @@ for f in $files; do
 		no)
 			refused=$((refused + 1))
 			[ $rc -eq 2 ] && grep -qF -- "$reason" "$tmp/err" ||
-				echo "$f: $id:$line: --check says '$reason', --diff exits $rc: $(cat "$tmp/err")" >>"$tmp/bad" ;;
+				echo "$f: $id:$line: --check says '$reason', --diff exits $rc: $(cat "$tmp/err")" >>"$tmp/bad"
+			# one sentence, no placeholder diff, and a kernel it names
+			# is this finding's (issue 14, class 14)
+			[ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] ||
+				echo "$f: $id:$line: refused, but stdout holds $(wc -c <"$tmp/out") bytes, stderr $(wc -l <"$tmp/err") lines" >>"$tmp/bad"
+			if [ "$kernel" != - ] && ! grep -qw -- "$kernel" "$tmp/err"; then
+				while read -r other; do
+					! grep -qw -- "$other" "$tmp/err" ||
+						echo "$f: $id:$line: the refusal names $other, the finding is in $kernel: $(cat "$tmp/err")" >>"$tmp/bad"
+				done <"$tmp/kernels"
+			fi ;;
 		guided)
 			guided=$((guided + 1))
 			# a template, or the diff of a rewrite the tool only shows (D6)
