@@ -263,6 +263,9 @@ static bool k_like_loop(ta_rule_ctx *c, int l)
 	return true;
 }
 
+/* P2's attention form (below): reports loop li, true when it did. */
+static bool p2_attn_report(ta_rule_ctx *rc, size_t li);
+
 ta_status ta_detect_p2(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -284,6 +287,12 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 				loads++;
 				masked += moving[i];
 			}
+		}
+		/* Attention's KV loop walks the sequence: its own form, below. */
+		if (c->attention && ta_rule_dots_in_loop(k, (int)l) >= 2 && !has_even_guard(k) &&
+		    p2_attn_report(c, l)) {
+			any = found = true;
+			continue;
 		}
 		if (!masked || !is_reduction_loop(c, (int)l) || !k_like_loop(c, (int)l))
 			continue;
@@ -325,6 +334,7 @@ typedef struct p2_ctx {
 	const ta_model *m;
 	const ta_kernel *k;
 	char *K, *BK;             /* the bound and the K tile, from the loop */
+	const char *flag;         /* the heuristic's name: EVEN_K, or EVEN_N for a KV loop */
 	cut *cuts;                /* even-branch changes, in document order */
 	size_t cut_count, cut_cap;
 } p2_ctx;
@@ -703,7 +713,7 @@ static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 			q = '"';
 		free(lam);
 		lam = ta_xasprintf("lambda args: args[%c%s%c] %% args[%c%s%c] == 0", q, c->K, q, q, c->BK, q);
-		char *ent = ta_xasprintf("%s%cEVEN_K%c: %s", ts_node_is_null(last) ? "" : ", ", q, q, lam);
+		char *ent = ta_xasprintf("%s%c%s%c: %s", ts_node_is_null(last) ? "" : ", ", q, c->flag, q, lam);
 		uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(dict) + 1 : ts_node_end_byte(last);
 		ta_edit_replace(out, at, at, ent);
 		free(ent);
@@ -721,7 +731,7 @@ static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 			return -1;
 		}
 		char *ind = ta_edits_indent_at(m, ts_node_start_byte(jit));
-		char *line = ta_xasprintf("%s@%s({\"EVEN_K\": %s})\n", ind, heur, lam);
+		char *line = ta_xasprintf("%s@%s({\"%s\": %s})\n", ind, heur, c->flag, lam);
 		uint32_t at = ta_edits_line_start(m, ts_node_start_byte(jit));
 		ta_edit_replace(out, at, at, line);
 		free(line);
@@ -729,7 +739,7 @@ static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 		free(heur);
 	}
 	free(lam);
-	return ta_edits_add_constexpr(m, k, "EVEN_K", out, why);
+	return ta_edits_add_constexpr(m, k, c->flag, out, why);
 }
 
 /* The statement holding a load, alone on its lines, directly in a block. */
@@ -748,7 +758,7 @@ static TSNode load_statement(const ta_model *m, const ta_op *op)
 static int p2_loop(const ta_model *m, const ta_kernel *k, size_t li, ta_edit *out, char **why)
 {
 	const ta_loop *l = &k->loops[li];
-	p2_ctx c = { .m = m, .k = k };
+	p2_ctx c = { .m = m, .k = k, .flag = "EVEN_K" };
 	const char *bad = loop_bounds(&c, l);
 	if (bad) {
 		*why = ta_xasprintf("line %u: %s", l->header.line, bad);
@@ -836,6 +846,395 @@ fail:
 	return -1;
 }
 
+/* ---- P2's attention form ---------------------------------------------
+ * In attention's KV loop `for start_n in range(0, N_CTX, BLOCK_N)` a term
+ * `cols < N_CTX`, cols = start_n + tl.arange(0, BLOCK_N), bounds the
+ * current block by the loop's extent. When N_CTX % BLOCK_N == 0 every
+ * block is whole and the term is true on every element: under an EVEN_N
+ * heuristic the loads and the tl.where skip it, the last (partial) block
+ * of any other length keeps it. Only such terms go; the head dimension,
+ * the rows, causal masks and a prefetch's mask stay on both paths. */
+
+/* An identifier bound exactly once in n, by a plain assignment; its
+ * right side, else a null node. */
+static TSNode only_def(const ta_model *m, TSNode n, const char *name)
+{
+	ta_edits_defs d = { .n = 0 };
+	ta_edits_find_defs(m, n, name, &d);
+	if (d.n != 1 || d.more || !ta_node_is(d.v[0], "assignment"))
+		return (TSNode){ 0 };
+	TSNode l = ta_node_field(d.v[0], "left");
+	if (!ta_node_is(l, "identifier"))
+		return (TSNode){ 0 };
+	return ta_node_field(d.v[0], "right");
+}
+
+/* x is tl.arange(0, BLOCK_N) with the loop's step, inline or as a name
+ * bound once in the kernel, before the loop. */
+static bool block_arange(const p2_ctx *c, const ta_loop *lp, TSNode x)
+{
+	const ta_model *m = c->m;
+	x = ta_node_unparen(x);
+	if (ta_node_is(x, "identifier")) {
+		char *t = ta_node_text(m->src, x);
+		TSNode rhs = only_def(m, c->k->node, t);
+		free(t);
+		if (ts_node_is_null(rhs) || ts_node_start_byte(rhs) >= lp->span.start)
+			return false;
+		x = ta_node_unparen(rhs);
+	}
+	if (!ta_node_is(x, "call"))
+		return false;
+	char *fn = ta_model_canonical(m, ta_node_field(x, "function"));
+	bool arange = fn && ta_name_is(fn, "triton.language.arange");
+	free(fn);
+	TSNode a = ta_node_field(x, "arguments");
+	return arange && ta_node_named_count(a) == 2 && ta_node_text_eq(m->src, ts_node_named_child(a, 0), "0") &&
+	       ta_node_text_eq(m->src, ts_node_named_child(a, 1), c->BK);
+}
+
+/* x (a broadcast of it aside) holds the current block's indices:
+ * `start_n + offs_n`, or a name bound once inside the loop to that. */
+static bool block_indices(const p2_ctx *c, const ta_loop *lp, TSNode loop, TSNode x, int depth)
+{
+	const ta_model *m = c->m;
+	x = ta_node_unparen(x);
+	if (depth == 0 && ta_edits_bcast_kind(m, x) > 0)
+		x = ta_node_unparen(ta_node_field(x, "value"));
+	if (ta_node_is(x, "identifier")) {
+		if (depth > 0)
+			return false;
+		char *t = ta_node_text(m->src, x);
+		TSNode rhs = only_def(m, loop, t);
+		free(t);
+		/* bound on every pass: a statement of the loop's own body */
+		TSNode body = ta_node_field(loop, "body");
+		return !ts_node_is_null(rhs) && ts_node_end_byte(rhs) <= ts_node_start_byte(x) &&
+		       ts_node_eq(ta_node_parent(ta_node_parent(ta_node_parent(rhs))), body) &&
+		       block_indices(c, lp, loop, rhs, depth + 1);
+	}
+	if (!ta_node_is(x, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(x, "operator"), "+"))
+		return false;
+	TSNode a = ta_node_unparen(ta_node_field(x, "left")), b = ta_node_unparen(ta_node_field(x, "right"));
+	for (int i = 0; i < 2; i++) {
+		TSNode v = i ? b : a, o = i ? a : b;
+		if (ta_node_is(v, "identifier") && ta_node_text_eq(m->src, v, lp->var) && block_arange(c, lp, o))
+			return true;
+	}
+	return false;
+}
+
+/* The term is `cols < N` for the current block's indices and the loop's
+ * bound N. */
+static bool block_bound_term(const p2_ctx *c, const ta_loop *lp, TSNode loop, TSNode term)
+{
+	const ta_model *m = c->m;
+	TSNode t = ta_node_unparen(term);
+	if (!ta_node_is(t, "comparison_operator") || ta_node_named_count(t) != 2 || ta_node_child_count(t) != 3 ||
+	    !ta_node_text_eq(m->src, ts_node_child(t, 1), "<"))
+		return false;
+	TSNode r = ta_node_unparen(ts_node_named_child(t, 1));
+	return ta_node_text_eq(m->src, r, c->K) && block_indices(c, lp, loop, ts_node_named_child(t, 0), 0);
+}
+
+/* One place the loop bounds its block: a load's mask or a tl.where's
+ * condition (as written at the call), the expression its terms come from
+ * (a mask kept in a name is split as its definition), and which terms go. */
+typedef struct attn_site {
+	const ta_op *op;
+	TSNode at;                /* the mask or condition at the call */
+	TSNode whole;             /* the `mask=...` argument (loads) */
+	TSNode terms[16];
+	size_t n;
+	unsigned drop;            /* bit i: terms[i] bounds the block */
+} attn_site;
+
+/* The sites of loop li when it is attention's KV loop in the form above;
+ * c->K and c->BK are set when it returns more than 0. */
+static size_t attn_sites(p2_ctx *c, size_t li, attn_site *out, size_t max)
+{
+	const ta_model *m = c->m;
+	const ta_kernel *k = c->k;
+	const ta_loop *lp = &k->loops[li];
+	if (ta_rule_dots_in_loop(k, (int)li) < 2 || lp->arg_count != 3 || !lp->var)
+		return 0;
+	if (loop_bounds(c, lp) != NULL)
+		return 0;
+	TSNode loop = ta_edits_node(m, lp->span);
+	size_t n = 0;
+	ta_edits_defs vd = { .n = 0 };
+	ta_edits_find_defs(m, loop, lp->var, &vd);
+	if (!ts_node_is_null(loop) && vd.n == 1 && !vd.more) {
+		for (size_t i = 0; i < k->op_count && n < max; i++) {
+			const ta_op *op = &k->ops[i];
+			attn_site s = { .op = op };
+			TSNode call = ta_edits_node(m, op->span);
+			if (op->loop != (int)li)
+				continue;
+			if (op->kind == TA_OP_LOAD && op->has_mask && !p2_lookahead(m, k, op, (int)li)) {
+				s.at = load_arg(m, call, "mask", 1, &s.whole);
+			} else if (op->kind == TA_OP_WHERE && op->arg_count == 3) {
+				s.at = ta_edits_node(m, op->args[0]);
+			} else {
+				continue;
+			}
+			if (ts_node_is_null(s.at))
+				continue;
+			TSNode def = op->kind == TA_OP_LOAD ? named_mask(m, k, s.at, op->span.start) : s.at;
+			split_and(m, def, s.terms, &s.n, 16);
+			if (s.n > 16)
+				continue;
+			for (size_t t = 0; t < s.n; t++)
+				if (block_bound_term(c, lp, loop, s.terms[t]))
+					s.drop |= 1u << t;
+			if (s.drop)
+				out[n++] = s;
+		}
+	}
+	if (!n) {
+		free(c->K);
+		free(c->BK);
+		c->K = c->BK = NULL;
+	}
+	return n;
+}
+
+/* The terms a site keeps, joined by &; NULL when none. */
+static char *attn_kept(const ta_model *m, const attn_site *s)
+{
+	ta_buf b = TA_BUF_INIT;
+	size_t kept = 0;
+	for (size_t t = 0; t < s->n; t++)
+		kept += !(s->drop >> t & 1);
+	for (size_t t = 0; t < s->n; t++) {
+		if (s->drop >> t & 1)
+			continue;
+		TSNode tn = s->terms[t];
+		if (kept == 1 && ta_node_is(tn, "parenthesized_expression") && ta_node_named_count(tn) == 1)
+			tn = ts_node_named_child(tn, 0);
+		char *x = ta_node_text(m->src, tn);
+		bool bare = kept == 1 || ta_node_is(tn, "parenthesized_expression") || ta_node_is(tn, "identifier") ||
+			    ta_node_is(tn, "subscript") || ta_node_is(tn, "call");
+		ta_buf_printf(&b, "%s%s%s%s", b.len ? " & " : "", bare ? "" : "(", x, bare ? "" : ")");
+		free(x);
+	}
+	return kept ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
+}
+
+/* The statement s alone on its lines, directly in a block. */
+static TSNode own_statement(const ta_model *m, TSNode n)
+{
+	TSNode s = ta_node_ancestor(n, "expression_statement");
+	uint32_t end;
+	if (ts_node_is_null(s) || !ta_node_is(ta_node_parent(s), "block") ||
+	    ta_edits_stmt_lines(m, s, &end) == UINT32_MAX)
+		return (TSNode){ 0 };
+	return s;
+}
+
+/* `x = tl.where(cond, x, ...)` as a statement: the name x, else NULL. */
+static char *where_self_assign(const ta_model *m, const attn_site *s, TSNode stmt)
+{
+	TSNode a = ts_node_named_child(stmt, 0);
+	if (!ta_node_is(a, "assignment"))
+		return NULL;
+	TSNode l = ta_node_field(a, "left"), r = ta_node_field(a, "right");
+	if (!ta_node_is(l, "identifier") || ts_node_start_byte(r) != s->op->span.start ||
+	    ts_node_end_byte(r) != s->op->span.end)
+		return NULL;
+	TSNode x = ta_edits_node(m, s->op->args[1]);
+	char *name = ta_node_text(m->src, l);
+	if (ts_node_is_null(x) || !ta_node_is(ta_node_unparen(x), "identifier") ||
+	    !ta_node_text_eq(m->src, ta_node_unparen(x), name)) {
+		free(name);
+		return NULL;
+	}
+	return name;
+}
+
+/* Statement forms: cuts inside it, wrapped in `if not EVEN_N:`, or
+ * doubled into `if EVEN_N: <cut> else: <as is>`. */
+enum { ATTN_CUT, ATTN_SKIP, ATTN_BRANCH };
+
+static int p2_attn_loop(const ta_model *m, const ta_kernel *k, size_t li, ta_edit *out, char **why)
+{
+	const ta_loop *l = &k->loops[li];
+	p2_ctx c = { .m = m, .k = k, .flag = "EVEN_N" };
+	attn_site sites[32];
+	size_t ns = attn_sites(&c, li, sites, 32);
+	TSNode stmts[32];
+	int form[32];
+	size_t nst = 0;
+	if (!ns) {
+		*why = ta_xasprintf("line %u: no mask in the loop bounds its block by the loop's extent", l->header.line);
+		return -1;
+	}
+	if (k->is_helper) {
+		*why = ta_xasprintf("%s is called from another kernel: heuristics only run at a launch", k->name);
+		goto fail;
+	}
+	if (ta_kernel_param(k, c.flag) || ta_edits_reads_in(m, k->span.start, k->span.end, c.flag)) {
+		*why = ta_xasprintf("%s is already a name in %s", c.flag, k->name);
+		goto fail;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		attn_site *s = &sites[i];
+		TSNode stmt = own_statement(m, ta_edits_node(m, s->op->span));
+		if (ts_node_is_null(stmt)) {
+			*why = ta_xasprintf("line %u: the %s is not a statement of its own line", s->op->span.line,
+					    s->op->kind == TA_OP_LOAD ? "load" : "tl.where");
+			goto fail;
+		}
+		char *kept = attn_kept(m, s);
+		int f = ATTN_CUT;
+		char *self = s->op->kind == TA_OP_WHERE && !kept ? where_self_assign(m, s, stmt) : NULL;
+		if (self) {
+			f = ATTN_SKIP;  /* x = tl.where(cols < N, x, ...) is x itself on whole blocks */
+		} else if (kept || s->op->kind == TA_OP_WHERE) {
+			/* The call stays one call: its mask (condition) takes the
+			 * flag, which Triton resolves at compile time. */
+			char *orig = ta_node_text(m->src, s->at);
+			TSNode u = ta_node_unparen(s->at);
+			bool po = !ta_node_is(u, "identifier") && !ta_node_is(u, "subscript") && !ta_node_is(u, "call") &&
+				  ts_node_eq(u, s->at);
+			bool pk = kept && strpbrk(kept, "<>=&|!+-*/ ") != NULL;  /* parentheses for the reader */
+			add_cut(&c, ts_node_start_byte(s->at), ts_node_end_byte(s->at),
+				ta_xasprintf("%s%s%s if %s else %s%s%s", pk ? "(" : "", kept ? kept : "True", pk ? ")" : "",
+					     c.flag, po ? "(" : "", orig, po ? ")" : ""));
+			free(orig);
+		} else {
+			/* a load masked by the block bound alone: no mask, no other */
+			TSNode ow;
+			load_arg(m, ta_edits_node(m, s->op->span), "other", 2, &ow);
+			TSNode prev = ts_node_prev_named_sibling(s->whole);
+			if (ts_node_is_null(prev) || !ts_node_is_null(ow)) {
+				/* other= goes with the mask: only where both sit last */
+				TSNode first = s->whole, last = s->whole;
+				if (!ts_node_is_null(ow)) {
+					if (ts_node_start_byte(ow) < ts_node_start_byte(first))
+						first = ow;
+					else
+						last = ow;
+				}
+				prev = ts_node_prev_named_sibling(first);
+				if (ts_node_is_null(prev) || !ts_node_eq(ts_node_next_named_sibling(first), last) ||
+				    (!ts_node_eq(first, last) && !ts_node_is_null(ts_node_next_named_sibling(last)))) {
+					free(kept);
+					*why = ta_xasprintf("line %u: the load's mask and other are not its last arguments",
+							    s->op->span.line);
+					goto fail;
+				}
+				add_cut(&c, ts_node_end_byte(prev), ts_node_end_byte(last), ta_xstrdup(""));
+			} else {
+				add_cut(&c, ts_node_end_byte(prev), ts_node_end_byte(s->whole), ta_xstrdup(""));
+			}
+			f = ATTN_BRANCH;
+		}
+		free(kept);
+		free(self);
+		if (nst && ts_node_eq(stmts[nst - 1], stmt)) {
+			if (f != form[nst - 1] && (f == ATTN_SKIP || form[nst - 1] == ATTN_SKIP)) {
+				*why = ta_xasprintf("line %u: the tl.where shares its statement with another site",
+						    s->op->span.line);
+				goto fail;
+			}
+			if (f != form[nst - 1])
+				form[nst - 1] = ATTN_BRANCH;  /* both paths whole */
+			continue;
+		}
+		stmts[nst] = stmt;
+		form[nst++] = f;
+	}
+	/* cut_text reads the cuts in document order */
+	for (size_t i = 1; i < c.cut_count; i++)
+		for (size_t j = i; j > 0 && c.cuts[j].s < c.cuts[j - 1].s; j--) {
+			cut t = c.cuts[j];
+			c.cuts[j] = c.cuts[j - 1];
+			c.cuts[j - 1] = t;
+		}
+	if (p2_signature(&c, out, why) != 0)
+		goto fail;
+	for (size_t i = 0; i < nst; i++) {
+		uint32_t end, start = ta_edits_stmt_lines(m, stmts[i], &end);
+		char *ind = ta_edits_indent_at(m, start);
+		const char *unit = ta_edits_indent_unit(m, ind);
+		char *orig = ta_edits_text(m, start, end);
+		char *even = cut_text(&c, start, end);
+		bool nl = end > start && m->src->text[end - 1] == '\n';
+		char *rep;
+		if (form[i] == ATTN_CUT) {
+			rep = ta_xstrdup(even);
+		} else {
+			char *ro = ta_edits_reindent(orig, unit), *re = ta_edits_reindent(even, unit);
+			if (form[i] == ATTN_SKIP)
+				rep = ta_xasprintf("%sif not %s:  # whole blocks need no bound\n%s", ind, c.flag, ro);
+			else
+				rep = ta_xasprintf("%sif %s:\n%s%s%selse:\n%s", ind, c.flag, re, nl ? "" : "\n", ind, ro);
+			free(ro);
+			free(re);
+		}
+		ta_edit_replace(out, start, end, rep);
+		free(rep);
+		free(orig);
+		free(even);
+		free(ind);
+	}
+	ta_edit_set_unsafe(out, "assumes the launch of %s passes %s and %s, which the EVEN_N heuristic reads; the bound it "
+			   "drops on whole blocks is true on every element there, so the results are the same",
+			   k->name, c.K, c.BK);
+	ta_edit_set_title(out, "EVEN_N: whole KV blocks of the loop at line %u skip the bound %s (%u site%s) when %s %% %s == 0",
+			  l->header.line, c.K, (unsigned)ns, ns == 1 ? "" : "s", c.K, c.BK);
+	out->line = l->header.line;
+	clear_cuts(&c);
+	free(c.K);
+	free(c.BK);
+	return 0;
+fail:
+	clear_cuts(&c);
+	free(c.K);
+	free(c.BK);
+	ta_edit_clear(out);
+	return -1;
+}
+
+/* The detector's side: one finding for a KV loop in the form above. */
+static bool p2_attn_report(ta_rule_ctx *rc, size_t li)
+{
+	p2_ctx c = { .m = rc->m, .k = rc->k, .flag = "EVEN_N" };
+	attn_site sites[32];
+	size_t ns = attn_sites(&c, li, sites, 32);
+	if (!ns)
+		return false;
+	ta_buf b = TA_BUF_INIT;
+	for (size_t i = 0; i < ns; i++) {
+		const ta_op *op = sites[i].op;
+		ta_buf_printf(&b, "%s%s%s%s%s (line %u)", i == 0 ? "" : i + 1 == ns ? " and " : ", ",
+			      op->kind == TA_OP_WHERE ? "the tl.where" : "the load",
+			      op->target ? " of `" : "", op->target ? op->target : "", op->target ? "`" : "",
+			      op->span.line);
+	}
+	const ta_loop *lp = &rc->k->loops[li];
+	/* the first bound dropped, as written: `cols[:, None] < N_CTX` */
+	unsigned d = sites[0].drop;
+	size_t t0 = 0;
+	while (!(d >> t0 & 1))
+		t0++;
+	TSNode term = ta_node_unparen(sites[0].terms[t0]);
+	char *tt = ta_node_text(rc->m->src, term);
+	ta_finding *f = ta_rule_add(rc, sites[0].op->span,
+		"the KV loop at line %u bounds every block by `%s` in %s: when %s %% %s == 0 no block is "
+		"partial, and an EVEN_N heuristic lets whole blocks skip the bound",
+		lp->header.line, tt, b.data, c.K, c.BK);
+	free(tt);
+	ta_finding_line(f, lp->header.line);
+	for (size_t i = 1; i < ns; i++)
+		ta_finding_line(f, sites[i].op->span.line);
+	ta_buf_free(&b);
+	free(c.K);
+	free(c.BK);
+	return true;
+}
+
 static bool has_even(const ta_kernel *k)
 {
 	for (size_t i = 0; i < k->heuristic_count; i++)
@@ -871,9 +1270,23 @@ TA_REWRITE(P2, NULL, TA_UNSAFE("assumes every K tile the loop loads starts at a 
 					at |= op->has_mask && ta_edits_at_line(op->span, line);
 				}
 			}
+			char *w = NULL;
+			/* A KV loop bounding its blocks by the sequence: EVEN_N. */
+			p2_ctx ac = { .m = m, .k = k, .flag = "EVEN_N" };
+			attn_site as[32];
+			size_t an = attn_sites(&ac, li, as, 32);
+			bool at_attn = line == 0 || ta_edits_at_line(k->loops[li].header, line);
+			for (size_t i = 0; i < an; i++)
+				at_attn |= ta_edits_at_line(as[i].op->span, line);
+			free(ac.K);
+			free(ac.BK);
+			if (an) {
+				if (at_attn && ta_sites_made(&s, p2_attn_loop(m, k, li, out, &w), &w, out))
+					return 0;
+				continue;
+			}
 			if (!masked || masked != loads || !at)
 				continue;
-			char *w = NULL;
 			if (ta_sites_made(&s, p2_loop(m, k, li, out, &w), &w, out))
 				return 0;
 		}

@@ -691,6 +691,41 @@ static bool mask_term(s1_ctx *c, TSNode term, int *axis, TSNode *offs, TSNode *b
 	return true;
 }
 
+/* `A if FLAG else B` with FLAG a constexpr parameter and every term of A
+ * among B's (P2's EVEN_N form: whole blocks drop a bound that is true on
+ * them): B. A descriptor bounded as B reads what either branch reads
+ * within the tensor and pads the rest with zeros, so B stands for both.
+ * Anything else: the mask itself. */
+static TSNode flag_mask(s1_ctx *c, TSNode mask)
+{
+	const ta_model *m = c->m;
+	TSNode x = ta_node_unparen(mask);
+	if (!ta_node_is(x, "conditional_expression") || ta_node_named_count(x) != 3)
+		return mask;
+	TSNode a = ts_node_named_child(x, 0), flag = ts_node_named_child(x, 1), b = ts_node_named_child(x, 2);
+	if (!ta_node_is(flag, "identifier"))
+		return mask;
+	char *fn = ta_node_text(m->src, flag);
+	const ta_param *p = ta_kernel_param(c->k, fn);
+	free(fn);
+	if (!p || !p->constexpr_)
+		return mask;
+	TSNode ta[4], tb[4];
+	size_t na = ta_edits_chain_terms(m, a, "&", ta, 4), nb = ta_edits_chain_terms(m, b, "&", tb, 4);
+	if (na > 4 || nb > 4)
+		return mask;
+	for (size_t i = 0; i < na; i++) {
+		char *x1 = ta_node_text(m->src, ta_node_unparen(ta[i]));
+		bool in = false;
+		for (size_t j = 0; j < nb && !in; j++)
+			in = ta_node_text_eq(m->src, ta_node_unparen(tb[j]), x1);
+		free(x1);
+		if (!in)
+			return mask;
+	}
+	return ta_node_unparen(b);
+}
+
 /* The mask: (rows[:, None] < M) & (cols[None, :] < N), either term alone
  * or none; the same offsets as the pointer. */
 static int s1_mask(s1_ctx *c, TSNode mask)
@@ -709,6 +744,7 @@ static int s1_mask(s1_ctx *c, TSNode mask)
 		free(name);
 		mask = rhs;
 	}
+	mask = flag_mask(c, mask);
 	TSNode t[4];
 	size_t n = ta_edits_chain_terms(m, mask, "&", t, 4);
 	for (size_t i = 0; i < n; i++) {
