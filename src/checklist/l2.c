@@ -88,15 +88,15 @@ static uint32_t pid_product(ta_rule_ctx *c, const char *name, const ta_assign *a
 /* The line where parameter name sizes each program's share of a grid axis:
  * it multiplies the program id (`pid * BLOCK_M`, `tl.program_id(0) *
  * BLOCK`); 0 when it never does (a tile of a loop inside each program: the
- * grid does not depend on it). */
-static uint32_t sizes_grid_axis(ta_rule_ctx *c, const char *name)
+ * grid does not depend on it). *pid: the names holding a program id, found
+ * on the first call. */
+static uint32_t sizes_grid_axis(ta_rule_ctx *c, const char *name, bool **pid)
 {
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
-	bool *pid = pid_names(c, as, n);
-	uint32_t line = pid_product(c, name, as, pid, n);
-	free(pid);
-	return line;
+	if (!*pid)
+		*pid = pid_names(c, as, n);
+	return pid_product(c, name, as, *pid, n);
 }
 
 /* A parameter the configs set (not num_warps / num_stages) that sizes each
@@ -107,18 +107,30 @@ static const char *tuned_grid_parameter(ta_rule_ctx *c, const ta_autotune *a, ui
 {
 	if (a->configs_kind == TA_CONFIGS_UNRESOLVED || a->configs_kind == TA_CONFIGS_NONE || !a->config_count)
 		return NULL;
-	for (size_t i = 0; i < a->config_count; i++)
-		for (size_t p = 0; p < a->configs[i].param_count; p++) {
+	/* Each name once: the configs set the same few (a walk of the kernel
+	 * per config and parameter was most of L2's time). */
+	bool *pid = NULL;
+	const char **tried = NULL;
+	size_t ntried = 0, cap = 0;
+	const char *found = NULL;
+	for (size_t i = 0; i < a->config_count && !found; i++)
+		for (size_t p = 0; p < a->configs[i].param_count && !found; p++) {
 			const char *name = a->configs[i].params[p].name;
-			if (!ta_kernel_param(c->k, name))
+			bool again = false;
+			for (size_t t = 0; t < ntried && !again; t++)
+				again = !strcmp(tried[t], name);
+			if (again || !ta_kernel_param(c->k, name))
 				continue;
-			uint32_t l = sizes_grid_axis(c, name);
+			*TA_PUSH(tried, ntried, cap) = name;
+			uint32_t l = sizes_grid_axis(c, name, &pid);
 			if (l) {
 				*line = l;
-				return name;
+				found = name;
 			}
 		}
-	return NULL;
+	free(pid);
+	free(tried);
+	return found;
 }
 
 ta_status ta_detect_l2(ta_rule_ctx *c)
