@@ -3,6 +3,7 @@
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
+#include "util/fsutil.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -1295,6 +1296,44 @@ static int p1_foreign_launcher(const ta_model *m, const ta_kernel *k, char **why
 	return 0;
 }
 
+/* The file is part of a Python package (each folder up to the top has an
+ * __init__.py) one of whose __init__.py registers kernels as torch's own
+ * operators (`torch.library.Library("aten", "IMPL")`, FlagGems). Triton's
+ * autotuner benchmarks with torch calls (its L2 flush is `cache.zero_()`),
+ * which then run the package's kernels inside the tuner: on the H200, with
+ * Triton 3.6, FlagGems' fill kernel failed there ("function takes exactly
+ * 25 arguments (21 given)"), for P1's autotunes on diag.py and for its own
+ * on avg_pool2d.py alike. */
+static int p1_aten_package(const ta_model *m, char **why)
+{
+	if (!m->src->path)
+		return 0;
+	char *dir = ta_path_dirname(m->src->path);
+	int rc = 0;
+	for (int depth = 0; depth < 16 && rc == 0; depth++) {
+		char *init = ta_path_join(dir, "__init__.py");
+		char *text = NULL, *err = NULL;
+		size_t len = 0;
+		bool pkg = ta_read_file(init, 4u << 20, &text, &len, &err) == 0;
+		if (pkg && (strstr(text, "Library(\"aten\"") || strstr(text, "Library('aten'")) && strstr(text, "IMPL"))
+			rc = ta_edits_refuse(why, "%s registers the package's kernels as torch's aten operators: Triton's "
+					     "autotuner benchmarks with torch calls (its cache flush, zero_()), which would run "
+					     "those kernels inside the tuner; tune through the project's own tuner",
+					     init);
+		free(text);
+		free(err);
+		free(init);
+		char *up = ta_path_dirname(dir);
+		bool top = !pkg || !strcmp(up, dir);
+		free(dir);
+		dir = up;
+		if (top)
+			break;
+	}
+	free(dir);
+	return rc;
+}
+
 /* A launch of k pins num_warps=1 and k reads back memory it writes in the
  * same program (a store, then a load of the same argument): other warps
  * would read before the first one has written. The author's one warp
@@ -1337,6 +1376,8 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 				       "arguments: autotuning runs it once per config, and what it writes cannot be "
 				       "named in restore_value", unnamed, k->name);
 	if (p1_foreign_launcher(m, k, why) != 0)
+		return -1;
+	if (p1_aten_package(m, why) != 0)
 		return -1;
 	if (p1_single_warp_roundtrip(m, k, ki, why) != 0)
 		return -1;

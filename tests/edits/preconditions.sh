@@ -20,7 +20,9 @@
 #  3 S7 stride guard   safety s7_batch_offset, s7_stride_assert / s7_strided_ok
 #  4 D15 one branch    safety d15_one_branch, d15_branch_param / d15_straight
 #  5 S1 back-end       pre ascend/s1_shift, s1_hip / s1_strided
-#    S1 alignment      -- (a computed row stride: not yet) / golden s1, s1_branches, s1_kloop (the 16-byte assert)
+#    S1 alignment      pre s1_rowstride_local / s1_rowstride (its contract); golden s1, s1_branches, s1_kloop
+#    S1 16-byte block  pre s1_block16_heur / s1_block16 (its assert), s1_block16_ok
+#    P1 aten package   pre p1_aten / p1_aten_ok (the tuner's cache flush runs the package's kernels)
 #  6 S1 allocator      pre s1_two_paths (both orders) / s1_strided; golden s1_branches
 #  7 S8 rounded key    rules s8_rounded_key, s8_chunked; golden s8
 #  8 broken edit ★     tests/tui/broken.sh / tests/tui/walk.sh
@@ -51,7 +53,10 @@ while read -r id file want pattern; do
 	n=$((n + 1))
 	d="$tmp/$n"
 	mkdir -p "$d/$(dirname "$file")"
-	cp "$fx/$file" "$d/$file"
+	case $file in
+	*/*) cp -R "$fx/${file%%/*}" "$d/" ;;  # a package: its __init__.py files come too
+	*) cp "$fx/$file" "$d/$file" ;;
+	esac
 	case $want in
 	refuses)
 		(cd "$d" && "$TILEADVISE" --diff "$id" "$file" >dout 2>derr)
