@@ -9,6 +9,11 @@ for the bundled examples, a differential harness (tests/gpu/diff_examples.py).
   corpus_edits.py run WORK OUTDIR    baseline each checked file unedited, then
                                      every applied site, in parallel; a site
                                      counts only where its baseline passed
+  corpus_edits.py table WORK OUTDIR  the per-rule table again, from the plan
+                                     and OUTDIR/results.jsonl
+  corpus_edits.py classify LOG CHECK whether a failing check's output (CHECK:
+                                     pytest, main or diff) stopped only at the
+                                     edits' host contracts: contract, or fail
 
 Environment: TA (the tileadvise binary), TA_JOBS (parallel jobs, default the
 CPU count), TA_SAMPLE (test items a file, default 6), TA_TIMEOUT (seconds a
@@ -296,6 +301,48 @@ def summary_line(out):
     return (lines[-1] if lines else "")[:200]
 
 
+# The asserts the edits write as host contracts (S1's TMA rules, P6's
+# tl.assume): a check that stops there stopped at the edit's stated
+# assumption, loudly, rather than computing something else.
+CONTRACT = re.compile(r"AssertionError: .*(through a TMA tensor descriptor: its |: tl\.assume\(.*\) needs it)")
+FAIL_HEAD = re.compile(r"^_+ (.+?) _+$")
+
+
+def contract_stop(out, check):
+    """True when every failure in a check's output is an AssertionError one
+    of the edits' host contracts raised; any other failure (a wrong value,
+    a crash, a compile error) keeps the site 'newly failing'."""
+    lines = out.splitlines()
+    if check == "diff":
+        bad = [l for l in lines if "EDITED RAISED" in l or " DIFFERS" in l]
+        return bool(bad) and all("EDITED RAISED" in l and CONTRACT.search(l) for l in bad)
+    if check == "main":
+        errs = [l for l in lines if re.match(r"^\w*(Error|Exception)\b", l)]
+        return bool(errs) and bool(CONTRACT.search(errs[-1]))
+    m = re.search(r"(\d+) failed", summary_line(out))
+    e = re.search(r"(\d+) errors?\b", summary_line(out))
+    nfail = (int(m.group(1)) if m else 0) + (int(e.group(1)) if e else 0)
+    if not nfail or "= FAILURES =" not in out and "= ERRORS =" not in out:
+        return False
+    # the failure sections between "FAILURES"/"ERRORS" and the next ==== line
+    sections, cur, inside = [], None, False
+    for l in lines:
+        if re.match(r"^=+ (FAILURES|ERRORS) =+$", l):
+            inside = True
+            continue
+        if inside and re.match(r"^=+ .* =+$", l):
+            inside = False
+        if not inside:
+            continue
+        if FAIL_HEAD.match(l):
+            cur = []
+            sections.append(cur)
+        elif cur is not None:
+            cur.append(l)
+    return len(sections) == nfail and all(
+        any(l.startswith("E ") and CONTRACT.search(l) for l in sec) for sec in sections)
+
+
 def timing(out):
     m = re.search(r"^time: original ([0-9.]+) ms, edited ([0-9.]+) ms", out, re.M)
     return (float(m.group(1)), float(m.group(2))) if m else None
@@ -364,6 +411,8 @@ def run(work, outdir):
         log(f"site-{s['n']}.log", out)
         shutil.rmtree(tree, ignore_errors=True)
         st = "pass" if rc == 0 else ("timeout" if rc == "timeout" else "fail")
+        if st == "fail" and contract_stop(out, t["check"]):
+            st = "contract"
         return s, {"status": st, "rc": rc, "secs": round(dt, 1), "summary": summary_line(out), "timing": timing(out)}
 
     t_start = time.time()
@@ -406,7 +455,12 @@ def run(work, outdir):
 
 
 def table(work, outdir):
-    """The per-rule table (markdown) from plan.json and results.jsonl."""
+    """The per-rule table (markdown) from plan.json and results.jsonl. Safe
+    edits (meaning kept for every input) either still pass or newly fail;
+    unsafe ones (kept under a stated assumption, applied with
+    --unsafe-fixes) still pass, stop at the host contract that states their
+    assumption (an AssertionError the edit wrote: loud, its own column), or
+    newly fail otherwise. 'Newly failing' sums both kinds."""
     P = json.load(open(os.path.join(work, "plan.json")))
     R = [json.loads(l) for l in open(os.path.join(outdir, "results.jsonl"))]
     siter = {r["n"]: r for r in R if r["kind"] == "site"}
@@ -418,40 +472,54 @@ def table(work, outdir):
         d["offered"] += 1
         d["refused"] += not s["applied"]
         d["applied"] += s["applied"]
+        d["applied unsafe"] += bool(s["applied"] and s.get("unsafe"))
         r = siter.get(s["n"])
         if not r:
             continue
         st = r["status"]
-        if st in ("pass", "fail", "timeout"):
+        kind = "unsafe" if r.get("unsafe", s.get("unsafe")) else "safe"
+        if st in ("pass", "fail", "timeout", "contract"):
             d["run"] += 1
             projs[s["rule"]].add(s["project"])
-            d["still passing"] += st == "pass"
-            d["newly failing"] += st == "fail"
-            d["timeout"] += st == "timeout"
+            if st == "pass":
+                d[kind + " pass"] += 1
+            elif st == "fail":
+                d[kind + " fail"] += 1
+            elif st == "contract":
+                # a safe edit has no stated assumption: stopping is failing
+                d["unsafe contract" if kind == "unsafe" else "safe fail"] += 1
+            else:
+                d["timeout"] += 1
             if r.get("timing"):
                 d["timed"] += 1
                 d["t0"] += r["timing"][0]
                 d["t1"] += r["timing"][1]
         else:
             d["no baseline"] += 1
-    lines = ["| rule | offered | refused | applied | run (baseline passed) | still passing | newly failing | "
-             "timed out | projects run | time before → after (ms, summed over timed sites) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| rule | offered | refused | applied (unsafe) | run (baseline passed) | safe: still passing | "
+             "safe: newly failing | unsafe: still passing | unsafe: stopped by its contract | "
+             "unsafe: newly failing | timed out | projects run | time before → after (ms, summed over timed sites) |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     tot = collections.Counter()
     for rule in sorted(rows, key=lambda x: (x[0], int(x[1:]))):
         d = rows[rule]
         tot.update(d)
         tm = f"{d['t0']:.3f} → {d['t1']:.3f} ({d['timed']} sites)" if d["timed"] else "—"
-        lines.append(f"| {rule} | {d['offered']} | {d['refused']} | {d['applied']} | {d['run']} | "
-                     f"{d['still passing']} | {d['newly failing']} | {d['timeout']} | {len(projs[rule])} | {tm} |")
+        lines.append(f"| {rule} | {d['offered']} | {d['refused']} | {d['applied']} ({d['applied unsafe']}) | "
+                     f"{d['run']} | {d['safe pass']} | {d['safe fail']} | {d['unsafe pass']} | "
+                     f"{d['unsafe contract']} | {d['unsafe fail']} | {d['timeout']} | {len(projs[rule])} | {tm} |")
     allp = set().union(*projs.values()) if projs else set()
-    lines.append(f"| **all** | {tot['offered']} | {tot['refused']} | {tot['applied']} | {tot['run']} | "
-                 f"{tot['still passing']} | {tot['newly failing']} | {tot['timeout']} | {len(allp)} | |")
+    lines.append(f"| **all** | {tot['offered']} | {tot['refused']} | {tot['applied']} ({tot['applied unsafe']}) | "
+                 f"{tot['run']} | {tot['safe pass']} | {tot['safe fail']} | {tot['unsafe pass']} | "
+                 f"{tot['unsafe contract']} | {tot['unsafe fail']} | {tot['timeout']} | {len(allp)} | |")
     byp = collections.Counter()
     for r in siter.values():
-        if r["status"] in ("pass", "fail", "timeout"):
+        if r["status"] in ("pass", "fail", "timeout", "contract"):
             byp[r["project"]] += 1
     lines.append("")
+    lines.append(f"Newly failing: {tot['safe fail'] + tot['unsafe fail']} ({tot['safe fail']} safe, "
+                 f"{tot['unsafe fail']} unsafe); stopped by a stated contract: {tot['unsafe contract']}; "
+                 f"still passing: {tot['safe pass'] + tot['unsafe pass']}; timed out: {tot['timeout']}")
     lines.append("Sites run per project: " + ", ".join(f"{p} {n}" for p, n in sorted(byp.items())))
     lines.append(f"Checked files whose unedited original passed: {len(basepass)}")
     text = "\n".join(lines) + "\n"
@@ -467,6 +535,8 @@ if __name__ == "__main__":
         run(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "table":
         table(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 4 and sys.argv[1] == "classify":  # classify LOG CHECK: prints contract or fail
+        print("contract" if contract_stop(read(sys.argv[2]), sys.argv[3]) else "fail")
     else:
         print(__doc__)
         sys.exit(2)
