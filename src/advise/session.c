@@ -425,17 +425,26 @@ static json_t *figures_json(const ta_run_figures *r)
 			json_t *sh = json_array();
 			for (size_t j = 0; j < k->n_shapes; j++) {
 				const ta_shape_figures *x = &k->shapes[j];
-				json_array_append_new(sh, json_pack("{s:o, s:o, s:I, s:I, s:I, s:f, s:f}", "grid",
-								    ints3(x->grid), "block", ints3(x->block),
-								    "regs", (json_int_t)x->regs, "smem", (json_int_t)x->smem,
-								    "calls",
-								    (json_int_t)x->calls, "median_ns", x->median_ns,
-								    "share", x->share));
+				json_t *xo = json_pack("{s:o, s:o, s:I, s:I, s:I, s:f, s:f}", "grid",
+						       ints3(x->grid), "block", ints3(x->block),
+						       "regs", (json_int_t)x->regs, "smem", (json_int_t)x->smem,
+						       "calls",
+						       (json_int_t)x->calls, "median_ns", x->median_ns,
+						       "share", x->share);
+				if (x->period_ns > 0)
+					json_object_set_new(xo, "period_ns", json_real(x->period_ns));
+				json_array_append_new(sh, xo);
 			}
 			json_object_set_new(o, "per_call_ns", json_real(k->per_call_ns));
 			json_object_set_new(o, "calls", json_integer((json_int_t)k->calls));
 			json_object_set_new(o, "shapes", sh);
 		}
+		if (k->n_period) {   /* optional: sessions before it load without */
+			json_object_set_new(o, "period_ns", json_real(k->period_ns));
+			json_object_set_new(o, "period_n", json_integer((json_int_t)k->n_period));
+		}
+		if (k->sampled)
+			json_object_set_new(o, "sampled", json_true());
 		if (k->n_phases) {
 			json_t *st = json_array(), *ph = json_array();
 			for (size_t j = 0; j < k->n_steady; j++)
@@ -843,7 +852,17 @@ static bool read_figures(reader *r, json_t *ro, ta_run_figures *f)
 			x->share = get_num(sv, "share");
 			if (!(x->share >= 0 && x->share <= 1))
 				x->share = 0;
+			x->period_ns = get_num(sv, "period_ns");
+			if (!(x->period_ns > 0 && x->period_ns < 1e15))
+				x->period_ns = 0;
 		}
+		/* The host period per call (optional: newer sessions). */
+		long long pn = get_int(ko, "period_n", 0);
+		k->period_ns = get_num(ko, "period_ns");
+		k->n_period = pn > 0 && k->period_ns > 0 && k->period_ns < 1e15 ? (size_t)pn : 0;
+		if (!k->n_period)
+			k->period_ns = 0;
+		k->sampled = json_is_true(json_object_get(ko, "sampled"));
 		tune_from_json(&k->tune, json_object_get(ko, "autotune_table"));
 		ta_deep_figures_from_json(&k->deep, json_object_get(ko, "deep"));
 	}

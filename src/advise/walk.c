@@ -60,10 +60,14 @@ void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
 			memcpy(sf->block, x->cfg.block, sizeof sf->block);
 			sf->regs = x->cfg.regs;
 			sf->smem = x->cfg.smem_static + x->cfg.smem_dynamic;
-			sf->calls = x->n_durations;
+			sf->calls = x->steady;
 			sf->median_ns = x->summary.median;
 			sf->share = x->share;
+			sf->period_ns = x->n_period ? x->period_ns : 0;
 		}
+		kf->period_ns = km->n_period ? km->period_ns : 0;
+		kf->n_period = (size_t)km->n_period;
+		kf->sampled = km->sampled;
 		kf->summary = g->summary;
 		if (g->n_durations) {
 			kf->durations_ns = ta_xmalloc(g->n_durations * sizeof(double));
@@ -177,6 +181,10 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 	if (!a || !b || !a->n_durations || !b->n_durations)
 		return c;
 	c.measured = true;
+	if (a->n_period && b->n_period) {
+		c.period_before_ns = b->period_ns;
+		c.period_after_ns = a->period_ns;
+	}
 	size_t matched = 0;
 	for (size_t i = 0; a->n_shapes > 1 && i < a->n_shapes; i++) {
 		const ta_shape_figures *x = &a->shapes[i];

@@ -32,6 +32,7 @@ typedef struct ta_shape_figures {
 	size_t calls;                /* steady launches */
 	double median_ns;
 	double share;                /* of the kernel's steady GPU time, 0..1 */
+	double period_ns;            /* host time per call (see below); 0: not known */
 } ta_shape_figures;
 
 typedef struct ta_kernel_figures {
@@ -44,6 +45,15 @@ typedef struct ta_kernel_figures {
 	size_t calls;
 	ta_shape_figures *shapes;    /* owned */
 	size_t n_shapes;
+	/* Time per call of the user's program for the dominant shape: the
+	 * median host time between successive launches of the kernel, so the
+	 * wrapper's Python and the autotuner's work are in it (a period, not a
+	 * measured wrapper call). n_period 0: not known (older sessions, runs
+	 * with TILEADVISE_TRACE=plain). sampled: adaptive tracing timed only
+	 * some of the launches. */
+	double period_ns;
+	size_t n_period;
+	bool sampled;
 	ta_summary summary;          /* of durations_ns */
 	double *durations_ns;        /* steady-state launches (owned), for comparisons */
 	size_t n_durations;
@@ -98,6 +108,8 @@ typedef struct ta_change {
 	bool measured;               /* both runs had the kernel */
 	double before_ns, after_ns;  /* medians */
 	ta_comparison cmp;           /* ratio after/before, 95% interval, verdict */
+	/* Time per call (host period) on both sides; 0: not in both runs. */
+	double period_before_ns, period_after_ns;
 	/* Workloads of several shapes: shape by shape (same grid and block in
 	 * both runs), the later run's largest shares first. */
 	ta_shape_change shapes[TA_CHANGE_SHAPES];

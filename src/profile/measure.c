@@ -181,8 +181,56 @@ static bool is_tuning_block(const ta_kernel_rec **ls, size_t i, size_t fs, const
 	return true;
 }
 
+/* Whether a "calls" record belongs to the file kernel kname. */
+static bool calls_of(const ta_calls_rec *c, const char *kname, const char *const *names, size_t n_names)
+{
+	if (n_names == 0)
+		return strcmp(c->name, kname) == 0;
+	long k = own_index(c->name, names, n_names);
+	return k >= 0 && strcmp(names[k], kname) == 0;
+}
+
+static bool calls_shape(const ta_calls_rec *c, const ta_launch_config *cfg)
+{
+	return !memcmp(c->grid, cfg->grid, sizeof c->grid) && !memcmp(c->block, cfg->block, sizeof c->block) &&
+	       c->smem_dynamic == cfg->smem_dynamic;
+}
+
+/* Gives each group what the launch callback counted for its shape. Groups
+ * that launch alike (configs apart in registers only) share a count in
+ * proportion to their records; periods are pooled over processes and runs,
+ * weighted by their number. */
+static void attach_calls(group_acc *gs, size_t ng, uint64_t *counted, double *period, double *q1, double *q3,
+			 uint64_t *n_period, const ta_records *recs, const char *kname, const char *const *names,
+			 size_t n_names)
+{
+	for (size_t c = 0; recs && c < recs->n_calls; c++) {
+		const ta_calls_rec *cr = &recs->calls[c];
+		if (!calls_of(cr, kname, names, n_names))
+			continue;
+		size_t recs_in = 0;
+		for (size_t t = 0; t < ng; t++)
+			if (calls_shape(cr, &gs[t].cfg))
+				recs_in += gs[t].launches;
+		for (size_t t = 0; t < ng && recs_in; t++) {
+			if (!calls_shape(cr, &gs[t].cfg))
+				continue;
+			double part = (double)gs[t].launches / (double)recs_in;
+			counted[t] += (uint64_t)((double)cr->launches * part + 0.5);
+			if (cr->n_period) {
+				double w = (double)cr->n_period;
+				double tot = (double)n_period[t] + w;
+				period[t] = (period[t] * (double)n_period[t] + cr->median_ns * w) / tot;
+				q1[t] = (q1[t] * (double)n_period[t] + cr->p25_ns * w) / tot;
+				q3[t] = (q3[t] * (double)n_period[t] + cr->p75_ns * w) / tot;
+				n_period[t] += cr->n_period;
+			}
+		}
+	}
+}
+
 static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t n, bool may_autotune,
-			 const ta_gpu_info *gpu)
+			 const ta_gpu_info *gpu, const ta_records *recs, const char *const *names, size_t n_names)
 {
 	group_acc *gs = NULL;
 	size_t ng = 0, capg = 0;
@@ -236,9 +284,13 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 			group_close_run(&gs[t]);
 		i = j;
 	}
-	km->launches = n;
+	km->launches = 0;
 	km->groups = ta_xcalloc(ng, sizeof *km->groups);
 	km->n_groups = ng;
+	uint64_t *counted = ta_xcalloc(ng ? ng : 1, sizeof *counted), *n_period = ta_xcalloc(ng ? ng : 1, sizeof *n_period);
+	double *period = ta_xcalloc(ng ? ng : 1, sizeof *period), *q1 = ta_xcalloc(ng ? ng : 1, sizeof *q1),
+	       *q3 = ta_xcalloc(ng ? ng : 1, sizeof *q3);
+	attach_calls(gs, ng, counted, period, q1, q3, n_period, recs, km->name, names, n_names);
 	for (size_t t = 0; t < ng; t++) {
 		ta_kernel_group *kg = &km->groups[t];
 		kg->cfg = gs[t].cfg;
@@ -248,10 +300,31 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 		kg->durations_ns = gs[t].d;
 		kg->n_durations = gs[t].nd;
 		kg->summary = ta_stats_summarize(kg->durations_ns, kg->n_durations);
+		kg->counted = counted[t];
+		kg->n_period = n_period[t];
+		kg->period_ns = period[t];
+		kg->period_q1_ns = q1[t];
+		kg->period_q3_ns = q3[t];
+		/* Steady launches: the recorded ones, or with adaptive tracing the
+		 * counted ones less those set apart (a sampled autotuning config
+		 * stays all autotuning). */
+		size_t steady = kg->n_durations;
+		if (kg->counted > kg->launches) {
+			kg->sampled = true;
+			km->sampled = true;
+			if (kg->autotune == kg->launches)
+				kg->autotune = (size_t)kg->counted;
+			else
+				steady = (size_t)kg->counted - kg->warmup - kg->autotune;
+			km->autotune_launches += kg->autotune - gs[t].autotune;
+			kg->launches = (size_t)kg->counted;
+		}
+		km->launches += kg->launches;
 		/* launches x median: an outlier does not move a shape's weight */
-		kg->total_ns = (double)kg->n_durations * kg->summary.median;
+		kg->steady = steady;
+		kg->total_ns = (double)steady * kg->summary.median;
 		km->steady_total_ns += kg->total_ns;
-		km->steady_calls += kg->n_durations;
+		km->steady_calls += steady;
 		kg->tune_ns = gs[t].tune;
 		kg->n_tune = gs[t].nt;
 		kg->tune_summary = ta_stats_summarize(kg->tune_ns, kg->n_tune);
@@ -272,6 +345,11 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 		}
 	}
 	free(gs);
+	free(counted);
+	free(n_period);
+	free(period);
+	free(q1);
+	free(q3);
 	km->n_phases = ta_measure_phases(dur, t0, t1, runs, ns, &km->steady_ns, &km->n_steady,
 					 &km->phase_start);
 	free(dur);
@@ -293,6 +371,10 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 			best = kg->total_ns;
 			km->main_group = t;
 		}
+	}
+	if (ng && km->groups[km->main_group].n_period) {
+		km->n_period = km->groups[km->main_group].n_period;
+		km->period_ns = km->groups[km->main_group].period_ns;
 	}
 }
 
@@ -441,6 +523,20 @@ ta_measurement *ta_measure_build(const ta_records *recs, const char *const *name
 			km->name = ta_xstrdup(own[i]);
 		}
 	}
+	/* Adaptive tracing samples other kernels too: their counts and GPU
+	 * time follow the launch callback's count where it is higher. */
+	for (size_t t = 0; t < m->n_others; t++) {
+		ta_other_kernel *o = &m->others[t];
+		uint64_t counted = 0;
+		for (size_t c = 0; c < recs->n_calls; c++)
+			if (!strcmp(recs->calls[c].name, o->name))
+				counted += recs->calls[c].launches;
+		if (counted > o->launches) {
+			m->other_launches += (size_t)counted - o->launches;
+			o->total_ns *= (double)counted / (double)o->launches;
+			o->launches = (size_t)counted;
+		}
+	}
 	if (m->n_others > 1)
 		qsort(m->others, m->n_others, sizeof *m->others, cmp_other);
 
@@ -456,7 +552,7 @@ ta_measurement *ta_measure_build(const ta_records *recs, const char *const *name
 		}
 		if (n)
 			qsort(mine, n, sizeof *mine, cmp_launch);
-		build_kernel(&m->kernels[t], mine, n, may_autotune, gpu);
+		build_kernel(&m->kernels[t], mine, n, may_autotune, gpu, recs, names, n_names);
 	}
 	free(mine);
 	free(tuned);

@@ -43,7 +43,9 @@ typedef struct ta_kernel_group {
 	double *durations_ns;        /* the steady-state launches (owned) */
 	size_t n_durations;
 	ta_summary summary;          /* of durations_ns, in ns */
-	double total_ns;             /* its GPU time: n_durations x median */
+	size_t steady;               /* steady launches: n_durations, or counted less
+					those set apart when sampled */
+	double total_ns;             /* its GPU time: steady x median */
 	double share;                /* total_ns / the kernel's steady_total_ns (0..1) */
 	bool has_occupancy;          /* when device facts were given */
 	ta_occupancy occ;
@@ -54,6 +56,16 @@ typedef struct ta_kernel_group {
 	 * and last launch, the first steady one (SIZE_MAX: none). The autotune
 	 * table orders configurations by them. */
 	size_t first_seq, last_seq, steady_seq;
+	/* From the launch callback ("calls" records), when the stream has
+	 * them: every launch of the shape counted (with adaptive tracing only
+	 * some have a GPU time: `launches` and the GPU total are then scaled
+	 * to the counted launches), and the host period between a launch of
+	 * this shape and the previous launch of the kernel: the time per call
+	 * of the user's loop, wrapper and autotuner included. */
+	uint64_t counted;            /* 0: not counted (older streams) */
+	bool sampled;                /* fewer GPU times than counted launches */
+	uint64_t n_period;           /* 0: no period */
+	double period_ns, period_q1_ns, period_q3_ns;
 } ta_kernel_group;
 
 /* One row of an autotune table: a configuration the autotuner tried. */
@@ -105,6 +117,11 @@ typedef struct ta_kernel_measure {
 	size_t *phase_start;         /* owned; index into steady_ns of each phase */
 	size_t n_phases;
 	ta_autotune_table tune;      /* when it was autotuned (n_rows > 0) */
+	/* The host period per call of the dominant shape (see the group's);
+	 * n_period 0: not known. */
+	uint64_t n_period;
+	double period_ns;
+	bool sampled;                /* some shape was only sampled (adaptive tracing) */
 } ta_kernel_measure;
 
 typedef struct ta_other_kernel {

@@ -41,6 +41,9 @@ void ta_records_clear(ta_records *r)
 		free(r->sols[i].kernel);
 	}
 	free(r->sols);
+	for (size_t i = 0; i < r->n_calls; i++)
+		free(r->calls[i].name);
+	free(r->calls);
 	ta_records_init(r);
 }
 
@@ -106,6 +109,48 @@ static bool decode_kernel(ta_records *r, json_t *o, int run)
 	k->correlation = (uint32_t)int_or(o, "corr", 0);
 	k->graph_id = (uint32_t)int_or(o, "graph", 0);
 	k->graph_node_id = (uint64_t)int_or(o, "graph_node", 0);
+	return true;
+}
+
+/* A period in ns from a "calls" line: finite, not negative. */
+static double period_ns(json_t *o, const char *key)
+{
+	json_t *x = json_object_get(o, key);
+	double v = json_is_number(x) ? json_number_value(x) : -1;
+	return v >= 0 && v < 1e15 ? v : -1;
+}
+
+static bool decode_calls(ta_records *r, json_t *o, int run)
+{
+	json_t *name = json_object_get(o, "name");
+	json_int_t launches, traced;
+	int32_t grid[3], block[3];
+	if (!json_is_string(name) || !get_triple(o, "grid", grid, grid_max) ||
+	    !get_triple(o, "block", block, block_max) || !get_int(o, "launches", &launches) ||
+	    !get_int(o, "traced", &traced) || launches < 0 || traced < 0 || traced > launches)
+		return false;
+	ta_calls_rec *c = TA_PUSH(r->calls, r->n_calls, r->cap_calls);
+	memset(c, 0, sizeof *c);
+	c->name = ta_xstrdup(json_string_value(name));
+	c->pid = (long)int_or(o, "pid", 0);
+	c->run = run;
+	memcpy(c->grid, grid, sizeof grid);
+	memcpy(c->block, block, sizeof block);
+	c->smem_dynamic = (int32_t)int_or(o, "smem_dynamic", 0);
+	c->launches = (uint64_t)launches;
+	c->traced = (uint64_t)traced;
+	c->converged = json_is_true(json_object_get(o, "converged"));
+	json_t *p = json_object_get(o, "period");
+	json_int_t n;
+	if (json_is_object(p) && get_int(p, "n", &n) && n > 0) {
+		double lo = period_ns(p, "p25"), med = period_ns(p, "median"), hi = period_ns(p, "p75");
+		if (lo >= 0 && med >= lo && hi >= med) {
+			c->n_period = (uint64_t)n;
+			c->p25_ns = lo;
+			c->median_ns = med;
+			c->p75_ns = hi;
+		}
+	}
 	return true;
 }
 
@@ -279,6 +324,8 @@ bool ta_proto_decode_line(ta_records *r, const char *line, size_t len, int run)
 		ok = decode_pctotal(r, o);
 	} else if (strcmp(type, "sol") == 0) {
 		ok = decode_sol(r, o);
+	} else if (strcmp(type, "calls") == 0) {
+		ok = decode_calls(r, o, run);
 	} else if (strcmp(type, "run") == 0) {
 		ok = decode_run(r, o);
 	} else {

@@ -7,6 +7,18 @@
  *    "device":D,"stream":S,"corr":C,"graph":G,"graph_node":N}
  *   {"type":"error","pid":P,"where":"cuptiActivityEnable","code":C,"message":"..."}
  *   {"type":"bye","pid":P,"written":N,"dropped":N,"lost":N}
+ *   {"type":"calls","pid":P,"name":"...","grid":[x,y,z],"block":[x,y,z],
+ *    "smem_dynamic":B,"launches":N,"traced":T,"converged":B,
+ *    "period":{"n":K,"p25":NS,"median":NS,"p75":NS}}
+ *
+ * A "calls" line (one per launch shape, written at exit) comes from the
+ * launch callback: every launch of the shape counted, how many of them were
+ * traced (activity records asked for: with adaptive tracing a converged
+ * shape is only sampled), and the host time between a launch of that shape
+ * and the previous launch of the same kernel (any shape): the period of the
+ * user's calls, wrapper and autotuner work included, binned 1% wide.
+ * "period" is absent when the shape launched once. Streams without "calls"
+ * lines (older injectors, TILEADVISE_TRACE=plain) have every launch traced.
  *
  * With --deep the injector runs once more in one of two modes
  * (TILEADVISE_DEEP=pc or =sol) and adds:
@@ -66,6 +78,19 @@ size_t ta_proto_encode_error(char *out, size_t cap, long pid, const char *where,
 size_t ta_proto_encode_bye(char *out, size_t cap, long pid, uint64_t written,
 			   uint64_t dropped, uint64_t lost);
 
+/* Launch counts and host periods of one shape (the "calls" line). */
+typedef struct ta_proto_calls {
+	const char *name;
+	int32_t grid[3], block[3];
+	int32_t smem_dynamic;
+	uint64_t launches, traced;
+	bool converged;
+	uint64_t n_period;          /* 0: no period */
+	double p25_ns, median_ns, p75_ns;
+} ta_proto_calls;
+
+size_t ta_proto_encode_calls(char *out, size_t cap, long pid, const ta_proto_calls *k);
+
 /* The stall samples of one source line: reasons[n] with counts[n], most
  * first (the encoder keeps the first ones that fit). */
 typedef struct ta_proto_pcline {
@@ -102,6 +127,19 @@ typedef struct ta_kernel_rec {
 	uint32_t device, stream, correlation, graph_id;
 	uint64_t graph_node_id;
 } ta_kernel_rec;
+
+/* Launch counts and host periods of one shape of one process ("calls"). */
+typedef struct ta_calls_rec {
+	char *name;                 /* owned */
+	long pid;
+	int run;
+	int32_t grid[3], block[3];
+	int32_t smem_dynamic;
+	uint64_t launches, traced;
+	bool converged;
+	uint64_t n_period;          /* 0: none */
+	double p25_ns, median_ns, p75_ns;
+} ta_calls_rec;
 
 /* The stall samples of one source line of one kernel (--deep). */
 typedef struct ta_pcline_rec {
@@ -146,6 +184,8 @@ typedef struct ta_records {
 	uint64_t pc_samples, pc_dropped, pc_unattributed, pc_other;
 	uint32_t pc_period;
 	bool pc_hw_full;
+	ta_calls_rec *calls;        /* launch counts and host periods per shape */
+	size_t n_calls, cap_calls;
 	ta_sol_rec *sols;           /* --deep: counters per profiled launch */
 	size_t n_sols, cap_sols;
 	/* Wall time of the runs by kind (timed, pc, sol), from "run" lines;

@@ -156,6 +156,22 @@ size_t ta_proto_encode_bye(char *out, size_t cap, long pid, uint64_t written,
 	return finish(&c);
 }
 
+size_t ta_proto_encode_calls(char *out, size_t cap, long pid, const ta_proto_calls *k)
+{
+	cursor c = { out, cap, 0, 0 };
+	put_fmt(&c, "{\"type\":\"calls\",\"pid\":%ld,\"name\":", pid);
+	put_json_string(&c, k->name);
+	put_fmt(&c, ",\"grid\":[%" PRId32 ",%" PRId32 ",%" PRId32 "]", k->grid[0], k->grid[1], k->grid[2]);
+	put_fmt(&c, ",\"block\":[%" PRId32 ",%" PRId32 ",%" PRId32 "]", k->block[0], k->block[1], k->block[2]);
+	put_fmt(&c, ",\"smem_dynamic\":%" PRId32 ",\"launches\":%" PRIu64 ",\"traced\":%" PRIu64,
+		k->smem_dynamic, k->launches, k->traced);
+	put_fmt(&c, ",\"converged\":%s", k->converged ? "true" : "false");
+	if (k->n_period)
+		put_fmt(&c, ",\"period\":{\"n\":%" PRIu64 ",\"p25\":%.0f,\"median\":%.0f,\"p75\":%.0f}",
+			k->n_period, k->p25_ns, k->median_ns, k->p75_ns);
+	return finish(&c);
+}
+
 size_t ta_proto_encode_pcline(char *out, size_t cap, long pid, const ta_proto_pcline *p)
 {
 	cursor c = { out, cap, 0, 0 };

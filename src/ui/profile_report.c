@@ -76,6 +76,19 @@ static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main, bool s
 	if (g->autotune || g->warmup)
 		ta_buf_printf(b, "  (set apart: %zu autotuning, %zu warm-up)", g->autotune, g->warmup);
 	ta_buf_putc(b, '\n');
+	if (g->sampled)
+		ta_buf_printf(b, "      GPU times of %zu of %zu launches (adaptive tracing: the rest counted)\n",
+			      g->n_durations + g->warmup + g->n_tune, g->launches);
+	if (g->n_period) {
+		ta_buf_printf(b, "      time per call %.1f us (median host time from the kernel's previous launch "
+			      "to this one, IQR %.1f-%.1f us, n=%llu)", g->period_ns / 1e3, g->period_q1_ns / 1e3,
+			      g->period_q3_ns / 1e3, (unsigned long long)g->n_period);
+		if (g->n_durations && g->period_ns > 0 && g->summary.median <= g->period_ns)
+			ta_buf_printf(b, ": GPU %.0f%% of it", 100 * g->summary.median / g->period_ns);
+		else if (g->n_durations && g->period_ns > 0)
+			ta_buf_printf(b, ": shorter than the GPU time, the launches queue up ahead of the GPU");
+		ta_buf_putc(b, '\n');
+	}
 	if (g->has_occupancy) {
 		const ta_occupancy *o = &g->occ;
 		if (o->blocks_per_sm == 0)
@@ -196,6 +209,14 @@ static json_t *json_group(const ta_kernel_group *g, bool is_main)
 		json_object_set_new(o, "max_ns", json_real(s->max));
 		json_object_set_new(o, "cv", json_real(s->cv));
 	}
+	if (g->counted) {
+		json_object_set_new(o, "counted", json_integer((json_int_t)g->counted));
+		json_object_set_new(o, "sampled", json_boolean(g->sampled));
+	}
+	if (g->n_period)
+		json_object_set_new(o, "period",
+				    json_pack("{s:I,s:f,s:f,s:f}", "n", (json_int_t)g->n_period, "median_ns",
+					      g->period_ns, "q1_ns", g->period_q1_ns, "q3_ns", g->period_q3_ns));
 	if (g->has_occupancy) {
 		const ta_occupancy *x = &g->occ;
 		json_object_set_new(o, "occupancy",
@@ -266,6 +287,10 @@ static json_t *json_measurement(const ta_measurement *m, const ta_gpu_info *gpu)
 		json_object_set_new(ko, "per_call_ns",
 				    k->steady_calls ? json_real(k->steady_total_ns / (double)k->steady_calls)
 						    : json_null());
+		/* The host period of the dominant shape: time per call of the
+		 * user's loop (absent: not counted, older streams). */
+		if (k->n_period)
+			json_object_set_new(ko, "period_ns", json_real(k->period_ns));
 		json_t *gs = json_array();
 		for (size_t g = 0; g < k->n_groups; g++)
 			json_array_append_new(gs, json_group(&k->groups[g], g == k->main_group));

@@ -118,7 +118,17 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 		fprintf(out, ", ");
 		ta_md_put_text(out, r->date ? r->date : "?");
 		fprintf(out, ")\n\n");
-		fprintf(out, "| kernel | launches | median | IQR | occupancy |\n|---|---|---|---|---|\n");
+		/* "time per call": the host period between launches of the kernel
+		 * (wrapper and autotuner in it), next to the GPU time; a column
+		 * only when the run has it (older sessions do not). */
+		bool periods = false;
+		for (size_t i = 0; i < r->n_kernels; i++)
+			periods |= r->kernels[i].n_period > 0;
+		if (periods)
+			fprintf(out, "| kernel | launches | median | IQR | time per call | occupancy |\n"
+				"|---|---|---|---|---|---|\n");
+		else
+			fprintf(out, "| kernel | launches | median | IQR | occupancy |\n|---|---|---|---|---|\n");
 		for (size_t i = 0; i < r->n_kernels; i++) {
 			const ta_kernel_figures *k = &r->kernels[i];
 			fprintf(out, "| ");
@@ -127,6 +137,13 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 			put_us(out, k->summary.median);
 			fprintf(out, " | ");
 			put_us(out, k->summary.iqr);
+			if (periods) {
+				fprintf(out, " | ");
+				if (k->n_period)
+					put_us(out, k->period_ns);
+				else
+					fprintf(out, "-");
+			}
 			if (k->has_occupancy)
 			{
 				fprintf(out, " | %.1f%% (", k->occupancy * 100);
@@ -174,8 +191,16 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 				put_us(out, c.before_ns);
 				fprintf(out, " → ");
 				put_us(out, c.after_ns);
-				fprintf(out, ", ratio %.3f [%.3f, %.3f]: %s\n", c.cmp.ratio, c.cmp.lo, c.cmp.hi,
+				fprintf(out, ", ratio %.3f [%.3f, %.3f]: %s", c.cmp.ratio, c.cmp.lo, c.cmp.hi,
 					ta_verdict_name(c.cmp.verdict));
+				if (c.period_before_ns > 0) {
+					fprintf(out, "; time per call (host time between launches) ");
+					put_us(out, c.period_before_ns);
+					fprintf(out, " → ");
+					put_us(out, c.period_after_ns);
+					fprintf(out, " (%.3f)", c.period_after_ns / c.period_before_ns);
+				}
+				fprintf(out, "\n");
 			}
 		}
 	}

@@ -333,9 +333,108 @@ static void test_replay_h200_others(void **state)
 	}
 }
 
+static void calls(ta_records *r, const char *name, int run, int block, int grid, uint64_t launches,
+		  uint64_t traced, double period)
+{
+	ta_proto_calls c = { .name = name, .grid = { grid, 1, 1 }, .block = { block, 1, 1 },
+			     .launches = launches, .traced = traced, .n_period = launches - 1,
+			     .p25_ns = period * 0.9, .median_ns = period, .p75_ns = period * 1.1 };
+	char line[1024];
+	size_t n = ta_proto_encode_calls(line, sizeof line, 1, &c);
+	assert_true(ta_proto_decode_line(r, line, n - 1, run));
+}
+
+/* Adaptive tracing: 101 GPU times recorded of 10,001 counted launches. The
+ * counts come from the "calls" line, the median from the records, the GPU
+ * total from both; the host period is the kernel's time per call. */
+static void test_sampled_launches_and_period(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_records_init(&r);
+	launch(&r, "tiny_add", 0, 128, 16, 4, 9000);   /* warm-up */
+	for (int i = 0; i < 100; i++)
+		launch(&r, "tiny_add", 0, 128, 16, 4, 2000 + (uint64_t)(i % 5));
+	calls(&r, "tiny_add", 0, 128, 4, 10001, 101, 18000);
+	/* a kernel without a calls line (an older stream) is as before */
+	for (int i = 0; i < 10; i++)
+		launch(&r, "other_kernel", 0, 256, 16, 8, 5000);
+	ta_measurement *m = ta_measure_build(&r, NULL, NULL, 0, NULL);
+	const ta_kernel_measure *k = ta_measure_find(m, "tiny_add");
+	assert_non_null(k);
+	assert_true(k->sampled);
+	assert_int_equal(k->launches, 10001);
+	assert_int_equal(k->warmup_launches, 1);
+	const ta_kernel_group *g = &k->groups[k->main_group];
+	assert_true(g->sampled);
+	assert_int_equal(g->counted, 10001);
+	assert_int_equal(g->n_durations, 100);
+	assert_int_equal(g->steady, 10000);
+	assert_int_equal(k->steady_calls, 10000);
+	assert_float_equal(g->summary.median, 2002, 1e-9);
+	assert_float_equal(k->steady_total_ns, 10000.0 * 2002, 1e-6);
+	assert_int_equal(k->n_period, 10000);
+	assert_float_equal(k->period_ns, 18000, 1e-9);
+	assert_float_equal(g->period_q1_ns, 16200, 1e-9);
+	const ta_kernel_measure *o = ta_measure_find(m, "other_kernel");
+	assert_false(o->sampled);
+	assert_int_equal(o->launches, 10);
+	assert_int_equal(o->n_period, 0);
+	assert_int_equal(o->steady_calls, 9);
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
+/* A kernel not in the file, sampled: its launches and GPU time follow the
+ * count. */
+static void test_sampled_other_kernel(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_records_init(&r);
+	for (int i = 0; i < 10; i++)
+		launch(&r, "fill", 0, 128, 16, 64, 5000);
+	calls(&r, "fill", 0, 128, 64, 40, 10, 9000);
+	launch(&r, "mine", 0, 128, 16, 4, 700);
+	const char *names[] = { "mine" };
+	ta_measurement *m = ta_measure_build(&r, names, NULL, 1, NULL);
+	assert_int_equal(m->n_others, 1);
+	assert_int_equal(m->others[0].launches, 40);
+	assert_int_equal(m->other_launches, 40);
+	assert_float_equal(m->others[0].total_ns, 40 * 5000.0, 1e-6);
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
+/* Fully traced with a calls line: counts agree, nothing scaled; the period
+ * pools two runs weighted by their counts; autotuning configs alike in
+ * grid and block share the count. */
+static void test_calls_full_and_pooled(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_records_init(&r);
+	for (int run = 0; run < 2; run++) {
+		for (int i = 0; i < 20; i++)
+			launch(&r, "k", run, 128, 32, 8, 3000);
+		calls(&r, "k", run, 128, 8, 20, 20, run ? 30000 : 10000);
+	}
+	ta_measurement *m = ta_measure_build(&r, NULL, NULL, 0, NULL);
+	const ta_kernel_measure *k = ta_measure_find(m, "k");
+	assert_false(k->sampled);
+	assert_int_equal(k->launches, 40);
+	assert_int_equal(k->n_period, 38);
+	assert_float_equal(k->period_ns, 20000, 1e-6);
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sampled_launches_and_period),
+		cmocka_unit_test(test_calls_full_and_pooled),
+		cmocka_unit_test(test_sampled_other_kernel),
 		cmocka_unit_test(test_autotune_and_warmup),
 		cmocka_unit_test(test_repeat_pooling_and_compare),
 		cmocka_unit_test(test_size_sweep),

@@ -243,6 +243,57 @@ static void test_pcline_keeps_top_reasons_that_fit(void **state)
 	ta_records_clear(&r);
 }
 
+/* The launch book's "calls" line: encoded, decoded, and refused when its
+ * counts contradict each other; an old stream without it decodes as before. */
+static void test_calls_records(void **state)
+{
+	(void)state;
+	ta_proto_calls c = {
+		.name = "tiny_add", .grid = { 4, 1, 1 }, .block = { 128, 1, 1 }, .smem_dynamic = 0,
+		.launches = 50001, .traced = 912, .converged = true,
+		.n_period = 50000, .p25_ns = 17800, .median_ns = 18150, .p75_ns = 18600,
+	};
+	char line[1024];
+	size_t n = ta_proto_encode_calls(line, sizeof line, 42, &c);
+	assert_true(n > 0);
+	ta_records r;
+	ta_records_init(&r);
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 3));
+	assert_int_equal(r.n_calls, 1);
+	const ta_calls_rec *x = &r.calls[0];
+	assert_string_equal(x->name, "tiny_add");
+	assert_int_equal(x->pid, 42);
+	assert_int_equal(x->run, 3);
+	assert_int_equal(x->grid[0], 4);
+	assert_int_equal(x->block[0], 128);
+	assert_int_equal(x->launches, 50001);
+	assert_int_equal(x->traced, 912);
+	assert_true(x->converged);
+	assert_int_equal(x->n_period, 50000);
+	assert_float_equal(x->median_ns, 18150, 1e-9);
+	assert_float_equal(x->p25_ns, 17800, 1e-9);
+	assert_float_equal(x->p75_ns, 18600, 1e-9);
+	/* a shape launched once has no period */
+	c.n_period = 0;
+	c.launches = c.traced = 1;
+	n = ta_proto_encode_calls(line, sizeof line, 42, &c);
+	assert_null(strstr(line, "period"));
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+	assert_int_equal(r.calls[1].n_period, 0);
+	/* more traced than launched, or quartiles out of order: malformed or
+	 * no period */
+	const char *bad = "{\"type\":\"calls\",\"pid\":1,\"name\":\"k\",\"grid\":[1,1,1],\"block\":[1,1,1],"
+			  "\"launches\":3,\"traced\":4}";
+	assert_false(ta_proto_decode_line(&r, bad, strlen(bad), 0));
+	assert_int_equal(r.n_malformed, 1);
+	const char *odd = "{\"type\":\"calls\",\"pid\":1,\"name\":\"k\",\"grid\":[1,1,1],\"block\":[1,1,1],"
+			  "\"launches\":3,\"traced\":3,\"period\":{\"n\":2,\"p25\":9,\"median\":5,\"p75\":7}}";
+	assert_true(ta_proto_decode_line(&r, odd, strlen(odd), 0));
+	assert_int_equal(r.calls[2].n_period, 0);
+	ta_records_clear(&r);
+	assert_int_equal(r.n_calls, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_overlong_line),
 		cmocka_unit_test(test_deep_records),
 		cmocka_unit_test(test_pcline_keeps_top_reasons_that_fit),
+		cmocka_unit_test(test_calls_records),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,11 +8,21 @@
  * reader, and turns every CUPTI failure into an "error" record. Without a
  * valid record fd it does nothing at all.
  *
+ * The timed run also subscribes to the launch callbacks (adapt.h): every
+ * launch is counted and its host time kept, so that the tool can give the
+ * period of the user's calls next to the GPU time, and a launch shape whose
+ * GPU time has settled is only sampled (adaptive tracing), which takes
+ * CUPTI's per-launch cost off launch-bound programs. TILEADVISE_TRACE=full
+ * traces every launch (still counting them); =plain is the old way, activity
+ * records only and no subscriber, for a program that brings its own CUPTI
+ * client (torch.profiler: CUPTI allows one subscriber per process).
+ *
  * TILEADVISE_DEEP=pc or =sol turns this run into a --deep one: instead of
  * timing launches it samples PCs (pcsamp.c) or reads hardware counters of
  * chosen launches (sol.cc). Those perturb timing, so the tool runs them
  * apart from the timed run. */
 #include "config.h"
+#include "profile/inject/adapt.h"
 #include "profile/inject/deep.h"
 #include "profile/protocol.h"
 
@@ -61,6 +71,22 @@ static pthread_mutex_t flush_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t flush_cond = PTHREAD_COND_INITIALIZER;
 static bool flush_stop;
 static unsigned flush_ms = DEFAULT_FLUSH_MS;
+
+/* ---- the launch book (timed run) ----------------------------------------- */
+
+typedef enum trace_mode { TRACE_ADAPTIVE, TRACE_FULL, TRACE_PLAIN } trace_mode;
+static trace_mode trace = TRACE_ADAPTIVE;
+static bool book_on;                 /* subscribed: launches are counted */
+/* Held briefly by the launch callback and by the activity buffer thread;
+ * never while calling CUPTI (CUPTI may hold its own locks around either). */
+static pthread_mutex_t book_lock = PTHREAD_MUTEX_INITIALIZER;
+static ta_adapt book;
+/* Whether kernel activity is enabled now; toggled by launch threads only. */
+static pthread_mutex_t toggle_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool tracing_on;
+static bool toggle_failed;
+/* cuFuncGetName (CUDA 12.3+), for a launch whose callback has no name. */
+static int (*func_get_name)(const char **, void *);
 
 static void send_all(const char *p, size_t n, size_t lines)
 {
@@ -188,12 +214,26 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	while (buffer && cuptiActivityGetNextRecord(buffer, valid, &rec) == CUPTI_SUCCESS) {
 		if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
 			continue;
+		const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
 		size_t n = 0;
-		kernel_line((const CUpti_ActivityKernel10 *)rec, line, sizeof line, &n);
+		kernel_line(k, line, sizeof line, &n);
 		batch_add_locked(line, n);
+		if (book_on && k->name && k->end > k->start) {
+			int32_t grid[3] = { k->gridX, k->gridY, k->gridZ };
+			int32_t block[3] = { k->blockX, k->blockY, k->blockZ };
+			pthread_mutex_lock(&book_lock);
+			ta_adapt_sample(&book, k->name, grid, block, k->dynamicSharedMemory,
+					(double)(k->end - k->start));
+			pthread_mutex_unlock(&book_lock);
+		}
 	}
 	batch_flush_locked();
 	pthread_mutex_unlock(&batch_lock);
+	if (book_on) {
+		pthread_mutex_lock(&book_lock);
+		ta_adapt_settle(&book);
+		pthread_mutex_unlock(&book_lock);
+	}
 	free(buffer);
 }
 
@@ -247,6 +287,27 @@ static void at_exit(void)
 		dropped = 0;
 	char line[LINE_MAX_BYTES];
 	pthread_mutex_lock(&batch_lock);
+	if (book_on) {
+		pthread_mutex_lock(&book_lock);
+		for (size_t i = 0; i < book.n_shapes; i++) {
+			const ta_adapt_shape *b = &book.shapes[i];
+			ta_proto_calls pc = {
+				.name = b->name,
+				.smem_dynamic = b->smem_dynamic,
+				.launches = b->launches,
+				.traced = b->traced,
+				.converged = b->converged,
+				.n_period = b->n_period,
+				.p25_ns = ta_adapt_period_quantile(b, 0.25),
+				.median_ns = ta_adapt_period_quantile(b, 0.5),
+				.p75_ns = ta_adapt_period_quantile(b, 0.75),
+			};
+			memcpy(pc.grid, b->grid, sizeof pc.grid);
+			memcpy(pc.block, b->block, sizeof pc.block);
+			batch_add_locked(line, ta_proto_encode_calls(line, sizeof line, (long)init_pid, &pc));
+		}
+		pthread_mutex_unlock(&book_lock);
+	}
 	batch_flush_locked();
 	/* The bye line counts itself as written only if it gets through. */
 	unsigned long long written = atomic_load(&n_written) + 1;
@@ -337,6 +398,104 @@ bool ta_inject_enable_launch_callbacks(CUpti_SubscriberHandle sub,
 	return true;
 }
 
+/* Function, grid, block and dynamic shared memory of a launch. */
+static bool launch_params(CUpti_CallbackId cbid, const void *params, const void **func, int32_t grid[3],
+			  int32_t block[3], int32_t *smem)
+{
+	unsigned g[3], b[3], sm;
+	switch (cbid) {
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz: {
+		/* The cooperative forms have the same leading fields. */
+		const cuLaunchKernel_params *p = (const cuLaunchKernel_params *)params;
+		*func = p->f;
+		g[0] = p->gridDimX; g[1] = p->gridDimY; g[2] = p->gridDimZ;
+		b[0] = p->blockDimX; b[1] = p->blockDimY; b[2] = p->blockDimZ;
+		sm = p->sharedMemBytes;
+		break;
+	}
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+		const cuLaunchKernelEx_params *p = (const cuLaunchKernelEx_params *)params;
+		if (!p->config)
+			return false;
+		*func = p->f;
+		g[0] = p->config->gridDimX; g[1] = p->config->gridDimY; g[2] = p->config->gridDimZ;
+		b[0] = p->config->blockDimX; b[1] = p->config->blockDimY; b[2] = p->config->blockDimZ;
+		sm = p->config->sharedMemBytes;
+		break;
+	}
+	default:
+		return false;
+	}
+	for (int i = 0; i < 3; i++) {
+		grid[i] = (int32_t)g[i];
+		block[i] = (int32_t)b[i];
+	}
+	*smem = (int32_t)sm;
+	return true;
+}
+
+static void set_tracing(bool want)
+{
+	pthread_mutex_lock(&toggle_lock);
+	if (want != tracing_on && !toggle_failed) {
+		CUptiResult rc = want ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
+				      : cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+		if (rc == CUPTI_SUCCESS) {
+			tracing_on = want;
+		} else {
+			/* Trace everything from now on rather than lose launches. */
+			toggle_failed = true;
+			if (!tracing_on)
+				tracing_on = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) ==
+					     CUPTI_SUCCESS;
+			report_error(want ? "cuptiActivityEnable(adaptive)" : "cuptiActivityDisable(adaptive)", rc);
+		}
+	}
+	pthread_mutex_unlock(&toggle_lock);
+}
+
+/* The timed run's launch callback: count, keep the host time, decide. */
+static void book_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)
+{
+	const CUpti_CallbackData *cd = (const CUpti_CallbackData *)data;
+	if (domain != CUPTI_CB_DOMAIN_DRIVER_API || cd->callbackSite != CUPTI_API_ENTER)
+		return;
+	if (cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch || cbid == CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) {
+		/* A graph's kernels do not pass through here one by one. */
+		if (trace == TRACE_ADAPTIVE)
+			set_tracing(true);
+		return;
+	}
+	const void *func = NULL;
+	int32_t grid[3], block[3], smem = 0;
+	if (!launch_params(cbid, cd->functionParams, &func, grid, block, &smem))
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	const char *name = cd->symbolName;
+	if (!name && func_get_name && func_get_name(&name, (void *)func) != 0)
+		name = NULL;   /* counted as overflow: traced, not in the book */
+	pthread_mutex_lock(&book_lock);
+	bool want = ta_adapt_launch(&book, func, name, grid, block, smem, now);
+	/* Hurry the records of a shape that is still being traced in full:
+	 * its decision waits for them. */
+	bool hurry = false;
+	if (trace == TRACE_ADAPTIVE && want && book.last) {
+		uint64_t n = book.last->launches;
+		hurry = !book.last->converged && n >= 32 && (n & (n - 1)) == 0;
+	}
+	pthread_mutex_unlock(&book_lock);
+	if (trace == TRACE_ADAPTIVE)
+		set_tracing(want);
+	if (hurry && flush_thread_started)
+		pthread_cond_signal(&flush_cond);
+}
+
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 				 CUpti_CallbackId cbid, const void *data)
 {
@@ -348,7 +507,9 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	if (inside)
 		return;
 	inside = true;
-	if (deep == DEEP_PC)
+	if (deep == DEEP_NONE)
+		book_callback(domain, cbid, data);
+	else if (deep == DEEP_PC)
 		ta_pcsamp_callback(domain, cbid, data);
 	else if (deep == DEEP_SOL)
 		ta_sol_callback(domain, cbid, data);
@@ -439,6 +600,8 @@ static void initialize(void)
 	if (!get_driver || get_driver(&driver) != 0)
 		driver = -1;
 	if (cuda)
+		*(void **)&func_get_name = dlsym(cuda, "cuFuncGetName");
+	if (cuda)
 		dlclose(cuda);   /* drops only the reference NOLOAD took */
 	char line[LINE_MAX_BYTES];
 	emit_line(line, ta_proto_encode_hello(line, sizeof line, (long)init_pid, version, driver));
@@ -454,11 +617,40 @@ static void initialize(void)
 		return;
 	}
 
+	const char *tm = getenv("TILEADVISE_TRACE");
+	if (tm && !strcmp(tm, "full"))
+		trace = TRACE_FULL;
+	else if (tm && !strcmp(tm, "plain"))
+		trace = TRACE_PLAIN;
 	CUptiResult rc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (rc != CUPTI_SUCCESS) {
 		report_error("cuptiActivityRegisterCallbacks", rc);
 		give_up();
 		return;
+	}
+	if (trace != TRACE_PLAIN) {
+		ta_adapt_config ac;
+		ta_adapt_config_default(&ac);
+		ac.adaptive = trace == TRACE_ADAPTIVE;
+		const char *sn = getenv("TILEADVISE_SAMPLE_US");
+		if (sn && *sn)
+			ac.sample_ns = (uint64_t)strtoull(sn, NULL, 10) * 1000u;
+		/* Without the subscriber (another CUPTI client took it) the run
+		 * is traced as before, only without counts and periods. */
+		if (ta_adapt_init(&book, &ac) &&
+		    cuptiSubscribe(&subscriber, (CUpti_CallbackFunc)on_callback, NULL) == CUPTI_SUCCESS) {
+			if (ta_inject_enable_launch_callbacks(subscriber, report_error) &&
+			    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+						CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch) == CUPTI_SUCCESS &&
+			    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+						CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) == CUPTI_SUCCESS) {
+				book_on = true;
+			} else {
+				cuptiUnsubscribe(subscriber);
+			}
+		}
+		if (!book_on)
+			trace = TRACE_PLAIN;
 	}
 	/* CONCURRENT_KERNEL, not KERNEL: the latter serialises kernels. */
 	rc = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
@@ -468,6 +660,7 @@ static void initialize(void)
 		give_up();
 		return;
 	}
+	tracing_on = true;
 	atexit(at_exit);
 	if (flush_ms > 0) {
 		/* Our thread must not be the one a process signal (SIGINT for

@@ -342,6 +342,30 @@ static void deep_evidence(page *p, const ta_kernel_figures *f, const ta_step *s)
 
 #define SHAPES_SHOWN 5
 
+/* The period of the user's calls next to the GPU time: what the host
+ * (Python, the wrapper, the autotuner) adds, which CUPTI does not see. */
+static void call_period(page *p, const ta_kernel_figures *f, double gpu_ns)
+{
+	if (f->sampled)
+		wrap(p, 3, TA_ROLE_DIM, "GPU times from a sample of the launches (adaptive tracing: a shape "
+		     "whose median had settled within 1% was then timed once a millisecond; every launch "
+		     "counted)");
+	if (!f->n_period)
+		return;
+	char pc[32], g[32], tail[96];
+	if (gpu_ns <= f->period_ns)
+		snprintf(tail, sizeof tail, "the GPU time %s is %.0f%% of it", ta_fmt_ns(gpu_ns, g, sizeof g),
+			 100 * gpu_ns / f->period_ns);
+	else   /* the host runs ahead: launches wait in the queue */
+		snprintf(tail, sizeof tail, "shorter than the GPU time %s: the launches queue up",
+			 ta_fmt_ns(gpu_ns, g, sizeof g));
+	char *line = ta_xasprintf("time per call %s: the median host time between successive launches of "
+				  "this kernel in your run (n=%zu), so your wrapper's Python and the autotuner "
+				  "are in it; %s", ta_fmt_ns(f->period_ns, pc, sizeof pc), f->n_period, tail);
+	wrap(p, 3, TA_ROLE_NORMAL, line);
+	free(line);
+}
+
 /* A workload of several launch shapes: the time per call over all of them,
  * the dominant shape (the figures below describe it), every shape's share. */
 static void shapes(page *p, const ta_kernel_figures *f)
@@ -391,12 +415,14 @@ static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const t
 	textf(p, 1, TA_ROLE_TITLE, "Evidence");
 	if (f && f->n_shapes > 1) {
 		shapes(p, f);
+		call_period(p, f, f->summary.median);
 	} else if (f) {
 		char med[32], iqr[32];
 		textf(p, 3, TA_ROLE_NORMAL, "%zu launches (%zu autotuning, %zu warm-up set apart); "
 		      "median %s, IQR %s, n=%zu", f->launches, f->autotune_launches, f->warmup_launches,
 		      ta_fmt_ns(f->summary.median, med, sizeof med), ta_fmt_ns(f->summary.iqr, iqr, sizeof iqr),
 		      f->summary.count);
+		call_period(p, f, f->summary.median);
 	}
 	if (f) {
 		const char *x = ta_glyph_str(TA_G_TIMES);
@@ -519,6 +545,11 @@ static void measured(page *p, const ta_app *app, const ta_step *s)
 		      ta_glyph_str(TA_G_ARROW), ta_fmt_ns(sc->after_ns, a, sizeof a),
 		      sc->before_ns > 0 ? sc->after_ns / sc->before_ns : 0, x);
 	}
+	if (s->change.period_before_ns > 0)
+		textf(p, 3, TA_ROLE_NORMAL, "time per call (host time between launches): %s %s %s   %.3f%s",
+		      ta_fmt_ns(s->change.period_before_ns, b, sizeof b), ta_glyph_str(TA_G_ARROW),
+		      ta_fmt_ns(s->change.period_after_ns, a, sizeof a),
+		      s->change.period_after_ns / s->change.period_before_ns, x);
 }
 
 static void folded_page(page *p, ta_app *app, const ta_walk_kernel *k)

@@ -127,7 +127,7 @@ static void draw(ta_app *app, const ta_rect *r)
 	for (size_t i = 0; wk && i < wk->n_kernels && i < max_k && y < bottom; i++) {
 		const ta_walk_kernel *k = &wk->kernels[i];
 		bool sel = (int)i == app->kernel;
-		char t[48] = "";
+		char t[80] = "";
 		const ta_kernel_figures *f = ta_run_figures_find(run, k->name);
 		if (f && f->calls)   /* the workload's GPU time per call, every shape */
 			ta_fmt_ns(f->per_call_ns, t, sizeof t);
@@ -137,6 +137,13 @@ static void draw(ta_app *app, const ta_rect *r)
 			snprintf(t, sizeof t, "helper");
 		else
 			snprintf(t, sizeof t, "not measured");
+		if (f && f->n_period && (f->calls || f->summary.count)) {
+			/* next to it the period of the user's calls (host time
+			 * between launches): what the wrapper's work adds */
+			char pc[32];
+			size_t len = strlen(t);
+			snprintf(t + len, sizeof t - len, " GPU / %s call", ta_fmt_ns(f->period_ns, pc, sizeof pc));
+		}
 		int tw = ta_term_width(t, (size_t)-1);
 		ta_term_fill(y, x, w, sel ? TA_ROLE_TITLE : TA_ROLE_NORMAL);
 		/* the name, cut with an ellipsis, then a space before the time */
