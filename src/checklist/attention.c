@@ -16,7 +16,10 @@ ta_status ta_detect_g1(ta_rule_ctx *c)
 
 ta_status ta_detect_g2(ta_rule_ctx *c)
 {
-	return c->attention ? ta_rule_serve(c, "P1", 0) : TA_STATUS_NOT_APPLICABLE;
+	/* A wrapper that picks its tiles per GPU (by capability) has the
+	 * per-GPU choice G2 asks for, if not its sweep: P1 still says it is
+	 * untuned, G2 does not. */
+	return c->attention ? ta_rule_serve_except(c, "P1", TA_TAG_PER_GPU_CHOICE) : TA_STATUS_NOT_APPLICABLE;
 }
 
 ta_status ta_detect_g3(ta_rule_ctx *c)

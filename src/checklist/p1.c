@@ -59,6 +59,37 @@ static ta_span configs_where(const ta_autotune *a)
  * the whole call took 1.4x as long. */
 #define P1_SHORT_LAUNCH_NS 20000.0
 
+/* Whether the host function reads which GPU it runs on (its capability, or
+ * a helper named for a GPU generation), or takes its launch options from
+ * its caller as a **config dict: its launch options may be chosen per GPU. */
+static bool host_reads_gpu(const ta_rule_ctx *c, const ta_host *h)
+{
+	static const char *const reads[] = {
+		"get_device_capability", "is_tesla(", "is_hopper(", "is_ampere(", "is_blackwell(", "is_sm90", "is_sm100",
+		NULL,
+	};
+	char *t = ta_rule_text(c, h->span);
+	bool yes = false;
+	for (size_t i = 0; reads[i] && !yes; i++)
+		yes = strstr(t, reads[i]) != NULL;
+	/* `def f(..., **run_config)` reading run_config["BLOCK_N"]: the caller
+	 * hands in the launch options (lightllm's per-GPU config files) */
+	const char *sig_end = strstr(t, "):");
+	const char *splat = strstr(t, "**");
+	if (!yes && splat && sig_end && splat < sig_end) {
+		const char *a = splat + 2, *e = a;
+		while (isalnum((unsigned char)*e) || *e == '_')
+			e++;
+		if (e > a) {
+			char *use = ta_xasprintf("%.*s[", (int)(e - a), a);
+			yes = strstr(e, use) != NULL;
+			free(use);
+		}
+	}
+	free(t);
+	return yes;
+}
+
 /* Launch keywords that fix tiles or launch options of an untuned kernel. */
 static ta_status p1_untuned(ta_rule_ctx *c)
 {
@@ -86,6 +117,8 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			ta_finding *f = ta_rule_add(c, l->span,
 				"`%s` is launched with fixed %s and no @triton.autotune", c->k->name, ta_buf_str(&fixed));
 			ta_finding_line(f, kw_line);
+			if (l->host >= 0 && host_reads_gpu(c, &c->m->hosts[l->host]))
+				f->tags |= TA_TAG_PER_GPU_CHOICE;
 			if (e && e->median_ns > 0 && e->median_ns < P1_SHORT_LAUNCH_NS)
 				f->measure = ta_xasprintf(
 					"each launch runs %.1f us on the GPU: the autotuner adds host work to every "

@@ -90,13 +90,14 @@ ta_status ta_rule_status_of(const ta_rule_ctx *c, const char *id)
 	return e < 0 ? TA_STATUS_NOT_APPLICABLE : ta_rules_status(c->res, c->kernel, (size_t)e);
 }
 
-ta_status ta_rule_serve(ta_rule_ctx *c, const char *from, unsigned tags)
+static ta_status serve(ta_rule_ctx *c, const char *from, unsigned tags, unsigned without)
 {
 	size_t n = c->res->finding_count;
 	bool copied = false;
 	for (size_t i = 0; i < n; i++) {
 		const ta_finding src = c->res->findings[i];   /* the array may move */
-		if (src.kernel != c->kernel || strcmp(src.id, from) || (tags && !(src.tags & tags)))
+		if (src.kernel != c->kernel || strcmp(src.id, from) || (tags && !(src.tags & tags)) ||
+		    (src.tags & without))
 			continue;
 		ta_finding *f = push_finding(c, src.span);
 		f->host = src.host;
@@ -111,6 +112,16 @@ ta_status ta_rule_serve(ta_rule_ctx *c, const char *from, unsigned tags)
 		return TA_STATUS_APPLIES;
 	ta_status s = ta_rule_status_of(c, from);
 	return s == TA_STATUS_APPLIES ? TA_STATUS_SATISFIED : s;
+}
+
+ta_status ta_rule_serve(ta_rule_ctx *c, const char *from, unsigned tags)
+{
+	return serve(c, from, tags, 0);
+}
+
+ta_status ta_rule_serve_except(ta_rule_ctx *c, const char *from, unsigned without)
+{
+	return serve(c, from, 0, without);
 }
 
 /* ---- text helpers ------------------------------------------------------- */

@@ -40,8 +40,9 @@ typedef enum ta_status {
 } ta_status;
 
 /* Finding tags: facets a serving detector marks so that an entry it serves
- * can take only part of its findings (S4 takes P1's GPU-split findings). */
-enum { TA_TAG_GPU_SPLIT = 1u << 0, TA_TAG_GUIDED = 1u << 1 };
+ * can take only part of its findings (S4 takes P1's GPU-split findings; G2
+ * leaves out the fixed launches whose wrapper picks them per GPU). */
+enum { TA_TAG_GPU_SPLIT = 1u << 0, TA_TAG_GUIDED = 1u << 1, TA_TAG_PER_GPU_CHOICE = 1u << 2 };
 
 /* A finding carries its site: the kernel it is about, the host function
  * its span lies in (when it points at host code), and the span. A rewrite

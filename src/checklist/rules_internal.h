@@ -41,6 +41,9 @@ void ta_finding_line(ta_finding *f, uint32_t line);
  * of tags, or all when tags == 0) under the current id; returns the status
  * the entry takes. */
 ta_status ta_rule_serve(ta_rule_ctx *c, const char *from, unsigned tags);
+/* As ta_rule_serve, taking every finding of from except those tagged with
+ * one of the tags in without. */
+ta_status ta_rule_serve_except(ta_rule_ctx *c, const char *from, unsigned without);
 ta_status ta_rule_status_of(const ta_rule_ctx *c, const char *id);
 
 /* Text of a span (caller frees) and identifier tests over source text. */

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <strings.h>
 
+static int s7_precondition(const ta_model *m, const ta_host *h, const ta_host_op *op, TSNode call, char **why_not);
+
 /* True when the node sits under an if/conditional inside its function. */
 static bool conditional(const ta_rule_ctx *c, ta_span s)
 {
@@ -40,9 +42,19 @@ ta_status ta_detect_s7(ta_rule_ctx *c)
 			any = true;
 			if (conditional(c, op->span))
 				continue;
-			ta_rule_add(c, op->span, "`%s` calls %s.contiguous() on every call: copy only when the "
-				    "stride needs it (if %s.stride(-1) != 1)", h->name,
-				    op->receiver ? op->receiver : "x", op->receiver ? op->receiver : "x");
+			/* Skipping the copy saves something only where the kernels
+			 * read every stride but the last: a kernel that derives its
+			 * offsets from sizes (a flat kernel, `row * N + col`) relies
+			 * on the whole layout, and there .contiguous() copies only
+			 * when it must. */
+			char *why = NULL;
+			int pre = s7_precondition(c->m, h, op, ta_rule_node(c, op->span), &why);
+			free(why);
+			if (pre != 0)
+				continue;
+			ta_rule_add(c, op->span, "`%s` calls %s.contiguous() on every call, and its kernels read every "
+				    "stride of %s but the last: copy only when the last stride is not 1 "
+				    "(if %s.stride(-1) != 1)", h->name, op->receiver, op->receiver, op->receiver);
 			found = true;
 		}
 	}
@@ -83,8 +95,17 @@ static bool already_conditional(const ta_model *m, TSNode n)
 /* ---- S7's precondition: what the kernel relies on is what it is told ---- */
 
 /* The number of dimensions the host states for name: `a, b = name.shape`
- * (or .size()), `assert name.dim() == 2`, `name.ndim == 3`; 0 when none. */
+ * (or .size()), `assert name.dim() == 2`, `assert name.ndim == 3`; 0 when
+ * none. A comparison outside an assert (`1 if x.ndim == 1 else ...`) tests
+ * the rank, it does not state it. */
+static int s7_ndim_in(const ta_model *m, TSNode n, const char *name, bool asserted);
+
 static int s7_ndim(const ta_model *m, TSNode n, const char *name)
+{
+	return s7_ndim_in(m, n, name, false);
+}
+
+static int s7_ndim_in(const ta_model *m, TSNode n, const char *name, bool asserted)
 {
 	if (ts_node_is_null(n))
 		return 0;
@@ -102,7 +123,7 @@ static int s7_ndim(const ta_model *m, TSNode n, const char *name)
 			return c < 100 ? c : 0;
 		}
 	}
-	if (ta_node_is(n, "comparison_operator") && ta_node_named_count(n) == 2) {
+	if (asserted && ta_node_is(n, "comparison_operator") && ta_node_named_count(n) == 2) {
 		TSNode a = ta_node_unparen(ts_node_named_child(n, 0)), b = ts_node_named_child(n, 1);
 		TSNode op = ts_node_child(n, 1);
 		if (ta_node_is(a, "call"))
@@ -117,8 +138,10 @@ static int s7_ndim(const ta_model *m, TSNode n, const char *name)
 			return v > 0 && v < 16 ? v : 0;
 		}
 	}
+	/* in an assert: its test, or one side of an `and` in it */
+	bool in_assert = ta_node_is(n, "assert_statement") || (asserted && ta_node_is(n, "boolean_operator"));
 	for (uint32_t i = 0; i < ta_node_named_count(n); i++) {
-		int v = s7_ndim(m, ts_node_named_child(n, i), name);
+		int v = s7_ndim_in(m, ts_node_named_child(n, i), name, in_assert);
 		if (v)
 			return v;
 	}
@@ -238,6 +261,10 @@ static int s7_precondition(const ta_model *m, const ta_host *h, const ta_host_op
 		return ta_edits_refuse(why_not, "line %u: %s states no number of dimensions (`M, N = %s.shape` or "
 				       "`assert %s.dim() == 2`), so whether the kernel gets every stride it relies on "
 				       "cannot be told", op->span.line, h->name, x, x);
+	if (ndim == 1)
+		return ta_edits_refuse(why_not, "line %u: %s has one dimension: with a last stride of 1 it is "
+				       "contiguous already, and .contiguous() copies only when the test would",
+				       op->span.line, x);
 	const ta_launch *ls[16];
 	size_t nl = 0;
 	for (size_t i = 0; i < h->launch_count && nl < 16; i++) {

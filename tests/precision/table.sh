@@ -43,6 +43,11 @@ advisor shows it as a hint. The status is the `TA_ENTRY_PREVIEW` flag of
 `src/checklist/entries.def`, the one place it is kept;
 `tests/precision/check.sh` holds the default set to the bar.
 
+HEAD
+# The date of the latest judgement, from the judged files' first lines.
+latest=$(sed -n '1s/^# [A-Z0-9]* judged \([0-9-]*\) .*/\1/p' "$dir"/*.tsv | sort | tail -n 1)
+printf 'Latest judgement: %s.\n\n' "$latest"
+cat <<'HEAD'
 | Entry | Judged | True | False | Debatable | Strict precision | Corpus | Judged on | Status |
 |-------|-------:|-----:|------:|----------:|-----------------:|-------:|-----------|--------|
 HEAD
