@@ -1968,8 +1968,41 @@ static bool holds_statements(TSNode n)
  * the program id moves on by a program count (`tile_id += NUM_SMS`), as in
  * Triton's fused persistent matmul or a while loop over tiles. Two passes:
  * the names bound from the program id, then their `+=` steps. */
+/* Whether the kernel has a statement that the second pass below could take:
+ * `x += n` or `x += tl.num_programs(..)` inside one of its loops. Read from
+ * the model's assignments (a superset of what the walk reaches), this
+ * leaves out both walks of most kernels. */
+static bool may_step_by_program_count(const builder *b, const ta_kernel *k)
+{
+	const ta_model *m = b->m;
+	uint32_t from = ts_node_start_byte(k->node), to = ts_node_end_byte(k->node);
+	size_t lo = 0, hi = m->assign_node_count;
+	while (lo < hi) {         /* the first assignment starting at or after from */
+		size_t mid = (lo + hi) / 2;
+		if (ts_node_start_byte(m->assign_nodes[mid].node) < from)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < m->assign_node_count; i++) {
+		TSNode n = m->assign_nodes[i].node;
+		uint32_t at = ts_node_start_byte(n);
+		if (at >= to)
+			break;
+		if (!ta_node_is(n, "augmented_assignment") || !text_eq(b, ta_node_field(n, "operator"), "+=") ||
+		    !ta_node_is(ta_node_field(n, "left"), "identifier") || !is_program_count(b, ta_node_field(n, "right")))
+			continue;
+		for (size_t l = 0; l < k->loop_count; l++)
+			if (k->loops[l].span.start <= at && at < k->loops[l].span.end)
+				return true;
+	}
+	return false;
+}
+
 static bool steps_by_program_count(const builder *b, const ta_kernel *k)
 {
+	if (!may_step_by_program_count(b, k))
+		return false;
 	char **pid_names = NULL;
 	size_t npid = 0;
 	bool yes = false;
