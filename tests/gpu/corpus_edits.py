@@ -170,8 +170,24 @@ def plan(corpus, work):
     def apply(t, rid, line, n):
         src = os.path.join(corpus, t["project"], t["file"])
         d = tempfile.mkdtemp(prefix="ta-apply.")
-        dst = os.path.join(d, os.path.basename(t["file"]))
+        # The file where it sits in its project, with the __init__.py of its
+        # package folders and the project's declared requirements: edits
+        # read them (P1's aten-package check, the Triton version a
+        # descriptor needs). .git bounds the search at the copy's root.
+        proj = os.path.join(corpus, t["project"])
+        dst = os.path.join(d, t["file"])
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        os.makedirs(os.path.join(d, ".git"), exist_ok=True)
         shutil.copyfile(src, dst)
+        rel = os.path.dirname(t["file"])
+        while rel:
+            init = os.path.join(proj, rel, "__init__.py")
+            if os.path.isfile(init):
+                shutil.copyfile(init, os.path.join(d, rel, "__init__.py"))
+            rel = os.path.dirname(rel)
+        for f in os.listdir(proj):
+            if f in ("pyproject.toml", "setup.py") or (f.startswith("requirements") and f.endswith(".txt")):
+                shutil.copyfile(os.path.join(proj, f), os.path.join(d, f))
         r = sh([TA, "--apply", f"{rid}:{line}", dst])
         unsafe = False
         if r.returncode != 0 and unsafe_flag and "unsafe" in (r.stdout + r.stderr).lower():
