@@ -1009,6 +1009,27 @@ static void p1_tiles_free(p1_tiles *t)
 		free(t->v[i].fixed);
 }
 
+/* The key gains the kernel's mode parameters (HEAD_DIM, STAGE, ...) that
+ * the configs do not tune: each value compiles another kernel whose best
+ * config differs, and a key without them is what S8 reports. */
+static void p1_mode_key(const ta_kernel *k, const p1_tiles *t, size_t tuned, char **key)
+{
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_puts(&b, *key);
+	for (size_t i = 0; i < k->param_count; i++) {
+		const ta_param *p = &k->params[i];
+		bool tile = false;
+		for (size_t j = 0; tuned && j < t->n; j++)
+			tile |= t->v[j].tuned && !strcmp(t->v[j].name, p->name);
+		char *q = ta_xasprintf("\"%s\"", p->name);
+		if (p->constexpr_ && ta_s8_mode_param(p->name) && !tile && !strstr(ta_buf_str(&b), q))
+			ta_buf_printf(&b, ", %s", q);
+		free(q);
+	}
+	free(*key);
+	*key = ta_buf_steal(&b);
+}
+
 static void p1_tile_fix(p1_tile *t, char *why)
 {
 	if (t->fixed)
@@ -1477,6 +1498,8 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 	if (!s.warps.n)
 		iset_add(&s.warps, 4);
 	char *skipped = NULL, *key = p1_size_key(m, k, &skipped);
+	if (key)
+		p1_mode_key(k, &tiles, tuned, &key);
 	char *torch = ta_edits_module(m, "torch"), *config = ta_edits_module(m, "triton.Config");
 	char *autotune = ta_edits_module(m, "triton.autotune");
 	char *fn = ta_xasprintf("%s_configs", k->name);

@@ -59,6 +59,11 @@ char *ta_rule_kernel_list(const ta_kernel *const *ks, size_t n);
 bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle);
 /* Case-insensitive equality with one of the NULL-terminated names. */
 
+/* A constexpr parameter named as a mode (HEAD_DIM, STAGE, IS_CAUSAL, ...)
+ * that changes the best config: an autotune key holds it (S8; P1 writes
+ * it into the key it makes). */
+bool ta_s8_mode_param(const char *name);
+
 /* The kernel's assignments in document order (cached in c). */
 const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n);
 /* Innermost loop of k holding byte offset off, or -1. */

@@ -22,6 +22,11 @@ static const char *const seq_params[] = {
 	"N_CTX_K", "MAX_SEQLEN", "SEQ_LEN_Q", "SEQ_LEN_KV", "SEQ_LEN_K", NULL,
 };
 
+bool ta_s8_mode_param(const char *name)
+{
+	return ta_name_among(name, mode_params);
+}
+
 static bool in_key(const ta_autotune *a, const char *name)
 {
 	for (size_t i = 0; i < a->key_count; i++)
@@ -171,7 +176,7 @@ static char *s8_missing(ta_rule_ctx *c)
 		seq_in_key |= seq_named(a->key[i]);
 	for (size_t i = 0; i < k->param_count; i++) {
 		const ta_param *p = &k->params[i];
-		bool mode = p->constexpr_ && ta_name_among(p->name, mode_params);
+		bool mode = p->constexpr_ && ta_s8_mode_param(p->name);
 		bool seq = !seq_in_key && has_seq && ta_name_among(p->name, seq_params) &&
 			   bounds_a_loop(c, p->name) && !rounded_in_key(c->m, k, ki, i);
 		if ((mode || seq) && !in_key(a, p->name) && !tuned(c->m, k, ki, p->name))

@@ -31,7 +31,7 @@
 #    P2 flag name      pre p2_seq_loop / p2_def_plain; rules seq_len_key, p2_classes
 #    D12 literal       pre d12_not_ceil / d12_ceil, d12_named; golden d12_literal
 # 11 P2 look-ahead     pre p2_prefetch; rules p2_lookahead
-# 12 P1 tensor key     pre p1_mask_key, p1_lens_only / p1_unpinned
+# 12 P1 tensor key     pre p1_mask_key, p1_lens_only / p1_unpinned, p1_two_depths (HEAD_DIM)
 #    P1 two depths     pre p1_two_depths / p1_one_depth; golden p1_rmw
 # 13 newer Triton      safety old_triton / new_triton
 # 14 comment as use    safety s3_commented / s3_used
