@@ -5,6 +5,7 @@
 #include "util/buf.h"
 
 #include <stdbool.h>
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -198,6 +199,43 @@ static bool binding_field(const char *parent, const char *field)
 	return false;
 }
 
+static bool ends_word(const char *t, size_t n, const char *w)
+{
+	size_t l = strlen(w);
+	return n >= l && !memcmp(t + n - l, w, l) && (n == l || !(t[n - l - 1] == '_' || isalnum((unsigned char)t[n - l - 1])));
+}
+
+/* Inside a def, what the model resolves by name across the whole file:
+ * a nested def or class (its kernel-name table holds every kernel, nested
+ * ones too), and a variable anywhere that may alias a kernel (`k = fn`,
+ * `k = triton.jit(fn)`). */
+static void bind_def_names(splitter *s, TSNode cur, const char *type, int si)
+{
+	TSNode id = { 0 };
+	if (!strcmp(type, "function_definition") || !strcmp(type, "class_definition")) {
+		id = ta_node_field(cur, "name");
+	} else if (!strcmp(type, "assignment")) {
+		TSNode r = ta_node_unparen(ta_node_field(cur, "right"));
+		bool alias = ta_node_is(r, "identifier");
+		if (ta_node_is(r, "call")) {
+			TSNode f = ta_node_field(r, "function");
+			if (ta_node_is(f, "call"))
+				f = ta_node_field(f, "function");
+			const char *t = s->src->text + ts_node_start_byte(f);
+			size_t n = ts_node_end_byte(f) - ts_node_start_byte(f);
+			alias = ends_word(t, n, "jit") || ends_word(t, n, "autotune") || ends_word(t, n, "heuristics") ||
+				(n >= 11 && !memcmp(t + n - 11, "wrap_triton", 11)) || !ta_node_is(f, "attribute");
+		}
+		if (alias)
+			id = ta_node_field(cur, "left");
+	}
+	if (!ta_node_is(id, "identifier"))
+		return;
+	uint32_t a = ts_node_start_byte(id);
+	size_t slot = name_slot(s, a, ts_node_end_byte(id) - a);
+	bind(s, slot, si);
+}
+
 /* Every identifier of statement n, listed once for segment si; with
  * bind_names, those it binds (assignment targets, loop variables, nested
  * defs and imports, `global` names) define them for si. */
@@ -214,6 +252,8 @@ static void list_names(splitter *s, TSNode n, int si, bool bind_names)
 		    (binding_field(types[depth - 1], ts_tree_cursor_current_field_name(&c)) ||
 		     !strcmp(types[depth - 1], "global_statement") || !strcmp(types[depth - 1], "nonlocal_statement")))
 			bind_at = (long)depth;
+		if (!bind_names)
+			bind_def_names(s, cur, type, si);
 		if (!strcmp(type, "identifier")) {
 			uint32_t a = ts_node_start_byte(cur), b = ts_node_end_byte(cur);
 			size_t slot = name_slot(s, a, b - a);
