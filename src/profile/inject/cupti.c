@@ -398,9 +398,8 @@ bool ta_inject_enable_launch_callbacks(CUpti_SubscriberHandle sub,
 	return true;
 }
 
-/* Function, grid, block and dynamic shared memory of a launch. */
-static bool launch_params(CUpti_CallbackId cbid, const void *params, const void **func, int32_t grid[3],
-			  int32_t block[3], int32_t *smem)
+bool ta_inject_launch_params(CUpti_CallbackId cbid, const void *params, const void **func, int32_t grid[3],
+			     int32_t block[3], int32_t *smem)
 {
 	unsigned g[3], b[3], sm;
 	switch (cbid) {
@@ -472,7 +471,7 @@ static void book_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 	}
 	const void *func = NULL;
 	int32_t grid[3], block[3], smem = 0;
-	if (!launch_params(cbid, cd->functionParams, &func, grid, block, &smem))
+	if (!ta_inject_launch_params(cbid, cd->functionParams, &func, grid, block, &smem))
 		return;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);

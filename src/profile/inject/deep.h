@@ -10,6 +10,7 @@
 #include <cupti.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -44,6 +45,12 @@ void ta_sol_finish(void);
  * Triton and PyTorch use). Returns false after the first failure. */
 bool ta_inject_enable_launch_callbacks(CUpti_SubscriberHandle sub,
 				       void (*error)(const char *, CUptiResult));
+
+/* Function, grid, block and dynamic shared memory of a launch, from the
+ * parameters of one of those callbacks (cupti.c). Returns false for a form
+ * that does not carry them. */
+bool ta_inject_launch_params(CUpti_CallbackId cbid, const void *params, const void **func, int32_t grid[3],
+			     int32_t block[3], int32_t *smem);
 
 #ifdef __cplusplus
 }

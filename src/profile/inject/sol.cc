@@ -303,38 +303,6 @@ bool prepare(CUcontext ctx)
 	return true;
 }
 
-/* Grid and block of a launch from its parameters, for the forms that carry
- * them. */
-bool launch_shape(CUpti_CallbackId cbid, const void *params, int32_t grid[3], int32_t block[3])
-{
-	unsigned g[3], b[3];
-	switch (cbid) {
-	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
-	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
-		const cuLaunchKernel_params *p = (const cuLaunchKernel_params *)params;
-		g[0] = p->gridDimX; g[1] = p->gridDimY; g[2] = p->gridDimZ;
-		b[0] = p->blockDimX; b[1] = p->blockDimY; b[2] = p->blockDimZ;
-		break;
-	}
-	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
-	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-		const cuLaunchKernelEx_params *p = (const cuLaunchKernelEx_params *)params;
-		if (!p->config)
-			return false;
-		g[0] = p->config->gridDimX; g[1] = p->config->gridDimY; g[2] = p->config->gridDimZ;
-		b[0] = p->config->blockDimX; b[1] = p->config->blockDimY; b[2] = p->config->blockDimZ;
-		break;
-	}
-	default:
-		return false;
-	}
-	for (int i = 0; i < 3; i++) {
-		grid[i] = (int32_t)g[i];
-		block[i] = (int32_t)b[i];
-	}
-	return true;
-}
-
 void begin_range(const CUpti_CallbackData *cd, CUpti_CallbackId cbid)
 {
 	CUpti_RangeProfiler_SetConfig_Params sp = {};
@@ -366,7 +334,10 @@ void begin_range(const CUpti_CallbackData *cd, CUpti_CallbackId cbid)
 	}
 	st.active = true;
 	st.active_corr = cd->correlationId;
-	st.active_has_shape = launch_shape(cbid, cd->functionParams, st.active_grid, st.active_block);
+	const void *func;
+	int32_t smem;
+	st.active_has_shape =
+		ta_inject_launch_params(cbid, cd->functionParams, &func, st.active_grid, st.active_block, &smem);
 }
 
 /* In auto-range mode CUPTI names ranges by their index ("0", "1"...): the
