@@ -59,7 +59,16 @@ one() {
 		echo "ok - $t: ${secs} s, ${runs:-?} runs (${rate:-?}/s), $cov, $reg regression inputs, no crash" >"$w/result"
 	else
 		echo "not ok - $t: exit $rc after ${runs:-?} runs; input kept: $w/crashes/$crash (log: $w/fuzz.log)" >"$w/result"
-		grep -E 'ERROR|runtime error|check failed|^fuzz:' "$w/fuzz.log" | head -n 5 | sed 's/^/# /' >>"$w/result"
+		# The sanitizer's or the check's own lines, not libFuzzer's status
+		# lines (those start with #N and may quote "ERROR" from the dictionary).
+		grep -v '^#' "$w/fuzz.log" | grep -E '==ERROR|runtime error|check failed|^fuzz:|deadly signal|^    #[0-9]+ ' |
+			head -n 12 | sed 's/^/# /' >>"$w/result"
+		# The input itself, so that a failure seen only on another machine (CI)
+		# can be replayed here: base64 -d into a file, then FUZZDIR/fuzz_T FILE.
+		if [ -n "$crash" ] && [ "$(wc -c <"$w/crashes/$crash")" -le 4096 ]; then
+			echo "# input (base64):" >>"$w/result"
+			base64 -w 76 "$w/crashes/$crash" | sed 's/^/#   /' >>"$w/result"
+		fi
 	fi
 }
 
