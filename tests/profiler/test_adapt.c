@@ -14,7 +14,7 @@
 #include "profile/inject/adapt.h"
 
 static const int32_t G1[3] = { 4, 1, 1 }, G2[3] = { 8, 1, 1 }, BL[3] = { 128, 1, 1 };
-static int fa, fb;   /* two function handles */
+static int fa, fb, fc;   /* function handles */
 
 /* A deterministic spread: uniform in [1-w, 1+w] around m. */
 static double jitter(unsigned *seed, double m, double w)
@@ -211,6 +211,40 @@ static void test_overflow(void **state)
 	ta_adapt_free(&a);
 }
 
+/* The previous launch's shape is tried first: a run of one shape, then
+ * others between, a handle reloaded under the same name, and a shape that
+ * differs from the previous one in one field only all land where the
+ * hashed lookup puts them. */
+static void test_repeat_fast_path(void **state)
+{
+	(void)state;
+	ta_adapt a;
+	assert_true(ta_adapt_init(&a, NULL));
+	uint64_t t = 1;
+	for (int i = 0; i < 100; i++)
+		ta_adapt_launch(&a, &fa, "k", G1, BL, 0, t += 1000);
+	ta_adapt_shape *s1 = a.last;
+	ta_adapt_launch(&a, &fa, "k", G2, BL, 0, t += 1000);
+	ta_adapt_shape *s2 = a.last;
+	ta_adapt_launch(&a, &fa, "k", G1, BL, 64, t += 1000);    /* smem only differs */
+	ta_adapt_shape *s3 = a.last;
+	ta_adapt_launch(&a, &fb, "k", G1, BL, 0, t += 1000);     /* reloaded: same shape */
+	assert_ptr_equal(a.last, s1);
+	ta_adapt_launch(&a, &fb, "k", G1, BL, 0, t += 1000);
+	ta_adapt_launch(&a, &fa, "k", G2, BL, 0, t += 1000);
+	assert_ptr_equal(a.last, s2);
+	assert_int_equal(a.n_shapes, 3);
+	assert_true(s1 != s2 && s2 != s3 && s1 != s3);
+	assert_int_equal(s1->launches, 102);
+	assert_int_equal(s2->launches, 2);
+	assert_int_equal(s3->launches, 1);
+	/* a handle with no name that the book has not seen: traced, overflow */
+	assert_true(ta_adapt_launch(&a, &fc, NULL, G1, BL, 0, t += 1000));
+	assert_null(a.last);
+	assert_int_equal(a.overflow, 1);
+	ta_adapt_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -221,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_full_mode),
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_repeat_fast_path),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

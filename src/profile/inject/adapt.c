@@ -132,16 +132,16 @@ double ta_adapt_period_bin_ns(size_t bin)
 	return TA_PERIOD_MIN_NS * pow(TA_PERIOD_STEP, (double)bin + 0.5);
 }
 
-bool ta_adapt_launch(ta_adapt *a, const void *func, const char *name, const int32_t grid[3],
-		     const int32_t block[3], int32_t smem, uint64_t now_ns)
+/* The shape of a launch not like the previous one; NULL (counted as
+ * overflow) when it does not fit in the book. */
+static ta_adapt_shape *lookup_or_add(ta_adapt *a, const void *func, const char *name, const int32_t grid[3],
+				     const int32_t block[3], int32_t smem, uint64_t hf)
 {
-	uint64_t hf = dims_hash(mix(0, (uint64_t)(uintptr_t)func), grid, block, smem);
 	ta_adapt_shape *s = find_by_func(a, func, grid, block, smem, hf);
-	a->last = NULL;
 	if (!s) {
 		if (a->n_shapes == TA_ADAPT_MAX_SHAPES || !name) {
 			a->overflow++;
-			return true;
+			return NULL;
 		}
 		/* A new function handle may still be a shape seen before (the
 		 * same kernel loaded again): one shape per name and dims. */
@@ -156,7 +156,7 @@ bool ta_adapt_launch(ta_adapt *a, const void *func, const char *name, const int3
 			if (kernel == SIZE_MAX || !copy) {
 				free(copy);
 				a->overflow++;
-				return true;
+				return NULL;
 			}
 			s = &a->shapes[a->n_shapes];
 			memset(s, 0, sizeof *s);
@@ -171,8 +171,24 @@ bool ta_adapt_launch(ta_adapt *a, const void *func, const char *name, const int3
 			a->n_shapes++;
 		}
 	}
-	s->launches++;
+	return s;
+}
+
+bool ta_adapt_launch(ta_adapt *a, const void *func, const char *name, const int32_t grid[3],
+		     const int32_t block[3], int32_t smem, uint64_t now_ns)
+{
+	/* A launch-bound loop launches one shape over and over: the shape of
+	 * the previous launch is tried before hashing (it is the one
+	 * find_by_func would return: one shape holds a given handle and dims). */
+	ta_adapt_shape *s = a->last;
+	if (!s || s->func != func || !same_dims(s, grid, block, smem)) {
+		uint64_t hf = dims_hash(mix(0, (uint64_t)(uintptr_t)func), grid, block, smem);
+		s = lookup_or_add(a, func, name, grid, block, smem, hf);
+	}
 	a->last = s;
+	if (!s)
+		return true;
+	s->launches++;
 	ta_adapt_kernel *k = &a->kernels[s->kernel];
 	if (k->last_ns && now_ns > k->last_ns) {
 		if (!s->period)

@@ -3,11 +3,19 @@ launches per region) and a GPU-bound part (adds of 2^26 floats, GPU
 launches per region), each timed REGIONS times in this one process; prints
 `RESULT {json}` with the median region of each, so that one process start
 gives a steadier sample than one region would.
-Usage: ovh_workload.py [REGIONS] [LAUNCH] [GPU]"""
+Usage: ovh_workload.py [REGIONS] [LAUNCH] [GPU]
+
+OVH_MAIN_CPU=C OVH_HELPER_CPUS=A,B,...: before each region the launching
+thread is pinned to CPU C alone and every other thread of the process (the
+profiler's, CUPTI's, the driver's) to the helper CPUs, so that the launch
+loop always runs on the same core and nothing of ours or the profiler's
+shares it: a thread that migrates between cores of unequal speed was the
+likeliest cause of the step changes seen inside one process."""
 import json
 import os
 import statistics
 import sys
+import threading
 import time
 
 import torch
@@ -22,9 +30,23 @@ def tiny_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
 
 
+def pin():
+    main = os.environ.get("OVH_MAIN_CPU")
+    if not main:
+        return
+    helpers = {int(c) for c in os.environ["OVH_HELPER_CPUS"].split(",") if c}
+    me = threading.get_native_id()
+    for tid in os.listdir("/proc/self/task"):
+        try:
+            os.sched_setaffinity(int(tid), {int(main)} if int(tid) == me else helpers)
+        except OSError:
+            pass   # a thread that ended meanwhile
+
+
 def regions(fn, count, iters):
     out = []
     for _ in range(count):
+        pin()   # threads started since the last region are moved too
         torch.cuda.synchronize()
         t0 = time.perf_counter()
         for _ in range(iters):
@@ -58,6 +80,7 @@ def main():
     def gb():
         tiny_add[(triton.cdiv(big, 1024),)](xb, yb, ob, big, BLOCK=1024, num_warps=4)
 
+    pin()
     lb()
     gb()
     torch.testing.assert_close(ob, xb + yb)
