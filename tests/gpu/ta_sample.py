@@ -2,9 +2,14 @@
 project's own tests, the same sample before and after an edit.
 
 Environment:
-  TA_KEYWORD   keep only items whose id contains this word (when any does)
+  TA_KEYWORD   keep only items whose id contains this word (when any does);
+               "a|b": the first of the words that some id contains
   TA_SAMPLE    keep at most this many items, evenly spaced over the sorted ids
                (spread over the parametrisations, not the first N of one)
+  TA_RESERVE   after those, up to this many more (default 2 x TA_SAMPLE),
+               each run only while fewer than TA_SAMPLE items have passed:
+               a sample that lands on items the test skips (a parameter
+               combination it does not support) still gets its items
   TA_ONLY      a file of node ids, one a line: run exactly these
   TA_PASSED    write the ids of the items that passed to this file
   TA_ALIAS     "a.b=c.d,...": make module a.b an alias of c.d before
@@ -13,6 +18,10 @@ Environment:
 import importlib
 import os
 import sys
+
+import pytest
+
+import ta_lazy  # noqa: F401  (lazy package __init__ where TA_LAZY_PKGS says)
 
 
 def _alias():
@@ -27,6 +36,17 @@ def _alias():
 _alias()
 
 
+_reserve = set()
+_want = [0]
+
+
+def _spread(items, n):
+    if n <= 0 or len(items) <= n:
+        return list(items)
+    step = len(items) / n
+    return [items[int(i * step + step / 2)] for i in range(n)]
+
+
 def pytest_collection_modifyitems(session, config, items):
     only = os.environ.get("TA_ONLY")
     if only:
@@ -34,21 +54,32 @@ def pytest_collection_modifyitems(session, config, items):
         keep = [it for it in items if it.nodeid in want]
     else:
         keep = list(items)
-        word = os.environ.get("TA_KEYWORD", "").lower()
-        if word:
-            hit = [it for it in keep if word in it.nodeid.lower()]
+        for word in os.environ.get("TA_KEYWORD", "").lower().split("|"):
+            hit = [it for it in keep if word and word in it.nodeid.lower()]
             if hit:
                 keep = hit
+                break
         n = int(os.environ.get("TA_SAMPLE", "0") or 0)
         if n and len(keep) > n:
             keep.sort(key=lambda it: it.nodeid)
-            step = len(keep) / n
-            keep = [keep[int(i * step + step / 2)] for i in range(n)]
+            first = _spread(keep, n)
+            chosen = set(map(id, first))
+            rest = [it for it in keep if id(it) not in chosen]
+            more = _spread(rest, int(os.environ.get("TA_RESERVE", str(2 * n))))
+            _reserve.update(map(id, more))
+            _want[0] = n
+            keep = first + more
     kept = set(map(id, keep))
     dropped = [it for it in items if id(it) not in kept]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
     items[:] = keep
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    if id(item) in _reserve and len(_passed) >= _want[0]:
+        pytest.skip("ta_sample: reserve item, the sample has its passing items")
 
 
 _passed = []
