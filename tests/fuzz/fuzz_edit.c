@@ -251,11 +251,18 @@ static void on_disk(const ta_edit *e, const char *bytes, size_t len, bool bom, c
 		ta_buf_free(&fb);
 		return;
 	}
-	/* What the file should hold after: BOM (as read) + the new text. */
+	/* What the file should hold after: BOM (as read) + the new text, in
+	 * the file's own line endings: a file of CR-only lines is read with
+	 * LFs and written back with CRs, those of the edit's text too. */
 	ta_buf nb = TA_BUF_INIT;
 	if (a->src->had_bom)
 		ta_buf_append(&nb, "\xEF\xBB\xBF", 3);
+	size_t body = nb.len;
 	ta_buf_append(&nb, want, want_len);
+	if (a->src->cr_only)
+		for (size_t i = body; i < nb.len; i++)
+			if (nb.data[i] == '\n')
+				nb.data[i] = '\r';
 	size_t old_errors = a->syn->error_count;
 	int rc = ta_edit_apply(a->src, a->syn, e, &msg);
 	fuzz_check_message(msg);
