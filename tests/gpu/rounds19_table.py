@@ -98,10 +98,11 @@ print(f"\nlaunch-bound overhead over bare, median of rounds: tileadvise {100 * s
       f"Proton {100 * statistics.median(ovh['proton']):+.1f}%")
 sd = statistics.stdev([math.log(x / y) for x, y in zip(col("ta", "launch_s"), col("proton", "launch_s"))]) \
     if len(ok) > 1 else float("nan")
+need = math.ceil((1.96 * sd / 0.03) ** 2) if sd == sd else "?"
 print(f"sd of log(tileadvise/Proton) per round: {sd:.3f}; rounds a ±3% interval would need at this spread: "
-      f"about {math.ceil((1.96 * sd / 0.03) ** 2)}")
+      f"about {need}")
 est, lo, hi = verdict
 half = 50 * (hi - lo) / est
-print(f"\nverdict (tileadvise/Proton, launch-bound, ratio of medians): {est:.3f} [{lo:.3f}, {hi:.3f}]; "
+print(f"\nverdict over {len(ok)} rounds (tileadvise/Proton, launch-bound, ratio of medians): {est:.3f} [{lo:.3f}, {hi:.3f}]; "
       f"interval ±{half:.1f}% ({'narrower' if half < 3 else 'NOT narrower'} than ±3%); "
       f"{'below 1.0' if hi < 1 else 'NOT below 1.0'}")
