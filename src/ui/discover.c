@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #ifdef HAVE_LIBGIT2
+#include <dlfcn.h>
 #include <git2.h>
 #endif
 
@@ -40,6 +41,49 @@ typedef struct walk {
 	const char *workdir;      /* its folder, with a final '/' */
 #endif
 } walk;
+
+#ifdef HAVE_LIBGIT2
+/* libgit2, loaded by its soname on the first folder walked (or --version),
+ * not linked: loading it and the libraries it pulls in (TLS, SSH, Kerberos)
+ * cost every start about 5 ms of CPU, which files named one by one never
+ * need. Unloadable, the build behaves as one without libgit2. */
+static struct {
+	bool tried, ok;
+	__typeof__(&git_libgit2_init) init;
+	__typeof__(&git_libgit2_shutdown) shutdown;
+	__typeof__(&git_repository_open_ext) open_ext;
+	__typeof__(&git_repository_workdir) workdir;
+	__typeof__(&git_repository_free) repo_free;
+	__typeof__(&git_ignore_path_is_ignored) ignored;
+} git;
+
+static bool git_load(void)
+{
+	if (git.tried)
+		return git.ok;
+	git.tried = true;
+	void *h = dlopen(LIBGIT2_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h)
+		return false;
+	/* through a void * as POSIX has dlsym's result converted */
+	void *f[6] = { dlsym(h, "git_libgit2_init"), dlsym(h, "git_libgit2_shutdown"),
+		       dlsym(h, "git_repository_open_ext"), dlsym(h, "git_repository_workdir"),
+		       dlsym(h, "git_repository_free"), dlsym(h, "git_ignore_path_is_ignored") };
+	for (size_t i = 0; i < 6; i++)
+		if (!f[i]) {
+			dlclose(h);
+			return false;
+		}
+	memcpy(&git.init, &f[0], sizeof f[0]);
+	memcpy(&git.shutdown, &f[1], sizeof f[1]);
+	memcpy(&git.open_ext, &f[2], sizeof f[2]);
+	memcpy(&git.workdir, &f[3], sizeof f[3]);
+	memcpy(&git.repo_free, &f[4], sizeof f[4]);
+	memcpy(&git.ignored, &f[5], sizeof f[5]);
+	git.ok = true;
+	return true;
+}
+#endif
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -142,7 +186,7 @@ static bool git_ignored(walk *w, const char *abs, bool is_dir)
 		return false;
 	char *rel = ta_xasprintf("%s%s", abs + wl, is_dir ? "/" : "");
 	int ignored = 0;
-	bool yes = git_ignore_path_is_ignored(&ignored, w->repo, rel) == 0 && ignored;
+	bool yes = git.ignored(&ignored, w->repo, rel) == 0 && ignored;
 	free(rel);
 	return yes;
 #else
@@ -220,9 +264,9 @@ static void open_repo(walk *w)
 {
 #ifdef HAVE_LIBGIT2
 	w->repo = NULL;
-	if (!w->d->respect_gitignore || git_repository_open_ext(&w->repo, w->root_real, 0, NULL) != 0)
+	if (!w->d->respect_gitignore || !git.ok || git.open_ext(&w->repo, w->root_real, 0, NULL) != 0)
 		return;
-	w->workdir = git_repository_workdir(w->repo);
+	w->workdir = git.workdir(w->repo);
 	char *wd_real = w->workdir ? realpath(w->workdir, NULL) : NULL;
 	/* the work tree's path as realpath writes it, so that root_real's
 	 * entries start with it */
@@ -231,7 +275,7 @@ static void open_repo(walk *w)
 	if (usable && git_ignored(w, w->root_real, true))
 		usable = false;
 	if (!usable) {
-		git_repository_free(w->repo);
+		git.repo_free(w->repo);
 		w->repo = NULL;
 	}
 #else
@@ -260,8 +304,8 @@ void ta_discover_files(char *const *args, int count, const ta_discover *d, char 
 			*TA_PUSH(*paths, *n, *cap) = ta_xstrdup(args[i]);
 		} else if (ta_path_is_dir(args[i])) {
 #ifdef HAVE_LIBGIT2
-			if (!git_up && d->respect_gitignore)
-				git_up = git_libgit2_init() > 0;
+			if (!git_up && d->respect_gitignore && git_load())
+				git_up = git.init() > 0;
 #endif
 			char *real = realpath(args[i], NULL);
 			walk w = { .d = d, .paths = paths, .n = n, .cap = cap, .err = err, .rc = rc,
@@ -270,7 +314,8 @@ void ta_discover_files(char *const *args, int count, const ta_discover *d, char 
 			walk_dir(&w, args[i], w.root_real, 0);
 			told = w.told_gitignore;
 #ifdef HAVE_LIBGIT2
-			git_repository_free(w.repo);
+			if (w.repo)
+				git.repo_free(w.repo);
 #endif
 			free(real);
 		} else {
@@ -279,14 +324,14 @@ void ta_discover_files(char *const *args, int count, const ta_discover *d, char 
 	}
 #ifdef HAVE_LIBGIT2
 	if (git_up)
-		git_libgit2_shutdown();
+		git.shutdown();
 #endif
 }
 
 bool ta_discover_reads_gitignore(void)
 {
 #ifdef HAVE_LIBGIT2
-	return true;
+	return git_load();
 #else
 	return false;
 #endif
