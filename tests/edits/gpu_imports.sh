@@ -13,7 +13,7 @@ command -v python3 >/dev/null 2>&1 || { echo "1..0 # SKIP no python3"; exit 0; }
 g="$TA_SRCDIR/tests/gpu"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-gpuimp-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 6
+plan 8
 p="$tmp/proj/pkg"
 mkdir -p "$p/sub"
 echo 'import not_installed_anywhere' > "$p/__init__.py"
@@ -55,4 +55,30 @@ e.k = 1
 print(hash(a) == hash(b), a == b, bad, e.n.m, e["k"], {a: 1}[b])' 2>&1)
 [ "$out" = "True True immutable 4 1 1" ]
 result $? "frozendict hashes by contents and refuses writes; EasyDict reads keys as attributes" "$out"
+# ta_sample's reach: a kernel file the check imports and whose kernel it
+# compiled, one it imports without compiling, one it never imports.
+# (pytest itself is not needed for this: its hook decorator is stood in.)
+printf 'class JITFunction:\n    def __init__(self):\n        self.device_caches = {0: ({}, {}, None, None, None)}\n' > "$tmp/proj/fakejit.py"
+printf 'from fakejit import JITFunction\nclass Autotuner:\n    fn = JITFunction()\nkern = Autotuner()\nhelper = JITFunction()\n' > "$tmp/proj/kmod.py"
+echo 'x = 1' > "$tmp/proj/other.py"
+out=$(cd "$tmp/proj" && PYTHONPATH="$g:$tmp/proj" python3 -c '
+import sys, types
+sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **k: (lambda f: f))
+import ta_sample, kmod
+print(ta_sample.reach("kmod.py"))
+kmod.kern.fn.device_caches[0][0]["spec"] = object()
+print(ta_sample.reach("kmod.py"))
+print(ta_sample.reach("other.py"))' 2>&1)
+[ "$out" = "(True, 2, 0)
+(True, 2, 1)
+(False, 0, 0)" ]
+result $? "reach counts a file's kernels (under an autotuner's .fn) and which compiled" "$out"
+out=$(cd "$tmp/proj" && PYTHONPATH="$g:$tmp/proj" TA_FILE="$tmp/proj/other.py" TA_PASSED="$tmp/passed" python3 -c '
+import sys, types
+sys.modules["pytest"] = types.SimpleNamespace(hookimpl=lambda **k: (lambda f: f))
+import ta_sample
+ta_sample._passed.append("t::a")
+ta_sample.pytest_sessionfinish(None, 0)' 2>&1; wc -c < "$tmp/passed" | tr -d ' ')
+case $out in *"reach imported=no"*0) true ;; *) false ;; esac
+result $? "a check that never imports the file leaves no passing item (its baseline fails)" "$out"
 finish

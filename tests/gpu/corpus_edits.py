@@ -21,7 +21,9 @@ check, default 150), TA_DEADLINE (seconds for the whole run; jobs not started
 by then are reported as not run), TA_MAX_SITES (sites run on the GPU at most,
 spread over projects and rules first), TA_PROJECTS (comma list to keep),
 TA_BASELINE_ONLY=1 (check the unedited files only: a probe), TA_SKIP_TARGETS
-(a file of project/file lines not to check), TA_BASE_JOBS (baselines at once).
+(a file of project/file lines not to check), TA_BASE_JOBS (baselines at once),
+TA_TIMEOUT_CAP (seconds no check exceeds, per-file overrides included),
+TA_ONLY_TARGETS (a file of project/file lines: check only these).
 """
 import collections
 import concurrent.futures as cf
@@ -40,6 +42,8 @@ TA = os.environ.get("TA", os.path.join(ROOT, "_build", "src", "tileadvise"))
 JOBS = int(os.environ.get("TA_JOBS", os.cpu_count() or 4))
 SAMPLE = os.environ.get("TA_SAMPLE", "6")
 TIMEOUT = int(os.environ.get("TA_TIMEOUT", "150"))
+# No check runs longer than this, per-file overrides included (a probe's bound).
+TIMEOUT_CAP = int(os.environ.get("TA_TIMEOUT_CAP", "100000"))
 # pytest carried as plain files (.whl/pylib), used only where the machine has none.
 PYLIB = [] if subprocess.run([sys.executable, "-c", "import pytest"], capture_output=True).returncode == 0 \
     else [os.path.join(ROOT, ".whl", "pylib")]
@@ -75,6 +79,7 @@ def options(t):
 # Vendor back-end copies that no test on this GPU reaches.
 SKIP_DIR = re.compile(r"/(backends?/_(?!nvidia)[a-z]+|_ascend|_cambricon|_mthreads|_kunlunxin|_metax|_iluvatar|"
                       r"_hygon|_aipu|_tsingmicro|_arm|_sunrise|_enflame|_amd)/")
+OTHER_BACKEND = re.compile(r"cutedsl|cutile|_cute|npu|xpu|ascend|musa|tilelang")
 TEST_NAME = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 # Benchmarks and whole-model convergence runs are not correctness checks.
 NOT_CHECK = re.compile(r"(^|/)(benchmarks?|convergence|perf)(/|$)|_(perf|speed)\.py$|(^|/)bench")
@@ -131,13 +136,19 @@ def find_check(root, rel, tests, text):
     imp = re.compile(r"(from\s+%s\s+import|import\s+%s\b|from\s+%s\s+import\s+[^\n]*\b%s\b)"
                      % (re.escape(mod), re.escape(mod), re.escape(parent), re.escape(last)))
     hits = [t for t, s in tests.items() if parent and imp.search(s)]
+    # A test named after the file comes first even where it imports the
+    # kernel through its package (`from liger_kernel.ops import X`), and
+    # tests of another back-end's copy (cutedsl, cutile, npu) last.
+    exact = {f"test_{stem}.py", f"test_{word}.py", f"{stem}_test.py"}
+    hits += [t for t in tests if os.path.basename(t) in exact and t not in hits]
     if not hits and len(word) >= 3:
         hits = [t for t in tests if word in os.path.basename(t)]
     if not hits and len(word) >= 4:
         fn = re.compile(r"def test_\w*%s" % re.escape(word))
         hits = [t for t, s in tests.items() if fn.search(s)]
     if hits:
-        hits.sort(key=lambda t: (word not in os.path.basename(t), len(t)))
+        hits.sort(key=lambda t: (bool(OTHER_BACKEND.search(t)), os.path.basename(t) not in exact,
+                                 word not in os.path.basename(t), len(t)))
         # Test ids seldom carry a project prefix of the file name
         # (ssd_chunk_scan.py, tested as "chunk_scan_bwd_dx"): that word next.
         words = [word]
@@ -315,6 +326,7 @@ def run_check(corpus, work, t, tree, only=None, passed=None):
     if t["check"] == "pytest":
         env["TA_SAMPLE"] = str(extra.get("sample", SAMPLE))
         env["TA_KEYWORD"] = t["word"] or ""
+        env["TA_FILE"] = os.path.join(tree, t["file"])  # ta_sample says whether the run reaches it
         if only:
             env["TA_ONLY"] = only
         if passed:
@@ -335,7 +347,7 @@ def run_check(corpus, work, t, tree, only=None, passed=None):
     t0 = time.time()
     try:
         r = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True,
-                           timeout=extra.get("timeout", TIMEOUT))
+                           timeout=min(extra.get("timeout", TIMEOUT), TIMEOUT_CAP))
         rc, out = r.returncode, r.stdout + r.stderr
     except subprocess.TimeoutExpired as e:
         rc = "timeout"
@@ -345,7 +357,7 @@ def run_check(corpus, work, t, tree, only=None, passed=None):
 
 
 def summary_line(out):
-    lines = [l for l in out.strip().splitlines() if l.strip()]
+    lines = [l for l in out.strip().splitlines() if l.strip() and not l.startswith("ta_sample: ")]
     for l in reversed(lines):
         if re.search(r"\b(passed|failed|error|no tests ran)\b", l) and "=" in l:
             return l.strip("= ")[:200]
@@ -407,18 +419,26 @@ def run(work, outdir):
     # Files whose unedited check is known to fail here (an earlier probe):
     # "project/file" lines; their sites are reported as not run.
     skip = set(read(os.environ.get("TA_SKIP_TARGETS", "/nonexistent")).split())
-    applied = [s for s in applied if targets[s["target"]]["project"] + "/" + targets[s["target"]]["file"] not in skip]
+    # Or only these files (a probe's list, in the order to start them).
+    only = read(os.environ["TA_ONLY_TARGETS"]).split() if os.environ.get("TA_ONLY_TARGETS") else None
+    key = {tid: t["project"] + "/" + t["file"] for tid, t in targets.items()}
+    applied = [s for s in applied if key[s["target"]] not in skip and (only is None or key[s["target"]] in only)]
     cap = int(os.environ.get("TA_MAX_SITES", "100000"))
     chosen = pick(applied, cap)
     if os.environ.get("TA_BASELINE_ONLY"):  # a probe: every checked file, projects taken in turn
-        byp = collections.OrderedDict()
-        for t in P["targets"]:
-            byp.setdefault(t["project"], []).append(t["id"])
-        chosen = []
-        while any(byp.values()):
-            for p in byp:
-                if byp[p]:
-                    chosen.append({"target": byp[p].pop(0)})
+        if only is not None:
+            tid_of = {k: tid for tid, k in key.items()}
+            chosen = [{"target": tid_of[k]} for k in only if k in tid_of and k not in skip]
+        else:
+            byp = collections.OrderedDict()
+            for t in P["targets"]:
+                if key[t["id"]] not in skip:
+                    byp.setdefault(t["project"], []).append(t["id"])
+            chosen = []
+            while any(byp.values()):
+                for p in byp:
+                    if byp[p]:
+                        chosen.append({"target": byp[p].pop(0)})
     deadline = time.time() + float(os.environ.get("TA_DEADLINE", "1e9"))
     os.makedirs(outdir, exist_ok=True)
     logdir = os.path.join(work, "logs")
@@ -448,8 +468,10 @@ def run(work, outdir):
         if t["check"] == "pytest" and not nids:
             ok = False
         shutil.rmtree(tree, ignore_errors=True)
+        m = re.search(r"^ta_sample: reach (.*)$", out, re.M)
         return tid, {"status": "pass" if ok else "fail", "rc": rc, "secs": round(dt, 1), "items": len(nids),
-                     "only": passed if nids else None, "summary": summary_line(out), "timing": timing(out)}
+                     "only": passed if nids else None, "summary": summary_line(out), "timing": timing(out),
+                     "reach": m.group(1) if m else None}
 
     def do_site(s):
         t = targets[s["target"]]

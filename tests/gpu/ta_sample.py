@@ -12,6 +12,11 @@ Environment:
                combination it does not support) still gets its items
   TA_ONLY      a file of node ids, one a line: run exactly these
   TA_PASSED    write the ids of the items that passed to this file
+  TA_FILE      the kernel file under test: at the end, say whether the run
+               imported it and compiled any of its module-level Triton
+               kernels ("ta_sample: reach ..."); where it did neither, no
+               item counts as passed (a check that never reaches the file
+               cannot tell an edit of it from the original)
   TA_ALIAS     "a.b=c.d,...": make module a.b an alias of c.d before
                collection (a project's tests that import a renamed package)
 """
@@ -90,7 +95,66 @@ def pytest_runtest_logreport(report):
         _passed.append(report.nodeid)
 
 
+def _jit_of(obj, depth=0):
+    """The JITFunction under Triton's wrappers (autotune, heuristics, and
+    projects' own launchers keep it as .fn), or None."""
+    if depth > 6 or obj is None:
+        return None
+    if type(obj).__name__ == "JITFunction":
+        return obj
+    return _jit_of(getattr(obj, "fn", None), depth + 1)
+
+
+def _compiled(jf):
+    """Compiled specialisations of a JITFunction, or None where this
+    Triton keeps them somewhere this does not know."""
+    caches = getattr(jf, "device_caches", None)
+    if isinstance(caches, dict):
+        n = 0
+        for v in caches.values():
+            c = v[0] if isinstance(v, tuple) and v and isinstance(v[0], dict) else None
+            if c is None:
+                return None
+            n += len(c)
+        return n
+    cache = getattr(jf, "cache", None)
+    if isinstance(cache, dict):
+        return sum(len(v) for v in cache.values() if isinstance(v, dict))
+    return None
+
+
+def reach(path):
+    """(imported, kernels, compiled): whether a loaded module's file is path,
+    how many module-level Triton kernels it defines, how many of them have
+    a compiled specialisation (None: not knowable here)."""
+    want = os.path.realpath(path)
+    mods = [m for m in list(sys.modules.values())
+            if getattr(m, "__file__", None) and os.path.realpath(m.__file__) == want]
+    kernels, compiled, known = 0, 0, True
+    seen = set()
+    for m in mods:
+        for v in list(vars(m).values()):
+            jf = _jit_of(v)
+            if jf is None or id(jf) in seen:
+                continue
+            seen.add(id(jf))
+            kernels += 1
+            c = _compiled(jf)
+            if c is None:
+                known = False
+            else:
+                compiled += c > 0
+    return bool(mods), kernels, (compiled if known else None)
+
+
 def pytest_sessionfinish(session, exitstatus):
+    path = os.environ.get("TA_FILE")
+    if path:
+        imported, kernels, compiled = reach(path)
+        print(f"\nta_sample: reach imported={'yes' if imported else 'no'} kernels={kernels} "
+              f"compiled={'?' if compiled is None else compiled}", file=sys.stderr)
+        if not imported or (kernels and compiled == 0):
+            _passed.clear()
     out = os.environ.get("TA_PASSED")
     if out:
         with open(out, "w") as f:
