@@ -62,6 +62,9 @@ PROJECT = {
     # The SSD kernels' tests (determinism of the backward kernels, each item
     # autotuning them) took over 100 s for 4 items: 2 items, 240 s.
     "state-spaces+mamba": {"files": {r"/ssd_": {"sample": 2, "timeout": 240}}},
+    # Each test item compiles the forward and backward kernels of a whole
+    # layer (over a minute in the first probe): 1 item, 150 s.
+    "fla-org+flash-linear-attention": {"sample": 1, "timeout": 150},
     # The MLP tests build whole model blocks: 2 items, 200 s.
     "linkedin+Liger-Kernel": {"files": {r"/(mlp|swiglu|fused_moe_kernels)\.py$": {"sample": 2, "timeout": 200}}},
 }
@@ -79,6 +82,9 @@ def options(t):
 # Vendor back-end copies that no test on this GPU reaches.
 SKIP_DIR = re.compile(r"/(backends?/_(?!nvidia)[a-z]+|_ascend|_cambricon|_mthreads|_kunlunxin|_metax|_iluvatar|"
                       r"_hygon|_aipu|_tsingmicro|_arm|_sunrise|_enflame|_amd)/")
+# Folders that say where code lives, not which kernel it is.
+PLAIN_DIRS = {"ops", "kernels", "kernel", "triton", "triton_kernel", "triton_src", "src", "utils", "common",
+              "fused", "experimental", "modules", "layers", "implementations", "csrc", "lib"}
 OTHER_BACKEND = re.compile(r"cutedsl|cutile|_cute|npu|xpu|ascend|musa|tilelang")
 TEST_NAME = re.compile(r"(^|/)(test_[^/]*|[^/]*_test)\.py$")
 # Benchmarks and whole-model convergence runs are not correctness checks.
@@ -123,7 +129,7 @@ def core_word(stem):
     return w
 
 
-def find_check(root, rel, tests, text):
+def find_check(root, rel, tests, text, generic=False):
     """The check for one kernel file: ('pytest', [test files], keyword) or
     ('main', None, None), or None. Tests that import the module come first,
     then tests named after it, then tests with a test function named after it."""
@@ -154,6 +160,11 @@ def find_check(root, rel, tests, text):
         words = [word]
         if "_" in word and len(word.split("_", 1)[1]) >= 6:
             words.append(word.split("_", 1)[1])
+        # A name the project gives many files (fla's chunk.py, parallel.py
+        # in one folder per model): the folder names the kernel's tests.
+        folder = os.path.basename(os.path.dirname(rel))
+        if generic and len(folder) >= 3 and folder not in PLAIN_DIRS:
+            words.insert(0, folder)
         return ("pytest", hits[:2], "|".join(words))
     if re.search(r"^if __name__ == .__main__.:", text, re.M):
         return ("main", None, None)
@@ -170,6 +181,8 @@ def plan(corpus, work):
         if not os.path.isdir(root) or (keep and proj not in keep):
             continue
         files = list(py_files(root))
+        stems = collections.Counter(os.path.basename(f) for f in files
+                                    if not TEST_NAME.search(f) and not SKIP_DIR.search("/" + f))
         tests = {f: read(os.path.join(root, f)) for f in files if TEST_NAME.search(f) and not NOT_CHECK.search(f)}
         for rel in files:
             if SKIP_DIR.search("/" + rel):
@@ -180,7 +193,7 @@ def plan(corpus, work):
             if proj == "examples":
                 chk = ("diff", None, None)
             else:
-                chk = find_check(root, rel, tests, text)
+                chk = find_check(root, rel, tests, text, generic=stems[os.path.basename(rel)] >= 3)
             if chk:
                 targets.append({"project": proj, "file": rel, "check": chk[0], "tests": chk[1], "word": chk[2]})
     if os.environ.get("TA_PLAN_NO_SITES"):  # a probe of the checks alone
