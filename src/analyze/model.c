@@ -1,4 +1,5 @@
 #include "config.h"
+#include "analyze/index.h"
 #include "analyze/model_internal.h"
 #include "util/buf.h"
 
@@ -132,6 +133,7 @@ void ta_model_free(ta_model *m)
 	for (size_t i = 0; i < m->kernel_names_cap; i++)
 		free(m->kernel_names[i].name);
 	free(m->kernel_names);
+	ta_index_free(m->index);
 	free(m);
 }
 

@@ -276,6 +276,7 @@ typedef struct ta_model {
 	struct ta_name_slot *kernel_names; /* kernel names and aliases -> index */
 	size_t kernel_names_cap;
 	size_t kernel_names_used;
+	struct ta_model_index *index; /* lookups built on first use (index.h) */
 } ta_model;
 
 /* Builds the model. src and syn are borrowed and must outlive it. Reads the

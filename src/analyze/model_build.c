@@ -2,6 +2,7 @@
  * names (imports, definitions, assignments), then one iterative walk over the
  * tree that attributes every call to its kernel or host function. */
 #include "config.h"
+#include "analyze/index.h"
 #include "analyze/model_internal.h"
 #include "util/buf.h"
 #include "util/datadir.h"
@@ -2089,6 +2090,7 @@ ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 	ta_model *m = ta_xcalloc(1, sizeof *m);
 	m->src = src;
 	m->syn = syn;
+	m->index = ta_index_new();
 	builder b = { .m = m, .src = src, .module_host = -1 };
 	TSNode root = ta_syntax_root(syn);
 	read_names(&b, root);

@@ -71,24 +71,10 @@ static void bound_names(const ta_model *m, TSNode n, char ***v, size_t *count)
 /* The module-level statement binding name, started before off, or -1. */
 static bool module_name_before(const ta_model *m, const char *name, uint32_t off)
 {
-	for (size_t i = 0; i < m->import_count; i++)
-		if (!strcmp(m->imports[i].alias, name))
-			return true;
-	TSNode root = ta_syntax_root(m->syn);
-	uint32_t n = ta_node_named_count(root);
-	for (uint32_t i = 0; i < n; i++) {
-		TSNode s = ts_node_named_child(root, i);
-		if (ts_node_start_byte(s) >= off)
-			break;
-		TSNode d = ta_node_is(s, "decorated_definition") ? ta_node_field(s, "definition") : s;
-		if ((ta_node_is(d, "function_definition") || ta_node_is(d, "class_definition")) &&
-		    ta_node_text_eq(m->src, ta_node_field(d, "name"), name))
-			return true;
-		TSNode a = ta_node_is(s, "expression_statement") ? ts_node_named_child(s, 0) : (TSNode){ 0 };
-		if (ta_node_is(a, "assignment") && ta_node_text_eq(m->src, ta_node_field(a, "left"), name))
-			return true;
-	}
-	return false;
+	if (ta_index_import_alias(m, name))
+		return true;
+	uint32_t d = ta_index_module_def(m, name), a = ta_index_module_assign(m, name);
+	return (d != UINT32_MAX && d < off) || (a != UINT32_MAX && a < off);
 }
 
 static bool module_defines(const ta_model *m, const char *name)

@@ -12,8 +12,10 @@
 ta_status ta_detect_d15(ta_rule_ctx *c)
 {
 	bool found = false;
-	for (size_t hi = 0; hi < c->m->host_count; hi++) {
-		const ta_host *h = &c->m->hosts[hi];
+	size_t nh;
+	const int *his = ta_index_kernel_hosts(c->m, c->kernel, &nh);
+	for (size_t hj = 0; hj < nh; hj++) {
+		const ta_host *h = &c->m->hosts[his[hj]];
 		if (!ta_rule_host_launches(c, h))
 			continue;
 		for (size_t i = 0; i < h->op_count; i++) {

@@ -172,8 +172,10 @@ static bool d3_conditional(const ta_rule_ctx *c, const ta_host *h, uint64_t path
 ta_status ta_detect_d3(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
-	for (size_t hi = 0; hi < c->m->host_count; hi++) {
-		const ta_host *h = &c->m->hosts[hi];
+	size_t nh;
+	const int *his = ta_index_kernel_hosts(c->m, c->kernel, &nh);
+	for (size_t hj = 0; hj < nh; hj++) {
+		const ta_host *h = &c->m->hosts[his[hj]];
 		if (!ta_rule_host_launches(c, h))
 			continue;
 		any = true;
@@ -306,8 +308,10 @@ ta_status ta_detect_d5(ta_rule_ctx *c)
 ta_status ta_detect_d7(ta_rule_ctx *c)
 {
 	bool found = false;
-	for (size_t hi = 0; hi < c->m->host_count; hi++) {
-		const ta_host *h = &c->m->hosts[hi];
+	size_t nh;
+	const int *his = ta_index_kernel_hosts(c->m, c->kernel, &nh);
+	for (size_t hj = 0; hj < nh; hj++) {
+		const ta_host *h = &c->m->hosts[his[hj]];
 		if (!ta_rule_host_launches(c, h))
 			continue;
 		for (size_t i = 0; i < h->op_count; i++) {
@@ -505,8 +509,10 @@ ta_status ta_detect_d9(ta_rule_ctx *c)
 		}
 		free(t);
 	}
-	for (size_t hi = 0; hi < c->m->host_count; hi++) {
-		const ta_host *h = &c->m->hosts[hi];
+	size_t nh;
+	const int *his = ta_index_kernel_hosts(c->m, c->kernel, &nh);
+	for (size_t hj = 0; hj < nh; hj++) {
+		const ta_host *h = &c->m->hosts[his[hj]];
 		if (!ta_rule_host_launches(c, h))
 			continue;
 		for (size_t i = 0; i < h->op_count; i++)

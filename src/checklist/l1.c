@@ -516,10 +516,7 @@ static int l1_launch(l1_ctx *c, const ta_launch *l, size_t pidx, ta_edit *out)
 
 static bool defined_name(const ta_model *m, const char *name)
 {
-	for (size_t i = 0; i < m->function_count; i++)
-		if (!strcmp(m->functions[i].name, name))
-			return true;
-	return ta_node_contains_identifier(m->src, ta_syntax_root(m->syn), name);
+	return ta_index_function(m, name) || ta_index_identifier(m, name);
 }
 
 /* Parameters continued on later lines, aligned under the opening

@@ -489,18 +489,7 @@ bool ta_edits_word_in(const char *s, size_t n, const char *w)
 /* A function or module-level name the file already defines. */
 bool ta_edits_defined(const ta_model *m, const char *name)
 {
-	for (size_t i = 0; i < m->function_count; i++)
-		if (!strcmp(m->functions[i].name, name))
-			return true;
-	TSNode root = ta_syntax_root(m->syn);
-	uint32_t n = ta_node_named_count(root);
-	for (uint32_t i = 0; i < n; i++) {
-		TSNode s = ts_node_named_child(root, i);
-		TSNode a = ta_node_is(s, "expression_statement") ? ts_node_named_child(s, 0) : (TSNode){ 0 };
-		if (ta_node_is(a, "assignment") && ta_node_text_eq(m->src, ta_node_field(a, "left"), name))
-			return true;
-	}
-	return false;
+	return ta_index_function(m, name) || ta_index_module_assign(m, name) != UINT32_MAX;
 }
 
 /* Inserts text before the line of a module-level definition at off. */
@@ -517,22 +506,12 @@ static bool word_byte(char c)
 	return isalnum((unsigned char)c) || c == '_' || (unsigned char)c >= 0x80;
 }
 
-/* name is bound or read anywhere in the file. An identifier is a whole word
- * of the text, so the text is searched and the tree asked only at each word
- * found (an identifier there, or a string or a comment). Walking the whole
- * tree for each name made the advisor's first frame grow with kernels x
- * lines (1.3 s on a 2,000-line file of 40 kernels). */
+/* name is bound or read anywhere in the file: some identifier spells it
+ * (the model's table of them, built once: a walk of the tree, or a search
+ * of the text, per name made the analysis grow with kernels x lines). */
 bool ta_edits_name_taken(const ta_model *m, const char *name)
 {
-	TSNode root = ta_syntax_root(m->syn);
-	size_t n = strlen(name);
-	for (size_t at = ta_edits_next_word(m, 0, name); at != SIZE_MAX; at = ta_edits_next_word(m, at + 1, name)) {
-		/* The node at the word: an identifier, or a string or comment. */
-		TSNode id = ts_node_named_descendant_for_byte_range(root, (uint32_t)at, (uint32_t)(at + n));
-		if (ta_node_is(id, "identifier") && ts_node_start_byte(id) == at && ts_node_end_byte(id) == at + n)
-			return true;
-	}
-	return false;
+	return ta_index_identifier(m, name);
 }
 
 bool ta_edits_reads_in(const ta_model *m, uint32_t start, uint32_t end, const char *name)

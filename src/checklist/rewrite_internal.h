@@ -8,6 +8,7 @@
 #include <tree_sitter/api.h>
 
 #include "analyze/diff.h"
+#include "analyze/index.h"
 #include "analyze/model.h"
 #include "checklist/rewrite.h"
 

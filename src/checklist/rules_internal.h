@@ -2,6 +2,7 @@
 #ifndef TA_CHECKLIST_RULES_INTERNAL_H
 #define TA_CHECKLIST_RULES_INTERNAL_H
 
+#include "analyze/index.h"
 #include "analyze/model_internal.h"
 #include "analyze/names.h"
 #include "checklist/rules.h"
