@@ -23,7 +23,8 @@ spread over projects and rules first), TA_PROJECTS (comma list to keep),
 TA_BASELINE_ONLY=1 (check the unedited files only: a probe), TA_SKIP_TARGETS
 (a file of project/file lines not to check), TA_BASE_JOBS (baselines at once),
 TA_TIMEOUT_CAP (seconds no check exceeds, per-file overrides included),
-TA_ONLY_TARGETS (a file of project/file lines: check only these).
+TA_ONLY_TARGETS (a file of project/file lines: plan and check only these),
+TA_MAX_PER_FILE (applied sites of one file run at most).
 """
 import collections
 import concurrent.futures as cf
@@ -175,6 +176,7 @@ def plan(corpus, work):
     mech = mechanical()
     os.makedirs(work, exist_ok=True)
     keep = set(filter(None, os.environ.get("TA_PROJECTS", "").split(",")))
+    only = set(read(os.environ["TA_ONLY_TARGETS"]).split()) if os.environ.get("TA_ONLY_TARGETS") else None
     targets = []
     for proj in sorted(os.listdir(corpus)):
         root = os.path.join(corpus, proj)
@@ -194,7 +196,7 @@ def plan(corpus, work):
                 chk = ("diff", None, None)
             else:
                 chk = find_check(root, rel, tests, text, generic=stems[os.path.basename(rel)] >= 3)
-            if chk:
+            if chk and (only is None or proj + "/" + rel in only):
                 targets.append({"project": proj, "file": rel, "check": chk[0], "tests": chk[1], "word": chk[2]})
     if os.environ.get("TA_PLAN_NO_SITES"):  # a probe of the checks alone
         for ti, t in enumerate(targets):
@@ -282,9 +284,24 @@ def plan(corpus, work):
     print(f"plan: {len(targets)} checked files, {len(sites)} sites, {sum(s['applied'] for s in sites)} applied")
 
 
-def pick(sites, cap):
+def pick(sites, cap, per_file=None):
     """At most cap applied sites, round-robin over (project, rule) so that a
-    short run still covers every project and rule."""
+    short run still covers every project and rule; at most per_file sites
+    of one file (its rules taken in turn), so that a file with many sites
+    and a slow check does not take the run's time from the others."""
+    if per_file:
+        byf = collections.OrderedDict()
+        for s in sites:
+            byf.setdefault((s["project"], s["file"]), collections.OrderedDict()).setdefault(s["rule"], []).append(s)
+        kept = set()
+        for rules in byf.values():
+            n = 0
+            while n < per_file and any(rules.values()):
+                for g in rules.values():
+                    if g and n < per_file:
+                        kept.add(id(g.pop(0)))
+                        n += 1
+        sites = [s for s in sites if id(s) in kept]
     groups = collections.OrderedDict()
     for s in sites:
         groups.setdefault((s["project"], s["rule"]), []).append(s)
@@ -437,7 +454,7 @@ def run(work, outdir):
     key = {tid: t["project"] + "/" + t["file"] for tid, t in targets.items()}
     applied = [s for s in applied if key[s["target"]] not in skip and (only is None or key[s["target"]] in only)]
     cap = int(os.environ.get("TA_MAX_SITES", "100000"))
-    chosen = pick(applied, cap)
+    chosen = pick(applied, cap, int(os.environ.get("TA_MAX_PER_FILE", "0")) or None)
     if os.environ.get("TA_BASELINE_ONLY"):  # a probe: every checked file, projects taken in turn
         if only is not None:
             tid_of = {k: tid for tid, k in key.items()}
