@@ -605,14 +605,72 @@ static bool is_config_call(const builder *b, TSNode n)
 	return yes;
 }
 
+/* The tile dicts behind a config whose parameters are a comprehension's
+ * variable, as P1 writes them: `Config(dict(t), ...) for t in tiles` (or
+ * `Config(t, ...)`) with `tiles` a literal list of dicts in scope. The
+ * list, or a null node when the config is not of that form. */
+static TSNode config_tiles(const builder *b, TSNode call, TSNode arg)
+{
+	if (ta_node_is(arg, "call") && text_eq(b, ta_node_field(arg, "function"), "dict") &&
+	    ta_node_named_count(ta_node_field(arg, "arguments")) == 1)
+		arg = call_arg(arg, 0);
+	if (!ta_node_is(arg, "identifier"))
+		return null_node;
+	TSNode comp = ta_node_parent(call);
+	if (!ta_node_is(comp, "list_comprehension") && !ta_node_is(comp, "generator_expression"))
+		return null_node;
+	char *var = text(b, arg);
+	TSNode fc = null_node;
+	uint32_t n = ta_node_named_count(comp);
+	for (uint32_t i = 0; i < n && ts_node_is_null(fc); i++) {
+		fc = ts_node_named_child(comp, i);
+		if (!ta_node_is(fc, "for_in_clause") || !text_eq(b, ta_node_field(fc, "left"), var))
+			fc = null_node;
+	}
+	free(var);
+	TSNode seq = ta_node_field(fc, "right");
+	if (!ta_node_is(seq, "identifier"))
+		return null_node;
+	char *name = text(b, seq);
+	TSNode v = lookup_var(b, name, function_at(b->m, ts_node_start_byte(call)), ts_node_start_byte(call));
+	free(name);
+	if (!ta_node_is(v, "list") && !ta_node_is(v, "tuple"))
+		return null_node;
+	uint32_t dicts = 0, k = ta_node_named_count(v);
+	for (uint32_t j = 0; j < k; j++) {
+		TSNode d = ts_node_named_child(v, j);
+		if (ta_node_is(d, "dictionary"))
+			dicts++;
+		else if (!ta_node_is(d, "comment"))
+			return null_node;
+	}
+	return dicts ? v : null_node;
+}
+
+static void parse_config_dict(builder *b, ta_autotune *a, TSNode call, TSNode dict);
+
 static void parse_config(builder *b, ta_autotune *a, TSNode call)
+{
+	TSNode dict = call_arg(call, 0);
+	if (ts_node_is_null(dict))
+		dict = call_kwarg(b, call, "kwargs");
+	TSNode tiles = config_tiles(b, call, dict);
+	if (ts_node_is_null(tiles)) {
+		parse_config_dict(b, a, call, dict);
+		return;
+	}
+	/* One config per tile dict, each with the call's options. */
+	uint32_t n = ta_node_named_count(tiles);
+	for (uint32_t i = 0; i < n; i++)
+		if (ta_node_is(ts_node_named_child(tiles, i), "dictionary"))
+			parse_config_dict(b, a, call, ts_node_named_child(tiles, i));
+}
+
+static void parse_config_dict(builder *b, ta_autotune *a, TSNode call, TSNode dict)
 {
 	ta_config *c = TA_APPEND(a->configs, a->config_count);
 	c->span = span(b, call);
 	size_t pcap = 0, ocap = 0;
-	TSNode dict = call_arg(call, 0);
-	if (ts_node_is_null(dict))
-		dict = call_kwarg(b, call, "kwargs");
 	if (ta_node_is(dict, "dictionary")) {
 		uint32_t n = ta_node_named_count(dict);
 		for (uint32_t i = 0; i < n; i++) {

@@ -115,12 +115,20 @@ static bool starts_line(const ta_model *m, uint32_t off)
 
 #define SUBTILE "EPILOGUE_SUBTILE"
 
-/* Adds `"EPILOGUE_SUBTILE": value` at the end of a config's dict. Returns
- * the offset where it went (UINT32_MAX when the dict is not literal) and
- * the entry text in *entry (caller frees). */
+/* Adds `"EPILOGUE_SUBTILE": value` at the end of a config's dict, or
+ * `EPILOGUE_SUBTILE=value` to the copy P1 writes of a tile (`dict(t)`).
+ * Returns the offset where it went (UINT32_MAX when the dict is not
+ * literal) and the entry text in *entry (caller frees). */
 static uint32_t dict_entry(const ta_model *m, TSNode config, const char *value, char **entry)
 {
 	TSNode dict = ta_edits_call_arg(m, config, 0, "kwargs");
+	if (ta_node_is(dict, "call") && ta_node_text_eq(m->src, ta_node_field(dict, "function"), "dict") &&
+	    ta_node_named_count(ta_node_field(dict, "arguments")) == 1 &&
+	    ta_node_is(ta_edits_call_arg(m, dict, 0, NULL), "identifier")) {
+		TSNode copied = ta_edits_call_arg(m, dict, 0, NULL);
+		*entry = ta_xasprintf(", " SUBTILE "=%s", value);
+		return ts_node_end_byte(copied);
+	}
 	if (!ta_node_is(dict, "dictionary"))
 		return UINT32_MAX;
 	TSNode last = { 0 };
@@ -220,6 +228,9 @@ static int p5_configs(const ta_model *m, const ta_kernel *k, ta_edit *out, char 
 						       a->configs[0].span.line, m->kernels[i].name);
 	}
 	for (size_t i = 0; i < a->config_count; i++) {
+		/* the tiles of one `Config(dict(t), ...) for t in tiles` share its call */
+		if (i && a->configs[i].span.start == a->configs[i - 1].span.start)
+			continue;
 		TSNode c = ta_edits_node(m, a->configs[i].span);
 		TSNode p = ta_node_parent(c);
 		int rc;
