@@ -1666,6 +1666,10 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		c.ax[1] = t;
 		transposed = true;
 	}
+	/* tl.make_tensor_descriptor is public from Triton 3.4 (3.3 had it as
+	 * tl._experimental_make_tensor_descriptor). */
+	if (ta_edits_triton_at_least(m, 3, 4, "tl.make_tensor_descriptor", &c.why) != 0)
+		goto done;
 	/* The host needs an allocator for in-kernel descriptors, set where it
 	 * dominates every launch of the kernel. */
 	bool has_alloc = ta_edits_allocator_dominates(m, (size_t)(k - m->kernels));
@@ -1796,7 +1800,7 @@ static bool s1_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
 }
 
 /* Rewrite: tl.make_tensor_descriptor and desc.load/store for a raw 2D tile, plus the host allocator. */
-TA_REWRITE(S1, NULL, TA_UNSAFE("assumes each tensor read through a descriptor has a 16-byte aligned base and strides (TMA's rule) and a Triton with tensor descriptors"))
+TA_REWRITE(S1, NULL, TA_UNSAFE("assumes each tensor read through a descriptor has a 16-byte aligned base and strides (TMA's rule) and Triton 3.4 or newer (tl.make_tensor_descriptor)"))
 {
 	return ta_edits_each_op(m, kernel_or_host, line, s1_site, s1_one, out, why_not,
 				"no raw 2D pointer tile load or store");
