@@ -83,7 +83,7 @@ static pthread_mutex_t book_lock = PTHREAD_MUTEX_INITIALIZER;
 static ta_adapt book;
 /* Whether kernel activity is enabled now; toggled by launch threads only. */
 static pthread_mutex_t toggle_lock = PTHREAD_MUTEX_INITIALIZER;
-static atomic_bool tracing_on;       /* written under toggle_lock */
+static bool tracing_on;
 static bool toggle_failed;
 /* cuFuncGetName (CUDA 12.3+), for a launch whose callback has no name. */
 static int (*func_get_name)(const char **, void *);
@@ -439,9 +439,6 @@ bool ta_inject_launch_params(CUpti_CallbackId cbid, const void *params, const vo
 
 static void set_tracing(bool want)
 {
-	/* Most launches want what is already set: no lock for those. */
-	if (atomic_load_explicit(&tracing_on, memory_order_relaxed) == want)
-		return;
 	pthread_mutex_lock(&toggle_lock);
 	if (want != tracing_on && !toggle_failed) {
 		CUptiResult rc = want ? cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)
