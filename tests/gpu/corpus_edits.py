@@ -11,6 +11,9 @@ for the bundled examples, a differential harness (tests/gpu/diff_examples.py).
                                      counts only where its baseline passed
   corpus_edits.py table WORK OUTDIR  the per-rule table again, from the plan
                                      and OUTDIR/results.jsonl
+  corpus_edits.py skiplist RESULTS    the project/file of every baseline that
+                                     failed in a results.jsonl (a probe's): a
+                                     TA_SKIP_TARGETS file for the next run
   corpus_edits.py classify LOG CHECK whether a failing check's output (CHECK:
                                      pytest, main or diff) stopped only at the
                                      edits' host contracts: contract, or fail
@@ -638,6 +641,11 @@ if __name__ == "__main__":
         run(sys.argv[2], sys.argv[3])
     elif len(sys.argv) == 4 and sys.argv[1] == "table":
         table(sys.argv[2], sys.argv[3])
+    elif len(sys.argv) == 3 and sys.argv[1] == "skiplist":  # skiplist RESULTS: the files whose baseline failed
+        for l in open(sys.argv[2]):
+            r = json.loads(l)
+            if r["kind"] == "baseline" and r["status"] != "pass":
+                print(r["project"] + "/" + r["file"])
     elif len(sys.argv) == 4 and sys.argv[1] == "classify":  # classify LOG CHECK: prints contract or fail
         print("contract" if contract_stop(read(sys.argv[2]), sys.argv[3]) else "fail")
     else:
