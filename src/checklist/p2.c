@@ -354,6 +354,31 @@ static void clear_cuts(p2_ctx *c)
 	c->cut_count = c->cut_cap = 0;
 }
 
+/* Frees what a loop's rewrite gathered; a failed one (rc != 0) drops the
+ * edit made so far too. Returns rc. */
+static int p2_done(p2_ctx *c, ta_edit *out, int rc)
+{
+	clear_cuts(c);
+	free(c->K);
+	free(c->BK);
+	if (rc != 0)
+		ta_edit_clear(out);
+	return rc;
+}
+
+/* Appends a term a mask keeps to the `&` chain in b, parenthesized unless
+ * it is atomic; a lone `(x < M)` loses its now useless parentheses. */
+static void keep_term(const ta_model *m, ta_buf *b, TSNode tn, size_t kept)
+{
+	if (kept == 1 && ta_node_is(tn, "parenthesized_expression") && ta_node_named_count(tn) == 1)
+		tn = ts_node_named_child(tn, 0);
+	char *t = ta_node_text(m->src, tn);
+	bool bare = kept == 1 || ta_node_is(tn, "parenthesized_expression") || ta_node_is(tn, "identifier") ||
+		    ta_node_is(tn, "subscript") || ta_node_is(tn, "call");
+	ta_buf_printf(b, "%s%s%s%s", b->len ? " & " : "", bare ? "" : "(", t, bare ? "" : ")");
+	free(t);
+}
+
 static bool is_param_ident(const ta_kernel *k, TSNode n, const ta_model *m)
 {
 	if (!ta_node_is(n, "identifier"))
@@ -588,15 +613,7 @@ static int p2_load(p2_ctx *c, const ta_op *op, char **why)
 	for (size_t i = 0; i < n; i++) {
 		if (cls[i] > 0)
 			continue;
-		TSNode tn = terms[i];
-		/* a lone `(x < M)` loses its now useless parentheses */
-		if (kept == 1 && ta_node_is(tn, "parenthesized_expression") && ta_node_named_count(tn) == 1)
-			tn = ts_node_named_child(tn, 0);
-		char *t = ta_node_text(m->src, tn);
-		bool bare = kept == 1 || ta_node_is(tn, "parenthesized_expression") || ta_node_is(tn, "identifier") ||
-			    ta_node_is(tn, "subscript") || ta_node_is(tn, "call");
-		ta_buf_printf(&keep, "%s%s%s%s", keep.len ? " & " : "", bare ? "" : "(", t, bare ? "" : ")");
-		free(t);
+		keep_term(m, &keep, terms[i], kept);
 	}
 	if (kterms == 0) {
 		ta_buf_free(&keep);
@@ -834,16 +851,9 @@ static int p2_loop(const ta_model *m, const ta_kernel *k, size_t li, ta_edit *ou
 	ta_edit_set_title(out, "EVEN_K: skip the K masks of the loop at line %u when %s %% %s == 0", l->header.line,
 			  c.K, c.BK);
 	out->line = ts_node_start_point(stmts[0]).row + 1;
-	clear_cuts(&c);
-	free(c.K);
-	free(c.BK);
-	return 0;
+	return p2_done(&c, out, 0);
 fail:
-	clear_cuts(&c);
-	free(c.K);
-	free(c.BK);
-	ta_edit_clear(out);
-	return -1;
+	return p2_done(&c, out, -1);
 }
 
 /* ---- P2's attention form ---------------------------------------------
@@ -1009,14 +1019,7 @@ static char *attn_kept(const ta_model *m, const attn_site *s)
 	for (size_t t = 0; t < s->n; t++) {
 		if (s->drop >> t & 1)
 			continue;
-		TSNode tn = s->terms[t];
-		if (kept == 1 && ta_node_is(tn, "parenthesized_expression") && ta_node_named_count(tn) == 1)
-			tn = ts_node_named_child(tn, 0);
-		char *x = ta_node_text(m->src, tn);
-		bool bare = kept == 1 || ta_node_is(tn, "parenthesized_expression") || ta_node_is(tn, "identifier") ||
-			    ta_node_is(tn, "subscript") || ta_node_is(tn, "call");
-		ta_buf_printf(&b, "%s%s%s%s", b.len ? " & " : "", bare ? "" : "(", x, bare ? "" : ")");
-		free(x);
+		keep_term(m, &b, s->terms[t], kept);
 	}
 	return kept ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
 }
@@ -1185,16 +1188,9 @@ static int p2_attn_loop(const ta_model *m, const ta_kernel *k, size_t li, ta_edi
 	ta_edit_set_title(out, "EVEN_N: whole KV blocks of the loop at line %u skip the bound %s (%u site%s) when %s %% %s == 0",
 			  l->header.line, c.K, (unsigned)ns, ns == 1 ? "" : "s", c.K, c.BK);
 	out->line = l->header.line;
-	clear_cuts(&c);
-	free(c.K);
-	free(c.BK);
-	return 0;
+	return p2_done(&c, out, 0);
 fail:
-	clear_cuts(&c);
-	free(c.K);
-	free(c.BK);
-	ta_edit_clear(out);
-	return -1;
+	return p2_done(&c, out, -1);
 }
 
 /* The detector's side: one finding for a KV loop in the form above. */

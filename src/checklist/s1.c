@@ -1060,6 +1060,15 @@ static size_t s1_param_index(const ta_kernel *k, const char *name)
 	return k->param_count;
 }
 
+/* The launches of c's kernel in turn: from *i = 0, NULL after the last. */
+static const ta_launch *s1_next_launch(const s1_ctx *c, size_t *i)
+{
+	for (; *i < c->m->launch_count; ++*i)
+		if (c->m->launches[*i].kernel == (int)(c->k - c->m->kernels))
+			return &c->m->launches[(*i)++];
+	return NULL;
+}
+
 /* The pointer parameter the descriptor's base starts from: the base
  * itself, or the first term of the sum that binds it (`q_base = Q + b *
  * stride_qb`), followed through a few names. */
@@ -1134,12 +1143,8 @@ static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wro
 		return s1_fail(c, "the last stride %s is not a parameter of %s", last, k->name);
 	if (bi == k->param_count)
 		return s1_fail(c, "the tile's base does not start from a parameter of %s", k->name);
-	size_t seen = 0;
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)(k - m->kernels))
-			continue;
-		seen++;
+	size_t seen = 0, it = 0;
+	for (const ta_launch *l; (l = s1_next_launch(c, &it)); seen++) {
 		TSNode sa = s1_launch_arg(m, l, k, li), ba = s1_launch_arg(m, l, k, bi);
 		TSNode fn = ta_node_field(sa, "function"), x = ta_node_field(fn, "object");
 		TSNode d = ta_node_is(sa, "call") ? ta_edits_call_arg(m, sa, 0, NULL) : (TSNode){ 0 };
@@ -1330,12 +1335,8 @@ static int s1_expr_contract(s1_ctx *c, ta_edit *out, bool *wrote)
 		if (!dup)
 			need[nn++] = pick;
 	}
-	size_t seen = 0;
-	for (size_t i = 0; i < m->launch_count && rc == 0; i++) {
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)(k - m->kernels))
-			continue;
-		seen++;
+	size_t seen = 0, it = 0;
+	for (const ta_launch *l; rc == 0 && (l = s1_next_launch(c, &it)); seen++) {
 		TSNode ba = s1_launch_arg(m, l, k, bi);
 		if (!ta_node_is(ba, "identifier")) {
 			rc = s1_fail(c, "the launch at line %u does not pass %s as a tensor's name: its 16-byte alignment "
@@ -1465,12 +1466,8 @@ static int s1_block_bytes(s1_ctx *c, ta_edit *out, bool *wrote)
 		return s1_fail(c, "the tile's last dimension %s is not a constexpr parameter: the 16 bytes a TMA block "
 			       "needs there cannot be shown", b);
 	bool cknown = !lit && !expr && unpassed_min(m, k, idx, &cmin);
-	size_t bi = s1_base_param(c), seen = 0;
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)(k - m->kernels))
-			continue;
-		seen++;
+	size_t bi = s1_base_param(c), seen = 0, it = 0;
+	for (const ta_launch *l; (l = s1_next_launch(c, &it)); seen++) {
 		TSNode a = lit || expr ? (TSNode){ 0 } : s1_launch_arg(m, l, k, idx);
 		long v = lit ? lv : cmin;
 		char *e = expr ? launch_value(m, l, k, b) : NULL;
