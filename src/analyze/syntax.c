@@ -265,6 +265,36 @@ TSNode ta_node_field(TSNode n, const char *field)
 	return child_by_field(n, cache[h].id);
 }
 
+bool ta_node_is_expression(TSNode n)
+{
+	static const char *const kinds[] = {
+		"call", "argument_list", "attribute", "subscript", "slice", "binary_operator",
+		"unary_operator", "boolean_operator", "not_operator", "comparison_operator",
+		"conditional_expression", "parenthesized_expression", "expression_list", "list", "tuple",
+		"set", "dictionary", "pair", "list_comprehension", "set_comprehension",
+		"dictionary_comprehension", "generator_expression", "lambda", "keyword_argument",
+		"named_expression", "await", "string", "concatenated_string", "integer", "float",
+		"identifier", "true", "false", "none", "comment", NULL,
+	};
+	/* one flag per symbol, made once per run */
+	static _Thread_local bool *table;
+	static _Thread_local uint32_t count;
+	if (!table) {
+		const TSLanguage *l = tree_sitter_python();
+		count = ts_language_symbol_count(l);
+		table = ta_xcalloc(count ? count : 1, sizeof *table);
+		for (size_t i = 0; kinds[i]; i++) {
+			TSSymbol s = ts_language_symbol_for_name(l, kinds[i], (uint32_t)strlen(kinds[i]), true);
+			if (s && s < count)
+				table[s] = true;
+		}
+	}
+	if (ts_node_is_null(n) || !ts_node_is_named(n) || ts_node_has_error(n))
+		return false;
+	TSSymbol s = ts_node_symbol(n);
+	return s < count && table[s];
+}
+
 TSNode ta_node_ancestor(TSNode n, const char *type)
 {
 	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); p = ta_node_parent(p))

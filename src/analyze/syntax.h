@@ -71,6 +71,10 @@ static inline TSNode ta_node_unparen(TSNode n)
 		n = ts_node_named_child(n, 0);
 	return n;
 }
+/* Whether n is an expression of a tree without errors (a call, an operator,
+ * a literal, a comprehension, a lambda, ...): no statement, assignment or
+ * assert lies inside one, so walks looking for those pass over it. */
+bool ta_node_is_expression(TSNode n);
 /* The first ancestor of n (n excluded) of the given type, or a null node. */
 TSNode ta_node_ancestor(TSNode n, const char *type);
 /* Moves a cursor to the next node in document order, into the current

@@ -595,21 +595,80 @@ int ta_edits_bcast_mask(const ta_model *m, TSNode n)
 	return r;
 }
 
+static bool ident_byte(unsigned char ch)
+{
+	return isalnum(ch) || ch == '_' || ch >= 0x80;
+}
+
+/* Whether the identifier node at [s, e) lies in n where the count below
+ * reaches it: followed down from n by the children that hold s, through an
+ * attribute's object only and a keyword argument's value only (named
+ * children only: an unnamed one is a token). One cursor, kept. */
+static bool ident_reached(TSNode n, uint32_t s, uint32_t e)
+{
+	static _Thread_local TSTreeCursor c;
+	static _Thread_local bool made;
+	static _Thread_local TSFieldId object_f, value_f;
+	if (!made) {
+		const TSLanguage *l = ts_tree_language(n.tree);
+		object_f = ts_language_field_id_for_name(l, "object", 6);
+		value_f = ts_language_field_id_for_name(l, "value", 5);
+		c = ts_tree_cursor_new(n);
+		made = true;
+	} else {
+		ts_tree_cursor_reset(&c, n);
+	}
+	for (TSNode cur = n;;) {
+		if (ta_node_is(cur, "identifier"))
+			return ts_node_start_byte(cur) == s && ts_node_end_byte(cur) == e;
+		bool attr = ta_node_is(cur, "attribute"), kwarg = ta_node_is(cur, "keyword_argument");
+		if (ts_tree_cursor_goto_first_child_for_byte(&c, s) < 0)
+			return false;
+		cur = ts_tree_cursor_current_node(&c);
+		/* tree-sitter 0.20 stops at a child that ends at s, too */
+		while (ts_node_end_byte(cur) <= s) {
+			if (!ts_tree_cursor_goto_next_sibling(&c))
+				return false;
+			cur = ts_tree_cursor_current_node(&c);
+		}
+		if (!ts_node_is_named(cur) || ts_node_start_byte(cur) > s || ts_node_end_byte(cur) < e)
+			return false;
+		if ((attr && ts_tree_cursor_current_field_id(&c) != object_f) ||
+		    (kwarg && ts_tree_cursor_current_field_id(&c) != value_f))
+			return false;
+	}
+}
+
 /* Occurrences of the identifier name in n (not after a dot, not keyword
- * names). */
+ * names). Found from the text rather than by a walk of n: each place the
+ * name is written in n's span and not inside a longer word is followed down
+ * to the node there (a kernel's body is a few thousand nodes; a name is
+ * written in it a few times). */
 size_t ta_edits_ident_count(const ta_model *m, TSNode n, const char *name)
 {
-	if (ta_node_is(n, "identifier"))
-		return ta_node_text_eq(m->src, n, name) ? 1 : 0;
-	if (ta_node_is(n, "attribute"))
-		return ta_edits_ident_count(m, ta_node_field(n, "object"), name);
-	if (ta_node_is(n, "keyword_argument"))
-		return ta_edits_ident_count(m, ta_node_field(n, "value"), name);
-	size_t s = 0;
-	uint32_t c = ta_node_named_count(n);
-	for (uint32_t i = 0; i < c; i++)
-		s += ta_edits_ident_count(m, ts_node_named_child(n, i), name);
-	return s;
+	size_t len = strlen(name);
+	if (ts_node_is_null(n) || !len)
+		return 0;
+	const char *t = m->src->text;
+	size_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	if (b > m->src->len)
+		b = m->src->len;
+	size_t count = 0;
+	for (size_t o = a; o + len <= b;) {
+		const char *p = memmem(t + o, b - o, name, len);
+		if (!p)
+			break;
+		o = (size_t)(p - t);
+		/* a letter or '_' before, or any word character after, makes the
+		 * lexer read a longer token (a digit before is left to the tree) */
+		bool bounded = (o == 0 || !(isalpha((unsigned char)t[o - 1]) || t[o - 1] == '_' ||
+					    (unsigned char)t[o - 1] >= 0x80)) &&
+			       (o + len >= m->src->len || !ident_byte((unsigned char)t[o + len]));
+		if (bounded && ident_reached(n, (uint32_t)o, (uint32_t)(o + len)))
+			count++;
+		o++;
+	}
+	return count;
 }
 
 void ta_edits_find_defs(const ta_model *m, TSNode n, const char *name, ta_edits_defs *d)

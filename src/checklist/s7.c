@@ -140,6 +140,9 @@ static int s7_ndim_in(const ta_model *m, TSNode n, const char *name, bool assert
 	}
 	/* in an assert: its test, or one side of an `and` in it */
 	bool in_assert = ta_node_is(n, "assert_statement") || (asserted && ta_node_is(n, "boolean_operator"));
+	/* outside an assert only assignments count, and no expression holds one */
+	if (!in_assert && ta_node_is_expression(n))
+		return 0;
 	for (uint32_t i = 0; i < ta_node_named_count(n); i++) {
 		int v = s7_ndim_in(m, ts_node_named_child(n, i), name, in_assert);
 		if (v)
@@ -279,22 +282,26 @@ static int s7_precondition(const ta_model *m, const ta_host *h, const ta_host_op
 		const ta_kernel *k = l->kernel >= 0 ? &m->kernels[l->kernel] : NULL;
 		bool passes = false;
 		unsigned told = 0;
+		for (size_t a = 0; a < l->arg_count + l->kwarg_count && !passes; a++) {
+			TSNode v = ta_edits_node(m, a < l->arg_count ? l->args[a] : l->kwargs[a - l->arg_count].value_span);
+			passes = ta_node_is(v, "identifier") && ta_node_text_eq(m->src, v, x);
+		}
+		if (!passes)
+			continue;
+		/* the strides only of a launch that gets x: each is a walk of the
+		 * kernel's body */
 		for (size_t a = 0; a < l->arg_count + l->kwarg_count; a++) {
 			bool pos = a < l->arg_count;
 			const ta_kwarg *kw = pos ? NULL : &l->kwargs[a - l->arg_count];
 			TSNode v = ta_edits_node(m, pos ? l->args[a] : kw->value_span);
-			if (ta_node_is(v, "identifier") && ta_node_text_eq(m->src, v, x))
-				passes = true;
 			int d = s7_stride_dim(m, v, x, ndim);
-			if (d < 0 || d >= ndim || !k)
+			if (d < 0 || d >= ndim || !k || (told & (1u << d)))
 				continue;
 			/* the parameter it binds, read in the kernel's body */
 			const char *pname = pos ? (a < k->param_count ? k->params[a].name : NULL) : kw->name;
 			if (pname && ta_edits_ident_count(m, ta_node_field(k->node, "body"), pname) > 0)
 				told |= 1u << d;
 		}
-		if (!passes)
-			continue;
 		gets = true;
 		if (!k)
 			return ta_edits_refuse(why_not, "line %u: %s is passed to `%s`, which is not a kernel of this file",
