@@ -27,12 +27,40 @@ typedef struct per_kernel {
 	int *items;
 } per_kernel;
 
+/* Word -> host operations, one list per word. */
+typedef struct op_list {
+	ta_host_op_ref *items;
+	size_t count, cap;
+} op_list;
+
 struct ta_model_index {
-	bool have_idents, have_module, have_funcs, have_hosts, have_launches;
+	bool have_idents, have_module, have_funcs, have_hosts, have_launches, have_wraps;
 	table idents;             /* value unused */
 	table defs, assigns;      /* value: first statement's start */
 	table funcs, imports;
 	per_kernel hosts, launches;
+	table targets;            /* import alias -> index of its last import */
+	size_t targets_seen;      /* imports entered in targets */
+	table firsts;             /* import target -> its first import */
+	size_t firsts_seen;
+	bool have_spans, have_foreign;
+	bool hosts_overlap;       /* spans that neither nest nor part: scan */
+	uint32_t *kspans;         /* merged kernel spans: start, end pairs */
+	size_t kspan_count;
+	int *hosts_sorted;        /* by start, longer first, lower index last */
+	int *host_parent;         /* per host: the innermost host around it */
+	size_t hosts_sorted_count;
+	int module_host;
+	int foreign_kernel;
+	TSNode foreign_decorator;
+	struct {
+		void *(*build)(const ta_model *);
+		void (*destroy)(void *);
+		void *data;
+	} cached[8];
+	table wrap_words;         /* word -> index in wraps */
+	op_list *wraps;
+	size_t wrap_count, wrap_cap;
 };
 
 static slot *lookup(const table *t, const char *name, size_t len)
@@ -74,6 +102,13 @@ static void insert(table *t, const char *name, size_t len, uint32_t value)
 	}
 	t->slots[h] = (slot){ .name = name, .len = (uint32_t)len, .value = value };
 	t->used++;
+}
+
+/* Sets name's value, adding it when absent. */
+static void upsert(table *t, const char *name, size_t len, uint32_t value)
+{
+	insert(t, name, len, value);
+	lookup(t, name, len)->value = value;
 }
 
 static void insert_node(table *t, const ta_model *m, TSNode n, uint32_t value)
@@ -182,6 +217,269 @@ bool ta_index_import_alias(const ta_model *m, const char *name)
 	return lookup(&x->imports, name, strlen(name)) != NULL;
 }
 
+const char *ta_index_import_target(const ta_model *m, const char *name, size_t len)
+{
+	struct ta_model_index *x = index_of(m);
+	for (; x->targets_seen < m->import_count; x->targets_seen++) {
+		const char *a = m->imports[x->targets_seen].alias;
+		upsert(&x->targets, a, strlen(a), (uint32_t)x->targets_seen);
+	}
+	const slot *s = lookup(&x->targets, name, len);
+	return s ? m->imports[s->value].target : NULL;
+}
+
+const char *ta_index_import_of(const ta_model *m, const char *module, const ta_import **im)
+{
+	struct ta_model_index *x = index_of(m);
+	for (; x->firsts_seen < m->import_count; x->firsts_seen++) {
+		const char *t = m->imports[x->firsts_seen].target;
+		insert(&x->firsts, t, strlen(t), (uint32_t)x->firsts_seen);
+	}
+	const slot *s = lookup(&x->firsts, module, strlen(module));
+	if (im)
+		*im = s ? &m->imports[s->value] : NULL;
+	return s ? m->imports[s->value].alias : NULL;
+}
+
+static const ta_model *sort_model;
+
+static int by_start(const void *pa, const void *pb)
+{
+	const ta_span *a = &sort_model->hosts[*(const int *)pa].span, *b = &sort_model->hosts[*(const int *)pb].span;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end > b->end ? -1 : 1;
+	return *(const int *)pa > *(const int *)pb ? -1 : *(const int *)pa < *(const int *)pb;
+}
+
+static int by_kspan(const void *pa, const void *pb)
+{
+	const uint32_t *a = pa, *b = pb;
+	return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* Kernel spans merged where they overlap; host functions sorted by start
+ * with, for each, the innermost host around it (functions nest, they never
+ * overlap otherwise). */
+static void build_spans(const ta_model *m, struct ta_model_index *x)
+{
+	x->have_spans = true;
+	uint32_t *ks = ta_xmalloc((m->kernel_count ? m->kernel_count : 1) * 2 * sizeof *ks);
+	size_t nk = 0;
+	for (size_t k = 0; k < m->kernel_count; k++)
+		if (m->kernels[k].span.start < m->kernels[k].span.end) {
+			ks[2 * nk] = m->kernels[k].span.start;
+			ks[2 * nk + 1] = m->kernels[k].span.end;
+			nk++;
+		}
+	qsort(ks, nk, 2 * sizeof *ks, by_kspan);
+	size_t w = 0;
+	for (size_t i = 0; i < nk; i++) {
+		if (w && ks[2 * i] <= ks[2 * w - 1]) {
+			if (ks[2 * i + 1] > ks[2 * w - 1])
+				ks[2 * w - 1] = ks[2 * i + 1];
+			continue;
+		}
+		ks[2 * w] = ks[2 * i];
+		ks[2 * w + 1] = ks[2 * i + 1];
+		w++;
+	}
+	x->kspans = ks;
+	x->kspan_count = w;
+
+	x->module_host = -1;
+	x->hosts_sorted = ta_xmalloc((m->host_count ? m->host_count : 1) * sizeof *x->hosts_sorted);
+	x->host_parent = ta_xmalloc((m->host_count ? m->host_count : 1) * sizeof *x->host_parent);
+	size_t n = 0;
+	for (size_t h = 0; h < m->host_count; h++) {
+		if (!strcmp(m->hosts[h].name, "<module>"))
+			x->module_host = (int)h;   /* the last, as the scan kept it */
+		else if (m->hosts[h].span.start < m->hosts[h].span.end)
+			x->hosts_sorted[n++] = (int)h;
+	}
+	sort_model = m;
+	qsort(x->hosts_sorted, n, sizeof *x->hosts_sorted, by_start);
+	x->hosts_sorted_count = n;
+	int *stack = ta_xmalloc((n ? n : 1) * sizeof *stack);
+	size_t depth = 0;
+	for (size_t i = 0; i < n; i++) {
+		const ta_span *s = &m->hosts[x->hosts_sorted[i]].span;
+		while (depth && !(m->hosts[x->hosts_sorted[stack[depth - 1]]].span.start <= s->start &&
+				  s->end <= m->hosts[x->hosts_sorted[stack[depth - 1]]].span.end)) {
+			if (m->hosts[x->hosts_sorted[stack[depth - 1]]].span.end > s->start)
+				x->hosts_overlap = true;
+			depth--;
+		}
+		x->host_parent[i] = depth ? stack[depth - 1] : -1;
+		stack[depth++] = (int)i;
+	}
+	free(stack);
+}
+
+bool ta_index_in_kernel(const ta_model *m, uint32_t off)
+{
+	struct ta_model_index *x = index_of(m);
+	if (!x->have_spans)
+		build_spans(m, x);
+	size_t lo = 0, hi = x->kspan_count;
+	while (lo < hi) {   /* the first merged span ending after off */
+		size_t mid = (lo + hi) / 2;
+		if (x->kspans[2 * mid + 1] <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < x->kspan_count && x->kspans[2 * lo] <= off;
+}
+
+int ta_index_host_at(const ta_model *m, uint32_t off)
+{
+	struct ta_model_index *x = index_of(m);
+	if (!x->have_spans)
+		build_spans(m, x);
+	if (x->hosts_overlap) {
+		int best = -1;
+		for (size_t h = 0; h < m->host_count; h++) {
+			const ta_span *hs = &m->hosts[h].span;
+			if (strcmp(m->hosts[h].name, "<module>") && hs->start <= off && off < hs->end &&
+			    (best < 0 || hs->end - hs->start < m->hosts[best].span.end - m->hosts[best].span.start))
+				best = (int)h;
+		}
+		return best >= 0 ? best : x->module_host;
+	}
+	size_t lo = 0, hi = x->hosts_sorted_count;
+	while (lo < hi) {   /* past the last host starting at or before off */
+		size_t mid = (lo + hi) / 2;
+		if (m->hosts[x->hosts_sorted[mid]].span.start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* The deepest host starting at or before off, then out to the first
+	 * that holds off. */
+	for (long i = (long)lo - 1; i >= 0; i = x->host_parent[i]) {
+		const ta_span *s = &m->hosts[x->hosts_sorted[i]].span;
+		if (s->start <= off && off < s->end)
+			return x->hosts_sorted[i];
+	}
+	return x->module_host;
+}
+
+int ta_index_foreign_decorator(const ta_model *m, TSNode *decorator)
+{
+	struct ta_model_index *x = index_of(m);
+	if (!x->have_foreign) {
+		x->have_foreign = true;
+		x->foreign_kernel = -1;
+		for (size_t i = 0; i < m->kernel_count && x->foreign_kernel < 0; i++) {
+			TSNode dd = ta_node_parent(m->kernels[i].node);
+			if (!ta_node_is(dd, "decorated_definition"))
+				continue;
+			uint32_t n = ta_node_named_count(dd);
+			for (uint32_t j = 0; j < n; j++) {
+				TSNode d = ts_node_named_child(dd, j);
+				if (!ta_node_is(d, "decorator"))
+					continue;
+				TSNode e = ta_node_unparen(ts_node_named_child(d, 0));
+				if (ta_node_is(e, "call"))
+					e = ta_node_field(e, "function");
+				char *canon = ta_model_canonical(m, e);
+				bool triton = canon && !strncmp(canon, "triton.", 7);
+				free(canon);
+				if (!triton) {
+					x->foreign_kernel = (int)i;
+					x->foreign_decorator = d;
+					break;
+				}
+			}
+		}
+	}
+	if (decorator)
+		*decorator = x->foreign_decorator;
+	return x->foreign_kernel;
+}
+
+void *ta_index_cached(const ta_model *m, void *(*build)(const ta_model *m), void (*destroy)(void *))
+{
+	struct ta_model_index *x = index_of(m);
+	size_t n = sizeof x->cached / sizeof *x->cached, i = 0;
+	for (; i < n && x->cached[i].build; i++)
+		if (x->cached[i].build == build)
+			return x->cached[i].data;
+	if (i == n)
+		abort();   /* more tables than slots: a programming error */
+	x->cached[i].build = build;
+	x->cached[i].destroy = destroy;
+	x->cached[i].data = build(m);
+	return x->cached[i].data;
+}
+
+static bool word_char(char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+}
+
+/* Files each word of text[a, b) under (host, op), once per list. */
+static void file_words(const ta_model *m, struct ta_model_index *x, uint32_t a, uint32_t b, int host, int op)
+{
+	const char *t = m->src->text;
+	if (b > m->src->len)
+		b = (uint32_t)m->src->len;
+	for (uint32_t i = a; i < b;) {
+		if (!word_char(t[i])) {
+			i++;
+			continue;
+		}
+		uint32_t j = i;
+		while (j < b && word_char(t[j]))
+			j++;
+		const slot *s = lookup(&x->wrap_words, t + i, j - i);
+		size_t w;
+		if (s) {
+			w = s->value;
+		} else {
+			w = x->wrap_count;
+			insert(&x->wrap_words, t + i, j - i, (uint32_t)w);
+			*TA_PUSH(x->wraps, x->wrap_count, x->wrap_cap) = (op_list){ 0 };
+		}
+		op_list *l = &x->wraps[w];
+		if (!l->count || l->items[l->count - 1].host != host || l->items[l->count - 1].op != op)
+			*TA_PUSH(l->items, l->count, l->cap) = (ta_host_op_ref){ host, op };
+		i = j;
+	}
+}
+
+const ta_host_op_ref *ta_index_wrap_calls(const ta_model *m, const char *word, size_t *count)
+{
+	struct ta_model_index *x = index_of(m);
+	if (!x->have_wraps) {
+		x->have_wraps = true;
+		TSNode root = ta_syntax_root(m->syn);
+		for (size_t hi = 0; hi < m->host_count; hi++) {
+			const ta_host *h = &m->hosts[hi];
+			if (h->span.end == 0 || h->launch_count == 0)
+				continue;
+			for (size_t i = 0; i < h->op_count; i++) {
+				const ta_host_op *op = &h->ops[i];
+				if (op->kind != TA_HOST_AUTOTUNE_CALL && op->kind != TA_HOST_JIT_CALL)
+					continue;
+				file_words(m, x, op->span.start, op->span.end, (int)hi, (int)i);
+				TSNode p = ta_node_parent(ta_node_named_at(root, op->span.start, op->span.end));
+				if (ta_node_is(p, "call"))
+					file_words(m, x, ts_node_start_byte(p), ts_node_end_byte(p), (int)hi, (int)i);
+			}
+		}
+	}
+	const slot *s = lookup(&x->wrap_words, word, strlen(word));
+	if (!s) {
+		*count = 0;
+		return NULL;
+	}
+	*count = x->wraps[s->value].count;
+	return x->wraps[s->value].items;
+}
+
 /* Kernel -> the outer items (hosts, launches) whose inner entries name it,
  * ascending, each once: two passes, count then place. */
 static void build_per_kernel(const ta_model *m, per_kernel *p, size_t outer, size_t (*inner)(const ta_model *, size_t),
@@ -279,6 +577,17 @@ void ta_index_free(struct ta_model_index *x)
 	table_free(&x->assigns);
 	table_free(&x->funcs);
 	table_free(&x->imports);
+	for (size_t i = 0; i < sizeof x->cached / sizeof *x->cached && x->cached[i].build; i++)
+		x->cached[i].destroy(x->cached[i].data);
+	table_free(&x->targets);
+	table_free(&x->firsts);
+	free(x->kspans);
+	free(x->hosts_sorted);
+	free(x->host_parent);
+	table_free(&x->wrap_words);
+	for (size_t i = 0; i < x->wrap_count; i++)
+		free(x->wraps[i].items);
+	free(x->wraps);
 	free(x->hosts.start);
 	free(x->hosts.items);
 	free(x->launches.start);

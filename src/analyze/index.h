@@ -31,6 +31,42 @@ bool ta_index_function(const ta_model *m, const char *name);
 /* An import binds name in the file. */
 bool ta_index_import_alias(const ta_model *m, const char *name);
 
+/* What the last import so far (of m->imports[0 .. import_count)) binds
+ * name to: its target, or NULL. The model asks while it is still reading
+ * imports, so the table follows the count. */
+const char *ta_index_import_target(const ta_model *m, const char *name, size_t len);
+
+/* A host function's operation. */
+typedef struct ta_host_op_ref {
+	int host, op;
+} ta_host_op_ref;
+
+/* The triton.autotune(...)/triton.jit(...) calls made in host functions
+ * (with a span and launches) whose text, or that of the call around them,
+ * holds word as a whole word (a run of letters, digits and '_'): in host
+ * and operation order. A superset of those that name a kernel (D14). */
+const ta_host_op_ref *ta_index_wrap_calls(const ta_model *m, const char *word, size_t *count);
+
+/* The alias of the first import whose target is module, or NULL (for
+ * ta_edits_module). */
+const char *ta_index_import_of(const ta_model *m, const char *module, const ta_import **im);
+
+/* Whether off lies inside some kernel's span; and the innermost host
+ * function holding off (the shortest span, the first of equal ones), the
+ * module's host when none does, or -1: what ta_rules_host_at computes. */
+bool ta_index_in_kernel(const ta_model *m, uint32_t off);
+int ta_index_host_at(const ta_model *m, uint32_t off);
+
+/* The first decorator, over the kernels in order, whose callee is not
+ * Triton's (its canonical name does not start with "triton."): the kernel's
+ * index and the decorator, or -1. */
+int ta_index_foreign_decorator(const ta_model *m, TSNode *decorator);
+
+/* A table a rule builds over the whole model, kept with it: build's result
+ * on the first call with this build function, the same pointer after;
+ * destroy frees it with the model. A few such tables per model. */
+void *ta_index_cached(const ta_model *m, void *(*build)(const ta_model *m), void (*destroy)(void *));
+
 /* The hosts (indexes in m->hosts, ascending, each once) with a launch of
  * kernel k among their launches. */
 const int *ta_index_kernel_hosts(const ta_model *m, int kernel, size_t *count);

@@ -87,12 +87,7 @@ static char *string_value(const builder *b, TSNode n)
 
 static const char *alias_target(const ta_model *m, const char *name, size_t len)
 {
-	for (size_t i = m->import_count; i-- > 0;) {
-		const char *a = m->imports[i].alias;
-		if (strlen(a) == len && !memcmp(a, name, len))
-			return m->imports[i].target;
-	}
-	return NULL;
+	return ta_index_import_target(m, name, len);
 }
 
 char *ta_model_canonical(const ta_model *m, TSNode expr)

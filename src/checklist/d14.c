@@ -4,39 +4,90 @@
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+static bool plain_word(const char *s)
+{
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_')
+			return false;
+	return true;
+}
+
+static int by_host_op(const void *pa, const void *pb)
+{
+	const ta_host_op_ref *a = pa, *b = pb;
+	return a->host != b->host ? (a->host < b->host ? -1 : 1) : a->op < b->op ? -1 : a->op > b->op;
+}
+
+/* The wrapping calls that may name kernel k: those whose text holds its
+ * name or an alias as a word (the model's index), in host and operation
+ * order; every one when a name is not a plain word. Caller frees. */
+static ta_host_op_ref *candidates(const ta_rule_ctx *c, size_t *count)
+{
+	const ta_model *m = c->m;
+	ta_host_op_ref *v = NULL;
+	size_t n = 0, cap = 0;
+	bool plain = plain_word(c->k->name);
+	for (size_t a = 0; a < c->k->alias_count && plain; a++)
+		plain = plain_word(c->k->aliases[a]);
+	if (!plain) {
+		for (size_t hi = 0; hi < m->host_count; hi++)
+			for (size_t i = 0; i < m->hosts[hi].op_count; i++)
+				*TA_PUSH(v, n, cap) = (ta_host_op_ref){ (int)hi, (int)i };
+		*count = n;
+		return v;
+	}
+	for (size_t a = 0; a <= c->k->alias_count; a++) {
+		size_t k;
+		const ta_host_op_ref *r = ta_index_wrap_calls(m, a ? c->k->aliases[a - 1] : c->k->name, &k);
+		for (size_t i = 0; i < k; i++)
+			*TA_PUSH(v, n, cap) = r[i];
+	}
+	if (c->k->alias_count && n > 1) {
+		qsort(v, n, sizeof *v, by_host_op);
+		size_t w = 1;
+		for (size_t i = 1; i < n; i++)
+			if (by_host_op(&v[i], &v[w - 1]))
+				v[w++] = v[i];
+		n = w;
+	}
+	*count = n;
+	return v;
+}
+
 ta_status ta_detect_d14(ta_rule_ctx *c)
 {
 	bool found = false;
-	for (size_t hi = 0; hi < c->m->host_count; hi++) {
-		const ta_host *h = &c->m->hosts[hi];
-		if (h->span.end == 0 || h->launch_count == 0)
+	size_t nc;
+	ta_host_op_ref *cands = candidates(c, &nc);
+	for (size_t ci = 0; ci < nc; ci++) {
+		const ta_host *h = &c->m->hosts[cands[ci].host];
+		const ta_host_op *op = &h->ops[cands[ci].op];
+		if (h->span.end == 0 || h->launch_count == 0 ||
+		    (op->kind != TA_HOST_AUTOTUNE_CALL && op->kind != TA_HOST_JIT_CALL))
 			continue;
-		for (size_t i = 0; i < h->op_count; i++) {
-			const ta_host_op *op = &h->ops[i];
-			if (op->kind != TA_HOST_AUTOTUNE_CALL && op->kind != TA_HOST_JIT_CALL)
-				continue;
-			bool mine = ta_rule_mentions(c, op->span, c->k->name);
-			for (size_t a = 0; a < c->k->alias_count && !mine; a++)
-				mine = ta_rule_mentions(c, op->span, c->k->aliases[a]);
-			/* `triton.autotune(...)(k)`: the wrapped name follows the call */
-			if (!mine) {
-				TSNode n = ta_rule_node(c, op->span);
-				TSNode p = ta_node_parent(n);
-				mine = ta_node_is(p, "call") && ta_node_contains_identifier(c->m->src, p, c->k->name);
-			}
-			if (!mine)
-				continue;
-			ta_rule_add(c, op->span, "`%s` runs %s on every call: the tuning cache is rebuilt each time; "
-				    "wrap `%s` once at module level", h->name,
-				    op->kind == TA_HOST_AUTOTUNE_CALL ? "triton.autotune(...)" : "triton.jit(...)",
-				    c->k->name);
-			found = true;
+		bool mine = ta_rule_mentions(c, op->span, c->k->name);
+		for (size_t a = 0; a < c->k->alias_count && !mine; a++)
+			mine = ta_rule_mentions(c, op->span, c->k->aliases[a]);
+		/* `triton.autotune(...)(k)`: the wrapped name follows the call */
+		if (!mine) {
+			TSNode n = ta_rule_node(c, op->span);
+			TSNode p = ta_node_parent(n);
+			mine = ta_node_is(p, "call") && ta_node_contains_identifier(c->m->src, p, c->k->name);
 		}
+		if (!mine)
+			continue;
+		ta_rule_add(c, op->span, "`%s` runs %s on every call: the tuning cache is rebuilt each time; "
+			    "wrap `%s` once at module level", h->name,
+			    op->kind == TA_HOST_AUTOTUNE_CALL ? "triton.autotune(...)" : "triton.jit(...)",
+			    c->k->name);
+		found = true;
 	}
+	free(cands);
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
 }
 

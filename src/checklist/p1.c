@@ -135,18 +135,78 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 /* The kernels whose autotune reads the same config list as k's, in file
  * order: one list tuned for several kernels gets one finding (the same text
  * for each), naming them all. *count: how many. */
+typedef struct config_user {
+	uint32_t start, end;      /* where its configs are */
+	size_t kernel;
+} config_user;
+
+typedef struct config_users {
+	config_user *v;
+	size_t n;
+} config_users;
+
+static int by_where(const void *pa, const void *pb)
+{
+	const config_user *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	if (a->end != b->end)
+		return a->end < b->end ? -1 : 1;
+	return a->kernel < b->kernel ? -1 : a->kernel > b->kernel;
+}
+
+/* The tuned kernels of the file by where their configs are, once per
+ * model (asking every kernel for each one grew with kernels squared). */
+static void *build_config_users(const ta_model *m)
+{
+	config_users *u = ta_xcalloc(1, sizeof *u);
+	u->v = ta_xmalloc((m->kernel_count ? m->kernel_count : 1) * sizeof *u->v);
+	for (size_t i = 0; i < m->kernel_count; i++) {
+		const ta_kernel *o = &m->kernels[i];
+		if (o->is_helper || !o->autotune || !o->autotune->config_count)
+			continue;
+		ta_span w = configs_where(o->autotune);
+		u->v[u->n++] = (config_user){ w.start, w.end, i };
+	}
+	qsort(u->v, u->n, sizeof *u->v, by_where);
+	return u;
+}
+
+static void free_config_users(void *p)
+{
+	config_users *u = p;
+	free(u->v);
+	free(u);
+}
+
 static char *sharing_configs(const ta_rule_ctx *c, ta_span where, size_t *count)
 {
-	const ta_kernel **ks = ta_xcalloc(c->m->kernel_count + 1, sizeof *ks);
-	size_t n = 0;
-	for (size_t i = 0; i < c->m->kernel_count; i++) {
-		const ta_kernel *o = &c->m->kernels[i];
-		if (o != c->k && (o->is_helper || !o->autotune || !o->autotune->config_count))
-			continue;
-		ta_span w = o == c->k ? where : configs_where(o->autotune);
-		if (w.start == where.start && w.end == where.end)
-			ks[n++] = o;
+	const config_users *u = ta_index_cached(c->m, build_config_users, free_config_users);
+	size_t lo = 0, hi = u->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (by_where(&u->v[mid], &(config_user){ where.start, where.end, 0 }) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	size_t end = lo;
+	while (end < u->n && u->v[end].start == where.start && u->v[end].end == where.end)
+		end++;
+	const ta_kernel **ks = ta_xcalloc(end - lo + 1, sizeof *ks);
+	size_t n = 0, self = (size_t)c->kernel;
+	bool placed = false;
+	for (size_t i = lo; i < end; i++) {
+		if (!placed && u->v[i].kernel >= self) {
+			ks[n++] = c->k;   /* the kernel asked about, at its place */
+			placed = true;
+			if (u->v[i].kernel == self)
+				continue;
+		}
+		ks[n++] = &c->m->kernels[u->v[i].kernel];
+	}
+	if (!placed)
+		ks[n++] = c->k;
 	*count = n;
 	char *names = ta_rule_kernel_list(ks, n);
 	free(ks);
@@ -1315,39 +1375,24 @@ static int p1_untile_launches(const ta_model *m, size_t ki, const p1_tiles *t, t
  * N arguments"), above @libentry() or beside it. */
 static int p1_foreign_launcher(const ta_model *m, const ta_kernel *k, char **why)
 {
-	for (size_t i = 0; i < m->kernel_count; i++) {
-		TSNode dd = ta_node_parent(m->kernels[i].node);
-		if (!ta_node_is(dd, "decorated_definition"))
-			continue;
-		uint32_t n = ta_node_named_count(dd);
-		for (uint32_t j = 0; j < n; j++) {
-			TSNode d = ts_node_named_child(dd, j);
-			if (!ta_node_is(d, "decorator"))
-				continue;
-			TSNode e = ta_node_unparen(ts_node_named_child(d, 0));
-			if (ta_node_is(e, "call"))
-				e = ta_node_field(e, "function");
-			char *canon = ta_model_canonical(m, e);
-			bool triton = canon && !strncmp(canon, "triton.", 7);
-			if (!triton) {
-				/* the refusal is the file's: said of the kernel asked
-				 * about, naming the one wrapped */
-				char *t = ta_node_text(m->src, e);
-				char *who = &m->kernels[i] == k ? ta_xstrdup(k->name) :
-					    ta_xasprintf("%s's file also holds %s, which", k->name, m->kernels[i].name);
-				int rc = ta_edits_refuse(why, "line %u: %s is wrapped by @%s, a launcher of the project's "
-							 "own: an autotuner added in this file would run outside it; tune "
-							 "through that launcher by hand", ts_node_start_point(d).row + 1,
-							 who, t);
-				free(who);
-				free(t);
-				free(canon);
-				return rc;
-			}
-			free(canon);
-		}
-	}
-	return 0;
+	TSNode d;
+	int i = ta_index_foreign_decorator(m, &d);   /* the file's first */
+	if (i < 0)
+		return 0;
+	TSNode e = ta_node_unparen(ts_node_named_child(d, 0));
+	if (ta_node_is(e, "call"))
+		e = ta_node_field(e, "function");
+	/* the refusal is the file's: said of the kernel asked about, naming
+	 * the one wrapped */
+	char *t = ta_node_text(m->src, e);
+	char *who = &m->kernels[i] == k ? ta_xstrdup(k->name) :
+		    ta_xasprintf("%s's file also holds %s, which", k->name, m->kernels[i].name);
+	int rc = ta_edits_refuse(why, "line %u: %s is wrapped by @%s, a launcher of the project's own: an "
+				 "autotuner added in this file would run outside it; tune through that launcher "
+				 "by hand", ts_node_start_point(d).row + 1, who, t);
+	free(who);
+	free(t);
+	return rc;
 }
 
 /* The file is part of a Python package (each folder up to the top has an

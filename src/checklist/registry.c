@@ -159,7 +159,8 @@ size_t ta_rules_run_next(ta_rules_result *r)
 		return 0;
 	size_t ki = r->kernels_run++;
 	const ta_model *m = r->model;
-	ta_rule_ctx c = { .m = m, .ev = r->ev, .res = r, .kernel = (int)ki, .k = &m->kernels[ki] };
+	ta_rule_ctx c = { .m = m, .ev = r->ev, .res = r, .kernel = (int)ki, .k = &m->kernels[ki],
+			  .first_finding = r->finding_count };
 	for (size_t e = 0; e < ENTRY_COUNT; e++) {
 		c.entry = e;
 		c.id = defs[e].id;

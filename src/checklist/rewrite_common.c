@@ -16,21 +16,21 @@
 char *ta_edits_module(const ta_model *m, const char *module)
 {
 	/* An exact binding first: `import triton.language as tl`. */
-	for (size_t i = 0; i < m->import_count; i++)
-		if (!strcmp(m->imports[i].target, module))
-			return ta_xstrdup(m->imports[i].alias);
-	/* Then a parent: `import triton` gives "triton.language". */
-	size_t best = 0;
-	const ta_import *bi = NULL;
-	for (size_t i = 0; i < m->import_count; i++) {
-		const char *t = m->imports[i].target;
-		size_t n = strlen(t);
-		if (n < strlen(module) && !strncmp(module, t, n) && module[n] == '.' && n > best) {
-			best = n;
-			bi = &m->imports[i];
+	const char *alias = ta_index_import_of(m, module, NULL);
+	if (alias)
+		return ta_xstrdup(alias);
+	/* Then the longest parent: `import triton` gives "triton.language". */
+	char *parent = ta_xstrdup(module);
+	for (char *dot; (dot = strrchr(parent, '.')) && dot > parent;) {
+		*dot = '\0';
+		if ((alias = ta_index_import_of(m, parent, NULL))) {
+			char *r = ta_xasprintf("%s%s", alias, module + (dot - parent));
+			free(parent);
+			return r;
 		}
 	}
-	return bi ? ta_xasprintf("%s%s", bi->alias, module + best) : NULL;
+	free(parent);
+	return NULL;
 }
 
 TSNode ta_edits_node(const ta_model *m, ta_span s)

@@ -33,22 +33,8 @@ static ta_finding *push_finding(ta_rule_ctx *c, ta_span span)
 
 int ta_rules_host_at(const ta_model *m, uint32_t off)
 {
-	for (size_t k = 0; k < m->kernel_count; k++)
-		if (m->kernels[k].span.start <= off && off < m->kernels[k].span.end)
-			return -1;
-	int best = -1, module = -1;
-	for (size_t h = 0; h < m->host_count; h++) {
-		const ta_span *hs = &m->hosts[h].span;
-		if (!strcmp(m->hosts[h].name, "<module>")) {
-			module = (int)h;
-			continue;
-		}
-		/* the innermost function holding off */
-		if (hs->start <= off && off < hs->end &&
-		    (best < 0 || hs->end - hs->start < m->hosts[best].span.end - m->hosts[best].span.start))
-			best = (int)h;
-	}
-	return best >= 0 ? best : module;
+	/* none inside a kernel; else the innermost function holding off */
+	return ta_index_in_kernel(m, off) ? -1 : ta_index_host_at(m, off);
 }
 
 /* Folds a reason to one line (rules.h promises it): quoted source text may
@@ -94,7 +80,7 @@ static ta_status serve(ta_rule_ctx *c, const char *from, unsigned tags, unsigned
 {
 	size_t n = c->res->finding_count;
 	bool copied = false;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = c->first_finding; i < n; i++) {
 		const ta_finding src = c->res->findings[i];   /* the array may move */
 		if (src.kernel != c->kernel || strcmp(src.id, from) || (tags && !(src.tags & tags)) ||
 		    (src.tags & without))

@@ -25,6 +25,7 @@ typedef struct ta_rule_ctx {
 	size_t entry;
 	const char *id;
 	bool attention;           /* T1 applies to this kernel */
+	size_t first_finding;     /* this kernel's findings start here (or before) */
 	ta_assign *assigns;       /* lazily, see ta_rule_assigns */
 	size_t assign_count;
 	bool assigns_done;

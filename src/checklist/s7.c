@@ -27,12 +27,11 @@ static bool conditional(const ta_rule_ctx *c, ta_span s)
 ta_status ta_detect_s7(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
-	for (size_t hi = 0; hi < c->m->host_count; hi++) {
-		const ta_host *h = &c->m->hosts[hi];
-		bool launches = false;
-		for (size_t i = 0; i < h->launch_count; i++)
-			launches |= c->m->launches[h->launches[i]].kernel == c->kernel;
-		if (!launches || h->span.end == 0 || ta_rule_host_is_test(h))
+	size_t nh;
+	const int *his = ta_index_kernel_hosts(c->m, c->kernel, &nh);   /* those that launch it */
+	for (size_t hj = 0; hj < nh; hj++) {
+		const ta_host *h = &c->m->hosts[his[hj]];
+		if (h->span.end == 0 || ta_rule_host_is_test(h))
 			continue;
 		for (size_t i = 0; i < h->op_count; i++) {
 			const ta_host_op *op = &h->ops[i];

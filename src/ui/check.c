@@ -39,6 +39,12 @@ typedef struct diag {
 typedef struct diags {
 	diag *items;
 	size_t count, cap;
+	/* The current file's diagnostics by place, id and message, to drop a
+	 * repeat without comparing it with every one before: item index + 1,
+	 * 0 empty; stale indexes (dropped, another file's) are checked away. */
+	size_t *seen;
+	size_t seen_cap, seen_used;
+	size_t run;               /* the current file's first item */
 } diags;
 
 typedef struct filter {
@@ -191,15 +197,54 @@ static char *one_line(const char *s)
 	return t;
 }
 
-static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, uint32_t end_line,
-		      bool error, const char *id, const char *message, const char *kernel)
+static size_t diag_hash(uint32_t line, uint32_t col, const char *id, const char *message)
 {
-	for (size_t i = d->count; i-- > 0 && d->items[i].file == file;) {
+	uint64_t h = ta_hash_bytes(message, strlen(message)) ^ ta_hash_bytes(id, strlen(id));
+	return (size_t)(h ^ ((uint64_t)line * 0x9e3779b97f4a7c15u) ^ ((uint64_t)col << 32));
+}
+
+/* Whether the current file has a diagnostic with this place, id and
+ * message (as stored: one line). */
+static bool seen(const diags *d, const char *file, uint32_t line, uint32_t col, const char *id,
+		 const char *message)
+{
+	if (!d->seen_cap)
+		return false;
+	for (size_t h = diag_hash(line, col, id, message) & (d->seen_cap - 1); d->seen[h];
+	     h = (h + 1) & (d->seen_cap - 1)) {
+		size_t i = d->seen[h] - 1;
+		if (i < d->run || i >= d->count)
+			continue;
 		const diag *o = &d->items[i];
 		if (o->file == file && o->line == line && o->col == col && !strcmp(o->id, id) &&
 		    !strcmp(o->message, message))
-			return NULL;   /* one host line found for two kernels */
+			return true;
 	}
+	return false;
+}
+
+static void seen_put(diags *d, size_t i)
+{
+	const diag *o = &d->items[i];
+	size_t h = diag_hash(o->line, o->col, o->id, o->message) & (d->seen_cap - 1);
+	while (d->seen[h])
+		h = (h + 1) & (d->seen_cap - 1);
+	d->seen[h] = i + 1;
+	d->seen_used++;
+}
+
+static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, uint32_t end_line,
+		      bool error, const char *id, const char *message, const char *kernel)
+{
+	if (!d->count || d->items[d->count - 1].file != file) {
+		/* a new file: earlier ones are never compared again */
+		d->run = d->count;
+		if (d->seen)
+			memset(d->seen, 0, d->seen_cap * sizeof *d->seen);
+		d->seen_used = 0;
+	}
+	if (seen(d, file, line, col, id, message))
+		return NULL;   /* one host line found for two kernels */
 	diag *x = TA_PUSH(d->items, d->count, d->cap);
 	x->file = file;
 	x->line = line;
@@ -212,6 +257,15 @@ static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, u
 	x->fix = 0;
 	x->fix_why = NULL;
 	x->fix_unsafe = NULL;
+	if ((d->seen_used + 1) * 2 > d->seen_cap) {
+		free(d->seen);
+		d->seen_cap = d->seen_cap ? d->seen_cap * 2 : 256;
+		d->seen = ta_xcalloc(d->seen_cap, sizeof *d->seen);
+		d->seen_used = 0;
+		for (size_t i = d->run; i + 1 < d->count; i++)
+			seen_put(d, i);
+	}
+	seen_put(d, d->count - 1);
 	return x;
 }
 
@@ -433,18 +487,21 @@ static finding *group_findings(const diags *d, size_t *count)
 		if (done[i])
 			continue;
 		finding *f = &out[n++];
-		f->ids = ta_xcalloc(d->count - i + 1, sizeof *f->ids);
+		/* members share x's place: the run of diagnostics there */
+		size_t run = i + 1;
+		while (run < d->count && d->items[run].line == x->line && d->items[run].col == x->col &&
+		       !strcmp(d->items[run].file, x->file))
+			run++;
+		f->ids = ta_xcalloc(run - i + 1, sizeof *f->ids);
 		if (x->error) {
 			f->lead = x;
 			f->message = ta_xstrdup(x->message);
 			continue;
 		}
 		size_t bl = base_len(x->message), server = i, m = 0;
-		size_t *members = ta_xcalloc(d->count - i + 1, sizeof *members);
-		for (size_t j = i; j < d->count; j++) {
+		size_t *members = ta_xcalloc(run - i + 1, sizeof *members);
+		for (size_t j = i; j < run; j++) {
 			const diag *y = &d->items[j];
-			if (y->line != x->line || y->col != x->col || strcmp(y->file, x->file))
-				break;
 			if (done[j] || y->error || base_len(y->message) != bl || strncmp(y->message, x->message, bl))
 				continue;
 			done[j] = true;
@@ -873,6 +930,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 		free(d.items[i].fix_unsafe);
 	}
 	free(d.items);
+	free(d.seen);
 	for (size_t i = 0; i < files.count; i++)
 		free(files.paths[i]);
 	free(files.paths);
