@@ -999,10 +999,10 @@ static bool p1_cond_ints(const ta_model *m, TSNode n, iset *s)
 	return ok;
 }
 
-/* The kernel's size arguments, for the autotune key: parameters that are
- * not constexpr and not strides, read by a comparison (a mask), a loop's
- * range or a ceiling division. */
-static char *p1_size_key(const ta_model *m, const ta_kernel *k, char **skipped)
+/* The size arguments read by a comparison (a mask), a loop's range or a
+ * ceiling division: runtime ones, or (consts) constexpr ones that are not
+ * tiles. Strides never. */
+static char *p1_size_key_of(const ta_model *m, const ta_kernel *k, bool consts, char **skipped)
 {
 	bool *used = ta_xcalloc(k->param_count ? k->param_count : 1, sizeof *used);
 	TSTreeCursor cur = ts_tree_cursor_new(k->node);
@@ -1017,8 +1017,8 @@ static char *p1_size_key(const ta_model *m, const ta_kernel *k, char **skipped)
 		}
 		for (size_t i = 0; bound && i < k->param_count; i++) {
 			const ta_param *p = &k->params[i];
-			if (!p->constexpr_ && strncmp(p->name, "stride", 6) &&
-			    ta_node_contains_identifier(m->src, n, p->name))
+			if ((consts ? p->constexpr_ && !is_tile_param(p) : !p->constexpr_) &&
+			    strncmp(p->name, "stride", 6) && ta_node_contains_identifier(m->src, n, p->name))
 				used[i] = true;
 		}
 		if (!ta_cursor_next(&cur, true))
@@ -1043,6 +1043,19 @@ static char *p1_size_key(const ta_model *m, const ta_kernel *k, char **skipped)
 	*skipped = sk.len ? ta_buf_steal(&sk) : (ta_buf_free(&sk), NULL);
 	free(used);
 	return b.len ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
+}
+
+/* The kernel's size arguments, for the autotune key: parameters that are
+ * not constexpr and not strides, read by a comparison (a mask), a loop's
+ * range or a ceiling division. A kernel whose sizes are all constexpr
+ * (`n_cols: tl.constexpr`) is keyed on those that are not tiles: each of
+ * their values compiles a kernel of its own anyway. */
+static char *p1_size_key(const ta_model *m, const ta_kernel *k, char **skipped)
+{
+	char *key = p1_size_key_of(m, k, false, skipped);
+	if (!key && !*skipped)
+		key = p1_size_key_of(m, k, true, skipped);
+	return key;
 }
 
 /* ---- P1: tiles the wrapper fixes ------------------------------------------ */
@@ -1141,11 +1154,38 @@ static int p1_tile_value(const ta_model *m, const ta_launch *l, const ta_kwarg *
 	}
 	if (!ta_node_is(val, "integer"))
 		return 0;
-	char *t = ta_node_text(m->src, val);
-	if (!small_int(t, &v) || (v & (v - 1)) != 0)
-		v = 0;
+	/* a tile may be wider than small_int's three digits (BLOCK_SIZE=1024) */
+	char *t = ta_node_text(m->src, val), *end;
+	long lv = strtol(t, &end, 10);
+	v = *end == '\0' && lv > 0 && lv <= 65536 && (lv & (lv - 1)) == 0 ? (int)lv : 0;
 	free(t);
 	return v;
+}
+
+/* Does launch l's grid already read tile `name` from its config (a lambda
+ * `lambda meta: (triton.cdiv(n, meta["BLOCK"]),)`)? Then it follows the
+ * tuned tile as written. */
+static bool p1_grid_reads_meta(const ta_model *m, const ta_launch *l, const char *name)
+{
+	TSNode g = ta_edits_node(m, l->grid_def_span);
+	if (!l->grid_uses_meta || l->grid_kind != TA_GRID_LAMBDA || !ta_node_is(g, "lambda"))
+		return false;
+	TSNode ps = ta_node_field(g, "parameters");
+	if (ta_node_named_count(ps) != 1 || !ta_node_is(ts_node_named_child(ps, 0), "identifier"))
+		return false;
+	char *pn = ta_node_text(m->src, ts_node_named_child(ps, 0)), *body = ta_node_text(m->src, g);
+	char *a = ta_xasprintf("%s[\"%s\"]", pn, name), *b = ta_xasprintf("%s['%s']", pn, name);
+	size_t j = 0;
+	for (size_t i = 0; body[i]; i++)
+		if (!isspace((unsigned char)body[i]))
+			body[j++] = body[i];
+	body[j] = '\0';
+	bool r = strstr(body, a) || strstr(body, b);
+	free(pn);
+	free(body);
+	free(a);
+	free(b);
+	return r;
 }
 
 /* What the untuned kernel's launches do with its tiles: which can be tuned
@@ -1181,13 +1221,21 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
 			const char *var;
 			int v = p1_tile_value(m, l, kw, &var);
 			if (!v) {
-				p1_tile_fix(tile, ta_xasprintf("%s=%s is computed, not a literal power of two", p->name,
-							       kw->value));
+				TSNode kv = ta_node_unparen(ta_edits_node(m, kw->value_span));
+				p1_tile_fix(tile, ta_node_is(kv, "integer") ?
+					    ta_xasprintf("%s=%s is not a power of two", p->name, kw->value) :
+					    ta_xasprintf("%s=%s is computed, not a literal power of two", p->name,
+							 kw->value));
 				continue;
 			}
 			if (tile->seed && tile->seed != v)
 				p1_tile_fix(tile, ta_xasprintf("%s is launched with %d and %d", p->name, tile->seed, v));
 			tile->seed = v;
+			/* A grid that reads the tile from its config already follows it. */
+			if (p1_grid_reads_meta(m, l, p->name)) {
+				tile->grid = true;
+				continue;
+			}
 			/* The grid: only triton.cdiv(n, TILE) is mapped to META. */
 			TSNode g = ta_edits_node(m, l->grid_def_span);
 			const char *word = var ? var : kw->value;
@@ -1248,6 +1296,17 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
 			continue;
 		t->divisible = true;
 		t->divisible_line = op->span.line;
+	}
+	/* A tile no config would change (p1_tile_dicts' range) stays as
+	 * launched: moving it into one-valued configs gains nothing. */
+	for (size_t x = 0; x < t->n; x++) {
+		p1_tile *tile = &t->v[x];
+		int hi = tile->grid ? 256 : 128, nv = t->divisible ? tile->seed / 2 : tile->seed * 2;
+		if (tile->tuned && (nv < 16 || nv > hi)) {
+			p1_tile_fix(tile, ta_xasprintf("%s=%d is outside the tiles tried (16 to %d)", tile->name,
+						       tile->seed, hi));
+			tile->tuned = false;
+		}
 	}
 }
 
@@ -1357,6 +1416,11 @@ static int p1_untile_launches(const ta_model *m, size_t ki, const p1_tiles *t, t
 			continue;
 		if (nd < 16)
 			done_grids[nd++] = l->grid_def_span.start;
+		size_t follows = 0;
+		for (size_t x = 0; x < grid_n; x++)
+			follows += p1_grid_reads_meta(m, l, grid_names[x]);
+		if (follows == grid_n)
+			continue;  /* the grid reads every tuned tile from its config */
 		if (ta_l2_grid_meta(m, l, grid_names, grid_n, out) <= 0)
 			return ta_edits_refuse(why, "line %u: the grid could not be made a function of META",
 					       l->span.line);

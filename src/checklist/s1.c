@@ -620,6 +620,27 @@ static int s1_pointer(s1_ctx *c, TSNode p)
 	}
 	TSNode t[12];
 	size_t n = flat_operands(m, p, "+", t, 12);
+	/* Offsets summed under a name of their own (`q_off = rows[:, None] *
+	 * s + cols[None, :]`, then `q_ptr + q_off`): their terms, read where
+	 * the name was bound, with nothing they read rebound since. */
+	for (size_t i = 0; i < n && ts_node_is_null(c->ptr_def); i++) {
+		TSNode u = ta_node_unparen(t[i]), from, sub[12];
+		if (!ta_node_is(u, "identifier") || term_axes(c, u) != 0)
+			continue;
+		char *name = ta_node_text(m->src, u);
+		TSNode v = ta_kernel_param(c->k, name) ? (TSNode){ 0 } : value_at_access(m, c->k, name, c->stmt, &from);
+		free(name);
+		size_t sn = ts_node_is_null(v) ? 0 : flat_operands(m, v, "+", sub, 12);
+		int axes = 0;
+		for (size_t j = 0; j < sn; j++)
+			axes |= term_axes(c, sub[j]);
+		if (axes != 3 || n - 1 + sn > 12)
+			continue;
+		memmove(t + i + sn, t + i + 1, (n - i - 1) * sizeof *t);
+		memcpy(t + i, sub, sn * sizeof *t);
+		n += sn - 1;
+		c->ptr_def = from;
+	}
 	ta_buf base = TA_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		int bm = term_axes(c, t[i]);
@@ -951,6 +972,35 @@ static char *desc_name(s1_ctx *c)
 	return name;
 }
 
+/* Does every branch of if statement `ifs` (its body, each elif and an
+ * else, which it must have) read the tile's base pointer? */
+static bool s1_every_branch_reads(s1_ctx *c, TSNode ifs)
+{
+	const ta_model *m = c->m;
+	size_t w = 0;
+	while (c->base[w] && (isalnum((unsigned char)c->base[w]) || c->base[w] == '_'))
+		w++;
+	if (!w)
+		return false;
+	char *word = ta_xstrndup(c->base, w);
+	bool has_else = false, all = true;
+	uint32_t n = ta_node_named_count(ifs);
+	for (uint32_t i = 0; i < n && all; i++) {
+		TSNode ch = ts_node_named_child(ifs, i), body = ch;
+		if (ta_node_is(ch, "else_clause") || ta_node_is(ch, "elif_clause")) {
+			has_else |= ta_node_is(ch, "else_clause");
+			body = ta_node_field(ch, "body");
+			if (ts_node_is_null(body))
+				body = ts_node_named_child(ch, ta_node_named_count(ch) - 1);
+		} else if (!ta_node_is(ch, "block")) {
+			continue;  /* the condition */
+		}
+		all = ta_edits_ident_count(m, body, word) > 0;
+	}
+	free(word);
+	return all && has_else;
+}
+
 /* Where the descriptor is made: before the access's statement, lifted out
  * of the loops and ifs around it that rebind none of the names it reads. */
 static TSNode s1_place(s1_ctx *c, const char *args)
@@ -965,6 +1015,11 @@ static TSNode s1_place(s1_ctx *c, const char *args)
 			loop = ta_node_parent(loop);
 		if (!ta_node_is(blk, "block") || (!ta_node_is(loop, "for_statement") &&
 						  !ta_node_is(loop, "while_statement") && !ta_node_is(loop, "if_statement")))
+			break;
+		/* An if whose other branches do not read the base too guards it
+		 * (`if HAS_Z:` with z_ptr None otherwise, or a pointer bound under
+		 * the same flag): the descriptor stays inside. */
+		if (ta_node_is(loop, "if_statement") && !s1_every_branch_reads(c, loop))
 			break;
 		bool moves = true;
 		const char *p = args;
@@ -1134,6 +1189,48 @@ static int s1_assert_before(s1_ctx *c, const ta_launch *l, const char *as, ta_ed
  * launch must pass the base's tensor X and X.stride(d) for `last`; the
  * assert goes before the launch's statement, once. Returns 0, or -1 with
  * c->why when a launch does not say which tensor it is. */
+/* Does launch l pass some argument as `... if x is not None else ...`
+ * (x may be None there, and the kernel then does not reach it)? */
+static bool s1_passed_optional(const ta_model *m, const ta_launch *l, const ta_kernel *k, const char *x)
+{
+	char *want = ta_xasprintf("%sisnotNone", x);
+	bool found = false;
+	for (size_t i = 0; i < k->param_count && !found; i++) {
+		TSNode a = ta_node_unparen(s1_launch_arg(m, l, k, i));
+		if (!ta_node_is(a, "conditional_expression") || ta_node_named_count(a) != 3)
+			continue;
+		char *ct = squeezed(m, ts_node_named_child(a, 1));
+		found = !strcmp(ct, want);
+		free(ct);
+	}
+	free(want);
+	return found;
+}
+
+/* `x.stride(d) if x is not None else 0` passed for a stride, with x passed
+ * for the base (`base`): *sa becomes x.stride(d); returns the assert's
+ * guard "x is None or (". NULL, *sa unchanged, for anything else. */
+static char *s1_optional_stride(const ta_model *m, TSNode *sa, TSNode base)
+{
+	TSNode e = ta_node_unparen(*sa);
+	if (!ta_node_is(e, "conditional_expression") || ta_node_named_count(e) != 3 || !ta_node_is(base, "identifier"))
+		return NULL;
+	TSNode a = ta_node_unparen(ts_node_named_child(e, 0)), cond = ts_node_named_child(e, 1);
+	TSNode z = ts_node_named_child(e, 2);
+	char *bt = ta_node_text(m->src, base), *ct = squeezed(m, cond);
+	char *want = ta_xasprintf("%sisnotNone", bt);
+	bool ok = !strcmp(ct, want) && ta_node_text_eq(m->src, z, "0") && ta_node_is(a, "call");
+	TSNode fn = ok ? ta_node_field(a, "function") : (TSNode){ 0 };
+	ok = ok && ta_node_is(fn, "attribute") && ta_node_text_eq(m->src, ta_node_field(fn, "object"), bt);
+	char *r = ok ? ta_xasprintf("%s is None or (", bt) : NULL;
+	if (ok)
+		*sa = a;
+	free(bt);
+	free(ct);
+	free(want);
+	return r;
+}
+
 static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wrote)
 {
 	const ta_model *m = c->m;
@@ -1146,14 +1243,20 @@ static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wro
 	size_t seen = 0, it = 0;
 	for (const ta_launch *l; (l = s1_next_launch(c, &it)); seen++) {
 		TSNode sa = s1_launch_arg(m, l, k, li), ba = s1_launch_arg(m, l, k, bi);
+		/* An optional tensor (`x.stride(2) if x is not None else 0`, with
+		 * x passed for the base): the kernel reaches it only when given
+		 * one, and the contract holds for it then. */
+		char *opt = s1_optional_stride(m, &sa, ba);
 		TSNode fn = ta_node_field(sa, "function"), x = ta_node_field(fn, "object");
 		TSNode d = ta_node_is(sa, "call") ? ta_edits_call_arg(m, sa, 0, NULL) : (TSNode){ 0 };
 		if (ts_node_is_null(sa) || !ta_node_is(fn, "attribute") ||
 		    !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") || !ta_node_is(x, "identifier") ||
-		    ts_node_is_null(d) || !ta_node_is(ba, "identifier") || !ts_node_is_null(ta_edits_call_arg(m, sa, 1, NULL)))
+		    ts_node_is_null(d) || !ta_node_is(ba, "identifier") || !ts_node_is_null(ta_edits_call_arg(m, sa, 1, NULL))) {
+			free(opt);
 			return s1_fail(c, "the launch at line %u does not pass %s as x.stride(d) of the tensor it passes for "
 				       "%s: the unit stride cannot be checked on the host", l->span.line, last,
 				       k->params[bi].name);
+		}
 		char *xt = ta_node_text(m->src, x), *bt = ta_node_text(m->src, ba), *dt = ta_node_text(m->src, d);
 		bool same = !strcmp(xt, bt);
 		if (!same) {
@@ -1162,13 +1265,15 @@ static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wro
 			free(xt);
 			free(bt);
 			free(dt);
+			free(opt);
 			return -1;
 		}
-		char *as = ta_xasprintf("assert %s.stride(%s) == 1 and %s.data_ptr() %% 16 == 0 and all(s * "
+		char *as = ta_xasprintf("assert %s%s.stride(%s) == 1 and %s.data_ptr() %% 16 == 0 and all(s * "
 					"%s.element_size() %% 16 == 0 for i, s in enumerate(%s.stride()) if i != %s %% "
-					"%s.dim()), \"%s accesses %s through a TMA tensor descriptor: its last dimension "
+					"%s.dim())%s, \"%s accesses %s through a TMA tensor descriptor: its last dimension "
 					"must be contiguous, its address and other strides multiples of 16 bytes\"",
-					xt, dt, xt, xt, xt, dt, xt, k->name, xt);
+					opt ? opt : "", xt, dt, xt, xt, xt, dt, xt, opt ? ")" : "", k->name, xt);
+		free(opt);
 		free(xt);
 		free(bt);
 		free(dt);
@@ -1345,7 +1450,8 @@ static int s1_expr_contract(s1_ctx *c, ta_edit *out, bool *wrote)
 		}
 		char *xt = ta_node_text(m->src, ba);
 		ta_buf as = TA_BUF_INIT;
-		ta_buf_printf(&as, "assert %s.data_ptr() %% 16 == 0", xt);
+		bool opt = s1_passed_optional(m, l, k, xt);
+		ta_buf_printf(&as, "assert %s%s%s.data_ptr() %% 16 == 0", opt ? xt : "", opt ? " is None or (" : "", xt);
 		for (size_t j = 0; j < nn && rc == 0; j++) {
 			char *v = launch_value(m, l, k, need[j]);
 			if (!v)
@@ -1355,8 +1461,8 @@ static int s1_expr_contract(s1_ctx *c, ta_edit *out, bool *wrote)
 				ta_buf_printf(&as, " and (%s) * %s.element_size() %% 16 == 0", v, xt);
 			free(v);
 		}
-		ta_buf_printf(&as, ", \"%s accesses %s through a TMA tensor descriptor: its address and row stride "
-			      "(%s) must be multiples of 16 bytes\"", k->name, xt, rs);
+		ta_buf_printf(&as, "%s, \"%s accesses %s through a TMA tensor descriptor: its address and row stride "
+			      "(%s) must be multiples of 16 bytes\"", opt ? ")" : "", k->name, xt, rs);
 		if (rc == 0)
 			rc = s1_assert_before(c, l, as.data, out, wrote);
 		ta_buf_free(&as);
@@ -1491,9 +1597,10 @@ static int s1_block_bytes(s1_ctx *c, ta_edit *out, bool *wrote)
 		}
 		char *xt = ta_node_text(m->src, ba);
 		char *vt = e ? ta_xasprintf("(%s)", e) : ta_xasprintf("%ld", v);
-		char *as = ta_xasprintf("assert %s * %s.element_size() >= 16, \"%s accesses %s through a TMA tensor "
+		bool opt = s1_passed_optional(m, l, k, xt);
+		char *as = ta_xasprintf("assert %s%s%s * %s.element_size() >= 16, \"%s accesses %s through a TMA tensor "
 					"descriptor: its block's last dimension (%s) must span 16 bytes\"",
-					vt, xt, k->name, xt, b);
+					opt ? xt : "", opt ? " is None or " : "", vt, xt, k->name, xt, b);
 		int r = s1_assert_before(c, l, as, out, wrote);
 		free(as);
 		free(vt);
@@ -1587,6 +1694,25 @@ static bool s1_transposed(s1_ctx *c)
 	return t;
 }
 
+/* A cache or eviction hint a descriptor access may drop: a literal
+ * cache_modifier other than ".cv" (a load that must see another program's
+ * writes), or a literal eviction_policy. */
+static bool s1_cache_hint(const ta_kwarg *kw, bool load)
+{
+	static const char *const ld[] = { "", ".ca", ".cg" }, *const st[] = { "", ".wb", ".cg", ".cs", ".wt" },
+		*const ev[] = { "", "evict_first", "evict_last", "evict_normal" };
+	bool cm = !strcmp(kw->name, "cache_modifier"), ep = !strcmp(kw->name, "eviction_policy");
+	size_t n = strlen(kw->value);
+	if ((!cm && !ep) || n < 2 || (kw->value[0] != '"' && kw->value[0] != '\'') || kw->value[n - 1] != kw->value[0])
+		return false;
+	const char *const *set = ep ? ev : load ? ld : st;
+	size_t count = ep ? sizeof ev / sizeof *ev : load ? sizeof ld / sizeof *ld : sizeof st / sizeof *st;
+	for (size_t i = 0; i < count; i++)
+		if (strlen(set[i]) == n - 2 && !strncmp(kw->value + 1, set[i], n - 2))
+			return true;
+	return false;
+}
+
 static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
 {
 	s1_ctx c = { .m = m, .k = k, .op = op };
@@ -1597,11 +1723,16 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		return ta_edits_refuse(why, "line %u: rows come from a loaded index (a gather): guided", op->span.line);
 	if (op->ptr_rank != 2 || !ta_node_is(c.call, "call") || ts_node_is_null(c.stmt))
 		return ta_edits_refuse(why, "line %u: not a 2D tile access", op->span.line);
-	/* Only the pointer, the mask, other= / the value: descriptors take no more. */
+	/* Only the pointer, the mask, other= / the value: descriptors take no
+	 * more. Cache hints go (TMA copies through L2 and has none); they never
+	 * change the values, but `.cv` (fetch again, for memory another program
+	 * writes meanwhile) and volatile= do say something about them. */
 	for (size_t i = 0; i < op->kwarg_count; i++) {
 		const char *kn = op->kwargs[i].name;
-		if (strcmp(kn, "mask") && strcmp(kn, load ? "other" : "value") && strcmp(kn, "pointer"))
-			return ta_edits_refuse(why, "line %u: %s= has no descriptor form", op->span.line, kn);
+		if (!s1_cache_hint(&op->kwargs[i], load) && strcmp(kn, "mask") && strcmp(kn, load ? "other" : "value") &&
+		    strcmp(kn, "pointer"))
+			return ta_edits_refuse(why, "line %u: %s=%s has no descriptor form", op->span.line, kn,
+					       op->kwargs[i].value);
 	}
 	if (op->arg_count > 3)
 		return ta_edits_refuse(why, "line %u: extra positional arguments have no descriptor form", op->span.line);
@@ -1772,6 +1903,14 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	ta_edit_set_title(out, "%s the tile through tensor descriptor %s instead of a raw 2D pointer%s%s",
 			  load ? "load" : "store", name, ts_node_is_null(c.adv) ? "" : ", at the loop's offset",
 			  has_alloc ? "" : " (and set the host allocator)");
+	for (size_t i = 0; i < op->kwarg_count; i++) {
+		if (!s1_cache_hint(&op->kwargs[i], load))
+			continue;
+		char *t0 = ta_xstrdup(out->title ? out->title : "");
+		ta_edit_set_title(out, "%s; the hint %s=%s goes (a TMA copy goes through L2 and takes no hint)", t0,
+				  op->kwargs[i].name, op->kwargs[i].value);
+		free(t0);
+	}
 	if (contract) {
 		char *t0 = ta_xstrdup(out->title ? out->title : "");
 		ta_edit_set_title(out, "%s; TMA's unit last stride and 16-byte alignment asserted at the launches", t0);
