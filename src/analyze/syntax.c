@@ -150,18 +150,27 @@ ta_syntax *ta_syntax_parse_ranges(const ta_source *src, const TSRange *ranges, s
 	return syn;
 }
 
-void ta_syntax_free(ta_syntax *syn)
+void ta_syntax_drop_tree(ta_syntax *syn)
 {
-	if (!syn)
+	if (!syn || !syn->tree)
 		return;
 	field_gen++;   /* the tree's nodes go: forget what ta_node_field said of them */
-	for (size_t i = 0; i < syn->error_count; i++)
-		free(syn->errors[i].what);
-	free(syn->errors);
 	if (syn->arena)
 		ta_ts_arena_free(syn->arena);   /* the tree with it, unwalked */
 	else
 		ts_tree_delete(syn->tree);
+	syn->arena = NULL;
+	syn->tree = NULL;
+}
+
+void ta_syntax_free(ta_syntax *syn)
+{
+	if (!syn)
+		return;
+	for (size_t i = 0; i < syn->error_count; i++)
+		free(syn->errors[i].what);
+	free(syn->errors);
+	ta_syntax_drop_tree(syn);
 	free(syn);
 }
 

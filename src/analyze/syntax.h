@@ -35,6 +35,10 @@ ta_syntax *ta_syntax_parse(const ta_source *src, char **err);
  * start), as if they were the whole file: nodes keep the file's offsets
  * and lines (analyze/split.h makes such ranges). */
 ta_syntax *ta_syntax_parse_ranges(const ta_source *src, const TSRange *ranges, size_t n, char **err);
+/* Frees the tree (and the nodes' memory) but keeps the error list: for a
+ * caller done with the nodes that still reports the errors (--apply keeps
+ * the count while it parses the edited text: one tree at a time). */
+void ta_syntax_drop_tree(ta_syntax *syn);
 void ta_syntax_free(ta_syntax *syn);
 
 TSNode ta_syntax_root(const ta_syntax *syn);

@@ -152,6 +152,12 @@ static ta_exit run_locked(const char *action, const char *id, uint32_t line, con
 		fprintf(err, "tileadvise: unsafe edit: it %s\n", e.unsafe);
 	d = ta_edit_diff(&e, path, a->src->text, a->src->len);
 	if (!strcmp(action, "apply")) {
+		/* The edit and its diff are made: the check of the new text
+		 * parses it whole, so the old tree goes first (a 4 MB file held
+		 * two trees, 423 MB). */
+		ta_model_free(a->model);
+		a->model = NULL;
+		ta_syntax_drop_tree(a->syn);
 		if (ta_edit_apply(a->src, a->syn, &e, &msg) != 0) {
 			rc = fail(err, msg);
 		} else {
