@@ -6,29 +6,38 @@
 #    quadratic: 70,000 terms took 13 s);
 #  - many small kernels in one file, 5,000 to 40,000 (each ~140 bytes: a
 #    program id, an arange, a masked store), up to 100,000 (13.6 MB) with
-#    SCALING_BIG=1.
+#    SCALING_BIG=1;
+#  - tests/bench/gen_kernels.py's mixed files (the examples and rule
+#    fixtures over and over, kernels renamed per copy), 10,000 to 40,000
+#    lines (100,000 and 330,000 with SCALING_BIG=1), with --check --fixes
+#    --format=json, --report and --diff (one entry's first edit): these are
+#    analysed whole (their module-level code joins every copy), so time
+#    and memory are the whole file's. SCALING_VS=OTHER_TILEADVISE measures
+#    another build beside this one on the same files; SCALING_ONLY=mixed
+#    runs only that table.
 # Linear time shows as a flat "us per term" / "us per kernel" column; the
 # last column is peak memory over the file's size.
 # Usage: tests/bench/scaling.sh [BUILDDIR]
 set -eu
 build=${1:-_build}
+src=$(cd "$(dirname "$0")/../.." && pwd)
 ta="$build/src/tileadvise"
 [ -x "$ta" ] || { echo "scaling.sh: no $ta: build first" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 big=""
 [ -n "${SCALING_BIG:-}" ] && big=100000
-${PYTHON3:-python3} - "$ta" "$tmp" "$big" <<'PY'
+${PYTHON3:-python3} - "$ta" "$tmp" "$big" "$src" "${SCALING_VS:-}" <<'PY'
 import os, resource, subprocess, sys, time
-ta, tmp, big = sys.argv[1], sys.argv[2], sys.argv[3]
+ta, tmp, big, src, vs = sys.argv[1:6]
 
-def measure(path):
+def measure(path, args=("--check",), prog=None):
     # A child of its own per run, so that ru_maxrss is this run's peak.
     code = ("import resource,subprocess,sys\n"
             "subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
             "r = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
             "print(r.ru_utime + r.ru_stime, r.ru_maxrss)\n")
-    out = subprocess.run([sys.executable, "-c", code, ta, "--check", path],
+    out = subprocess.run([sys.executable, "-c", code, prog or ta] + list(args) + [path],
                          stdout=subprocess.PIPE, check=True).stdout.split()
     return float(out[0]), int(out[1]) * 1024
 
@@ -59,7 +68,28 @@ def table(title, unit, sizes, make):
         print("%10d %10d %9.2f %12.2f %10.1f %8.1f" % (n, size, cpu, 1e6 * cpu / n, rss / 2**20, rss / size))
         os.unlink(p)
 
-table("one long expression", "terms", [25000, 50000, 100000, 200000, 400000], chain)
+if os.environ.get("SCALING_ONLY") != "mixed":
+    table("one long expression", "terms", [25000, 50000, 100000, 200000, 400000], chain)
 sizes = [5000, 10000, 20000, 40000] + ([int(big)] if big else [])
-table("small kernels in one file", "kernels", sizes, kernels)
+if os.environ.get("SCALING_ONLY") != "mixed":
+    table("small kernels in one file", "kernels", sizes, kernels)
+
+# The mixed files: one line per size, mode and build.
+print("== gen_kernels.py mixed files, analysed whole")
+print("%8s %10s %-8s %-6s %9s %14s %10s %8s" % ("lines", "bytes", "mode", "build", "cpu s", "us per line",
+                                                  "max RSS MB", "RSS/size"))
+modes = [("check", ("--check", "--fixes", "--format=json")), ("report", ("--report",)),
+         ("diff", ("--diff=P2",))]
+builds = [("this", ta)] + ([("vs", vs)] if vs else [])
+for lines in [10000, 20000, 40000] + ([100000, 330000] if big else []):
+    p = os.path.join(tmp, "mixed%d.py" % lines)
+    subprocess.run([sys.executable, os.path.join(src, "tests", "bench", "gen_kernels.py"), src, "big", p,
+                    str(lines)], check=True)
+    size = os.path.getsize(p)
+    for mode, args in modes:
+        for name, prog in builds:
+            cpu, rss = measure(p, args, prog)
+            print("%8d %10d %-8s %-6s %9.2f %14.2f %10.1f %8.1f" % (lines, size, mode, name, cpu, 1e6 * cpu / lines,
+                                                                 rss / 2**20, rss / size))
+    os.unlink(p)
 PY
