@@ -145,7 +145,10 @@ ta_status ta_detect_l2(ta_rule_ctx *c)
 	uint32_t tuned_line = 0;
 	const char *tuned = persistent ? NULL : tuned_grid_parameter(c, a, &tuned_line);
 	bool found = false;
-	for (size_t i = 0; i < c->m->launch_count; i++) {
+	size_t i_n;
+	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
+	for (size_t i_j = 0; i_j < i_n; i_j++) {
+		size_t i = (size_t)i_of[i_j];
 		const ta_launch *l = &c->m->launches[i];
 		if (l->kernel != c->kernel)
 			continue;

@@ -12,7 +12,10 @@ ta_status ta_detect_l3(ta_rule_ctx *c)
 	if (!a)
 		return TA_STATUS_NOT_APPLICABLE;
 	bool any = false, found = false;
-	for (size_t i = 0; i < c->m->launch_count; i++) {
+	size_t i_n;
+	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
+	for (size_t i_j = 0; i_j < i_n; i_j++) {
+		size_t i = (size_t)i_of[i_j];
 		const ta_launch *l = &c->m->launches[i];
 		if (l->kernel != c->kernel || l->host < 0)
 			continue;
@@ -116,7 +119,10 @@ ta_status ta_detect_l4(ta_rule_ctx *c)
 	if (c->k->launch_count == 0)
 		return TA_STATUS_NOT_APPLICABLE;
 	bool found = false;
-	for (size_t i = 0; i < c->m->launch_count; i++) {
+	size_t i_n;
+	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
+	for (size_t i_j = 0; i_j < i_n; i_j++) {
+		size_t i = (size_t)i_of[i_j];
 		const ta_launch *l = &c->m->launches[i];
 		if (l->kernel != c->kernel || l->loop_depth == 0)
 			continue;

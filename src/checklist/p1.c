@@ -95,7 +95,10 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 {
 	const ta_kernel_evidence *e = ta_evidence_find(c->ev, c->k->name);
 	bool found = false;
-	for (size_t i = 0; i < c->m->launch_count; i++) {
+	size_t i_n;
+	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
+	for (size_t i_j = 0; i_j < i_n; i_j++) {
+		size_t i = (size_t)i_of[i_j];
 		const ta_launch *l = &c->m->launches[i];
 		if (l->kernel != c->kernel)
 			continue;

@@ -124,7 +124,10 @@ ta_status ta_detect_t2(ta_rule_ctx *c)
 			return TA_STATUS_APPLIES;
 		}
 	}
-	for (size_t i = 0; i < c->m->launch_count; i++) {
+	size_t i_n;
+	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
+	for (size_t i_j = 0; i_j < i_n; i_j++) {
+		size_t i = (size_t)i_of[i_j];
 		const ta_launch *l = &c->m->launches[i];
 		if (l->kernel != c->kernel || l->host < 0)
 			continue;
