@@ -174,10 +174,14 @@ static char *s8_missing(ta_rule_ctx *c)
 		}
 	for (size_t i = 0; i < a->key_count; i++)
 		seq_in_key |= seq_named(a->key[i]);
+	/* a length the author keeps out of specialisation (one compiled kernel
+	 * for every length) is deliberate: keying on it would retune per length */
+	const ta_kwarg *dns = ta_kwarg_find(k->jit_kwargs, k->jit_kwarg_count, "do_not_specialize");
 	for (size_t i = 0; i < k->param_count; i++) {
 		const ta_param *p = &k->params[i];
 		bool mode = p->constexpr_ && ta_s8_mode_param(p->name);
 		bool seq = !seq_in_key && has_seq && ta_name_among(p->name, seq_params) &&
+			   !(dns && ta_edits_word_in(dns->value, strlen(dns->value), p->name)) &&
 			   bounds_a_loop(c, p->name) && !rounded_in_key(c->m, k, ki, i);
 		if ((mode || seq) && !in_key(a, p->name) && !tuned(c->m, k, ki, p->name))
 			ta_buf_printf(&missing, "%s%s", missing.len ? ", " : "", p->name);

@@ -25,6 +25,7 @@
 #    P1 aten package   pre p1_aten / p1_aten_ok (the tuner's cache flush runs the package's kernels)
 #  6 S1 allocator      pre s1_two_paths (both orders) / s1_strided; golden s1_branches
 #  7 S8 rounded key    rules s8_rounded_key, s8_chunked; golden s8
+#    S8 no-specialize  pre s8_dns / s8_lengths (lengths in do_not_specialize stay out of the key)
 #  8 broken edit ★     tests/tui/broken.sh / tests/tui/walk.sh
 #  9 advisor sites     tests/tui/sites.sh (a refused first site, several sites)
 # 10 P2 comment        pre p2_param_comment, p2_def_comment / p2_def_plain; golden p2_comment
