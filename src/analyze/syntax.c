@@ -216,7 +216,11 @@ size_t ta_node_end_line(TSNode n)
 
 bool ta_node_is(TSNode n, const char *type)
 {
-	return !ts_node_is_null(n) && strcmp(ts_node_type(n), type) == 0;
+	if (!n.id)   /* ts_node_is_null */
+		return false;
+	/* most tests fail on the first letter: no call to strcmp then */
+	const char *t = ts_node_type(n);
+	return t[0] == type[0] && strcmp(t, type) == 0;
 }
 
 /* field 0 (no field has it) stands for the parent */
@@ -252,6 +256,28 @@ TSNode ta_node_named_at(TSNode root, uint32_t start, uint32_t end)
 	*e = (struct field_memo){ .id = root.id, .tree = root.tree, .start = start, .alias = end,
 				  .gen = field_gen, .field = range, .child = c };
 	return c;
+}
+
+TSNode ta_node_outermost_at(TSNode root, uint32_t start, uint32_t end, const char *stop)
+{
+	/* remembered in the same table, under root as a lookup of field 0xFFFE */
+	const TSFieldId outer = 0xFFFE;
+	size_t h = (((uintptr_t)root.id >> 3) * 31 + start * 7 + end * 3 + 1) % FIELD_MEMO;
+	struct field_memo *e = &field_memo[h];
+	if (e->gen == field_gen && e->id == root.id && e->tree == root.tree && e->start == start &&
+	    e->alias == end && e->field == outer)
+		return e->child;
+	TSNode n = ta_node_named_at(root, start, end);
+	if (ts_node_is_null(n) || ts_node_start_byte(n) != start || ts_node_end_byte(n) != end) {
+		n = (TSNode){ 0 };
+	} else {
+		for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && ts_node_start_byte(p) == start &&
+		     ts_node_end_byte(p) == end && !ta_node_is(p, stop); p = ta_node_parent(p))
+			n = p;
+	}
+	*e = (struct field_memo){ .id = root.id, .tree = root.tree, .start = start, .alias = end,
+				  .gen = field_gen, .field = outer, .child = n };
+	return n;
 }
 
 TSNode ta_node_field(TSNode n, const char *field)

@@ -56,6 +56,10 @@ TSNode ta_node_field(TSNode n, const char *field);
 TSNode ta_node_parent(TSNode n);
 /* ts_node_named_descendant_for_byte_range, remembered the same way. */
 TSNode ta_node_named_at(TSNode root, uint32_t start, uint32_t end);
+/* The outermost node spanning exactly [start, end) above the named one
+ * there, not going up into a node of type stop (null when no named node
+ * spans it); remembered the same way. */
+TSNode ta_node_outermost_at(TSNode root, uint32_t start, uint32_t end, const char *stop);
 
 /* Child counts that are 0 for a null node (tree-sitter's own read through
  * it). */

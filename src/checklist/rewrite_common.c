@@ -35,14 +35,9 @@ char *ta_edits_module(const ta_model *m, const char *module)
 
 TSNode ta_edits_node(const ta_model *m, ta_span s)
 {
-	TSNode n = ta_node_named_at(ta_syntax_root(m->syn), s.start, s.end);
-	if (ts_node_is_null(n) || ts_node_start_byte(n) != s.start || ts_node_end_byte(n) != s.end)
-		return (TSNode){ 0 };
-	/* The outermost node with this range. */
-	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && ts_node_start_byte(p) == s.start &&
-	     ts_node_end_byte(p) == s.end && !ta_node_is(p, "expression_statement"); p = ta_node_parent(p))
-		n = p;
-	return n;
+	/* The outermost node with this range (the rules ask for the same
+	 * spans again and again: remembered until the tree goes). */
+	return ta_node_outermost_at(ta_syntax_root(m->syn), s.start, s.end, "expression_statement");
 }
 
 char *ta_edits_text(const ta_model *m, uint32_t start, uint32_t end)
