@@ -258,6 +258,60 @@ TSNode ta_node_named_at(TSNode root, uint32_t start, uint32_t end)
 	return c;
 }
 
+/* ta_node_outermost_at in one descent from root with a kept cursor, the
+ * ancestors on the way kept: ts_node_named_descendant_for_byte_range and
+ * then ts_node_parent each walk down from the root again (tree-sitter 0.20).
+ * At each level the first child ending after start is the only one that can
+ * hold the range, as in tree-sitter's own search. False where the cursor
+ * cannot tell (its search found no child): the caller asks the slow way. */
+static bool outermost_by_descent(TSNode root, uint32_t start, uint32_t end, const char *stop, TSNode *out)
+{
+	static _Thread_local TSTreeCursor c;
+	static _Thread_local bool made;
+	static _Thread_local TSNode *path;
+	static _Thread_local size_t cap;
+	if (!made) {
+		c = ts_tree_cursor_new(root);
+		made = true;
+	} else {
+		ts_tree_cursor_reset(&c, root);
+	}
+	size_t depth = 0;
+	ta_grow((void **)&path, &cap, 1, sizeof *path);
+	path[0] = root;
+	for (;;) {
+		if (!ts_node_child_count(path[depth]))
+			break;
+		if (ts_tree_cursor_goto_first_child_for_byte(&c, start) < 0)
+			return false;
+		TSNode ch = ts_tree_cursor_current_node(&c);
+		/* tree-sitter 0.20 stops at a child that ends at start, too */
+		while (ts_node_end_byte(ch) <= start) {
+			if (!ts_tree_cursor_goto_next_sibling(&c))
+				return false;
+			ch = ts_tree_cursor_current_node(&c);
+		}
+		if (ts_node_start_byte(ch) > start || ts_node_end_byte(ch) < end)
+			break;
+		depth++;
+		ta_grow((void **)&path, &cap, depth + 1, sizeof *path);
+		path[depth] = ch;
+	}
+	size_t d = depth + 1;
+	while (d > 0 && !ts_node_is_named(path[d - 1]))
+		d--;
+	TSNode n = { 0 };
+	if (d > 0 && ts_node_start_byte(path[d - 1]) == start && ts_node_end_byte(path[d - 1]) == end) {
+		d--;
+		while (d > 0 && ts_node_start_byte(path[d - 1]) == start && ts_node_end_byte(path[d - 1]) == end &&
+		       !ta_node_is(path[d - 1], stop))
+			d--;
+		n = path[d];
+	}
+	*out = n;
+	return true;
+}
+
 TSNode ta_node_outermost_at(TSNode root, uint32_t start, uint32_t end, const char *stop)
 {
 	/* remembered in the same table, under root as a lookup of field 0xFFFE */
@@ -267,13 +321,16 @@ TSNode ta_node_outermost_at(TSNode root, uint32_t start, uint32_t end, const cha
 	if (e->gen == field_gen && e->id == root.id && e->tree == root.tree && e->start == start &&
 	    e->alias == end && e->field == outer)
 		return e->child;
-	TSNode n = ta_node_named_at(root, start, end);
-	if (ts_node_is_null(n) || ts_node_start_byte(n) != start || ts_node_end_byte(n) != end) {
-		n = (TSNode){ 0 };
-	} else {
-		for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && ts_node_start_byte(p) == start &&
-		     ts_node_end_byte(p) == end && !ta_node_is(p, stop); p = ta_node_parent(p))
-			n = p;
+	TSNode n;
+	if (!outermost_by_descent(root, start, end, stop, &n)) {
+		n = ta_node_named_at(root, start, end);
+		if (ts_node_is_null(n) || ts_node_start_byte(n) != start || ts_node_end_byte(n) != end) {
+			n = (TSNode){ 0 };
+		} else {
+			for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && ts_node_start_byte(p) == start &&
+			     ts_node_end_byte(p) == end && !ta_node_is(p, stop); p = ta_node_parent(p))
+				n = p;
+		}
 	}
 	*e = (struct field_memo){ .id = root.id, .tree = root.tree, .start = start, .alias = end,
 				  .gen = field_gen, .field = outer, .child = n };
