@@ -603,7 +603,10 @@ static int l1_kernel(l1_ctx *c, ta_edit *out)
 	/* The launches, and nothing else that names the kernel. */
 	TSNode callees[32];
 	size_t nc = 0;
-	for (size_t i = 0; i < m->launch_count; i++) {
+	size_t i_n;
+	const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
+	for (size_t i_j = 0; i_j < i_n; i_j++) {
+		size_t i = (size_t)i_of[i_j];
 		const ta_launch *l = &m->launches[i];
 		if (l->kernel != (int)ki)
 			continue;

@@ -885,7 +885,10 @@ static bool p1_host_alias(const ta_model *m, const ta_launch *l, const char *a, 
  * before `k[grid](dY, dX)` in the launching function). */
 static bool p1_aliased(const ta_model *m, const ta_kernel *k, size_t ki, size_t w, const unsigned *acc)
 {
-	for (size_t li = 0; li < m->launch_count; li++) {
+	size_t li_n;
+	const int *li_of = ta_index_kernel_launches(m, (int)ki, &li_n);
+	for (size_t li_j = 0; li_j < li_n; li_j++) {
+		size_t li = (size_t)li_of[li_j];
 		const ta_launch *l = &m->launches[li];
 		if (l->kernel != (int)ki)
 			continue;
@@ -1199,7 +1202,10 @@ static bool p1_grid_reads_meta(const ta_model *m, const ta_launch *l, const char
 static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_tiles *t)
 {
 	size_t launches = 0;
-	for (size_t i = 0; i < m->launch_count; i++) {
+	size_t i_n;
+	const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
+	for (size_t i_j = 0; i_j < i_n; i_j++) {
+		size_t i = (size_t)i_of[i_j];
 		const ta_launch *l = &m->launches[i];
 		if (l->kernel != (int)ki)
 			continue;
@@ -1386,7 +1392,10 @@ static int p1_untile_launches(const ta_model *m, size_t ki, const p1_tiles *t, t
 	}
 	uint32_t done_grids[16];
 	size_t nd = 0;
-	for (size_t i = 0; i < m->launch_count; i++) {
+	size_t i_n;
+	const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
+	for (size_t i_j = 0; i_j < i_n; i_j++) {
+		size_t i = (size_t)i_of[i_j];
 		const ta_launch *l = &m->launches[i];
 		if (l->kernel != (int)ki)
 			continue;

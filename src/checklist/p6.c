@@ -358,7 +358,10 @@ static int p6_host(const ta_model *m, const p6_site *s, const char *table, const
 	while (pi < s->k->param_count && strcmp(s->k->params[pi].name, table))
 		pi++;
 	size_t done = 0;
-	for (size_t i = 0; i < m->launch_count; i++) {
+	size_t i_n;
+	const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
+	for (size_t i_j = 0; i_j < i_n; i_j++) {
+		size_t i = (size_t)i_of[i_j];
 		const ta_launch *l = &m->launches[i];
 		if (l->kernel != (int)ki)
 			continue;

@@ -113,7 +113,10 @@ TA_REWRITE(S6, NULL, TA_UNSAFE("assumes tanh.approx.f32's error (about 2^-11 rel
 			}
 		}
 		/* Each launch sets the flag from the module-level test. */
-		for (size_t i = 0; i < m->launch_count && ok; i++) {
+		size_t i_n;
+		const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
+		for (size_t i_j = 0; i_j < i_n && ok; i_j++) {
+			size_t i = (size_t)i_of[i_j];
 			const ta_launch *l = &m->launches[i];
 			if (l->kernel != (int)ki)
 				continue;

@@ -70,7 +70,10 @@ static bool tuned(const ta_model *m, const ta_kernel *k, size_t ki, const char *
 	const ta_param *p = ta_kernel_param(k, name);
 	size_t pi = p ? (size_t)(p - k->params) : 0;
 	bool launched = false;
-	for (size_t i = 0; p && !p->default_value && i < m->launch_count; i++) {
+	size_t i_n;
+	const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
+	for (size_t i_j = 0; p && !p->default_value && i_j < i_n; i_j++) {
+		size_t i = (size_t)i_of[i_j];
 		const ta_launch *l = &m->launches[i];
 		if (l->kernel != (int)ki)
 			continue;
@@ -95,7 +98,10 @@ static const char *rounded_in_key(const ta_model *m, const ta_kernel *k, size_t 
 		if (j == si || !in_list(a->key, a->key_count, k->params[j].name))
 			continue;
 		size_t seen = 0, rounded = 0;
-		for (size_t i = 0; i < m->launch_count; i++) {
+		size_t i_n;
+		const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
+		for (size_t i_j = 0; i_j < i_n; i_j++) {
+			size_t i = (size_t)i_of[i_j];
 			const ta_launch *l = &m->launches[i];
 			if (l->kernel != (int)ki)
 				continue;
