@@ -294,6 +294,13 @@ static bool stride_in(const ta_model *m, const ta_kernel *k, TSNode n, const cha
 
 bool ta_kernel_address_role(const ta_model *m, const ta_kernel *k, TSNode addr, const char *name)
 {
+	/* Both ways need an identifier spelled name inside addr: none where
+	 * addr's text does not hold it (most assignments a rule asks about). */
+	size_t len = strlen(name);
+	uint32_t a = ts_node_start_byte(addr), b = ts_node_end_byte(addr);
+	if (ts_node_is_null(addr) ||
+	    (len && a <= b && b <= m->src->len && !memmem(m->src->text + a, b - a, name, len)))
+		return false;
 	TSNode first = ta_node_unparen(addr);
 	while (ta_node_is(first, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(first, "operator"), "+"))
 		first = ta_node_unparen(ta_node_field(first, "left"));

@@ -108,13 +108,18 @@ typedef struct p6_site {
 /* n reads name as a plain identifier (not after a dot, not a keyword). */
 static bool reads(const ta_model *m, TSNode n, const char *name)
 {
-	char **v;
-	size_t c = ta_edits_names(m, n, &v);
-	bool yes = false;
-	for (size_t i = 0; i < c && !yes; i++)
-		yes = !strcmp(v[i], name);
-	ta_edits_names_free(v, c);
-	return yes;
+	/* the names ta_edits_names lists are those ta_edits_ident_count
+	 * counts, which finds one from the text instead of listing them all */
+	return ta_edits_ident_count(m, n, name) > 0;
+}
+
+/* Whether name is written in the span's text: reads() of the node there
+ * cannot be true otherwise, and finding that node costs a descent. */
+static bool spelled_in(const ta_model *m, ta_span s, const char *name)
+{
+	size_t n = strlen(name);
+	return !n || s.end > m->src->len || s.start > s.end ||
+	       memmem(m->src->text + s.start, s.end - s.start, name, n);
 }
 
 /* name is a factor of a product somewhere inside n. */
@@ -202,7 +207,7 @@ static bool used_directly(const ta_model *m, const ta_kernel *k, const char *nam
 		const ta_op *op = &k->ops[i];
 		if (!is_memory_op(op))
 			continue;
-		if (op->arg_count) {
+		if (op->arg_count && spelled_in(m, op->args[0], name)) {
 			TSNode a = ta_edits_node(m, op->args[0]);
 			if (!ts_node_is_null(a) && reads(m, a, name) && ta_kernel_address_role(m, k, a, name)) {
 				used = true;
@@ -212,7 +217,7 @@ static bool used_directly(const ta_model *m, const ta_kernel *k, const char *nam
 		for (size_t j = 0; j < op->kwarg_count; j++) {
 			const ta_kwarg *kw = &op->kwargs[j];
 			bool st = !strcmp(kw->name, "strides");
-			if (!st && strcmp(kw->name, "base"))
+			if ((!st && strcmp(kw->name, "base")) || !spelled_in(m, kw->value_span, name))
 				continue;
 			TSNode v = ta_edits_node(m, kw->value_span);
 			if (!ts_node_is_null(v) && reads(m, v, name)) {
