@@ -1194,6 +1194,37 @@ static bool p1_grid_reads_meta(const ta_model *m, const ta_launch *l, const char
 	return r;
 }
 
+/* A tile the kernel divides by another tile or takes modulo one
+ * (`masked_blocks = BLOCK_M // BLOCK_N`): its algorithm leans on their
+ * ratio (BLOCK_M = 64 under BLOCK_N = 128 makes that count 0 and skips a
+ * causal mask), so both stay as launched. */
+static void p1_tile_ratios(const ta_model *m, const ta_kernel *k, p1_tiles *t)
+{
+	TSTreeCursor cur = ts_tree_cursor_new(k->node);
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+		if (ta_node_is(n, "binary_operator") && !ts_node_is_null(op) &&
+		    (ta_node_is(op, "//") || ta_node_is(op, "%"))) {
+			char *a = ta_node_text(m->src, ta_node_unparen(ta_node_field(n, "left")));
+			char *b = ta_node_text(m->src, ta_node_unparen(ta_node_field(n, "right")));
+			const ta_param *pa = a ? ta_kernel_param(k, a) : NULL, *pb = b ? ta_kernel_param(k, b) : NULL;
+			if (pa && pb && pa != pb && is_tile_param(pa) && is_tile_param(pb))
+				for (size_t x = 0; x < t->n; x++)
+					if (!strcmp(t->v[x].name, a) || !strcmp(t->v[x].name, b))
+						p1_tile_fix(&t->v[x], ta_xasprintf("%s stays: line %u computes %s %s %s, which "
+										   "configs moving one tile alone would change",
+										   t->v[x].name, ts_node_start_point(n).row + 1,
+										   a, ta_node_is(op, "//") ? "//" : "%", b));
+			free(a);
+			free(b);
+		}
+		if (!ta_cursor_next(&cur, true))
+			break;
+	}
+	ts_tree_cursor_delete(&cur);
+}
+
 /* What the untuned kernel's launches do with its tiles: which can be tuned
  * (launched as a literal power of two, directly or through a name the
  * wrapper binds once and reads nowhere but in the launch and in
@@ -1283,6 +1314,7 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
 			}
 		}
 	}
+	p1_tile_ratios(m, k, t);
 	for (size_t x = 0; x < t->n; x++) {
 		p1_tile *tile = &t->v[x];
 		bool step = false;

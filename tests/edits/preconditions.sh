@@ -34,6 +34,7 @@
 # 11 P2 look-ahead     pre p2_prefetch; rules p2_lookahead
 # 12 P1 tensor key     pre p1_mask_key, p1_lens_only / p1_unpinned, p1_two_depths (HEAD_DIM)
 #    P1 two depths     pre p1_two_depths / p1_one_depth; golden p1_rmw
+#    P1 tile ratio     pre p1_tile_ratio / p1_tile_ratio_ok (a kernel computing BLOCK_M // BLOCK_N)
 # 13 newer Triton      safety old_triton / new_triton (G7); s1_old_triton, s1_triton33, s1_setup_py /
 #                      s1_new_triton, s1_undeclared (S1)
 # 14 comment as use    safety s3_commented / s3_used
