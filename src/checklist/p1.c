@@ -1768,6 +1768,22 @@ static bool p1_at_line(const ta_model *m, const ta_kernel *k, size_t ki, uint32_
 }
 
 /* Rewrite: configs from a function that branches on the GPU generation and varies num_stages and num_warps. */
+/* The pytest test function (`def test_...`) a kernel is declared in, or
+ * NULL (caller frees): such a kernel is the test's fixture, not code to
+ * speed up. */
+static char *p1_in_test(const ta_model *m, const ta_kernel *k)
+{
+	for (TSNode n = ts_node_parent(k->node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+		if (!ta_node_is(n, "function_definition"))
+			continue;
+		char *name = ta_node_text(m->src, ta_node_field(n, "name"));
+		if (name && !strncmp(name, "test", 4))
+			return name;
+		free(name);
+	}
+	return NULL;
+}
+
 TA_REWRITE(P1, NULL, TA_UNSAFE("assumes the kernel writes nothing the tuner's trial launches leave changed (its in-place arguments are named in restore_value) and that its configs differ in rounding only"))
 {
 	ta_sites s = TA_SITES_INIT;
@@ -1780,6 +1796,13 @@ TA_REWRITE(P1, NULL, TA_UNSAFE("assumes the kernel writes nothing the tuner's tr
 		const ta_autotune *a = k->autotune;
 		if (!p1_at_line(m, k, ki, line))
 			continue;
+		char *test = p1_in_test(m, k);
+		if (test) {
+			ta_sites_refuse(&s, ta_xasprintf("line %u: %s is declared inside the test %s: tuning it "
+							 "would change what that test checks", k->span.line, k->name, test));
+			free(test);
+			continue;
+		}
 		char *w = NULL;
 		if (!a) {
 			if (!p1_fixed_launch(m, k, ki))

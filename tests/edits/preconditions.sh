@@ -35,6 +35,7 @@
 # 12 P1 tensor key     pre p1_mask_key, p1_lens_only / p1_unpinned, p1_two_depths (HEAD_DIM)
 #    P1 two depths     pre p1_two_depths / p1_one_depth; golden p1_rmw
 #    P1 tile ratio     pre p1_tile_ratio / p1_tile_ratio_ok (a kernel computing BLOCK_M // BLOCK_N)
+#    P1 test fixture   pre p1_in_test / p1_in_test_ok (a kernel declared inside def test_...)
 # 13 newer Triton      safety old_triton / new_triton (G7); s1_old_triton, s1_triton33, s1_setup_py /
 #                      s1_new_triton, s1_undeclared (S1)
 # 14 comment as use    safety s3_commented / s3_used
