@@ -1713,6 +1713,15 @@ static bool s1_cache_hint(const ta_kwarg *kw, bool load)
 	return false;
 }
 
+/* Is k launched in this file? */
+static bool s1_launched(const ta_model *m, const ta_kernel *k)
+{
+	for (size_t i = 0; i < m->launch_count; i++)
+		if (m->launches[i].kernel == (int)(k - m->kernels))
+			return true;
+	return false;
+}
+
 static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
 {
 	s1_ctx c = { .m = m, .k = k, .op = op };
@@ -1723,6 +1732,17 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		return ta_edits_refuse(why, "line %u: rows come from a loaded index (a gather): guided", op->span.line);
 	if (op->ptr_rank != 2 || !ta_node_is(c.call, "call") || ts_node_is_null(c.stmt))
 		return ta_edits_refuse(why, "line %u: not a 2D tile access", op->span.line);
+	/* What holds for the whole file comes first: where it fails, no form
+	 * of the access would make the edit possible. A CUDA allocator and TMA
+	 * do not fit a file written for another back-end; tl.make_tensor_descriptor
+	 * is public from Triton 3.4 (3.3 had it as
+	 * tl._experimental_make_tensor_descriptor); the allocator and the host
+	 * contracts go where the kernel is launched. */
+	if (ta_edits_other_backend(m, "a CUDA allocator and TMA descriptors do not fit it", why) != 0 ||
+	    ta_edits_triton_at_least(m, 3, 4, "tl.make_tensor_descriptor", why) != 0)
+		return -1;
+	if (!ta_edits_allocator_dominates(m, (size_t)(k - m->kernels)) && !s1_launched(m, k))
+		return ta_edits_refuse(why, "%s is not launched in this file: nowhere to set the allocator", k->name);
 	/* Only the pointer, the mask, other= / the value: descriptors take no
 	 * more. Cache hints go (TMA copies through L2 and has none); they never
 	 * change the values, but `.cv` (fetch again, for memory another program
@@ -1777,9 +1797,6 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		}
 		c.ax[a].bound = ta_xstrdup(c.ax[a].block);
 	}
-	/* A CUDA allocator and TMA do not fit a file written for another back-end. */
-	if (ta_edits_other_backend(m, "a CUDA allocator and TMA descriptors do not fit it", &c.why) != 0)
-		goto done;
 	/* A transposed tile (P3's): the descriptor over the tensor as stored,
 	 * the load transposed with .T. */
 	bool transposed = false;
@@ -1794,10 +1811,6 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		c.ax[1] = t;
 		transposed = true;
 	}
-	/* tl.make_tensor_descriptor is public from Triton 3.4 (3.3 had it as
-	 * tl._experimental_make_tensor_descriptor). */
-	if (ta_edits_triton_at_least(m, 3, 4, "tl.make_tensor_descriptor", &c.why) != 0)
-		goto done;
 	/* The host needs an allocator for in-kernel descriptors, set where it
 	 * dominates every launch of the kernel. */
 	bool has_alloc = ta_edits_allocator_dominates(m, (size_t)(k - m->kernels));
@@ -1806,11 +1819,6 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		if (m->launches[i].kernel == (int)(k - m->kernels) &&
 		    (!first || m->launches[i].span.start < first->span.start))
 			first = &m->launches[i];
-	if (!has_alloc && !first) {
-		free(c.why);
-		c.why = ta_xasprintf("%s is not launched in this file: nowhere to set the allocator", k->name);
-		goto done;
-	}
 	if (!has_alloc && ta_edits_set_allocator(m, first, out, &c.why) != 0)
 		goto done;
 	/* The unit last stride and TMA's alignment: proved by the host, or
