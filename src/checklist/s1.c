@@ -1096,15 +1096,44 @@ static char *s1_loop_bound(s1_ctx *c, const char *start)
 
 /* The argument launch l passes for parameter idx of k: its node, or a null
  * node (not passed, or after a *args). */
+/* How many arguments `*(a, b)` or `*((a, b) if c else (d, e))` passes:
+ * a tuple's length, the same in both branches; 0 when not known. */
+static size_t s1_splat_len(const ta_model *m, TSNode splat)
+{
+	if (!ta_node_is(splat, "list_splat") || ta_node_named_count(splat) != 1)
+		return 0;
+	TSNode e = ta_node_unparen(ts_node_named_child(splat, 0));
+	if (ta_node_is(e, "tuple"))
+		return ta_node_named_count(e);
+	if (!ta_node_is(e, "conditional_expression") || ta_node_named_count(e) != 3)
+		return 0;
+	TSNode a = ta_node_unparen(ts_node_named_child(e, 0)), b = ta_node_unparen(ts_node_named_child(e, 2));
+	if (!ta_node_is(a, "tuple") || !ta_node_is(b, "tuple") || ta_node_named_count(a) != ta_node_named_count(b))
+		return 0;
+	return ta_node_named_count(a);
+}
+
 static TSNode s1_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t idx)
 {
 	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[idx].name);
 	if (kw)
 		return ta_edits_node(m, kw->value_span);
-	for (size_t j = 0; j < l->arg_count && j <= idx; j++)
-		if (m->src->text[l->args[j].start] == '*')
+	/* Positions count through a starred tuple of known length (mamba's
+	 * `*((s.stride(0), s.stride(1)) if s is not None else (0, 0))`); any
+	 * other starred argument leaves the later positions unknown. */
+	size_t at = 0;
+	for (size_t j = 0; j < l->arg_count; j++) {
+		if (m->src->text[l->args[j].start] != '*') {
+			if (at++ == idx)
+				return ta_edits_node(m, l->args[j]);
+			continue;
+		}
+		size_t n = s1_splat_len(m, ta_edits_node(m, l->args[j]));
+		if (!n || idx < at + n)
 			return (TSNode){ 0 };
-	return idx < l->arg_count ? ta_edits_node(m, l->args[idx]) : (TSNode){ 0 };
+		at += n;
+	}
+	return (TSNode){ 0 };
 }
 
 static size_t s1_param_index(const ta_kernel *k, const char *name)
