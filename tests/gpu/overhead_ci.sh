@@ -17,6 +17,7 @@ ROUNDS=${2:-30}
 LAUNCHES=${3:-50000}
 BUDGET_S=${BUDGET_S:-480}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/gpu/rotation.sh"
 B=${TA_DEVBUILD:-$ROOT/.devbuild}
 export TILEADVISE_DATADIR="$ROOT/data" TILEADVISE_LIBDIR="$B/src/profile/inject/.libs"
 K=$ROOT/tests/gpu/kernels
@@ -50,14 +51,7 @@ start=$(date +%s)
 done_rounds=0
 for i in $(seq 1 "$ROUNDS"); do
 	[ $(( $(date +%s) - start )) -lt "$BUDGET_S" ] || break
-	case $((i % 6)) in
-	0) order="bare ta proton" ;;
-	1) order="ta proton bare" ;;
-	2) order="proton bare ta" ;;
-	3) order="bare proton ta" ;;
-	4) order="proton ta bare" ;;
-	5) order="ta bare proton" ;;
-	esac
+	order=$(rotation3 "$i" bare ta proton)
 	for m in $order; do run_one "$m" "$i"; done
 	done_rounds=$i
 done

@@ -28,6 +28,7 @@ ROUNDS_S=${ROUNDS_S:-420}
 REGIONS=${REGIONS:-7}
 LAUNCH=${LAUNCH:-10000}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/gpu/rotation.sh"
 B=${TA_DEVBUILD:-$ROOT/.gpu19/.devbuild}
 export TILEADVISE_DATADIR="$ROOT/data" TILEADVISE_LIBDIR="$B/src/profile/inject/.libs"
 export TA_DEVBUILD=$B PYTHONUNBUFFERED=1
@@ -116,14 +117,7 @@ dur=0
 while [ $(( $(elapsed) + dur )) -lt "$ROUNDS_S" ]; do
 	i=$((i + 1))
 	r0=$(date +%s)
-	case $((i % 6)) in
-	0) order="bare ta proton" ;;
-	1) order="ta proton bare" ;;
-	2) order="proton bare ta" ;;
-	3) order="bare proton ta" ;;
-	4) order="proton ta bare" ;;
-	5) order="ta bare proton" ;;
-	esac
+	order=$(rotation3 "$i" bare ta proton)
 	for m in $order; do run_one "$m" "$i"; done
 	dur=$(( $(date +%s) - r0 ))
 	rm -rf "$W"/proton-"$i"*
