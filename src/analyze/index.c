@@ -1,25 +1,13 @@
 /* Lookups over a whole model, built on first use (see index.h). */
 #include "config.h"
 #include "analyze/index.h"
+#include "analyze/namemap.h"
 #include "analyze/syntax.h"
 #include "util/buf.h"
 #include "analyze/source.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* Names are byte ranges of the file's text (or, for functions and imports,
- * the model's strings): nothing is copied. */
-typedef struct slot {
-	const char *name;         /* NULL: empty */
-	uint32_t len;
-	uint32_t value;
-} slot;
-
-typedef struct table {
-	slot *slots;
-	size_t cap, used;
-} table;
 
 /* Kernel -> hosts or launches, as one array cut per kernel. */
 typedef struct per_kernel {
@@ -35,13 +23,13 @@ typedef struct op_list {
 
 struct ta_model_index {
 	bool have_idents, have_module, have_funcs, have_hosts, have_launches, have_wraps;
-	table idents;             /* value unused */
-	table defs, assigns;      /* value: first statement's start */
-	table funcs, imports;
+	ta_namemap idents;        /* value unused; names point into the text */
+	ta_namemap defs, assigns;  /* value: first statement's start */
+	ta_namemap funcs, imports;
 	per_kernel hosts, launches;
-	table targets;            /* import alias -> index of its last import */
+	ta_namemap targets;       /* import alias -> index of its last import */
 	size_t targets_seen;      /* imports entered in targets */
-	table firsts;             /* import target -> its first import */
+	ta_namemap firsts;        /* import target -> its first import */
 	size_t firsts_seen;
 	bool have_spans, have_foreign;
 	bool hosts_overlap;       /* spans that neither nest nor part: scan */
@@ -58,69 +46,16 @@ struct ta_model_index {
 		void (*destroy)(void *);
 		void *data;
 	} cached[8];
-	table wrap_words;         /* word -> index in wraps */
+	ta_namemap wrap_words;    /* word -> index in wraps */
 	op_list *wraps;
 	size_t wrap_count, wrap_cap;
 };
 
-static slot *lookup(const table *t, const char *name, size_t len)
-{
-	if (!t->cap)
-		return NULL;
-	size_t h = (size_t)ta_hash_bytes(name, len) & (t->cap - 1);
-	while (t->slots[h].name) {
-		if (t->slots[h].len == len && !memcmp(t->slots[h].name, name, len))
-			return &t->slots[h];
-		h = (h + 1) & (t->cap - 1);
-	}
-	return NULL;
-}
-
-/* Adds name with value unless present (the first value stays). */
-static void insert(table *t, const char *name, size_t len, uint32_t value)
-{
-	if ((t->used + 1) * 2 > t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 256;
-		slot *ns = ta_xcalloc(ncap, sizeof *ns);
-		for (size_t i = 0; i < t->cap; i++) {
-			if (!t->slots[i].name)
-				continue;
-			size_t h = (size_t)ta_hash_bytes(t->slots[i].name, t->slots[i].len) & (ncap - 1);
-			while (ns[h].name)
-				h = (h + 1) & (ncap - 1);
-			ns[h] = t->slots[i];
-		}
-		free(t->slots);
-		t->slots = ns;
-		t->cap = ncap;
-	}
-	size_t h = (size_t)ta_hash_bytes(name, len) & (t->cap - 1);
-	while (t->slots[h].name) {
-		if (t->slots[h].len == len && !memcmp(t->slots[h].name, name, len))
-			return;
-		h = (h + 1) & (t->cap - 1);
-	}
-	t->slots[h] = (slot){ .name = name, .len = (uint32_t)len, .value = value };
-	t->used++;
-}
-
-/* Sets name's value, adding it when absent. */
-static void upsert(table *t, const char *name, size_t len, uint32_t value)
-{
-	insert(t, name, len, value);
-	lookup(t, name, len)->value = value;
-}
-
-static void insert_node(table *t, const ta_model *m, TSNode n, uint32_t value)
+static void insert_node(ta_namemap *t, const ta_model *m, TSNode n, uint32_t value)
 {
 	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
 	if (b >= a && b <= m->src->len)
-		insert(t, m->src->text + a, b - a, value);
-}
-
-static void table_free(table *t)
-{
-	free(t->slots);
+		ta_namemap_add(t, m->src->text + a, b - a, value);
 }
 
 static struct ta_model_index *index_of(const ta_model *m)
@@ -175,7 +110,7 @@ bool ta_index_identifier(const ta_model *m, const char *name)
 	struct ta_model_index *x = index_of(m);
 	if (!x->have_idents)
 		build_idents(m, x);
-	return lookup(&x->idents, name, strlen(name)) != NULL;
+	return ta_namemap_find(&x->idents, name, strlen(name)) != NULL;
 }
 
 uint32_t ta_index_module_def(const ta_model *m, const char *name)
@@ -183,7 +118,7 @@ uint32_t ta_index_module_def(const ta_model *m, const char *name)
 	struct ta_model_index *x = index_of(m);
 	if (!x->have_module)
 		build_module(m, x);
-	const slot *s = lookup(&x->defs, name, strlen(name));
+	const ta_namemap_slot *s = ta_namemap_find(&x->defs, name, strlen(name));
 	return s ? s->value : UINT32_MAX;
 }
 
@@ -192,7 +127,7 @@ uint32_t ta_index_module_assign(const ta_model *m, const char *name)
 	struct ta_model_index *x = index_of(m);
 	if (!x->have_module)
 		build_module(m, x);
-	const slot *s = lookup(&x->assigns, name, strlen(name));
+	const ta_namemap_slot *s = ta_namemap_find(&x->assigns, name, strlen(name));
 	return s ? s->value : UINT32_MAX;
 }
 
@@ -202,11 +137,11 @@ bool ta_index_function(const ta_model *m, const char *name)
 	if (!x->have_funcs) {
 		x->have_funcs = true;
 		for (size_t i = 0; i < m->function_count; i++)
-			insert(&x->funcs, m->functions[i].name, strlen(m->functions[i].name), 0);
+			ta_namemap_add(&x->funcs, m->functions[i].name, strlen(m->functions[i].name), 0);
 		for (size_t i = 0; i < m->import_count; i++)
-			insert(&x->imports, m->imports[i].alias, strlen(m->imports[i].alias), 0);
+			ta_namemap_add(&x->imports, m->imports[i].alias, strlen(m->imports[i].alias), 0);
 	}
-	return lookup(&x->funcs, name, strlen(name)) != NULL;
+	return ta_namemap_find(&x->funcs, name, strlen(name)) != NULL;
 }
 
 bool ta_index_import_alias(const ta_model *m, const char *name)
@@ -214,7 +149,7 @@ bool ta_index_import_alias(const ta_model *m, const char *name)
 	struct ta_model_index *x = index_of(m);
 	if (!x->have_funcs)
 		(void)ta_index_function(m, "");
-	return lookup(&x->imports, name, strlen(name)) != NULL;
+	return ta_namemap_find(&x->imports, name, strlen(name)) != NULL;
 }
 
 const char *ta_index_import_target(const ta_model *m, const char *name, size_t len)
@@ -222,9 +157,9 @@ const char *ta_index_import_target(const ta_model *m, const char *name, size_t l
 	struct ta_model_index *x = index_of(m);
 	for (; x->targets_seen < m->import_count; x->targets_seen++) {
 		const char *a = m->imports[x->targets_seen].alias;
-		upsert(&x->targets, a, strlen(a), (uint32_t)x->targets_seen);
+		ta_namemap_set(&x->targets, a, strlen(a), (uint32_t)x->targets_seen);
 	}
-	const slot *s = lookup(&x->targets, name, len);
+	const ta_namemap_slot *s = ta_namemap_find(&x->targets, name, len);
 	return s ? m->imports[s->value].target : NULL;
 }
 
@@ -233,9 +168,9 @@ const char *ta_index_import_of(const ta_model *m, const char *module, const ta_i
 	struct ta_model_index *x = index_of(m);
 	for (; x->firsts_seen < m->import_count; x->firsts_seen++) {
 		const char *t = m->imports[x->firsts_seen].target;
-		insert(&x->firsts, t, strlen(t), (uint32_t)x->firsts_seen);
+		ta_namemap_add(&x->firsts, t, strlen(t), (uint32_t)x->firsts_seen);
 	}
-	const slot *s = lookup(&x->firsts, module, strlen(module));
+	const ta_namemap_slot *s = ta_namemap_find(&x->firsts, module, strlen(module));
 	if (im)
 		*im = s ? &m->imports[s->value] : NULL;
 	return s ? m->imports[s->value].alias : NULL;
@@ -434,13 +369,13 @@ static void file_words(const ta_model *m, struct ta_model_index *x, uint32_t a, 
 		uint32_t j = i;
 		while (j < b && word_char(t[j]))
 			j++;
-		const slot *s = lookup(&x->wrap_words, t + i, j - i);
+		const ta_namemap_slot *s = ta_namemap_find(&x->wrap_words, t + i, j - i);
 		size_t w;
 		if (s) {
 			w = s->value;
 		} else {
 			w = x->wrap_count;
-			insert(&x->wrap_words, t + i, j - i, (uint32_t)w);
+			ta_namemap_add(&x->wrap_words, t + i, j - i, (uint32_t)w);
 			*TA_PUSH(x->wraps, x->wrap_count, x->wrap_cap) = (op_list){ 0 };
 		}
 		op_list *l = &x->wraps[w];
@@ -471,7 +406,7 @@ const ta_host_op_ref *ta_index_wrap_calls(const ta_model *m, const char *word, s
 			}
 		}
 	}
-	const slot *s = lookup(&x->wrap_words, word, strlen(word));
+	const ta_namemap_slot *s = ta_namemap_find(&x->wrap_words, word, strlen(word));
 	if (!s) {
 		*count = 0;
 		return NULL;
@@ -572,19 +507,19 @@ void ta_index_free(struct ta_model_index *x)
 {
 	if (!x)
 		return;
-	table_free(&x->idents);
-	table_free(&x->defs);
-	table_free(&x->assigns);
-	table_free(&x->funcs);
-	table_free(&x->imports);
+	ta_namemap_free(&x->idents);
+	ta_namemap_free(&x->defs);
+	ta_namemap_free(&x->assigns);
+	ta_namemap_free(&x->funcs);
+	ta_namemap_free(&x->imports);
 	for (size_t i = 0; i < sizeof x->cached / sizeof *x->cached && x->cached[i].build; i++)
 		x->cached[i].destroy(x->cached[i].data);
-	table_free(&x->targets);
-	table_free(&x->firsts);
+	ta_namemap_free(&x->targets);
+	ta_namemap_free(&x->firsts);
 	free(x->kspans);
 	free(x->hosts_sorted);
 	free(x->host_parent);
-	table_free(&x->wrap_words);
+	ta_namemap_free(&x->wrap_words);
 	for (size_t i = 0; i < x->wrap_count; i++)
 		free(x->wraps[i].items);
 	free(x->wraps);

@@ -130,58 +130,25 @@ void ta_model_free(ta_model *m)
 	free(m->assign_nodes);
 	free(m->compare_nodes);
 	free(m->bind_nodes);
-	for (size_t i = 0; i < m->kernel_names_cap; i++)
-		free(m->kernel_names[i].name);
-	free(m->kernel_names);
+	for (size_t i = 0; i < m->kernel_names.cap; i++)
+		free((char *)m->kernel_names.slots[i].name);
+	ta_namemap_free(&m->kernel_names);
 	ta_index_free(m->index);
 	free(m);
 }
 
-static size_t name_hash(const char *s)
-{
-	return (size_t)ta_hash_bytes(s, strlen(s));
-}
-
 void ta_model_index_kernel(ta_model *m, const char *name, int kernel)
 {
-	if ((m->kernel_names_used + 1) * 2 > m->kernel_names_cap) {
-		size_t ncap = m->kernel_names_cap ? m->kernel_names_cap * 2 : 64;
-		struct ta_name_slot *slots = ta_xcalloc(ncap, sizeof *slots);
-		for (size_t i = 0; i < m->kernel_names_cap; i++) {
-			struct ta_name_slot *o = &m->kernel_names[i];
-			if (!o->name)
-				continue;
-			size_t h = name_hash(o->name) & (ncap - 1);
-			while (slots[h].name)
-				h = (h + 1) & (ncap - 1);
-			slots[h] = *o;
-		}
-		free(m->kernel_names);
-		m->kernel_names = slots;
-		m->kernel_names_cap = ncap;
-	}
-	size_t h = name_hash(name) & (m->kernel_names_cap - 1);
-	while (m->kernel_names[h].name) {
-		if (!strcmp(m->kernel_names[h].name, name))
-			return;   /* the first binding of a name wins */
-		h = (h + 1) & (m->kernel_names_cap - 1);
-	}
-	m->kernel_names[h].name = ta_xstrdup(name);
-	m->kernel_names[h].kernel = kernel;
-	m->kernel_names_used++;
+	size_t len = strlen(name);
+	if (ta_namemap_find(&m->kernel_names, name, len))
+		return;   /* the first binding of a name wins */
+	ta_namemap_add(&m->kernel_names, ta_xstrdup(name), len, (uint32_t)kernel);
 }
 
 int ta_model_find_kernel(const ta_model *m, const char *name)
 {
-	if (!m->kernel_names_cap)
-		return -1;
-	size_t h = name_hash(name) & (m->kernel_names_cap - 1);
-	while (m->kernel_names[h].name) {
-		if (!strcmp(m->kernel_names[h].name, name))
-			return m->kernel_names[h].kernel;
-		h = (h + 1) & (m->kernel_names_cap - 1);
-	}
-	return -1;
+	const ta_namemap_slot *s = ta_namemap_find(&m->kernel_names, name, strlen(name));
+	return s ? (int)s->value : -1;
 }
 
 const ta_param *ta_kernel_param(const ta_kernel *k, const char *name)

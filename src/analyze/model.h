@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include <tree_sitter/api.h>
 
+#include "analyze/namemap.h"
 #include "analyze/source.h"
 #include "analyze/syntax.h"
 
@@ -273,9 +274,7 @@ typedef struct ta_model {
 	 * look up a name's definitions here instead of walking the kernel. */
 	ta_node_ref *bind_nodes;
 	size_t bind_node_count;
-	struct ta_name_slot *kernel_names; /* kernel names and aliases -> index */
-	size_t kernel_names_cap;
-	size_t kernel_names_used;
+	ta_namemap kernel_names;  /* kernel names and aliases -> index; names owned */
 	struct ta_model_index *index; /* lookups built on first use (index.h) */
 } ta_model;
 

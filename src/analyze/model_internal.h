@@ -8,11 +8,7 @@ ta_span ta_span_of(const ta_source *src, TSNode n);
 void ta_kwargs_free(ta_kwarg *kw, size_t n);
 void ta_strv_free(char **v, size_t n);
 
-/* Open-addressing table from kernel names and aliases to kernel indexes. */
-struct ta_name_slot {
-	char *name;
-	int kernel;
-};
+/* Enters a kernel name or alias (the first binding of a name wins). */
 void ta_model_index_kernel(ta_model *m, const char *name, int kernel);
 
 #endif
