@@ -1144,13 +1144,13 @@ static size_t s1_param_index(const ta_kernel *k, const char *name)
 	return k->param_count;
 }
 
-/* The launches of c's kernel in turn: from *i = 0, NULL after the last. */
+/* The launches of c's kernel in turn (the model's list of them): from
+ * *i = 0, NULL after the last. */
 static const ta_launch *s1_next_launch(const s1_ctx *c, size_t *i)
 {
-	for (; *i < c->m->launch_count; ++*i)
-		if (c->m->launches[*i].kernel == (int)(c->k - c->m->kernels))
-			return &c->m->launches[(*i)++];
-	return NULL;
+	size_t n;
+	const int *of = ta_index_kernel_launches(c->m, (int)(c->k - c->m->kernels), &n);
+	return *i < n ? &c->m->launches[of[(*i)++]] : NULL;
 }
 
 /* The pointer parameter the descriptor's base starts from: the base
