@@ -114,6 +114,16 @@ bool ta_cursor_next(TSTreeCursor *c, bool descend)
 	return true;
 }
 
+bool ta_cursor_child_after(TSTreeCursor *c, uint32_t at)
+{
+	if (ts_tree_cursor_goto_first_child_for_byte(c, at) < 0)
+		return false;
+	while (ts_node_end_byte(ts_tree_cursor_current_node(c)) <= at)
+		if (!ts_tree_cursor_goto_next_sibling(c))
+			return false;
+	return true;
+}
+
 ta_syntax *ta_syntax_parse(const ta_source *src, char **err)
 {
 	return ta_syntax_parse_ranges(src, NULL, 0, err);
@@ -282,15 +292,9 @@ static bool outermost_by_descent(TSNode root, uint32_t start, uint32_t end, cons
 	for (;;) {
 		if (!ts_node_child_count(path[depth]))
 			break;
-		if (ts_tree_cursor_goto_first_child_for_byte(&c, start) < 0)
+		if (!ta_cursor_child_after(&c, start))
 			return false;
 		TSNode ch = ts_tree_cursor_current_node(&c);
-		/* tree-sitter 0.20 stops at a child that ends at start, too */
-		while (ts_node_end_byte(ch) <= start) {
-			if (!ts_tree_cursor_goto_next_sibling(&c))
-				return false;
-			ch = ts_tree_cursor_current_node(&c);
-		}
 		if (ts_node_start_byte(ch) > start || ts_node_end_byte(ch) < end)
 			break;
 		depth++;

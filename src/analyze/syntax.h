@@ -90,6 +90,11 @@ TSNode ta_node_ancestor(TSNode n, const char *type);
  * node of the subtree the cursor was made on (iterative: files may nest
  * thousands of levels deep). */
 bool ta_cursor_next(TSTreeCursor *c, bool descend);
+/* Moves a cursor to the first child of its node that ends after byte at
+ * (ts_tree_cursor_goto_first_child_for_byte, less tree-sitter 0.20's stop
+ * at a child that ends exactly at at). False, the cursor somewhere below,
+ * when no child does. */
+bool ta_cursor_child_after(TSTreeCursor *c, uint32_t at);
 
 /* Whether an identifier with that text occurs inside n. */
 bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *name);

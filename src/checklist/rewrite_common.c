@@ -617,15 +617,9 @@ static bool ident_reached(TSNode n, uint32_t s, uint32_t e)
 		if (ta_node_is(cur, "identifier"))
 			return ts_node_start_byte(cur) == s && ts_node_end_byte(cur) == e;
 		bool attr = ta_node_is(cur, "attribute"), kwarg = ta_node_is(cur, "keyword_argument");
-		if (ts_tree_cursor_goto_first_child_for_byte(&c, s) < 0)
+		if (!ta_cursor_child_after(&c, s))
 			return false;
 		cur = ts_tree_cursor_current_node(&c);
-		/* tree-sitter 0.20 stops at a child that ends at s, too */
-		while (ts_node_end_byte(cur) <= s) {
-			if (!ts_tree_cursor_goto_next_sibling(&c))
-				return false;
-			cur = ts_tree_cursor_current_node(&c);
-		}
 		if (!ts_node_is_named(cur) || ts_node_start_byte(cur) > s || ts_node_end_byte(cur) < e)
 			return false;
 		if ((attr && ts_tree_cursor_current_field_id(&c) != object_f) ||
