@@ -503,6 +503,13 @@ const int *ta_index_kernel_launches(const ta_model *m, int kernel, size_t *count
 	return items_of(&x->launches, m, kernel, count);
 }
 
+ta_launch_walk ta_index_launch_walk(const ta_model *m, int kernel)
+{
+	ta_launch_walk w = { .launches = m->launches };
+	w.of = ta_index_kernel_launches(m, kernel, &w.n);
+	return w;
+}
+
 void ta_index_free(struct ta_model_index *x)
 {
 	if (!x)

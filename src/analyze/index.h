@@ -74,6 +74,23 @@ const int *ta_index_kernel_hosts(const ta_model *m, int kernel, size_t *count);
 /* The launches of kernel k (indexes in m->launches, ascending). */
 const int *ta_index_kernel_launches(const ta_model *m, int kernel, size_t *count);
 
+/* A walk over those launches, in that order, asking the index once:
+ *	ta_launch_walk w = ta_index_launch_walk(m, k);
+ *	for (const ta_launch *l; (l = ta_launch_walk_next(&w));) ... */
+typedef struct ta_launch_walk {
+	const ta_launch *launches;
+	const int *of;
+	size_t n, next;
+} ta_launch_walk;
+
+ta_launch_walk ta_index_launch_walk(const ta_model *m, int kernel);
+
+/* The walk's next launch, or NULL after the last. */
+static inline const ta_launch *ta_launch_walk_next(ta_launch_walk *w)
+{
+	return w->next < w->n ? &w->launches[w->of[w->next++]] : NULL;
+}
+
 /* The model owns one (ta_model_build, ta_model_free). */
 struct ta_model_index *ta_index_new(void);
 void ta_index_free(struct ta_model_index *x);

@@ -23,12 +23,9 @@ static char *assigned_name(const ta_rule_ctx *c, ta_span s)
 ta_status ta_detect_d12(ta_rule_ctx *c)
 {
 	bool found = false;
-	size_t li_n;
-	const int *li_of = ta_index_kernel_launches(c->m, c->kernel, &li_n);
-	for (size_t li_j = 0; li_j < li_n; li_j++) {
-		size_t li = (size_t)li_of[li_j];
-		const ta_launch *l = &c->m->launches[li];
-		if (l->kernel != c->kernel || l->host < 0)
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		if (l->host < 0)
 			continue;
 		const ta_host *h = &c->m->hosts[l->host];
 		for (size_t i = 0; i < h->op_count; i++) {

@@ -57,9 +57,7 @@ ta_status ta_detect_d6(ta_rule_ctx *c)
 	/* A @triton.jit helper takes constexpr values from the kernel that calls
 	 * it without annotating its parameters: only a kernel this file launches
 	 * is known to receive a runtime integer. */
-	size_t launches;
-	(void)ta_index_kernel_launches(c->m, c->kernel, &launches);
-	bool launched = launches > 0;
+	bool launched = k->launch_count > 0;
 	for (size_t i = 0; i < k->op_count && launched; i++) {
 		const ta_op *op = &k->ops[i];
 		if (op->kind != TA_OP_ARANGE || op->arg_count < 2)

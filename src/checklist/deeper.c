@@ -708,12 +708,9 @@ ta_status ta_detect_d11(ta_rule_ctx *c)
 			const ta_param *pr = &k->params[p];
 			if (pr->constexpr_ || !ta_rule_mentions(c, ms, pr->name))
 				continue;
-			size_t li_n;
-			const int *li_of = ta_index_kernel_launches(c->m, c->kernel, &li_n);
-			for (size_t li_j = 0; li_j < li_n; li_j++) {
-				size_t li = (size_t)li_of[li_j];
-				const ta_launch *l = &c->m->launches[li];
-				if (l->kernel != c->kernel || l->host < 0)
+			ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+			for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+				if (l->host < 0)
 					continue;
 				char *a = launch_arg_for(c, l, pr->name);
 				const ta_param *tile = NULL;

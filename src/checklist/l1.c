@@ -603,13 +603,8 @@ static int l1_kernel(l1_ctx *c, ta_edit *out)
 	/* The launches, and nothing else that names the kernel. */
 	TSNode callees[32];
 	size_t nc = 0;
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
-	for (size_t i_j = 0; i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)ki)
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		TSNode callee = ta_node_field(ta_node_field(ta_edits_node(m, l->span), "function"), "value");
 		if (!ta_node_is(callee, "identifier") || !ta_node_text_eq(m->src, callee, k->name) || nc == 32)
 			return (c->why = ta_xasprintf("line %u: %s is launched through another name", l->span.line, k->name)), -1;

@@ -145,13 +145,8 @@ ta_status ta_detect_l2(ta_rule_ctx *c)
 	uint32_t tuned_line = 0;
 	const char *tuned = persistent ? NULL : tuned_grid_parameter(c, a, &tuned_line);
 	bool found = false;
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
-	for (size_t i_j = 0; i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &c->m->launches[i];
-		if (l->kernel != c->kernel)
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		bool known = l->grid_kind == TA_GRID_TUPLE || l->grid_kind == TA_GRID_LAMBDA ||
 			     l->grid_kind == TA_GRID_FUNCTION;
 		if (tuned && known && !l->grid_uses_meta && l->grid_dims > 0) {

@@ -12,12 +12,9 @@ ta_status ta_detect_l3(ta_rule_ctx *c)
 	if (!a)
 		return TA_STATUS_NOT_APPLICABLE;
 	bool any = false, found = false;
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
-	for (size_t i_j = 0; i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &c->m->launches[i];
-		if (l->kernel != c->kernel || l->host < 0)
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		if (l->host < 0)
 			continue;
 		const ta_host *h = &c->m->hosts[l->host];
 		for (size_t j = 0; j < h->op_count; j++) {
@@ -119,12 +116,9 @@ ta_status ta_detect_l4(ta_rule_ctx *c)
 	if (c->k->launch_count == 0)
 		return TA_STATUS_NOT_APPLICABLE;
 	bool found = false;
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
-	for (size_t i_j = 0; i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &c->m->launches[i];
-		if (l->kernel != c->kernel || l->loop_depth == 0)
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		if (l->loop_depth == 0)
 			continue;
 		/* a test's loop over cases is not the kernel users' launch path */
 		if (l->host >= 0 && ta_rule_host_is_test(&c->m->hosts[l->host]))

@@ -95,13 +95,8 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 {
 	const ta_kernel_evidence *e = ta_evidence_find(c->ev, c->k->name);
 	bool found = false;
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
-	for (size_t i_j = 0; i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &c->m->launches[i];
-		if (l->kernel != c->kernel)
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		/* a pytest function's launch checks values, it is no launch path
 		 * whose tiles anyone tunes */
 		if (l->host >= 0 && ta_rule_host_is_test(&c->m->hosts[l->host]))
@@ -885,13 +880,8 @@ static bool p1_host_alias(const ta_model *m, const ta_launch *l, const char *a, 
  * before `k[grid](dY, dX)` in the launching function). */
 static bool p1_aliased(const ta_model *m, const ta_kernel *k, size_t ki, size_t w, const unsigned *acc)
 {
-	size_t li_n;
-	const int *li_of = ta_index_kernel_launches(m, (int)ki, &li_n);
-	for (size_t li_j = 0; li_j < li_n; li_j++) {
-		size_t li = (size_t)li_of[li_j];
-		const ta_launch *l = &m->launches[li];
-		if (l->kernel != (int)ki)
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		char *wt = p1_launch_arg(m, l, k, w);
 		for (size_t r = 0; wt && r < k->param_count; r++) {
 			if (r == w || !(acc[r] & P1_READ))
@@ -1233,13 +1223,8 @@ static void p1_tile_ratios(const ta_model *m, const ta_kernel *k, p1_tiles *t)
 static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_tiles *t)
 {
 	size_t launches = 0;
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
-	for (size_t i_j = 0; i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)ki)
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		launches++;
 		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
@@ -1302,10 +1287,10 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
 						continue;
 					for (size_t q = 0; q < lo->kwarg_count; q++)
 						expect += !strcmp(lo->kwargs[q].value, var);
-					if (lo->grid_def_span.start == l->grid_def_span.start || o == i) {
+					if (lo == l) {
 						TSNode go = ta_edits_node(m, lo->grid_def_span);
-						if (!ts_node_is_null(go) && (o == i || lo->kernel != l->kernel))
-							expect += o == i ? p1_cdiv_uses(m, go, var) : 0;
+						if (!ts_node_is_null(go))
+							expect += p1_cdiv_uses(m, go, var);
 					}
 				}
 				if (uses != expect)
@@ -1424,13 +1409,8 @@ static int p1_untile_launches(const ta_model *m, size_t ki, const p1_tiles *t, t
 	}
 	uint32_t done_grids[16];
 	size_t nd = 0;
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
-	for (size_t i_j = 0; i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)ki)
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
 			bool tuned = false;

@@ -363,13 +363,8 @@ static int p6_host(const ta_model *m, const p6_site *s, const char *table, const
 	while (pi < s->k->param_count && strcmp(s->k->params[pi].name, table))
 		pi++;
 	size_t done = 0;
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
-	for (size_t i_j = 0; i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)ki)
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		TSNode arg = launch_arg(m, l, pi, table);
 		if (ts_node_is_null(arg))
 			return ta_edits_refuse(why, "line %u: the launch does not pass `%s` by position or by name",

@@ -107,12 +107,9 @@ ta_status ta_detect_p4(ta_rule_ctx *c)
 	if (!has_dot(c->k) || c->k->launch_count == 0 || c->attention || !pointer_tiles(c->k))
 		return TA_STATUS_NOT_APPLICABLE;
 	bool found = false;
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
-	for (size_t i_j = 0; i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &c->m->launches[i];
-		if (l->kernel != c->kernel || l->grid_dims != 3 || !l->grid_dim_text || !mn_batch_grid(l))
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		if (l->grid_dims != 3 || !l->grid_dim_text || !mn_batch_grid(l))
 			continue;
 		size_t on_grid;
 		char *who = kernels_on_grid(c, l->grid_def_span, &on_grid);

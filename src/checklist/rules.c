@@ -365,13 +365,8 @@ size_t ta_rule_param_values(const ta_rule_ctx *c, const char *name, long *vals, 
 		else if (kw)
 			n += comprehension_values(c, a->configs[i].span, kw->value, vals + n, max - n);
 	}
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
-	for (size_t i_j = 0; i_j < i_n && n < max; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &c->m->launches[i];
-		if (l->kernel != c->kernel)
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; n < max && (l = ta_launch_walk_next(&walk));) {
 		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, name);
 		if (kw && parse_long(kw->value, &vals[n]))
 			n++;

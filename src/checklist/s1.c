@@ -1144,13 +1144,10 @@ static size_t s1_param_index(const ta_kernel *k, const char *name)
 	return k->param_count;
 }
 
-/* The launches of c's kernel in turn (the model's list of them): from
- * *i = 0, NULL after the last. */
-static const ta_launch *s1_next_launch(const s1_ctx *c, size_t *i)
+/* The launches of c's kernel in turn (the model's list of them). */
+static ta_launch_walk s1_launches(const s1_ctx *c)
 {
-	size_t n;
-	const int *of = ta_index_kernel_launches(c->m, (int)(c->k - c->m->kernels), &n);
-	return *i < n ? &c->m->launches[of[(*i)++]] : NULL;
+	return ta_index_launch_walk(c->m, (int)(c->k - c->m->kernels));
 }
 
 /* The pointer parameter the descriptor's base starts from: the base
@@ -1269,8 +1266,9 @@ static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wro
 		return s1_fail(c, "the last stride %s is not a parameter of %s", last, k->name);
 	if (bi == k->param_count)
 		return s1_fail(c, "the tile's base does not start from a parameter of %s", k->name);
-	size_t seen = 0, it = 0;
-	for (const ta_launch *l; (l = s1_next_launch(c, &it)); seen++) {
+	size_t seen = 0;
+	ta_launch_walk walk = s1_launches(c);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk)); seen++) {
 		TSNode sa = s1_launch_arg(m, l, k, li), ba = s1_launch_arg(m, l, k, bi);
 		/* An optional tensor (`x.stride(2) if x is not None else 0`, with
 		 * x passed for the base): the kernel reaches it only when given
@@ -1469,8 +1467,9 @@ static int s1_expr_contract(s1_ctx *c, ta_edit *out, bool *wrote)
 		if (!dup)
 			need[nn++] = pick;
 	}
-	size_t seen = 0, it = 0;
-	for (const ta_launch *l; rc == 0 && (l = s1_next_launch(c, &it)); seen++) {
+	size_t seen = 0;
+	ta_launch_walk walk = s1_launches(c);
+	for (const ta_launch *l; rc == 0 && (l = ta_launch_walk_next(&walk)); seen++) {
 		TSNode ba = s1_launch_arg(m, l, k, bi);
 		if (!ta_node_is(ba, "identifier")) {
 			rc = s1_fail(c, "the launch at line %u does not pass %s as a tensor's name: its 16-byte alignment "
@@ -1601,8 +1600,9 @@ static int s1_block_bytes(s1_ctx *c, ta_edit *out, bool *wrote)
 		return s1_fail(c, "the tile's last dimension %s is not a constexpr parameter: the 16 bytes a TMA block "
 			       "needs there cannot be shown", b);
 	bool cknown = !lit && !expr && unpassed_min(m, k, idx, &cmin);
-	size_t bi = s1_base_param(c), seen = 0, it = 0;
-	for (const ta_launch *l; (l = s1_next_launch(c, &it)); seen++) {
+	size_t bi = s1_base_param(c), seen = 0;
+	ta_launch_walk walk = s1_launches(c);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk)); seen++) {
 		TSNode a = lit || expr ? (TSNode){ 0 } : s1_launch_arg(m, l, k, idx);
 		long v = lit ? lv : cmin;
 		char *e = expr ? launch_value(m, l, k, b) : NULL;

@@ -113,13 +113,8 @@ TA_REWRITE(S6, NULL, TA_UNSAFE("assumes tanh.approx.f32's error (about 2^-11 rel
 			}
 		}
 		/* Each launch sets the flag from the module-level test. */
-		size_t i_n;
-		const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
-		for (size_t i_j = 0; i_j < i_n && ok; i_j++) {
-			size_t i = (size_t)i_of[i_j];
-			const ta_launch *l = &m->launches[i];
-			if (l->kernel != (int)ki)
-				continue;
+		ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+		for (const ta_launch *l; ok && (l = ta_launch_walk_next(&walk));) {
 			TSNode call = ta_edits_node(m, l->span);
 			TSNode args = ta_node_field(call, "arguments");
 			uint32_t na = ta_node_named_count(args);

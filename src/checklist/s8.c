@@ -70,13 +70,8 @@ static bool tuned(const ta_model *m, const ta_kernel *k, size_t ki, const char *
 	const ta_param *p = ta_kernel_param(k, name);
 	size_t pi = p ? (size_t)(p - k->params) : 0;
 	bool launched = false;
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
-	for (size_t i_j = 0; p && !p->default_value && i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)ki)
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; p && !p->default_value && (l = ta_launch_walk_next(&walk));) {
 		char *t = launch_arg(m, l, k, pi);
 		if (t) {
 			free(t);
@@ -98,13 +93,8 @@ static const char *rounded_in_key(const ta_model *m, const ta_kernel *k, size_t 
 		if (j == si || !in_list(a->key, a->key_count, k->params[j].name))
 			continue;
 		size_t seen = 0, rounded = 0;
-		size_t i_n;
-		const int *i_of = ta_index_kernel_launches(m, (int)ki, &i_n);
-		for (size_t i_j = 0; i_j < i_n; i_j++) {
-			size_t i = (size_t)i_of[i_j];
-			const ta_launch *l = &m->launches[i];
-			if (l->kernel != (int)ki)
-				continue;
+		ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+		for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 			seen++;
 			char *len = launch_arg(m, l, k, si), *key = launch_arg(m, l, k, j);
 			if (len && key && ta_edits_word_in(key, strlen(key), len) &&

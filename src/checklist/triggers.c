@@ -124,12 +124,9 @@ ta_status ta_detect_t2(ta_rule_ctx *c)
 			return TA_STATUS_APPLIES;
 		}
 	}
-	size_t i_n;
-	const int *i_of = ta_index_kernel_launches(c->m, c->kernel, &i_n);
-	for (size_t i_j = 0; i_j < i_n; i_j++) {
-		size_t i = (size_t)i_of[i_j];
-		const ta_launch *l = &c->m->launches[i];
-		if (l->kernel != c->kernel || l->host < 0)
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		if (l->host < 0)
 			continue;
 		const ta_host *h = &c->m->hosts[l->host];
 		for (size_t p = 0; p < h->param_count; p++) {
