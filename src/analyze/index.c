@@ -1,5 +1,6 @@
 /* Lookups over a whole model, built on first use (see index.h). */
 #include "config.h"
+#include "analyze/flat.h"
 #include "analyze/index.h"
 #include "analyze/namemap.h"
 #include "analyze/syntax.h"
@@ -67,13 +68,14 @@ static struct ta_model_index *index_of(const ta_model *m)
 static void build_idents(const ta_model *m, struct ta_model_index *x)
 {
 	x->have_idents = true;
-	TSTreeCursor c = ts_tree_cursor_new(ta_syntax_root(m->syn));
+	ta_walk c;
+	ta_walk_start(&c, ta_syntax_root(m->syn));
 	do {
-		TSNode cur = ts_tree_cursor_current_node(&c);
+		TSNode cur = ta_walk_node(&c);
 		if (ts_node_is_named(cur) && !strcmp(ts_node_type(cur), "identifier"))
 			insert_node(&x->idents, m, cur, 0);
-	} while (ta_cursor_next(&c, true));
-	ts_tree_cursor_delete(&c);
+	} while (ta_walk_next(&c, true));
+	ta_walk_finish(&c);
 }
 
 /* The module's statements, once, with one cursor (ts_node_named_child is
@@ -94,7 +96,7 @@ static void build_module(const ta_model *m, struct ta_model_index *x)
 				if (!ts_node_is_null(id))
 					insert_node(&x->defs, m, id, at);
 			}
-			TSNode a = ta_node_is(s, "expression_statement") ? ts_node_named_child(s, 0) : (TSNode){ 0 };
+			TSNode a = ta_node_is(s, "expression_statement") ? ta_node_named_child(s, 0) : (TSNode){ 0 };
 			if (ta_node_is(a, "assignment")) {
 				TSNode left = ta_node_field(a, "left");
 				if (!ts_node_is_null(left))
@@ -313,10 +315,10 @@ int ta_index_foreign_decorator(const ta_model *m, TSNode *decorator)
 				continue;
 			uint32_t n = ta_node_named_count(dd);
 			for (uint32_t j = 0; j < n; j++) {
-				TSNode d = ts_node_named_child(dd, j);
+				TSNode d = ta_node_named_child(dd, j);
 				if (!ta_node_is(d, "decorator"))
 					continue;
-				TSNode e = ta_node_unparen(ts_node_named_child(d, 0));
+				TSNode e = ta_node_unparen(ta_node_named_child(d, 0));
 				if (ta_node_is(e, "call"))
 					e = ta_node_field(e, "function");
 				char *canon = ta_model_canonical(m, e);

@@ -2,6 +2,7 @@
  * names (imports, definitions, assignments), then one iterative walk over the
  * tree that attributes every call to its kernel or host function. */
 #include "config.h"
+#include "analyze/flat.h"
 #include "analyze/index.h"
 #include "analyze/model_internal.h"
 #include "util/buf.h"
@@ -157,7 +158,7 @@ static TSNode call_arg(TSNode call, uint32_t want)
 	TSNode args = ta_node_field(call, "arguments");
 	uint32_t n = ta_node_named_count(args), pos = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
+		TSNode a = ta_node_named_child(args, i);
 		if (ta_node_is(a, "keyword_argument") || ta_node_is(a, "comment"))
 			continue;
 		if (pos++ == want)
@@ -171,7 +172,7 @@ static TSNode call_kwarg(const builder *b, TSNode call, const char *name)
 	TSNode args = ta_node_field(call, "arguments");
 	uint32_t n = ta_node_named_count(args);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
+		TSNode a = ta_node_named_child(args, i);
 		if (ta_node_is(a, "keyword_argument") && text_eq(b, ta_node_field(a, "name"), name))
 			return ta_node_field(a, "value");
 	}
@@ -185,7 +186,7 @@ static void collect_args(const builder *b, TSNode call, ta_kwarg **kw, size_t *n
 	uint32_t n = ta_node_named_count(list);
 	size_t kcap = 0, acap = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(list, i);
+		TSNode a = ta_node_named_child(list, i);
 		if (ta_node_is(a, "comment"))
 			continue;
 		if (ta_node_is(a, "keyword_argument")) {
@@ -276,7 +277,7 @@ static void read_import(builder *b, TSNode imp, TSNode from)
 			module = text(b, ta_node_field(from, "module_name"));
 		uint32_t n = ta_node_named_count(stmt);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode ch = ts_node_named_child(stmt, i);
+			TSNode ch = ta_node_named_child(stmt, i);
 			if (!ts_node_is_null(from) && ts_node_eq(ch, ta_node_field(from, "module_name")))
 				continue;
 			char *name = NULL, *alias = NULL;
@@ -376,7 +377,7 @@ static bool has_symbol(TSNode n, TSSymbol s)
 
 static bool operator_is(TSNode bin, const names_ids *id, const char *op)
 {
-	TSNode o = ts_node_child_by_field_id(bin, id->operator);
+	TSNode o = ta_node_field_id(bin, id->operator);
 	return !ts_node_is_null(o) && !strcmp(ts_node_type(o), op);
 }
 
@@ -387,7 +388,7 @@ static TSNode paren_binary(TSNode n, const names_ids *id, const char *op)
 		return null_node;
 	uint32_t k = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < k; i++) {
-		TSNode in = ts_node_named_child(n, i);
+		TSNode in = ta_node_named_child(n, i);
 		if (has_symbol(in, id->binary) && operator_is(in, id, op))
 			return in;
 	}
@@ -400,17 +401,17 @@ static bool is_hand_cdiv(const builder *b, TSNode bin, TSNode right, const names
 {
 	if (!operator_is(bin, id, "//"))
 		return false;
-	TSNode left = ts_node_child_by_field_id(bin, id->left);
+	TSNode left = ta_node_field_id(bin, id->left);
 	TSNode minus = paren_binary(left, id, "-");
 	if (!ts_node_is_null(minus)) {
-		TSNode plus = ts_node_child_by_field_id(minus, id->left);
-		TSNode one = ts_node_child_by_field_id(minus, id->right);
+		TSNode plus = ta_node_field_id(minus, id->left);
+		TSNode one = ta_node_field_id(minus, id->right);
 		if (!has_symbol(plus, id->binary) || !operator_is(plus, id, "+") ||
 		    !has_symbol(one, id->integer) || !text_eq(b, one, "1"))
 			return false;
-		TSNode den = ts_node_child_by_field_id(plus, id->right);
+		TSNode den = ta_node_field_id(plus, id->right);
 		if (ts_node_is_null(den) || !ts_node_is_named(den) ||
-		    ts_node_is_null(ts_node_child_by_field_id(plus, id->left)))
+		    ts_node_is_null(ta_node_field_id(plus, id->left)))
 			return false;
 		uint32_t l1 = ts_node_end_byte(den) - ts_node_start_byte(den);
 		uint32_t l2 = ts_node_end_byte(right) - ts_node_start_byte(right);
@@ -420,7 +421,7 @@ static bool is_hand_cdiv(const builder *b, TSNode bin, TSNode right, const names
 	TSNode plus = paren_binary(left, id, "+");
 	if (ts_node_is_null(plus) || !has_symbol(right, id->integer))
 		return false;
-	TSNode add = ts_node_child_by_field_id(plus, id->right);
+	TSNode add = ta_node_field_id(plus, id->right);
 	if (!has_symbol(add, id->integer))
 		return false;
 	char *a = text(b, add), *d = text(b, right);
@@ -437,19 +438,24 @@ static void push_host_match(builder *b, TSNode n, ta_host_kind kind)
 	hm->kind = kind;
 }
 
-/* One node of the names walk; path[0..depth] are its ancestors and itself.
+/* One node of the names walk; at[0..depth] are its ancestors and itself.
  * Each pattern is taken at its last node in document order, the order the
  * query it replaced returned matches in (a nested ceiling division comes
  * before the one around it). */
-static void names_visit(builder *b, const names_ids *id, const TSNode *path,
-			const TSFieldId *fields, size_t depth, uint32_t *last_start)
+static void names_visit(builder *b, const names_ids *id, const ta_flat *f, const uint32_t *at,
+			size_t depth, uint32_t *last_start)
 {
-	TSNode n = path[depth];
-	TSFieldId field = fields[depth];
-	TSNode parent = depth ? path[depth - 1] : null_node;
-	if (!ts_node_is_named(n))
+	/* kinds and fields from the flat copy, which is read in order: asking
+	 * the node reads the tree again, out of cache by now */
+	const ta_flat_node *e = &f->nodes[at[depth]];
+	if (!e->named)
 		return;
-	TSSymbol s = ts_node_symbol(n);
+	TSSymbol s = e->symbol;
+	TSFieldId field = e->field;
+	TSNode n = ta_flat_node_at(f, at[depth]);
+	TSNode parent = depth ? ta_flat_node_at(f, at[depth - 1]) : null_node;
+#define IS(k, sym) (f->nodes[at[k]].named && f->nodes[at[k]].symbol == (sym))
+#define FIELD(k) (f->nodes[at[k]].field)
 	/* Kept for the main walk, which then need not walk the tree again; an
 	 * attribute only when it may be `.T`. */
 	if (s == id->function || s == id->call || s == id->for_s || s == id->while_s ||
@@ -478,26 +484,27 @@ static void names_visit(builder *b, const names_ids *id, const TSNode *path,
 	} else if (s == id->import_from) {
 		read_import(b, null_node, n);
 	} else if (s == id->assignment) {
-		TSNode left = ts_node_child_by_field_id(n, id->left);
-		TSNode right = ts_node_child_by_field_id(n, id->right);
+		TSNode left = ta_node_field_id(n, id->left);
+		TSNode right = ta_node_field_id(n, id->right);
 		if (has_symbol(left, id->identifier) && !ts_node_is_null(right)) {
 			var_def *v = TA_PUSH(b->vars, b->var_count, b->var_cap);
 			v->name = text(b, left);
 			v->value = right;
 		}
-	} else if (s == id->identifier && field == id->name && has_symbol(parent, id->function)) {
-		TSNode whole = depth >= 2 ? path[depth - 2] : null_node;
-		if (!has_symbol(whole, id->decorated) || fields[depth - 1] != id->definition)
-			whole = null_node;
+	} else if (s == id->identifier && field == id->name && depth && IS(depth - 1, id->function)) {
+		TSNode whole = depth >= 2 && IS(depth - 2, id->decorated) && FIELD(depth - 1) == id->definition
+			? ta_flat_node_at(f, at[depth - 2]) : null_node;
 		read_function(b, parent, whole, n, last_start);
 	} else if (s == id->identifier && field == id->attribute_f && depth >= 3 &&
-		   has_symbol(parent, id->attribute) && has_symbol(path[depth - 2], id->call) &&
-		   fields[depth - 1] == id->function_f && has_symbol(path[depth - 3], id->comparison) &&
+		   IS(depth - 1, id->attribute) && IS(depth - 2, id->call) &&
+		   FIELD(depth - 1) == id->function_f && IS(depth - 3, id->comparison) &&
 		   text_eq(b, n, "stride")) {
-		push_host_match(b, path[depth - 3], TA_HOST_STRIDE_TEST);
+		push_host_match(b, ta_flat_node_at(f, at[depth - 3]), TA_HOST_STRIDE_TEST);
 	}
-	if (field == id->right && has_symbol(parent, id->binary) && is_hand_cdiv(b, parent, n, id))
+	if (field == id->right && depth && IS(depth - 1, id->binary) && is_hand_cdiv(b, parent, n, id))
 		push_host_match(b, parent, TA_HOST_HAND_CDIV);
+#undef IS
+#undef FIELD
 }
 
 /* One walk over the tree for the file's names: imports, definitions and
@@ -507,7 +514,7 @@ static void names_visit(builder *b, const names_ids *id, const TSNode *path,
  * with the square of an operator chain's length (x + x + ... of 70,000
  * terms: 13 s). Definitions come in document order, so every def precedes
  * what it contains. */
-static void read_names(builder *b, TSNode root)
+static void read_names(builder *b, const ta_flat *f)
 {
 	/* Names every Triton file uses even when a snippet forgets the import. */
 	add_import(b, ta_xstrdup("tl"), ta_xstrdup("triton.language"), 0);
@@ -516,43 +523,25 @@ static void read_names(builder *b, TSNode root)
 	names_ids id;
 	names_ids_init(&id);
 	uint32_t last_start = UINT32_MAX;
-	TSNode *path = NULL;
-	TSFieldId *fields = NULL;
-	size_t path_cap = 0, fields_cap = 0, depth = 0;
-	ta_grow((void **)&path, &path_cap, 1, sizeof *path);
-	ta_grow((void **)&fields, &fields_cap, 1, sizeof *fields);
-	path[0] = root;
-	fields[0] = 0;
-	TSTreeCursor c = ts_tree_cursor_new(root);
-	for (;;) {
-		names_visit(b, &id, path, fields, depth, &last_start);
-		/* A leaf is known from its child count, cheaper than the cursor's
-		 * failing to go down (most nodes are leaves). */
-		if (ts_node_child_count(path[depth]) && ts_tree_cursor_goto_first_child(&c)) {
-			depth++;
-			ta_grow((void **)&path, &path_cap, depth + 1, sizeof *path);
-			ta_grow((void **)&fields, &fields_cap, depth + 1, sizeof *fields);
-		} else {
-			while (!ts_tree_cursor_goto_next_sibling(&c)) {
-				if (!ts_tree_cursor_goto_parent(&c))
-					goto done;
+	uint32_t *at = NULL;   /* the node's ancestors and itself, as flat indices */
+	size_t at_cap = 0, depth = 0;
+	for (uint32_t i = 0; i < f->count; i++) {
+		/* the tree's nodes in document order: up from the last node's
+		 * path to this one's parent */
+		uint32_t parent = f->nodes[i].parent;
+		if (parent == TA_FLAT_NONE)
+			depth = 0;
+		else {
+			while (at[depth] != parent)
 				depth--;
-			}
+			depth++;
 		}
-		TSNode n = path[depth] = ts_tree_cursor_current_node(&c);
-		/* The field a node came down by is read only where names_visit
-		 * tests it (an identifier, a binary operator's operand, and a
-		 * definition's or an attribute's own, tested from their name);
-		 * the cursor's lookup costs about 140 instructions a node. */
-		TSSymbol s = ts_node_is_named(n) ? ts_node_symbol(n) : 0;
-		fields[depth] = s && (s == id.identifier || s == id.function || s == id.attribute ||
-				      has_symbol(path[depth - 1], id.binary))
-			? ts_tree_cursor_current_field_id(&c) : 0;
+		if (depth >= at_cap)
+			ta_grow((void **)&at, &at_cap, depth + 1, sizeof *at);
+		at[depth] = i;
+		names_visit(b, &id, f, at, depth, &last_start);
 	}
-done:
-	ts_tree_cursor_delete(&c);
-	free(path);
-	free(fields);
+	free(at);
 	ta_model *m = b->m;
 	for (size_t i = 0; i < m->assign_node_count; i++)
 		m->assign_nodes[i].function = function_at(m, ts_node_start_byte(m->assign_nodes[i].node));
@@ -618,7 +607,7 @@ static TSNode config_tiles(const builder *b, TSNode call, TSNode arg)
 	TSNode fc = null_node;
 	uint32_t n = ta_node_named_count(comp);
 	for (uint32_t i = 0; i < n && ts_node_is_null(fc); i++) {
-		fc = ts_node_named_child(comp, i);
+		fc = ta_node_named_child(comp, i);
 		if (!ta_node_is(fc, "for_in_clause") || !text_eq(b, ta_node_field(fc, "left"), var))
 			fc = null_node;
 	}
@@ -633,7 +622,7 @@ static TSNode config_tiles(const builder *b, TSNode call, TSNode arg)
 		return null_node;
 	uint32_t dicts = 0, k = ta_node_named_count(v);
 	for (uint32_t j = 0; j < k; j++) {
-		TSNode d = ts_node_named_child(v, j);
+		TSNode d = ta_node_named_child(v, j);
 		if (ta_node_is(d, "dictionary"))
 			dicts++;
 		else if (!ta_node_is(d, "comment"))
@@ -657,8 +646,8 @@ static void parse_config(builder *b, ta_autotune *a, TSNode call)
 	/* One config per tile dict, each with the call's options. */
 	uint32_t n = ta_node_named_count(tiles);
 	for (uint32_t i = 0; i < n; i++)
-		if (ta_node_is(ts_node_named_child(tiles, i), "dictionary"))
-			parse_config_dict(b, a, call, ts_node_named_child(tiles, i));
+		if (ta_node_is(ta_node_named_child(tiles, i), "dictionary"))
+			parse_config_dict(b, a, call, ta_node_named_child(tiles, i));
 }
 
 static void parse_config_dict(builder *b, ta_autotune *a, TSNode call, TSNode dict)
@@ -669,7 +658,7 @@ static void parse_config_dict(builder *b, ta_autotune *a, TSNode call, TSNode di
 	if (ta_node_is(dict, "dictionary")) {
 		uint32_t n = ta_node_named_count(dict);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode pair = ts_node_named_child(dict, i);
+			TSNode pair = ta_node_named_child(dict, i);
 			if (!ta_node_is(pair, "pair"))
 				continue;
 			TSNode key = ta_node_field(pair, "key"), val = ta_node_field(pair, "value");
@@ -782,9 +771,10 @@ static void collect_configs_in(builder *b, ta_autotune *a, TSNode root, int dept
 {
 	char **vars = NULL;
 	size_t nvars = 0, first = a->config_count;
-	TSTreeCursor c = ts_tree_cursor_new(root);
+	ta_walk c;
+	ta_walk_start(&c, root);
 	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&c);
+		TSNode n = ta_walk_node(&c);
 		bool descend = true;
 		if (ta_node_is(n, "for_statement") || ta_node_is(n, "for_in_clause")) {
 			/* `for nw in NUM_WARPS` over a module list chosen per back-end
@@ -805,7 +795,7 @@ static void collect_configs_in(builder *b, ta_autotune *a, TSNode root, int dept
 			} else {
 				uint32_t k = ta_node_named_count(left);
 				for (uint32_t i = 0; i < k; i++) {
-					TSNode id = ts_node_named_child(left, i);
+					TSNode id = ta_node_named_child(left, i);
 					if (ta_node_is(id, "identifier")) {
 						char *t = text(b, id);
 						add_unique(&vars, &nvars, t);
@@ -822,10 +812,10 @@ static void collect_configs_in(builder *b, ta_autotune *a, TSNode root, int dept
 			if (mentions_capability(b, n))
 				a->branches_on_capability = true;
 		}
-		if (!ta_cursor_next(&c, descend))
+		if (!ta_walk_next(&c, descend))
 			break;
 	}
-	ts_tree_cursor_delete(&c);
+	ta_walk_finish(&c);
 	/* Now that all loop variables are known, mark what each config sweeps. */
 	for (size_t i = first; i < a->config_count && nvars; i++)
 		mark_swept(b, a, &a->configs[i], vars, nvars);
@@ -846,13 +836,13 @@ static void resolve_configs(builder *b, ta_autotune *a, TSNode expr, int depth)
 	} else if (ta_node_is(expr, "binary_operator") || ta_node_is(expr, "parenthesized_expression")) {
 		uint32_t n = ta_node_named_count(expr);
 		for (uint32_t i = 0; i < n; i++)
-			resolve_configs(b, a, ts_node_named_child(expr, i), depth + 1);
+			resolve_configs(b, a, ta_node_named_child(expr, i), depth + 1);
 	} else if (ta_node_is(expr, "conditional_expression")) {
 		if (mentions_capability(b, expr))
 			a->branches_on_capability = true;
 		uint32_t n = ta_node_named_count(expr);
 		for (uint32_t i = 0; i < n; i++)
-			resolve_configs(b, a, ts_node_named_child(expr, i), depth + 1);
+			resolve_configs(b, a, ta_node_named_child(expr, i), depth + 1);
 	} else if (ta_node_is(expr, "call")) {
 		TSNode fn = ta_node_field(expr, "function");
 		char *name = text(b, fn);
@@ -943,7 +933,7 @@ static ta_autotune *parse_autotune(builder *b, TSNode call)
 		a->key_span = span(b, key);
 		uint32_t n = ta_node_named_count(key);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode s = ts_node_named_child(key, i);
+			TSNode s = ta_node_named_child(key, i);
 			if (ta_node_is(s, "string")) {
 				char *v = string_value(b, s);
 				add_unique(&a->key, &a->key_count, v);
@@ -972,7 +962,7 @@ static void parse_heuristics(builder *b, ta_kernel *k, TSNode call)
 		return;
 	uint32_t n = ta_node_named_count(dict);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode pair = ts_node_named_child(dict, i);
+		TSNode pair = ta_node_named_child(dict, i);
 		if (!ta_node_is(pair, "pair"))
 			continue;
 		TSNode key = ta_node_field(pair, "key");
@@ -1003,7 +993,7 @@ static int add_kernel(builder *b, int fn)
 	TSNode body = ta_node_field(def, "body");
 	k->body_span = span(b, body);
 	/* One level of indentation, as the body's first statement has it. */
-	TSNode first = ts_node_named_child(body, 0);
+	TSNode first = ta_node_named_child(body, 0);
 	uint32_t col = ts_node_start_point(first).column, def_col = ts_node_start_point(def).column;
 	size_t len;
 	const char *line = ta_source_line(b->src, ta_node_line(first), &len);
@@ -1013,10 +1003,10 @@ static int add_kernel(builder *b, int fn)
 	size_t cap = 0;
 	uint32_t n = ta_node_named_count(params);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode p = ts_node_named_child(params, i);
+		TSNode p = ta_node_named_child(params, i);
 		TSNode name = p, type = null_node, dflt = null_node;
 		if (ta_node_is(p, "typed_parameter")) {
-			name = ts_node_named_child(p, 0);
+			name = ta_node_named_child(p, 0);
 			type = ta_node_field(p, "type");
 		} else if (ta_node_is(p, "default_parameter") || ta_node_is(p, "typed_default_parameter")) {
 			name = ta_node_field(p, "name");
@@ -1030,7 +1020,7 @@ static int add_kernel(builder *b, int fn)
 		pr->span = span(b, p);
 		if (!ts_node_is_null(type)) {
 			pr->annotation = text(b, type);
-			TSNode t = ta_node_named_count(type) ? ts_node_named_child(type, 0) : type;
+			TSNode t = ta_node_named_count(type) ? ta_node_named_child(type, 0) : type;
 			char *c = ta_model_canonical(b->m, t);
 			pr->constexpr_ = c && (has_suffix(c, ".constexpr") || !strcmp(c, "constexpr"));
 			free(c);
@@ -1086,10 +1076,10 @@ static void read_decorated_kernels(builder *b)
 		bool jit = false;
 		uint32_t n = ta_node_named_count(node);
 		for (uint32_t d = 0; d < n; d++) {
-			TSNode dec = ts_node_named_child(node, d);
+			TSNode dec = ta_node_named_child(node, d);
 			if (!ta_node_is(dec, "decorator"))
 				continue;
-			TSNode e = ts_node_named_child(dec, 0);
+			TSNode e = ta_node_named_child(dec, 0);
 			TSNode callee = ta_node_is(e, "call") ? ta_node_field(e, "function") : e;
 			char *c = ta_model_canonical(b->m, callee);
 			if (c && (is_triton_name(c, "jit") || (!strcmp(c, "jit") && b->m->imports_triton)))
@@ -1100,9 +1090,9 @@ static void read_decorated_kernels(builder *b)
 			continue;
 		bool seen = false;
 		for (uint32_t d = 0; d < n; d++) {
-			TSNode dec = ts_node_named_child(node, d);
+			TSNode dec = ta_node_named_child(node, d);
 			if (ta_node_is(dec, "decorator"))
-				apply_wrapper(b, (int)i, ts_node_named_child(dec, 0), &seen);
+				apply_wrapper(b, (int)i, ta_node_named_child(dec, 0), &seen);
 		}
 	}
 }
@@ -1213,9 +1203,9 @@ static int host_index(builder *b, int fn)
 		TSNode params = ta_node_field(node, "parameters");
 		uint32_t n = ta_node_named_count(params);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode p = ts_node_named_child(params, i);
+			TSNode p = ta_node_named_child(params, i);
 			TSNode id = ta_node_is(p, "identifier") ? p :
-				    ta_node_is(p, "typed_parameter") ? ts_node_named_child(p, 0) :
+				    ta_node_is(p, "typed_parameter") ? ta_node_named_child(p, 0) :
 				    ta_node_field(p, "name");
 			if (ta_node_is(id, "identifier")) {
 				h->params = ta_xrealloc(h->params, (h->param_count + 1) * sizeof(char *));
@@ -1517,7 +1507,7 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 		TSNode ps = ta_node_field(def, "parameters");
 		uint32_t n = ta_node_named_count(ps);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode p = ts_node_named_child(ps, i);
+			TSNode p = ta_node_named_child(ps, i);
 			if (ta_node_is(p, "identifier")) {
 				char *t = text(b, p);
 				add_unique(&params, &nparams, t);
@@ -1530,7 +1520,7 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 		TSNode ps = ta_node_field(fdef, "parameters");
 		uint32_t n = ta_node_named_count(ps);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode p = ts_node_named_child(ps, i);
+			TSNode p = ta_node_named_child(ps, i);
 			if (ta_node_is(p, "identifier")) {
 				char *t = text(b, p);
 				add_unique(&params, &nparams, t);
@@ -1544,9 +1534,9 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 		uint32_t k = ta_node_named_count(blk);
 		body = null_node;
 		for (uint32_t i = 0; i < k; i++) {
-			TSNode st = ts_node_named_child(blk, i);
+			TSNode st = ta_node_named_child(blk, i);
 			if (ta_node_is(st, "return_statement"))
-				body = ts_node_named_child(st, 0);
+				body = ta_node_named_child(st, 0);
 		}
 	} else if (ta_node_is(def, "tuple") || ta_node_is(def, "list")) {
 		l->grid_kind = TA_GRID_TUPLE;
@@ -1554,11 +1544,11 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 		l->grid_kind = TA_GRID_CALL;
 	}
 	if (ta_node_is(body, "parenthesized_expression"))
-		body = ts_node_named_child(body, 0);
+		body = ta_node_named_child(body, 0);
 	if (ta_node_is(body, "tuple") || ta_node_is(body, "list")) {
 		uint32_t n = ta_node_named_count(body);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode d = ts_node_named_child(body, i);
+			TSNode d = ta_node_named_child(body, i);
 			if (ta_node_is(d, "comment"))
 				continue;
 			l->grid_dim_text = ta_xrealloc(l->grid_dim_text, (size_t)(l->grid_dims + 1) * sizeof(char *));
@@ -1604,15 +1594,15 @@ static void walk_launch(walk *w, TSNode call, TSNode sub)
 	l->span = span(b, call);
 	/* The grid is the subscript; `k[a, b]` is a tuple of two. */
 	uint32_t nsub = ta_node_named_count(sub);
-	TSNode grid = nsub >= 2 ? ts_node_named_child(sub, 1) : null_node;
+	TSNode grid = nsub >= 2 ? ta_node_named_child(sub, 1) : null_node;
 	if (nsub > 2) {
 		l->grid_span = span(b, grid);
-		l->grid_span.end = ts_node_end_byte(ts_node_named_child(sub, nsub - 1));
+		l->grid_span.end = ts_node_end_byte(ta_node_named_child(sub, nsub - 1));
 		l->grid_kind = TA_GRID_TUPLE;
 		l->grid_def_span = l->grid_span;
 		for (uint32_t i = 1; i < nsub; i++) {
 			l->grid_dim_text = ta_xrealloc(l->grid_dim_text, (size_t)(l->grid_dims + 1) * sizeof(char *));
-			l->grid_dim_text[l->grid_dims++] = text(b, ts_node_named_child(sub, i));
+			l->grid_dim_text[l->grid_dims++] = text(b, ta_node_named_child(sub, i));
 		}
 	} else {
 		l->grid_span = span(b, grid);
@@ -1814,18 +1804,19 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 		return;
 	names_ids id;
 	names_ids_init(&id);
-	TSTreeCursor c = ts_tree_cursor_new(expr);
+	ta_walk c;
+	ta_walk_start(&c, expr);
 	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&c);
+		TSNode n = ta_walk_node(&c);
 		bool descend = true;
 		/* by symbol, not by name: no anonymous node is called so */
-		TSSymbol type = ts_node_is_named(n) ? ts_node_symbol(n) : 0;
+		TSSymbol type = ta_walk_named_symbol(&c);
 		if (type == id.subscript) {
 			uint32_t nsub = ta_node_named_count(n);
 			bool none = false;
 			unsigned spans = 0;
 			for (uint32_t i = 1; i < nsub; i++) {
-				TSNode d = ts_node_named_child(n, i);
+				TSNode d = ta_node_named_child(n, i);
 				none |= ta_node_is(d, "none");
 				if (ta_node_is(d, "slice") && i - 1 < 8)
 					spans |= 1u << (i - 1);
@@ -1868,9 +1859,9 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 			free(cn);
 		} else if (type == id.identifier) {
 			/* An attribute's name (x.shape) or a keyword's (mask=) is not a
-			 * value. The cursor knows the field it came down by; asking the
+			 * value. The walk knows the field it came down by; asking the
 			 * tree for the parent would walk down from the root again. */
-			TSFieldId field = ts_tree_cursor_current_field_id(&c);
+			TSFieldId field = ta_walk_field(&c);
 			if (field != id.attribute_f && field != id.name) {
 				char *name = text(b, n);
 				if (!ta_kernel_param(k, name))
@@ -1886,10 +1877,10 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 									      ts_node_end_byte(obj) - ts_node_start_byte(obj)))
 				shape_of(b, k, obj, before, depth + 1, seen, nseen, out);
 		}
-		if (!ta_cursor_next(&c, descend))
+		if (!ta_walk_next(&c, descend))
 			break;
 	}
-	ts_tree_cursor_delete(&c);
+	ta_walk_finish(&c);
 }
 
 /* A kernel's pointer expressions already classified, by their text: the
@@ -2064,9 +2055,10 @@ static bool steps_by_program_count(const builder *b, const ta_kernel *k)
 		/* Only statements hold the assignments wanted here: going down
 		 * into every expression of the kernel cost more than the rest. */
 		const char *want = pass == 0 ? "assignment" : "augmented_assignment";
-		TSTreeCursor c = ts_tree_cursor_new(k->node);
+		ta_walk c;
+		ta_walk_start(&c, k->node);
 		for (;;) {
-			TSNode n = ts_tree_cursor_current_node(&c);
+			TSNode n = ta_walk_node(&c);
 			bool wanted = ta_node_is(n, want);
 			if (wanted) {
 				TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
@@ -2085,10 +2077,10 @@ static bool steps_by_program_count(const builder *b, const ta_kernel *k)
 				}
 			}
 			/* into an assignment too: `pid = start = tl.program_id(0)` */
-			if (yes || !ta_cursor_next(&c, wanted || holds_statements(n)))
+			if (yes || !ta_walk_next(&c, wanted || holds_statements(n)))
 				break;
 		}
-		ts_tree_cursor_delete(&c);
+		ta_walk_finish(&c);
 		if (!npid)
 			break;
 	}
@@ -2145,8 +2137,7 @@ ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 	m->syn = syn;
 	m->index = ta_index_new();
 	builder b = { .m = m, .src = src, .module_host = -1 };
-	TSNode root = ta_syntax_root(syn);
-	read_names(&b, root);
+	read_names(&b, ta_syntax_flat(syn));
 	b.fn_host = ta_xmalloc((m->function_count ? m->function_count : 1) * sizeof(int));
 	for (size_t i = 0; i < m->function_count; i++)
 		b.fn_host[i] = -1;

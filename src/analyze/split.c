@@ -306,7 +306,7 @@ static int foreign_decorator(const ta_source *src, TSNode dd)
 {
 	bool foreign = false, triton = false;
 	for (uint32_t i = 0; i < ta_node_named_count(dd); i++) {
-		TSNode d = ts_node_named_child(dd, i);
+		TSNode d = ta_node_named_child(dd, i);
 		if (!ta_node_is(d, "decorator"))
 			continue;
 		if (tritonish(src, d))
@@ -345,7 +345,7 @@ static bool read_run(splitter *s, size_t a, size_t b)
 	size_t si = a;
 	uint32_t n = ta_node_named_count(root);
 	for (uint32_t i = 0; ok && i < n; i++) {
-		TSNode st = ts_node_named_child(root, i);
+		TSNode st = ta_node_named_child(root, i);
 		const char *type = ts_node_type(st);
 		if (!strcmp(type, "comment"))
 			continue;

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "analyze/syntax.h"
+#include "analyze/flat.h"
 #include "analyze/ts_arena.h"
 #include "util/buf.h"
 
@@ -165,6 +166,8 @@ void ta_syntax_drop_tree(ta_syntax *syn)
 	if (!syn || !syn->tree)
 		return;
 	field_gen++;   /* the tree's nodes go: forget what ta_node_field said of them */
+	ta_flat_free(syn->flat);
+	syn->flat = NULL;
 	if (syn->arena)
 		ta_ts_arena_free(syn->arena);   /* the tree with it, unwalked */
 	else
@@ -187,6 +190,16 @@ void ta_syntax_free(ta_syntax *syn)
 TSNode ta_syntax_root(const ta_syntax *syn)
 {
 	return ts_tree_root_node(syn->tree);
+}
+
+const struct ta_flat *ta_syntax_flat(const ta_syntax *syn)
+{
+	/* a cache of the tree, which the syntax owns: made through the const
+	 * pointer the analysis hands around */
+	ta_syntax *own = (ta_syntax *)syn;
+	if (!own->flat && own->tree)
+		own->flat = ta_flat_build(ts_tree_root_node(own->tree));
+	return own->flat;
 }
 
 char *ta_node_text(const ta_source *src, TSNode n)
@@ -236,6 +249,14 @@ bool ta_node_is(TSNode n, const char *type)
 /* field 0 (no field has it) stands for the parent */
 static TSNode child_by_field(TSNode n, TSFieldId field)
 {
+	if (field) {
+		const ta_flat *f = ta_flat_of(n);
+		uint32_t at = f ? ta_flat_index(f, n) : TA_FLAT_NONE;
+		if (at != TA_FLAT_NONE) {
+			uint32_t c = ta_flat_field_child(f, at, field);
+			return c == TA_FLAT_NONE ? (TSNode){ 0 } : ta_flat_node_at(f, c);
+		}
+	}
 	size_t h = (((uintptr_t)n.id >> 3) * 31 + field) % FIELD_MEMO;
 	struct field_memo *e = &field_memo[h];
 	if (e->gen == field_gen && e->id == n.id && e->tree == n.tree && e->start == n.context[0] &&
@@ -247,9 +268,32 @@ static TSNode child_by_field(TSNode n, TSFieldId field)
 	return c;
 }
 
+TSNode ta_node_field_id(TSNode n, TSFieldId field)
+{
+	return ts_node_is_null(n) || !field ? (TSNode){ 0 } : child_by_field(n, field);
+}
+
 TSNode ta_node_parent(TSNode n)
 {
-	return ts_node_is_null(n) ? n : child_by_field(n, 0);
+	if (ts_node_is_null(n))
+		return n;
+	const ta_flat *f = ta_flat_of(n);
+	uint32_t i = f ? ta_flat_index(f, n) : TA_FLAT_NONE;
+	if (i != TA_FLAT_NONE) {
+		uint32_t p = f->nodes[i].parent;
+		return p == TA_FLAT_NONE ? (TSNode){ 0 } : ta_flat_node_at(f, p);
+	}
+	return child_by_field(n, 0);
+}
+
+TSNode ta_node_named_child(TSNode n, uint32_t i)
+{
+	const ta_flat *f = ta_flat_of(n);
+	uint32_t at = f ? ta_flat_index(f, n) : TA_FLAT_NONE;
+	if (at == TA_FLAT_NONE)
+		return ts_node_named_child(n, i);
+	uint32_t c = ta_flat_named_child(f, at, i);
+	return c == TA_FLAT_NONE ? (TSNode){ 0 } : ta_flat_node_at(f, c);
 }
 
 TSNode ta_node_named_at(TSNode root, uint32_t start, uint32_t end)

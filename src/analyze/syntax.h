@@ -19,6 +19,7 @@ typedef struct ta_syntax {
 	const ta_source *src;        /* borrowed: must outlive the syntax */
 	TSTree *tree;
 	struct ta_ts_arena *arena;  /* the tree's memory (analyze/ts_arena.h) */
+	struct ta_flat *flat;       /* the tree's flat copy, once asked for (ta_syntax_flat) */
 	ta_syntax_error *errors;
 	size_t error_count;
 	size_t error_cap;
@@ -42,6 +43,10 @@ void ta_syntax_drop_tree(ta_syntax *syn);
 void ta_syntax_free(ta_syntax *syn);
 
 TSNode ta_syntax_root(const ta_syntax *syn);
+/* The tree's flat copy (analyze/flat.h), made on the first call and kept
+ * with the tree: from then on ta_node_parent, ta_node_named_child and
+ * ta_walk answer from it for every node of the tree. */
+const struct ta_flat *ta_syntax_flat(const ta_syntax *syn);
 
 /* Node helpers over the source text. */
 char *ta_node_text(const ta_source *src, TSNode n);              /* caller frees */
@@ -50,10 +55,14 @@ size_t ta_node_line(TSNode n);                                     /* 1-based */
 size_t ta_node_end_line(TSNode n);                                 /* 1-based, inclusive */
 bool ta_node_is(TSNode n, const char *type);
 TSNode ta_node_field(TSNode n, const char *field);
+/* ts_node_child_by_field_id, from the tree's flat copy when it has one. */
+TSNode ta_node_field_id(TSNode n, TSFieldId field);
 /* The parent of n, or a null node when n is null (tree-sitter's own reads
  * through a null node's tree). Remembered until the tree is freed:
  * tree-sitter 0.20 finds a parent by walking down from the root. */
 TSNode ta_node_parent(TSNode n);
+/* ts_node_named_child, from the tree's flat copy when it has one. */
+TSNode ta_node_named_child(TSNode n, uint32_t i);
 /* ts_node_named_descendant_for_byte_range, remembered the same way. */
 TSNode ta_node_named_at(TSNode root, uint32_t start, uint32_t end);
 /* The outermost node spanning exactly [start, end) above the named one
@@ -76,7 +85,7 @@ static inline uint32_t ta_node_named_count(TSNode n)
 static inline TSNode ta_node_unparen(TSNode n)
 {
 	while (ta_node_is(n, "parenthesized_expression") && ta_node_named_count(n) == 1)
-		n = ts_node_named_child(n, 0);
+		n = ta_node_named_child(n, 0);
 	return n;
 }
 /* Whether n is an expression of a tree without errors (a call, an operator,

@@ -58,7 +58,7 @@ static bool var_indexes(const ta_model *m, TSNode n, const char *var)
 	}
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
-		if (var_indexes(m, ts_node_named_child(n, i), var))
+		if (var_indexes(m, ta_node_named_child(n, i), var))
 			return true;
 	return false;
 }
@@ -108,7 +108,7 @@ TA_REWRITE(D1, NULL, TA_SAFE)
 				ta_edit_clear(out);
 				return ta_edits_refuse(why_not, "line %u: a range without arguments", l->header.line);
 			}
-			TSNode last = ts_node_named_child(args, n - 1);
+			TSNode last = ta_node_named_child(args, n - 1);
 			ta_edit_replace(out, ts_node_end_byte(last), ts_node_end_byte(last), ", loop_unroll_factor=1");
 			ta_edit_set_title(out, "keep the loop at line %u rolled (%s(..., loop_unroll_factor=1))",
 					  l->header.line, range);

@@ -65,7 +65,7 @@ static int d13_side(const ta_model *m, const ta_kernel *k, TSNode cmp, TSNode *b
 	if (!ta_node_is(cmp, "comparison_operator") || n < 2)
 		return -1;
 	for (uint32_t i = 1; i + 1 < n; i++) {
-		TSNode b = ts_node_named_child(cmp, i);
+		TSNode b = ta_node_named_child(cmp, i);
 		TSNode op = ta_node_field(b, "operator");
 		if (ta_node_is(b, "binary_operator") && !ts_node_is_null(op) &&
 		    (ta_node_text_eq(m->src, op, "&") || ta_node_text_eq(m->src, op, "|"))) {
@@ -74,7 +74,7 @@ static int d13_side(const ta_model *m, const ta_kernel *k, TSNode cmp, TSNode *b
 		}
 	}
 	for (int side = 0; side < 2; side++) {
-		TSNode b = ts_node_named_child(cmp, side ? n - 1 : 0);
+		TSNode b = ta_node_named_child(cmp, side ? n - 1 : 0);
 		TSNode op = ta_node_field(b, "operator");
 		if (!ta_node_is(b, "binary_operator") || ts_node_is_null(op) ||
 		    !(ta_node_text_eq(m->src, op, "&") || ta_node_text_eq(m->src, op, "|")))
@@ -150,7 +150,7 @@ static int d13_find(const ta_model *m, const ta_kernel *k, TSNode n, uint32_t li
 	}
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
-		if ((side = d13_find(m, k, ts_node_named_child(n, i), line, cmp, bin)) >= 0)
+		if ((side = d13_find(m, k, ta_node_named_child(n, i), line, cmp, bin)) >= 0)
 			return side;
 	return -1;
 }

@@ -116,7 +116,7 @@ static void bound_names(const ta_model *m, TSNode n, char ***v, size_t *count)
 	}
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
-		bound_names(m, ts_node_named_child(n, i), v, count);
+		bound_names(m, ta_node_named_child(n, i), v, count);
 }
 
 /* The module-level statement binding name, started before off, or -1. */
@@ -137,7 +137,7 @@ static int d14_one(const ta_model *m, const ta_host *h, const ta_host_op *op, ta
 {
 	TSNode n = ta_edits_node(m, op->span);
 	TSNode stmt = ta_node_ancestor(n, "expression_statement");
-	TSNode asg = ts_node_is_null(stmt) ? stmt : ts_node_named_child(stmt, 0);
+	TSNode asg = ts_node_is_null(stmt) ? stmt : ta_node_named_child(stmt, 0);
 	if (!ta_node_is(asg, "assignment") || !ta_node_is(ta_node_field(asg, "left"), "identifier"))
 		return ta_edits_refuse(why, "line %u: the wrapped kernel is not assigned to a name", op->span.line);
 	TSNode body = ta_node_parent(stmt);
@@ -153,7 +153,7 @@ static int d14_one(const ta_model *m, const ta_host *h, const ta_host_op *op, ta
 		TSNode args = ta_node_field(w, "arguments");
 		if (ta_node_named_count(args) < 1)
 			break;
-		w = ts_node_named_child(args, 0);
+		w = ta_node_named_child(args, 0);
 	}
 	if (!ta_node_is(w, "identifier"))
 		return ta_edits_refuse(why, "line %u: the wrapped function is not a plain name", op->span.line);

@@ -51,7 +51,7 @@ static bool touched_between(const ta_model *m, TSNode n, const char *name, uint3
 		return true;
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
-		if (touched_between(m, ts_node_named_child(n, i), name, s, e))
+		if (touched_between(m, ta_node_named_child(n, i), name, s, e))
 			return true;
 	return false;
 }
@@ -105,7 +105,7 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 	if (meth && !strcmp(meth, "cuda") && na == 0) {
 		dev = ta_xstrdup("\"cuda\"");
 	} else if (meth && !strcmp(meth, "to") && na == 1) {
-		TSNode arg = ts_node_named_child(targs, 0);
+		TSNode arg = ta_node_named_child(targs, 0);
 		if (ta_node_is(arg, "keyword_argument") && ta_node_text_eq(m->src, ta_node_field(arg, "name"), "device"))
 			arg = ta_node_field(arg, "value");
 		if (!ta_node_is(arg, "keyword_argument"))
@@ -124,7 +124,7 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 	 * used before it is copied. */
 	TSNode as = ta_node_ancestor(ac, "expression_statement");
 	TSNode ts = ta_node_ancestor(tc, "expression_statement");
-	TSNode devn = ts_node_named_child(targs, 0);
+	TSNode devn = ta_node_named_child(targs, 0);
 	char **names;
 	size_t nn = ta_edits_names(m, devn, &names);
 	bool late = false;
@@ -150,13 +150,13 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 	/* device= into the allocation. */
 	TSNode aargs = ta_node_field(ac, "arguments");
 	uint32_t an = ta_node_named_count(aargs);
-	TSNode last = an ? ts_node_named_child(aargs, an - 1) : (TSNode){ 0 };
+	TSNode last = an ? ta_node_named_child(aargs, an - 1) : (TSNode){ 0 };
 	char *kw = ta_xasprintf("%sdevice=%s", ts_node_is_null(last) ? "" : ", ", dev);
 	uint32_t at = ts_node_is_null(last) ? ts_node_end_byte(aargs) - 1 : ts_node_end_byte(last);
 	ta_edit_replace(out, at, at, kw);
 	free(kw);
 	/* `x = x.to(dev)` goes; elsewhere `x.to(dev)` becomes `x`. */
-	TSNode asg = ts_node_named_child(ts, 0);
+	TSNode asg = ta_node_named_child(ts, 0);
 	uint32_t end;
 	uint32_t start = ta_edits_stmt_lines(m, ts, &end);
 	if (ta_node_is(asg, "assignment") && ta_node_text_eq(m->src, ta_node_field(asg, "left"), a->target) &&

@@ -99,7 +99,7 @@ static bool d16_has_dot(const ta_model *m, TSNode n)
 	}
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
-		if (d16_has_dot(m, ts_node_named_child(n, i)))
+		if (d16_has_dot(m, ta_node_named_child(n, i)))
 			return true;
 	return false;
 }

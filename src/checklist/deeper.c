@@ -90,7 +90,7 @@ static bool block_ends_call(TSNode block)
 	uint32_t n = ta_node_named_count(block);
 	if (!n)
 		return false;
-	TSNode last = ts_node_named_child(block, n - 1);
+	TSNode last = ta_node_named_child(block, n - 1);
 	return ta_node_is(last, "return_statement") || ta_node_is(last, "raise_statement");
 }
 
@@ -106,14 +106,14 @@ static uint64_t path_allocs(const d3_walk *w, TSNode block, uint32_t from)
 	uint64_t acc = 0;
 	uint32_t n = ta_node_named_count(block);
 	for (uint32_t i = from; i < n; i++) {
-		TSNode st = ts_node_named_child(block, i);
+		TSNode st = ta_node_named_child(block, i);
 		if (ta_node_is(st, "if_statement")) {
 			TSNode arms[16];
 			uint32_t na = 0;
 			bool has_else = false;
 			arms[na++] = ta_node_field(st, "consequence");
 			for (uint32_t j = 0; j < ta_node_named_count(st) && na < 16; j++) {
-				TSNode alt = ts_node_named_child(st, j);
+				TSNode alt = ta_node_named_child(st, j);
 				if (ta_node_is(alt, "elif_clause"))
 					arms[na++] = ta_node_field(alt, "consequence");
 				else if (ta_node_is(alt, "else_clause")) {

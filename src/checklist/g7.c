@@ -100,7 +100,7 @@ static uint32_t g7_dominating_point(const ta_model *m, const ta_launch *first, b
 	TSNode root = ta_syntax_root(m->syn), last = { 0 };
 	uint32_t n = ta_node_named_count(root);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode c = ts_node_named_child(root, i);
+		TSNode c = ta_node_named_child(root, i);
 		if (ta_node_is(c, "import_statement") || ta_node_is(c, "import_from_statement"))
 			last = c;
 	}

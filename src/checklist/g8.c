@@ -30,14 +30,14 @@ static size_t tile_values(const ta_rule_ctx *c, const ta_config *cfg, const char
 		comp = ta_node_parent(comp);
 	uint32_t n = ta_node_is(comp, "list_comprehension") ? ta_node_named_count(comp) : 0;
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode f = ts_node_named_child(comp, i), list = ta_node_field(f, "right");
+		TSNode f = ta_node_named_child(comp, i), list = ta_node_field(f, "right");
 		if (!ta_node_is(f, "for_in_clause") || !ta_node_text_eq(c->m->src, ta_node_field(f, "left"), kw->value) ||
 		    !(ta_node_is(list, "list") || ta_node_is(list, "tuple")))
 			continue;
 		size_t k = 0;
 		uint32_t m = ta_node_named_count(list);
 		for (uint32_t j = 0; j < m && k < max; j++) {
-			char *t = ta_node_text(c->m->src, ts_node_named_child(list, j));
+			char *t = ta_node_text(c->m->src, ta_node_named_child(list, j));
 			x = strtol(t, &end, 10);
 			bool ok = *t && !*end;
 			free(t);
@@ -144,7 +144,7 @@ TA_REWRITE(G8, NULL, TA_SAFE)
 		}
 		TSNode args = ta_node_field(call, "arguments");
 		uint32_t na = ta_node_named_count(args);
-		TSNode last = na ? ts_node_named_child(args, na - 1) : (TSNode){ 0 };
+		TSNode last = na ? ta_node_named_child(args, na - 1) : (TSNode){ 0 };
 		while (!ts_node_is_null(last) && ta_node_is(last, "comment"))
 			last = ts_node_prev_named_sibling(last);
 		if (ts_node_is_null(last)) {

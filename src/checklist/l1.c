@@ -15,7 +15,7 @@ static TSNode condition_of(TSNode n)
 	if (ta_node_is(n, "if_statement") || ta_node_is(n, "elif_clause") || ta_node_is(n, "while_statement"))
 		return ta_node_field(n, "condition");
 	if (ta_node_is(n, "conditional_expression") && ta_node_named_count(n) >= 2)
-		return ts_node_named_child(n, 1);
+		return ta_node_named_child(n, 1);
 	TSNode none = { 0 };
 	return none;
 }
@@ -131,13 +131,13 @@ static void find_tests(l1_ctx *c, TSNode n)
 		add_site(c, SITE_IF, ts_node_start_byte(n), ts_node_end_byte(n), n,
 			 flag_test(c, ta_node_field(n, "condition")) == 2);
 	} else if (ta_node_is(n, "conditional_expression") && ta_node_named_count(n) == 3 &&
-		   flag_test(c, ts_node_named_child(n, 1))) {
+		   flag_test(c, ta_node_named_child(n, 1))) {
 		add_site(c, SITE_COND, ts_node_start_byte(n), ts_node_end_byte(n), n,
-			 flag_test(c, ts_node_named_child(n, 1)) == 2);
+			 flag_test(c, ta_node_named_child(n, 1)) == 2);
 	}
 	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++)
-		find_tests(c, ts_node_named_child(n, i));
+		find_tests(c, ta_node_named_child(n, i));
 }
 
 static bool inside_site(const l1_ctx *c, TSNode n)
@@ -147,7 +147,7 @@ static bool inside_site(const l1_ctx *c, TSNode n)
 		if (s->kind == SITE_NAME)
 			continue;
 		TSNode cond = s->kind == SITE_IF ? ta_node_field(s->node, "condition") :
-			      s->kind == SITE_COND ? ts_node_named_child(s->node, 1) : (TSNode){ 0 };
+			      s->kind == SITE_COND ? ta_node_named_child(s->node, 1) : (TSNode){ 0 };
 		uint32_t a = ts_node_is_null(cond) ? s->start : ts_node_start_byte(cond);
 		uint32_t b = ts_node_is_null(cond) ? s->end : ts_node_end_byte(cond);
 		if (ts_node_start_byte(n) >= a && ts_node_end_byte(n) <= b)
@@ -165,7 +165,7 @@ static TSNode stray_flag(const l1_ctx *c, TSNode n)
 		return stray_flag(c, ta_node_field(n, "object"));
 	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++) {
-		TSNode s = stray_flag(c, ts_node_named_child(n, i));
+		TSNode s = stray_flag(c, ta_node_named_child(n, i));
 		if (!ts_node_is_null(s))
 			return s;
 	}
@@ -245,7 +245,7 @@ static void emit_if(l1_ctx *c, const site *x, ta_buf *b)
 		TSNode blk = ta_node_parent(x->node);
 		uint32_t stmts = 0, k = ta_node_named_count(blk);
 		for (uint32_t i = 0; i < k; i++)
-			stmts += !ta_node_is(ts_node_named_child(blk, i), "comment");
+			stmts += !ta_node_is(ta_node_named_child(blk, i), "comment");
 		if (stmts == 1)
 			ta_buf_printf(b, "%spass\n", ind);
 		free(ind);
@@ -278,7 +278,7 @@ static bool primary(TSNode n)
 
 static void emit_cond(l1_ctx *c, const site *x, ta_buf *b)
 {
-	TSNode chosen = ts_node_named_child(x->node, c->value != x->negated ? 0 : 2);
+	TSNode chosen = ta_node_named_child(x->node, c->value != x->negated ? 0 : 2);
 	TSNode parent = ta_node_parent(x->node);
 	bool bare = primary(chosen) || ta_node_is(parent, "assignment") || ta_node_is(parent, "argument_list") ||
 		    ta_node_is(parent, "parenthesized_expression") || ta_node_is(parent, "keyword_argument") ||
@@ -405,7 +405,7 @@ static int check_decorators(l1_ctx *c)
 		TSNode list = ta_edits_node(m, k->autotune->key_span);
 		uint32_t n = ta_node_named_count(list);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode el = ts_node_named_child(list, i);
+			TSNode el = ta_node_named_child(list, i);
 			char *t = ta_node_text(m->src, el);
 			size_t tl = strlen(t), fl = strlen(c->flag->name);
 			if (tl == fl + 2 && (t[0] == '"' || t[0] == '\'') && !strncmp(t + 1, c->flag->name, fl)) {
@@ -446,7 +446,7 @@ static TSNode other_use(const l1_ctx *c, TSNode n, const TSNode *callees, size_t
 		return other_use(c, ta_node_field(n, "value"), callees, nc);
 	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++) {
-		TSNode u = other_use(c, ts_node_named_child(n, i), callees, nc);
+		TSNode u = other_use(c, ta_node_named_child(n, i), callees, nc);
 		if (!ts_node_is_null(u))
 			return u;
 	}
@@ -581,7 +581,7 @@ static int l1_kernel(l1_ctx *c, ta_edit *out)
 	uint32_t np = ta_node_named_count(params);
 	TSNode pn = { 0 };
 	for (uint32_t i = 0, seen = 0; i < np; i++) {
-		TSNode p = ts_node_named_child(params, i);
+		TSNode p = ta_node_named_child(params, i);
 		if (ta_node_is(p, "comment"))
 			continue;
 		if (ts_node_start_byte(p) == c->flag->span.start) {

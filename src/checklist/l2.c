@@ -1,5 +1,6 @@
 /* L2: Grid ignores the autotuned tile. Its detector and its rewrite. */
 #include "config.h"
+#include "analyze/flat.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -63,13 +64,14 @@ static bool is_pid(ta_rule_ctx *c, TSNode n, const ta_assign *as, const bool *pi
  * 0 when none. */
 static uint32_t pid_product(ta_rule_ctx *c, const char *name, const ta_assign *as, const bool *pid, size_t na)
 {
-	/* One cursor walk of the kernel, in the order a recursion over named
+	/* One walk of the kernel (analyze/flat.h), in the order a recursion over named
 	 * children meets the products (ts_node_named_child is linear in the
 	 * child's index: that recursion cost more than the rest of the rules). */
 	uint32_t line = 0;
-	TSTreeCursor cur = ts_tree_cursor_new(c->k->node);
+	ta_walk cur;
+	ta_walk_start(&cur, c->k->node);
 	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode n = ta_walk_node(&cur);
 		if (ta_node_is(n, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(n, "operator"), "*")) {
 			TSNode l = ta_node_unparen(ta_node_field(n, "left")), r = ta_node_unparen(ta_node_field(n, "right"));
 			if ((ta_node_is(r, "identifier") && ta_node_text_eq(c->m->src, r, name) && is_pid(c, l, as, pid, na)) ||
@@ -78,10 +80,10 @@ static uint32_t pid_product(ta_rule_ctx *c, const char *name, const ta_assign *a
 				break;
 			}
 		}
-		if (!ta_cursor_next(&cur, true))
+		if (!ta_walk_next(&cur, true))
 			break;
 	}
-	ts_tree_cursor_delete(&cur);
+	ta_walk_finish(&cur);
 	return line;
 }
 
@@ -221,7 +223,7 @@ static void l2_map_cdiv(l2_state *s, TSNode n)
 		char *c = ta_model_canonical(s->m, ta_node_field(n, "function"));
 		TSNode args = ta_node_field(n, "arguments");
 		if (c && ta_name_is(c, "triton.cdiv") && ta_node_named_count(args) == 2) {
-			TSNode v = ts_node_named_child(args, 1);
+			TSNode v = ta_node_named_child(args, 1);
 			char *vt = ta_node_text(s->m->src, v);
 			for (size_t i = 0; i < s->l->kwarg_count; i++) {
 				const ta_kwarg *kw = &s->l->kwargs[i];
@@ -239,7 +241,7 @@ static void l2_map_cdiv(l2_state *s, TSNode n)
 	}
 	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++)
-		l2_map_cdiv(s, ts_node_named_child(n, i));
+		l2_map_cdiv(s, ta_node_named_child(n, i));
 }
 
 static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **why)
@@ -261,7 +263,7 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 			continue;
 		uint32_t n = ta_node_named_count(args);
 		for (uint32_t j = 0; j < n; j++) {
-			TSNode c = ts_node_named_child(args, j);
+			TSNode c = ta_node_named_child(args, j);
 			if (ts_node_start_byte(c) == l->kwargs[i].span.start) {
 				ta_edits_drop_arg(out, c);
 				dropped++;
@@ -287,7 +289,7 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 		TSNode body = def;
 		if (l->grid_kind == TA_GRID_LAMBDA) {
 			TSNode ps = ta_node_field(def, "parameters");
-			char *pn = ta_node_named_count(ps) ? ta_node_text(m->src, ts_node_named_child(ps, 0)) : NULL;
+			char *pn = ta_node_named_count(ps) ? ta_node_text(m->src, ta_node_named_child(ps, 0)) : NULL;
 			if (!pn) {
 				ta_buf_free(&names);
 				return ta_edits_refuse(why, "line %u: the grid lambda takes no parameter", l->span.line);
@@ -303,7 +305,7 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 				sub = ta_node_parent(sub);
 			uint32_t n = ta_node_named_count(sub);
 			for (uint32_t i = 1; i < n; i++)
-				l2_map_cdiv(&s, ts_node_named_child(sub, i));
+				l2_map_cdiv(&s, ta_node_named_child(sub, i));
 		} else {
 			l2_map_cdiv(&s, def);
 		}
@@ -353,7 +355,7 @@ int ta_l2_grid_meta(const ta_model *m, const ta_launch *l, const char *const *na
 	l2_state s = { m, l, NULL, "META", out, 0, names, n };
 	if (l->grid_kind == TA_GRID_LAMBDA) {
 		TSNode ps = ta_node_field(def, "parameters");
-		char *pn = ta_node_named_count(ps) ? ta_node_text(m->src, ts_node_named_child(ps, 0)) : NULL;
+		char *pn = ta_node_named_count(ps) ? ta_node_text(m->src, ta_node_named_child(ps, 0)) : NULL;
 		if (!pn)
 			return -1;
 		s.meta = pn;

@@ -1,5 +1,6 @@
 /* P1: Autotune breadth and per-GPU configs. Its detector and its rewrite. */
 #include "config.h"
+#include "analyze/flat.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -385,7 +386,7 @@ static bool int_list(const ta_model *m, TSNode n, iset *s)
 		return false;
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++) {
-		char *t = ta_node_text(m->src, ts_node_named_child(n, i));
+		char *t = ta_node_text(m->src, ta_node_named_child(n, i));
 		int v;
 		bool ok = small_int(t, &v);
 		free(t);
@@ -486,7 +487,7 @@ static int p1_comprehension(const ta_model *m, const ta_kernel *k, const char *f
 	if (ta_node_is(st, "identifier")) {
 		uint32_t n = ta_node_named_count(comp);
 		for (uint32_t i = 0; i < n && !r1; i++) {
-			TSNode c = ts_node_named_child(comp, i);
+			TSNode c = ta_node_named_child(comp, i);
 			if (!ta_node_is(c, "for_in_clause"))
 				continue;
 			char *lv = ta_node_text(m->src, ta_node_field(c, "left"));
@@ -525,13 +526,13 @@ static int p1_comprehension(const ta_model *m, const ta_kernel *k, const char *f
 			if (!n)
 				return ta_edits_refuse(why, "line %u: a triton.Config without arguments",
 						       a->configs_span.line);
-			r0 = r1 = ts_node_end_byte(ts_node_named_child(args, n - 1));
+			r0 = r1 = ts_node_end_byte(ta_node_named_child(args, n - 1));
 			rtext = ", num_stages=num_stages";
 		}
 		uint32_t n = ta_node_named_count(comp);
-		TSNode last = ts_node_named_child(comp, n - 1);
+		TSNode last = ta_node_named_child(comp, n - 1);
 		while (ta_node_is(last, "comment") && n > 1)
-			last = ts_node_named_child(comp, --n - 1);
+			last = ta_node_named_child(comp, --n - 1);
 		clause_at = ts_node_end_byte(last);
 		clause = ta_xstrdup(" for num_stages in stages");
 	}
@@ -666,7 +667,7 @@ static bool p1_base_in(const ta_model *m, TSNode n, const char *name)
 		return (plus || minus) && p1_base_in(m, ta_node_field(n, "left"), name);
 	}
 	if (ta_node_is(n, "conditional_expression"))
-		return p1_base_in(m, ts_node_named_child(n, 0), name) || p1_base_in(m, ts_node_named_child(n, 2), name);
+		return p1_base_in(m, ta_node_named_child(n, 0), name) || p1_base_in(m, ta_node_named_child(n, 2), name);
 	if (ta_node_is(n, "call")) {
 		TSNode fn = ta_node_field(n, "function"), args = ta_node_field(n, "arguments");
 		char *t = ta_node_text(m->src, fn);
@@ -683,8 +684,8 @@ static bool p1_base_in(const ta_model *m, TSNode n, const char *name)
 		free(t);
 		if (pick) {  /* tl.where(is_q, q_ptr, k_ptr): either one */
 			uint32_t c = ts_node_is_null(args) ? 0 : ta_node_named_count(args);
-			return c == 3 && (p1_base_in(m, ts_node_named_child(args, 1), name) ||
-					  p1_base_in(m, ts_node_named_child(args, 2), name));
+			return c == 3 && (p1_base_in(m, ta_node_named_child(args, 1), name) ||
+					  p1_base_in(m, ta_node_named_child(args, 2), name));
 		}
 		if (!keeps)
 			return false;
@@ -692,7 +693,7 @@ static bool p1_base_in(const ta_model *m, TSNode n, const char *name)
 			return p1_base_in(m, ta_node_field(fn, "object"), name);
 		uint32_t c = ts_node_is_null(args) ? 0 : ta_node_named_count(args);
 		for (uint32_t i = 0; i < c; i++) {
-			TSNode a = ts_node_named_child(args, i);
+			TSNode a = ta_node_named_child(args, i);
 			if (ta_node_is(a, "keyword_argument")) {
 				if (ta_node_text_eq(m->src, ta_node_field(a, "name"), "base"))
 					return p1_base_in(m, ta_node_field(a, "value"), name);
@@ -714,9 +715,10 @@ static size_t p1_derived(const ta_model *m, const ta_kernel *k, const char *para
 	v[0] = ta_xstrdup(param);
 	for (bool grew = true; grew;) {
 		grew = false;
-		TSTreeCursor cur = ts_tree_cursor_new(k->node);
+		ta_walk cur;
+		ta_walk_start(&cur, k->node);
 		for (;;) {
-			TSNode a = ts_tree_cursor_current_node(&cur);
+			TSNode a = ta_walk_node(&cur);
 			if (ta_node_is(a, "assignment") || ta_node_is(a, "augmented_assignment")) {
 				TSNode l = ta_node_field(a, "left"), r = ta_node_field(a, "right");
 				if (ta_node_is(l, "identifier") && !ts_node_is_null(r)) {
@@ -735,10 +737,10 @@ static size_t p1_derived(const ta_model *m, const ta_kernel *k, const char *para
 					free(lt);
 				}
 			}
-			if (!ta_cursor_next(&cur, true))
+			if (!ta_walk_next(&cur, true))
 				break;
 		}
-		ts_tree_cursor_delete(&cur);
+		ta_walk_finish(&cur);
 	}
 	*names = v;
 	return n;
@@ -984,7 +986,7 @@ static bool p1_cond_ints(const ta_model *m, TSNode n, iset *s)
 		uint32_t c = ta_node_named_count(n);
 		if (c != 3)
 			return false;
-		return p1_cond_ints(m, ts_node_named_child(n, 0), s) && p1_cond_ints(m, ts_node_named_child(n, 2), s);
+		return p1_cond_ints(m, ta_node_named_child(n, 0), s) && p1_cond_ints(m, ta_node_named_child(n, 2), s);
 	}
 	char *t = ta_node_text(m->src, n);
 	int v;
@@ -1001,9 +1003,10 @@ static bool p1_cond_ints(const ta_model *m, TSNode n, iset *s)
 static char *p1_size_key_of(const ta_model *m, const ta_kernel *k, bool consts, char **skipped)
 {
 	bool *used = ta_xcalloc(k->param_count ? k->param_count : 1, sizeof *used);
-	TSTreeCursor cur = ts_tree_cursor_new(k->node);
+	ta_walk cur;
+	ta_walk_start(&cur, k->node);
 	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode n = ta_walk_node(&cur);
 		bool bound = ta_node_is(n, "comparison_operator");
 		if (ta_node_is(n, "call")) {
 			char *fn = ta_node_text(m->src, ta_node_field(n, "function"));
@@ -1017,10 +1020,10 @@ static char *p1_size_key_of(const ta_model *m, const ta_kernel *k, bool consts, 
 			    strncmp(p->name, "stride", 6) && ta_node_contains_identifier(m->src, n, p->name))
 				used[i] = true;
 		}
-		if (!ta_cursor_next(&cur, true))
+		if (!ta_walk_next(&cur, true))
 			break;
 	}
-	ts_tree_cursor_delete(&cur);
+	ta_walk_finish(&cur);
 	/* never a tensor (keyed by identity: every call would tune again) nor
 	 * what the author keeps from being specialised */
 	const ta_kwarg *dns = ta_kwarg_find(k->jit_kwargs, k->jit_kwarg_count, "do_not_specialize");
@@ -1122,13 +1125,13 @@ static size_t p1_cdiv_uses(const ta_model *m, TSNode n, const char *name)
 		char *fn = ta_model_canonical(m, ta_node_field(n, "function"));
 		TSNode args = ta_node_field(n, "arguments");
 		if (fn && ta_name_is(fn, "triton.cdiv") && ta_node_named_count(args) == 2 &&
-		    ta_node_text_eq(m->src, ts_node_named_child(args, 1), name))
+		    ta_node_text_eq(m->src, ta_node_named_child(args, 1), name))
 			c++;
 		free(fn);
 	}
 	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++)
-		c += p1_cdiv_uses(m, ts_node_named_child(n, i), name);
+		c += p1_cdiv_uses(m, ta_node_named_child(n, i), name);
 	return c;
 }
 
@@ -1167,9 +1170,9 @@ static bool p1_grid_reads_meta(const ta_model *m, const ta_launch *l, const char
 	if (!l->grid_uses_meta || l->grid_kind != TA_GRID_LAMBDA || !ta_node_is(g, "lambda"))
 		return false;
 	TSNode ps = ta_node_field(g, "parameters");
-	if (ta_node_named_count(ps) != 1 || !ta_node_is(ts_node_named_child(ps, 0), "identifier"))
+	if (ta_node_named_count(ps) != 1 || !ta_node_is(ta_node_named_child(ps, 0), "identifier"))
 		return false;
-	char *pn = ta_node_text(m->src, ts_node_named_child(ps, 0)), *body = ta_node_text(m->src, g);
+	char *pn = ta_node_text(m->src, ta_node_named_child(ps, 0)), *body = ta_node_text(m->src, g);
 	char *a = ta_xasprintf("%s[\"%s\"]", pn, name), *b = ta_xasprintf("%s['%s']", pn, name);
 	size_t j = 0;
 	for (size_t i = 0; body[i]; i++)
@@ -1190,9 +1193,10 @@ static bool p1_grid_reads_meta(const ta_model *m, const ta_launch *l, const char
  * causal mask), so both stay as launched. */
 static void p1_tile_ratios(const ta_model *m, const ta_kernel *k, p1_tiles *t)
 {
-	TSTreeCursor cur = ts_tree_cursor_new(k->node);
+	ta_walk cur;
+	ta_walk_start(&cur, k->node);
 	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode n = ta_walk_node(&cur);
 		TSNode op = ts_node_child_by_field_name(n, "operator", 8);
 		if (ta_node_is(n, "binary_operator") && !ts_node_is_null(op) &&
 		    (ta_node_is(op, "//") || ta_node_is(op, "%"))) {
@@ -1209,10 +1213,10 @@ static void p1_tile_ratios(const ta_model *m, const ta_kernel *k, p1_tiles *t)
 			free(a);
 			free(b);
 		}
-		if (!ta_cursor_next(&cur, true))
+		if (!ta_walk_next(&cur, true))
 			break;
 	}
-	ts_tree_cursor_delete(&cur);
+	ta_walk_finish(&cur);
 }
 
 /* What the untuned kernel's launches do with its tiles: which can be tuned
@@ -1467,7 +1471,7 @@ static int p1_foreign_launcher(const ta_model *m, const ta_kernel *k, char **why
 	int i = ta_index_foreign_decorator(m, &d);   /* the file's first */
 	if (i < 0)
 		return 0;
-	TSNode e = ta_node_unparen(ts_node_named_child(d, 0));
+	TSNode e = ta_node_unparen(ta_node_named_child(d, 0));
 	if (ta_node_is(e, "call"))
 		e = ta_node_field(e, "function");
 	/* the refusal is the file's: said of the kernel asked about, naming
@@ -1753,7 +1757,7 @@ static bool p1_at_line(const ta_model *m, const ta_kernel *k, size_t ki, uint32_
  * speed up. */
 static char *p1_in_test(const ta_model *m, const ta_kernel *k)
 {
-	for (TSNode n = ts_node_parent(k->node); !ts_node_is_null(n); n = ts_node_parent(n)) {
+	for (TSNode n = ta_node_parent(k->node); !ts_node_is_null(n); n = ta_node_parent(n)) {
 		if (!ta_node_is(n, "function_definition"))
 			continue;
 		char *name = ta_node_text(m->src, ta_node_field(n, "name"));

@@ -120,7 +120,7 @@ static bool steps_ahead(const ta_model *m, const ta_kernel *k, const ta_loop *lp
 	}
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
-		if (steps_ahead(m, k, lp, loop, ts_node_named_child(n, i), at, depth))
+		if (steps_ahead(m, k, lp, loop, ta_node_named_child(n, i), at, depth))
 			return true;
 	return false;
 }
@@ -371,7 +371,7 @@ static int p2_done(p2_ctx *c, ta_edit *out, int rc)
 static void keep_term(const ta_model *m, ta_buf *b, TSNode tn, size_t kept)
 {
 	if (kept == 1 && ta_node_is(tn, "parenthesized_expression") && ta_node_named_count(tn) == 1)
-		tn = ts_node_named_child(tn, 0);
+		tn = ta_node_named_child(tn, 0);
 	char *t = ta_node_text(m->src, tn);
 	bool bare = kept == 1 || ta_node_is(tn, "parenthesized_expression") || ta_node_is(tn, "identifier") ||
 		    ta_node_is(tn, "subscript") || ta_node_is(tn, "call");
@@ -401,7 +401,7 @@ static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
 	TSNode pos[3];
 	uint32_t np = 0, n = ta_node_named_count(args);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
+		TSNode a = ta_node_named_child(args, i);
 		if (ta_node_is(a, "keyword_argument") || ta_node_is(a, "comment"))
 			continue;
 		if (np == 3)
@@ -423,8 +423,8 @@ static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
 		TSNode ca = ta_node_field(stop, "arguments");
 		if (fn && (ta_name_is(fn, "triton.language.cdiv") || ta_name_is(fn, "triton.cdiv")) &&
 		    ta_node_named_count(ca) == 2) {
-			kn = ts_node_named_child(ca, 0);
-			bn = ts_node_named_child(ca, 1);
+			kn = ta_node_named_child(ca, 0);
+			bn = ta_node_named_child(ca, 1);
 		}
 		free(fn);
 	}
@@ -526,7 +526,7 @@ static TSNode load_arg(const ta_model *m, TSNode call, const char *kw, uint32_t 
 	TSNode args = ta_node_field(call, "arguments");
 	uint32_t n = ta_node_named_count(args), pos = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
+		TSNode a = ta_node_named_child(args, i);
 		if (ta_node_is(a, "comment"))
 			continue;
 		if (ta_node_is(a, "keyword_argument")) {
@@ -683,10 +683,10 @@ static TSNode jit_decorator(const ta_model *m, const ta_kernel *k)
 		return (TSNode){ 0 };
 	uint32_t n = ta_node_named_count(dd);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode d = ts_node_named_child(dd, i);
+		TSNode d = ta_node_named_child(dd, i);
 		if (!ta_node_is(d, "decorator"))
 			continue;
-		TSNode e = ts_node_named_child(d, 0);
+		TSNode e = ta_node_named_child(d, 0);
 		TSNode fn = ta_node_is(e, "call") ? ta_node_field(e, "function") : e;
 		char *c = ta_model_canonical(m, fn);
 		bool jit = c && (ta_name_is(c, "triton.jit") || !strcmp(c, "jit"));
@@ -708,7 +708,7 @@ static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 	if (k->heuristics_span.end > k->heuristics_span.start) {
 		TSNode call = ta_edits_node(m, k->heuristics_span);
 		TSNode args = ta_node_field(call, "arguments");
-		TSNode dict = ts_node_named_child(args, 0);
+		TSNode dict = ta_node_named_child(args, 0);
 		if (!ta_node_is(dict, "dictionary")) {
 			free(lam);
 			*why = ta_xasprintf("%s: the heuristics are not a literal dict", k->name);
@@ -718,7 +718,7 @@ static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 		char q = '"';
 		uint32_t n = ta_node_named_count(dict);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode p = ts_node_named_child(dict, i);
+			TSNode p = ta_node_named_child(dict, i);
 			if (!ta_node_is(p, "pair"))
 				continue;
 			TSNode key = ta_node_field(p, "key");
@@ -899,8 +899,8 @@ static bool block_arange(const p2_ctx *c, const ta_loop *lp, TSNode x)
 	bool arange = fn && ta_name_is(fn, "triton.language.arange");
 	free(fn);
 	TSNode a = ta_node_field(x, "arguments");
-	return arange && ta_node_named_count(a) == 2 && ta_node_text_eq(m->src, ts_node_named_child(a, 0), "0") &&
-	       ta_node_text_eq(m->src, ts_node_named_child(a, 1), c->BK);
+	return arange && ta_node_named_count(a) == 2 && ta_node_text_eq(m->src, ta_node_named_child(a, 0), "0") &&
+	       ta_node_text_eq(m->src, ta_node_named_child(a, 1), c->BK);
 }
 
 /* x (a broadcast of it aside) holds the current block's indices:
@@ -943,8 +943,8 @@ static bool block_bound_term(const p2_ctx *c, const ta_loop *lp, TSNode loop, TS
 	if (!ta_node_is(t, "comparison_operator") || ta_node_named_count(t) != 2 || ta_node_child_count(t) != 3 ||
 	    !ta_node_text_eq(m->src, ts_node_child(t, 1), "<"))
 		return false;
-	TSNode r = ta_node_unparen(ts_node_named_child(t, 1));
-	return ta_node_text_eq(m->src, r, c->K) && block_indices(c, lp, loop, ts_node_named_child(t, 0), 0);
+	TSNode r = ta_node_unparen(ta_node_named_child(t, 1));
+	return ta_node_text_eq(m->src, r, c->K) && block_indices(c, lp, loop, ta_node_named_child(t, 0), 0);
 }
 
 /* One place the loop bounds its block: a load's mask or a tl.where's
@@ -1038,7 +1038,7 @@ static TSNode own_statement(const ta_model *m, TSNode n)
 /* `x = tl.where(cond, x, ...)` as a statement: the name x, else NULL. */
 static char *where_self_assign(const ta_model *m, const attn_site *s, TSNode stmt)
 {
-	TSNode a = ts_node_named_child(stmt, 0);
+	TSNode a = ta_node_named_child(stmt, 0);
 	if (!ta_node_is(a, "assignment"))
 		return NULL;
 	TSNode l = ta_node_field(a, "left"), r = ta_node_field(a, "right");

@@ -1,6 +1,7 @@
 /* P3: tl.trans on a raw-loaded tile inside a loop.
  * Its detector and its rewrite. */
 #include "config.h"
+#include "analyze/flat.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -77,7 +78,7 @@ static bool is_identifier(const char *s)
 }
 
 /* Reads of name (as ta_edits_ident_count counts them, less x.dtype and x.shape)
- * starting in [from, to). A cursor walk: ts_node_named_child is linear in
+ * starting in [from, to). One walk (analyze/flat.h): ts_node_named_child is linear in
  * the child's index, and going down the kernel by it was a tenth of the
  * rules' time. */
 static size_t reads_between(const ta_model *m, TSNode n, const char *name, uint32_t from, uint32_t to)
@@ -85,9 +86,10 @@ static size_t reads_between(const ta_model *m, TSNode n, const char *name, uint3
 	size_t c = 0;
 	if (ts_node_is_null(n))
 		return 0;
-	TSTreeCursor cur = ts_tree_cursor_new(n);
+	ta_walk cur;
+	ta_walk_start(&cur, n);
 	for (;;) {
-		TSNode x = ts_tree_cursor_current_node(&cur);
+		TSNode x = ta_walk_node(&cur);
 		bool descend = false;
 		if (!ts_node_is_named(x) || ts_node_end_byte(x) <= from || ts_node_start_byte(x) >= to) {
 			/* a token, or outside the range: nothing to count */
@@ -103,10 +105,10 @@ static size_t reads_between(const ta_model *m, TSNode n, const char *name, uint3
 		} else {
 			descend = true;
 		}
-		if (!ta_cursor_next(&cur, descend))
+		if (!ta_walk_next(&cur, descend))
 			break;
 	}
-	ts_tree_cursor_delete(&cur);
+	ta_walk_finish(&cur);
 	return c;
 }
 
@@ -382,7 +384,7 @@ static int p3_load(p3_ctx *c, TSNode call, bool inline_load, char **inline_text,
 	uint32_t n = ta_node_named_count(args), pos = 0;
 	int ptr_bits = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
+		TSNode a = ta_node_named_child(args, i);
 		if (ta_node_is(a, "comment"))
 			continue;
 		bool kw = ta_node_is(a, "keyword_argument");
@@ -449,11 +451,11 @@ static char *shift_left(const char *text, uint32_t n)
  * st directly, or a null node. */
 static TSNode arm_of(TSNode st, bool *in_else)
 {
-	TSNode block = ts_node_parent(st);
-	TSNode up = ts_node_is_null(block) ? block : ts_node_parent(block);
+	TSNode block = ta_node_parent(st);
+	TSNode up = ts_node_is_null(block) ? block : ta_node_parent(block);
 	if (!ts_node_is_null(up) && ta_node_is(up, "else_clause")) {
 		*in_else = true;
-		return ts_node_parent(up);
+		return ta_node_parent(up);
 	}
 	*in_else = false;
 	return !ts_node_is_null(up) && ta_node_is(up, "if_statement") ? up : (TSNode){ 0 };
@@ -476,7 +478,7 @@ static bool branch_loads(const ta_model *m, const ta_kernel *k, const char *name
 		if (!ta_node_is(a, "assignment") || ts_node_end_byte(a) > off ||
 		    !ta_node_is(ta_node_field(a, "left"), "identifier"))
 			return false;
-		TSNode st = ts_node_parent(a);   /* the expression statement */
+		TSNode st = ta_node_parent(a);   /* the expression statement */
 		ifs[i] = ts_node_is_null(st) ? st : arm_of(st, &in_else[i]);
 		ld[i] = load_at(k, ta_node_unparen(ta_node_field(a, "right")));
 		if (ts_node_is_null(ifs[i]) || !ld[i])

@@ -25,7 +25,7 @@ static char *store_block_width(ta_rule_ctx *c, const ta_op *store)
 	uint32_t n = ta_node_is(list, "list") || ta_node_is(list, "tuple") ? ta_node_named_count(list) : 0;
 	if (!n)
 		return NULL;
-	return ta_node_text(c->m->src, ts_node_named_child(list, n - 1));
+	return ta_node_text(c->m->src, ta_node_named_child(list, n - 1));
 }
 
 ta_status ta_detect_p5(ta_rule_ctx *c)
@@ -135,7 +135,7 @@ static uint32_t dict_entry(const ta_model *m, TSNode config, const char *value, 
 	char q = '"';
 	uint32_t n = ta_node_named_count(dict);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode p = ts_node_named_child(dict, i);
+		TSNode p = ta_node_named_child(dict, i);
 		if (ta_node_is(p, "comment"))
 			continue;
 		if (!ta_node_is(p, "pair"))
@@ -190,9 +190,9 @@ static int p5_comprehension_config(const ta_model *m, TSNode config, TSNode comp
 		return ta_edits_refuse(why, "line %u: the config's parameters are not a literal dict",
 				       (unsigned)ts_node_start_point(config).row + 1);
 	uint32_t n = ta_node_named_count(comp);
-	TSNode last = ts_node_named_child(comp, n - 1);
+	TSNode last = ta_node_named_child(comp, n - 1);
 	while (ta_node_is(last, "comment") && n > 1)
-		last = ts_node_named_child(comp, --n - 1);
+		last = ta_node_named_child(comp, --n - 1);
 	uint32_t e = ts_node_end_byte(last);
 	/* A clause that starts its own line gets a sibling line. */
 	char *loop;
@@ -308,8 +308,8 @@ static const char *p5_shape(const ta_model *m, const ta_kernel *k, const ta_op *
 	TSNode shape = ta_edits_call_arg(m, dc, 3, "block_shape");
 	if ((!ta_node_is(shape, "list") && !ta_node_is(shape, "tuple")) || ta_node_named_count(shape) != 2)
 		return "the descriptor's block_shape is not a literal pair [BLOCK_M, BLOCK_N]";
-	s->bm = ts_node_named_child(shape, 0);
-	s->bn = s->bn_at = ts_node_named_child(shape, 1);
+	s->bm = ta_node_named_child(shape, 0);
+	s->bn = s->bn_at = ta_node_named_child(shape, 1);
 	s->offsets = ta_edits_call_arg(m, call, 0, NULL);
 	s->value = ta_edits_call_arg(m, call, 1, NULL);
 	if ((!ta_node_is(s->offsets, "list") && !ta_node_is(s->offsets, "tuple")) ||
@@ -331,9 +331,9 @@ static char *p5_branch(const ta_model *m, const ta_op *op, const p5_store *s, co
 	char *ind = ta_edits_indent_at(m, start);
 	const char *u = ta_edits_indent_unit(m, ind);
 	char *bm = ta_node_text(m->src, s->bm), *bn = operand(m, s->bn, false), *t = ta_node_text(m->src, tile);
-	char *o0 = ta_node_text(m->src, ts_node_named_child(s->offsets, 0));
-	char *o1 = ta_node_text(m->src, ts_node_named_child(s->offsets, 1));
-	char *o1p = operand(m, ts_node_named_child(s->offsets, 1), true);
+	char *o0 = ta_node_text(m->src, ta_node_named_child(s->offsets, 0));
+	char *o1 = ta_node_text(m->src, ta_node_named_child(s->offsets, 1));
+	char *o1p = operand(m, ta_node_named_child(s->offsets, 1), true);
 	char *orig = ta_edits_text(m, start, end);
 	char *ro = ta_edits_reindent(orig, u);
 	bool nl = end > start && m->src->text[end - 1] == '\n';

@@ -133,7 +133,7 @@ static bool multiplied(const ta_model *m, TSNode n, const char *name)
 	}
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
-		if (multiplied(m, ts_node_named_child(n, i), name))
+		if (multiplied(m, ta_node_named_child(n, i), name))
 			return true;
 	return false;
 }
@@ -408,7 +408,7 @@ static int p6_one(const ta_model *m, const p6_site *s, bool stride, ta_edit *out
 	uint32_t end;
 	if (!ta_node_is(ta_node_parent(s->stmt), "block") || ta_edits_stmt_lines(m, s->stmt, &end) == UINT32_MAX)
 		return ta_edits_refuse(why, "line %u: the load of `%s` shares its line with other code", sline, s->name);
-	TSNode assign = ts_node_named_child(s->stmt, 0);
+	TSNode assign = ta_node_named_child(s->stmt, 0);
 	char *rhs = ta_node_text(m->src, ta_node_field(assign, "right"));
 	bool pointer = strstr(rhs, "pointer_type") != NULL;
 	free(rhs);
@@ -416,7 +416,7 @@ static int p6_one(const ta_model *m, const p6_site *s, bool stride, ta_edit *out
 		return ta_edits_refuse(why, "line %u: `%s` is neither a stride (a factor of an address) nor a pointer "
 				       "(cast with pointer_type): what to assume is not clear", sline, s->name);
 	TSNode call = ta_edits_node(m, s->load->span);
-	TSNode ptr = ts_node_named_child(ta_node_field(call, "arguments"), 0);
+	TSNode ptr = ta_node_named_child(ta_node_field(call, "arguments"), 0);
 	char *slice = NULL;
 	char *table = ts_node_is_null(ptr) ? NULL : table_param(m, s->k, ptr, &slice);
 	if (!table)

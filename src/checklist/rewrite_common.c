@@ -220,7 +220,7 @@ static void names_walk(const ta_model *m, TSNode n, char ***v, size_t *count, si
 	}
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
-		names_walk(m, ts_node_named_child(n, i), v, count, cap);
+		names_walk(m, ta_node_named_child(n, i), v, count, cap);
 }
 
 size_t ta_edits_names(const ta_model *m, TSNode n, char ***out)
@@ -303,7 +303,7 @@ static bool def_line_comment(const ta_model *m, TSNode params, TSNode after, TSN
 	 * blanks (tabs kept) */
 	uint32_t row = ts_node_start_point(after).row, first = ts_node_start_byte(after);
 	for (uint32_t k = 0; k < ta_node_named_count(params); k++) {
-		TSNode p = ts_node_named_child(params, k);
+		TSNode p = ta_node_named_child(params, k);
 		if (!ta_node_is(p, "comment") && ts_node_start_point(p).row == row) {
 			first = ts_node_start_byte(p);
 			break;
@@ -330,7 +330,7 @@ int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *na
 	TSNode after = { 0 };
 	uint32_t index = 0, seen = 0, n = ta_node_named_count(params);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode p = ts_node_named_child(params, i);
+		TSNode p = ta_node_named_child(params, i);
 		if (ta_node_is(p, "comment"))
 			continue;
 		if (!ta_node_is(p, "identifier") && !ta_node_is(p, "typed_parameter") &&
@@ -403,7 +403,7 @@ TSNode ta_edits_call_arg(const ta_model *m, TSNode call, uint32_t index, const c
 	TSNode args = ta_node_field(call, "arguments");
 	uint32_t pos = 0, n = ta_node_named_count(args);
 	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ts_node_named_child(args, i);
+		TSNode a = ta_node_named_child(args, i);
 		if (ta_node_is(a, "comment"))
 			continue;
 		if (ta_node_is(a, "keyword_argument")) {
@@ -586,7 +586,7 @@ int ta_edits_bcast_mask(const ta_model *m, TSNode n)
 		r |= 4;
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
-		r |= ta_edits_bcast_mask(m, ts_node_named_child(n, i));
+		r |= ta_edits_bcast_mask(m, ta_node_named_child(n, i));
 	return r;
 }
 

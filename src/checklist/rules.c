@@ -333,7 +333,7 @@ static size_t comprehension_values(const ta_rule_ctx *c, ta_span cfg, const char
 		if (!ta_node_is(p, "list_comprehension") && !ta_node_is(p, "generator_expression"))
 			continue;
 		for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
-			TSNode fc = ts_node_named_child(p, i);
+			TSNode fc = ta_node_named_child(p, i);
 			if (!ta_node_is(fc, "for_in_clause") ||
 			    !ta_node_text_eq(c->m->src, ta_node_field(fc, "left"), var))
 				continue;
@@ -341,7 +341,7 @@ static size_t comprehension_values(const ta_rule_ctx *c, ta_span cfg, const char
 			if (!ta_node_is(seq, "tuple") && !ta_node_is(seq, "list"))
 				continue;
 			for (uint32_t j = 0; j < ts_node_named_child_count(seq) && n < max; j++) {
-				TSNode v = ts_node_named_child(seq, j);
+				TSNode v = ta_node_named_child(seq, j);
 				char *t = ta_xstrndup(c->m->src->text + ts_node_start_byte(v),
 						      ts_node_end_byte(v) - ts_node_start_byte(v));
 				if (ta_node_is(v, "integer") && parse_long(t, &vals[n]))

@@ -1,5 +1,6 @@
 /* S1: Raw pointer loads of 2D tiles. Its detector and its rewrite. */
 #include "config.h"
+#include "analyze/flat.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -507,7 +508,7 @@ static int s1_advance(s1_ctx *c)
 	const ta_model *m = c->m;
 	if (ts_node_is_null(c->adv))
 		return 0;
-	TSNode step = ta_node_unparen(ta_node_field(ts_node_named_child(c->adv, 0), "right")), x = { 0 };
+	TSNode step = ta_node_unparen(ta_node_field(ta_node_named_child(c->adv, 0), "right")), x = { 0 };
 	c->adv_axis = -1;
 	if (ta_node_is(step, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(step, "operator"), "*")) {
 		TSNode l = ta_node_unparen(ta_node_field(step, "left")), r = ta_node_unparen(ta_node_field(step, "right"));
@@ -691,7 +692,7 @@ static bool mask_term(s1_ctx *c, TSNode term, int *axis, TSNode *offs, TSNode *b
 	if (!ta_node_is(cmp, "comparison_operator") || ta_node_named_count(cmp) != 2 ||
 	    ta_node_child_count(cmp) != 3 || !ta_node_text_eq(m->src, ts_node_child(cmp, 1), "<"))
 		return false;
-	TSNode l = ta_node_unparen(ts_node_named_child(cmp, 0)), r = ts_node_named_child(cmp, 1);
+	TSNode l = ta_node_unparen(ta_node_named_child(cmp, 0)), r = ta_node_named_child(cmp, 1);
 	if (ta_edits_bcast_mask(m, r) != 0)
 		return false;
 	if (kind <= 0) {
@@ -723,7 +724,7 @@ static TSNode flag_mask(s1_ctx *c, TSNode mask)
 	TSNode x = ta_node_unparen(mask);
 	if (!ta_node_is(x, "conditional_expression") || ta_node_named_count(x) != 3)
 		return mask;
-	TSNode a = ts_node_named_child(x, 0), flag = ts_node_named_child(x, 1), b = ts_node_named_child(x, 2);
+	TSNode a = ta_node_named_child(x, 0), flag = ta_node_named_child(x, 1), b = ta_node_named_child(x, 2);
 	if (!ta_node_is(flag, "identifier"))
 		return mask;
 	char *fn = ta_node_text(m->src, flag);
@@ -853,9 +854,10 @@ static uint32_t host_rank(const ta_model *m, const ta_launch *l, const char *x)
 		fn = ta_syntax_root(m->syn);
 	char *shape = ta_xasprintf("%s.shape", x);
 	uint32_t rank = 0;
-	TSTreeCursor cur = ts_tree_cursor_new(fn);
+	ta_walk cur;
+	ta_walk_start(&cur, fn);
 	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
+		TSNode n = ta_walk_node(&cur);
 		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
 		if (ts_node_start_byte(n) >= l->span.start)
 			break;
@@ -872,10 +874,10 @@ static uint32_t host_rank(const ta_model *m, const ta_launch *l, const char *x)
 				rank = alloc && (ta_node_is(a0, "tuple") || ta_node_is(a0, "list")) ? ta_node_named_count(a0) : 0;
 			}
 		}
-		if (!ta_cursor_next(&cur, true))
+		if (!ta_walk_next(&cur, true))
 			break;
 	}
-	ts_tree_cursor_delete(&cur);
+	ta_walk_finish(&cur);
 	free(shape);
 	return rank;
 }
@@ -986,12 +988,12 @@ static bool s1_every_branch_reads(s1_ctx *c, TSNode ifs)
 	bool has_else = false, all = true;
 	uint32_t n = ta_node_named_count(ifs);
 	for (uint32_t i = 0; i < n && all; i++) {
-		TSNode ch = ts_node_named_child(ifs, i), body = ch;
+		TSNode ch = ta_node_named_child(ifs, i), body = ch;
 		if (ta_node_is(ch, "else_clause") || ta_node_is(ch, "elif_clause")) {
 			has_else |= ta_node_is(ch, "else_clause");
 			body = ta_node_field(ch, "body");
 			if (ts_node_is_null(body))
-				body = ts_node_named_child(ch, ta_node_named_count(ch) - 1);
+				body = ta_node_named_child(ch, ta_node_named_count(ch) - 1);
 		} else if (!ta_node_is(ch, "block")) {
 			continue;  /* the condition */
 		}
@@ -1102,12 +1104,12 @@ static size_t s1_splat_len(const ta_model *m, TSNode splat)
 {
 	if (!ta_node_is(splat, "list_splat") || ta_node_named_count(splat) != 1)
 		return 0;
-	TSNode e = ta_node_unparen(ts_node_named_child(splat, 0));
+	TSNode e = ta_node_unparen(ta_node_named_child(splat, 0));
 	if (ta_node_is(e, "tuple"))
 		return ta_node_named_count(e);
 	if (!ta_node_is(e, "conditional_expression") || ta_node_named_count(e) != 3)
 		return 0;
-	TSNode a = ta_node_unparen(ts_node_named_child(e, 0)), b = ta_node_unparen(ts_node_named_child(e, 2));
+	TSNode a = ta_node_unparen(ta_node_named_child(e, 0)), b = ta_node_unparen(ta_node_named_child(e, 2));
 	if (!ta_node_is(a, "tuple") || !ta_node_is(b, "tuple") || ta_node_named_count(a) != ta_node_named_count(b))
 		return 0;
 	return ta_node_named_count(a);
@@ -1225,7 +1227,7 @@ static bool s1_passed_optional(const ta_model *m, const ta_launch *l, const ta_k
 		TSNode a = ta_node_unparen(s1_launch_arg(m, l, k, i));
 		if (!ta_node_is(a, "conditional_expression") || ta_node_named_count(a) != 3)
 			continue;
-		char *ct = squeezed(m, ts_node_named_child(a, 1));
+		char *ct = squeezed(m, ta_node_named_child(a, 1));
 		found = !strcmp(ct, want);
 		free(ct);
 	}
@@ -1241,8 +1243,8 @@ static char *s1_optional_stride(const ta_model *m, TSNode *sa, TSNode base)
 	TSNode e = ta_node_unparen(*sa);
 	if (!ta_node_is(e, "conditional_expression") || ta_node_named_count(e) != 3 || !ta_node_is(base, "identifier"))
 		return NULL;
-	TSNode a = ta_node_unparen(ts_node_named_child(e, 0)), cond = ts_node_named_child(e, 1);
-	TSNode z = ts_node_named_child(e, 2);
+	TSNode a = ta_node_unparen(ta_node_named_child(e, 0)), cond = ta_node_named_child(e, 1);
+	TSNode z = ta_node_named_child(e, 2);
 	char *bt = ta_node_text(m->src, base), *ct = squeezed(m, cond);
 	char *want = ta_xasprintf("%sisnotNone", bt);
 	bool ok = !strcmp(ct, want) && ta_node_text_eq(m->src, z, "0") && ta_node_is(a, "call");
@@ -1515,11 +1517,11 @@ static TSNode configs_node(const ta_model *m, const ta_autotune *at)
 												      at->configs_span.end);
 	TSNode root = ta_syntax_root(m->syn), hit = { 0 };
 	for (uint32_t i = 0; i < ts_node_named_child_count(root) && ts_node_is_null(hit); i++) {
-		TSNode n = ts_node_named_child(root, i);
+		TSNode n = ta_node_named_child(root, i);
 		if (ta_node_is(n, "decorated_definition"))
 			n = ta_node_field(n, "definition");
 		if (ta_node_is(n, "expression_statement"))
-			n = ts_node_named_child(n, 0);
+			n = ta_node_named_child(n, 0);
 		TSNode name = ta_node_is(n, "function_definition") ? ta_node_field(n, "name") :
 			      ta_node_is(n, "assignment") ? ta_node_field(n, "left") : (TSNode){ 0 };
 		if (!ts_node_is_null(name) && ta_node_text_eq(m->src, name, want))
@@ -1653,7 +1655,7 @@ static char *s1_same_descriptor(s1_ctx *c, TSNode at, const char *tl, const char
 	char *found = NULL;
 	for (TSNode p = ts_node_prev_named_sibling(at); !ts_node_is_null(p) && !found;
 	     p = ts_node_prev_named_sibling(p)) {
-		TSNode a = ta_node_is(p, "expression_statement") ? ts_node_named_child(p, 0) : (TSNode){ 0 };
+		TSNode a = ta_node_is(p, "expression_statement") ? ta_node_named_child(p, 0) : (TSNode){ 0 };
 		if (!ta_node_is(a, "assignment") || !ta_node_is(ta_node_field(a, "left"), "identifier") ||
 		    !ta_node_text_eq(m->src, ta_node_field(a, "right"), want))
 			continue;

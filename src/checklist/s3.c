@@ -160,7 +160,7 @@ static int s3_one(const ta_model *m, const ta_kernel *k, const ta_op *dot, ta_ed
 		TSNode target = (TSNode){ 0 };
 		uint32_t n = ta_node_named_count(args);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode c = ts_node_named_child(args, i);
+			TSNode c = ta_node_named_child(args, i);
 			uint32_t s = ts_node_start_byte(c);
 			if ((form == 1 && s == dot->args[2].start) || (form == 2 && s == acc->span.start))
 				target = c;

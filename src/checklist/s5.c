@@ -47,7 +47,7 @@ static TSNode q_heads_in_shape(const ta_model *m, const ta_kernel *k, TSNode sha
 {
 	uint32_t n = ta_node_named_count(shape);
 	for (uint32_t d = 0; d < n; d++) {
-		TSNode el = ts_node_named_child(shape, d);
+		TSNode el = ta_node_named_child(shape, d);
 		char *t = ta_node_is(el, "identifier") ? ta_node_text(m->src, el) : NULL;
 		bool q = t && ta_name_among(t, ta_gqa_head_counts) && ta_kernel_param(k, t);
 		free(t);
@@ -110,7 +110,7 @@ static size_t s5_strides(const ta_model *m, TSNode n, const char *h, const char 
 	size_t c = 0;
 	uint32_t k = ta_node_named_count(n);
 	for (uint32_t i = 0; i < k; i++)
-		c += s5_strides(m, ts_node_named_child(n, i), h, kvh, false, out);
+		c += s5_strides(m, ta_node_named_child(n, i), h, kvh, false, out);
 	return c;
 }
 
@@ -133,7 +133,7 @@ static int s5_one(const ta_model *m, const ta_kernel *k, const ta_param *group, 
 	if (ta_node_is(strides, "list") || ta_node_is(strides, "tuple")) {
 		uint32_t sn = ta_node_named_count(strides);
 		for (uint32_t i = 0; i < sn; i++)
-			fixed += s5_strides(m, ts_node_named_child(strides, i), h, kvh, true, out);
+			fixed += s5_strides(m, ta_node_named_child(strides, i), h, kvh, true, out);
 	}
 	ta_edit_set_title(out, "%s%s%s holds %s heads%s", op->target ? "descriptor " : "a K/V descriptor",
 			  op->target ? op->target : "", op->target ? "" : "", kvh,

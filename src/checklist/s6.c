@@ -118,7 +118,7 @@ TA_REWRITE(S6, NULL, TA_UNSAFE("assumes tanh.approx.f32's error (about 2^-11 rel
 			TSNode call = ta_edits_node(m, l->span);
 			TSNode args = ta_node_field(call, "arguments");
 			uint32_t na = ta_node_named_count(args);
-			TSNode last = na ? ts_node_named_child(args, na - 1) : (TSNode){ 0 };
+			TSNode last = na ? ta_node_named_child(args, na - 1) : (TSNode){ 0 };
 			while (!ts_node_is_null(last) && ta_node_is(last, "comment"))
 				last = ts_node_prev_named_sibling(last);
 			if (ts_node_is_null(last) || ta_node_is(last, "dictionary_splat") ||

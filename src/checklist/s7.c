@@ -79,7 +79,7 @@ static bool already_conditional(const ta_model *m, TSNode n)
 		if (ta_node_is(p, "function_definition") || ta_node_is(p, "module"))
 			break;
 		TSNode cond = ta_node_is(p, "if_statement") ? ta_node_field(p, "condition") :
-			      ta_node_is(p, "conditional_expression") ? ts_node_named_child(p, 1) : (TSNode){ 0 };
+			      ta_node_is(p, "conditional_expression") ? ta_node_named_child(p, 1) : (TSNode){ 0 };
 		if (!ts_node_is_null(cond)) {
 			char *t = ta_node_text(m->src, cond);
 			bool s = strstr(t, "stride") || strstr(t, "is_contiguous");
@@ -118,12 +118,12 @@ static int s7_ndim_in(const ta_model *m, TSNode n, const char *name, bool assert
 		     ta_node_text_eq(m->src, ta_node_field(r, "attribute"), "size"))) {
 			int c = 0;
 			for (uint32_t i = 0; i < ta_node_named_count(l); i++)
-				c += ta_node_is(ts_node_named_child(l, i), "list_splat_pattern") ? 100 : 1;
+				c += ta_node_is(ta_node_named_child(l, i), "list_splat_pattern") ? 100 : 1;
 			return c < 100 ? c : 0;
 		}
 	}
 	if (asserted && ta_node_is(n, "comparison_operator") && ta_node_named_count(n) == 2) {
-		TSNode a = ta_node_unparen(ts_node_named_child(n, 0)), b = ts_node_named_child(n, 1);
+		TSNode a = ta_node_unparen(ta_node_named_child(n, 0)), b = ta_node_named_child(n, 1);
 		TSNode op = ts_node_child(n, 1);
 		if (ta_node_is(a, "call"))
 			a = ta_node_field(a, "function");
@@ -143,7 +143,7 @@ static int s7_ndim_in(const ta_model *m, TSNode n, const char *name, bool assert
 	if (!in_assert && ta_node_is_expression(n))
 		return 0;
 	for (uint32_t i = 0; i < ta_node_named_count(n); i++) {
-		int v = s7_ndim_in(m, ts_node_named_child(n, i), name, in_assert);
+		int v = s7_ndim_in(m, ta_node_named_child(n, i), name, in_assert);
 		if (v)
 			return v;
 	}
@@ -162,7 +162,7 @@ static int s7_stride_dim(const ta_model *m, TSNode n, const char *name, int ndim
 	if (!ta_node_is(f, "attribute") || !ta_node_text_eq(m->src, ta_node_field(f, "object"), name) ||
 	    !ta_node_text_eq(m->src, ta_node_field(f, "attribute"), "stride") || ta_node_named_count(args) != 1)
 		return -100;
-	char *t = ta_node_text(m->src, ts_node_named_child(args, 0));
+	char *t = ta_node_text(m->src, ta_node_named_child(args, 0));
 	char *end;
 	long v = strtol(t, &end, 10);
 	bool ok = *t && !*end;
@@ -244,7 +244,7 @@ static void s7_uses(const ta_model *m, TSNode n, s7_facts *f)
 		return;
 	}
 	for (uint32_t i = 0; i < ta_node_named_count(n); i++)
-		s7_uses(m, ts_node_named_child(n, i), f);
+		s7_uses(m, ta_node_named_child(n, i), f);
 }
 
 /* Refuses (-1, *why_not) unless skipping the copy cannot change what the

@@ -233,7 +233,7 @@ TA_REWRITE(S8, NULL, TA_SAFE)
 		uint32_t n = ta_node_named_count(list);
 		TSNode last = { 0 };
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode c = ts_node_named_child(list, i);
+			TSNode c = ta_node_named_child(list, i);
 			if (ta_node_is(c, "comment"))
 				continue;
 			if (ts_node_is_null(last) && ta_node_is(c, "string"))

@@ -1,0 +1,212 @@
+#include "config.h"
+#include "analyze/flat.h"
+#include "analyze/syntax.h"
+#include "util/buf.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The live copies, for ta_flat_of: a tree is copied once per analysis and
+ * a run holds few trees at a time. The analysis runs on one thread. */
+static ta_flat *live;
+
+static size_t slot_of(const void *id, uint32_t mask)
+{
+	return (size_t)((((uintptr_t)id >> 3) * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+/* Every node a cursor stops at has a slot of its own in its parent's
+ * children (tree-sitter's id), so the id and the start find it. */
+static void index_nodes(ta_flat *f)
+{
+	uint32_t cap = 16;
+	while (cap < 2 * f->count)
+		cap *= 2;
+	f->mask = cap - 1;
+	f->slots = ta_xcalloc(cap, sizeof *f->slots);
+	for (uint32_t i = 0; i < f->count; i++) {
+		size_t s = slot_of(f->nodes[i].id, f->mask);
+		while (f->slots[s])
+			s = (s + 1) & f->mask;
+		f->slots[s] = i + 1;
+	}
+}
+
+static void add_node(ta_flat *f, size_t *cap, TSNode n, uint32_t parent, TSTreeCursor *c)
+{
+	if (f->count == *cap)
+		ta_grow((void **)&f->nodes, cap, (size_t)f->count + 1, sizeof *f->nodes);
+	ta_flat_node *e = &f->nodes[f->count++];
+	memcpy(e->context, n.context, sizeof e->context);
+	e->id = n.id;
+	e->parent = parent;
+	e->end = TA_FLAT_NONE;
+	e->named = ts_node_is_named(n);
+	e->symbol = ts_node_symbol(n);
+	e->field = c ? ts_tree_cursor_current_field_id(c) : 0;
+}
+
+/* Marks the nodes from at up to (not including) the ancestor stop as ended
+ * before node index end: each node is closed once. */
+static uint32_t close_up(ta_flat *f, uint32_t at, uint32_t stop, uint32_t end)
+{
+	while (at != stop) {
+		f->nodes[at].end = end;
+		at = f->nodes[at].parent;
+	}
+	return at;
+}
+
+ta_flat *ta_flat_build(TSNode root)
+{
+	ta_flat *f = ta_xcalloc(1, sizeof *f);
+	f->tree = root.tree;
+	size_t cap = 0;
+	add_node(f, &cap, root, TA_FLAT_NONE, NULL);
+	uint32_t cur = 0;
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	for (;;) {
+		uint32_t parent;
+		/* A leaf is known from its child count, cheaper than the
+		 * cursor's failing to go down (most nodes are leaves). */
+		if (ts_node_child_count(ta_flat_node_at(f, cur)) && ts_tree_cursor_goto_first_child(&c)) {
+			parent = cur;
+		} else {
+			uint32_t up = cur;
+			bool more = true;
+			while (!ts_tree_cursor_goto_next_sibling(&c)) {
+				if (!ts_tree_cursor_goto_parent(&c)) {
+					more = false;
+					break;
+				}
+				up = f->nodes[up].parent;
+			}
+			if (!more)
+				break;
+			parent = f->nodes[up].parent;
+			close_up(f, cur, parent, f->count);
+		}
+		add_node(f, &cap, ts_tree_cursor_current_node(&c), parent, &c);
+		cur = f->count - 1;
+	}
+	close_up(f, cur, TA_FLAT_NONE, f->count);
+	ts_tree_cursor_delete(&c);
+	index_nodes(f);
+	f->next_live = live;
+	live = f;
+	return f;
+}
+
+void ta_flat_free(ta_flat *f)
+{
+	if (!f)
+		return;
+	for (ta_flat **p = &live; *p; p = &(*p)->next_live)
+		if (*p == f) {
+			*p = f->next_live;
+			break;
+		}
+	free(f->nodes);
+	free(f->slots);
+	free(f);
+}
+
+const ta_flat *ta_flat_of(TSNode n)
+{
+	if (!n.tree)
+		return NULL;
+	for (ta_flat *f = live; f; f = f->next_live)
+		if (f->tree == n.tree)
+			return f;
+	return NULL;
+}
+
+uint32_t ta_flat_index(const ta_flat *f, TSNode n)
+{
+	for (size_t s = slot_of(n.id, f->mask); f->slots[s]; s = (s + 1) & f->mask) {
+		const ta_flat_node *e = &f->nodes[f->slots[s] - 1];
+		if (e->id == n.id && e->context[0] == n.context[0] && e->context[3] == n.context[3])
+			return f->slots[s] - 1;
+	}
+	return TA_FLAT_NONE;
+}
+
+uint32_t ta_flat_field_child(const ta_flat *f, uint32_t at, TSFieldId field)
+{
+	for (uint32_t c = at + 1; c < f->nodes[at].end; c = f->nodes[c].end)
+		if (f->nodes[c].field == field)
+			return c;
+	return TA_FLAT_NONE;
+}
+
+uint32_t ta_flat_named_child(const ta_flat *f, uint32_t at, uint32_t i)
+{
+	for (uint32_t c = at + 1; c < f->nodes[at].end; c = f->nodes[c].end)
+		if (f->nodes[c].named && i-- == 0)
+			return c;
+	return TA_FLAT_NONE;
+}
+
+void ta_walk_start(ta_walk *w, TSNode n)
+{
+	const ta_flat *f = ta_flat_of(n);
+	uint32_t at = f ? ta_flat_index(f, n) : TA_FLAT_NONE;
+	if (at != TA_FLAT_NONE) {
+		*w = (ta_walk){ .flat = f, .at = at, .start = at, .end = f->nodes[at].end };
+	} else {
+		*w = (ta_walk){ .flat = NULL };
+		w->cursor = ts_tree_cursor_new(n);
+	}
+}
+
+void ta_walk_finish(ta_walk *w)
+{
+	if (!w->flat)
+		ts_tree_cursor_delete(&w->cursor);
+}
+
+/* tree-sitter 0.20's cursor made on a node forgets the alias the node was
+ * reached by (its first node has the grammar's own kind), and the walks the
+ * flat one replaced saw that: so does the flat walk's first node. */
+static TSNode walk_first(const ta_walk *w)
+{
+	TSNode n = ta_flat_node_at(w->flat, w->start);
+	n.context[3] = 0;
+	return n;
+}
+
+TSNode ta_walk_node(const ta_walk *w)
+{
+	if (!w->flat)
+		return ts_tree_cursor_current_node(&w->cursor);
+	return w->at == w->start ? walk_first(w) : ta_flat_node_at(w->flat, w->at);
+}
+
+TSSymbol ta_walk_named_symbol(const ta_walk *w)
+{
+	if (w->flat && w->at != w->start) {
+		const ta_flat_node *e = &w->flat->nodes[w->at];
+		return e->named ? e->symbol : 0;
+	}
+	TSNode n = ta_walk_node(w);
+	return ts_node_is_named(n) ? ts_node_symbol(n) : 0;
+}
+
+TSFieldId ta_walk_field(const ta_walk *w)
+{
+	if (!w->flat)
+		return ts_tree_cursor_current_field_id(&w->cursor);
+	/* a cursor knows no field above the node it was made on */
+	return w->at == w->start ? 0 : w->flat->nodes[w->at].field;
+}
+
+bool ta_walk_next(ta_walk *w, bool descend)
+{
+	if (!w->flat)
+		return ta_cursor_next(&w->cursor, descend);
+	uint32_t next = descend ? w->at + 1 : w->flat->nodes[w->at].end;
+	if (next >= w->end)
+		return false;
+	w->at = next;
+	return true;
+}

@@ -1,0 +1,178 @@
+/* The flat copy of a tree (analyze/flat.h) answers as tree-sitter's own node
+ * API does: the same nodes in the same order, and for each the same parent,
+ * named children and children by field, and the same walks with and without
+ * descending. Checked node by node on tricky snippets (comments between
+ * arguments, decorators, f-strings, a syntax error, zero-width nodes) and
+ * on every Python file of the examples and the rule fixtures. */
+#include "config.h"
+/* ---- shared test helpers (kept in each file: one program per test) ---- */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analyze/flat.h"
+#include "analyze/source.h"
+#include "analyze/syntax.h"
+#include "util/buf.h"
+
+static inline const char *ta_test_srcdir(void)
+{
+	const char *s = getenv("TA_SRCDIR");
+	return s && *s ? s : TA_BUILD_SRCDIR;
+}
+
+static bool same(TSNode a, TSNode b)
+{
+	return ts_node_eq(a, b) || (ts_node_is_null(a) && ts_node_is_null(b));
+}
+
+/* Every node, in the order a cursor visits them, against the copy. */
+static size_t check_tree(const ta_syntax *syn)
+{
+	const ta_flat *f = ta_syntax_flat(syn);
+	assert_non_null(f);
+	TSNode root = ta_syntax_root(syn);
+	assert_ptr_equal(ta_flat_of(root), f);
+	uint32_t fields = ts_language_field_count(tree_sitter_python());
+	TSTreeCursor c = ts_tree_cursor_new(root);
+	uint32_t i = 0;
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&c);
+		assert_true(i < f->count);
+		assert_true(same(ta_flat_node_at(f, i), n));
+		assert_int_equal(ta_flat_index(f, n), i);
+		assert_int_equal(f->nodes[i].symbol, ts_node_symbol(n));
+		assert_int_equal(f->nodes[i].named, ts_node_is_named(n));
+		/* tree-sitter 0.20 finds the parent by byte ranges, which a
+		 * zero-width node can fool: those only where it has width */
+		if (ts_node_start_byte(n) < ts_node_end_byte(n))
+			assert_true(same(ta_node_parent(n), ts_node_parent(n)));
+		uint32_t named = ts_node_named_child_count(n);
+		for (uint32_t k = 0; k <= named; k++)
+			assert_true(same(ta_node_named_child(n, k), ts_node_named_child(n, k)));
+		for (TSFieldId fid = 1; fid <= fields; fid++)
+			assert_true(same(ta_node_field_id(n, fid), ts_node_child_by_field_id(n, fid)));
+		/* a walk of the node's subtree, skipping every other subtree */
+		TSTreeCursor w = ts_tree_cursor_new(n);
+		ta_walk fw;
+		ta_walk_start(&fw, n);
+		assert_ptr_equal(fw.flat, f);
+		for (unsigned step = 0;; step++) {
+			TSNode a = ts_tree_cursor_current_node(&w);
+			assert_true(same(ta_walk_node(&fw), a));
+			assert_int_equal(ta_walk_named_symbol(&fw), ts_node_is_named(a) ? ts_node_symbol(a) : 0);
+			assert_int_equal(ta_walk_field(&fw), ts_tree_cursor_current_field_id(&w));
+			bool descend = step % 3 != 2;
+			bool more = ta_cursor_next(&w, descend);
+			assert_int_equal(ta_walk_next(&fw, descend), more);
+			if (!more)
+				break;
+		}
+		ta_walk_finish(&fw);
+		ts_tree_cursor_delete(&w);
+		i++;
+		if (!ta_cursor_next(&c, true))
+			break;
+	}
+	ts_tree_cursor_delete(&c);
+	assert_int_equal(i, f->count);
+	return i;
+}
+
+static size_t check_text(const char *name, const char *text, size_t len)
+{
+	ta_source *src = NULL;
+	char *err = NULL;
+	assert_int_equal(ta_source_from_bytes(name, text, len, &src, &err), 0);
+	ta_syntax *syn = ta_syntax_parse(src, &err);
+	assert_non_null(syn);
+	size_t n = check_tree(syn);
+	ta_syntax_free(syn);
+	ta_source_free(src);
+	return n;
+}
+
+static void test_snippets(void **state)
+{
+	(void)state;
+	static const char *const snippets[] = {
+		"import triton\nimport triton.language as tl\n\n"
+		"@triton.autotune(configs=[triton.Config({'BLOCK': 64}, num_warps=4)], key=['n'])\n"
+		"@triton.jit\n"
+		"def k(x_ptr, n, BLOCK: tl.constexpr):\n"
+		"    pid = tl.program_id(0)  # the block\n"
+		"    offs = pid * BLOCK + tl.arange(0, BLOCK)\n"
+		"    x = tl.load(x_ptr + offs,  # a comment between arguments\n"
+		"                mask=offs < n, other=0.0)\n"
+		"    for i in range(0, (n + BLOCK - 1) // BLOCK):\n"
+		"        x += i if i > 0 else -i\n"
+		"    tl.store(x_ptr + offs, x.T, mask=not offs >= n and True)\n",
+		"def f(a, *args, **kw):\n    return f\"{a!r:>{kw['w']}} {args[0]}\", lambda q=1: q\n",
+		"x = [i for i in range(3) if i] ; y = {k: v for k, v in z.items()}\nprint(x, y, sep='')\n",
+		"def broken(:\n    x = (1 +\n    return\n",
+		"class C(B, metaclass=M):\n    \"\"\"doc\"\"\"\n    def m(self): pass\n",
+		"\n",
+	};
+	for (size_t i = 0; i < sizeof snippets / sizeof *snippets; i++)
+		check_text("s.py", snippets[i], strlen(snippets[i]));
+}
+
+static size_t check_folder(const char *dir)
+{
+	size_t nodes = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char *p = ta_xasprintf("%s/%s", dir, e->d_name);
+		struct stat st;
+		if (stat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+			nodes += check_folder(p);
+		} else {
+			size_t len = strlen(e->d_name);
+			if (len > 3 && !strcmp(e->d_name + len - 3, ".py")) {
+				ta_source *src = NULL;
+				char *err = NULL;
+				if (ta_source_load(p, &src, &err) == 0) {
+					nodes += check_text(p, src->text, src->len);
+					ta_source_free(src);
+				}
+				free(err);
+			}
+		}
+		free(p);
+	}
+	closedir(d);
+	return nodes;
+}
+
+static void test_files(void **state)
+{
+	(void)state;
+	char *ex = ta_xasprintf("%s/examples", ta_test_srcdir());
+	char *fx = ta_xasprintf("%s/tests/fixtures/rules", ta_test_srcdir());
+	size_t nodes = check_folder(ex) + check_folder(fx);
+	assert_true(nodes > 10000);
+	free(ex);
+	free(fx);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_snippets),
+		cmocka_unit_test(test_files),
+	};
+	return cmocka_run_group_tests_name("flat", tests, NULL, NULL);
+}
