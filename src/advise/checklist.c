@@ -1,5 +1,6 @@
 #include "config.h"
 #include "advise/checklist.h"
+#include "advise/json_read.h"
 #include "checklist/rewrite.h"
 #include "util/buf.h"
 #include "util/datadir.h"
@@ -571,7 +572,7 @@ ta_catalog *ta_catalog_load(const char *path, char **err)
 		return NULL;
 	}
 	json_error_t jerr;
-	json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *root = ta_json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root) {
 		*err = jerr.line > 0 ? ta_xasprintf("%s:%d:%d: %s", file, jerr.line, jerr.column, jerr.text)
 				     : ta_xasprintf("%s: %s", file, jerr.text);

@@ -1,5 +1,6 @@
 #include "config.h"
 #include "advise/journal.h"
+#include "advise/json_read.h"
 #include "analyze/source.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
@@ -279,7 +280,7 @@ int ta_journal_open(const char *real_path, ta_journal **out, char **err)
 		return -1;
 	}
 	json_error_t jerr;
-	json_t *root = json_loadb(data, len, 0, &jerr);
+	json_t *root = ta_json_loadb(data, len, 0, &jerr);
 	free(data);
 	const char *bad = NULL;
 	json_t *v = root ? json_object_get(root, "version") : NULL;

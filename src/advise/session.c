@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "advise/journal.h"
+#include "advise/json_read.h"
 #include "analyze/source.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
@@ -1066,7 +1067,7 @@ int ta_session_from_json(const char *text, size_t len, const char *name, ta_sess
 {
 	*out = NULL;
 	json_error_t je;
-	json_t *root = json_loadb(text, len, 0, &je);
+	json_t *root = ta_json_loadb(text, len, 0, &je);
 	if (!root) {
 		/* jansson quotes the bad bytes: keep the message one line. */
 		for (char *p = je.text; *p; p++)
