@@ -111,6 +111,17 @@ static uint32_t g7_dominating_point(const ta_model *m, const ta_launch *first, b
 	return ta_edits_line_next(m, ts_node_end_byte(last));
 }
 
+/* triton.set_allocator(None): takes the allocator away. */
+static bool g7_resets(const ta_model *m, const ta_host_op *op)
+{
+	TSNode call = ta_edits_node(m, op->span);
+	if (!ta_node_is(call, "call"))
+		return false;
+	TSNode args = ta_node_field(call, "arguments");
+	return !ts_node_is_null(args) && ta_node_named_count(args) == 1 &&
+	       ta_node_is(ts_node_named_child(args, 0), "none");
+}
+
 bool ta_edits_allocator_dominates(const ta_model *m, size_t ki)
 {
 	const ta_launch *first = NULL;
@@ -120,7 +131,7 @@ bool ta_edits_allocator_dominates(const ta_model *m, size_t ki)
 	for (size_t h = 0; h < m->host_count; h++) {
 		for (size_t i = 0; i < m->hosts[h].op_count; i++) {
 			const ta_host_op *op = &m->hosts[h].ops[i];
-			if (op->kind != TA_HOST_SET_ALLOCATOR)
+			if (op->kind != TA_HOST_SET_ALLOCATOR || g7_resets(m, op))
 				continue;
 			bool in_fn = false;
 			TSNode top = g7_top_statement(m, op->span.start, &in_fn);
@@ -130,7 +141,10 @@ bool ta_edits_allocator_dominates(const ta_model *m, size_t ki)
 				return true;  /* module level: runs on import */
 			if (!first)
 				continue;
-			/* in the function of every launch, unconditionally, before them */
+			/* in the function of every launch, unconditionally (a statement
+			 * of its body, not one inside a branch, loop or try), before them */
+			if (!ta_node_is(top, "expression_statement"))
+				continue;
 			bool all = op->span.start < first->span.start;
 			for (size_t l = 0; l < m->launch_count && all; l++)
 				if (m->launches[l].kernel == (int)ki && m->launches[l].host != (int)h)

@@ -506,7 +506,7 @@ static int l1_launch(l1_ctx *c, const ta_launch *l, size_t pidx, ta_edit *out)
 		free(inl);
 	}
 	if (!ts_node_is_null(arg))
-		ta_edits_drop_arg(out, arg);
+		ta_edits_drop_arg(m, out, arg);
 	free(pick);
 	free(vt);
 	return 0;

@@ -265,7 +265,7 @@ static int l2_one(const ta_model *m, const ta_launch *l, ta_edit *out, char **wh
 		for (uint32_t j = 0; j < n; j++) {
 			TSNode c = ta_node_named_child(args, j);
 			if (ts_node_start_byte(c) == l->kwargs[i].span.start) {
-				ta_edits_drop_arg(out, c);
+				ta_edits_drop_arg(m, out, c);
 				dropped++;
 				drops_param |= !opt;
 				ta_buf_printf(&names, "%s%s", names.len ? ", " : "", l->kwargs[i].name);

@@ -843,64 +843,170 @@ static bool p1_address_param(const ta_model *m, const ta_kernel *k, const ta_par
 	return p1_access(m, k, p->name, 0, &line) != 0;
 }
 
+static TSNode p1_host_node(const ta_model *m, const ta_launch *l);
+
+/* The names a launch argument may stand for in the function that holds
+ * the launch: the name itself, what it is bound to there on any branch
+ * (`dX = dY`, its place in `dG, dU = G, U`, either arm of `q if inplace
+ * else torch.empty_like(q)`), and the tensor a host descriptor built on it
+ * covers (`TensorDescriptor.from_tensor(dG, ...)`, then desc is set). */
+typedef struct p1_roots {
+	char *v[12];
+	size_t n;
+	bool desc;
+} p1_roots;
+
+static void p1_roots_free(p1_roots *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->v[i]);
+	r->n = 0;
+}
+
+/* What assignment asg binds to name (its place in a tuple on both sides),
+ * or a null node. */
+static TSNode p1_bound_value(const ta_model *m, TSNode asg, const char *name)
+{
+	TSNode left = ta_node_field(asg, "left"), right = ta_node_unparen(ta_node_field(asg, "right"));
+	if (ta_node_is(left, "identifier"))
+		return ta_node_text_eq(m->src, left, name) ? right : (TSNode){ 0 };
+	if ((ta_node_is(left, "pattern_list") || ta_node_is(left, "tuple_pattern")) &&
+	    (ta_node_is(right, "expression_list") || ta_node_is(right, "tuple")) &&
+	    ta_node_named_count(left) == ta_node_named_count(right))
+		for (uint32_t i = 0; i < ta_node_named_count(left); i++)
+			if (ta_node_text_eq(m->src, ts_node_named_child(left, i), name))
+				return ta_node_unparen(ts_node_named_child(right, i));
+	return (TSNode){ 0 };
+}
+
+static void p1_value_roots(const ta_model *m, TSNode host, TSNode v, p1_roots *r, int depth);
+
+static void p1_name_roots(const ta_model *m, TSNode host, const char *name, p1_roots *r, int depth)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!strcmp(r->v[i], name))
+			return;
+	if (r->n == sizeof r->v / sizeof *r->v)
+		return;
+	r->v[r->n++] = ta_xstrdup(name);
+	if (depth >= 3)
+		return;
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, host, name, &d);
+	for (size_t i = 0; i < d.n; i++)
+		if (ta_node_is(d.v[i], "assignment")) {
+			TSNode val = p1_bound_value(m, d.v[i], name);
+			if (!ts_node_is_null(val))
+				p1_value_roots(m, host, val, r, depth + 1);
+		}
+}
+
+static void p1_value_roots(const ta_model *m, TSNode host, TSNode v, p1_roots *r, int depth)
+{
+	v = ta_node_unparen(v);
+	if (ta_node_is(v, "identifier")) {
+		char *t = ta_node_text(m->src, v);
+		p1_name_roots(m, host, t, r, depth);
+		free(t);
+	} else if (ta_node_is(v, "conditional_expression") && ta_node_named_count(v) == 3) {
+		p1_value_roots(m, host, ts_node_named_child(v, 0), r, depth);
+		p1_value_roots(m, host, ts_node_named_child(v, 2), r, depth);
+	} else if (ta_node_is(v, "call")) {
+		char *fn = ta_node_text(m->src, ta_node_field(v, "function"));
+		size_t l = fn ? strlen(fn) : 0;
+		bool desc = fn && ((l >= 16 && !strcmp(fn + l - 16, "TensorDescriptor")) ||
+				   (l >= 11 && !strcmp(fn + l - 11, "from_tensor")));
+		free(fn);
+		TSNode t = desc ? ta_edits_call_arg(m, v, 0, "tensor") : (TSNode){ 0 };
+		if (!ts_node_is_null(t)) {
+			r->desc = true;
+			p1_value_roots(m, host, t, r, depth);
+		}
+	}
+}
+
+/* The node of what launch l passes k for parameter i, or a null node. */
+static TSNode p1_launch_node(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i)
+{
+	if (i < l->arg_count)
+		return ta_edits_node(m, l->args[i]);
+	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[i].name);
+	return kw ? ta_edits_node(m, kw->value_span) : (TSNode){ 0 };
+}
+
+/* A launch passes the tensor it gives k for written parameter w also for
+ * a parameter k reads (an in-place call: `k[grid](x, x, n)`, `dX = dY`
+ * before `k[grid](dY, dX)`, or descriptors built on one tensor). 1 when
+ * they may be one tensor, 2 when w's is a host descriptor over it (which
+ * restore_value cannot copy), 0 otherwise; *line: that launch's. */
+static int p1_aliased(const ta_model *m, const ta_kernel *k, size_t ki, size_t w, const unsigned *acc,
+		      uint32_t *line)
+{
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		TSNode host = p1_host_node(m, l), wn = p1_launch_node(m, l, k, w);
+		if (ts_node_is_null(wn))
+			continue;
+		char *wt = ta_node_text(m->src, wn);
+		p1_roots rw = { .n = 0 };
+		p1_value_roots(m, host, wn, &rw, 0);
+		int same = 0;
+		for (size_t r = 0; r < k->param_count && !same; r++) {
+			if (r == w || !(acc[r] & P1_READ))
+				continue;
+			TSNode rn = p1_launch_node(m, l, k, r);
+			if (ts_node_is_null(rn))
+				continue;
+			char *rt = ta_node_text(m->src, rn);
+			p1_roots rr = { .n = 0 };
+			p1_value_roots(m, host, rn, &rr, 0);
+			bool hit = !strcmp(rt, wt);
+			for (size_t a = 0; a < rw.n && !hit; a++)
+				for (size_t b = 0; b < rr.n && !hit; b++)
+					hit = !strcmp(rw.v[a], rr.v[b]);
+			if (hit)
+				same = rw.desc ? 2 : 1;
+			p1_roots_free(&rr);
+			free(rt);
+		}
+		p1_roots_free(&rw);
+		free(wt);
+		if (same) {
+			*line = l->span.line;
+			return same;
+		}
+	}
+	return 0;
+}
+
+/* k writes through a host descriptor over a tensor it also reads (the
+ * launches build both on one tensor): restore_value copies tensors, not
+ * descriptors, so the tuner's trial launches would each overwrite what the
+ * next one reads. Returns 0, or -1 with *why. */
+static int p1_descriptor_inplace(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
+{
+	unsigned *acc = ta_xcalloc(k->param_count + 1, sizeof *acc);
+	uint32_t wl = 0;
+	int rc = 0;
+	for (size_t i = 0; i < k->param_count; i++)
+		if (!k->params[i].constexpr_)
+			acc[i] = p1_access(m, k, k->params[i].name, 0, &wl);
+	for (size_t i = 0; i < k->param_count && rc == 0; i++) {
+		uint32_t line = 0;
+		if ((acc[i] & P1_WRITE) && p1_aliased(m, k, ki, i, acc, &line) == 2)
+			rc = ta_edits_refuse(why, "line %u: %s writes %s, a host tensor descriptor over a tensor it also "
+					     "reads; restore_value cannot copy a descriptor, so each config tried would "
+					     "overwrite what the next one reads", line, k->name, k->params[i].name);
+	}
+	free(acc);
+	return rc;
+}
+
 /* The arguments autotuning would run k on again and again: read and
  * written (also through another argument the launch passes the same tensor
  * for), or accumulated into with atomics. Returns the restore_value=
  * list ("\"dq\", \"dk\"", caller frees) or NULL; *names: the same without
  * quotes for the title; *line: the first write. */
-/* The text of the argument a launch of kernel ki passes for parameter i
- * (positional or by keyword), or NULL. */
-static char *p1_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i)
-{
-	if (i < l->arg_count)
-		return ta_edits_text(m, l->args[i].start, l->args[i].end);
-	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[i].name);
-	return kw ? ta_xstrdup(kw->value) : NULL;
-}
-
-static TSNode p1_host_node(const ta_model *m, const ta_launch *l);
-
-/* The function holding launch l binds name a to name b (`dX = dY`, on any
- * branch): the two arguments may be one tensor. */
-static bool p1_host_alias(const ta_model *m, const ta_launch *l, const char *a, const char *b)
-{
-	ta_edits_defs d = { 0 };
-	ta_edits_find_defs(m, p1_host_node(m, l), a, &d);
-	for (size_t i = 0; i < d.n; i++) {
-		if (!ta_node_is(d.v[i], "assignment"))
-			continue;
-		TSNode left = ta_node_field(d.v[i], "left"), right = ta_node_unparen(ta_node_field(d.v[i], "right"));
-		if (ta_node_is(left, "identifier") && ta_node_is(right, "identifier") &&
-		    ta_node_text_eq(m->src, right, b))
-			return true;
-	}
-	return false;
-}
-
-/* A launch passes the tensor it gives k for written parameter w also for
- * a parameter k reads (an in-place call: `k[grid](x, x, n)`, or `dX = dY`
- * before `k[grid](dY, dX)` in the launching function). */
-static bool p1_aliased(const ta_model *m, const ta_kernel *k, size_t ki, size_t w, const unsigned *acc)
-{
-	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
-	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
-		char *wt = p1_launch_arg(m, l, k, w);
-		for (size_t r = 0; wt && r < k->param_count; r++) {
-			if (r == w || !(acc[r] & P1_READ))
-				continue;
-			char *rt = p1_launch_arg(m, l, k, r);
-			bool same = rt && (!strcmp(rt, wt) || p1_host_alias(m, l, wt, rt) || p1_host_alias(m, l, rt, wt));
-			free(rt);
-			if (same) {
-				free(wt);
-				return true;
-			}
-		}
-		free(wt);
-	}
-	return false;
-}
-
 static char *p1_rmw_args(const ta_model *m, const ta_kernel *k, char **names, uint32_t *line)
 {
 	ta_buf b = TA_BUF_INIT, n = TA_BUF_INIT;
@@ -915,7 +1021,7 @@ static char *p1_rmw_args(const ta_model *m, const ta_kernel *k, char **names, ui
 		uint32_t l = wl[i];
 		unsigned a = acc[i];
 		if ((a & P1_ATOMIC) || ((a & P1_READ) && (a & P1_WRITE)) ||
-		    ((a & P1_WRITE) && p1_aliased(m, k, ki, i, acc))) {
+		    ((a & P1_WRITE) && p1_aliased(m, k, ki, i, acc, &(uint32_t){ 0 }))) {
 			ta_buf_printf(&b, "%s\"%s\"", b.len ? ", " : "", p->name);
 			ta_buf_printf(&n, "%s%s", n.len ? ", " : "", p->name);
 			if (!*line || (l && l < *line))
@@ -997,6 +1103,43 @@ static bool p1_cond_ints(const ta_model *m, TSNode n, iset *s)
 	return ok;
 }
 
+/* What the key holds for size parameter i: the argument every launch
+ * passes a rounding of it for (`m_size // 32` as cache_key_m_size: the
+ * author's coarse key, one tuning per bucket, not per length), else i. */
+static const char *p1_key_name(const ta_model *m, const ta_kernel *k, size_t i)
+{
+	size_t ki = (size_t)(k - m->kernels);
+	for (size_t j = 0; j < k->param_count; j++)
+		if (j != i && !k->params[j].constexpr_ && ta_edits_rounds(m, k, ki, i, j))
+			return k->params[j].name;
+	return k->params[i].name;
+}
+
+/* The file's own autotune of another kernel leaves size parameter i out
+ * of its key while keying on another size k also keys on (`key=["N"]` on
+ * a kernel of M and N: a token count that would retune every step): the
+ * author's choice for that size in this file. That kernel, or -1. */
+static int p1_author_leaves_out(const ta_model *m, const ta_kernel *k, const bool *used, size_t i)
+{
+	const char *name = k->params[i].name;
+	for (size_t o = 0; o < m->kernel_count; o++) {
+		const ta_kernel *s = &m->kernels[o];
+		const ta_param *sp = s != k && s->autotune && s->autotune->key_count ? ta_kernel_param(s, name) : NULL;
+		if (!sp || sp->constexpr_)
+			continue;
+		bool in_key = false, shared = false;
+		for (size_t j = 0; j < s->autotune->key_count; j++) {
+			const char *kn = s->autotune->key[j];
+			const ta_param *kp = ta_kernel_param(k, kn);
+			in_key |= !strcmp(kn, name);
+			shared |= kp && !kp->constexpr_ && used[kp - k->params];
+		}
+		if (!in_key && shared)
+			return (int)o;
+	}
+	return -1;
+}
+
 /* The size arguments read by a comparison (a mask), a loop's range or a
  * ceiling division: runtime ones, or (consts) constexpr ones that are not
  * tiles. Strides never. */
@@ -1024,10 +1167,11 @@ static char *p1_size_key_of(const ta_model *m, const ta_kernel *k, bool consts, 
 			break;
 	}
 	ta_walk_finish(&cur);
-	/* never a tensor (keyed by identity: every call would tune again) nor
-	 * what the author keeps from being specialised */
+	/* never a tensor (keyed by identity: every call would tune again), nor
+	 * what the author keeps from being specialised or out of a key */
 	const ta_kwarg *dns = ta_kwarg_find(k->jit_kwargs, k->jit_kwarg_count, "do_not_specialize");
 	ta_buf b = TA_BUF_INIT, sk = TA_BUF_INIT;
+	int o;
 	for (size_t i = 0; i < k->param_count; i++) {
 		const ta_param *p = &k->params[i];
 		if (!used[i])
@@ -1036,8 +1180,11 @@ static char *p1_size_key_of(const ta_model *m, const ta_kernel *k, bool consts, 
 			ta_buf_printf(&sk, "%s%s is a tensor", sk.len ? ", " : "", p->name);
 		else if (dns && ta_edits_word_in(dns->value, strlen(dns->value), p->name))
 			ta_buf_printf(&sk, "%s%s is in do_not_specialize", sk.len ? ", " : "", p->name);
+		else if ((o = p1_author_leaves_out(m, k, used, i)) >= 0)
+			ta_buf_printf(&sk, "%s%s is left out of the key of %s (line %u), which takes it too",
+				      sk.len ? ", " : "", p->name, m->kernels[o].name, m->kernels[o].def_line);
 		else
-			ta_buf_printf(&b, "%s\"%s\"", b.len ? ", " : "", p->name);
+			ta_buf_printf(&b, "%s\"%s\"", b.len ? ", " : "", p1_key_name(m, k, i));
 	}
 	*skipped = sk.len ? ta_buf_steal(&sk) : (ta_buf_free(&sk), NULL);
 	free(used);
@@ -1423,7 +1570,7 @@ static int p1_untile_launches(const ta_model *m, size_t ki, const p1_tiles *t, t
 			if (!tuned)
 				continue;
 			TSNode arg = ta_edits_node(m, kw->span);
-			if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(out, arg) != 0)
+			if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(m, out, arg) != 0)
 				return ta_edits_refuse(why, "line %u: cannot take %s= out of the launch", kw->span.line,
 						       kw->name);
 			/* the wrapper's `BLOCK_M = 64`, now read by nothing */
@@ -1551,6 +1698,57 @@ static int p1_single_warp_roundtrip(const ta_model *m, const ta_kernel *k, size_
 	return 0;
 }
 
+/* A launch value read from a tuned configuration: a string-keyed lookup
+ * (`run_config["num_warps"]`, `cfg.kwargs["BLOCK_M"]`) or a config's
+ * `.num_warps` / `.num_stages`, directly or through a name the launching
+ * function binds only to such values. */
+static bool p1_looked_up(const ta_model *m, TSNode host, TSNode v, int depth)
+{
+	v = ta_node_unparen(v);
+	if (ta_node_is(v, "subscript"))
+		return ta_node_is(ta_node_unparen(ta_node_field(v, "subscript")), "string");
+	if (ta_node_is(v, "attribute")) {
+		TSNode a = ta_node_field(v, "attribute");
+		return ta_node_text_eq(m->src, a, "num_warps") || ta_node_text_eq(m->src, a, "num_stages");
+	}
+	if (!ta_node_is(v, "identifier") || depth >= 2)
+		return false;
+	char *name = ta_node_text(m->src, v);
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, host, name, &d);
+	/* every binding of it is a lookup (a default overwritten after the
+	 * lookup is what the launch gets) */
+	bool all = d.n > 0 && !d.more;
+	for (size_t i = 0; i < d.n && all; i++) {
+		TSNode val = ta_node_is(d.v[i], "assignment") ? p1_bound_value(m, d.v[i], name) : (TSNode){ 0 };
+		all = !ts_node_is_null(val) && p1_looked_up(m, host, val, depth + 1);
+	}
+	free(name);
+	return all;
+}
+
+/* The wrapper already tunes k: a launch takes num_warps or num_stages,
+ * which the edit would tune, from a configuration looked up per shape
+ * (lightllm's run_config, a forward pass's best_config). An autotune would
+ * override that tuning and the tools that fill its table. (Tiles looked
+ * up stay as launched anyway.) Returns 0, or -1 with *why. */
+static int p1_tuned_by_wrapper(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
+{
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		TSNode host = p1_host_node(m, l);
+		for (size_t j = 0; j < l->kwarg_count; j++) {
+			const ta_kwarg *kw = &l->kwargs[j];
+			if ((!strcmp(kw->name, "num_warps") || !strcmp(kw->name, "num_stages")) &&
+			    p1_looked_up(m, host, ta_edits_node(m, kw->value_span), 0))
+				return ta_edits_refuse(why, "line %u: the launch takes %s=%s from a configuration the "
+						       "wrapper looks up, a tuning of its own that an autotune would "
+						       "override", kw->span.line, kw->name, kw->value);
+		}
+	}
+	return 0;
+}
+
 static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_edit *out, char **why)
 {
 	TSNode dd = ta_node_parent(k->node);
@@ -1571,6 +1769,8 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 	if (p1_aten_package(m, why) != 0)
 		return -1;
 	if (p1_single_warp_roundtrip(m, k, ki, why) != 0)
+		return -1;
+	if (p1_descriptor_inplace(m, k, ki, why) != 0 || p1_tuned_by_wrapper(m, k, ki, why) != 0)
 		return -1;
 	p1_seed s = { 0 };
 	bool fixes = false;
@@ -1598,7 +1798,7 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 				iset_add(to, 32);
 			}
 			TSNode arg = ta_edits_node(m, kw->span);
-			if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(out, arg) != 0)
+			if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(m, out, arg) != 0)
 				return ta_edits_refuse(why, "line %u: cannot take %s= out of the launch", kw->span.line,
 						       kw->name);
 		}

@@ -113,8 +113,41 @@ bool ta_edits_at_line(ta_span site, uint32_t line)
 	return line == 0 || (site.line <= line && line <= site.end_line);
 }
 
-int ta_edits_drop_arg(ta_edit *e, TSNode arg)
+/* arg has its line to itself (its comma and a comment may follow): the
+ * bytes of that line, newline included, in *s and *end. */
+static bool drop_arg_line(const ta_model *m, TSNode arg, uint32_t *s, uint32_t *end)
 {
+	const char *t = m->src->text;
+	uint32_t a = ts_node_start_byte(arg), z = ts_node_end_byte(arg), ls = ta_edits_line_start(m, a);
+	for (uint32_t i = ls; i < a; i++)
+		if (t[i] != ' ' && t[i] != '\t')
+			return false;
+	uint32_t i = z;
+	while (i < m->src->len && (t[i] == ' ' || t[i] == '\t'))
+		i++;
+	if (i < m->src->len && t[i] == ',')
+		i++;
+	while (i < m->src->len && (t[i] == ' ' || t[i] == '\t'))
+		i++;
+	if (i < m->src->len && t[i] == '#')
+		while (i < m->src->len && t[i] != '\n')
+			i++;
+	if (i < m->src->len && t[i] == '\r')
+		i++;
+	if (i >= m->src->len || t[i] != '\n')
+		return false;
+	*s = ls;
+	*end = i + 1;
+	return true;
+}
+
+int ta_edits_drop_arg(const ta_model *m, ta_edit *e, TSNode arg)
+{
+	/* a keyword on a line of its own goes with its line, and with its
+	 * comment, which would otherwise be left to the argument before it */
+	uint32_t ls, le;
+	if (drop_arg_line(m, arg, &ls, &le))
+		return ta_edit_replace(e, ls, le, "");
 	TSNode prev = ts_node_prev_named_sibling(arg);
 	while (!ts_node_is_null(prev) && ta_node_is(prev, "comment"))
 		prev = ts_node_prev_named_sibling(prev);
@@ -815,4 +848,31 @@ int ta_edits_triton_at_least(const ta_model *m, int major, int minor, const char
 	free(where);
 	free(dir);
 	return rc;
+}
+
+/* ---- what launches pass -------------------------------------------------- */
+
+char *ta_edits_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i)
+{
+	if (i < l->arg_count)
+		return ta_node_text(m->src, ta_edits_node(m, l->args[i]));
+	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[i].name);
+	return kw ? ta_xstrdup(kw->value) : NULL;
+}
+
+bool ta_edits_rounds(const ta_model *m, const ta_kernel *k, size_t ki, size_t si, size_t j)
+{
+	size_t seen = 0, rounded = 0;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		seen++;
+		char *len = ta_edits_launch_arg(m, l, k, si), *key = ta_edits_launch_arg(m, l, k, j);
+		if (len && key && *len && ta_edits_word_in(key, strlen(key), len) &&
+		    (strstr(key, "//") || strstr(key, "<<") || strstr(key, ">>") || strstr(key, "power_of_2") ||
+		     strstr(key, "round") || strstr(key, "bit_length")))
+			rounded++;
+		free(len);
+		free(key);
+	}
+	return seen && rounded == seen;
 }

@@ -64,7 +64,7 @@ TSNode ta_edits_statement(TSNode n);
 /* True when site spans line (line 0 matches everything). */
 bool ta_edits_at_line(ta_span site, uint32_t line);
 /* Removes an argument (positional or keyword) with its comma. */
-int ta_edits_drop_arg(ta_edit *e, TSNode arg);
+int ta_edits_drop_arg(const ta_model *m, ta_edit *e, TSNode arg);
 /* The identifiers n reads (not names after a dot, not keyword names), each
  * once. Free with ta_edits_names_free. */
 size_t ta_edits_names(const ta_model *m, TSNode n, char ***out);
@@ -153,6 +153,15 @@ int ta_edits_each_host_op(const ta_model *m, int kernel_or_host, uint32_t line, 
 
 /* ---- S3 ------------------------------------------------------------------ */
 bool ta_edits_word_in(const char *s, size_t n, const char *w);
+
+/* The text of what launch l passes kernel k for parameter i (positional or
+ * by keyword), or NULL; caller frees. */
+char *ta_edits_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i);
+
+/* Every launch of kernel ki passes for parameter j a rounding of what it
+ * passes for parameter si (`seqlen_q // 32`, a shift, next_power_of_2, a
+ * round function): j is the author's coarse stand-in for si in a key. */
+bool ta_edits_rounds(const ta_model *m, const ta_kernel *k, size_t ki, size_t si, size_t j);
 
 /* A function or module-level name the file already defines. */
 bool ta_edits_defined(const ta_model *m, const char *name);

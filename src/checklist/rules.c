@@ -414,9 +414,15 @@ static const char *const backend_dirs[] = {
 	"rocm", "amd", "hip", "npu", "ascend", "cambricon", "mlu", "xpu", "musa", "mthreads", "kunlunxin", NULL,
 };
 
-/* Tests that a file branches on the back-end it runs on. */
+/* Tests that a file branches on the back-end it runs on: calls, and the
+ * quoted device or vendor names that a test compares with
+ * (`X.device.type == "xpu"`, `vendor_name == "kunlunxin"`). */
 static const char *const backend_tests[] = {
-	"torch.version.hip", "is_hip(", "is_hip_", "is_rocm(", "is_amd(", "is_xpu(", "is_npu(", "is_mlu(", NULL,
+	"torch.version.hip", "is_hip(", "is_hip_", "is_rocm(", "is_amd(", "is_xpu(", "is_npu(", "is_mlu(",
+	"is_npu_available(", "is_xpu_available(", "is_torch_npu_available(", "is_musa(",
+	"\"hip\"", "'hip'", "\"xpu\"", "'xpu'", "\"npu\"", "'npu'", "\"mlu\"", "'mlu'", "\"musa\"", "'musa'",
+	"\"ascend\"", "'ascend'", "\"cambricon\"", "'cambricon'", "\"kunlunxin\"", "'kunlunxin'",
+	"\"mthreads\"", "'mthreads'", "\"iluvatar\"", "'iluvatar'", "\"metax\"", "'metax'", NULL,
 };
 
 ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b)
@@ -474,7 +480,8 @@ ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b)
 	if (last.test < 0)
 		return TA_BACKEND_CUDA;
 	b->text = backend_tests[last.test];
-	b->len = (int)strcspn(b->text, "(");
+	/* a call is named without its parenthesis, a device name with its quotes */
+	b->len = b->text[0] == '"' || b->text[0] == '\'' ? (int)strlen(b->text) : (int)strcspn(b->text, "(");
 	b->line = last.line;
 	return TA_BACKEND_TEST;
 }

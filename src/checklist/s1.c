@@ -1753,6 +1753,35 @@ static bool s1_launched(const ta_model *m, const ta_kernel *k)
 	return false;
 }
 
+/* A launch of k inside a torch.library.triton_op: that function is also
+ * the op's fake kernel, which torch.compile runs on tensors with no
+ * storage, where the contract's data_ptr() raises. Its line, or 0. */
+static uint32_t s1_in_triton_op(const ta_model *m, const ta_kernel *k)
+{
+	for (size_t i = 0; i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		if (l->kernel != (int)(k - m->kernels))
+			continue;
+		TSNode n = ta_edits_node(m, l->span);
+		while (!ts_node_is_null(n) && !ta_node_is(n, "function_definition"))
+			n = ta_node_parent(n);
+		TSNode dd = ts_node_is_null(n) ? n : ta_node_parent(n);
+		if (!ta_node_is(dd, "decorated_definition"))
+			continue;
+		for (uint32_t j = 0; j < ta_node_named_count(dd); j++) {
+			TSNode d = ts_node_named_child(dd, j);
+			if (!ta_node_is(d, "decorator"))
+				continue;
+			char *t = ta_node_text(m->src, d);
+			bool op = t && ta_edits_word_in(t, strlen(t), "triton_op");
+			free(t);
+			if (op)
+				return ts_node_start_point(d).row + 1;
+		}
+	}
+	return 0;
+}
+
 static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
 {
 	s1_ctx c = { .m = m, .k = k, .op = op };
@@ -1774,6 +1803,11 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		return -1;
 	if (!ta_edits_allocator_dominates(m, (size_t)(k - m->kernels)) && !s1_launched(m, k))
 		return ta_edits_refuse(why, "%s is not launched in this file: nowhere to set the allocator", k->name);
+	uint32_t traced = s1_in_triton_op(m, k);
+	if (traced)
+		return ta_edits_refuse(why, "line %u: %s is launched in a torch.library.triton_op, whose body "
+				       "torch.compile also runs on fake tensors: the TMA contract's data_ptr() "
+				       "cannot run there", traced, k->name);
 	/* Only the pointer, the mask, other= / the value: descriptors take no
 	 * more. Cache hints go (TMA copies through L2 and has none); they never
 	 * change the values, but `.cv` (fetch again, for memory another program

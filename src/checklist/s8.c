@@ -43,15 +43,6 @@ static bool in_list(char **v, size_t n, const char *s)
 	return false;
 }
 
-/* The text of what a launch passes for parameter i of k, or NULL. */
-static char *launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i)
-{
-	if (i < l->arg_count)
-		return ta_node_text(m->src, ta_edits_node(m, l->args[i]));
-	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[i].name);
-	return kw ? ta_xstrdup(kw->value) : NULL;
-}
-
 /* The value of name comes from the configs or a heuristic, not from the
  * caller: a tuned tile (FlagGems' cross-entropy tunes BLOCK_D over its D
  * dimension), never a head dimension to key on. Launches found in the file
@@ -72,7 +63,7 @@ static bool tuned(const ta_model *m, const ta_kernel *k, size_t ki, const char *
 	bool launched = false;
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 	for (const ta_launch *l; p && !p->default_value && (l = ta_launch_walk_next(&walk));) {
-		char *t = launch_arg(m, l, k, pi);
+		char *t = ta_edits_launch_arg(m, l, k, pi);
 		if (t) {
 			free(t);
 			return false;
@@ -92,19 +83,7 @@ static const char *rounded_in_key(const ta_model *m, const ta_kernel *k, size_t 
 	for (size_t j = 0; j < k->param_count; j++) {
 		if (j == si || !in_list(a->key, a->key_count, k->params[j].name))
 			continue;
-		size_t seen = 0, rounded = 0;
-		ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
-		for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
-			seen++;
-			char *len = launch_arg(m, l, k, si), *key = launch_arg(m, l, k, j);
-			if (len && key && ta_edits_word_in(key, strlen(key), len) &&
-			    (strstr(key, "//") || strstr(key, "<<") || strstr(key, ">>") || strstr(key, "power_of_2") ||
-			     strstr(key, "round") || strstr(key, "bit_length")))
-				rounded++;
-			free(len);
-			free(key);
-		}
-		if (seen && rounded == seen)
+		if (ta_edits_rounds(m, k, ki, si, j))
 			return k->params[j].name;
 	}
 	return NULL;

@@ -14,7 +14,9 @@
 # rules: tests/fixtures/rules/, read by test_rules):
 #  1 D13 bit tests     pre d13_bits / d13_flag; rules d13_bit_tests; golden d13, d13_right
 #  2 P1 in-place       pre p1_accum, p1_counter (restore_value) / p1_accum_ok; golden p1_rmw, p1_inplace / p1_noalias
-#    P1 back-end       pre ascend/p1_sum, p1_hip / p1_accum_ok
+#                      pre p1_inplace_cond, p1_tuple_alias / p1_inplace_cond_ok; p1_desc_inplace / p1_desc_ok
+#    P1 back-end       pre ascend/p1_sum, p1_hip, p1_xpu / p1_accum_ok
+#    P1 own tuning     pre p1_run_config / p1_run_config_ok (a per-shape table the wrapper looks up)
 #    P1 pinned 1/1     pre p1_pinned / p1_unpinned; p1_one_warp / p1_one_warp_ok
 #    P1 no-specialize  pre p1_dns / p1_unpinned; golden p1_rmw
 #  3 S7 stride guard   safety s7_batch_offset, s7_stride_assert / s7_strided_ok
@@ -23,12 +25,14 @@
 #    S1 alignment      pre s1_rowstride_local / s1_rowstride (its contract); golden s1, s1_branches, s1_kloop
 #    S1 16-byte block  pre s1_block16_heur / s1_block16 (its assert), s1_block16_ok
 #    P1 aten package   pre p1_aten / p1_aten_ok (the tuner's cache flush runs the package's kernels)
-#  6 S1 allocator      pre s1_two_paths (both orders) / s1_strided; golden s1_branches
+#  6 S1 allocator      pre s1_two_paths (both orders), s1_alloc_branch / s1_strided, s1_alloc_top; golden s1_branches
+#    S1 triton_op      pre s1_triton_op / s1_custom_op (no data_ptr() where torch.compile runs fake tensors)
 #  7 S8 rounded key    rules s8_rounded_key, s8_chunked; golden s8
 #    S8 no-specialize  pre s8_dns / s8_lengths (lengths in do_not_specialize stay out of the key)
 #  8 broken edit ★     tests/tui/broken.sh / tests/tui/walk.sh
 #  9 advisor sites     tests/tui/sites.sh (a refused first site, several sites)
 # 10 P2 comment        pre p2_param_comment, p2_def_comment / p2_def_plain; golden p2_comment
+#    P1 comment        pre p1_kw_comment / p1_unpinned (a dropped keyword's comment goes with it)
 #    P2 flag name      pre p2_seq_loop / p2_def_plain; rules seq_len_key, p2_classes
 #    D12 literal       pre d12_not_ceil / d12_ceil, d12_named; golden d12_literal
 # 11 P2 look-ahead     pre p2_prefetch; rules p2_lookahead
@@ -36,6 +40,7 @@
 #    P1 two depths     pre p1_two_depths / p1_one_depth; golden p1_rmw
 #    P1 tile ratio     pre p1_tile_ratio / p1_tile_ratio_ok (a kernel computing BLOCK_M // BLOCK_N)
 #    P1 test fixture   pre p1_in_test / p1_in_test_ok (a kernel declared inside def test_...)
+#    P1 author's key   pre p1_cache_key (a rounded stand-in), p1_sibling_key / p1_sibling_key_ok
 # 13 newer Triton      safety old_triton / new_triton (G7); s1_old_triton, s1_triton33, s1_setup_py /
 #                      s1_new_triton, s1_undeclared (S1)
 # 14 comment as use    safety s3_commented / s3_used
