@@ -119,7 +119,7 @@ static bool g7_resets(const ta_model *m, const ta_host_op *op)
 		return false;
 	TSNode args = ta_node_field(call, "arguments");
 	return !ts_node_is_null(args) && ta_node_named_count(args) == 1 &&
-	       ta_node_is(ts_node_named_child(args, 0), "none");
+	       ta_node_is(ta_node_named_child(args, 0), "none");
 }
 
 bool ta_edits_allocator_dominates(const ta_model *m, size_t ki)

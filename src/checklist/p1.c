@@ -874,8 +874,8 @@ static TSNode p1_bound_value(const ta_model *m, TSNode asg, const char *name)
 	    (ta_node_is(right, "expression_list") || ta_node_is(right, "tuple")) &&
 	    ta_node_named_count(left) == ta_node_named_count(right))
 		for (uint32_t i = 0; i < ta_node_named_count(left); i++)
-			if (ta_node_text_eq(m->src, ts_node_named_child(left, i), name))
-				return ta_node_unparen(ts_node_named_child(right, i));
+			if (ta_node_text_eq(m->src, ta_node_named_child(left, i), name))
+				return ta_node_unparen(ta_node_named_child(right, i));
 	return (TSNode){ 0 };
 }
 
@@ -909,8 +909,8 @@ static void p1_value_roots(const ta_model *m, TSNode host, TSNode v, p1_roots *r
 		p1_name_roots(m, host, t, r, depth);
 		free(t);
 	} else if (ta_node_is(v, "conditional_expression") && ta_node_named_count(v) == 3) {
-		p1_value_roots(m, host, ts_node_named_child(v, 0), r, depth);
-		p1_value_roots(m, host, ts_node_named_child(v, 2), r, depth);
+		p1_value_roots(m, host, ta_node_named_child(v, 0), r, depth);
+		p1_value_roots(m, host, ta_node_named_child(v, 2), r, depth);
 	} else if (ta_node_is(v, "call")) {
 		char *fn = ta_node_text(m->src, ta_node_field(v, "function"));
 		size_t l = fn ? strlen(fn) : 0;

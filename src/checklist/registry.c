@@ -169,9 +169,7 @@ size_t ta_rules_run_next(ta_rules_result *r)
 		if (e == TA_ENTRY_T1)
 			c.attention = s == TA_STATUS_APPLIES;
 	}
-	for (size_t i = 0; i < c.assign_count; i++)
-		free(c.assigns[i].name);
-	free(c.assigns);
+	ta_rule_ctx_release(&c);
 	return r->kernel_count - r->kernels_run;
 }
 

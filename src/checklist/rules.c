@@ -231,14 +231,12 @@ static bool mentions_loop_var(const ta_rule_ctx *c, ta_span s, const char *vars)
 	return hit;
 }
 
-bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l)
+/* Which assignments inside loop l give their name a value that changes
+ * from one iteration to the next: those that add to it, mention a loop
+ * variable, or mention a name so given, to a fixed point. */
+static bool *loop_varying(ta_rule_ctx *c, const ta_assign *as, size_t n, int l)
 {
 	const ta_kernel *k = c->k;
-	if (l < 0 || (size_t)l >= k->loop_count)
-		return false;
-	size_t n;
-	const ta_assign *as = ta_rule_assigns(c, &n);
-	/* varying[i]: assignment i (inside l) gives its name a changing value. */
 	bool *varying = ta_xcalloc(n ? n : 1, sizeof *varying);
 	for (bool grew = true; grew;) {
 		grew = false;
@@ -255,12 +253,28 @@ bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l)
 				varying[i] = grew = true;
 		}
 	}
+	return varying;
+}
+
+bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l)
+{
+	const ta_kernel *k = c->k;
+	if (l < 0 || (size_t)l >= k->loop_count)
+		return false;
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	/* varying[i]: assignment i (inside l) gives its name a changing value.
+	 * The same for every question about loop l: made once per kernel. */
+	if (!c->loop_varying)
+		c->loop_varying = ta_xcalloc(k->loop_count, sizeof *c->loop_varying);
+	bool *varying = c->loop_varying[l];
+	if (!varying)
+		varying = c->loop_varying[l] = loop_varying(c, as, n, l);
 	bool hit = false;
 	for (size_t j = 0; j < k->loop_count && !hit; j++)
 		hit = k->loops[j].var && ta_loop_within(k, (int)j, l) && mentions_loop_var(c, s, k->loops[j].var);
 	for (size_t i = 0; i < n && !hit; i++)
 		hit = varying[i] && ta_rule_mentions(c, s, as[i].name);
-	free(varying);
 	return hit;
 }
 
@@ -274,6 +288,20 @@ const ta_op *ta_op_defining(const ta_kernel *k, const char *name, uint32_t befor
 				found = op;
 	}
 	return found;
+}
+
+void ta_rule_ctx_release(ta_rule_ctx *c)
+{
+	for (size_t i = 0; i < c->assign_count; i++)
+		free(c->assigns[i].name);
+	free(c->assigns);
+	for (size_t i = 0; c->loop_varying && i < c->k->loop_count; i++)
+		free(c->loop_varying[i]);
+	free(c->loop_varying);
+	c->assigns = NULL;
+	c->assign_count = 0;
+	c->assigns_done = false;
+	c->loop_varying = NULL;
 }
 
 static void collect_assigns(ta_rule_ctx *c)

@@ -1769,7 +1769,7 @@ static uint32_t s1_in_triton_op(const ta_model *m, const ta_kernel *k)
 		if (!ta_node_is(dd, "decorated_definition"))
 			continue;
 		for (uint32_t j = 0; j < ta_node_named_count(dd); j++) {
-			TSNode d = ts_node_named_child(dd, j);
+			TSNode d = ta_node_named_child(dd, j);
 			if (!ta_node_is(d, "decorator"))
 				continue;
 			char *t = ta_node_text(m->src, d);

@@ -224,9 +224,7 @@ TA_REWRITE(S8, NULL, TA_SAFE)
 		/* exactly what the detector reports the key lacks */
 		ta_rule_ctx rc = { .m = m, .k = k, .kernel = (int)ki };
 		char *lacks = s8_missing(&rc);
-		for (size_t i = 0; i < rc.assign_count; i++)
-			free(rc.assigns[i].name);
-		free(rc.assigns);
+		ta_rule_ctx_release(&rc);
 		size_t added = 0;
 		for (char *tok = lacks, *save = NULL; (tok = strtok_r(tok, ", ", &save)); tok = NULL) {
 			ta_buf_printf(&add, "%s%c%s%c", ts_node_is_null(last) && added == 0 ? "" : ", ", quote, tok,
