@@ -13,7 +13,7 @@ py="$TA_SRCDIR/tests/gpu/corpus_edits.py"
 fx="$TA_SRCDIR/tests/fixtures/gpu_table"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-gputable-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 8
+plan 10
 for c in "contract.log pytest contract" "mixed.log pytest fail" "crash.log pytest fail" \
 	"diff_contract.log diff contract" "diff_wrong.log diff fail"; do
 	set -- $c
@@ -31,4 +31,30 @@ grep -q '^| \*\*all\*\* | 9 | 1 | 8 (5) | 8 | 1 | 2 | 1 | 2 | 1 | 1 | 2 | |$' "$
 result $? "the totals: safe failures include a safe edit stopped by an assert" "$(grep '^| \*\*all' "$tmp/table.md")"
 grep -q '^Newly failing: 3 (2 safe, 1 unsafe); stopped by a stated contract: 2; still passing: 2; timed out: 1$' "$tmp/table.md"
 result $? "the headline counts contract stops apart, never as passing" "$(grep '^Newly' "$tmp/table.md")"
+# carry: an earlier run's result holds for a site whose diff is unchanged
+# (path headers aside); a changed diff, a new site and a site never run in a
+# file whose baseline passed are to run again; a site now refused is counted
+mkdir -p "$tmp/old/sites" "$tmp/new/sites/5" "$tmp/new/sites/6" "$tmp/new/sites/7" "$tmp/new/sites/8"
+site() { printf '{"n": %s, "project": "p", "file": "k.py", "rule": "%s", "line": %s, "applied": %s}' "$@"; }
+printf '{"sites": [%s, %s, %s, %s]}\n' "$(site 0 P1 10 true)" "$(site 1 S1 20 true)" "$(site 2 P2 30 true)" \
+	"$(site 3 D4 40 true)" > "$tmp/old/plan.json"
+printf '{"sites": [%s, %s, %s, %s]}\n' "$(site 5 P1 10 true)" "$(site 6 S1 20 true)" "$(site 7 P2 30 true)" \
+	"$(site 8 S8 50 true)" > "$tmp/new/plan.json"
+printf -- '--- a/k.py\n+++ b/k.py\n-x\n+y\n' > "$tmp/old/sites/0.diff"
+printf -- '--- /elsewhere/k.py\n+++ /elsewhere/k.py\n-x\n+y\n' > "$tmp/new/sites/5/diff"
+printf -- '-a\n+b\n' > "$tmp/old/sites/1.diff"
+printf -- '-a\n+c\n' > "$tmp/new/sites/6/diff"
+for n in 2 3; do printf -- '-q\n' > "$tmp/old/sites/$n.diff"; done
+printf -- '-q\n' > "$tmp/new/sites/7/diff"
+printf -- '-s\n' > "$tmp/new/sites/8/diff"
+{ echo '{"kind": "baseline", "project": "p", "file": "k.py", "status": "pass"}'
+  for n in 0 1 3; do echo '{"kind": "site", "n": '$n', "status": "pass"}'; done; } > "$tmp/old/results.jsonl"
+TA=/bin/false python3 "$py" carry "$tmp/new" "$tmp/old" "$tmp/old/results.jsonl" > "$tmp/carry.txt"
+[ "$(cat "$tmp/new/rerun.txt")" = "p/k.py:P2:30
+p/k.py:S1:20
+p/k.py:S8:50" ]
+result $? "carry: a changed diff, a site never run and a new site run again; the same diff does not" \
+	"$(cat "$tmp/new/rerun.txt")"
+grep -q '^| p | 1 | 1 | 1 | 1 | 1 |$' "$tmp/carry.txt"
+result $? "carry: one each of changed, new, unrun, now refused (it had passed) and carried pass" "$(cat "$tmp/carry.txt")"
 finish

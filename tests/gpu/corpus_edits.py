@@ -14,6 +14,14 @@ for the bundled examples, a differential harness (tests/gpu/diff_examples.py).
   corpus_edits.py skiplist RESULTS    the project/file of every baseline that
                                      failed in a results.jsonl (a probe's): a
                                      TA_SKIP_TARGETS file for the next run
+  corpus_edits.py carry WORK OLD RESULTS...  which GPU results of an earlier
+                                     run still hold for a new plan: OLD is
+                                     that run's logs.tar.gz unpacked (plan.json,
+                                     sites/N.diff), RESULTS its results.jsonl;
+                                     a site keeps its result only where its
+                                     diff is byte-for-byte the same; prints a
+                                     per-project table and writes WORK/rerun.txt
+                                     (TA_ONLY_SITES lines: changed, new, unrun)
   corpus_edits.py classify LOG CHECK whether a failing check's output (CHECK:
                                      pytest, main or diff) stopped only at the
                                      edits' host contracts: contract, or fail
@@ -27,7 +35,9 @@ TA_BASELINE_ONLY=1 (check the unedited files only: a probe), TA_SKIP_TARGETS
 (a file of project/file lines not to check), TA_BASE_JOBS (baselines at once),
 TA_TIMEOUT_CAP (seconds no check exceeds, per-file overrides included),
 TA_ONLY_TARGETS (a file of project/file lines: plan and check only these),
-TA_MAX_PER_FILE (applied sites of one file run at most).
+TA_MAX_PER_FILE (applied sites of one file run at most), TA_ONLY_SITES (a file
+of project/file:RULE:LINE lines: run only these sites, e.g. the ones whose
+diff changed since an earlier run; their files' baselines run as usual).
 """
 import collections
 import concurrent.futures as cf
@@ -456,6 +466,9 @@ def run(work, outdir):
     only = read(os.environ["TA_ONLY_TARGETS"]).split() if os.environ.get("TA_ONLY_TARGETS") else None
     key = {tid: t["project"] + "/" + t["file"] for tid, t in targets.items()}
     applied = [s for s in applied if key[s["target"]] not in skip and (only is None or key[s["target"]] in only)]
+    sites_only = set(read(os.environ["TA_ONLY_SITES"]).split()) if os.environ.get("TA_ONLY_SITES") else None
+    if sites_only is not None:
+        applied = [s for s in applied if f"{key[s['target']]}:{s['rule']}:{s['line']}" in sites_only]
     cap = int(os.environ.get("TA_MAX_SITES", "100000"))
     chosen = pick(applied, cap, int(os.environ.get("TA_MAX_PER_FILE", "0")) or None)
     if os.environ.get("TA_BASELINE_ONLY"):  # a probe: every checked file, projects taken in turn
@@ -634,6 +647,50 @@ def table(work, outdir):
     print(text)
 
 
+def carry(work, old, results):
+    """Earlier GPU results that still hold for the plan in work: a site's
+    result carries over only where its diff (hunks, not the path headers)
+    is the same as the one that ran."""
+    def hunks(path):
+        text = read(path)
+        return "\n".join(l for l in text.splitlines() if not l.startswith(("--- ", "+++ "))) if text else None
+    key = lambda s: (s["project"], s["file"], s["rule"], s["line"])
+    P0 = json.load(open(os.path.join(old, "plan.json")))
+    status, basepass = {}, set()
+    for rp in results:
+        for l in open(rp):
+            r = json.loads(l)
+            if r["kind"] == "site" and r["status"] != "not run":
+                status[r["n"]] = r["status"]
+            if r["kind"] == "baseline" and r["status"] == "pass":
+                basepass.add((r["project"], r["file"]))
+    before = {key(s): s for s in P0["sites"] if s["applied"]}
+    P = json.load(open(os.path.join(work, "plan.json")))
+    now = {key(s): s for s in P["sites"] if s["applied"]}
+    rows = collections.defaultdict(collections.Counter)
+    rerun = []
+    for k, s in sorted(now.items()):
+        o = before.get(k)
+        same = o is not None and hunks(os.path.join(old, "sites", f"{o['n']}.diff")) == \
+            hunks(os.path.join(work, "sites", str(s["n"]), "diff"))
+        st = status.get(o["n"], "not run") if same else ("changed" if o else "new")
+        rows[k[0]][st] += 1
+        if st in ("changed", "new") or (st == "not run" and k[:2] in basepass):
+            rerun.append(f"{k[0]}/{k[1]}:{k[2]}:{k[3]}")
+    for k in before:
+        if k not in now:
+            rows[k[0]]["now refused (" + status.get(before[k]["n"], "not run") + ")"] += 1
+    cols = sorted({c for r in rows.values() for c in r})
+    print("| project | " + " | ".join(cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for p in sorted(rows):
+        print(f"| {p} | " + " | ".join(str(rows[p][c]) for c in cols) + " |")
+    with open(os.path.join(work, "rerun.txt"), "w") as f:
+        f.write("".join(x + "\n" for x in rerun))
+    print(f"{len(rerun)} sites to run again (changed, new, or never run in a file whose baseline passed): "
+          f"{os.path.join(work, 'rerun.txt')}")
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "plan":
         plan(sys.argv[2], sys.argv[3])
@@ -646,6 +703,8 @@ if __name__ == "__main__":
             r = json.loads(l)
             if r["kind"] == "baseline" and r["status"] != "pass":
                 print(r["project"] + "/" + r["file"])
+    elif len(sys.argv) >= 5 and sys.argv[1] == "carry":
+        carry(sys.argv[2], sys.argv[3], sys.argv[4:])
     elif len(sys.argv) == 4 and sys.argv[1] == "classify":  # classify LOG CHECK: prints contract or fail
         print("contract" if contract_stop(read(sys.argv[2]), sys.argv[3]) else "fail")
     else:
