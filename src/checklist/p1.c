@@ -1007,29 +1007,41 @@ static int p1_descriptor_inplace(const ta_model *m, const ta_kernel *k, size_t k
  * for), or accumulated into with atomics. Returns the restore_value=
  * list ("\"dq\", \"dk\"", caller frees) or NULL; *names: the same without
  * quotes for the title; *line: the first write. */
-static char *p1_rmw_args(const ta_model *m, const ta_kernel *k, char **names, uint32_t *line)
+/* Which parameters of k the tuner must restore (restore[i]), and the line
+ * of the first write among them (*line, 0 when none). Caller frees. */
+static bool *p1_restored(const ta_model *m, const ta_kernel *k, uint32_t *line)
 {
-	ta_buf b = TA_BUF_INIT, n = TA_BUF_INIT;
 	size_t ki = (size_t)(k - m->kernels);
 	unsigned *acc = ta_xcalloc(k->param_count + 1, sizeof *acc);
 	uint32_t *wl = ta_xcalloc(k->param_count + 1, sizeof *wl);
+	bool *restore = ta_xcalloc(k->param_count + 1, sizeof *restore);
+	*line = 0;
 	for (size_t i = 0; i < k->param_count; i++)
 		if (!k->params[i].constexpr_)
 			acc[i] = p1_access(m, k, k->params[i].name, 0, &wl[i]);
 	for (size_t i = 0; i < k->param_count; i++) {
-		const ta_param *p = &k->params[i];
-		uint32_t l = wl[i];
 		unsigned a = acc[i];
-		if ((a & P1_ATOMIC) || ((a & P1_READ) && (a & P1_WRITE)) ||
-		    ((a & P1_WRITE) && p1_aliased(m, k, ki, i, acc, &(uint32_t){ 0 }))) {
-			ta_buf_printf(&b, "%s\"%s\"", b.len ? ", " : "", p->name);
-			ta_buf_printf(&n, "%s%s", n.len ? ", " : "", p->name);
-			if (!*line || (l && l < *line))
-				*line = l;
-		}
+		restore[i] = (a & P1_ATOMIC) || ((a & P1_READ) && (a & P1_WRITE)) ||
+			     ((a & P1_WRITE) && p1_aliased(m, k, ki, i, acc, &(uint32_t){ 0 }));
+		if (restore[i] && (!*line || (wl[i] && wl[i] < *line)))
+			*line = wl[i];
 	}
 	free(acc);
 	free(wl);
+	return restore;
+}
+
+static char *p1_rmw_args(const ta_model *m, const ta_kernel *k, char **names, uint32_t *line)
+{
+	ta_buf b = TA_BUF_INIT, n = TA_BUF_INIT;
+	bool *restore = p1_restored(m, k, line);
+	for (size_t i = 0; i < k->param_count; i++) {
+		if (!restore[i])
+			continue;
+		ta_buf_printf(&b, "%s\"%s\"", b.len ? ", " : "", k->params[i].name);
+		ta_buf_printf(&n, "%s%s", n.len ? ", " : "", k->params[i].name);
+	}
+	free(restore);
 	if (!b.len) {
 		ta_buf_free(&b);
 		ta_buf_free(&n);
@@ -1038,6 +1050,88 @@ static char *p1_rmw_args(const ta_model *m, const ta_kernel *k, char **names, ui
 	}
 	*names = ta_buf_steal(&n);
 	return ta_buf_steal(&b);
+}
+
+/* Assignment d gives name a value that is never None before launch l
+ * for good: it is not None itself, comes before l, and runs on every path
+ * that reaches l, or exactly where name was None (`if name is None:`). */
+static bool p1_none_replaced(const ta_model *m, TSNode d, TSNode body, const char *name, const ta_launch *l)
+{
+	if (!ta_node_is(d, "assignment") || !ta_node_text_eq(m->src, ta_node_field(d, "left"), name) ||
+	    ta_node_is(ta_node_unparen(ta_node_field(d, "right")), "none") ||
+	    ts_node_start_point(d).row + 1 >= l->span.line)
+		return false;
+	TSNode stmt = ta_node_parent(d), block = ta_node_parent(stmt);
+	if (ts_node_eq(block, body))
+		return true;
+	TSNode branch = ta_node_parent(block);
+	if (!ta_node_is(branch, "if_statement") || !ts_node_eq(ta_node_field(branch, "consequence"), block) ||
+	    !ts_node_eq(ta_node_parent(branch), body))
+		return false;
+	char *cond = ta_node_text(m->src, ta_node_unparen(ta_node_field(branch, "condition")));
+	char *want = ta_xasprintf("%s is None", name);
+	bool same = !strcmp(cond, want);
+	free(cond);
+	free(want);
+	return same;
+}
+
+/* Where the function holding launch l may still hold None in name at the
+ * launch: a parameter whose default is None, or an assignment of None,
+ * that no later assignment replaces for good. Its line, or 0. */
+static uint32_t p1_host_none(const ta_model *m, const ta_launch *l, const char *name)
+{
+	TSNode host = p1_host_node(m, l);
+	TSNode def = ta_node_is(host, "decorated_definition") ? ta_node_field(host, "definition") : host;
+	TSNode params = ta_node_field(def, "parameters"), body = ta_node_field(def, "body");
+	uint32_t at = 0;
+	for (uint32_t i = 0, c = ts_node_is_null(params) ? 0 : ta_node_named_count(params); i < c && !at; i++) {
+		TSNode p = ta_node_named_child(params, i);
+		if ((ta_node_is(p, "default_parameter") || ta_node_is(p, "typed_default_parameter")) &&
+		    ta_node_text_eq(m->src, ta_node_field(p, "name"), name) &&
+		    ta_node_is(ta_node_unparen(ta_node_field(p, "value")), "none"))
+			at = ts_node_start_point(p).row + 1;
+	}
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, host, name, &d);
+	for (size_t i = 0; i < d.n && !at; i++)
+		if (ta_node_is(d.v[i], "assignment") && ta_node_text_eq(m->src, ta_node_field(d.v[i], "left"), name) &&
+		    ta_node_is(ta_node_unparen(ta_node_field(d.v[i], "right")), "none") &&
+		    ts_node_start_point(d.v[i]).row + 1 < l->span.line)
+			at = ts_node_start_point(d.v[i]).row + 1;
+	for (size_t i = 0; i < d.n && at; i++)
+		if (ts_node_start_point(d.v[i]).row + 1 > at && !ts_node_is_null(body) &&
+		    p1_none_replaced(m, d.v[i], body, name, l))
+			at = 0;
+	return at;
+}
+
+/* A parameter the tuner would restore that a launch may pass as None
+ * (an optional output): Triton's autotuner copies every restore_value
+ * argument before its trial launches, and a None has nothing to copy, so
+ * the first tuned call would raise. Returns 0, or -1 with *why. */
+static int p1_optional_restored(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
+{
+	uint32_t first = 0;
+	bool *restore = p1_restored(m, k, &first);
+	int rc = 0;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; rc == 0 && (l = ta_launch_walk_next(&walk));) {
+		for (size_t i = 0; rc == 0 && i < k->param_count; i++) {
+			if (!restore[i])
+				continue;
+			char *arg = ta_edits_launch_arg(m, l, k, i);
+			uint32_t at = !arg ? 0 : !strcmp(arg, "None") ? l->span.line : p1_host_none(m, l, arg);
+			if (at)
+				rc = ta_edits_refuse(why, "line %u: %s can be None at the launch of line %u, but %s "
+						     "writes it, so restore_value would have to name it, and the "
+						     "autotuner cannot copy a None before its trials", at, arg,
+						     l->span.line, k->name);
+			free(arg);
+		}
+	}
+	free(restore);
+	return rc;
 }
 
 /* A store or atomic of k whose address reaches none of its parameters (a
@@ -1769,6 +1863,8 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 	if (p1_aten_package(m, why) != 0)
 		return -1;
 	if (p1_single_warp_roundtrip(m, k, ki, why) != 0)
+		return -1;
+	if (p1_optional_restored(m, k, ki, why) != 0)
 		return -1;
 	if (p1_descriptor_inplace(m, k, ki, why) != 0 || p1_tuned_by_wrapper(m, k, ki, why) != 0)
 		return -1;

@@ -13,7 +13,7 @@
 # script's cases; safety: tests/edits/safety.sh; golden: tests/edits/golden.sh;
 # rules: tests/fixtures/rules/, read by test_rules):
 #  1 D13 bit tests     pre d13_bits / d13_flag; rules d13_bit_tests; golden d13, d13_right
-#  2 P1 in-place       pre p1_accum, p1_counter (restore_value) / p1_accum_ok; golden p1_rmw, p1_inplace / p1_noalias
+#  2 P1 in-place       pre p1_accum, p1_counter (restore_value) / p1_accum_ok; p1_optional_out, p1_optional_none / p1_counter, p1_optional_filled; golden p1_rmw, p1_inplace / p1_noalias
 #                      pre p1_inplace_cond, p1_tuple_alias / p1_inplace_cond_ok; p1_desc_inplace / p1_desc_ok
 #    P1 back-end       pre ascend/p1_sum, p1_hip, p1_xpu / p1_accum_ok
 #    P1 own tuning     pre p1_run_config / p1_run_config_ok (a per-shape table the wrapper looks up)
