@@ -30,6 +30,7 @@ struct ta_run {
 
 	ta_records recs;
 	ta_autotune_log tune;
+	bool feeding_tune;           /* the child in flight is a timed run read for autotuning */
 	ta_runner *child;            /* running, or the last one (its log and outcome) */
 	ta_run_mode mode;            /* of child */
 	bool noted;                  /* child's end is noted */
@@ -107,9 +108,15 @@ void ta_run_free(ta_run *r)
 	free(r);
 }
 
-static void feed_tune(void *ctx, const char *line, size_t len)
+/* Each line of a child's output: to the autotuning reader (timed runs)
+ * and to the caller's own reader (a CUPTI client refused, say), both. */
+static void feed_output(void *ctx, const char *line, size_t len)
 {
-	ta_autotune_log_line(ctx, line, len);
+	ta_run *r = ctx;
+	if (r->feeding_tune)
+		ta_autotune_log_line(&r->tune, line, len);
+	if (r->output_line)
+		r->output_line(r->output_ctx, line, len);
 }
 
 /* The mode as the records name it (TA_RUN_KIND_*), or -1. */
@@ -146,12 +153,13 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 		.records = kind >= 0 ? &r->recs : NULL,
 		.run_index = kind >= 0 ? r->started[kind] : 0,
 		.records_tee = kind >= 0 ? r->tee : NULL,
-		.output_line = tune ? feed_tune : r->output_line,
-		.output_ctx = tune ? (void *)&r->tune : r->output_ctx,
+		.output_line = tune || r->output_line ? feed_output : NULL,
+		.output_ctx = r,
 		.tee_output = kind >= 0 && r->tee != NULL,
 		.deep = mode == TA_RUN_MODE_PC ? "pc" : mode == TA_RUN_MODE_SOL ? "sol" : NULL,
 		.deep_kernels = deep ? ta_buf_str(&names) : NULL,
 	};
+	r->feeding_tune = tune;
 	ta_runner *child = ta_runner_start(&ro, err);
 	ta_buf_free(&names);
 	if (!child)

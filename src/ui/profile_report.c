@@ -440,7 +440,7 @@ static void spot_other_client(void *ctx, const char *line, size_t len)
 
 /* The two --deep runs, once each, after the timed ones: PC sampling, then
  * the counters. Their records (and errors) join the run's. */
-static void deep_runs(ta_run *run, const bool *other_client, FILE *err)
+static void deep_runs(ta_run *run, const bool *other_client, bool timed_too, FILE *err)
 {
 	static const struct {
 		ta_run_mode mode;
@@ -463,8 +463,21 @@ static void deep_runs(ta_run *run, const bool *other_client, FILE *err)
 	}
 	if (*other_client)
 		fprintf(err, "tileadvise: the program's own CUPTI client (torch.profiler or another "
-			"profiler) could not start during the --deep runs, which need CUPTI's one "
-			"subscriber: its trace is empty there; the timed run was not affected\n");
+			"profiler) could not start during the --deep runs%s, which need CUPTI's one "
+			"subscriber: its trace is empty there%s\n", timed_too ? " either" : "",
+			timed_too ? " too" : "; in the timed run it started");
+}
+
+/* The timed run's launch callbacks hold CUPTI's one subscriber (Kineto
+ * starts later and is refused: seen on an H200 with torch 2.11). */
+static void timed_other_client(bool other_client, FILE *err)
+{
+	if (other_client)
+		fprintf(err, "tileadvise: the program's own CUPTI client (torch.profiler or another "
+			"profiler) could not start in the timed run: tileadvise's launch callbacks "
+			"hold CUPTI's one subscriber, so that client's trace is empty. "
+			"TILEADVISE_TRACE=plain leaves the subscriber to it, but tileadvise then sees "
+			"only what that client leaves (1 of 66 kernels in a run on an H200)\n");
 }
 
 /* The deep view of the records; a note when --deep found nothing. */
@@ -546,8 +559,11 @@ ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *e
 			fprintf(err, "tileadvise: cannot write %s: %s\n", req->records_out, strerror(errno));
 		run = new_run(req, req->command, tee, true, &other_client);
 		int rc = run_many(run, TA_RUN_MODE_TIMED, req->repeat > 0 ? req->repeat : 1, &oc, &e);
+		timed_other_client(other_client, err);
+		bool timed_other = other_client;
+		other_client = false;
 		if (rc == 0 && req->deep && oc.ran_ok)
-			deep_runs(run, &other_client, err);
+			deep_runs(run, &other_client, timed_other, err);
 		if (tee)
 			fclose(tee);
 		if (rc != 0) {

@@ -11,7 +11,7 @@ k="$TA_SRCDIR/tests/gpu/kernels"
 PY=${PYTHON3:-python3}
 TA_TMP_DEEP=$(mktemp -d "${TMPDIR:-/tmp}/ta-deep.XXXXXX") || exit 99
 trap 'rm -rf "$TA_TMP_DEEP"' EXIT
-plan 14
+plan 16
 profile() {  # profile NAME FORMAT
 	"$TILEADVISE" --profile --gpu h200 --format "$2" --records "$p/h200-2026-11-29-deep-$1.jsonl" "$k/$1.py" 2>&1
 }
@@ -78,6 +78,14 @@ out=$(TILEADVISE_LIBDIR="$TA_BUILDDIR/src/profile/inject/.libs" "$TILEADVISE" --
 	--gpu h200 "$k/with_profiler.py" -- "$PY" "$speak" replay "$p/h200-2026-11-29-deep-kineto.jsonl" 2>&1)
 printf '%s\n' "$out" | grep -q "own CUPTI client (torch.profiler or another profiler) could not start during the --deep runs"
 result $? "torch.profiler losing its trace in the --deep runs is said"
+printf '%s\n' "$out" | grep -q "in the timed run it started"
+result $? "a timed run that left torch.profiler alone is not blamed (the 2026-11-29 recording)"
+# The timed run itself (adaptive tracing, 2026-12-02 on an H200): Kineto was
+# refused there; the user is told, with the way out and its cost.
+out=$(TILEADVISE_LIBDIR="$TA_BUILDDIR/src/profile/inject/.libs" "$TILEADVISE" --profile \
+	--gpu h200 "$k/with_profiler.py" -- "$PY" "$speak" replay "$p/h200-2026-12-02-kineto-adaptive.jsonl" 2>&1)
+printf '%s\n' "$out" | grep -q "own CUPTI client (torch.profiler or another profiler) could not start in the timed run: tileadvise's launch callbacks hold CUPTI's one subscriber"
+result $? "torch.profiler refused in the timed run is said, with TILEADVISE_TRACE=plain" "$out"
 rec="$TA_TMP_DEEP/refused.jsonl"
 mkdir -p "$TA_TMP_DEEP"
 printf '%s\n' '{"type":"hello","v":1,"pid":7,"cupti":130001}' \
