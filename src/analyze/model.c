@@ -102,6 +102,7 @@ void ta_model_free(ta_model *m)
 	for (size_t i = 0; i < m->launch_count; i++) {
 		ta_launch *l = &m->launches[i];
 		free(l->callee);
+		free(l->only_if);
 		ta_strv_free(l->grid_dim_text, (size_t)l->grid_dims);
 		ta_kwargs_free(l->kwargs, l->kwarg_count);
 		free(l->args);

@@ -183,6 +183,11 @@ typedef enum ta_grid_kind {
 typedef struct ta_launch {
 	int kernel;               /* index in model->kernels, -1 when unresolved */
 	char *callee;             /* as written before [grid] */
+	char *only_if;            /* NULL, or a Python test true exactly when this
+				   * call runs `kernel`: the callee chooses among
+				   * kernels (`fn = A if c else B`: "fn is A"; at the
+				   * call: "c", "not c"), and the call has one
+				   * launch per kernel it may run, at the same span */
 	ta_span span;             /* the whole call */
 	ta_span grid_span;        /* the grid as written inside [...] */
 	ta_span grid_def_span;    /* where the grid was defined (the lambda/tuple), may equal grid_span */

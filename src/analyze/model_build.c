@@ -1567,29 +1567,134 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 	ta_strv_free(params, nparams);
 }
 
-static void walk_launch(walk *w, TSNode call, TSNode sub)
+/* The kernels a launch may run when its callee is chosen by a conditional
+ * expression: `fn = A if c else B` (as last assigned before the launch,
+ * nested choices followed) or `(A if c else B)` written at the call. */
+typedef struct launch_choice {
+	int kernel;
+	char *only_if;            /* owned; see ta_launch */
+} launch_choice;
+#define MAX_CHOICES 8
+
+static bool has_call(TSNode n)
+{
+	if (ta_node_is(n, "call"))
+		return true;
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		if (has_call(ts_node_named_child(n, i)))
+			return true;
+	return false;
+}
+
+/* Kernel k runs when only_if holds; a kernel named twice (`A.fn if c else
+ * A`) runs when either test holds. */
+static void add_choice(launch_choice *ch, size_t *n, int k, char *only_if)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (ch[i].kernel == k) {
+			char *both = ta_xasprintf("%s or %s", ch[i].only_if, only_if);
+			free(ch[i].only_if);
+			free(only_if);
+			ch[i].only_if = both;
+			return;
+		}
+	if (*n < MAX_CHOICES)
+		ch[(*n)++] = (launch_choice){ k, only_if };
+	else
+		free(only_if);
+}
+
+/* The kernel a branch of a choice names: `A`, or `A.fn` (A's function
+ * without its autotune or heuristics, the same body); -1 for a name that
+ * is no kernel (a Python fallback), -2 for anything else (a call, another
+ * attribute: it might reach a kernel some way not followed here). */
+static int branch_kernel(builder *b, TSNode br)
+{
+	TSNode id = br;
+	if (ta_node_is(br, "attribute")) {
+		if (!text_eq(b, ta_node_field(br, "attribute"), "fn"))
+			return -2;
+		id = ta_node_field(br, "object");
+	}
+	if (!ta_node_is(id, "identifier"))
+		return -2;
+	char *t = text(b, id);
+	int k = ta_model_find_kernel(b->m, t);
+	free(t);
+	return k >= 0 || ts_node_eq(br, id) ? k : -2;
+}
+
+/* The branches of the alias `name = ...` that name kernels: each runs when
+ * `name is BRANCH`, whatever the condition was. False when a branch is
+ * something not followed (then no choice is made at all). */
+static bool alias_choices(builder *b, const char *name, TSNode e, int depth, launch_choice *ch, size_t *n)
+{
+	e = ta_node_unparen(e);
+	if (depth > 4 || !ta_node_is(e, "conditional_expression") || ta_node_named_count(e) != 3)
+		return false;
+	for (uint32_t i = 0; i < 3; i += 2) {
+		TSNode br = ta_node_unparen(ts_node_named_child(e, i));
+		if (ta_node_is(br, "conditional_expression")) {
+			if (!alias_choices(b, name, br, depth + 1, ch, n))
+				return false;
+			continue;
+		}
+		int k = branch_kernel(b, br);
+		if (k == -2)
+			return false;
+		if (k >= 0) {
+			char *bt = text(b, br);
+			add_choice(ch, n, k, ta_xasprintf("%s is %s", name, bt));
+			free(bt);
+		}
+	}
+	return true;
+}
+
+static size_t launch_choices(walk *w, TSNode target, uint32_t at, launch_choice *ch)
 {
 	builder *b = w->b;
-	TSNode value = ta_node_field(sub, "value");
-	int k = -1;
-	TSNode target = value;
-	/* wrap_triton(kernel)[grid](...) */
-	if (ta_node_is(value, "call")) {
-		char *c = ta_model_canonical(b->m, ta_node_field(value, "function"));
-		if (c && has_suffix(c, "wrap_triton"))
-			target = call_arg(value, 0);
-		free(c);
-	}
-	if (ta_node_is(target, "identifier") || ta_node_is(target, "attribute")) {
-		TSNode id = ta_node_is(target, "attribute") ? ta_node_field(target, "attribute") : target;
-		char *name = text(b, id);
-		k = ta_model_find_kernel(b->m, name);
+	size_t n = 0;
+	if (ta_node_is(target, "identifier")) {
+		char *name = text(b, target);
+		if (!alias_choices(b, name, lookup_var(b, name, w->fn, at), 0, ch, &n)) {
+			for (size_t i = 0; i < n; i++)
+				free(ch[i].only_if);
+			n = 0;
+		}
 		free(name);
+		return n;
 	}
-	if (k < 0)
-		return;
+	/* At the call: the condition is tested again in the guard, so only one
+	 * without calls (no side effects, the same value just before). */
+	TSNode e = ta_node_unparen(target);
+	if (!ta_node_is(e, "conditional_expression") || ta_node_named_count(e) != 3)
+		return 0;
+	TSNode cond = ts_node_named_child(e, 1);
+	if (has_call(cond))
+		return 0;
+	char *ct = text(b, cond);
+	bool bare = ta_node_is(cond, "identifier") || ta_node_is(cond, "attribute") ||
+		    ta_node_is(cond, "parenthesized_expression");
+	int ks[2] = { branch_kernel(b, ta_node_unparen(ts_node_named_child(e, 0))),
+		      branch_kernel(b, ta_node_unparen(ts_node_named_child(e, 2))) };
+	if (ks[0] != -2 && ks[1] != -2 && ks[0] != ks[1])
+		for (int i = 0; i < 2; i++)
+			if (ks[i] >= 0)
+				add_choice(ch, &n, ks[i], ta_xasprintf(bare ? "%s%s" : "%s(%s)", i ? "not " : "", ct));
+	if (ks[0] >= 0 && ks[0] == ks[1])   /* the same kernel either way */
+		add_choice(ch, &n, ks[0], NULL);
+	free(ct);
+	return n;
+}
+
+static void push_launch(walk *w, TSNode call, TSNode sub, TSNode value, int k, char *only_if)
+{
+	builder *b = w->b;
 	ta_launch *l = TA_PUSH(b->m->launches, b->m->launch_count, b->launch_cap);
 	l->kernel = k;
+	l->only_if = only_if;
 	l->callee = text(b, value);
 	l->span = span(b, call);
 	/* The grid is the subscript; `k[a, b]` is a tuple of two. */
@@ -1622,6 +1727,31 @@ static void walk_launch(walk *w, TSNode call, TSNode sub)
 		}
 	}
 	b->m->kernels[k].launch_count++;
+}
+
+static void walk_launch(walk *w, TSNode call, TSNode sub)
+{
+	builder *b = w->b;
+	TSNode value = ta_node_field(sub, "value");
+	int k = -1;
+	TSNode target = value;
+	/* wrap_triton(kernel)[grid](...) */
+	if (ta_node_is(value, "call")) {
+		char *c = ta_model_canonical(b->m, ta_node_field(value, "function"));
+		if (c && has_suffix(c, "wrap_triton"))
+			target = call_arg(value, 0);
+		free(c);
+	}
+	if (ta_node_is(target, "identifier") || ta_node_is(target, "attribute")) {
+		TSNode id = ta_node_is(target, "attribute") ? ta_node_field(target, "attribute") : target;
+		char *name = text(b, id);
+		k = ta_model_find_kernel(b->m, name);
+		free(name);
+	}
+	launch_choice ch[MAX_CHOICES] = { { k, NULL } };
+	size_t nch = k >= 0 ? 1 : launch_choices(w, target, ts_node_start_byte(call), ch);
+	for (size_t i = 0; i < nch; i++)
+		push_launch(w, call, sub, value, ch[i].kernel, ch[i].only_if);
 }
 
 /* ---- kernel loops ----------------------------------------------------------------- */

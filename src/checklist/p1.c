@@ -1868,6 +1868,11 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		return -1;
 	if (p1_descriptor_inplace(m, k, ki, why) != 0 || p1_tuned_by_wrapper(m, k, ki, why) != 0)
 		return -1;
+	/* The launches lose their tuned arguments: each must launch k alone. */
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));)
+		if (ta_edits_launch_alone(m, l, why) != 0)
+			return -1;
 	p1_seed s = { 0 };
 	bool fixes = false;
 	for (size_t i = 0; i < m->launch_count; i++) {

@@ -365,6 +365,9 @@ static int p6_host(const ta_model *m, const p6_site *s, const char *table, const
 	size_t done = 0;
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		/* its assert would hold the other kernel's launch to this one's table */
+		if (ta_edits_launch_alone(m, l, why) != 0)
+			return -1;
 		TSNode arg = launch_arg(m, l, pi, table);
 		if (ts_node_is_null(arg))
 			return ta_edits_refuse(why, "line %u: the launch does not pass `%s` by position or by name",

@@ -734,6 +734,31 @@ size_t ta_edits_chain_terms(const ta_model *m, TSNode n, const char *op, TSNode 
 	return ta_edits_chain_rec(m, ta_node_unparen(n), op, terms, max);
 }
 
+/* ---- a call that may launch one of several kernels ------------------------ */
+
+int ta_edits_launch_alone(const ta_model *m, const ta_launch *l, char **why_not)
+{
+	if (!l->only_if)
+		return 0;
+	/* The same sentence from each kernel's finding at that call: the
+	 * kernels it may run, in the model's order. */
+	ta_buf names = TA_BUF_INIT;
+	size_t n = 0;
+	for (size_t i = 0; i < m->launch_count; i++)
+		if (m->launches[i].span.start == l->span.start) {
+			const char *k = m->kernels[m->launches[i].kernel].name;
+			ta_buf_printf(&names, "%s%s", n ? " or " : "", k);
+			n++;
+		}
+	int rc = n > 1 ? ta_edits_refuse(why_not, "line %u: the call may launch %s: an edit to it would change the "
+					 "launch of each", l->span.line, ta_buf_str(&names))
+		       : ta_edits_refuse(why_not, "line %u: the call launches %s only when %s, and something else "
+					 "otherwise: an edit to the call would change that too", l->span.line,
+					 m->kernels[l->kernel].name, l->only_if);
+	ta_buf_free(&names);
+	return rc;
+}
+
 /* ---- the Triton version a project declares ------------------------------ */
 
 /* The lowest version `triton<op>X.Y` in text allows (==, ~=, >=, ===; a

@@ -118,6 +118,11 @@ int ta_sites_end(ta_sites *s, char **why_not, uint32_t line, const char *none);
  * and triton.set_allocator) before the launch `first`, or before the host
  * loop around it (g7.c; G7 and S1). Returns 0, or -1 with *why_not. */
 int ta_edits_set_allocator(const ta_model *m, const ta_launch *first, ta_edit *out, char **why_not);
+/* Refuses (-1, *why_not) when launch l's call runs its kernel only under a
+ * condition (`fn = A if c else B; fn[grid](...)`): an edit to the call's
+ * grid or arguments would change the other kernel's launch as well. 0 for
+ * a call that always runs l's kernel (rewrite_common.c). */
+int ta_edits_launch_alone(const ta_model *m, const ta_launch *l, char **why_not);
 /* Refuses (-1, *why_not naming the file, the declared requirement and the
  * minimum) when the project around the file declares a Triton older than
  * major.minor for what ("tl.make_tensor_descriptor"): the first

@@ -1185,9 +1185,12 @@ static size_t s1_base_param(s1_ctx *c)
 	return c->k->param_count;
 }
 
-/* Writes assert `as` before the statement of launch l, at its
- * indentation, once (an earlier edit may have written it already). */
-static int s1_assert_before(s1_ctx *c, const ta_launch *l, const char *as, ta_edit *out, bool *wrote)
+/* Writes `assert cond, msg` before the statement of launch l, at its
+ * indentation, once (an earlier edit may have written it already). Where
+ * the call may run another kernel (`fn = A if c else B`), the contract is
+ * this kernel's only: it must hold when the call runs this one. */
+static int s1_assert_before(s1_ctx *c, const ta_launch *l, const char *cond, const char *msg, ta_edit *out,
+			    bool *wrote)
 {
 	const ta_model *m = c->m;
 	TSNode st = ta_edits_node(m, l->span);
@@ -1195,6 +1198,8 @@ static int s1_assert_before(s1_ctx *c, const ta_launch *l, const char *as, ta_ed
 		st = ta_node_parent(st);
 	if (ts_node_is_null(st) || !ta_edits_alone_on_line(m, st, true))
 		return s1_fail(c, "the launch at line %u shares its line with other code", l->span.line);
+	char *as = l->only_if ? ta_xasprintf("assert not (%s) or (%s), %s", l->only_if, cond, msg)
+			      : ta_xasprintf("assert %s, %s", cond, msg);
 	TSNode h = l->host >= 0 ? ta_edits_node(m, m->hosts[l->host].span) : ta_syntax_root(m->syn);
 	char *ht = ts_node_is_null(h) ? NULL : ta_node_text(m->src, h);
 	bool have = ht && strstr(ht, as);
@@ -1208,6 +1213,7 @@ static int s1_assert_before(s1_ctx *c, const ta_launch *l, const char *as, ta_ed
 		free(ind);
 		*wrote = true;
 	}
+	free(as);
 	return 0;
 }
 
@@ -1297,17 +1303,19 @@ static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wro
 			free(opt);
 			return -1;
 		}
-		char *as = ta_xasprintf("assert %s%s.stride(%s) == 1 and %s.data_ptr() %% 16 == 0 and all(s * "
+		char *as = ta_xasprintf("%s%s.stride(%s) == 1 and %s.data_ptr() %% 16 == 0 and all(s * "
 					"%s.element_size() %% 16 == 0 for i, s in enumerate(%s.stride()) if i != %s %% "
-					"%s.dim())%s, \"%s accesses %s through a TMA tensor descriptor: its last dimension "
-					"must be contiguous, its address and other strides multiples of 16 bytes\"",
-					opt ? opt : "", xt, dt, xt, xt, xt, dt, xt, opt ? ")" : "", k->name, xt);
+					"%s.dim())%s", opt ? opt : "", xt, dt, xt, xt, xt, dt, xt, opt ? ")" : "");
+		char *msg = ta_xasprintf("\"%s accesses %s through a TMA tensor descriptor: its last dimension "
+					 "must be contiguous, its address and other strides multiples of 16 bytes\"",
+					 k->name, xt);
 		free(opt);
 		free(xt);
 		free(bt);
 		free(dt);
-		int r = s1_assert_before(c, l, as, out, wrote);
+		int r = s1_assert_before(c, l, as, msg, out, wrote);
 		free(as);
+		free(msg);
 		if (r != 0)
 			return r;
 	}
@@ -1481,7 +1489,7 @@ static int s1_expr_contract(s1_ctx *c, ta_edit *out, bool *wrote)
 		char *xt = ta_node_text(m->src, ba);
 		ta_buf as = TA_BUF_INIT;
 		bool opt = s1_passed_optional(m, l, k, xt);
-		ta_buf_printf(&as, "assert %s%s%s.data_ptr() %% 16 == 0", opt ? xt : "", opt ? " is None or (" : "", xt);
+		ta_buf_printf(&as, "%s%s%s.data_ptr() %% 16 == 0", opt ? xt : "", opt ? " is None or (" : "", xt);
 		for (size_t j = 0; j < nn && rc == 0; j++) {
 			char *v = launch_value(m, l, k, need[j]);
 			if (!v)
@@ -1491,11 +1499,13 @@ static int s1_expr_contract(s1_ctx *c, ta_edit *out, bool *wrote)
 				ta_buf_printf(&as, " and (%s) * %s.element_size() %% 16 == 0", v, xt);
 			free(v);
 		}
-		ta_buf_printf(&as, "%s, \"%s accesses %s through a TMA tensor descriptor: its address and row stride "
-			      "(%s) must be multiples of 16 bytes\"", opt ? ")" : "", k->name, xt, rs);
+		ta_buf_printf(&as, "%s", opt ? ")" : "");
+		char *msg = ta_xasprintf("\"%s accesses %s through a TMA tensor descriptor: its address and row "
+					 "stride (%s) must be multiples of 16 bytes\"", k->name, xt, rs);
 		if (rc == 0)
-			rc = s1_assert_before(c, l, as.data, out, wrote);
+			rc = s1_assert_before(c, l, as.data, msg, out, wrote);
 		ta_buf_free(&as);
+		free(msg);
 		free(xt);
 	}
 	for (size_t i = 0; i < nown; i++)
@@ -1629,11 +1639,13 @@ static int s1_block_bytes(s1_ctx *c, ta_edit *out, bool *wrote)
 		char *xt = ta_node_text(m->src, ba);
 		char *vt = e ? ta_xasprintf("(%s)", e) : ta_xasprintf("%ld", v);
 		bool opt = s1_passed_optional(m, l, k, xt);
-		char *as = ta_xasprintf("assert %s%s%s * %s.element_size() >= 16, \"%s accesses %s through a TMA tensor "
-					"descriptor: its block's last dimension (%s) must span 16 bytes\"",
-					opt ? xt : "", opt ? " is None or " : "", vt, xt, k->name, xt, b);
-		int r = s1_assert_before(c, l, as, out, wrote);
+		char *as = ta_xasprintf("%s%s%s * %s.element_size() >= 16", opt ? xt : "", opt ? " is None or " : "",
+					vt, xt);
+		char *msg = ta_xasprintf("\"%s accesses %s through a TMA tensor descriptor: its block's last "
+					 "dimension (%s) must span 16 bytes\"", k->name, xt, b);
+		int r = s1_assert_before(c, l, as, msg, out, wrote);
 		free(as);
+		free(msg);
 		free(vt);
 		free(xt);
 		free(e);

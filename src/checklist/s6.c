@@ -115,6 +115,12 @@ TA_REWRITE(S6, NULL, TA_UNSAFE("assumes tanh.approx.f32's error (about 2^-11 rel
 		/* Each launch sets the flag from the module-level test. */
 		ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 		for (const ta_launch *l; ok && (l = ta_launch_walk_next(&walk));) {
+			char *w = NULL;
+			if (ta_edits_launch_alone(m, l, &w) != 0) {   /* the other kernel takes no flag */
+				ta_sites_refuse(&s, w);
+				ok = false;
+				break;
+			}
 			TSNode call = ta_edits_node(m, l->span);
 			TSNode args = ta_node_field(call, "arguments");
 			uint32_t na = ta_node_named_count(args);

@@ -47,6 +47,8 @@
 #    grid reads META   pre p1_grid_meta / p1_grid_fixed
 #    named masks       safety p2_named_mask, p2_named_rebound
 #    --diff refusals   pre p1_two_kernels, p1_launcher:30; tests/rules/agree.sh (every refused finding)
+# A call choosing its kernel (`k = A if c else B`): golden s1_choice, s1_choice_call (S1's contract
+#                      holds when the call runs its kernel); pre p1_choice, s6_choice, s1_choice_unknown
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
