@@ -63,8 +63,9 @@ static bool var_indexes(const ta_model *m, TSNode n, const char *var)
 	return false;
 }
 
-/* Rewrite: tl.range(..., loop_unroll_factor=1). */
-TA_REWRITE(D1, NULL, TA_SAFE)
+/* Rewrite: tl.range(..., loop_unroll_factor=1). Unsafe only where the
+ * project declares no Triton: loop_unroll_factor came with 3.2. */
+TA_REWRITE(D1, NULL, TA_MIXED("assumes Triton 3.2 or newer (tl.range's loop_unroll_factor), where the project declares no Triton"))
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
@@ -114,6 +115,12 @@ TA_REWRITE(D1, NULL, TA_SAFE)
 					  l->header.line, range);
 			out->line = l->header.line;
 			free(range);
+			char *w = NULL;
+			if (ta_edits_need_triton(m, 3, 2, "tl.range's loop_unroll_factor", out, &w) != 0) {
+				ta_edit_clear(out);
+				ta_sites_refuse(&s, w);
+				continue;
+			}
 			return ta_sites_done(&s);
 		}
 	}

@@ -1986,6 +1986,8 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 				      rmw_names, wl);
 		ta_edit_set_title(out, "%s", ta_buf_str(&title));
 		ta_buf_free(&title);
+		if (rmw)
+			rc = ta_edits_need_triton(m, 2, 2, "triton.autotune's restore_value", out, why);
 		free(restore);
 		free(rmw);
 		free(rmw_names);

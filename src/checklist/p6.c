@@ -444,6 +444,7 @@ static int p6_one(const ta_model *m, const p6_site *s, bool stride, ta_edit *out
 		out->line = sline;
 		free(line);
 		free(ind);
+		rc = ta_edits_need_triton(m, 3, 2, "tl.assume", out, why);
 	}
 	free(cond);
 	free(tl);

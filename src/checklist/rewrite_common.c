@@ -857,22 +857,51 @@ static int find_declared(const char *dir0, int *major, int *minor, char *spec, s
 	return -1;
 }
 
-int ta_edits_triton_at_least(const ta_model *m, int major, int minor, const char *what, char **why_not)
+/* The lower bound the project around m's file declares: 0 with *major,
+ * *minor, spec and *where (caller frees), or -1 when it declares none. */
+static int declared(const ta_model *m, int *major, int *minor, char *spec, size_t spec_n, char **where)
 {
+	*where = NULL;
 	if (!m->src->path)
-		return 0;
+		return -1;
 	char *p = ta_xstrdup(m->src->path);
 	char *dir = ta_xstrdup(dirname(p));
 	free(p);
+	int rc = find_declared(dir, major, minor, spec, spec_n, where);
+	free(dir);
+	return rc;
+}
+
+int ta_edits_triton_at_least(const ta_model *m, int major, int minor, const char *what, char **why_not)
+{
 	int a, b;
 	char spec[64], *where = NULL;
 	int rc = 0;
-	if (find_declared(dir, &a, &b, spec, sizeof spec, &where) == 0 && (a < major || (a == major && b < minor)))
+	if (declared(m, &a, &b, spec, sizeof spec, &where) == 0 && (a < major || (a == major && b < minor)))
 		rc = ta_edits_refuse(why_not, "%s declares %s, and %s needs Triton %d.%d or newer", where, spec, what,
 				     major, minor);
 	free(where);
-	free(dir);
 	return rc;
+}
+
+int ta_edits_need_triton(const ta_model *m, int major, int minor, const char *what, ta_edit *out, char **why_not)
+{
+	int a, b;
+	char spec[64], *where = NULL;
+	int found = declared(m, &a, &b, spec, sizeof spec, &where);
+	free(where);
+	if (found == 0)
+		return ta_edits_triton_at_least(m, major, minor, what, why_not);
+	/* Nothing declared: the edit holds only where the Triton it runs on
+	 * has what, an assumption stated after the edit's own. */
+	const ta_entry_def *d = ta_entry_find(out->id);
+	const char *own = out->unsafe ? out->unsafe :
+			  d && d->rewrite->safety == TA_FIX_UNSAFE ? d->rewrite->assumes : NULL;
+	char *both = own ? ta_xasprintf("%s, and Triton %d.%d or newer (%s)", own, major, minor, what)
+			 : ta_xasprintf("assumes Triton %d.%d or newer (%s)", major, minor, what);
+	ta_edit_set_unsafe(out, "%s", both);
+	free(both);
+	return 0;
 }
 
 /* ---- what launches pass -------------------------------------------------- */

@@ -130,6 +130,14 @@ int ta_edits_launch_alone(const ta_model *m, const ta_launch *l, char **why_not)
  * that names triton with a lower bound, up to the folder holding .git.
  * 0 when none is declared or it is new enough (rewrite_common.c). */
 int ta_edits_triton_at_least(const ta_model *m, int major, int minor, const char *what, char **why_not);
+/* The edit in out emits what, which Triton has from major.minor on
+ * (tests/gpu/EDITS.md's notes say where each version was established):
+ * refuses as ta_edits_triton_at_least does where the project declares an
+ * older lower bound; where it declares none, the edit becomes unsafe, its
+ * assumption (its own, or its rewrite's) naming that version; where one
+ * new enough is declared, the edit stays as it is. Call it once the edit
+ * is made. Returns 0, or -1 with *why_not. */
+int ta_edits_need_triton(const ta_model *m, int major, int minor, const char *what, ta_edit *out, char **why_not);
 /* A call's argument: the keyword argument kw (when kw is given and
  * present), else the positional one at index; a null node when neither. */
 TSNode ta_edits_call_arg(const ta_model *m, TSNode call, uint32_t index, const char *kw);

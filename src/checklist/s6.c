@@ -154,6 +154,11 @@ TA_REWRITE(S6, NULL, TA_UNSAFE("assumes tanh.approx.f32's error (about 2^-11 rel
 			ta_buf_free(&b);
 			ta_edit_set_title(out, "fast tanh for %s behind FAST_TANH (on for NVIDIA GPUs)", k->name);
 			out->line = first->span.line;
+			char *w = NULL;
+			if (ta_edits_need_triton(m, 2, 2, "tl.inline_asm_elementwise", out, &w) != 0) {
+				ta_sites_refuse(&s, w);
+				ok = false;
+			}
 		}
 		free(exact);
 		free(tv);
