@@ -512,6 +512,16 @@ ta_launch_walk ta_index_launch_walk(const ta_model *m, int kernel)
 	return w;
 }
 
+const ta_launch *ta_index_first_launch(const ta_model *m, int kernel)
+{
+	const ta_launch *first = NULL;
+	ta_launch_walk walk = ta_index_launch_walk(m, kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));)
+		if (!first || l->span.start < first->span.start)
+			first = l;
+	return first;
+}
+
 void ta_index_free(struct ta_model_index *x)
 {
 	if (!x)

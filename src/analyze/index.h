@@ -91,6 +91,10 @@ static inline const ta_launch *ta_launch_walk_next(ta_launch_walk *w)
 	return w->next < w->n ? &w->launches[w->of[w->next++]] : NULL;
 }
 
+/* The launch of kernel k that starts first in the file (of equal starts,
+ * the first in the list), or NULL. */
+const ta_launch *ta_index_first_launch(const ta_model *m, int kernel);
+
 /* The model owns one (ta_model_build, ta_model_free). */
 struct ta_model_index *ta_index_new(void);
 void ta_index_free(struct ta_model_index *x);

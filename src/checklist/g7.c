@@ -81,16 +81,23 @@ static TSNode g7_top_statement(const ta_model *m, uint32_t at, bool *in_function
 	return n;
 }
 
+/* Every launch of kernel ki is made in host function h. */
+static bool g7_launched_only_in(const ta_model *m, int ki, int h)
+{
+	ta_launch_walk walk = ta_index_launch_walk(m, ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));)
+		if (l->host != h)
+			return false;
+	return true;
+}
+
 /* Where the allocator goes so that it runs before every launch of kernel
  * ki: when they are all in one function, before the statement of its body
  * that holds the first (a branch or loop around the launches is entered
  * after it); else at module level after the last import. */
 static uint32_t g7_dominating_point(const ta_model *m, const ta_launch *first, bool *ok)
 {
-	bool one_host = true;
-	for (size_t i = 0; i < m->launch_count; i++)
-		if (m->launches[i].kernel == first->kernel && m->launches[i].host != first->host)
-			one_host = false;
+	bool one_host = g7_launched_only_in(m, first->kernel, first->host);
 	bool in_fn = false;
 	TSNode top = g7_top_statement(m, first->span.start, &in_fn);
 	*ok = true;
@@ -124,10 +131,7 @@ static bool g7_resets(const ta_model *m, const ta_host_op *op)
 
 bool ta_edits_allocator_dominates(const ta_model *m, size_t ki)
 {
-	const ta_launch *first = NULL;
-	for (size_t i = 0; i < m->launch_count; i++)
-		if (m->launches[i].kernel == (int)ki && (!first || m->launches[i].span.start < first->span.start))
-			first = &m->launches[i];
+	const ta_launch *first = ta_index_first_launch(m, (int)ki);
 	for (size_t h = 0; h < m->host_count; h++) {
 		for (size_t i = 0; i < m->hosts[h].op_count; i++) {
 			const ta_host_op *op = &m->hosts[h].ops[i];
@@ -145,11 +149,7 @@ bool ta_edits_allocator_dominates(const ta_model *m, size_t ki)
 			 * of its body, not one inside a branch, loop or try), before them */
 			if (!ta_node_is(top, "expression_statement"))
 				continue;
-			bool all = op->span.start < first->span.start;
-			for (size_t l = 0; l < m->launch_count && all; l++)
-				if (m->launches[l].kernel == (int)ki && m->launches[l].host != (int)h)
-					all = false;
-			if (all)
+			if (op->span.start < first->span.start && g7_launched_only_in(m, (int)ki, (int)h))
 				return true;
 		}
 	}

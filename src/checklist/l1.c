@@ -625,8 +625,9 @@ static int l1_kernel(l1_ctx *c, ta_edit *out)
 	TSNode use = elsewhere ? other_use(c, ta_syntax_root(m->syn), callees, nc) : (TSNode){ 0 };
 	if (!ts_node_is_null(use))
 		return (c->why = ta_xasprintf("line %zu: %s is used other than by its launches", ta_node_line(use), k->name)), -1;
-	for (size_t i = 0; i < m->launch_count; i++)
-		if (m->launches[i].kernel == (int)ki && l1_launch(c, &m->launches[i], pidx, out) != 0)
+	walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));)
+		if (l1_launch(c, l, pidx, out) != 0)
 			return -1;
 	/* The two kernels in place of the one: flag true first. */
 	ta_buf b = TA_BUF_INIT;

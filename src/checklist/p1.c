@@ -1772,9 +1772,9 @@ static int p1_aten_package(const ta_model *m, char **why)
  * stays (lightllm's grouped_topk_kernel gave other experts on the H200). */
 static int p1_single_warp_roundtrip(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
 {
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		const ta_kwarg *kw = l->kernel == (int)ki ? ta_kwarg_find(l->kwargs, l->kwarg_count, "num_warps") : NULL;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, "num_warps");
 		if (!kw || strcmp(kw->value, "1"))
 			continue;
 		for (size_t p = 0; p < k->param_count; p++) {
@@ -1875,9 +1875,9 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 			return -1;
 	p1_seed s = { 0 };
 	bool fixes = false;
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		for (size_t j = 0; l->kernel == (int)ki && j < l->kwarg_count; j++) {
+	walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
 			iset *to = !strcmp(kw->name, "num_stages") ? &s.stages : !strcmp(kw->name, "num_warps") ? &s.warps :
 				   NULL;
@@ -2024,9 +2024,9 @@ static bool p1_narrow(const ta_autotune *a)
  * option by keyword: what the detector reports. */
 static bool p1_fixed_launch(const ta_model *m, const ta_kernel *k, size_t ki)
 {
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		for (size_t j = 0; l->kernel == (int)ki && j < l->kwarg_count; j++) {
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_param *p = ta_kernel_param(k, l->kwargs[j].name);
 			if ((p && p->constexpr_) || !strcmp(l->kwargs[j].name, "num_warps") ||
 			    !strcmp(l->kwargs[j].name, "num_stages"))
@@ -2048,8 +2048,9 @@ static bool p1_at_line(const ta_model *m, const ta_kernel *k, size_t ki, uint32_
 	for (size_t i = 0; a && i < a->config_count; i++)
 		if (ta_edits_at_line(a->configs[i].span, line))
 			return true;
-	for (size_t i = 0; i < m->launch_count; i++)
-		if (m->launches[i].kernel == (int)ki && ta_edits_at_line(m->launches[i].span, line))
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));)
+		if (ta_edits_at_line(l->span, line))
 			return true;
 	return false;
 }

@@ -138,12 +138,9 @@ ta_status ta_detect_p7(ta_rule_ctx *c)
 		return TA_STATUS_NEEDS_PROFILE;
 	double blocks = (double)(e->grid[0] ? e->grid[0] : 1) * (e->grid[1] ? e->grid[1] : 1) *
 			(e->grid[2] ? e->grid[2] : 1);
-	ta_span where = c->k->def_span;
-	for (size_t i = 0; i < c->m->launch_count; i++)
-		if (c->m->launches[i].kernel == c->kernel) {
-			where = c->m->launches[i].span;
-			break;
-		}
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	const ta_launch *first = ta_launch_walk_next(&walk);
+	ta_span where = first ? first->span : c->k->def_span;
 	if (!c->k->persistent && blocks > 16.0 * c->ev->sm_count && e->median_ns > 0 &&
 	    e->median_ns / (e->waves > 0 ? e->waves : blocks / c->ev->sm_count) < 5000) {
 		ta_finding *f = ta_rule_add(c, where,

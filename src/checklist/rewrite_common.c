@@ -382,9 +382,9 @@ int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *na
 		return -1;
 	}
 	/* A launch passing more positional arguments would shift them. */
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel == (int)(k - m->kernels) && l->arg_count > index) {
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)(k - m->kernels));
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		if (l->arg_count > index) {
 			*why = ta_xasprintf("line %u: the launch passes %zu positional arguments, past where %s goes",
 					    l->span.line, l->arg_count, name);
 			return -1;

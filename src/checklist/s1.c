@@ -204,6 +204,12 @@ typedef struct s1_ctx {
 	char *why;
 } s1_ctx;
 
+/* The launches of c's kernel in turn (the model's list of them). */
+static ta_launch_walk s1_launches(const s1_ctx *c)
+{
+	return ta_index_launch_walk(c->m, (int)(c->k - c->m->kernels));
+}
+
 static void s1_free(s1_ctx *c)
 {
 	free(c->base);
@@ -913,11 +919,8 @@ static bool last_stride_one(s1_ctx *c, const char *s)
 	if (idx == c->k->param_count)
 		return false;
 	size_t seen = 0;
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)(c->k - m->kernels))
-			continue;
-		seen++;
+	ta_launch_walk walk = s1_launches(c);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk)); seen++) {
 		ta_span v;
 		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, s);
 		if (kw)
@@ -1144,12 +1147,6 @@ static size_t s1_param_index(const ta_kernel *k, const char *name)
 		if (!strcmp(k->params[i].name, name))
 			return i;
 	return k->param_count;
-}
-
-/* The launches of c's kernel in turn (the model's list of them). */
-static ta_launch_walk s1_launches(const s1_ctx *c)
-{
-	return ta_index_launch_walk(c->m, (int)(c->k - c->m->kernels));
 }
 
 /* The pointer parameter the descriptor's base starts from: the base
@@ -1692,10 +1689,8 @@ static int s1_stride_dim(const ta_model *m, const ta_kernel *k, const char *para
 	size_t idx = s1_param_index(k, param);
 	int dim = INT_MIN;
 	*x = NULL;
-	for (size_t i = 0; idx < k->param_count && i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)(k - m->kernels))
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)(k - m->kernels));
+	for (const ta_launch *l; idx < k->param_count && (l = ta_launch_walk_next(&walk));) {
 		TSNode sa = s1_launch_arg(m, l, k, idx), fn = ta_node_field(sa, "function");
 		TSNode d = ta_node_is(sa, "call") ? ta_edits_call_arg(m, sa, 0, NULL) : (TSNode){ 0 };
 		if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") ||
@@ -1756,24 +1751,13 @@ static bool s1_cache_hint(const ta_kwarg *kw, bool load)
 	return false;
 }
 
-/* Is k launched in this file? */
-static bool s1_launched(const ta_model *m, const ta_kernel *k)
-{
-	for (size_t i = 0; i < m->launch_count; i++)
-		if (m->launches[i].kernel == (int)(k - m->kernels))
-			return true;
-	return false;
-}
-
 /* A launch of k inside a torch.library.triton_op: that function is also
  * the op's fake kernel, which torch.compile runs on tensors with no
  * storage, where the contract's data_ptr() raises. Its line, or 0. */
 static uint32_t s1_in_triton_op(const ta_model *m, const ta_kernel *k)
 {
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)(k - m->kernels))
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)(k - m->kernels));
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		TSNode n = ta_edits_node(m, l->span);
 		while (!ts_node_is_null(n) && !ta_node_is(n, "function_definition"))
 			n = ta_node_parent(n);
@@ -1813,7 +1797,7 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	if (ta_edits_other_backend(m, "a CUDA allocator and TMA descriptors do not fit it", why) != 0 ||
 	    ta_edits_triton_at_least(m, 3, 4, "tl.make_tensor_descriptor", why) != 0)
 		return -1;
-	if (!ta_edits_allocator_dominates(m, (size_t)(k - m->kernels)) && !s1_launched(m, k))
+	if (!ta_edits_allocator_dominates(m, (size_t)(k - m->kernels)) && k->launch_count == 0)
 		return ta_edits_refuse(why, "%s is not launched in this file: nowhere to set the allocator", k->name);
 	uint32_t traced = s1_in_triton_op(m, k);
 	if (traced)
@@ -1891,11 +1875,7 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	/* The host needs an allocator for in-kernel descriptors, set where it
 	 * dominates every launch of the kernel. */
 	bool has_alloc = ta_edits_allocator_dominates(m, (size_t)(k - m->kernels));
-	const ta_launch *first = NULL;
-	for (size_t i = 0; i < m->launch_count; i++)
-		if (m->launches[i].kernel == (int)(k - m->kernels) &&
-		    (!first || m->launches[i].span.start < first->span.start))
-			first = &m->launches[i];
+	const ta_launch *first = ta_index_first_launch(m, (int)(k - m->kernels));
 	if (!has_alloc && ta_edits_set_allocator(m, first, out, &c.why) != 0)
 		goto done;
 	/* The unit last stride and TMA's alignment: proved by the host, or

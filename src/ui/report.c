@@ -1,5 +1,6 @@
 #include "config.h"
 #include "ui/report.h"
+#include "analyze/index.h"
 #include "util/buf.h"
 #include "util/text.h"
 
@@ -206,10 +207,8 @@ static void text_kernel(const ta_model *m, const ta_kernel *k, bool md, ta_buf *
 		ta_buf_puts(b, "\n");
 	}
 	int shown = 0;
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)(k - m->kernels))
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)(k - m->kernels));
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		if (!shown++)
 			ta_buf_printf(b, "%slaunches:\n", li);
 		item(b, md, 1);
@@ -398,10 +397,8 @@ static json_t *kernel_json(const ta_model *m, const ta_kernel *k)
 	}
 	json_object_set_new(jk, "ops", ops);
 	json_t *launches = json_array();
-	for (size_t i = 0; i < m->launch_count; i++) {
-		const ta_launch *l = &m->launches[i];
-		if (l->kernel != (int)(k - m->kernels))
-			continue;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)(k - m->kernels));
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		json_t *jl = json_pack("{s:i,s:s,s:s,s:i,s:b,s:o,s:o,s:i,s:s}", "line", (json_int_t)l->span.line,
 				       "callee", l->callee, "grid_kind", ta_grid_kind_name(l->grid_kind),
 				       "grid_dims", (json_int_t)l->grid_dims, "grid_uses_meta", l->grid_uses_meta,
