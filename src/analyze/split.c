@@ -1,6 +1,7 @@
 /* A large file cut into parts of whole top-level statements (see split.h). */
 #include "config.h"
 #include "analyze/split.h"
+#include "analyze/namemap.h"
 #include "analyze/syntax.h"
 #include "util/buf.h"
 
@@ -21,7 +22,6 @@ typedef struct seg {
 } seg;
 
 typedef struct name {
-	uint32_t off, len;        /* in the text */
 	int binder;               /* a segment defining it, -1 none */
 	int stamp;                /* the last segment that listed it */
 } name;
@@ -30,9 +30,10 @@ typedef struct splitter {
 	const ta_source *src;
 	seg *segs;
 	size_t nseg, segcap;
-	name *names;              /* open addressing, power-of-two size */
-	size_t namecap, nameused;
-	uint32_t *mentions;       /* name slots, per segment */
+	ta_namemap index;         /* a name's text -> its entry in names[] */
+	name *names;
+	size_t nname, namecap;
+	uint32_t *mentions;       /* entries of names[], per segment */
 	size_t nment, mentcap;
 } splitter;
 
@@ -117,43 +118,17 @@ static void find_cuts(splitter *s)
 
 /* ---- names ------------------------------------------------------------------- */
 
-static size_t name_slot(splitter *s, uint32_t off, uint32_t len)
+/* The entry in names[] of the name at [off, off + len) of the text, made
+ * on its first mention. */
+static size_t name_index(splitter *s, uint32_t off, uint32_t len)
 {
-	if ((s->nameused + 1) * 2 > s->namecap) {
-		size_t ncap = s->namecap ? s->namecap * 2 : 1024;
-		name *nn = ta_xcalloc(ncap, sizeof *nn);
-		for (size_t i = 0; i < ncap; i++)
-			nn[i].len = UINT32_MAX;
-		for (size_t i = 0; i < s->namecap; i++) {
-			if (s->names[i].len == UINT32_MAX)
-				continue;
-			size_t h = ta_hash_bytes(s->src->text + s->names[i].off, s->names[i].len) & (ncap - 1);
-			while (nn[h].len != UINT32_MAX)
-				h = (h + 1) & (ncap - 1);
-			nn[h] = s->names[i];
-		}
-		/* mentions[] holds slots: renumber them */
-		for (size_t i = 0; i < s->nment; i++) {
-			const name *o = &s->names[s->mentions[i]];
-			size_t h = ta_hash_bytes(s->src->text + o->off, o->len) & (ncap - 1);
-			while (nn[h].off != o->off || nn[h].len != o->len)
-				h = (h + 1) & (ncap - 1);
-			s->mentions[i] = (uint32_t)h;
-		}
-		free(s->names);
-		s->names = nn;
-		s->namecap = ncap;
-	}
-	const char *t = s->src->text;
-	size_t h = ta_hash_bytes(t + off, len) & (s->namecap - 1);
-	while (s->names[h].len != UINT32_MAX) {
-		if (s->names[h].len == len && !memcmp(t + s->names[h].off, t + off, len))
-			return h;
-		h = (h + 1) & (s->namecap - 1);
-	}
-	s->names[h] = (name){ .off = off, .len = len, .binder = -1, .stamp = -1 };
-	s->nameused++;
-	return h;
+	const char *t = s->src->text + off;
+	const ta_namemap_slot *e = ta_namemap_find(&s->index, t, len);
+	if (e)
+		return e->value;
+	ta_namemap_add(&s->index, t, len, (uint32_t)s->nname);
+	*TA_PUSH(s->names, s->nname, s->namecap) = (name){ .binder = -1, .stamp = -1 };
+	return s->nname - 1;
 }
 
 static int find(seg *segs, int i)
@@ -173,12 +148,12 @@ static void unite(seg *segs, int a, int b)
 		segs[a > b ? a : b].parent = a < b ? a : b;   /* the earlier segment leads */
 }
 
-static void bind(splitter *s, size_t slot, int si)
+static void bind(splitter *s, size_t ni, int si)
 {
-	if (s->names[slot].binder < 0)
-		s->names[slot].binder = si;
+	if (s->names[ni].binder < 0)
+		s->names[ni].binder = si;
 	else
-		unite(s->segs, s->names[slot].binder, si);
+		unite(s->segs, s->names[ni].binder, si);
 }
 
 /* Where a name is bound by a statement that is not a def: the field of
@@ -232,8 +207,8 @@ static void bind_def_names(splitter *s, TSNode cur, const char *type, int si)
 	if (!ta_node_is(id, "identifier"))
 		return;
 	uint32_t a = ts_node_start_byte(id);
-	size_t slot = name_slot(s, a, ts_node_end_byte(id) - a);
-	bind(s, slot, si);
+	size_t ni = name_index(s, a, ts_node_end_byte(id) - a);
+	bind(s, ni, si);
 }
 
 /* Every identifier of statement n, listed once for segment si; with
@@ -256,14 +231,14 @@ static void list_names(splitter *s, TSNode n, int si, bool bind_names)
 			bind_def_names(s, cur, type, si);
 		if (!strcmp(type, "identifier")) {
 			uint32_t a = ts_node_start_byte(cur), b = ts_node_end_byte(cur);
-			size_t slot = name_slot(s, a, b - a);
-			if (s->names[slot].stamp != si) {
-				s->names[slot].stamp = si;
-				*TA_PUSH(s->mentions, s->nment, s->mentcap) = (uint32_t)slot;
+			size_t ni = name_index(s, a, b - a);
+			if (s->names[ni].stamp != si) {
+				s->names[ni].stamp = si;
+				*TA_PUSH(s->mentions, s->nment, s->mentcap) = (uint32_t)ni;
 				s->segs[si].count++;
 			}
 			if (bind_at >= 0)
-				bind(s, slot, si);
+				bind(s, ni, si);
 		}
 		if (ts_tree_cursor_goto_first_child(&c)) {
 			if (depth == cap) {
@@ -379,7 +354,7 @@ static bool read_run(splitter *s, size_t a, size_t b)
 				break;
 			}
 			g->foreign |= foreign == 2;
-			bind(s, name_slot(s, ts_node_start_byte(id), ts_node_end_byte(id) - ts_node_start_byte(id)), (int)si);
+			bind(s, name_index(s, ts_node_start_byte(id), ts_node_end_byte(id) - ts_node_start_byte(id)), (int)si);
 		}
 	}
 	ta_syntax_free(syn);
@@ -505,6 +480,7 @@ size_t ta_split(const ta_source *src, size_t part_bytes, ta_split_part **out)
 	free(part_of);
 done:
 	free(s.segs);
+	ta_namemap_free(&s.index);
 	free(s.names);
 	free(s.mentions);
 	*out = parts;

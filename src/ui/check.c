@@ -41,7 +41,10 @@ typedef struct diags {
 	size_t count, cap;
 	/* The current file's diagnostics by place, id and message, to drop a
 	 * repeat without comparing it with every one before: item index + 1,
-	 * 0 empty; stale indexes (dropped, another file's) are checked away. */
+	 * 0 empty; stale indexes (dropped, another file's) are checked away.
+	 * Its own table: the key has four parts and one message may stand at
+	 * many places, which analyze/namemap.h's one name, one value does not
+	 * hold. */
 	size_t *seen;
 	size_t seen_cap, seen_used;
 	size_t run;               /* the current file's first item */
