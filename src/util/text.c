@@ -40,19 +40,32 @@ void ta_text_put(FILE *out, const char *s)
 	put_clean(out, s ? s : "", false);
 }
 
+/* What both markdown writers do first with byte c after prev: hold back a
+ * 0xc2 (a C1 control's lead byte) until the next byte, write the held one
+ * before a byte that makes no control with it, and write a control or a
+ * newline as '?' and a tab as ' '. True when that is all c takes. */
+static bool md_put_plain(FILE *out, unsigned char prev, unsigned char c)
+{
+	if (c == 0xc2)
+		return true;
+	if (prev == 0xc2 && !ta_text_is_control(prev, c))
+		putc(0xc2, out);
+	if (ta_text_is_control(prev, c) || c == '\n' || c == '\t') {
+		putc(c == '\t' ? ' ' : '?', out);
+		return true;
+	}
+	return false;
+}
+
 /* all: escape every markdown character, else only those that change the
  * structure (a table cell, HTML). */
 static void put_md(FILE *out, const char *s, bool all)
 {
 	unsigned char prev = 0;
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; prev = *p++) {
-		if (*p == 0xc2)
+		if (md_put_plain(out, prev, *p))
 			continue;
-		if (prev == 0xc2 && !ta_text_is_control(prev, *p))
-			putc(0xc2, out);
-		if (ta_text_is_control(prev, *p) || *p == '\n' || *p == '\t')
-			putc(*p == '\t' ? ' ' : '?', out);
-		else if (*p == '<')
+		if (*p == '<')
 			fputs("&lt;", out);
 		else if (*p == '>')
 			fputs("&gt;", out);
@@ -82,13 +95,9 @@ void ta_md_put_code(FILE *out, const char *s)
 	putc('`', out);
 	unsigned char prev = 0;
 	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; prev = *p++) {
-		if (*p == 0xc2)
+		if (md_put_plain(out, prev, *p))
 			continue;
-		if (prev == 0xc2 && !ta_text_is_control(prev, *p))
-			putc(0xc2, out);
-		if (ta_text_is_control(prev, *p) || *p == '\n' || *p == '\t')
-			putc(*p == '\t' ? ' ' : '?', out);
-		else if (*p == '|')
+		if (*p == '|')
 			fputs("\\|", out);  /* GFM reads it before the code span */
 		else if (*p == '`')
 			putc('\'', out);
