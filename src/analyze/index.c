@@ -505,13 +505,6 @@ const int *ta_index_kernel_launches(const ta_model *m, int kernel, size_t *count
 	return items_of(&x->launches, m, kernel, count);
 }
 
-ta_launch_walk ta_index_launch_walk(const ta_model *m, int kernel)
-{
-	ta_launch_walk w = { .launches = m->launches };
-	w.of = ta_index_kernel_launches(m, kernel, &w.n);
-	return w;
-}
-
 const ta_launch *ta_index_first_launch(const ta_model *m, int kernel)
 {
 	const ta_launch *first = NULL;

@@ -71,6 +71,25 @@ void *ta_index_cached(const ta_model *m, void *(*build)(const ta_model *m), void
  * kernel k among their launches. */
 const int *ta_index_kernel_hosts(const ta_model *m, int kernel, size_t *count);
 
+/* The same hosts in turn, asking the index once (as ta_launch_walk below). */
+typedef struct ta_host_walk {
+	const ta_host *hosts;
+	const int *of;
+	size_t n, next;
+} ta_host_walk;
+
+static inline ta_host_walk ta_index_host_walk(const ta_model *m, int kernel)
+{
+	ta_host_walk w = { .hosts = m->hosts };
+	w.of = ta_index_kernel_hosts(m, kernel, &w.n);
+	return w;
+}
+
+static inline const ta_host *ta_host_walk_next(ta_host_walk *w)
+{
+	return w->next < w->n ? &w->hosts[w->of[w->next++]] : NULL;
+}
+
 /* The launches of kernel k (indexes in m->launches, ascending). */
 const int *ta_index_kernel_launches(const ta_model *m, int kernel, size_t *count);
 
@@ -83,7 +102,12 @@ typedef struct ta_launch_walk {
 	size_t n, next;
 } ta_launch_walk;
 
-ta_launch_walk ta_index_launch_walk(const ta_model *m, int kernel);
+static inline ta_launch_walk ta_index_launch_walk(const ta_model *m, int kernel)
+{
+	ta_launch_walk w = { .launches = m->launches };
+	w.of = ta_index_kernel_launches(m, kernel, &w.n);
+	return w;
+}
 
 /* The walk's next launch, or NULL after the last. */
 static inline const ta_launch *ta_launch_walk_next(ta_launch_walk *w)

@@ -160,7 +160,7 @@ TA_REWRITE(D13, NULL, TA_UNSAFE("assumes the test was meant as its flag and comp
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+		if (!ta_edits_kernel_selected(kernel_or_host, ki))
 			continue;
 		TSNode cmp, bin;
 		int side = d13_find(m, &m->kernels[ki], m->kernels[ki].node, line, &cmp, &bin);

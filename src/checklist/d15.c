@@ -12,12 +12,8 @@
 ta_status ta_detect_d15(ta_rule_ctx *c)
 {
 	bool found = false;
-	size_t nh;
-	const int *his = ta_index_kernel_hosts(c->m, c->kernel, &nh);
-	for (size_t hj = 0; hj < nh; hj++) {
-		const ta_host *h = &c->m->hosts[his[hj]];
-		if (!ta_rule_host_launches(c, h))
-			continue;
+	ta_host_walk walk = ta_index_host_walk(c->m, c->kernel);
+	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
 		for (size_t i = 0; i < h->op_count; i++) {
 			const ta_host_op *a = &h->ops[i];
 			if (a->kind != TA_HOST_ALLOC || a->has_device || !a->target)

@@ -172,12 +172,8 @@ static bool d3_conditional(const ta_rule_ctx *c, const ta_host *h, uint64_t path
 ta_status ta_detect_d3(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
-	size_t nh;
-	const int *his = ta_index_kernel_hosts(c->m, c->kernel, &nh);
-	for (size_t hj = 0; hj < nh; hj++) {
-		const ta_host *h = &c->m->hosts[his[hj]];
-		if (!ta_rule_host_launches(c, h))
-			continue;
+	ta_host_walk walk = ta_index_host_walk(c->m, c->kernel);
+	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
 		any = true;
 		uint64_t allocs = 0;
 		for (size_t i = 0; i < h->op_count && i < 64; i++)
@@ -308,12 +304,8 @@ ta_status ta_detect_d5(ta_rule_ctx *c)
 ta_status ta_detect_d7(ta_rule_ctx *c)
 {
 	bool found = false;
-	size_t nh;
-	const int *his = ta_index_kernel_hosts(c->m, c->kernel, &nh);
-	for (size_t hj = 0; hj < nh; hj++) {
-		const ta_host *h = &c->m->hosts[his[hj]];
-		if (!ta_rule_host_launches(c, h))
-			continue;
+	ta_host_walk walk = ta_index_host_walk(c->m, c->kernel);
+	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
 		for (size_t i = 0; i < h->op_count; i++) {
 			const ta_host_op *op = &h->ops[i];
 			if (op->kind != TA_HOST_CLONE || !op->receiver)
@@ -509,12 +501,8 @@ ta_status ta_detect_d9(ta_rule_ctx *c)
 		}
 		free(t);
 	}
-	size_t nh;
-	const int *his = ta_index_kernel_hosts(c->m, c->kernel, &nh);
-	for (size_t hj = 0; hj < nh; hj++) {
-		const ta_host *h = &c->m->hosts[his[hj]];
-		if (!ta_rule_host_launches(c, h))
-			continue;
+	ta_host_walk walk = ta_index_host_walk(c->m, c->kernel);
+	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
 		for (size_t i = 0; i < h->op_count; i++)
 			if (h->ops[i].kind == TA_HOST_RESHAPE && split_reshape(h->ops[i].text)) {
 				ta_rule_add(c, h->ops[i].span, "`%s` reshapes a dimension into two halves before "

@@ -229,7 +229,7 @@ TA_REWRITE(G7, NULL, TA_SAFE)
 	const ta_launch *first = NULL;
 	for (size_t i = 0; i < m->launch_count; i++) {
 		const ta_launch *l = &m->launches[i];
-		if (l->kernel < 0 || (kernel_or_host >= 0 && l->kernel != kernel_or_host))
+		if (l->kernel < 0 || !ta_edits_kernel_selected(kernel_or_host, (size_t)l->kernel))
 			continue;
 		if (!uses_descriptors(m, (size_t)l->kernel, 0))
 			continue;

@@ -113,7 +113,7 @@ TA_REWRITE(G8, NULL, TA_SAFE)
 	static const char *const causal[] = { "STAGE", "IS_CAUSAL", "CAUSAL", NULL };
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+		if (!ta_edits_kernel_selected(kernel_or_host, ki))
 			continue;
 		const ta_kernel *k = &m->kernels[ki];
 		const ta_autotune *a = k->autotune;

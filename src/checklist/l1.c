@@ -686,7 +686,7 @@ TA_REWRITE(L1, NULL, TA_SAFE)
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+		if (!ta_edits_kernel_selected(kernel_or_host, ki))
 			continue;
 		const ta_kernel *k = &m->kernels[ki];
 		if (line && !ta_edits_at_line(k->span, line))

@@ -382,7 +382,7 @@ TA_REWRITE(L2, NULL, TA_UNSAFE("assumes each program of the grid handles one til
 		const ta_launch *l = &m->launches[i];
 		if (l->kernel < 0 || !m->kernels[l->kernel].autotune)
 			continue;
-		if (kernel_or_host >= 0 && l->kernel != kernel_or_host)
+		if (!ta_edits_kernel_selected(kernel_or_host, (size_t)l->kernel))
 			continue;
 		if (line && !ta_edits_at_line(l->span, line) && !ta_edits_at_line(l->grid_def_span, line))
 			continue;

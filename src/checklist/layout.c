@@ -30,12 +30,7 @@ ta_status ta_detect_l3(ta_rule_ctx *c)
 			any = true;
 			if (a->has_pre_hook)
 				continue;
-			bool dup = false;
-			for (size_t f = 0; f < c->res->finding_count; f++)
-				if (c->res->findings[f].id == c->id && c->res->findings[f].kernel == c->kernel &&
-				    c->res->findings[f].span.start == op->span.start)
-					dup = true;
-			if (dup)
+			if (ta_rule_reported_at(c, op->span.start))
 				continue;
 			ta_finding *f = ta_rule_add(c, op->span,
 				"host descriptor `%s` is built with a fixed block shape while `%s` is autotuned "

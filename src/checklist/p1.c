@@ -2076,7 +2076,7 @@ TA_REWRITE(P1, NULL, TA_UNSAFE("assumes the kernel writes nothing the tuner's tr
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+		if (!ta_edits_kernel_selected(kernel_or_host, ki))
 			continue;
 		const ta_kernel *k = &m->kernels[ki];
 		if (k->is_helper)

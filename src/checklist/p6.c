@@ -72,12 +72,7 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 		any = true;
 		if (already_assumed(c->m, k, a->name))
 			continue;
-		bool dup = false;
-		for (size_t f = 0; f < c->res->finding_count; f++)
-			if (c->res->findings[f].id == c->id && c->res->findings[f].kernel == c->kernel &&
-			    c->res->findings[f].span.start == a->stmt.start)
-				dup = true;
-		if (dup)
+		if (ta_rule_reported_at(c, a->stmt.start))
 			continue;
 		/* What to assume, as the edit writes it: a pointer is aligned to
 		 * 16 bytes, a stride to 8 elements (16 bytes of fp16). */
@@ -488,7 +483,7 @@ TA_REWRITE(P6, NULL, TA_UNSAFE("assumes no caller passes a table entry the new h
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+		if (!ta_edits_kernel_selected(kernel_or_host, ki))
 			continue;
 		if (p6_kernel(m, &m->kernels[ki], line, out, &s) == 0)
 			return 0;

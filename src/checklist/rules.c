@@ -70,6 +70,16 @@ ta_finding *ta_rule_add(ta_rule_ctx *c, ta_span span, const char *fmt, ...)
 	return f;
 }
 
+bool ta_rule_reported_at(const ta_rule_ctx *c, uint32_t start)
+{
+	for (size_t i = 0; i < c->res->finding_count; i++) {
+		const ta_finding *f = &c->res->findings[i];
+		if (f->id == c->id && f->kernel == c->kernel && f->span.start == start)
+			return true;
+	}
+	return false;
+}
+
 ta_status ta_rule_status_of(const ta_rule_ctx *c, const char *id)
 {
 	int e = ta_rules_index(id);
@@ -424,17 +434,6 @@ int ta_rule_dots_in_loop(const ta_kernel *k, int l)
 		if (k->ops[i].kind == TA_OP_DOT && k->ops[i].loop >= 0 && ta_loop_within(k, k->ops[i].loop, l))
 			n++;
 	return n;
-}
-
-/* Host functions (not module level) that launch the current kernel. */
-bool ta_rule_host_launches(const ta_rule_ctx *c, const ta_host *h)
-{
-	if (h->span.end == 0 || ta_rule_host_is_test(h))
-		return false;
-	for (size_t i = 0; i < h->launch_count; i++)
-		if (c->m->launches[h->launches[i]].kernel == c->kernel)
-			return true;
-	return false;
 }
 
 /* Folder names of other back-ends than CUDA. */

@@ -42,6 +42,9 @@ typedef ta_status (*ta_detector)(ta_rule_ctx *c);
 ta_finding *ta_rule_add(ta_rule_ctx *c, ta_span span, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ta_finding_line(ta_finding *f, uint32_t line);
+/* The current entry has a finding for the current kernel whose span starts
+ * at start (one site met again through another path). */
+bool ta_rule_reported_at(const ta_rule_ctx *c, uint32_t start);
 
 /* Serving: copies another entry's findings for this kernel (those with any
  * of tags, or all when tags == 0) under the current id; returns the status
@@ -118,7 +121,15 @@ bool ta_is_layout_flag(const char *name);
 
 int ta_rule_dots_in_loop(const ta_kernel *k, int l);
 
-/* Host functions (not module level) that launch the current kernel. */
-bool ta_rule_host_launches(const ta_rule_ctx *c, const ta_host *h);
+/* The next host function of a walk of those that launch a kernel
+ * (ta_index_host_walk) that is neither the module level nor a test, or
+ * NULL after the last. */
+static inline const ta_host *ta_rule_next_host(ta_host_walk *w)
+{
+	for (const ta_host *h; (h = ta_host_walk_next(w));)
+		if (h->span.end != 0 && !ta_rule_host_is_test(h))
+			return h;
+	return NULL;
+}
 
 #endif

@@ -45,7 +45,7 @@ TA_REWRITE(S6, NULL, TA_UNSAFE("assumes tanh.approx.f32's error (about 2^-11 rel
 				       "tanh.approx.f32 is a PTX instruction", be.len, be.text);
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		if (kernel_or_host >= 0 && (size_t)kernel_or_host != ki)
+		if (!ta_edits_kernel_selected(kernel_or_host, ki))
 			continue;
 		const ta_kernel *k = &m->kernels[ki];
 		bool fast = false;

@@ -27,12 +27,8 @@ static bool conditional(const ta_rule_ctx *c, ta_span s)
 ta_status ta_detect_s7(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
-	size_t nh;
-	const int *his = ta_index_kernel_hosts(c->m, c->kernel, &nh);   /* those that launch it */
-	for (size_t hj = 0; hj < nh; hj++) {
-		const ta_host *h = &c->m->hosts[his[hj]];
-		if (h->span.end == 0 || ta_rule_host_is_test(h))
-			continue;
+	ta_host_walk walk = ta_index_host_walk(c->m, c->kernel);
+	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
 		for (size_t i = 0; i < h->op_count; i++) {
 			const ta_host_op *op = &h->ops[i];
 			/* x.transpose(...).contiguous() is a needed copy; S7 is about inputs. */
