@@ -144,6 +144,11 @@ TSNode ta_edits_call_arg(const ta_model *m, TSNode call, uint32_t index, const c
 
 /* ---- shared by several entries (rewrite_common.c) ---- */
 
+/* The argument launch l passes for parameter idx of k (by keyword, or by
+ * position, counting through a starred tuple of known length): its node, or
+ * a null node (not passed, or after another *args). */
+TSNode ta_edits_launch_arg_node(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t idx);
+
 bool ta_edits_host_selected(int kernel_or_host, size_t h);
 
 bool ta_edits_kernel_selected(int kernel_or_host, size_t k);

@@ -1099,48 +1099,6 @@ static char *s1_loop_bound(s1_ctx *c, const char *start)
 	return NULL;
 }
 
-/* The argument launch l passes for parameter idx of k: its node, or a null
- * node (not passed, or after a *args). */
-/* How many arguments `*(a, b)` or `*((a, b) if c else (d, e))` passes:
- * a tuple's length, the same in both branches; 0 when not known. */
-static size_t s1_splat_len(const ta_model *m, TSNode splat)
-{
-	if (!ta_node_is(splat, "list_splat") || ta_node_named_count(splat) != 1)
-		return 0;
-	TSNode e = ta_node_unparen(ta_node_named_child(splat, 0));
-	if (ta_node_is(e, "tuple"))
-		return ta_node_named_count(e);
-	if (!ta_node_is(e, "conditional_expression") || ta_node_named_count(e) != 3)
-		return 0;
-	TSNode a = ta_node_unparen(ta_node_named_child(e, 0)), b = ta_node_unparen(ta_node_named_child(e, 2));
-	if (!ta_node_is(a, "tuple") || !ta_node_is(b, "tuple") || ta_node_named_count(a) != ta_node_named_count(b))
-		return 0;
-	return ta_node_named_count(a);
-}
-
-static TSNode s1_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t idx)
-{
-	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[idx].name);
-	if (kw)
-		return ta_edits_node(m, kw->value_span);
-	/* Positions count through a starred tuple of known length (mamba's
-	 * `*((s.stride(0), s.stride(1)) if s is not None else (0, 0))`); any
-	 * other starred argument leaves the later positions unknown. */
-	size_t at = 0;
-	for (size_t j = 0; j < l->arg_count; j++) {
-		if (m->src->text[l->args[j].start] != '*') {
-			if (at++ == idx)
-				return ta_edits_node(m, l->args[j]);
-			continue;
-		}
-		size_t n = s1_splat_len(m, ta_edits_node(m, l->args[j]));
-		if (!n || idx < at + n)
-			return (TSNode){ 0 };
-		at += n;
-	}
-	return (TSNode){ 0 };
-}
-
 static size_t s1_param_index(const ta_kernel *k, const char *name)
 {
 	for (size_t i = 0; name && i < k->param_count; i++)
@@ -1227,7 +1185,7 @@ static bool s1_passed_optional(const ta_model *m, const ta_launch *l, const ta_k
 	char *want = ta_xasprintf("%sisnotNone", x);
 	bool found = false;
 	for (size_t i = 0; i < k->param_count && !found; i++) {
-		TSNode a = ta_node_unparen(s1_launch_arg(m, l, k, i));
+		TSNode a = ta_node_unparen(ta_edits_launch_arg_node(m, l, k, i));
 		if (!ta_node_is(a, "conditional_expression") || ta_node_named_count(a) != 3)
 			continue;
 		char *ct = squeezed(m, ta_node_named_child(a, 1));
@@ -1274,7 +1232,7 @@ static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wro
 	size_t seen = 0;
 	ta_launch_walk walk = s1_launches(c);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk)); seen++) {
-		TSNode sa = s1_launch_arg(m, l, k, li), ba = s1_launch_arg(m, l, k, bi);
+		TSNode sa = ta_edits_launch_arg_node(m, l, k, li), ba = ta_edits_launch_arg_node(m, l, k, bi);
 		/* An optional tensor (`x.stride(2) if x is not None else 0`, with
 		 * x passed for the base): the kernel reaches it only when given
 		 * one, and the contract holds for it then. */
@@ -1349,7 +1307,7 @@ static char *launch_value(const ta_model *m, const ta_launch *l, const ta_kernel
 			char *name = ta_xstrndup(p, n);
 			size_t i = s1_param_index(k, name);
 			free(name);
-			TSNode a = i < k->param_count ? s1_launch_arg(m, l, k, i) : (TSNode){ 0 };
+			TSNode a = i < k->param_count ? ta_edits_launch_arg_node(m, l, k, i) : (TSNode){ 0 };
 			if (ts_node_is_null(a)) {
 				ta_buf_free(&b);
 				return NULL;
@@ -1477,7 +1435,7 @@ static int s1_expr_contract(s1_ctx *c, ta_edit *out, bool *wrote)
 	size_t seen = 0;
 	ta_launch_walk walk = s1_launches(c);
 	for (const ta_launch *l; rc == 0 && (l = ta_launch_walk_next(&walk)); seen++) {
-		TSNode ba = s1_launch_arg(m, l, k, bi);
+		TSNode ba = ta_edits_launch_arg_node(m, l, k, bi);
 		if (!ta_node_is(ba, "identifier")) {
 			rc = s1_fail(c, "the launch at line %u does not pass %s as a tensor's name: its 16-byte alignment "
 				     "cannot be checked on the host", l->span.line, k->params[bi].name);
@@ -1612,7 +1570,7 @@ static int s1_block_bytes(s1_ctx *c, ta_edit *out, bool *wrote)
 	size_t bi = s1_base_param(c), seen = 0;
 	ta_launch_walk walk = s1_launches(c);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk)); seen++) {
-		TSNode a = lit || expr ? (TSNode){ 0 } : s1_launch_arg(m, l, k, idx);
+		TSNode a = lit || expr ? (TSNode){ 0 } : ta_edits_launch_arg_node(m, l, k, idx);
 		long v = lit ? lv : cmin;
 		char *e = expr ? launch_value(m, l, k, b) : NULL;
 		if (expr && !e)
@@ -1626,7 +1584,7 @@ static int s1_block_bytes(s1_ctx *c, ta_edit *out, bool *wrote)
 			e = ta_node_text(m->src, a);
 		if (!e && v >= 16)
 			continue;
-		TSNode ba = bi < k->param_count ? s1_launch_arg(m, l, k, bi) : (TSNode){ 0 };
+		TSNode ba = bi < k->param_count ? ta_edits_launch_arg_node(m, l, k, bi) : (TSNode){ 0 };
 		if (!ta_node_is(ba, "identifier")) {
 			free(e);
 			return s1_fail(c, "the tile's last dimension %s may be under 16 elements and the launch at line %u "
@@ -1691,7 +1649,7 @@ static int s1_stride_dim(const ta_model *m, const ta_kernel *k, const char *para
 	*x = NULL;
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)(k - m->kernels));
 	for (const ta_launch *l; idx < k->param_count && (l = ta_launch_walk_next(&walk));) {
-		TSNode sa = s1_launch_arg(m, l, k, idx), fn = ta_node_field(sa, "function");
+		TSNode sa = ta_edits_launch_arg_node(m, l, k, idx), fn = ta_node_field(sa, "function");
 		TSNode d = ta_node_is(sa, "call") ? ta_edits_call_arg(m, sa, 0, NULL) : (TSNode){ 0 };
 		if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") ||
 		    ts_node_is_null(d) || (!ta_node_is(d, "integer") && !ta_node_text_eq(m->src, d, "-1")))

@@ -47,6 +47,8 @@
 #    grid reads META   pre p1_grid_meta / p1_grid_fixed
 #    named masks       safety p2_named_mask, p2_named_rebound
 #    --diff refusals   pre p1_two_kernels, p1_launcher:30; tests/rules/agree.sh (every refused finding)
+#    S6 float32 data   golden s6_fp32 (the flag tests the dtype); pre s6_no_load, s6_view_arg, s6_optional,
+#                      s6_helper / s6_two_launches; golden s6_crlf
 # A call choosing its kernel (`k = A if c else B`): golden s1_choice, s1_choice_call (S1's contract
 #                      holds when the call runs its kernel); pre p1_choice, s6_choice, s1_choice_unknown
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
