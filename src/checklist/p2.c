@@ -756,7 +756,7 @@ static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 		free(heur);
 	}
 	free(lam);
-	return ta_edits_add_constexpr(m, k, c->flag, out, why);
+	return ta_edits_add_constexpr(m, k, c->flag, NULL, out, why);
 }
 
 /* The statement holding a load, alone on its lines, directly in a block. */

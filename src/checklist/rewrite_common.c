@@ -356,7 +356,8 @@ static bool def_line_comment(const ta_model *m, TSNode params, TSNode after, TSN
 	return true;
 }
 
-int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *name, ta_edit *out, char **why)
+int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *name, const char *dflt,
+			   ta_edit *out, char **why)
 {
 	/* The parameter, after the last one without a default. */
 	TSNode params = ta_node_field(k->node, "parameters");
@@ -394,6 +395,11 @@ int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *na
 	if (!ce) {
 		*why = ta_xstrdup("the file does not import triton.language");
 		return -1;
+	}
+	if (dflt) {  /* `NAME: tl.constexpr = dflt`: launches that do not pass it keep working */
+		char *with = ta_xasprintf("%s = %s", ce, dflt);
+		free(ce);
+		ce = with;
 	}
 	/* A comment ending the parameter's line describes that parameter: the
 	 * new one goes on a line of its own after it, not before it. */
