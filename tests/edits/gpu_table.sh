@@ -13,7 +13,7 @@ py="$TA_SRCDIR/tests/gpu/corpus_edits.py"
 fx="$TA_SRCDIR/tests/fixtures/gpu_table"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-gputable-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 10
+plan 11
 for c in "contract.log pytest contract" "mixed.log pytest fail" "crash.log pytest fail" \
 	"diff_contract.log diff contract" "diff_wrong.log diff fail"; do
 	set -- $c
@@ -36,8 +36,8 @@ result $? "the headline counts contract stops apart, never as passing" "$(grep '
 # file whose baseline passed are to run again; a site now refused is counted
 mkdir -p "$tmp/old/sites" "$tmp/new/sites/5" "$tmp/new/sites/6" "$tmp/new/sites/7" "$tmp/new/sites/8"
 site() { printf '{"n": %s, "project": "p", "file": "k.py", "rule": "%s", "line": %s, "applied": %s}' "$@"; }
-printf '{"sites": [%s, %s, %s, %s]}\n' "$(site 0 P1 10 true)" "$(site 1 S1 20 true)" "$(site 2 P2 30 true)" \
-	"$(site 3 D4 40 true)" > "$tmp/old/plan.json"
+printf '{"sites": [%s, %s, %s, %s, %s]}\n' "$(site 0 P1 10 true)" "$(site 1 S1 20 true)" "$(site 2 P2 30 true)" \
+	"$(site 3 D4 40 true)" "$(site 4 D4 40 true | sed 's/k\.py/q.py/')" > "$tmp/old/plan.json"
 printf '{"sites": [%s, %s, %s, %s]}\n' "$(site 5 P1 10 true)" "$(site 6 S1 20 true)" "$(site 7 P2 30 true)" \
 	"$(site 8 S8 50 true)" > "$tmp/new/plan.json"
 printf -- '--- a/k.py\n+++ b/k.py\n-x\n+y\n' > "$tmp/old/sites/0.diff"
@@ -57,4 +57,7 @@ result $? "carry: a changed diff, a site never run and a new site run again; the
 	"$(cat "$tmp/new/rerun.txt")"
 grep -q '^| p | 1 | 1 | 1 | 1 | 1 |$' "$tmp/carry.txt"
 result $? "carry: one each of changed, new, unrun, now refused (it had passed) and carried pass" "$(cat "$tmp/carry.txt")"
+# a file the new plan did not look at is not "now refused"
+[ "$(grep -c '^| p |' "$tmp/carry.txt")" = 1 ] && grep -q '^| project | changed | new | not run | now refused (pass) | pass |$' "$tmp/carry.txt"
+result $? "carry: sites of files outside the new plan are not counted as refused" "$(cat "$tmp/carry.txt")"
 finish

@@ -677,8 +677,9 @@ def carry(work, old, results):
         rows[k[0]][st] += 1
         if st in ("changed", "new") or (st == "not run" and k[:2] in basepass):
             rerun.append(f"{k[0]}/{k[1]}:{k[2]}:{k[3]}")
-    for k in before:
-        if k not in now:
+    planned = {(t["project"], t["file"]) for t in P.get("targets", [])} | {(s["project"], s["file"]) for s in P["sites"]}
+    for k in before:  # only files the new plan looked at: the others were not asked
+        if k not in now and k[:2] in planned:
             rows[k[0]]["now refused (" + status.get(before[k]["n"], "not run") + ")"] += 1
     cols = sorted({c for r in rows.values() for c in r})
     print("| project | " + " | ".join(cols) + " |")
