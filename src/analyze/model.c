@@ -264,10 +264,11 @@ bool ta_kernel_address_role(const ta_model *m, const ta_kernel *k, TSNode addr, 
 {
 	/* Both ways need an identifier spelled name inside addr: none where
 	 * addr's text does not hold it (most assignments a rule asks about). */
+	if (ts_node_is_null(addr))  /* a recovered parse can leave a side out */
+		return false;
 	size_t len = strlen(name);
 	uint32_t a = ts_node_start_byte(addr), b = ts_node_end_byte(addr);
-	if (ts_node_is_null(addr) ||
-	    (len && a <= b && b <= m->src->len && !memmem(m->src->text + a, b - a, name, len)))
+	if (len && a <= b && b <= m->src->len && !memmem(m->src->text + a, b - a, name, len))
 		return false;
 	TSNode first = ta_node_unparen(addr);
 	while (ta_node_is(first, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(first, "operator"), "+"))
