@@ -1,10 +1,12 @@
 #include "config.h"
 #include "analyze/flat.h"
 #include "analyze/syntax.h"
+#include "analyze/ts_layout.h"
 #include "util/buf.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <tree_sitter/parser.h>
 
 /* The live copies, for ta_flat_of: a tree is copied once per analysis and
  * a run holds few trees at a time. The analysis runs on one thread. */
@@ -57,16 +59,10 @@ static uint32_t close_up(ta_flat *f, uint32_t at, uint32_t stop, uint32_t end)
 	return at;
 }
 
-ta_flat *ta_flat_build(TSNode root)
+/* The copy by tree-sitter's cursor: the public API's one walk. */
+static void copy_by_cursor(ta_flat *f, size_t *cap, TSNode root)
 {
-	ta_flat *f = ta_xcalloc(1, sizeof *f);
-	f->tree = root.tree;
-	/* Python's trees hold about one visible node per 3.6 bytes (172,224
-	 * for the 615,381 bytes of tests/bench/astgrep.sh's files): room for
-	 * one per 3 bytes spares most files the copies of growing */
-	size_t cap = ts_node_end_byte(root) / 3 + 16;
-	f->nodes = ta_xmalloc(cap * sizeof *f->nodes);
-	add_node(f, &cap, root, TA_FLAT_NONE, NULL);
+	add_node(f, cap, root, TA_FLAT_NONE, NULL);
 	uint32_t cur = 0;
 	TSTreeCursor c = ts_tree_cursor_new(root);
 	for (;;) {
@@ -90,15 +86,185 @@ ta_flat *ta_flat_build(TSNode root)
 			parent = f->nodes[up].parent;
 			close_up(f, cur, parent, f->count);
 		}
-		add_node(f, &cap, ts_tree_cursor_current_node(&c), parent, &c);
+		add_node(f, cap, ts_tree_cursor_current_node(&c), parent, &c);
 		cur = f->count - 1;
 	}
 	close_up(f, cur, TA_FLAT_NONE, f->count);
 	ts_tree_cursor_delete(&c);
+}
+
+/* A node whose children the layout walk is reading. Hidden nodes (Python's
+ * grammar has many: _simple_statements, _expressions...) are read through,
+ * their children hanging from the nearest visible node above. */
+struct frame {
+	const ta_ts_subtree *children;
+	uint32_t count, next;      /* children, and the next one to read */
+	uint32_t structural;       /* its index among the non-extra children */
+	ta_ts_length at;           /* where the next child starts */
+	const TSSymbol *aliases;   /* the production's, NULL for none */
+	const TSFieldMapEntry *fields, *fields_end;
+	uint32_t parent;           /* the visible node the children hang from */
+	TSFieldId inherited;       /* a hidden node's field, for its children */
+	bool visible;
+};
+
+static struct frame frame_of(const TSLanguage *lang, ta_ts_subtree s, ta_ts_length at,
+			     uint32_t parent, TSFieldId inherited, bool visible)
+{
+	struct frame fr = { .count = s.ptr->child_count, .at = at, .parent = parent,
+			    .inherited = inherited, .visible = visible };
+	fr.children = ta_ts_children(s);
+	uint16_t prod = s.ptr->production_id;
+	if (prod)
+		fr.aliases = &lang->alias_sequences[(size_t)prod * lang->max_alias_sequence_length];
+	if (lang->field_count) {
+		TSFieldMapSlice slice = lang->field_map_slices[prod];
+		fr.fields = &lang->field_map_entries[slice.index];
+		fr.fields_end = fr.fields + slice.length;
+	}
+	return fr;
+}
+
+/* The field a child at structural index i hangs from in its own parent's
+ * production (inherited entries name a grandchild's field). */
+static TSFieldId own_field(const struct frame *fr, uint32_t i)
+{
+	for (const TSFieldMapEntry *m = fr->fields; m < fr->fields_end; m++)
+		if (!m->inherited && m->child_index == i)
+			return m->field_id;
+	return 0;
+}
+
+/* The copy read from the tree's own arrays: the same nodes, positions,
+ * aliases and fields as copy_by_cursor, in the same order. A node's field
+ * is the first found going up from it through hidden ancestors, stopping
+ * at an extra node or the visible parent, as ts_tree_cursor_current_field_id
+ * finds it. */
+static void copy_by_layout(ta_flat *f, size_t *cap, TSNode root)
+{
+	add_node(f, cap, root, TA_FLAT_NONE, NULL);
+	ta_ts_subtree top = *(const ta_ts_subtree *)root.id;
+	if (!ta_ts_child_count(top)) {
+		f->nodes[0].end = 1;
+		return;
+	}
+	const TSLanguage *lang = ts_tree_language(root.tree);
+	size_t depth = 0, room = 64;
+	struct frame *st = ta_xmalloc(room * sizeof *st);
+	ta_ts_length at = { root.context[0], { root.context[1], root.context[2] } };
+	st[depth++] = frame_of(lang, top, at, 0, 0, true);
+	while (depth) {
+		struct frame *fr = &st[depth - 1];
+		if (fr->next == fr->count) {
+			if (fr->visible)
+				f->nodes[fr->parent].end = f->count;
+			depth--;
+			continue;
+		}
+		ta_ts_subtree s = fr->children[fr->next];
+		ta_ts_length pos = fr->at;
+		bool visible = ta_ts_visible(s), extra = ta_ts_extra(s);
+		uint32_t index = fr->structural;
+		TSSymbol alias = 0;
+		if (!extra && fr->aliases) {
+			alias = fr->aliases[index];
+			visible |= alias != 0;
+			fr->structural++;
+		}
+		fr->at = ta_ts_add(pos, ta_ts_size(s));
+		if (++fr->next < fr->count)
+			fr->at = ta_ts_add(fr->at, ta_ts_padding(fr->children[fr->next]));
+		if (!visible && !ta_ts_visible_child_count(s))
+			continue;
+		TSFieldId field = 0;
+		if (!extra) {
+			field = own_field(fr, index);
+			if (!field)
+				field = fr->inherited;
+		}
+		uint32_t parent = fr->parent;
+		if (visible) {
+			if (f->count == *cap)
+				ta_grow((void **)&f->nodes, cap, (size_t)f->count + 1, sizeof *f->nodes);
+			TSNode n = { { pos.bytes, pos.extent.row, pos.extent.column, alias },
+				     &fr->children[fr->next - 1], root.tree };
+			ta_flat_node *e = &f->nodes[f->count++];
+			memcpy(e->context, n.context, sizeof e->context);
+			e->id = n.id;
+			e->parent = parent;
+			e->end = f->count;
+			e->named = ts_node_is_named(n);
+			e->symbol = ts_node_symbol(n);
+			e->field = field;
+			if (!ta_ts_child_count(s))
+				continue;
+			parent = f->count - 1;
+			field = 0;
+		}
+		if (depth == room)
+			ta_grow((void **)&st, &room, depth + 1, sizeof *st);
+		st[depth++] = frame_of(lang, s, pos, parent, field, visible);
+	}
+	free(st);
+}
+
+static bool same_copy(const ta_flat *a, const ta_flat *b)
+{
+	if (a->count != b->count)
+		return false;
+	for (uint32_t i = 0; i < a->count; i++) {
+		const ta_flat_node *x = &a->nodes[i], *y = &b->nodes[i];
+		if (memcmp(x->context, y->context, sizeof x->context) || x->id != y->id ||
+		    x->parent != y->parent || x->end != y->end || x->symbol != y->symbol ||
+		    x->field != y->field || x->named != y->named)
+			return false;
+	}
+	return true;
+}
+
+/* Whether the layout walk may be used: unknown until the first copy of the
+ * process, which is made both ways and compared node by node. */
+static enum { LAYOUT_UNTRIED, LAYOUT_SAME, LAYOUT_DIFFERS } layout;
+
+static ta_flat *new_copy(TSNode root, size_t *cap)
+{
+	ta_flat *f = ta_xcalloc(1, sizeof *f);
+	f->tree = root.tree;
+	/* Python's trees hold about one visible node per 3.6 bytes (172,224
+	 * for the 615,381 bytes of tests/bench/astgrep.sh's files): room for
+	 * one per 3 bytes spares most files the copies of growing */
+	*cap = ts_node_end_byte(root) / 3 + 16;
+	f->nodes = ta_xmalloc(*cap * sizeof *f->nodes);
+	return f;
+}
+
+ta_flat *ta_flat_build_by(TSNode root, bool by_layout)
+{
+	size_t cap;
+	ta_flat *f = new_copy(root, &cap);
+	if (by_layout)
+		copy_by_layout(f, &cap, root);
+	else
+		copy_by_cursor(f, &cap, root);
 	index_nodes(f);
 	f->next_live = live;
 	live = f;
 	return f;
+}
+
+ta_flat *ta_flat_build(TSNode root)
+{
+	if (layout == LAYOUT_UNTRIED) {
+		size_t cap;
+		ta_flat *check = new_copy(root, &cap);
+		copy_by_layout(check, &cap, root);
+		ta_flat *f = ta_flat_build_by(root, false);
+		layout = same_copy(check, f) ? LAYOUT_SAME : LAYOUT_DIFFERS;
+		free(check->nodes);
+		free(check);
+		return f;
+	}
+	return ta_flat_build_by(root, layout == LAYOUT_SAME);
 }
 
 void ta_flat_free(ta_flat *f)

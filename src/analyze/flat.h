@@ -36,6 +36,10 @@ typedef struct ta_flat {
 /* Copies the tree under root (a tree's root node) and makes the copy the
  * one ta_flat_of finds for that tree on this thread until ta_flat_free. */
 ta_flat *ta_flat_build(TSNode root);
+/* The same, made by tree-sitter's cursor or by reading the tree's arrays
+ * (analyze/ts_layout.h); ta_flat_build reads the arrays once the first copy
+ * of the process came out the same both ways. */
+ta_flat *ta_flat_build_by(TSNode root, bool by_layout);
 void ta_flat_free(ta_flat *f);
 /* The live copy of n's tree, or NULL (a tree nobody copied: callers then
  * ask tree-sitter). */

@@ -84,6 +84,23 @@ static size_t check_tree(const ta_syntax *syn)
 	}
 	ts_tree_cursor_delete(&c);
 	assert_int_equal(i, f->count);
+	/* the copy read from tree-sitter's own arrays (analyze/ts_layout.h)
+	 * against the cursor's, field by field */
+	ta_flat *by_layout = ta_flat_build_by(root, true), *by_cursor = ta_flat_build_by(root, false);
+	assert_int_equal(by_layout->count, by_cursor->count);
+	for (uint32_t k = 0; k < by_cursor->count; k++) {
+		const ta_flat_node *x = &by_layout->nodes[k], *y = &by_cursor->nodes[k];
+		assert_memory_equal(x->context, y->context, sizeof x->context);
+		assert_ptr_equal(x->id, y->id);
+		assert_int_equal(x->parent, y->parent);
+		assert_int_equal(x->end, y->end);
+		assert_int_equal(x->symbol, y->symbol);
+		assert_int_equal(x->field, y->field);
+		assert_int_equal(x->named, y->named);
+	}
+	ta_flat_free(by_cursor);
+	ta_flat_free(by_layout);
+	assert_ptr_equal(ta_flat_of(root), f);
 	return i;
 }
 
