@@ -1,6 +1,7 @@
 #include "config.h"
 #include "analyze/syntax.h"
 #include "analyze/flat.h"
+#include "analyze/grammar.h"
 #include "analyze/ts_arena.h"
 #include "util/buf.h"
 
@@ -136,7 +137,7 @@ ta_syntax *ta_syntax_parse_ranges(const ta_source *src, const TSRange *ranges, s
 	/* The parser and the tree live in an arena of their own. */
 	ta_ts_arena *arena = ta_ts_arena_begin();
 	TSParser *parser = ts_parser_new();
-	if (!ts_parser_set_language(parser, tree_sitter_python())) {
+	if (!ts_parser_set_language(parser, ta_grammar_python())) {
 		ts_parser_delete(parser);
 		ta_ts_arena_end();
 		ta_ts_arena_free(arena);

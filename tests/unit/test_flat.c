@@ -104,6 +104,33 @@ static size_t check_tree(const ta_syntax *syn)
 	return i;
 }
 
+/* The parse (with analyze/grammar.c's dense table) gives the tree the
+ * generated grammar gives: the same nodes, kinds, fields and ranges. */
+static void same_as_generated_grammar(const ta_syntax *syn, const char *text, size_t len)
+{
+	TSParser *p = ts_parser_new();
+	assert_true(ts_parser_set_language(p, tree_sitter_python()));
+	TSTree *t = ts_parser_parse_string(p, NULL, text, (uint32_t)len);
+	ts_parser_delete(p);
+	assert_non_null(t);
+	assert_ptr_not_equal(ts_tree_language(ta_syntax_root(syn).tree), tree_sitter_python());
+	char *want = ts_node_string(ts_tree_root_node(t)), *got = ts_node_string(ta_syntax_root(syn));
+	assert_string_equal(got, want);
+	TSTreeCursor a = ts_tree_cursor_new(ts_tree_root_node(t)), b = ts_tree_cursor_new(ta_syntax_root(syn));
+	for (bool more = true; more;) {
+		TSNode x = ts_tree_cursor_current_node(&a), y = ts_tree_cursor_current_node(&b);
+		assert_int_equal(ts_node_start_byte(x), ts_node_start_byte(y));
+		assert_int_equal(ts_node_end_byte(x), ts_node_end_byte(y));
+		more = ta_cursor_next(&a, true);
+		assert_int_equal(ta_cursor_next(&b, true), more);
+	}
+	ts_tree_cursor_delete(&a);
+	ts_tree_cursor_delete(&b);
+	free(want);
+	free(got);
+	ts_tree_delete(t);
+}
+
 static size_t check_text(const char *name, const char *text, size_t len)
 {
 	ta_source *src = NULL;
@@ -111,6 +138,7 @@ static size_t check_text(const char *name, const char *text, size_t len)
 	assert_int_equal(ta_source_from_bytes(name, text, len, &src, &err), 0);
 	ta_syntax *syn = ta_syntax_parse(src, &err);
 	assert_non_null(syn);
+	same_as_generated_grammar(syn, text, len);
 	size_t n = check_tree(syn);
 	ta_syntax_free(syn);
 	ta_source_free(src);
@@ -136,6 +164,8 @@ static void test_snippets(void **state)
 		"x = [i for i in range(3) if i] ; y = {k: v for k, v in z.items()}\nprint(x, y, sep='')\n",
 		"def broken(:\n    x = (1 +\n    return\n",
 		"class C(B, metaclass=M):\n    \"\"\"doc\"\"\"\n    def m(self): pass\n",
+		"async def f(a):\n    return await g(*a, **k)\n",
+		"lambda: (yield)\nprint >>f, 1\nexec 'x'\n\t\tif x:\n  y\n",
 		"\n",
 	};
 	for (size_t i = 0; i < sizeof snippets / sizeof *snippets; i++)
