@@ -1134,6 +1134,102 @@ static int p1_optional_restored(const ta_model *m, const ta_kernel *k, size_t ki
 	return rc;
 }
 
+/* The file defines a torch.autograd.Function: its launches feed autograd,
+ * which keeps tensors for the backward and checks their versions. */
+static bool p1_file_feeds_autograd(const ta_model *m)
+{
+	TSNode root = ta_syntax_root(m->syn);
+	for (uint32_t i = 0, c = ta_node_named_count(root); i < c; i++) {
+		TSNode d = ta_node_named_child(root, i);
+		if (ta_node_is(d, "decorated_definition"))
+			d = ta_node_field(d, "definition");
+		TSNode sup = ta_node_is(d, "class_definition") ? ta_node_field(d, "superclasses") : (TSNode){ 0 };
+		for (uint32_t j = 0, n = ts_node_is_null(sup) ? 0 : ta_node_named_count(sup); j < n; j++) {
+			char *base = ta_model_canonical(m, ta_node_named_child(sup, j));
+			bool hit = base && ta_name_is(base, "torch.autograd.Function");
+			free(base);
+			if (hit)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* The names value may stand for, as p1_value_roots finds them, also
+ * through a view or slice of a tensor (`y.view(-1, n)`, `x[:, :d]`). */
+static void p1_view_roots(const ta_model *m, TSNode host, TSNode v, p1_roots *r, int depth)
+{
+	p1_value_roots(m, host, v, r, depth);
+	for (size_t i = 0; i < r->n && i < 12; i++) {
+		ta_edits_defs d = { 0 };
+		ta_edits_find_defs(m, host, r->v[i], &d);
+		for (size_t j = 0; j < d.n; j++) {
+			TSNode val = ta_node_is(d.v[j], "assignment") ? p1_bound_value(m, d.v[j], r->v[i]) : (TSNode){ 0 };
+			TSNode fn = ta_node_is(val, "call") ? ta_node_field(val, "function") : (TSNode){ 0 };
+			TSNode base = ta_node_is(fn, "attribute") ? ta_node_field(fn, "object")
+				      : ta_node_is(val, "subscript") ? ta_node_field(val, "value") : (TSNode){ 0 };
+			static const char *const views[] = { "view", "reshape", "view_as", "flatten", "squeeze",
+							     "unsqueeze", "transpose", "permute", "t", "narrow",
+							     "select", "expand", "contiguous" };
+			bool view = ta_node_is(val, "subscript");
+			for (size_t w = 0; !view && ta_node_is(fn, "attribute") && w < sizeof views / sizeof *views; w++)
+				view = ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), views[w]);
+			if (view && ta_node_is(ta_node_unparen(base), "identifier"))
+				p1_value_roots(m, host, base, r, depth + 1);
+		}
+	}
+}
+
+/* A tensor the tuner would restore that a launch may take from its caller
+ * (a parameter of the launching function, itself or a view of it), in a
+ * file whose launches feed autograd: Triton's autotuner puts restore_value
+ * tensors back with copy_, an in-place op autograd counts (the kernel's
+ * own stores are not), so a tensor autograd saved for the backward would
+ * then fail its version check there. Returns 0, or -1 with *why. */
+static int p1_restores_caller_tensor(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
+{
+	if (!p1_file_feeds_autograd(m))
+		return 0;
+	uint32_t first = 0;
+	bool *restore = p1_restored(m, k, &first);
+	int rc = 0;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; rc == 0 && (l = ta_launch_walk_next(&walk));) {
+		TSNode host = p1_host_node(m, l);
+		TSNode def = ta_node_is(host, "decorated_definition") ? ta_node_field(host, "definition") : host;
+		TSNode params = ta_node_is(def, "function_definition") ? ta_node_field(def, "parameters") : (TSNode){ 0 };
+		for (size_t i = 0; rc == 0 && i < k->param_count; i++) {
+			TSNode an = restore[i] ? p1_launch_node(m, l, k, i) : (TSNode){ 0 };
+			if (ts_node_is_null(an) || ts_node_is_null(params))
+				continue;
+			p1_roots r = { .n = 0 };
+			p1_view_roots(m, host, an, &r, 0);
+			for (uint32_t p = 0, c = ta_node_named_count(params); rc == 0 && p < c; p++) {
+				TSNode pn = ta_node_named_child(params, p);
+				TSNode name = ta_node_is(pn, "identifier") ? pn : ta_node_field(pn, "name");
+				if (ta_node_is(pn, "typed_parameter"))
+					name = ta_node_named_child(pn, 0);
+				for (size_t a = 0; rc == 0 && a < r.n; a++)
+					if (ta_node_text_eq(m->src, name, r.v[a])) {
+						char *arg = ta_node_text(m->src, an);
+						char *what = strcmp(arg, r.v[a]) ? ta_xasprintf("%s may be %s,", arg, r.v[a])
+										 : ta_xasprintf("%s is", arg);
+						rc = ta_edits_refuse(why, "line %u: %s a tensor the caller passes (line %u); "
+								     "the autotuner would restore it with copy_, an in-place change "
+								     "autograd records where %s's own stores are not, so a tensor "
+								     "saved for the backward would fail autograd's version check",
+								     l->span.line, what, ts_node_start_point(pn).row + 1, k->name);
+						free(what);
+						free(arg);
+					}
+			}
+			p1_roots_free(&r);
+		}
+	}
+	free(restore);
+	return rc;
+}
+
 /* A store or atomic of k whose address reaches none of its parameters (a
  * pointer loaded from a table): what it writes cannot be named in
  * restore_value. Its line, or 0. */
@@ -1864,7 +1960,7 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		return -1;
 	if (p1_single_warp_roundtrip(m, k, ki, why) != 0)
 		return -1;
-	if (p1_optional_restored(m, k, ki, why) != 0)
+	if (p1_optional_restored(m, k, ki, why) != 0 || p1_restores_caller_tensor(m, k, ki, why) != 0)
 		return -1;
 	if (p1_descriptor_inplace(m, k, ki, why) != 0 || p1_tuned_by_wrapper(m, k, ki, why) != 0)
 		return -1;
