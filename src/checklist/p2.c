@@ -705,7 +705,11 @@ static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 	const ta_model *m = c->m;
 	const ta_kernel *k = c->k;
 	char *lam = ta_xasprintf("lambda args: args[\"%s\"] %% args[\"%s\"] == 0", c->K, c->BK);
-	if (k->heuristics_span.end > k->heuristics_span.start) {
+	/* Heuristics written above @triton.autotune run before it picks a
+	 * config: they see the launch's arguments but not a tuned tile, so
+	 * the flag goes into a decorator of its own beneath the autotune. */
+	bool below_autotune = !k->autotune || k->heuristics_span.start > k->autotune->span.start;
+	if (k->heuristics_span.end > k->heuristics_span.start && below_autotune) {
 		TSNode call = ta_edits_node(m, k->heuristics_span);
 		TSNode args = ta_node_field(call, "arguments");
 		TSNode dict = ta_node_named_child(args, 0);
