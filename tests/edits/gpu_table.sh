@@ -13,7 +13,7 @@ py="$TA_SRCDIR/tests/gpu/corpus_edits.py"
 fx="$TA_SRCDIR/tests/fixtures/gpu_table"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-gputable-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 11
+plan 14
 for c in "contract.log pytest contract" "mixed.log pytest fail" "crash.log pytest fail" \
 	"diff_contract.log diff contract" "diff_wrong.log diff fail"; do
 	set -- $c
@@ -60,4 +60,33 @@ result $? "carry: one each of changed, new, unrun, now refused (it had passed) a
 # a file the new plan did not look at is not "now refused"
 [ "$(grep -c '^| p |' "$tmp/carry.txt")" = 1 ] && grep -q '^| project | changed | new | not run | now refused (pass) | pass |$' "$tmp/carry.txt"
 result $? "carry: sites of files outside the new plan are not counted as refused" "$(cat "$tmp/carry.txt")"
+# holds: over two runs, a site passes where an identical diff passed and
+# none failed; a diff that failed in either run is listed and sets the exit
+# status; a site whose diff changed since is not counted as verified
+mkdir -p "$tmp/ra/sites" "$tmp/rb/sites"
+printf '{"sites": [%s, %s, %s]}\n' "$(site 0 P1 10 true)" "$(site 1 S1 20 true)" "$(site 2 P2 30 true)" > "$tmp/ra/plan.json"
+printf '{"sites": [%s, %s]}\n' "$(site 0 P1 10 true)" "$(site 1 P2 30 true)" > "$tmp/rb/plan.json"
+printf -- '-x\n+y\n' > "$tmp/ra/sites/0.diff"      # P1: passed in a with the plan's diff
+printf -- '-a\n+z\n' > "$tmp/ra/sites/1.diff"      # S1: passed in a with another diff
+printf -- '-q\n' > "$tmp/ra/sites/2.diff"           # P2: passed in a ...
+printf -- '-q\n' > "$tmp/rb/sites/1.diff"           # ... and failed in b, the same diff
+printf -- '-x\n+y\n' > "$tmp/rb/sites/0.diff"
+for n in 0 1 2; do echo '{"kind": "site", "n": '$n', "status": "pass"}'; done > "$tmp/ra/results.jsonl"
+{ echo '{"kind": "site", "n": 0, "status": "timeout"}'; echo '{"kind": "site", "n": 1, "status": "fail"}'; } > "$tmp/rb/results.jsonl"
+(cd "$tmp/ra" && tar -czf ../ra.tar.gz plan.json sites) && (cd "$tmp/rb" && tar -czf ../rb.tar.gz plan.json sites)
+mkdir -p "$tmp/now/sites/0" "$tmp/now/sites/1" "$tmp/now/sites/2"
+printf '{"sites": [%s, %s, %s]}\n' "$(site 0 P1 10 true)" "$(site 1 S1 20 true)" "$(site 2 P2 30 true)" > "$tmp/now/plan.json"
+printf -- '--- a/k.py\n+++ b/k.py\n-x\n+y\n' > "$tmp/now/sites/0/diff"
+printf -- '-a\n+b\n' > "$tmp/now/sites/1/diff"
+printf -- '-q\n' > "$tmp/now/sites/2/diff"
+# run a from its logs archive, run b from the hash list made of its archive
+TA=/bin/false python3 "$py" sitehashes "$tmp/rb.tar.gz" > "$tmp/rb.json" &&
+	! grep -q -e '-q' "$tmp/rb.json" && grep -q '"hunks_sha256": "[0-9a-f]\{64\}"' "$tmp/rb.json"
+result $? "sitehashes: a run's sites with a hash of each diff, no line of the diffs" "$(cat "$tmp/rb.json")"
+TA=/bin/false python3 "$py" holds "$tmp/now" "$tmp/ra.tar.gz=$tmp/ra/results.jsonl" "$tmp/rb.json=$tmp/rb/results.jsonl" > "$tmp/holds.txt"
+[ $? = 1 ] && grep -q '^| project | changed | fail | pass |$' "$tmp/holds.txt" && grep -q '^| p | 1 | 1 | 1 |$' "$tmp/holds.txt"
+result $? "holds: one site passes, one diff changed, one failed in a later run" "$(cat "$tmp/holds.txt")"
+grep -q '^failed with this diff: p/k.py:P2:30$' "$tmp/holds.txt" &&
+	grep -q '^public projects: 1 sites pass with this plan.s diffs on 1 projects; 1 sites. diffs failed$' "$tmp/holds.txt"
+result $? "holds: the failed site is named and counted" "$(cat "$tmp/holds.txt")"
 finish

@@ -22,6 +22,18 @@ for the bundled examples, a differential harness (tests/gpu/diff_examples.py).
                                      diff is byte-for-byte the same; prints a
                                      per-project table and writes WORK/rerun.txt
                                      (TA_ONLY_SITES lines: changed, new, unrun)
+  corpus_edits.py sitehashes LOGS    a run's applied sites with the sha256 of
+                                     each diff's hunks (JSON on stdout), from
+                                     its logs.tar.gz: what may be committed
+                                     (the diffs hold the projects' code)
+  corpus_edits.py holds WORK RUN...  what the GPU has verified of the plan in
+                                     WORK over several runs: RUN is a run's
+                                     logs.tar.gz or sitehashes list and its
+                                     results, joined by = (SITES=RESULTS
+                                     [,RESULTS...]); a site counts where its
+                                     diff is the one that ran; prints a
+                                     per-project table, every site whose diff
+                                     failed, and the public projects' total
   corpus_edits.py classify LOG CHECK whether a failing check's output (CHECK:
                                      pytest, main or diff) stopped only at the
                                      edits' host contracts: contract, or fail
@@ -653,8 +665,7 @@ def carry(work, old, results):
     result carries over only where its diff (hunks, not the path headers)
     is the same as the one that ran."""
     def hunks(path):
-        text = read(path)
-        return "\n".join(l for l in text.splitlines() if not l.startswith(("--- ", "+++ "))) if text else None
+        return hunks_of(read(path))
     key = lambda s: (s["project"], s["file"], s["rule"], s["line"])
     P0 = json.load(open(os.path.join(old, "plan.json")))
     status, basepass = {}, set()
@@ -693,6 +704,80 @@ def carry(work, old, results):
           f"{os.path.join(work, 'rerun.txt')}")
 
 
+def hunks_of(text):
+    """A diff without its path headers: the same edit in another checkout."""
+    return "\n".join(l for l in text.splitlines() if not l.startswith(("--- ", "+++ "))) if text else None
+
+
+def site_key(s):
+    return (s["project"], s["file"], s["rule"], s["line"])
+
+
+def hunk_hash(text):
+    """What identifies an edit without keeping its code: the sha256 of its
+    diff's hunks (path headers aside), or None for no diff."""
+    import hashlib
+    h = hunks_of(text)
+    return hashlib.sha256(h.encode()).hexdigest() if h is not None else None
+
+
+def run_sites(archive):
+    """A run's applied sites with the hash of each one's diff: from its logs
+    archive (plan.json, sites/N.diff) or from the list `sitehashes` wrote."""
+    import tarfile
+    if archive.endswith(".json"):
+        return json.load(open(archive))
+    out = []
+    with tarfile.open(archive) as t:
+        names = {os.path.normpath(m.name): m for m in t.getmembers() if m.isfile()}
+        for s in json.load(t.extractfile(names["plan.json"]))["sites"]:
+            m = names.get(os.path.join("sites", f"{s['n']}.diff"))
+            if s.get("applied") and m is not None:
+                out.append({"n": s["n"], "project": s["project"], "file": s["file"], "rule": s["rule"],
+                            "line": s["line"], "hunks_sha256": hunk_hash(t.extractfile(m).read().decode("utf-8", "replace"))})
+    return out
+
+
+def holds(work, runs):
+    """For each applied site of the plan in work, the results of every
+    earlier run whose diff for that site is the same (by hash): a site holds
+    a pass where one of them passed and none failed. Returns the number of
+    sites whose identical diff failed somewhere (the exit status)."""
+    seen = collections.defaultdict(list)  # site -> [(hash, status)]
+    for spec in runs:
+        archive, _, res = spec.partition("=")
+        status = {}
+        for rp in filter(None, res.split(",")):
+            for l in open(rp):
+                r = json.loads(l)
+                if r["kind"] == "site" and r["status"] != "not run":
+                    status[r["n"]] = r["status"]
+        for s in run_sites(archive):
+            if s["n"] in status:
+                seen[site_key(s)].append((s["hunks_sha256"], status[s["n"]]))
+    P = json.load(open(os.path.join(work, "plan.json")))
+    rows = collections.defaultdict(collections.Counter)
+    failed = []
+    for s in sorted((s for s in P["sites"] if s["applied"]), key=site_key):
+        d = hunk_hash(read(os.path.join(work, "sites", str(s["n"]), "diff")))
+        got = {st for (h, st) in seen.get(site_key(s), []) if h == d}
+        st = "fail" if "fail" in got else "pass" if "pass" in got else \
+            min(got) if got else ("changed" if site_key(s) in seen else "never run")
+        rows[s["project"]][st] += 1
+        if st == "fail":
+            failed.append(site_key(s))
+    cols = sorted({c for r in rows.values() for c in r})
+    print("| project | " + " | ".join(cols) + " |")
+    print("|---|" + "---|" * len(cols))
+    for p in sorted(rows):
+        print(f"| {p} | " + " | ".join(str(rows[p][c]) for c in cols) + " |")
+    public = {p: r["pass"] for p, r in rows.items() if p != "examples" and r["pass"]}
+    for k in failed:
+        print("failed with this diff: %s/%s:%s:%s" % k)
+    print(f"public projects: {sum(public.values())} sites pass with this plan's diffs on {len(public)} projects; "
+          f"{len(failed)} sites' diffs failed")
+    return len(failed)
+
 if __name__ == "__main__":
     if len(sys.argv) == 4 and sys.argv[1] == "plan":
         plan(sys.argv[2], sys.argv[3])
@@ -707,6 +792,10 @@ if __name__ == "__main__":
                 print(r["project"] + "/" + r["file"])
     elif len(sys.argv) >= 5 and sys.argv[1] == "carry":
         carry(sys.argv[2], sys.argv[3], sys.argv[4:])
+    elif len(sys.argv) == 3 and sys.argv[1] == "sitehashes":  # sitehashes LOGS.tar.gz > SITES.json
+        print("[\n" + ",\n".join(json.dumps(x) for x in run_sites(sys.argv[2])) + "\n]")
+    elif len(sys.argv) >= 4 and sys.argv[1] == "holds":
+        sys.exit(1 if holds(sys.argv[2], sys.argv[3:]) else 0)
     elif len(sys.argv) == 4 and sys.argv[1] == "classify":  # classify LOG CHECK: prints contract or fail
         print("contract" if contract_stop(read(sys.argv[2]), sys.argv[3]) else "fail")
     else:
