@@ -193,8 +193,19 @@ static void copy_by_layout(ta_flat *f, size_t *cap, TSNode root)
 			e->id = n.id;
 			e->parent = parent;
 			e->end = f->count;
-			e->named = ts_node_is_named(n);
-			e->symbol = ts_node_symbol(n);
+			/* ts_node_is_named's and ts_node_symbol's answers (an
+			 * alias's metadata, else the subtree's flag; the public
+			 * symbol of the alias or the subtree's) without their
+			 * calls; the error symbols are left to them */
+			TSSymbol own = alias ? alias : s.data.is_inline ? s.data.symbol : s.ptr->symbol;
+			if (own < lang->symbol_count + lang->alias_count) {
+				e->named = alias ? lang->symbol_metadata[alias].named
+						 : s.data.is_inline ? s.data.named : s.ptr->named;
+				e->symbol = lang->public_symbol_map[own];
+			} else {
+				e->named = ts_node_is_named(n);
+				e->symbol = ts_node_symbol(n);
+			}
 			e->field = field;
 			if (!ta_ts_child_count(s))
 				continue;
