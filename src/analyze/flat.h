@@ -41,6 +41,15 @@ ta_flat *ta_flat_build(TSNode root);
  * of the process came out the same both ways. */
 ta_flat *ta_flat_build_by(TSNode root, bool by_layout);
 void ta_flat_free(ta_flat *f);
+/* Whether the tree's arrays may be read directly (analyze/ts_layout.h):
+ * the process's first copy came out the same both ways. */
+bool ta_flat_layout_known(void);
+/* Where ta_flat_layout_known: the node a cursor on n reaches with
+ * ts_tree_cursor_goto_first_child_for_byte(goal), false where it fails. */
+bool ta_flat_child_for_byte(TSNode n, uint32_t goal, TSNode *out);
+/* ts_node_named_descendant_for_byte_range(n, start, end), read from the
+ * tree's arrays once the layout is known to be the runtime's. */
+TSNode ta_flat_named_descendant(TSNode n, uint32_t start, uint32_t end);
 /* The live copy of n's tree, or NULL (a tree nobody copied: callers then
  * ask tree-sitter). */
 const ta_flat *ta_flat_of(TSNode n);

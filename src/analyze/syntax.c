@@ -307,7 +307,7 @@ TSNode ta_node_named_at(TSNode root, uint32_t start, uint32_t end)
 	if (e->gen == field_gen && e->id == root.id && e->tree == root.tree && e->start == start &&
 	    e->alias == end && e->field == range)
 		return e->child;
-	TSNode c = ts_node_named_descendant_for_byte_range(root, start, end);
+	TSNode c = ta_flat_named_descendant(root, start, end);
 	*e = (struct field_memo){ .id = root.id, .tree = root.tree, .start = start, .alias = end,
 				  .gen = field_gen, .field = range, .child = c };
 	return c;
@@ -325,10 +325,14 @@ static bool outermost_by_descent(TSNode root, uint32_t start, uint32_t end, cons
 	static _Thread_local bool made;
 	static _Thread_local TSNode *path;
 	static _Thread_local size_t cap;
-	if (!made) {
+	/* the tree's arrays read directly where their layout is known (a
+	 * tenth of the cursor's cost), else the cursor */
+	const ta_flat *f = ta_flat_layout_known() ? ta_flat_of(root) : NULL;
+	bool by_layout = f != NULL;
+	if (!by_layout && !made) {
 		c = ts_tree_cursor_new(root);
 		made = true;
-	} else {
+	} else if (!by_layout) {
 		ts_tree_cursor_reset(&c, root);
 	}
 	size_t depth = 0;
@@ -337,9 +341,25 @@ static bool outermost_by_descent(TSNode root, uint32_t start, uint32_t end, cons
 	for (;;) {
 		if (!ts_node_child_count(path[depth]))
 			break;
-		if (!ta_cursor_child_after(&c, start))
-			return false;
-		TSNode ch = ts_tree_cursor_current_node(&c);
+		TSNode ch;
+		if (by_layout) {
+			if (!ta_flat_child_for_byte(path[depth], start, &ch))
+				return false;
+			/* as ta_cursor_child_after: past a child ending at start,
+			 * to its next sibling (the copy's next node with the
+			 * same parent) */
+			while (ts_node_end_byte(ch) <= start) {
+				uint32_t i = ta_flat_index(f, ch);
+				uint32_t next = i == TA_FLAT_NONE ? TA_FLAT_NONE : f->nodes[i].end;
+				if (next == TA_FLAT_NONE || next >= f->count || f->nodes[next].parent != f->nodes[i].parent)
+					return false;
+				ch = ta_flat_node_at(f, next);
+			}
+		} else {
+			if (!ta_cursor_child_after(&c, start))
+				return false;
+			ch = ts_tree_cursor_current_node(&c);
+		}
 		if (ts_node_start_byte(ch) > start || ts_node_end_byte(ch) < end)
 			break;
 		depth++;

@@ -55,6 +55,23 @@ static size_t check_tree(const ta_syntax *syn)
 		 * zero-width node can fool: those only where it has width */
 		if (ts_node_start_byte(n) < ts_node_end_byte(n))
 			assert_true(same(ta_node_parent(n), ts_node_parent(n)));
+		/* the descent by range, over the node's own range and others */
+		uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+		const uint32_t ranges[][2] = { { a, b }, { a, a }, { b, b }, { a + 1, b }, { a, b + 1 } };
+		for (size_t r = 0; r < sizeof ranges / sizeof *ranges; r++)
+			assert_true(same(ta_flat_named_descendant(root, ranges[r][0], ranges[r][1]),
+					 ts_node_named_descendant_for_byte_range(root, ranges[r][0], ranges[r][1])));
+		/* a cursor's first child for a byte, at the node's bounds */
+		for (size_t r = 0; r < 3; r++) {
+			uint32_t goal = r == 0 ? a : r == 1 ? b : a + (b - a) / 2;
+			TSTreeCursor g = ts_tree_cursor_new(n);
+			TSNode got = { 0 };
+			bool found = ts_tree_cursor_goto_first_child_for_byte(&g, goal) >= 0;
+			assert_int_equal(ta_flat_child_for_byte(n, goal, &got), found);
+			if (found)
+				assert_true(same(got, ts_tree_cursor_current_node(&g)));
+			ts_tree_cursor_delete(&g);
+		}
 		uint32_t named = ts_node_named_child_count(n);
 		for (uint32_t k = 0; k <= named; k++)
 			assert_true(same(ta_node_named_child(n, k), ts_node_named_child(n, k)));
