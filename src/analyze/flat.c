@@ -219,12 +219,18 @@ static void copy_by_layout(ta_flat *f, size_t *cap, TSNode root)
 	free(st);
 }
 
+static const char *layout_type(TSNode n);
+
 static bool same_copy(const ta_flat *a, const ta_flat *b)
 {
 	if (a->count != b->count)
 		return false;
 	for (uint32_t i = 0; i < a->count; i++) {
 		const ta_flat_node *x = &a->nodes[i], *y = &b->nodes[i];
+		TSNode n = ta_flat_node_at(b, i);
+		const char *t = layout_type(n);
+		if (t && t != ts_node_type(n))
+			return false;
 		if (memcmp(x->context, y->context, sizeof x->context) || x->id != y->id ||
 		    x->parent != y->parent || x->end != y->end || x->symbol != y->symbol ||
 		    x->field != y->field || x->named != y->named)
@@ -303,6 +309,25 @@ static TSNode layout_named_descendant(TSNode self, uint32_t start, uint32_t end)
 bool ta_flat_layout_known(void)
 {
 	return layout == LAYOUT_SAME;
+}
+
+/* The grammar's name of n's own symbol (its alias, else its subtree's),
+ * as ts_node_type answers; NULL for the error symbols, named apart. */
+static const char *layout_type(TSNode n)
+{
+	TSSymbol sym = (TSSymbol)n.context[3];
+	if (!sym) {
+		ta_ts_subtree s = *(const ta_ts_subtree *)n.id;
+		sym = s.data.is_inline ? s.data.symbol : s.ptr->symbol;
+	}
+	const TSLanguage *lang = ts_tree_language(n.tree);
+	return sym < lang->symbol_count + lang->alias_count ? lang->symbol_names[sym] : NULL;
+}
+
+const char *ta_flat_type(TSNode n)
+{
+	const char *t = layout == LAYOUT_SAME ? layout_type(n) : NULL;
+	return t ? t : ts_node_type(n);
 }
 
 /* ts_tree_cursor_goto_first_child_for_byte from n, read from the layout:

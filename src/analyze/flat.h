@@ -41,6 +41,8 @@ ta_flat *ta_flat_build(TSNode root);
  * of the process came out the same both ways. */
 ta_flat *ta_flat_build_by(TSNode root, bool by_layout);
 void ta_flat_free(ta_flat *f);
+/* ts_node_type(n), read from the node itself once the layout is known. */
+const char *ta_flat_type(TSNode n);
 /* Whether the tree's arrays may be read directly (analyze/ts_layout.h):
  * the process's first copy came out the same both ways. */
 bool ta_flat_layout_known(void);

@@ -243,8 +243,8 @@ bool ta_node_is(TSNode n, const char *type)
 	if (!n.id)   /* ts_node_is_null */
 		return false;
 	/* most tests fail on the first letter: no call to strcmp then */
-	const char *t = ts_node_type(n);
-	return t[0] == type[0] && strcmp(t, type) == 0;
+	const char *t = ta_flat_type(n);
+	return t == type || (t[0] == type[0] && strcmp(t, type) == 0);
 }
 
 /* field 0 (no field has it) stands for the parent */

@@ -51,6 +51,7 @@ static size_t check_tree(const ta_syntax *syn)
 		assert_int_equal(ta_flat_index(f, n), i);
 		assert_int_equal(f->nodes[i].symbol, ts_node_symbol(n));
 		assert_int_equal(f->nodes[i].named, ts_node_is_named(n));
+		assert_ptr_equal(ta_flat_type(n), ts_node_type(n));
 		/* tree-sitter 0.20 finds the parent by byte ranges, which a
 		 * zero-width node can fool: those only where it has width */
 		if (ts_node_start_byte(n) < ts_node_end_byte(n))
