@@ -589,6 +589,41 @@ static int p1_comprehension(const ta_model *m, const ta_kernel *k, const char *f
 }
 
 
+/* A module variable holding the configs is read from its first binding;
+ * another module-level binding of it (`CONFIGS += [...]` under a back-end
+ * test, as fla's chunk_o.py widens Intel's) would be lost by one new list.
+ * Refuses at the first such statement. */
+static int p1_configs_rebound(const ta_model *m, const ta_kernel *k, char **why)
+{
+	const ta_autotune *a = k->autotune;
+	if (a->configs_kind != TA_CONFIGS_NAME || !a->config_count)
+		return 0;
+	TSNode name = ta_edits_node(m, a->configs_span);
+	if (!ta_node_is(name, "identifier"))
+		return 0;
+	uint32_t first = a->configs[0].span.start;
+	char *nm = ta_node_text(m->src, name);
+	int rc = 0;
+	for (size_t i = 0; i < m->assign_node_count && rc == 0; i++) {
+		TSNode n = m->assign_nodes[i].node;
+		TSNode left = ta_node_field(n, "left");
+		if (m->assign_nodes[i].function != -1 || !ta_node_is(left, "identifier") ||
+		    !ta_node_text_eq(m->src, left, nm))
+			continue;
+		if (ts_node_start_byte(n) <= first && first < ts_node_end_byte(n))
+			continue;         /* the binding the configs were read from */
+		TSNode cond = ta_node_ancestor(n, "if_statement");
+		char *under = ts_node_is_null(cond) ? ta_xstrdup("")
+			: ta_xasprintf(" under the if at line %u", ts_node_start_point(cond).row + 1);
+		rc = ta_edits_refuse(why, "line %u: %s is bound again%s, and one new list would drop what that "
+				     "adds: widen %s's configs by hand", ts_node_start_point(n).row + 1, nm, under,
+				     k->name);
+		free(under);
+	}
+	free(nm);
+	return rc;
+}
+
 static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, char **why)
 {
 	const ta_autotune *a = k->autotune;
@@ -609,6 +644,8 @@ static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, cha
 	}
 	if ((a->configs_kind != TA_CONFIGS_LIST && a->configs_kind != TA_CONFIGS_NAME) || !a->config_count)
 		return ta_edits_refuse(why, "%s's configs are not a literal list in this file", k->name);
+	if (p1_configs_rebound(m, k, why) != 0)
+		return -1;
 	if (ta_edits_other_backend(m, P1_CUDA_BRANCH, why) != 0)
 		return -1;
 	char *torch = ta_edits_module(m, "torch");

@@ -41,6 +41,7 @@
 #    P1 tile ratio     pre p1_tile_ratio / p1_tile_ratio_ok (a kernel computing BLOCK_M // BLOCK_N)
 #    P1 test fixture   pre p1_in_test / p1_in_test_ok (a kernel declared inside def test_...)
 #    P1 author's key   pre p1_cache_key (a rounded stand-in), p1_sibling_key / p1_sibling_key_ok
+#    P1 named list     pre p1_named_extended (widened under an if) / p1_named_list
 # 13 newer Triton      safety old_triton / new_triton (G7); s1_old_triton, s1_triton33, s1_setup_py /
 #                      s1_new_triton, s1_undeclared (S1)
 # 14 comment as use    safety s3_commented / s3_used
