@@ -335,6 +335,7 @@ typedef struct p2_ctx {
 	const ta_kernel *k;
 	char *K, *BK;             /* the bound and the K tile, from the loop */
 	const char *flag;         /* the heuristic's name: EVEN_K, or EVEN_N for a KV loop */
+	char *own_flag;           /* EVEN_<bound> when the flag is named from the loop's bound */
 	cut *cuts;                /* even-branch changes, in document order */
 	size_t cut_count, cut_cap;
 } p2_ctx;
@@ -361,6 +362,7 @@ static int p2_done(p2_ctx *c, ta_edit *out, int rc)
 	clear_cuts(c);
 	free(c->K);
 	free(c->BK);
+	free(c->own_flag);
 	if (rc != 0)
 		ta_edit_clear(out);
 	return rc;
@@ -789,6 +791,12 @@ static int p2_loop(const ta_model *m, const ta_kernel *k, size_t li, ta_edit *ou
 		*why = ta_xasprintf("%s is called from another kernel: heuristics only run at a launch", k->name);
 		goto fail;
 	}
+	/* The flag is named after the dimension the loop walks (EVEN_V for a
+	 * loop over V): the checklist's rule, and what the title says. */
+	c.own_flag = ta_xasprintf("EVEN_%s", c.K);
+	for (char *p = c.own_flag; *p; p++)
+		*p = (char)toupper((unsigned char)*p);
+	c.flag = c.own_flag;
 	/* The loads to branch, as statements (several loads may share one). */
 	TSNode stmts[64];
 	size_t ns = 0;
@@ -842,7 +850,7 @@ static int p2_loop(const ta_model *m, const ta_kernel *k, size_t li, ta_edit *ou
 		char *even = cut_text(&c, start, end);
 		char *ro = ta_edits_reindent(orig, unit), *re = ta_edits_reindent(even, unit);
 		bool nl = end > start && m->src->text[end - 1] == '\n';
-		char *rep = ta_xasprintf("%sif EVEN_K:\n%s%s%selse:\n%s", ind, re, nl ? "" : "\n", ind, ro);
+		char *rep = ta_xasprintf("%sif %s:\n%s%s%selse:\n%s", ind, c.flag, re, nl ? "" : "\n", ind, ro);
 		ta_edit_replace(out, start, end, rep);
 		free(rep);
 		free(ro);
@@ -852,8 +860,11 @@ static int p2_loop(const ta_model *m, const ta_kernel *k, size_t li, ta_edit *ou
 		free(ind);
 		i = j + 1;
 	}
-	ta_edit_set_title(out, "EVEN_K: skip the K masks of the loop at line %u when %s %% %s == 0", l->header.line,
-			  c.K, c.BK);
+	ta_edit_set_title(out, "%s: skip the %s masks of the loop at line %u when %s %% %s == 0", c.flag, c.K,
+			  l->header.line, c.K, c.BK);
+	ta_edit_set_unsafe(out, "assumes every %s tile the loop at line %u loads starts at a multiple of %s inside "
+			   "[0, %s), so that %s %% %s == 0 makes each one whole", c.K, l->header.line, c.BK, c.K, c.K,
+			   c.BK);
 	out->line = ts_node_start_point(stmts[0]).row + 1;
 	return p2_done(&c, out, 0);
 fail:

@@ -33,7 +33,7 @@
 #  9 advisor sites     tests/tui/sites.sh (a refused first site, several sites)
 # 10 P2 comment        pre p2_param_comment, p2_def_comment / p2_def_plain; golden p2_comment
 #    P1 comment        pre p1_kw_comment / p1_unpinned (a dropped keyword's comment goes with it)
-#    P2 flag name      pre p2_seq_loop / p2_def_plain; rules seq_len_key, p2_classes
+#    P2 flag name      pre p2_seq_loop / p2_def_plain, p2_v_loop (EVEN_V); rules seq_len_key, p2_classes
 #    D12 literal       pre d12_not_ceil / d12_ceil, d12_named; golden d12_literal
 # 11 P2 look-ahead     pre p2_prefetch; rules p2_lookahead
 # 12 P1 tensor key     pre p1_mask_key, p1_lens_only / p1_unpinned, p1_two_depths (HEAD_DIM)
