@@ -1418,17 +1418,50 @@ static char *p1_size_key_of(const ta_model *m, const ta_kernel *k, bool consts, 
 	return b.len ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
 }
 
+/* The next entry of a key list (`"a", "b"`) from *c, without the spaces
+ * before it, or NULL at its end; *c moves past it. */
+static char *p1_key_entry(const char **c)
+{
+	*c += strspn(*c, " ");
+	if (!**c)
+		return NULL;
+	size_t n = strcspn(*c, ",");
+	char *one = ta_xasprintf("%.*s", (int)n, *c);
+	*c += n + ((*c)[n] == ',');
+	return one;
+}
+
 /* The kernel's size arguments, for the autotune key: parameters that are
- * not constexpr and not strides, read by a comparison (a mask), a loop's
- * range or a ceiling division. A kernel whose sizes are all constexpr
- * (`n_cols: tl.constexpr`) is keyed on those that are not tiles: each of
- * their values compiles a kernel of its own anyway. */
+ * not strides, read by a comparison (a mask), a loop's range or a ceiling
+ * division; runtime ones first, then constexpr ones that are not tiles
+ * (`K: tl.constexpr`, a head dimension): each of their values compiles a
+ * kernel of its own anyway, and decides which configs fit in shared memory,
+ * so a config tuned at one value is not reused at another. */
 static char *p1_size_key(const ta_model *m, const ta_kernel *k, char **skipped)
 {
 	char *key = p1_size_key_of(m, k, false, skipped);
-	if (!key && !*skipped)
-		key = p1_size_key_of(m, k, true, skipped);
-	return key;
+	if (!key && *skipped)
+		return NULL;
+	char *cskipped = NULL, *consts = p1_size_key_of(m, k, true, &cskipped);
+	if (!key && !consts) {
+		*skipped = cskipped;
+		return NULL;
+	}
+	free(cskipped);
+	if (!key)
+		return consts;
+	if (!consts)
+		return key;
+	/* a constexpr keyed through the runtime size it rounds is there once */
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_puts(&b, key);
+	const char *c = consts;
+	for (char *name; (name = p1_key_entry(&c)); free(name))
+		if (!strstr(key, name))
+			ta_buf_printf(&b, ", %s", name);
+	free(key);
+	free(consts);
+	return ta_buf_steal(&b);
 }
 
 /* ---- P1: tiles the wrapper fixes ------------------------------------------ */
@@ -1461,7 +1494,18 @@ static void p1_tiles_free(p1_tiles *t)
 static void p1_mode_key(const ta_kernel *k, const p1_tiles *t, size_t tuned, char **key)
 {
 	ta_buf b = TA_BUF_INIT;
-	ta_buf_puts(&b, *key);
+	/* a tile the configs now set is no size to key on */
+	const char *c = *key;
+	for (char *name; (name = p1_key_entry(&c)); free(name)) {
+		bool tile = false;
+		for (size_t j = 0; tuned && j < t->n; j++) {
+			char *q = ta_xasprintf("\"%s\"", t->v[j].name);
+			tile |= t->v[j].tuned && !strcmp(q, name);
+			free(q);
+		}
+		if (!tile)
+			ta_buf_printf(&b, "%s%s", b.len ? ", " : "", name);
+	}
 	for (size_t i = 0; i < k->param_count; i++) {
 		const ta_param *p = &k->params[i];
 		bool tile = false;
@@ -1469,11 +1513,11 @@ static void p1_mode_key(const ta_kernel *k, const p1_tiles *t, size_t tuned, cha
 			tile |= t->v[j].tuned && !strcmp(t->v[j].name, p->name);
 		char *q = ta_xasprintf("\"%s\"", p->name);
 		if (p->constexpr_ && ta_s8_mode_param(p->name) && !tile && !strstr(ta_buf_str(&b), q))
-			ta_buf_printf(&b, ", %s", q);
+			ta_buf_printf(&b, "%s%s", b.len ? ", " : "", q);
 		free(q);
 	}
 	free(*key);
-	*key = ta_buf_steal(&b);
+	*key = b.len ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
 }
 
 static void p1_tile_fix(p1_tile *t, char *why)

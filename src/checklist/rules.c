@@ -452,6 +452,42 @@ static const char *const backend_tests[] = {
 	"\"mthreads\"", "'mthreads'", "\"iluvatar\"", "'iluvatar'", "\"metax\"", "'metax'", NULL,
 };
 
+/* Flags a project keeps for the back-end it runs on (fla's
+ * `STATIC_WARPS = 32 if not IS_AMD else 16`): a test where the name is read,
+ * not where it is imported or named in a string. */
+static const char *const backend_flags[] = {
+	"IS_AMD", "IS_HIP", "IS_ROCM", "IS_INTEL", "IS_XPU", "IS_NPU", "IS_MLU", "IS_MUSA", NULL,
+};
+
+/* The first read of one of backend_flags, as its offset, or -1. */
+static long backend_flag_read(const ta_model *m, int *which)
+{
+	const char *text = m->src->text;
+	TSNode root = ta_syntax_root(m->syn);
+	long best = -1;
+	for (int i = 0; backend_flags[i]; i++) {
+		size_t len = strlen(backend_flags[i]);
+		for (const char *at = strstr(text, backend_flags[i]); at && (best < 0 || at - text < best);
+		     at = strstr(at + len, backend_flags[i])) {
+			if ((at > text && ident_char(at[-1])) || ident_char(at[len]))
+				continue;
+			uint32_t o = (uint32_t)(at - text);
+			TSNode n = ta_node_named_at(root, o, o + (uint32_t)len);
+			if (!ta_node_is(n, "identifier"))
+				continue;
+			bool imported = false;
+			for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && !imported; p = ta_node_parent(p))
+				imported = ta_node_is(p, "import_from_statement") || ta_node_is(p, "import_statement");
+			if (imported)
+				continue;
+			best = at - text;
+			*which = i;
+			break;
+		}
+	}
+	return best;
+}
+
 ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b)
 {
 	ta_backend_fact none;
@@ -488,6 +524,7 @@ ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b)
 		size_t len;
 		uint64_t hash;
 		int test;                 /* index in backend_tests, -1: none */
+		int flag;                 /* or in backend_flags, -1: none */
 		unsigned line;
 	} last;
 	if (last.text != m->src->text || last.len != m->src->len || last.hash != m->src->hash) {
@@ -503,6 +540,16 @@ ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b)
 				break;
 			}
 		}
+		last.flag = -1;
+		long at = last.test < 0 ? backend_flag_read(m, &last.flag) : -1;
+		if (at >= 0)
+			last.line = (unsigned)ta_source_line_of(m->src, (size_t)at);
+	}
+	if (last.test < 0 && last.flag >= 0) {
+		b->text = backend_flags[last.flag];
+		b->len = (int)strlen(b->text);
+		b->line = last.line;
+		return TA_BACKEND_TEST;
 	}
 	if (last.test < 0)
 		return TA_BACKEND_CUDA;

@@ -15,7 +15,8 @@
 #  1 D13 bit tests     pre d13_bits / d13_flag; rules d13_bit_tests; golden d13, d13_right
 #  2 P1 in-place       pre p1_accum, p1_counter (restore_value) / p1_accum_ok; p1_optional_out, p1_optional_none / p1_counter, p1_optional_filled; golden p1_rmw, p1_inplace / p1_noalias
 #                      pre p1_inplace_cond, p1_tuple_alias / p1_inplace_cond_ok; p1_desc_inplace / p1_desc_ok
-#    P1 back-end       pre ascend/p1_sum, p1_hip, p1_xpu / p1_accum_ok
+#    P1 back-end       pre ascend/p1_sum, p1_hip, p1_xpu, p1_amd_flag, p1_xpu_flag / p1_accum_ok,
+#                      p1_amd_unused
 #    P1 own tuning     pre p1_run_config / p1_run_config_ok (a per-shape table the wrapper looks up)
 #    P1 pinned 1/1     pre p1_pinned / p1_unpinned; p1_one_warp / p1_one_warp_ok
 #    P1 no-specialize  pre p1_dns / p1_unpinned; golden p1_rmw
@@ -37,6 +38,7 @@
 #    D12 literal       pre d12_not_ceil / d12_ceil, d12_named; golden d12_literal
 # 11 P2 look-ahead     pre p2_prefetch; rules p2_lookahead
 # 12 P1 tensor key     pre p1_mask_key, p1_lens_only / p1_unpinned, p1_two_depths (HEAD_DIM)
+#    P1 constexpr size pre p1_head_dim (K beside T: configs that fit one head dim, not another)
 #    P1 two depths     pre p1_two_depths / p1_one_depth; golden p1_rmw
 #    P1 tile ratio     pre p1_tile_ratio / p1_tile_ratio_ok (a kernel computing BLOCK_M // BLOCK_N)
 #    P1 test fixture   pre p1_in_test / p1_in_test_ok (a kernel declared inside def test_...)
