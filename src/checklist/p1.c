@@ -2249,7 +2249,10 @@ static char *p1_in_test(const ta_model *m, const ta_kernel *k)
 	return NULL;
 }
 
-TA_REWRITE(P1, NULL, TA_UNSAFE("assumes the kernel writes nothing the tuner's trial launches leave changed (its in-place arguments are named in restore_value) and that its configs differ in rounding only"))
+/* The configs branch on torch.cuda.get_device_capability(), which ROCm
+ * answers with its gfx version (an MI300 says (9, 4), the Hopper branch):
+ * files that test for another back-end are refused, the rest assume CUDA. */
+TA_REWRITE(P1, NULL, TA_UNSAFE("assumes the kernel writes nothing the tuner's trial launches leave changed (its in-place arguments are named in restore_value), that its configs differ in rounding only, and that it runs on NVIDIA GPUs (the configs follow CUDA's compute capability, which ROCm reports as its gfx version)"))
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
