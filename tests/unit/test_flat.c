@@ -84,9 +84,9 @@ static size_t check_tree(const ta_syntax *syn)
 		ta_walk_start(&fw, n);
 		assert_ptr_equal(fw.flat, f);
 		for (unsigned step = 0;; step++) {
-			TSNode a = ts_tree_cursor_current_node(&w);
-			assert_true(same(ta_walk_node(&fw), a));
-			assert_int_equal(ta_walk_named_symbol(&fw), ts_node_is_named(a) ? ts_node_symbol(a) : 0);
+			TSNode at = ts_tree_cursor_current_node(&w);
+			assert_true(same(ta_walk_node(&fw), at));
+			assert_int_equal(ta_walk_named_symbol(&fw), ts_node_is_named(at) ? ts_node_symbol(at) : 0);
 			assert_int_equal(ta_walk_field(&fw), ts_tree_cursor_current_field_id(&w));
 			bool descend = step % 3 != 2;
 			bool more = ta_cursor_next(&w, descend);
