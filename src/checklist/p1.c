@@ -1147,10 +1147,9 @@ static uint32_t p1_host_none(const ta_model *m, const ta_launch *l, const char *
  * (an optional output): Triton's autotuner copies every restore_value
  * argument before its trial launches, and a None has nothing to copy, so
  * the first tuned call would raise. Returns 0, or -1 with *why. */
-static int p1_optional_restored(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
+static int p1_optional_restored(const ta_model *m, const ta_kernel *k, size_t ki, const bool *restore,
+				char **why)
 {
-	uint32_t first = 0;
-	bool *restore = p1_restored(m, k, &first);
 	int rc = 0;
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 	for (const ta_launch *l; rc == 0 && (l = ta_launch_walk_next(&walk));) {
@@ -1167,7 +1166,6 @@ static int p1_optional_restored(const ta_model *m, const ta_kernel *k, size_t ki
 			free(arg);
 		}
 	}
-	free(restore);
 	return rc;
 }
 
@@ -1197,7 +1195,7 @@ static bool p1_file_feeds_autograd(const ta_model *m)
 static void p1_view_roots(const ta_model *m, TSNode host, TSNode v, p1_roots *r, int depth)
 {
 	p1_value_roots(m, host, v, r, depth);
-	for (size_t i = 0; i < r->n && i < 12; i++) {
+	for (size_t i = 0; i < r->n; i++) {
 		ta_edits_defs d = { 0 };
 		ta_edits_find_defs(m, host, r->v[i], &d);
 		for (size_t j = 0; j < d.n; j++) {
@@ -1223,12 +1221,11 @@ static void p1_view_roots(const ta_model *m, TSNode host, TSNode v, p1_roots *r,
  * tensors back with copy_, an in-place op autograd counts (the kernel's
  * own stores are not), so a tensor autograd saved for the backward would
  * then fail its version check there. Returns 0, or -1 with *why. */
-static int p1_restores_caller_tensor(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
+static int p1_restores_caller_tensor(const ta_model *m, const ta_kernel *k, size_t ki, const bool *restore,
+				     char **why)
 {
 	if (!p1_file_feeds_autograd(m))
 		return 0;
-	uint32_t first = 0;
-	bool *restore = p1_restored(m, k, &first);
 	int rc = 0;
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 	for (const ta_launch *l; rc == 0 && (l = ta_launch_walk_next(&walk));) {
@@ -1263,7 +1260,6 @@ static int p1_restores_caller_tensor(const ta_model *m, const ta_kernel *k, size
 			p1_roots_free(&r);
 		}
 	}
-	free(restore);
 	return rc;
 }
 
@@ -2041,7 +2037,13 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		return -1;
 	if (p1_single_warp_roundtrip(m, k, ki, why) != 0)
 		return -1;
-	if (p1_optional_restored(m, k, ki, why) != 0 || p1_restores_caller_tensor(m, k, ki, why) != 0)
+	/* what the tuner would restore, as p1_rmw_args names it below */
+	uint32_t first_write = 0;
+	bool *restored = p1_restored(m, k, &first_write);
+	bool refused = p1_optional_restored(m, k, ki, restored, why) != 0 ||
+		       p1_restores_caller_tensor(m, k, ki, restored, why) != 0;
+	free(restored);
+	if (refused)
 		return -1;
 	if (p1_descriptor_inplace(m, k, ki, why) != 0 || p1_tuned_by_wrapper(m, k, ki, why) != 0)
 		return -1;
