@@ -55,6 +55,15 @@
 
 /* ---- encoder (libc only) ------------------------------------------------- */
 
+/* TILEADVISE_CAPTURE, read by the injector and by the tool: "profiler-api"
+ * (nsys's spelling "cudaProfilerApi" too) records only the launches between
+ * cuProfilerStart and cuProfilerStop (cudaProfilerStart/Stop,
+ * torch.cuda.profiler.start/stop); outside them the injector turns its launch
+ * callbacks and kernel activity off. 1 for that, 0 when value is NULL or
+ * empty, -1 for anything else. libc only. */
+int ta_proto_capture_mode(const char *value);
+
+
 typedef struct ta_proto_kernel {
 	const char *name;
 	uint64_t start_ns, end_ns;

@@ -241,3 +241,10 @@ size_t ta_proto_encode_sol(char *out, size_t cap, long pid, const char *kernel, 
 	put_raw(&c, "}", 1);
 	return finish(&c);
 }
+
+int ta_proto_capture_mode(const char *value)
+{
+	if (!value || !*value)
+		return 0;
+	return strcmp(value, "profiler-api") == 0 || strcmp(value, "cudaProfilerApi") == 0 ? 1 : -1;
+}

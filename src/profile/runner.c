@@ -325,6 +325,13 @@ ta_runner *ta_runner_start(const ta_runner_opts *opts, char **err)
 		*err = ta_xstrdup("no command to run");
 		return NULL;
 	}
+	const char *capture = getenv("TILEADVISE_CAPTURE");
+	if (opts->injector && ta_proto_capture_mode(capture) < 0) {
+		*err = ta_xasprintf("TILEADVISE_CAPTURE=%s is not a capture range tileadvise knows: "
+				    "profiler-api records only between cudaProfilerStart and cudaProfilerStop; "
+				    "unset it to record the whole run", capture);
+		return NULL;
+	}
 	ta_runner *r = ta_xcalloc(1, sizeof *r);
 	r->opts = *opts;
 	r->argv0 = ta_xstrdup(opts->argv[0]);

@@ -2,6 +2,7 @@
 #include "ui/profile_report.h"
 #include "profile/autotune.h"
 #include "profile/deep_report.h"
+#include "profile/protocol.h"
 #include "advise/run.h"
 #include "util/buf.h"
 
@@ -141,7 +142,11 @@ static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_in
 			      gpu->cc_major, gpu->cc_minor, gpu->sm_count, gpu->peak_dram_gbs,
 			      gpu->l2_bytes / (1024 * 1024));
 	if (m->n_kernels == 0)
-		ta_buf_puts(b, "no launches of the file's kernels were recorded\n");
+		ta_buf_puts(b, ta_proto_capture_mode(getenv("TILEADVISE_CAPTURE")) == 1
+				       ? "no launches of the file's kernels were recorded between cudaProfilerStart "
+					 "and cudaProfilerStop (TILEADVISE_CAPTURE=profiler-api: the program must call "
+					 "them, e.g. torch.cuda.profiler.start() and .stop())\n"
+				       : "no launches of the file's kernels were recorded\n");
 	for (size_t i = 0; i < m->n_kernels; i++) {
 		const ta_kernel_measure *k = &m->kernels[i];
 		ta_buf_printf(b, "%s: %zu launches", k->name, k->launches);

@@ -26,7 +26,7 @@ t() {
 	else not_ok "$desc" "rc=$rc" "stdout: $(head -c 300 out)" "stderr: $(cat err)"; fi
 }
 
-echo "1..15"
+echo "1..17"
 t "--format after the file is an option" 1 '"tool": "tileadvise"' - --check k.py --format=json
 t "--select after the file selects" 1 '\[P1\]$' - --check k.py --select=P1
 if grep -q S1 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
@@ -50,6 +50,17 @@ if grep -q '^Reading and checking files:$' out && grep -q '^Profiling:$' out && 
 if grep -q '^other kernels .*; add_kernel (516, .*, at::native::vectorized_elementwise_kernel (468, ' out &&
    ! grep -q '_ZN' out; then ok "other kernels are demangled"
 else not_ok "other kernels are demangled" "$(grep '^other' out)"; fi
+# A run recorded with TILEADVISE_CAPTURE whose program never called
+# cudaProfilerStart: the empty report says what the range needs.
+printf '%s\n' '{"type":"hello","v":1,"pid":7,"cupti":130001}' \
+	'{"type":"bye","pid":7,"written":2,"dropped":0,"lost":0}' > empty.jsonl
+TILEADVISE_CAPTURE=profiler-api "$TILEADVISE" --profile --gpu h200 --records empty.jsonl k.py >out 2>err
+if grep -q "no launches of the file's kernels were recorded between cudaProfilerStart and cudaProfilerStop" out &&
+   grep -q "torch.cuda.profiler.start()" out; then ok "an empty capture range is explained"
+else not_ok "an empty capture range is explained" "$(cat out err)"; fi
+"$TILEADVISE" --profile --gpu h200 --records empty.jsonl k.py >out 2>err
+if grep -q "no launches of the file's kernels were recorded$" out; then ok "without a capture range, no range is named"
+else not_ok "without a capture range, no range is named" "$(cat out err)"; fi
 # Without a GPU the refusal says what works instead.
 "$TILEADVISE" --profile k.py >out 2>err
 if ! grep -q "cannot profile: .*no NVIDIA\|cannot profile: .*libcuda" err; then

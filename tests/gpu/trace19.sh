@@ -52,19 +52,8 @@ grep -B4 "time per call" "$OUTDIR/callperiod-profile.txt" | head -12 | tee -a "$
 
 # ---- 2. overhead rounds ---------------------------------------------------
 cpu() {  # cpu OUTFILE CMD...: CMD pinned; its RESULT line and CPU seconds appended
-	out=$1
-	shift
 	rm -f "$W/result"
-	OVH_RESULT=$W/result taskset -c "$CORES" python3 -c '
-import os, resource, subprocess, sys
-p = subprocess.run(sys.argv[2:], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-r = resource.getrusage(resource.RUSAGE_CHILDREN)
-text = open(os.environ["OVH_RESULT"]).read() if os.path.exists(os.environ["OVH_RESULT"]) else p.stdout
-res = [l for l in text.splitlines() if l.startswith("RESULT ")]
-open(sys.argv[1], "a").write("%s CPU %.6f\n" % (res[0] if res else "NORESULT", r.ru_utime + r.ru_stime))
-if not res:
-    sys.stderr.write(p.stdout[-2000:])
-' "$out" "$@"
+	OVH_RESULT=$W/result taskset -c "$CORES" python3 "$ROOT/tests/gpu/rusage_run.py" "$@"
 }
 run_one() {  # run_one MODE ROUND
 	case $1 in

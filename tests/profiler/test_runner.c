@@ -321,6 +321,40 @@ static void test_environment(void **state)
 	run_free(&x);
 }
 
+/* TILEADVISE_CAPTURE passes through to the injector; a value it does not
+ * know stops the run before it starts, with the one it knows named. */
+static void test_capture_range(void **state)
+{
+	(void)state;
+	setenv("TILEADVISE_CAPTURE", "profiler-api", 1);
+	run x = sh("echo \"$TILEADVISE_CAPTURE\"", 10);
+	char *log = ta_runner_log(x.r, NULL);
+	assert_string_equal(log, "profiler-api\n");
+	free(log);
+	run_free(&x);
+
+	setenv("TILEADVISE_CAPTURE", "cudaProfilerAPI", 1);   /* nsys's spelling, wrong case */
+	char *argv[] = { "/bin/true", NULL };
+	ta_runner_opts o;
+	memset(&o, 0, sizeof o);
+	o.argv = argv;
+	o.injector = "/nonexistent/libtileadvise-cupti.so";
+	char *err = NULL;
+	assert_null(ta_runner_start(&o, &err));
+	assert_non_null(strstr(err, "TILEADVISE_CAPTURE=cudaProfilerAPI is not"));
+	assert_non_null(strstr(err, "profiler-api records only between cudaProfilerStart"));
+	free(err);
+	o.injector = NULL;   /* a run without the injector (a baseline) ignores it */
+	ta_runner *r = ta_runner_start(&o, &err);
+	assert_non_null(r);
+	ta_runner_wait(r);
+	ta_runner_free(r);
+	unsetenv("TILEADVISE_CAPTURE");
+	assert_int_equal(ta_proto_capture_mode("cudaProfilerApi"), 1);
+	assert_int_equal(ta_proto_capture_mode(""), 0);
+	assert_int_equal(ta_proto_capture_mode(NULL), 0);
+}
+
 /* A folder whose CUPTI is another version than the build's does not fit
  * (the tool then says to rebuild instead of "not loaded"). */
 static void test_cupti_version(void **state)
@@ -366,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_record_fd_closed_early),
 		cmocka_unit_test(test_flood_bounded),
 		cmocka_unit_test(test_environment),
+		cmocka_unit_test(test_capture_range),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

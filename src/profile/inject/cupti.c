@@ -16,6 +16,8 @@
  * traces every launch (still counting them); =plain is the old way, activity
  * records only and no subscriber, for a program that brings its own CUPTI
  * client (torch.profiler: CUPTI allows one subscriber per process).
+ * TILEADVISE_CAPTURE=profiler-api records only between the program's
+ * cuProfilerStart and cuProfilerStop (see protocol.h).
  *
  * TILEADVISE_DEEP=pc or =sol turns this run into a --deep one: instead of
  * timing launches it samples PCs (pcsamp.c) or reads hardware counters of
@@ -34,6 +36,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -85,6 +88,13 @@ static ta_adapt book;
 static pthread_mutex_t toggle_lock = PTHREAD_MUTEX_INITIALIZER;
 static bool tracing_on;
 static bool toggle_failed;
+/* TILEADVISE_CAPTURE=profiler-api: launches count only between
+ * cuProfilerStart and cuProfilerStop. Outside, the launch callbacks and
+ * kernel activity are off, so the program pays what it would without us
+ * (CUPTI still calls us on the two profiler calls). */
+static bool capture_api;
+static pthread_mutex_t capture_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool capturing;               /* under capture_lock */
 /* cuFuncGetName (CUDA 12.3+), for a launch whose callback has no name. */
 static int (*func_get_name)(const char **, void *);
 
@@ -377,8 +387,26 @@ static const ta_inject_hooks hooks = {
 };
 static ta_inject_hooks deep_hooks;
 
-bool ta_inject_enable_launch_callbacks(CUpti_SubscriberHandle sub,
-				       void (*error)(const char *, CUptiResult))
+/* cuptiEnableCallback (enable 1) or its undoing (0) for each of ids in one
+ * domain. False after the first failure, reported as what. */
+static bool enable_each(CUpti_SubscriberHandle sub, uint32_t enable, CUpti_CallbackDomain domain,
+			const CUpti_CallbackId *ids, size_t n, const char *what,
+			void (*error)(const char *, CUptiResult))
+{
+	for (size_t i = 0; i < n; i++) {
+		CUptiResult rc = cuptiEnableCallback(enable, sub, domain, ids[i]);
+		if (rc != CUPTI_SUCCESS) {
+			char where[96];
+			snprintf(where, sizeof where, "cuptiEnableCallback(%s%s)", what, enable ? "" : ", off");
+			error(where, rc);
+			return false;
+		}
+	}
+	return true;
+}
+
+bool ta_inject_launch_callbacks(CUpti_SubscriberHandle sub, uint32_t enable,
+				void (*error)(const char *, CUptiResult))
 {
 	static const CUpti_CallbackId launches[] = {
 		CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel,
@@ -388,14 +416,8 @@ bool ta_inject_enable_launch_callbacks(CUpti_SubscriberHandle sub,
 		CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
 		CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
 	};
-	for (size_t i = 0; i < sizeof launches / sizeof *launches; i++) {
-		CUptiResult rc = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, launches[i]);
-		if (rc != CUPTI_SUCCESS) {
-			error("cuptiEnableCallback(DRIVER_API launch)", rc);
-			return false;
-		}
-	}
-	return true;
+	return enable_each(sub, enable, CUPTI_CB_DOMAIN_DRIVER_API, launches,
+			   sizeof launches / sizeof *launches, "DRIVER_API launch", error);
 }
 
 bool ta_inject_launch_params(CUpti_CallbackId cbid, const void *params, const void **func, int32_t grid[3],
@@ -495,6 +517,65 @@ static void book_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		pthread_cond_signal(&flush_cond);
 }
 
+/* The timed run's launch callbacks: every launch form and the graph launches. */
+static bool book_callbacks(uint32_t enable)
+{
+	static const CUpti_CallbackId graphs[] = {
+		CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch,
+		CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz,
+	};
+	return ta_inject_launch_callbacks(subscriber, enable, report_error) &&
+	       enable_each(subscriber, enable, CUPTI_CB_DOMAIN_DRIVER_API, graphs,
+			   sizeof graphs / sizeof *graphs, "graph launch", report_error);
+}
+
+static bool is_profiler_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, bool *start)
+{
+	if (domain == CUPTI_CB_DOMAIN_DRIVER_API &&
+	    (cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart || cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStop)) {
+		*start = cbid == CUPTI_DRIVER_TRACE_CBID_cuProfilerStart;
+		return true;
+	}
+	if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+	    (cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000 ||
+	     cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000)) {
+		*start = cbid == CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000;
+		return true;
+	}
+	return false;
+}
+
+/* Into or out of the capture range. A runtime call reaches us twice (its
+ * own callback and the driver call it makes), hence the state. Adaptive
+ * tracing turns activity on again at the first launch that wants it. */
+static void capture_switch(bool on)
+{
+	pthread_mutex_lock(&capture_lock);
+	if (on != capturing && book_callbacks(on)) {
+		capturing = on;
+		if (!on || trace == TRACE_FULL)
+			set_tracing(on);
+	}
+	pthread_mutex_unlock(&capture_lock);
+}
+
+static bool capture_setup(void)
+{
+	static const CUpti_CallbackId driver[] = {
+		CUPTI_DRIVER_TRACE_CBID_cuProfilerStart,
+		CUPTI_DRIVER_TRACE_CBID_cuProfilerStop,
+	};
+	static const CUpti_CallbackId runtime[] = {
+		CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStart_v4000,
+		CUPTI_RUNTIME_TRACE_CBID_cudaProfilerStop_v4000,
+	};
+	return enable_each(subscriber, 1, CUPTI_CB_DOMAIN_DRIVER_API, driver, 2, "profiler start/stop",
+			   report_error) &&
+	       enable_each(subscriber, 1, CUPTI_CB_DOMAIN_RUNTIME_API, runtime, 2, "profiler start/stop",
+			   report_error) &&
+	       book_callbacks(0);   /* out of the range until the program's first start */
+}
+
 static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 				 CUpti_CallbackId cbid, const void *data)
 {
@@ -506,7 +587,11 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 	if (inside)
 		return;
 	inside = true;
-	if (deep == DEEP_NONE)
+	bool start;
+	if (capture_api && is_profiler_call(domain, cbid, &start)) {
+		if (((const CUpti_CallbackData *)data)->callbackSite == CUPTI_API_ENTER)
+			capture_switch(start);
+	} else if (deep == DEEP_NONE)
 		book_callback(domain, cbid, data);
 	else if (deep == DEEP_PC)
 		ta_pcsamp_callback(domain, cbid, data);
@@ -638,19 +723,19 @@ static void initialize(void)
 		 * is traced as before, only without counts and periods. */
 		if (ta_adapt_init(&book, &ac) &&
 		    cuptiSubscribe(&subscriber, (CUpti_CallbackFunc)on_callback, NULL) == CUPTI_SUCCESS) {
-			if (ta_inject_enable_launch_callbacks(subscriber, report_error) &&
-			    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
-						CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch) == CUPTI_SUCCESS &&
-			    cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
-						CUPTI_DRIVER_TRACE_CBID_cuGraphLaunch_ptsz) == CUPTI_SUCCESS) {
+			if (book_callbacks(1))
 				book_on = true;
-			} else {
+			else
 				cuptiUnsubscribe(subscriber);
-			}
 		}
 		if (!book_on)
 			trace = TRACE_PLAIN;
 	}
+	bool want_capture = ta_proto_capture_mode(getenv("TILEADVISE_CAPTURE")) == 1;
+	if (want_capture && !book_on)
+		note_hook("TILEADVISE_CAPTURE",
+			  "the capture range needs CUPTI's launch callbacks, which another client holds "
+			  "(or TILEADVISE_TRACE=plain): the whole run is recorded");
 	/* CONCURRENT_KERNEL, not KERNEL: the latter serialises kernels. */
 	rc = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
 	if (rc != CUPTI_SUCCESS) {
@@ -660,6 +745,13 @@ static void initialize(void)
 		return;
 	}
 	tracing_on = true;
+	if (want_capture && book_on) {
+		capture_api = capture_setup();
+		if (capture_api)
+			set_tracing(false);
+		else
+			book_callbacks(1);   /* record the whole run rather than part of it */
+	}
 	atexit(at_exit);
 	if (flush_ms > 0) {
 		/* Our thread must not be the one a process signal (SIGINT for

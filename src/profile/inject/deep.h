@@ -41,10 +41,11 @@ bool ta_sol_setup(CUpti_SubscriberHandle sub, const ta_inject_hooks *hooks);
 void ta_sol_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data);
 void ta_sol_finish(void);
 
-/* The launch callbacks both collectors use (driver API, every launch form
- * Triton and PyTorch use). Returns false after the first failure. */
-bool ta_inject_enable_launch_callbacks(CUpti_SubscriberHandle sub,
-				       void (*error)(const char *, CUptiResult));
+/* Turns on (enable 1) or off (0) the launch callbacks both collectors and
+ * the timed run use (driver API, every launch form Triton and PyTorch use).
+ * Returns false after the first failure. */
+bool ta_inject_launch_callbacks(CUpti_SubscriberHandle sub, uint32_t enable,
+				void (*error)(const char *, CUptiResult));
 
 /* Function, grid, block and dynamic shared memory of a launch, from the
  * parameters of one of those callbacks (cupti.c). Returns false for a form

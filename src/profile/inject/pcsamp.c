@@ -480,7 +480,7 @@ bool ta_pcsamp_setup(CUpti_SubscriberHandle sub, const ta_inject_hooks *hooks)
 			return false;
 		}
 	}
-	return ta_inject_enable_launch_callbacks(sub, hooks->error);
+	return ta_inject_launch_callbacks(sub, 1, hooks->error);
 }
 
 void ta_pcsamp_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)

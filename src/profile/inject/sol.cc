@@ -442,7 +442,7 @@ extern "C" bool ta_sol_setup(CUpti_SubscriberHandle sub, const ta_inject_hooks *
 	const char *cap = getenv("TILEADVISE_SOL_LAUNCHES");
 	if (cap && *cap)
 		st.cap_per_kernel = (unsigned)strtoul(cap, NULL, 10);
-	return ta_inject_enable_launch_callbacks(sub, hooks->error);
+	return ta_inject_launch_callbacks(sub, 1, hooks->error);
 }
 
 extern "C" void ta_sol_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *data)

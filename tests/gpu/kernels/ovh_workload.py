@@ -90,4 +90,5 @@ def main():
                                   "launch_regions": lr, "gpu_regions": gr}))
 
 
-main()
+if __name__ == "__main__":
+    main()
