@@ -23,6 +23,9 @@ void ta_records_clear(ta_records *r)
 	for (size_t i = 0; i < r->n_errors; i++)
 		free(r->errors[i]);
 	free(r->errors);
+	for (size_t i = 0; i < r->n_notes; i++)
+		free(r->notes[i]);
+	free(r->notes);
 	for (size_t i = 0; i < r->n_pclines; i++) {
 		ta_pcline_rec *p = &r->pclines[i];
 		free(p->kernel);
@@ -160,9 +163,13 @@ static bool decode_error(ta_records *r, json_t *o)
 	const char *msg = json_string_value(json_object_get(o, "message"));
 	if (!msg)
 		return false;
-	char **slot = TA_PUSH(r->errors, r->n_errors, r->cap_errors);
 	json_int_t code;
-	if (get_int(o, "code", &code))
+	bool has_code = get_int(o, "code", &code);
+	char **slot = has_code && code == 0 ? TA_PUSH(r->notes, r->n_notes, r->cap_notes)
+					    : TA_PUSH(r->errors, r->n_errors, r->cap_errors);
+	if (has_code && code == 0)
+		*slot = ta_xasprintf("%s%s%s", where ? where : "", where ? ": " : "", msg);
+	else if (has_code)
 		*slot = ta_xasprintf("%s%s%s (code %lld)", where ? where : "", where ? ": " : "",
 				     msg, (long long)code);
 	else

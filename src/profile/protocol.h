@@ -178,6 +178,9 @@ typedef struct ta_records {
 	size_t n_kernels, cap_kernels;
 	char **errors;              /* "where: message (code N)", owned */
 	size_t n_errors, cap_errors;
+	char **notes;               /* "where: message": error records with code 0, the
+	                             * injector saying what it did instead; owned */
+	size_t n_notes, cap_notes;
 	size_t n_hello, n_bye;      /* per process: several processes may report */
 	uint32_t cupti_version;     /* from the last hello; 0 when none */
 	int driver_version;         /* from the last hello; -1 when none */

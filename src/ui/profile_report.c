@@ -411,6 +411,8 @@ static void record_notes(const ta_records *recs, const run_outcome *oc, bool rep
 		fprintf(err, "tileadvise: %s\n", why);
 		free(why);
 	}
+	for (size_t i = 0; i < recs->n_notes; i++)
+		fprintf(err, "tileadvise: note from the profiled run: %s\n", recs->notes[i]);
 	bool other_profiler = false;
 	for (size_t i = 0; i < recs->n_errors; i++) {
 		fprintf(err, "tileadvise: CUPTI error in the child: %s\n", recs->errors[i]);

@@ -48,9 +48,14 @@ static void test_round_trip(void **state)
 	assert_true(ta_proto_decode_line(&r, line, n - 1, 3));
 	n = ta_proto_encode_error(line, sizeof line, 42, "cuptiActivityEnable", 17, "not \"allowed\"\n");
 	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+	/* code 0: the injector saying what it did instead, not a failure */
+	n = ta_proto_encode_error(line, sizeof line, 42, "TILEADVISE_CAPTURE", 0, "the whole run is recorded");
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
 	n = ta_proto_encode_bye(line, sizeof line, 42, 10, 2, 1);
 	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
 
+	assert_int_equal(r.n_notes, 1);
+	assert_string_equal(r.notes[0], "TILEADVISE_CAPTURE: the whole run is recorded");
 	assert_int_equal(r.n_hello, 1);
 	assert_int_equal(r.cupti_version, 130001);
 	assert_int_equal(r.driver_version, 13000);
