@@ -494,7 +494,8 @@ static ta_deep *deep_view(const ta_profile_request *req, const ta_run *run, cons
 	ta_deep *d = ta_run_deep(run, m);
 	if (!d && req->deep)
 		fprintf(err, "tileadvise: --deep collected no PC samples or counters%s\n",
-			ta_run_records(run)->n_errors ? " (the CUPTI errors above say why)" : "");
+			ta_run_records(run)->n_errors ? " (the CUPTI errors above say why)"
+			: ta_run_records(run)->n_notes ? " (the notes above say why)" : "");
 	return d;
 }
 

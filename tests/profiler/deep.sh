@@ -11,7 +11,7 @@ k="$TA_SRCDIR/tests/gpu/kernels"
 PY=${PYTHON3:-python3}
 TA_TMP_DEEP=$(mktemp -d "${TMPDIR:-/tmp}/ta-deep.XXXXXX") || exit 99
 trap 'rm -rf "$TA_TMP_DEEP"' EXIT
-plan 16
+plan 17
 profile() {  # profile NAME FORMAT
 	"$TILEADVISE" --profile --gpu h200 --format "$2" --records "$p/h200-2026-11-29-deep-$1.jsonl" "$k/$1.py" 2>&1
 }
@@ -94,4 +94,14 @@ printf '%s\n' '{"type":"hello","v":1,"pid":7,"cupti":130001}' \
 out=$("$TILEADVISE" --profile --gpu h200 --records "$rec" "$k/vector_add.py" 2>&1)
 printf '%s\n' "$out" | grep -q "another CUPTI client holds the program (a profiler such as ncu"
 result $? "a CUPTI refusal because another profiler came first is explained"
+# A collector's note (code 0) is a note, not a CUPTI error, and --deep's
+# empty result points at it.
+printf '%s\n' '{"type":"hello","v":1,"pid":7,"cupti":130001}' \
+	'{"type":"error","pid":7,"where":"cuptiPCSamplingGetData","code":0,"message":"sampling was on, but no sample came back"}' \
+	'{"type":"bye","pid":7,"written":3,"dropped":0,"lost":0}' > "$rec"
+out=$("$TILEADVISE" --profile --deep --gpu h200 --records "$rec" "$k/vector_add.py" 2>&1)
+printf '%s\n' "$out" | grep -q "^tileadvise: note from the profiled run: cuptiPCSamplingGetData: sampling was on" &&
+	! printf '%s\n' "$out" | grep -q "CUPTI error\|(code 0)" &&
+	printf '%s\n' "$out" | grep -q "collected no PC samples or counters (the notes above say why)"
+result $? "an injector's note is shown as a note and named as the reason --deep found nothing" "$out"
 finish
