@@ -1,0 +1,90 @@
+/* What a name holds: the layer through which rules and edits read values,
+ * not spellings (DESIGN.md). A grid, a tile, a launch option, a mask or a
+ * pointer reached through a local name, a tuple, a positional argument or
+ * a loop increment is the same value as one written inline:
+ *
+ *	nq = triton.cdiv(seq_len, BLOCK_M)
+ *	grid = (batch * heads, nq)          # grid's value reads BLOCK_M
+ *	kv_mask = kv_offs < seq_len
+ *	tl.load(p, mask=kv_mask & d_mask)   # the mask's value is that comparison
+ *
+ * Python scoping, kept simple and sound: a name's value at a use is the one
+ * binding of it that reaches the use in straight-line code of the same
+ * function (the last binding before the use, not inside a branch or a loop
+ * that does not also hold the use, and no binding after the use in a loop
+ * around it), else the module's only binding when the function binds none
+ * and has no parameter of that name. Anything else (a parameter, a for
+ * target, `x += 1`, a tuple unpacked from a call, two branches) has no
+ * known value and reads as the name itself.
+ *
+ * Every lookup is a binary search in a table built once per model
+ * (ta_index_cached), so rules may ask per identifier. */
+#ifndef TA_ANALYZE_VALUES_H
+#define TA_ANALYZE_VALUES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <tree_sitter/api.h>
+
+#include "analyze/model.h"
+
+/* The expression the identifier node id stands for where it is read, or a
+ * null node when it has no known value. *binding, when given, gets the
+ * binding statement (an assignment or named expression), else a null
+ * node. The value of `a, b = x, y` for b is the node y. */
+TSNode ta_values_def(const ta_model *m, TSNode id, TSNode *binding);
+
+/* n without parentheses, followed through its definitions while it is an
+ * identifier with a known value (at most 16 steps). */
+TSNode ta_values_follow(const ta_model *m, TSNode n);
+
+/* A walk over the value tree of n: the nodes of n in document order, where
+ * each identifier with a known value is visited and then stands for its
+ * value, which is walked in its place (depth at most 16). via: the
+ * identifier whose value the node belongs to, or a null node for n's own
+ * nodes. The visitor answers whether to go into the node's children (an
+ * identifier's children: its value), skip them, or stop the walk. */
+typedef enum ta_values_step { TA_VALUES_DESCEND, TA_VALUES_SKIP, TA_VALUES_STOP } ta_values_step;
+typedef ta_values_step (*ta_values_visit)(const ta_model *m, TSNode n, TSNode via, void *ctx);
+/* Returns false when the visitor stopped the walk. */
+bool ta_values_walk(const ta_model *m, TSNode n, ta_values_visit visit, void *ctx);
+
+/* Whether the value of n reads the identifier name (as the identifier
+ * itself, not through a value it has): `grid` above reads BLOCK_M. */
+bool ta_values_reads(const ta_model *m, TSNode n, const char *name);
+
+/* The text of n, rewritten: for each identifier of n's value tree, subst
+ * answers its replacement text (owned by the caller, valid until the call
+ * returns), TA_VALUES_INLINE to write its value there instead
+ * (parenthesised unless atomic, and rewritten by the same rule), or NULL
+ * to keep it as written. Caller frees. */
+extern const char TA_VALUES_INLINE[];
+typedef const char *(*ta_values_subst)(const ta_model *m, TSNode id, void *ctx);
+char *ta_values_text(const ta_model *m, TSNode n, ta_values_subst subst, void *ctx);
+
+/* Whether every name the value tree of n reads would read the same
+ * binding at offset at (in the same function) as where it is written: no
+ * binding of it lies between the two. An edit that moves n's text to at
+ * (a grid made a lambda, evaluated at the launch) asks first. */
+bool ta_values_stable(const ta_model *m, TSNode n, uint32_t at);
+
+/* A name stepped by a loop: bound once before the loop statement (its
+ * value *init, when known) and rebound exactly once inside it, directly in
+ * the loop's body (not under a branch or an inner loop), by `name +=
+ * step` or `name = name + step` (*step, *update the statement). False
+ * otherwise. */
+bool ta_values_induction(const ta_model *m, TSNode loop, const char *name, TSNode *init, TSNode *step,
+			 TSNode *update);
+
+/* The argument launch l passes for parameter i of kernel k: a keyword of
+ * that name, or the positional argument at i when no `*args` comes before
+ * it; a null node when the launch leaves it to its default or the
+ * position cannot be told. *keyword: whether it was passed by name. */
+TSNode ta_values_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i, bool *keyword);
+
+/* The integer value of n when it is an integer literal, or a name whose
+ * value is one (through ta_values_follow), or a unary minus of one; *out
+ * gets it. */
+bool ta_values_int(const ta_model *m, TSNode n, long *out);
+
+#endif

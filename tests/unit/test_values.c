@@ -1,0 +1,275 @@
+/* The values layer (analyze/values.h): what a name holds where it is read,
+ * on small host and kernel snippets written several ways with one meaning. */
+#include "config.h"
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze/analysis.h"
+#include "analyze/values.h"
+#include "util/buf.h"
+
+static ta_analysis *parse(const char *text)
+{
+	ta_analysis *a = NULL;
+	char *err = NULL;
+	int rc = ta_analysis_from_bytes("snippet.py", text, strlen(text), &a, &err);
+	if (rc != 0)
+		print_error("%s\n", err ? err : "?");
+	assert_int_equal(rc, 0);
+	return a;
+}
+
+/* The first identifier spelled `name` at or after the n-th occurrence
+ * (0-based) of `around`. */
+static TSNode ident_in(const ta_analysis *a, const char *around, int nth, const char *name)
+{
+	const char *t = a->src->text, *p = t;
+	for (int i = 0; p; i++) {
+		p = strstr(p, around);
+		if (!p || i == nth)
+			break;
+		p++;
+	}
+	if (!p)
+		print_error("no `%s` in the snippet\n", around);
+	assert_non_null(p);
+	size_t len = strlen(name);
+	for (const char *q = strstr(p, name); q; q = strstr(q + 1, name)) {
+		uint32_t off = (uint32_t)(q - t);
+		TSNode n = ta_node_named_at(ta_syntax_root(a->syn), off, off + (uint32_t)len);
+		if (ta_node_is(n, "identifier") && ts_node_start_byte(n) == off && ts_node_end_byte(n) == off + len)
+			return n;
+	}
+	print_error("no identifier `%s` after `%s`\n", name, around);
+	fail();
+	return (TSNode){ 0 };
+}
+
+static char *text(const ta_analysis *a, TSNode n)
+{
+	return ts_node_is_null(n) ? ta_xstrdup("<none>") : ta_node_text(a->src, n);
+}
+
+static void assert_value(const ta_analysis *a, TSNode id, const char *want)
+{
+	char *got = text(a, ta_values_def(a->model, id, NULL));
+	assert_string_equal(got, want);
+	free(got);
+}
+
+static const char *grid_text =
+	"import triton\n"
+	"def attention(q, seq_len, B, H):\n"
+	"    BLOCK_M = 64\n"
+	"    nq = triton.cdiv(seq_len, BLOCK_M)\n"
+	"    grid = (B * H, nq)\n"
+	"    kern[grid](q, BLOCK_M=BLOCK_M)\n";
+
+static void test_grid_through_names(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse(grid_text);
+	TSNode g = ident_in(a, "kern[grid]", 0, "grid");
+	TSNode v = ta_values_follow(a->model, g);
+	char *t = text(a, v);
+	assert_string_equal(t, "(B * H, nq)");
+	free(t);
+	assert_true(ta_values_reads(a->model, g, "BLOCK_M"));
+	assert_true(ta_values_reads(a->model, g, "seq_len"));
+	assert_false(ta_values_reads(a->model, g, "q"));
+	long bm = 0;
+	assert_true(ta_values_int(a->model, ident_in(a, "=BLOCK_M)", 0, "BLOCK_M"), &bm));
+	assert_int_equal(bm, 64);
+	ta_analysis_free(a);
+}
+
+static const char *meta_subst(const ta_model *m, TSNode id, void *ctx)
+{
+	(void)ctx;
+	if (ta_node_text_eq(m->src, id, "BLOCK_M"))
+		return "META[\"BLOCK_M\"]";
+	return ta_values_reads(m, id, "BLOCK_M") ? TA_VALUES_INLINE : NULL;
+}
+
+static void test_grid_text_inlined(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse(grid_text);
+	TSNode g = ta_values_follow(a->model, ident_in(a, "kern[grid]", 0, "grid"));
+	char *t = ta_values_text(a->model, g, meta_subst, NULL);
+	assert_string_equal(t, "(B * H, triton.cdiv(seq_len, META[\"BLOCK_M\"]))");
+	free(t);
+	assert_true(ta_values_stable(a->model, g, (uint32_t)(strstr(a->src->text, "kern[") - a->src->text)));
+	ta_analysis_free(a);
+}
+
+static void test_tuples(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse("def f(q):\n"
+			       "    BM, BN = 64, 128\n"
+			       "    (X, Y) = (1, 2)\n"
+			       "    B, H, N, D = q.shape\n"
+			       "    use(BM, BN, X, Y, B, D)\n");
+	long v;
+	assert_true(ta_values_int(a->model, ident_in(a, "use(", 0, "BM"), &v));
+	assert_int_equal(v, 64);
+	assert_true(ta_values_int(a->model, ident_in(a, "use(", 0, "BN"), &v));
+	assert_int_equal(v, 128);
+	assert_true(ta_values_int(a->model, ident_in(a, "use(", 0, "Y"), &v));
+	assert_int_equal(v, 2);
+	assert_value(a, ident_in(a, "use(", 0, "B"), "<none>");
+	assert_value(a, ident_in(a, "use(", 0, "D"), "<none>");
+	ta_analysis_free(a);
+}
+
+static void test_branches_and_loops(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse("def f(c, r):\n"
+			       "    x = 1\n"
+			       "    if c:\n"
+			       "        x = 2\n"
+			       "    use(x)\n"
+			       "    y = 0\n"
+			       "    for i in r:\n"
+			       "        use(y)\n"
+			       "        y = y + 1\n"
+			       "    z = 5\n"
+			       "    for i in r:\n"
+			       "        w = z * 2\n"
+			       "        use(w, z)\n"
+			       "    s = 1\n"
+			       "    s = s + 1\n"
+			       "    use(s)\n");
+	assert_value(a, ident_in(a, "use(x)", 0, "x"), "<none>");      /* two branches */
+	assert_value(a, ident_in(a, "use(y)", 0, "y"), "<none>");      /* loop-carried */
+	assert_value(a, ident_in(a, "use(w, z)", 0, "w"), "z * 2");    /* same iteration */
+	assert_value(a, ident_in(a, "use(w, z)", 0, "z"), "5");        /* before the loop */
+	assert_value(a, ident_in(a, "use(s)", 0, "s"), "s + 1");
+	assert_value(a, ident_in(a, "= s + 1", 0, "s"), "1");      /* the read in its own right side */
+	ta_analysis_free(a);
+}
+
+static void test_module_and_params(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse("BLOCK = 64\n"
+			       "def f(x):\n"
+			       "    use(BLOCK)\n"
+			       "def g(BLOCK):\n"
+			       "    use(BLOCK)\n"
+			       "def h():\n"
+			       "    grid = lambda META: (META['BLOCK'],)\n"
+			       "    k = [BLOCK for BLOCK in range(3)]\n"
+			       "META = 1\n");
+	assert_value(a, ident_in(a, "use(BLOCK)", 0, "BLOCK"), "64");
+	assert_value(a, ident_in(a, "use(BLOCK)", 1, "BLOCK"), "<none>");   /* a parameter */
+	assert_value(a, ident_in(a, "(META[", 0, "META"), "<none>");        /* the lambda's own */
+	assert_value(a, ident_in(a, "[BLOCK for", 0, "BLOCK"), "<none>");   /* the comprehension's */
+	ta_analysis_free(a);
+}
+
+static void test_kernel_mask_and_induction(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse("import triton.language as tl\n"
+			       "def k(a, b, K, stride_ak, BLOCK_K: tl.constexpr):\n"
+			       "    offs = tl.arange(0, BLOCK_K)\n"
+			       "    a_ptrs = a + offs * stride_ak\n"
+			       "    kv_mask = offs < K\n"
+			       "    for k0 in range(0, K, BLOCK_K):\n"
+			       "        x = tl.load(a_ptrs, mask=kv_mask & (offs < 8))\n"
+			       "        a_ptrs += BLOCK_K * stride_ak\n"
+			       "        b += 1\n"
+			       "        if x:\n"
+			       "            b += 2\n");
+	TSNode m = ident_in(a, "mask=kv_mask", 0, "kv_mask");
+	assert_value(a, m, "offs < K");
+	assert_true(ta_values_reads(a->model, m, "K"));
+	/* a_ptrs is stepped, so it has no one value inside the loop */
+	assert_value(a, ident_in(a, "tl.load(a_ptrs", 0, "a_ptrs"), "<none>");
+	TSNode loop = ta_node_ancestor(m, "for_statement");
+	TSNode init, step, upd;
+	assert_true(ta_values_induction(a->model, loop, "a_ptrs", &init, &step, &upd));
+	char *t = text(a, init), *s = text(a, step);
+	assert_string_equal(t, "a + offs * stride_ak");
+	assert_string_equal(s, "BLOCK_K * stride_ak");
+	free(t);
+	free(s);
+	assert_false(ta_values_induction(a->model, loop, "b", NULL, NULL, NULL));   /* twice, once in a branch */
+	assert_false(ta_values_induction(a->model, loop, "kv_mask", NULL, NULL, NULL));
+	ta_analysis_free(a);
+}
+
+static void test_stable(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse("def f(x):\n"
+			       "    n = 3\n"
+			       "    g = (n,)\n"
+			       "    n = 4\n"
+			       "    kern[g](x)\n");
+	TSNode g = ta_values_follow(a->model, ident_in(a, "kern[g]", 0, "g"));
+	uint32_t at = (uint32_t)(strstr(a->src->text, "kern[") - a->src->text);
+	assert_false(ta_values_stable(a->model, g, at));
+	ta_analysis_free(a);
+}
+
+static void test_launch_args(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse("import triton\nimport triton.language as tl\n"
+			       "@triton.jit\n"
+			       "def kern(x, y, N, BM: tl.constexpr, BN: tl.constexpr):\n"
+			       "    pass\n"
+			       "def run(x, y, N):\n"
+			       "    kern[(1,)](x, y, N, 64, BN=32)\n"
+			       "    kern[(1,)](*(x, y), N, 16, BN=8)\n");
+	const ta_model *m = a->model;
+	int ki = ta_model_find_kernel(m, "kern");
+	assert_true(ki >= 0);
+	const ta_kernel *k = &m->kernels[ki];
+	assert_int_equal(m->launch_count, 2);
+	bool kw;
+	char *t = text(a, ta_values_launch_arg(m, &m->launches[0], k, 3, &kw));
+	assert_string_equal(t, "64");
+	assert_false(kw);
+	free(t);
+	t = text(a, ta_values_launch_arg(m, &m->launches[0], k, 4, &kw));
+	assert_string_equal(t, "32");
+	assert_true(kw);
+	free(t);
+	/* after *args the positions are not known; keywords still are */
+	t = text(a, ta_values_launch_arg(m, &m->launches[1], k, 3, &kw));
+	assert_string_equal(t, "<none>");
+	free(t);
+	t = text(a, ta_values_launch_arg(m, &m->launches[1], k, 4, &kw));
+	assert_string_equal(t, "8");
+	free(t);
+	ta_analysis_free(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_grid_through_names),
+		cmocka_unit_test(test_grid_text_inlined),
+		cmocka_unit_test(test_tuples),
+		cmocka_unit_test(test_branches_and_loops),
+		cmocka_unit_test(test_module_and_params),
+		cmocka_unit_test(test_kernel_mask_and_induction),
+		cmocka_unit_test(test_stable),
+		cmocka_unit_test(test_launch_args),
+	};
+	int r = cmocka_run_group_tests(tests, NULL, NULL);
+	ta_model_shutdown();
+	return r;
+}
