@@ -507,7 +507,13 @@ static bool splice(const ta_model *m, TSNode n, ta_values_subst subst, void *ctx
 						break;
 					}
 					ta_buf_printf(out, "%.*s", (int)(a - at), t + at);
-					bool paren = !atomic(ta_node_unparen(v));
+					/* a whole element or argument needs no parentheses */
+					TSNode up = ta_node_parent(c);
+					bool alone = ta_node_is(up, "tuple") || ta_node_is(up, "expression_list") ||
+						     ta_node_is(up, "list") || ta_node_is(up, "argument_list") ||
+						     (ta_node_is(up, "keyword_argument") && !ts_node_eq(c, n)) ||
+						     ts_node_eq(c, n);
+					bool paren = !alone && !atomic(ta_node_unparen(v));
 					ta_buf_printf(out, "%s", paren ? "(" : "");
 					if (!text_of(m, ta_node_unparen(v), subst, ctx, depth + 1, out)) {
 						ok = false;
@@ -661,39 +667,54 @@ bool ta_values_induction(const ta_model *m, TSNode loop, const char *name, TSNod
 
 /* ---- launches ---------------------------------------------------------------- */
 
+/* How many arguments `*(a, b)` or `*((a, b) if c else (d, e))` passes: a
+ * tuple's length, the same in both branches (mamba's optional strides);
+ * 0 when not known. */
+static size_t splat_len(TSNode splat)
+{
+	if (!is_kind(splat, "list_splat") || ta_node_named_count(splat) != 1)
+		return 0;
+	TSNode e = ta_node_unparen(ta_node_named_child(splat, 0));
+	if (is_kind(e, "tuple"))
+		return ta_node_named_count(e);
+	if (!is_kind(e, "conditional_expression") || ta_node_named_count(e) != 3)
+		return 0;
+	TSNode a = ta_node_unparen(ta_node_named_child(e, 0)), b = ta_node_unparen(ta_node_named_child(e, 2));
+	if (!is_kind(a, "tuple") || !is_kind(b, "tuple") || ta_node_named_count(a) != ta_node_named_count(b))
+		return 0;
+	return ta_node_named_count(a);
+}
+
 TSNode ta_values_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i, bool *keyword)
 {
 	if (keyword)
 		*keyword = false;
 	if (i >= k->param_count)
 		return null_node();
-	TSNode call = ta_node_outermost_at(ta_syntax_root(m->syn), l->span.start, l->span.end, "expression_statement");
-	while (!ts_node_is_null(call) && !is_kind(call, "call"))
-		call = ta_node_named_child(call, 0);
-	TSNode args = ta_node_field(call, "arguments");
-	uint32_t n = ta_node_named_count(args);
-	size_t pos = 0;
-	bool positions_known = true;
-	TSNode at = null_node();
-	for (uint32_t j = 0; j < n; j++) {
-		TSNode a = ta_node_named_child(args, j);
-		if (is_kind(a, "keyword_argument")) {
-			if (ta_node_text_eq(m->src, ta_node_field(a, "name"), k->params[i].name)) {
-				if (keyword)
-					*keyword = true;
-				return ta_node_field(a, "value");
-			}
-		} else if (is_kind(a, "list_splat") || is_kind(a, "dictionary_splat")) {
-			positions_known &= is_kind(a, "dictionary_splat");
-		} else if (is_kind(a, "comment")) {
-			continue;
-		} else {
-			if (positions_known && pos == i)
-				at = a;
-			pos++;
-		}
+	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[i].name);
+	if (kw) {
+		if (keyword)
+			*keyword = true;
+		return ta_node_outermost_at(ta_syntax_root(m->syn), kw->value_span.start, kw->value_span.end,
+					    "expression_statement");
 	}
-	return at;
+	/* Positions count through a starred tuple of known length; any other
+	 * starred argument leaves the later positions unknown. */
+	size_t at = 0;
+	for (size_t j = 0; j < l->arg_count; j++) {
+		TSNode a = ta_node_outermost_at(ta_syntax_root(m->syn), l->args[j].start, l->args[j].end,
+						"expression_statement");
+		if (m->src->text[l->args[j].start] != '*') {
+			if (at++ == i)
+				return a;
+			continue;
+		}
+		size_t n = splat_len(a);
+		if (!n || i < at + n)
+			return null_node();
+		at += n;
+	}
+	return null_node();
 }
 
 bool ta_values_int(const ta_model *m, TSNode n, long *out)

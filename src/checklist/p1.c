@@ -1,6 +1,7 @@
 /* P1: Autotune breadth and per-GPU configs. Its detector and its rewrite. */
 #include "config.h"
 #include "analyze/flat.h"
+#include "analyze/values.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -19,6 +20,26 @@ static bool is_tile_param(const ta_param *p)
 		return false;
 	return strncasecmp(p->name, "BLOCK", 5) == 0 || strstr(p->name, "_BLOCK") ||
 	       strncasecmp(p->name, "TILE", 4) == 0 || strstr(p->name, "_SIZE") != NULL;
+}
+
+/* Whether parameter p of k is a tile: a constexpr named as one, or one
+ * that bounds a tl.arange of the kernel, whatever its name
+ * (`tl.arange(0, BM)`, `tl.arange(0, TILE_Q)`). */
+static bool p1_is_tile(const ta_model *m, const ta_kernel *k, const ta_param *p)
+{
+	if (!p->constexpr_)
+		return false;
+	if (is_tile_param(p))
+		return true;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->kind != TA_OP_ARANGE || op->arg_count != 2)
+			continue;
+		TSNode b = ta_values_follow(m, ta_edits_node(m, op->args[1]));
+		if (ta_node_is(b, "identifier") && ta_node_text_eq(m->src, b, p->name))
+			return true;
+	}
+	return false;
 }
 
 static bool varies(const ta_autotune *a, const char *name)
@@ -104,6 +125,21 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			continue;
 		ta_buf fixed = TA_BUF_INIT;
 		uint32_t kw_line = 0;
+		/* tiles passed by position, or named otherwise than BLOCK_*: a
+		 * power of two written there or held by the wrapper's names */
+		for (size_t pi = 0; pi < c->k->param_count; pi++) {
+			const ta_param *p = &c->k->params[pi];
+			bool kw;
+			TSNode a = p1_is_tile(c->m, c->k, p) ? ta_values_launch_arg(c->m, l, c->k, pi, &kw) : (TSNode){ 0 };
+			long v;
+			if (ts_node_is_null(a) || (kw && is_tile_param(p)) || !ta_values_int(c->m, a, &v) || v <= 0 ||
+			    (v & (v - 1)))
+				continue;
+			char *t = ta_node_text(c->m->src, a);
+			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", p->name, t);
+			free(t);
+			kw_line = ts_node_start_point(a).row + 1;
+		}
 		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
 			const ta_param *p = ta_kernel_param(c->k, kw->name);
@@ -1465,6 +1501,7 @@ static char *p1_size_key(const ta_model *m, const ta_kernel *k, char **skipped)
 /* One tile (constexpr) parameter the launches of an untuned kernel pass. */
 typedef struct p1_tile {
 	const char *name;         /* the kernel's parameter */
+	size_t param;             /* its index */
 	int seed;                 /* the value launched */
 	bool grid;                /* the grid divides a size by it (triton.cdiv) */
 	bool tuned;
@@ -1531,50 +1568,6 @@ static TSNode p1_host_node(const ta_model *m, const ta_launch *l)
 	return ts_node_is_null(n) ? ta_syntax_root(m->syn) : n;
 }
 
-/* How often n divides by name in triton.cdiv(x, name). */
-static size_t p1_cdiv_uses(const ta_model *m, TSNode n, const char *name)
-{
-	size_t c = 0;
-	if (ta_node_is(n, "call")) {
-		char *fn = ta_model_canonical(m, ta_node_field(n, "function"));
-		TSNode args = ta_node_field(n, "arguments");
-		if (fn && ta_name_is(fn, "triton.cdiv") && ta_node_named_count(args) == 2 &&
-		    ta_node_text_eq(m->src, ta_node_named_child(args, 1), name))
-			c++;
-		free(fn);
-	}
-	uint32_t k = ta_node_named_count(n);
-	for (uint32_t i = 0; i < k; i++)
-		c += p1_cdiv_uses(m, ta_node_named_child(n, i), name);
-	return c;
-}
-
-/* The value of a launch keyword when it is a literal power of two, or a
- * name the launching function binds once to one; 0 otherwise. *var: the
- * name (borrowed from kw) or NULL for a literal. */
-static int p1_tile_value(const ta_model *m, const ta_launch *l, const ta_kwarg *kw, const char **var)
-{
-	int v = 0;
-	*var = NULL;
-	TSNode val = ta_node_unparen(ta_edits_node(m, kw->value_span));
-	if (ta_node_is(val, "identifier")) {
-		ta_edits_defs d = { 0 };
-		ta_edits_find_defs(m, p1_host_node(m, l), kw->value, &d);
-		if (d.n != 1 || d.more || !ta_node_is(d.v[0], "assignment"))
-			return 0;
-		val = ta_node_unparen(ta_node_field(d.v[0], "right"));
-		*var = kw->value;
-	}
-	if (!ta_node_is(val, "integer"))
-		return 0;
-	/* a tile may be wider than small_int's three digits (BLOCK_SIZE=1024) */
-	char *t = ta_node_text(m->src, val), *end;
-	long lv = strtol(t, &end, 10);
-	v = *end == '\0' && lv > 0 && lv <= 65536 && (lv & (lv - 1)) == 0 ? (int)lv : 0;
-	free(t);
-	return v;
-}
-
 /* Does launch l's grid already read tile `name` from its config (a lambda
  * `lambda meta: (triton.cdiv(n, meta["BLOCK"]),)`)? Then it follows the
  * tuned tile as written. */
@@ -1633,90 +1626,231 @@ static void p1_tile_ratios(const ta_model *m, const ta_kernel *k, p1_tiles *t)
 	ta_walk_finish(&cur);
 }
 
+/* ---- tiles, read as values (analyze/values.h) ------------------------------ */
+
+/* What launch l passes for tile parameter pi of k: *arg the argument (a
+ * null node when the launch leaves it to its default), *var the wrapper's
+ * name when the argument is one (caller frees), and the value when it is a
+ * power of two written there or reached through the wrapper's names
+ * (`BLOCK_M = 64`, `BM, BN = 64, 32`, a module constant); 0 otherwise. */
+static int p1_tile_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t pi, TSNode *arg,
+		       char **var)
+{
+	*var = NULL;
+	*arg = ta_values_launch_arg(m, l, k, pi, NULL);
+	if (ts_node_is_null(*arg))
+		return 0;
+	TSNode a = ta_node_unparen(*arg);
+	if (ta_node_is(a, "identifier"))
+		*var = ta_node_text(m->src, a);
+	long v;
+	if (!ta_values_int(m, a, &v))
+		return 0;
+	return v > 0 && v <= 65536 && (v & (v - 1)) == 0 ? (int)v : 0;
+}
+
+/* The grid node of launch l whose value the rules read: a lambda's body,
+ * the tuple (or other expression) it was bound to, or a null node. */
+static TSNode p1_grid_node(const ta_model *m, const ta_launch *l)
+{
+	TSNode g = ta_edits_node(m, l->grid_def_span);
+	if (l->grid_kind == TA_GRID_LAMBDA && ta_node_is(g, "lambda"))
+		return ta_node_field(g, "body");
+	return g;
+}
+
+/* Whether the read n of a tile's name divides a size by it: the divisor of
+ * triton.cdiv(x, n), of x // n, or a term of x in (x + n - 1) // n. */
+static bool p1_divides(const ta_model *m, TSNode n, const char *var)
+{
+	TSNode p = ta_node_parent(n);
+	if (ta_node_is(p, "argument_list") && ta_node_named_count(p) == 2 &&
+	    ts_node_eq(ta_node_named_child(p, 1), n)) {
+		char *fn = ta_model_canonical(m, ta_node_field(ta_node_parent(p), "function"));
+		bool cdiv = fn && ta_name_is(fn, "triton.cdiv");
+		free(fn);
+		if (cdiv)
+			return true;
+	}
+	for (TSNode c = n; !ts_node_is_null(p) && (ta_node_is(p, "binary_operator") ||
+						      ta_node_is(p, "parenthesized_expression"));
+	     c = p, p = ta_node_parent(p)) {
+		if (!ta_node_is(p, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(p, "operator"), "//"))
+			continue;
+		TSNode r = ta_node_unparen(ta_node_field(p, "right"));
+		if (ts_node_eq(r, n) || (ts_node_eq(ta_node_field(p, "left"), c) && ta_node_is(r, "identifier") &&
+					 ta_node_text_eq(m->src, r, var)))
+			return true;
+	}
+	return false;
+}
+
+/* How a grid's value reads one tile name: how often, how often as a
+ * divisor, and the wrapper's names on the way (`nq` in `grid = (b * h,
+ * nq)` with `nq = triton.cdiv(n, BLOCK_M)`). */
+typedef struct p1_grid_use {
+	const char *var;
+	size_t reads, divides;
+	TSNode via[8];
+	size_t via_count;
+	bool via_overflow;
+} p1_grid_use;
+
+static ta_values_step p1_grid_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	p1_grid_use *u = ctx;
+	if (!ta_node_is(n, "identifier"))
+		return TA_VALUES_DESCEND;
+	if (ta_node_text_eq(m->src, n, u->var)) {
+		u->reads++;
+		u->divides += p1_divides(m, n, u->var);
+		return TA_VALUES_SKIP;
+	}
+	TSNode v = ta_values_def(m, n, NULL);
+	if (!ts_node_is_null(v) && ta_values_reads(m, v, u->var)) {
+		if (u->via_count < sizeof u->via / sizeof *u->via)
+			u->via[u->via_count++] = n;
+		else
+			u->via_overflow = true;
+	}
+	return TA_VALUES_DESCEND;
+}
+
+/* How often the launches of l's host pass var as an argument. */
+static size_t p1_args_passing(const ta_model *m, const ta_launch *l, const char *var)
+{
+	size_t n = 0;
+	for (size_t o = 0; o < m->launch_count; o++) {
+		const ta_launch *lo = &m->launches[o];
+		if (lo->host != l->host || lo->kernel < 0)
+			continue;
+		const ta_kernel *ko = &m->kernels[lo->kernel];
+		for (size_t q = 0; q < ko->param_count; q++) {
+			TSNode a = ta_node_unparen(ta_values_launch_arg(m, lo, ko, q, NULL));
+			n += ta_node_is(a, "identifier") && ta_node_text_eq(m->src, a, var);
+		}
+	}
+	return n;
+}
+
+/* How often the wrapper binds name (statements in its body). */
+static size_t p1_host_binds(const ta_model *m, TSNode host, const char *name)
+{
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, host, name, &d);
+	return d.more ? SIZE_MAX / 2 : d.n;
+}
+
+/* One launch's argument for one tile: its value, and whether the grid
+ * follows it (a divisor of the grid's sizes, read through the wrapper's
+ * names, which are read nowhere else). */
+static void p1_tile_at_launch(const ta_model *m, const ta_launch *l, p1_tile *tile, TSNode arg, const char *var,
+			      int v)
+{
+	char *at = ta_node_text(m->src, arg);
+	if (!v) {
+		TSNode a = ta_node_unparen(arg);
+		p1_tile_fix(tile, ta_node_is(a, "integer") ?
+			    ta_xasprintf("%s=%s is not a power of two", tile->name, at) :
+			    ta_xasprintf("%s=%s is computed, not a literal power of two", tile->name, at));
+		free(at);
+		return;
+	}
+	if (tile->seed && tile->seed != v)
+		p1_tile_fix(tile, ta_xasprintf("%s is launched with %d and %d", tile->name, tile->seed, v));
+	tile->seed = v;
+	/* A grid that reads the tile from its config already follows it. */
+	if (p1_grid_reads_meta(m, l, tile->name)) {
+		tile->grid = true;
+		free(at);
+		return;
+	}
+	TSNode g = p1_grid_node(m, l);
+	if (!var) {
+		/* a literal tile: the grid's numbers cannot be told apart */
+		if (!ts_node_is_null(g) && ta_edits_word_in(m->src->text + l->grid_def_span.start,
+							    l->grid_def_span.end - l->grid_def_span.start, at))
+			p1_tile_fix(tile, ta_xasprintf("the grid at line %u holds the literal %s, which cannot be "
+						       "told from other numbers: bind it to a name in the wrapper",
+						       l->grid_def_span.line, at));
+		free(at);
+		return;
+	}
+	free(at);
+	p1_grid_use u = { .var = var };
+	if (!ts_node_is_null(g))
+		ta_values_walk(m, g, p1_grid_visit, &u);
+	if (u.reads && (u.divides != u.reads || u.via_overflow ||
+			(l->grid_kind != TA_GRID_TUPLE && l->grid_kind != TA_GRID_LAMBDA)))
+		p1_tile_fix(tile, ta_xasprintf("the grid at line %u uses %s other than as a divisor of a size "
+					       "(triton.cdiv(n, %s))", l->grid_def_span.line, var, var));
+	else if (u.reads && !ta_values_stable(m, g, l->span.start))
+		p1_tile_fix(tile, ta_xasprintf("a name the grid at line %u reads is bound again before the "
+					       "launch at line %u", l->grid_def_span.line, l->span.line));
+	tile->grid |= u.reads > 0;
+	/* The wrapper reads the name nowhere but in launches and in this grid,
+	 * and each name on the way nowhere but in the grid. */
+	TSNode h = p1_host_node(m, l);
+	size_t expect = p1_host_binds(m, h, var) + p1_args_passing(m, l, var) + u.reads;
+	if (ta_edits_ident_count(m, h, var) != expect)
+		p1_tile_fix(tile, ta_xasprintf("the wrapper reads %s elsewhere than in the launch and the grid", var));
+	for (size_t i = 0; i < u.via_count; i++) {
+		char *vn = ta_node_text(m->src, u.via[i]);
+		if (ta_edits_ident_count(m, h, vn) != p1_host_binds(m, h, vn) + 1)
+			p1_tile_fix(tile, ta_xasprintf("the wrapper reads %s, which holds %s, elsewhere than in the "
+						       "grid at line %u", vn, var, l->grid_def_span.line));
+		free(vn);
+	}
+}
+
 /* What the untuned kernel's launches do with its tiles: which can be tuned
- * (launched as a literal power of two, directly or through a name the
- * wrapper binds once and reads nowhere but in the launch and in
- * triton.cdiv of the grid; a grid tile or a loop step of the kernel) and
- * which stay as launched (computed, a whole dimension, read elsewhere). */
+ * (a literal power of two at every launch, by keyword or by position,
+ * written there or through the wrapper's names, which are read nowhere but
+ * in the launch and as divisors in the grid's value; a grid tile or a loop
+ * step of the kernel) and which stay as launched (computed, a whole
+ * dimension, read elsewhere). */
 static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_tiles *t)
 {
-	size_t launches = 0;
+	size_t launches = 0, passed[8] = { 0 };
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		launches++;
-		for (size_t j = 0; j < l->kwarg_count; j++) {
-			const ta_kwarg *kw = &l->kwargs[j];
-			const ta_param *p = ta_kernel_param(k, kw->name);
-			if (!p || !is_tile_param(p))
+		for (size_t pi = 0; pi < k->param_count; pi++) {
+			const ta_param *p = &k->params[pi];
+			if (!p1_is_tile(m, k, p))
 				continue;
+			TSNode arg;
+			char *var;
+			int v = p1_tile_arg(m, l, k, pi, &arg, &var);
+			if (ts_node_is_null(arg)) {
+				free(var);
+				continue;
+			}
 			p1_tile *tile = NULL;
-			for (size_t x = 0; x < t->n && !tile; x++)
+			size_t x = 0;
+			for (; x < t->n && !tile; x++)
 				if (!strcmp(t->v[x].name, p->name))
 					tile = &t->v[x];
 			if (!tile) {
-				if (t->n == sizeof t->v / sizeof t->v[0])
+				if (t->n == sizeof t->v / sizeof t->v[0]) {
+					free(var);
 					continue;
-				tile = &t->v[t->n++];
-				*tile = (p1_tile){ .name = p->name };
-				if (launches > 1)
-					tile->fixed = ta_xasprintf("%s is not passed at every launch", p->name);
-			}
-			const char *var;
-			int v = p1_tile_value(m, l, kw, &var);
-			if (!v) {
-				TSNode kv = ta_node_unparen(ta_edits_node(m, kw->value_span));
-				p1_tile_fix(tile, ta_node_is(kv, "integer") ?
-					    ta_xasprintf("%s=%s is not a power of two", p->name, kw->value) :
-					    ta_xasprintf("%s=%s is computed, not a literal power of two", p->name,
-							 kw->value));
-				continue;
-			}
-			if (tile->seed && tile->seed != v)
-				p1_tile_fix(tile, ta_xasprintf("%s is launched with %d and %d", p->name, tile->seed, v));
-			tile->seed = v;
-			/* A grid that reads the tile from its config already follows it. */
-			if (p1_grid_reads_meta(m, l, p->name)) {
-				tile->grid = true;
-				continue;
-			}
-			/* The grid: only triton.cdiv(n, TILE) is mapped to META. */
-			TSNode g = ta_edits_node(m, l->grid_def_span);
-			const char *word = var ? var : kw->value;
-			size_t in_grid = ts_node_is_null(g) ? 0 : var ? ta_edits_ident_count(m, g, var) :
-				(ta_edits_word_in(m->src->text + l->grid_def_span.start,
-						  l->grid_def_span.end - l->grid_def_span.start, word) ? 1 : 0);
-			size_t cdivs = ts_node_is_null(g) ? 0 : p1_cdiv_uses(m, g, word);
-			if (in_grid && !var)
-				p1_tile_fix(tile, ta_xasprintf("the grid at line %u holds the literal %s, which cannot be "
-							       "told from other numbers: bind it to a name in the wrapper",
-							       l->grid_def_span.line, word));
-			else if (in_grid && (cdivs != in_grid ||
-					     (l->grid_kind != TA_GRID_TUPLE && l->grid_kind != TA_GRID_LAMBDA)))
-				p1_tile_fix(tile, ta_xasprintf("the grid at line %u uses %s other than as "
-							       "triton.cdiv(n, %s)", l->grid_def_span.line, word, word));
-			tile->grid |= in_grid > 0;
-			/* The wrapper reads the name nowhere else. */
-			if (var) {
-				TSNode h = p1_host_node(m, l);
-				size_t expect = 1, uses = ta_edits_ident_count(m, h, var);
-				for (size_t o = 0; o < m->launch_count; o++) {
-					const ta_launch *lo = &m->launches[o];
-					if (lo->host != l->host)
-						continue;
-					for (size_t q = 0; q < lo->kwarg_count; q++)
-						expect += !strcmp(lo->kwargs[q].value, var);
-					if (lo == l) {
-						TSNode go = ta_edits_node(m, lo->grid_def_span);
-						if (!ts_node_is_null(go))
-							expect += p1_cdiv_uses(m, go, var);
-					}
 				}
-				if (uses != expect)
-					p1_tile_fix(tile, ta_xasprintf("the wrapper reads %s elsewhere than in the launch and "
-								       "the grid", var));
+				x = t->n++;
+				tile = &t->v[x];
+				*tile = (p1_tile){ .name = p->name, .param = pi };
+			} else {
+				x--;
 			}
+			passed[x]++;
+			p1_tile_at_launch(m, l, tile, arg, var, v);
+			free(var);
 		}
 	}
+	for (size_t x = 0; x < t->n; x++)
+		if (passed[x] != launches)
+			p1_tile_fix(&t->v[x], ta_xasprintf("%s is not passed at every launch", t->v[x].name));
 	p1_tile_ratios(m, k, t);
 	for (size_t x = 0; x < t->n; x++) {
 		p1_tile *tile = &t->v[x];
@@ -1811,61 +1945,194 @@ static void p1_tile_dicts(const p1_tiles *t, p1_seed *s)
 	}
 }
 
-/* The launches stop passing the tuned tiles, their grids read META, and a
- * wrapper variable that held a tile and is read nowhere else goes. */
-static int p1_untile_launches(const ta_model *m, size_t ki, const p1_tiles *t, ta_edit *out, char **why)
+/* The statement binding the name at read id, when it can go with the
+ * read: a plain `name = value` of the wrapper, alone on its lines. */
+static bool p1_binding_lines(const ta_model *m, const ta_launch *l, TSNode id, uint32_t *start, uint32_t *end)
 {
-	const char *names[8];
-	size_t n = 0, grid_n = 0;
-	const char *grid_names[8];
-	for (size_t i = 0; i < t->n; i++) {
-		if (!t->v[i].tuned)
-			continue;
-		names[n++] = t->v[i].name;
-		if (t->v[i].grid)
-			grid_names[grid_n++] = t->v[i].name;
+	TSNode b;
+	if (ts_node_is_null(ta_values_def(m, id, &b)) || !ta_node_is(b, "assignment") ||
+	    !ta_node_is(ta_node_unparen(ta_node_field(b, "left")), "identifier"))
+		return false;
+	TSNode stmt = ta_node_parent(b), h = p1_host_node(m, l);
+	if (!ta_node_is(stmt, "expression_statement") || ta_node_named_count(stmt) != 1 ||
+	    ts_node_start_byte(stmt) < ts_node_start_byte(h) || ts_node_end_byte(stmt) > ts_node_end_byte(h) ||
+	    ts_node_eq(h, ta_syntax_root(m->syn)))
+		return false;
+	*start = ta_edits_stmt_lines(m, stmt, end);
+	return *start != UINT32_MAX;
+}
+
+/* Rewriting a grid to read the tuned tiles from its config: each tile's
+ * name becomes META["PARAM"], and the wrapper's names whose value reads
+ * one are written out in their place. */
+typedef struct p1_meta_subst {
+	const char *meta;
+	const char *vars[8], *params[8];
+	size_t n;
+	char *text;
+} p1_meta_subst;
+
+static const char *p1_meta_name(const ta_model *m, TSNode id, void *ctx)
+{
+	p1_meta_subst *s = ctx;
+	for (size_t i = 0; i < s->n; i++)
+		if (ta_node_text_eq(m->src, id, s->vars[i])) {
+			free(s->text);
+			s->text = ta_xasprintf("%s[\"%s\"]", s->meta, s->params[i]);
+			return s->text;
+		}
+	TSNode v = ta_values_def(m, id, NULL);
+	for (size_t i = 0; i < s->n && !ts_node_is_null(v); i++)
+		if (ta_values_reads(m, v, s->vars[i]))
+			return TA_VALUES_INLINE;
+	return NULL;
+}
+
+/* Launch l's grid made a function of the config: a tuple becomes
+ * `lambda META: (...)`, a lambda's body reads its parameter. The wrapper's
+ * statements that only fed the grid a tile go (into *drop, *ndrop:
+ * start/end pairs). */
+static int p1_grid_to_meta(const ta_model *m, const ta_launch *l, p1_meta_subst *s, ta_edit *out)
+{
+	TSNode def = ta_edits_node(m, l->grid_def_span);
+	if (ts_node_is_null(def))
+		return -1;
+	bool lambda = l->grid_kind == TA_GRID_LAMBDA;
+	TSNode body = def;
+	char *pn = NULL;
+	if (lambda) {
+		TSNode ps = ta_node_field(def, "parameters");
+		if (ta_node_named_count(ps) != 1 || !ta_node_is(ta_node_named_child(ps, 0), "identifier"))
+			return -1;
+		pn = ta_node_text(m->src, ta_node_named_child(ps, 0));
+		body = ta_node_field(def, "body");
+	} else if (l->grid_kind != TA_GRID_TUPLE) {
+		return -1;
 	}
-	uint32_t done_grids[16];
-	size_t nd = 0;
+	s->meta = lambda ? pn : "META";
+	char *t = ta_values_text(m, body, p1_meta_name, s);
+	free(s->text);
+	s->text = NULL;
+	int rc = -1;
+	if (t) {
+		bool paren = lambda || ta_node_is(body, "list") ||
+			     (ta_node_is(body, "tuple") && m->src->text[ts_node_start_byte(body)] == '(');
+		char *rep = lambda ? ta_xstrdup(t) : ta_xasprintf(paren ? "lambda META: %s" : "lambda META: (%s)", t);
+		rc = ta_edit_replace(out, ts_node_start_byte(body), ts_node_end_byte(body), rep);
+		free(rep);
+		free(t);
+	}
+	free(pn);
+	return rc;
+}
+
+/* The launches stop passing the tuned tiles (a keyword goes; a positional
+ * argument goes and those after it are passed by name), their grids read
+ * META, and the wrapper's names that only carried a tile to the grid go. */
+static int p1_untile_launches(const ta_model *m, const ta_kernel *k, size_t ki, const p1_tiles *t, ta_edit *out,
+			      char **why)
+{
+	uint32_t done_grids[16], dropped[32];
+	size_t nd = 0, ndrop = 0;
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
-		for (size_t j = 0; j < l->kwarg_count; j++) {
-			const ta_kwarg *kw = &l->kwargs[j];
-			bool tuned = false;
-			for (size_t x = 0; x < n; x++)
-				tuned |= !strcmp(names[x], kw->name);
-			if (!tuned)
+		p1_meta_subst s = { .n = 0 };
+		size_t first_pos = SIZE_MAX;
+		bool gone[64] = { false };
+		bool keep_bindings = false;
+		uint32_t bind_lines[16][2];
+		size_t nb = 0;
+		for (size_t i = 0; i < t->n; i++) {
+			const p1_tile *tile = &t->v[i];
+			if (!tile->tuned)
 				continue;
-			TSNode arg = ta_edits_node(m, kw->span);
-			if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(m, out, arg) != 0)
-				return ta_edits_refuse(why, "line %u: cannot take %s= out of the launch", kw->span.line,
-						       kw->name);
-			/* the wrapper's `BLOCK_M = 64`, now read by nothing */
-			const char *var;
-			if (p1_tile_value(m, l, kw, &var) && var) {
-				ta_edits_defs d = { 0 };
-				ta_edits_find_defs(m, p1_host_node(m, l), var, &d);
-				uint32_t end, st = d.n == 1 ? ta_edits_stmt_lines(m, ta_node_parent(d.v[0]), &end) :
-					UINT32_MAX;
-				if (st != UINT32_MAX)
-					ta_edit_replace(out, st, end, "");
+			bool kw;
+			TSNode arg = ta_values_launch_arg(m, l, k, tile->param, &kw);
+			if (ts_node_is_null(arg))
+				continue;
+			TSNode whole = kw ? ta_node_parent(arg) : arg;
+			if (ta_edits_drop_arg(m, out, whole) != 0)
+				return ta_edits_refuse(why, "line %u: cannot take %s out of the launch",
+						       ts_node_start_point(arg).row + 1, tile->name);
+			if (!kw && tile->param < 64) {
+				gone[tile->param] = true;
+				first_pos = tile->param < first_pos ? tile->param : first_pos;
+			}
+			TSNode a = ta_node_unparen(arg);
+			if (!ta_node_is(a, "identifier"))
+				continue;
+			if (tile->grid && s.n < 8) {
+				s.vars[s.n] = ta_node_text(m->src, a);
+				s.params[s.n] = tile->name;
+				s.n++;
+			}
+			uint32_t b0, b1;
+			if (nb < 16 && p1_binding_lines(m, l, a, &b0, &b1)) {
+				bind_lines[nb][0] = b0;
+				bind_lines[nb++][1] = b1;
+			}
+		}
+		/* later positional arguments are passed by name now */
+		if (first_pos != SIZE_MAX) {
+			for (size_t j = first_pos + 1; j < k->param_count; j++) {
+				bool kw;
+				TSNode a = ta_values_launch_arg(m, l, k, j, &kw);
+				if (ts_node_is_null(a) || kw || (j < 64 && gone[j]))
+					continue;
+				char *name = ta_xasprintf("%s=", k->params[j].name);
+				int rc = ta_edit_replace(out, ts_node_start_byte(a), ts_node_start_byte(a), name);
+				free(name);
+				if (rc != 0)
+					return ta_edits_refuse(why, "line %u: cannot pass %s by name", l->span.line,
+							       k->params[j].name);
 			}
 		}
 		bool seen = false;
 		for (size_t x = 0; x < nd; x++)
 			seen |= done_grids[x] == l->grid_def_span.start;
-		if (!grid_n || seen)
-			continue;
-		if (nd < 16)
-			done_grids[nd++] = l->grid_def_span.start;
-		size_t follows = 0;
-		for (size_t x = 0; x < grid_n; x++)
-			follows += p1_grid_reads_meta(m, l, grid_names[x]);
-		if (follows == grid_n)
-			continue;  /* the grid reads every tuned tile from its config */
-		if (ta_l2_grid_meta(m, l, grid_names, grid_n, out) <= 0)
-			return ta_edits_refuse(why, "line %u: the grid could not be made a function of META",
-					       l->span.line);
+		int rc = 0;
+		if (s.n && !seen) {
+			if (nd < 16)
+				done_grids[nd++] = l->grid_def_span.start;
+			size_t follows = 0;
+			for (size_t x = 0; x < s.n; x++)
+				follows += p1_grid_reads_meta(m, l, s.params[x]);
+			if (follows != s.n) {
+				/* the names that carried a tile into the grid, now written out there */
+				p1_grid_use u = { .var = NULL };
+				TSNode g = p1_grid_node(m, l);
+				for (size_t x = 0; x < s.n; x++) {
+					u.var = s.vars[x];
+					ta_values_walk(m, g, p1_grid_visit, &u);
+				}
+				for (size_t v = 0; v < u.via_count && !keep_bindings; v++) {
+					uint32_t b0, b1;
+					if (nb < 16 && p1_binding_lines(m, l, u.via[v], &b0, &b1)) {
+						bind_lines[nb][0] = b0;
+						bind_lines[nb++][1] = b1;
+					} else {
+						keep_bindings = true;
+					}
+				}
+				if (p1_grid_to_meta(m, l, &s, out) != 0)
+					rc = ta_edits_refuse(why, "line %u: the grid could not be made a function of META",
+							     l->span.line);
+			}
+		}
+		for (size_t x = 0; x < s.n; x++)
+			free((char *)s.vars[x]);
+		if (rc != 0)
+			return rc;
+		/* a binding goes once, and only when every name on the way goes */
+		for (size_t b = 0; b < nb && !keep_bindings; b++) {
+			bool again = false;
+			for (size_t x = 0; x < ndrop && !again; x++)
+				again = dropped[x] == bind_lines[b][0];
+			if (again || ndrop == 32)
+				continue;
+			dropped[ndrop++] = bind_lines[b][0];
+			ta_edit_replace(out, bind_lines[b][0], bind_lines[b][1], "");
+		}
 	}
 	return 0;
 }
@@ -2103,7 +2370,7 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		ta_buf_free(&kept);
 		return r;
 	}
-	if (tuned && p1_untile_launches(m, ki, &tiles, out, why) != 0) {
+	if (tuned && p1_untile_launches(m, k, ki, &tiles, out, why) != 0) {
 		p1_tiles_free(&tiles);
 		ta_buf_free(&tuned_names);
 		ta_buf_free(&kept);
@@ -2205,12 +2472,13 @@ static bool p1_fixed_launch(const ta_model *m, const ta_kernel *k, size_t ki)
 {
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
-		for (size_t j = 0; j < l->kwarg_count; j++) {
-			const ta_param *p = ta_kernel_param(k, l->kwargs[j].name);
-			if ((p && p->constexpr_) || !strcmp(l->kwargs[j].name, "num_warps") ||
-			    !strcmp(l->kwargs[j].name, "num_stages"))
+		for (size_t j = 0; j < l->kwarg_count; j++)
+			if (!strcmp(l->kwargs[j].name, "num_warps") || !strcmp(l->kwargs[j].name, "num_stages"))
 				return true;
-		}
+		/* a constexpr passed by name or by position */
+		for (size_t i = 0; i < k->param_count; i++)
+			if (k->params[i].constexpr_ && !ts_node_is_null(ta_values_launch_arg(m, l, k, i, NULL)))
+				return true;
 	}
 	return false;
 }

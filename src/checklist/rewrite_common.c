@@ -1,5 +1,6 @@
 /* Helpers shared by the edit generators. */
 #include "config.h"
+#include "analyze/values.h"
 #include "checklist/rewrite_internal.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
@@ -937,42 +938,7 @@ bool ta_edits_rounds(const ta_model *m, const ta_kernel *k, size_t ki, size_t si
 	return seen && rounded == seen;
 }
 
-/* How many arguments `*(a, b)` or `*((a, b) if c else (d, e))` passes:
- * a tuple's length, the same in both branches; 0 when not known. */
-static size_t splat_len(const ta_model *m, TSNode splat)
-{
-	if (!ta_node_is(splat, "list_splat") || ta_node_named_count(splat) != 1)
-		return 0;
-	TSNode e = ta_node_unparen(ta_node_named_child(splat, 0));
-	if (ta_node_is(e, "tuple"))
-		return ta_node_named_count(e);
-	if (!ta_node_is(e, "conditional_expression") || ta_node_named_count(e) != 3)
-		return 0;
-	TSNode a = ta_node_unparen(ta_node_named_child(e, 0)), b = ta_node_unparen(ta_node_named_child(e, 2));
-	if (!ta_node_is(a, "tuple") || !ta_node_is(b, "tuple") || ta_node_named_count(a) != ta_node_named_count(b))
-		return 0;
-	return ta_node_named_count(a);
-}
-
 TSNode ta_edits_launch_arg_node(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t idx)
 {
-	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[idx].name);
-	if (kw)
-		return ta_edits_node(m, kw->value_span);
-	/* Positions count through a starred tuple of known length (mamba's
-	 * `*((s.stride(0), s.stride(1)) if s is not None else (0, 0))`); any
-	 * other starred argument leaves the later positions unknown. */
-	size_t at = 0;
-	for (size_t j = 0; j < l->arg_count; j++) {
-		if (m->src->text[l->args[j].start] != '*') {
-			if (at++ == idx)
-				return ta_edits_node(m, l->args[j]);
-			continue;
-		}
-		size_t n = splat_len(m, ta_edits_node(m, l->args[j]));
-		if (!n || idx < at + n)
-			return (TSNode){ 0 };
-		at += n;
-	}
-	return (TSNode){ 0 };
+	return ta_values_launch_arg(m, l, k, idx, NULL);
 }

@@ -1,6 +1,7 @@
 /* S1: Raw pointer loads of 2D tiles. Its detector and its rewrite. */
 #include "config.h"
 #include "analyze/flat.h"
+#include "analyze/values.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -1580,7 +1581,8 @@ static int s1_block_bytes(s1_ctx *c, ta_edit *out, bool *wrote)
 			return s1_fail(c, "the tile's last dimension %s has no value written for the launch at line %u (a "
 				       "literal, a config or a default): the 16 bytes a TMA block needs there cannot be "
 				       "shown", b, l->span.line);
-		if (!ts_node_is_null(a) && !int_literal(m, a, &v))
+		/* a literal, or a name of the wrapper holding one (analyze/values.h) */
+		if (!ts_node_is_null(a) && !ta_values_int(m, a, &v))
 			e = ta_node_text(m->src, a);
 		if (!e && v >= 16)
 			continue;

@@ -232,12 +232,13 @@ static void test_launch_args(void **state)
 			       "    pass\n"
 			       "def run(x, y, N):\n"
 			       "    kern[(1,)](x, y, N, 64, BN=32)\n"
-			       "    kern[(1,)](*(x, y), N, 16, BN=8)\n");
+			       "    kern[(1,)](*(x, y), N, 16, BN=8)\n"
+			       "    kern[(1,)](*rest, 16, BN=8)\n");
 	const ta_model *m = a->model;
 	int ki = ta_model_find_kernel(m, "kern");
 	assert_true(ki >= 0);
 	const ta_kernel *k = &m->kernels[ki];
-	assert_int_equal(m->launch_count, 2);
+	assert_int_equal(m->launch_count, 3);
 	bool kw;
 	char *t = text(a, ta_values_launch_arg(m, &m->launches[0], k, 3, &kw));
 	assert_string_equal(t, "64");
@@ -247,11 +248,15 @@ static void test_launch_args(void **state)
 	assert_string_equal(t, "32");
 	assert_true(kw);
 	free(t);
-	/* after *args the positions are not known; keywords still are */
+	/* a starred tuple of known length counts its elements */
 	t = text(a, ta_values_launch_arg(m, &m->launches[1], k, 3, &kw));
+	assert_string_equal(t, "16");
+	free(t);
+	/* after *args the positions are not known; keywords still are */
+	t = text(a, ta_values_launch_arg(m, &m->launches[2], k, 3, &kw));
 	assert_string_equal(t, "<none>");
 	free(t);
-	t = text(a, ta_values_launch_arg(m, &m->launches[1], k, 4, &kw));
+	t = text(a, ta_values_launch_arg(m, &m->launches[2], k, 4, &kw));
 	assert_string_equal(t, "8");
 	free(t);
 	ta_analysis_free(a);
