@@ -1,5 +1,6 @@
 /* P2: Masked K loop where K divides evenly. Its detector and its rewrite. */
 #include "config.h"
+#include "analyze/values.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -547,32 +548,16 @@ static TSNode load_arg(const ta_model *m, TSNode call, const char *kw, uint32_t 
 	return (TSNode){ 0 };
 }
 
-/* The definition of a mask held in a name: the right side of its only
- * assignment in the kernel, before the load at off, when nothing that
- * right side reads is bound between the two; else mask itself. */
+/* The definition of a mask held in a name (analyze/values.h): the value
+ * the name has at the load at off, when nothing that value reads is bound
+ * again before it; else mask itself. */
 static TSNode named_mask(const ta_model *m, const ta_kernel *k, TSNode mask, uint32_t off)
 {
+	(void)k;
 	if (!ta_node_is(mask, "identifier"))
 		return mask;
-	char *name = ta_node_text(m->src, mask);
-	ta_edits_defs d = { .n = 0 };
-	ta_edits_find_defs(m, k->node, name, &d);
-	TSNode rhs = last_assign(m, k->node, name, off);
-	free(name);
-	if (d.n != 1 || d.more || ts_node_is_null(rhs) || !ta_node_is(d.v[0], "assignment"))
-		return mask;
-	char **v;
-	size_t nv = ta_edits_names(m, rhs, &v);
-	bool stable = true;
-	for (size_t i = 0; i < nv && stable; i++) {
-		ta_edits_defs b = { .n = 0 };
-		ta_edits_find_defs(m, k->node, v[i], &b);
-		stable = !b.more;
-		for (size_t j = 0; j < b.n && stable; j++)
-			stable = !(ts_node_start_byte(b.v[j]) > ts_node_end_byte(rhs) && ts_node_start_byte(b.v[j]) < off);
-	}
-	ta_edits_names_free(v, nv);
-	return stable ? rhs : mask;
+	TSNode rhs = ta_values_def(m, mask, NULL);
+	return !ts_node_is_null(rhs) && ta_values_stable(m, rhs, off) ? rhs : mask;
 }
 
 /* The even-branch change of one load. 1 changed, 0 no K term (leave the
@@ -955,6 +940,15 @@ static bool block_bound_term(const p2_ctx *c, const ta_loop *lp, TSNode loop, TS
 {
 	const ta_model *m = c->m;
 	TSNode t = ta_node_unparen(term);
+	/* a bound held in a name and broadcast (`kv_mask[None, :]` with
+	 * `kv_mask = cols < N`) is that bound */
+	for (int i = 0; i < 8; i++) {
+		TSNode v = ta_edits_bcast_kind(m, t) > 0 ? ta_node_field(t, "value") :
+			   ta_node_is(t, "identifier") ? ta_values_def(m, t, NULL) : (TSNode){ 0 };
+		if (ts_node_is_null(v))
+			break;
+		t = ta_node_unparen(v);
+	}
 	if (!ta_node_is(t, "comparison_operator") || ta_node_named_count(t) != 2 || ta_node_child_count(t) != 3 ||
 	    !ta_node_text_eq(m->src, ts_node_child(t, 1), "<"))
 		return false;
@@ -981,7 +975,8 @@ static size_t attn_sites(p2_ctx *c, size_t li, attn_site *out, size_t max)
 	const ta_model *m = c->m;
 	const ta_kernel *k = c->k;
 	const ta_loop *lp = &k->loops[li];
-	if (ta_rule_dots_in_loop(k, (int)li) < 2 || lp->arg_count != 3 || !lp->var)
+	if (ta_rule_dots_in_loop(k, (int)li) < 2 || lp->arg_count != 3 || !lp->var ||
+	    !ta_rules_attention_at(m, (int)(k - m->kernels), li))
 		return 0;
 	if (loop_bounds(c, lp) != NULL)
 		return 0;
@@ -1005,7 +1000,7 @@ static size_t attn_sites(p2_ctx *c, size_t li, attn_site *out, size_t max)
 			}
 			if (ts_node_is_null(s.at))
 				continue;
-			TSNode def = op->kind == TA_OP_LOAD ? named_mask(m, k, s.at, op->span.start) : s.at;
+			TSNode def = named_mask(m, k, s.at, op->span.start);
 			split_and(m, def, s.terms, &s.n, 16);
 			if (s.n > 16)
 				continue;

@@ -132,4 +132,9 @@ static inline const ta_host *ta_rule_next_host(ta_host_walk *w)
 	return NULL;
 }
 
+/* Whether loop (an index in kernel ki's loops) has attention's shape, as
+ * T1 reads it: two tl.dot with a running max and an exponential in it,
+ * helpers it calls included. */
+bool ta_rules_attention_at(const ta_model *m, int ki, size_t loop);
+
 #endif

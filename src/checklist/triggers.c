@@ -77,6 +77,21 @@ static int attention_loop(const ta_model *m, int ki, attn_shape *out, int depth)
 	return -1;
 }
 
+bool ta_rules_attention_at(const ta_model *m, int ki, size_t loop)
+{
+	const ta_kernel *k = &m->kernels[ki];
+	attn_shape s = { 0 };
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->loop < 0 || !ta_loop_within(k, op->loop, (int)loop))
+			continue;
+		count_op(&s, op);
+		if (op->kind == TA_OP_HELPER_CALL)
+			count_helper(m, op->helper, &s, 1);
+	}
+	return is_attention_shape(&s);
+}
+
 static const char *const attention_hints[] = {
 	"QUERY_GROUP_SIZE", "num_kv_heads", "WINDOW_SIZE", "SOFT_CAP", "softcap",
 	"logit_cap", "sm_scale", "IS_CAUSAL", "CAUSAL", "STAGE", NULL,
