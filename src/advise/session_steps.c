@@ -56,7 +56,7 @@ static int make_site(const ta_model *m, const char *id, const char *cur, size_t 
 	ta_edit e;
 	ta_rules_result *r = ta_rules_run(m, NULL);
 	const ta_finding *at;
-	int made = ta_rewrite_first(m, r, id, 0, &e, &at, why);
+	int made = ta_rewrite_first(m, r, id, 0, false, &e, &at, why);
 	ta_rules_result_free(r);
 	if (made != 0)
 		return 0;

@@ -48,7 +48,19 @@ int ta_rewrite_at_line(const ta_model *m, const char *id, int kernel, uint32_t l
 	return ta_rewrite_at(m, &f, out, why_not);
 }
 
-int ta_rewrite_first(const ta_model *m, const ta_rules_result *r, const char *id, uint32_t line,
+/* The sentence for an edit that f's rewrite makes where --check offers
+ * nothing: f's entry waits for a measurement to decide. Caller frees. */
+static char *not_offered(const ta_rules_result *r, const ta_finding *f)
+{
+	int e = ta_entry_index_of(f->id);
+	ta_status s = e < 0 ? TA_STATUS_NOT_APPLICABLE : ta_rules_status(r, f->kernel, (size_t)e);
+	const char *what = s == TA_STATUS_NEEDS_BASELINE ? "a baseline" : "a profile";
+	return ta_xasprintf("line %u: %s needs %s to tell whether it applies to %s, so --check does not offer it "
+			    "and --apply does not make it (the advisor, with %s, does)", f->span.line, f->id, what,
+			    r->model->kernels[f->kernel].name, what);
+}
+
+int ta_rewrite_first(const ta_model *m, const ta_rules_result *r, const char *id, uint32_t line, bool offered,
 		     ta_edit *out, const ta_finding **at, char **why_not)
 {
 	*at = NULL;
@@ -57,10 +69,16 @@ int ta_rewrite_first(const ta_model *m, const ta_rules_result *r, const char *id
 	for (size_t n = 0; (f = ta_rules_find(r, id, line, n)); n++) {
 		char *why = NULL;
 		if (ta_rewrite_at(m, f, out, &why) == 0) {
-			free(*why_not);
-			*why_not = NULL;
-			*at = f;
-			return 0;
+			if (offered && !ta_rules_reported(r, f)) {
+				/* the rewrite would edit a site --check does not list */
+				ta_edit_clear(out);
+				why = not_offered(r, f);
+			} else {
+				free(*why_not);
+				*why_not = NULL;
+				*at = f;
+				return 0;
+			}
 		}
 		if (!*at) {
 			*at = f;

@@ -8,6 +8,7 @@
 #ifndef TA_CHECKLIST_REWRITE_H
 #define TA_CHECKLIST_REWRITE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -72,12 +73,16 @@ int ta_rewrite_at(const ta_model *m, const ta_finding *f, ta_edit *out, char **w
 int ta_rewrite_at_line(const ta_model *m, const char *id, int kernel, uint32_t line, ta_edit *out,
 		       char **why_not);
 
-/* What --apply ID[:LINE] and a walk step make: the first reported finding
- * of id (on line; line 0: on any line) whose rewrite yields an edit. Returns
- * 0 with *out and *at (the finding, borrowed from r); -1 when every such
- * finding refuses (*why_not: the first one's reason, *at that finding); -2
- * when id has no reported finding there (*why_not says so). */
-int ta_rewrite_first(const ta_model *m, const ta_rules_result *r, const char *id, uint32_t line,
+/* What --apply ID[:LINE] and a recorded step make: the first finding of id
+ * (on line; line 0: on any line) whose rewrite yields an edit, among those
+ * an edit may be made for (ta_rules_find). With offered, only a finding
+ * --check reports counts: one whose entry waits for a measurement (D1
+ * without a profile) refuses with a sentence saying so, so --apply never
+ * makes what --check did not offer. Returns 0 with *out and *at (the
+ * finding, borrowed from r); -1 when every such finding refuses (*why_not:
+ * the first one's reason, *at that finding); -2 when id has no such finding
+ * there (*why_not says so). */
+int ta_rewrite_first(const ta_model *m, const ta_rules_result *r, const char *id, uint32_t line, bool offered,
 		     ta_edit *out, const ta_finding **at, char **why_not);
 
 /* A guided edit: the template of id as a comment block, with {0}, {1}...

@@ -103,7 +103,7 @@ static ta_exit run_locked(const char *action, const char *id, uint32_t line, con
 	char *why = NULL;
 	ta_exit rc = TA_EXIT_OK;
 	const ta_finding *at = NULL;
-	int made = ta_rewrite_first(a->model, r, id, line, &e, &at, &why);
+	int made = ta_rewrite_first(a->model, r, id, line, true, &e, &at, &why);
 	if (made != 0) {
 		/* An entry the tool writes: its rewrite's refusal is the answer for
 		 * --diff as for --apply, and so is the absence of a finding. Only

@@ -181,7 +181,7 @@ static int make_first(const ta_model *m, const char *id, ta_edit *e, char **why)
 {
 	ta_rules_result *r = ta_rules_run(m, NULL);
 	const ta_finding *at;
-	int rc = ta_rewrite_first(m, r, id, 0, e, &at, why);
+	int rc = ta_rewrite_first(m, r, id, 0, true, e, &at, why);
 	ta_rules_result_free(r);
 	return rc;
 }
@@ -207,6 +207,60 @@ static void test_guided(void **state)
 	assert_non_null(strstr(d, "+        # tileadvise [D2]: tl.dot on 16-wide tiles in mm_kernel:"));
 	free(d);
 	ta_edit_clear(&e);
+	ta_analysis_free(a);
+	free(src);
+}
+
+/* D1 waits for a profile: --check lists nothing without one, so --apply
+ * refuses with a sentence saying so, while the advisor (which has the
+ * profile) makes the edit at the finding: d1.after.py's bytes. */
+static void test_profile_edit(void **state)
+{
+	(void)state;
+	size_t len, after_len;
+	char *src = fixture("d1.before.py", &len), *after = fixture("d1.after.py", &after_len);
+	ta_analysis *a;
+	char *err, *why = NULL;
+	assert_int_equal(ta_analysis_from_bytes("d1.py", src, len, &a, &err), 0);
+	ta_edit e;
+	assert_int_equal(make_first(a->model, "D1", &e, &why), -1);
+	assert_non_null(strstr(why, "line 9: D1 needs a profile to tell whether it applies to unroll_kernel, so "
+				    "--check does not offer it and --apply does not make it"));
+	assert_null(strchr(why, '\n'));
+	free(why);
+	why = NULL;
+	ta_rules_result *r = ta_rules_run(a->model, NULL);
+	const ta_finding *f = ta_rules_find(r, "D1", 0, 0);
+	assert_non_null(f);
+	assert_false(ta_rules_reported(r, f));
+	assert_int_equal(ta_rewrite_at(a->model, f, &e, &why), 0);
+	/* nothing declared: the advisor's edit states the version it needs */
+	assert_non_null(e.unsafe);
+	assert_non_null(strstr(e.unsafe, "Triton 3.2 or newer (tl.range's loop_unroll_factor)"));
+	char *out;
+	size_t out_len;
+	assert_int_equal(ta_edit_apply_text(&e, src, len, &out, &out_len, &err), 0);
+	assert_int_equal(out_len, after_len);
+	assert_memory_equal(out, after, after_len);
+	free(out);
+	ta_edit_clear(&e);
+	ta_rules_result_free(r);
+	ta_analysis_free(a);
+	free(src);
+	free(after);
+	/* the true case beside the traps of tests/fixtures/edits/preconditions:
+	 * the index only moves an address, so the advisor still makes it */
+	src = fixture("preconditions/d1_index_arith.py", &len);
+	assert_int_equal(ta_analysis_from_bytes("d1_index_arith.py", src, len, &a, &err), 0);
+	r = ta_rules_run(a->model, NULL);
+	f = ta_rules_find(r, "D1", 0, 0);
+	assert_non_null(f);
+	assert_int_equal(ta_rewrite_at(a->model, f, &e, &why), 0);
+	char *d = ta_edit_diff(&e, "d1_index_arith.py", a->src->text, a->src->len);
+	assert_non_null(strstr(d, "+    for i in tl.range(N_STEPS, loop_unroll_factor=1):\n"));
+	free(d);
+	ta_edit_clear(&e);
+	ta_rules_result_free(r);
 	ta_analysis_free(a);
 	free(src);
 }
@@ -827,6 +881,7 @@ int main(void)
 		cmocka_unit_test(test_diff_texts_minimal),
 		cmocka_unit_test(test_spec),
 		cmocka_unit_test(test_guided),
+		cmocka_unit_test(test_profile_edit),
 		cmocka_unit_test(test_new_refusals),
 		cmocka_unit_test(test_layout_refusals),
 		cmocka_unit_test(test_tuning_refusals),
