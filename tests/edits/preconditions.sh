@@ -54,7 +54,9 @@
 #    --diff refusals   pre p1_two_kernels, p1_launcher:30; tests/rules/agree.sh (every refused finding)
 #    S6 float32 data   golden s6_fp32 (the flag tests the dtype); pre s6_no_load, s6_view_arg, s6_optional,
 #                      s6_helper / s6_two_launches; golden s6_crlf
-# 15 --apply offered   pre d1_index_arith (no profile: --check offers nothing, --apply says so);
+# 15 D1 constant index pre d1_arange_bound, d1_arange_inline, d1_constexpr_arg, d1_constexpr_kw,
+#                      d1_tuple_helper / d1_index_arith (test_edit's test_profile_edit makes it)
+#    --apply offered   pre d1_index_arith (no profile: --check offers nothing, --apply says so);
 #                      golden d1 (kind profile)
 # A call choosing its kernel (`k = A if c else B`): golden s1_choice, s1_choice_call (S1's contract
 #                      holds when the call runs its kernel); pre p1_choice, s6_choice, s1_choice_unknown
