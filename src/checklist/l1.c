@@ -429,6 +429,51 @@ static int check_decorators(l1_ctx *c)
 	return 0;
 }
 
+/* The flag read by name as a string (`nargs["TRANS"]`, `args.get('TRANS')`)
+ * anywhere in the file but the autotune key the split drops: a config's
+ * pre_hook, a prune_configs_by function or a heuristic reads the kernel's
+ * arguments by name, wherever it is defined, and would find the flag gone
+ * (KeyError) once the split removes the parameter. */
+static int check_named_reads(l1_ctx *c)
+{
+	const ta_model *m = c->m;
+	const ta_kernel *k = c->k;
+	size_t fl = strlen(c->flag->name);
+	TSNode root = ta_syntax_root(m->syn);
+	ta_span key = k->autotune ? k->autotune->key_span : (ta_span){ 0 };
+	for (size_t at = ta_edits_next_word(m, 0, c->flag->name); at != SIZE_MAX;
+	     at = ta_edits_next_word(m, at + 1, c->flag->name)) {
+		char q = at > 0 ? m->src->text[at - 1] : 0;
+		if ((q != '"' && q != '\'') || at + fl >= m->src->len || m->src->text[at + fl] != q)
+			continue;
+		if (at >= key.start && at < key.end)
+			continue;
+		TSNode str = ta_node_named_at(root, (uint32_t)at - 1, (uint32_t)(at + fl + 1));
+		if (!ta_node_is(str, "string") || ts_node_end_byte(str) - ts_node_start_byte(str) != fl + 2)
+			continue;
+		/* what reads it: the subscript, call or comparison around the string */
+		TSNode use = ta_node_parent(str);
+		if (ta_node_is(use, "argument_list"))
+			use = ta_node_parent(use);
+		if (ts_node_is_null(use) || ta_node_is(use, "module") || ta_node_is(use, "block") ||
+		    ta_node_is(use, "expression_statement"))
+			use = str;
+		char *t = ta_node_text(m->src, use);
+		size_t tl = 0;
+		for (size_t i = 0; t[i]; i++)  /* one line */
+			if (!isspace((unsigned char)t[i]) || (tl && t[tl - 1] != ' '))
+				t[tl++] = isspace((unsigned char)t[i]) ? ' ' : t[i];
+		t[tl] = '\0';
+		c->why = ta_xasprintf("line %zu: `%.*s%s` reads the argument %s by name, as a tuner's pre_hook, prune or "
+				      "heuristic does, and the split removes that parameter: split %s by hand",
+				      ta_node_line(str), tl > 60 ? 57 : (int)tl, t, tl > 60 ? "..." : "", c->flag->name,
+				      k->name);
+		free(t);
+		return -1;
+	}
+	return 0;
+}
+
 /* Any mention of the kernel's name outside its definition and launches. */
 static TSNode other_use(const l1_ctx *c, TSNode n, const TSNode *callees, size_t nc)
 {
@@ -598,7 +643,7 @@ static int l1_kernel(l1_ctx *c, ta_edit *out)
 	uint32_t ds, de;
 	drop_range(pn, &ds, &de);
 	add_site(c, SITE_DROP, ds, de, pn, false);
-	if (check_decorators(c) != 0 || check_sites(c) != 0)
+	if (check_decorators(c) != 0 || check_named_reads(c) != 0 || check_sites(c) != 0)
 		return -1;
 	/* The launches, and nothing else that names the kernel. */
 	TSNode callees[32];

@@ -58,6 +58,7 @@
 #                      d1_tuple_helper / d1_index_arith (test_edit's test_profile_edit makes it)
 #    --apply offered   pre d1_index_arith (no profile: --check offers nothing, --apply says so);
 #                      golden d1 (kind profile)
+# 16 L1 flag by name   pre l1_pre_hook, l1_hook_lambda, l1_prune, l1_heuristic_helper / l1_hook_ok
 # A call choosing its kernel (`k = A if c else B`): golden s1_choice, s1_choice_call (S1's contract
 #                      holds when the call runs its kernel); pre p1_choice, s6_choice, s1_choice_unknown
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
