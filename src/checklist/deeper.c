@@ -326,6 +326,66 @@ ta_status ta_detect_d7(ta_rule_ctx *c)
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
 }
 
+/* Whether kernel ki loads from memory, itself or through the @jit helpers
+ * it calls (three calls deep). */
+static bool d8_kernel_loads(const ta_model *m, int ki, int depth)
+{
+	if (ki < 0 || depth > 3)
+		return false;
+	const ta_kernel *h = &m->kernels[ki];
+	for (size_t i = 0; i < h->op_count; i++)
+		if (h->ops[i].kind == TA_OP_LOAD ||
+		    (h->ops[i].kind == TA_OP_HELPER_CALL && h->ops[i].helper != ki &&
+		     d8_kernel_loads(m, h->ops[i].helper, depth + 1)))
+			return true;
+	return false;
+}
+
+/* Whether the code at s loads: a tl.load or descriptor load in it, or a
+ * call of a @jit helper that loads. */
+static bool d8_loads_in(const ta_rule_ctx *c, ta_span s)
+{
+	const ta_kernel *k = c->k;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *o = &k->ops[i];
+		if (o->span.start < s.start || o->span.end > s.end)
+			continue;
+		if (o->kind == TA_OP_LOAD || o->kind == TA_OP_DESC_LOAD ||
+		    (o->kind == TA_OP_HELPER_CALL && o->helper != c->kernel && d8_kernel_loads(c->m, o->helper, 1)))
+			return true;
+	}
+	return false;
+}
+
+/* The pointer of op reads a value loaded in op's loop: inline, or through
+ * names the loop assigns from such a value (`start = tl.load(idx + i) *
+ * BLOCK; offs = start + tl.arange(0, BLOCK)`), to a fixed point. */
+static bool d8_loaded_offsets(ta_rule_ctx *c, const ta_op *op)
+{
+	if (d8_loads_in(c, op->args[0]))
+		return true;
+	size_t na;
+	const ta_assign *as = ta_rule_assigns(c, &na);
+	bool *loaded = ta_xcalloc(na ? na : 1, sizeof *loaded);
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (size_t a = 0; a < na; a++) {
+			if (loaded[a] || as[a].loop < 0 || !ta_loop_within(c->k, as[a].loop, op->loop))
+				continue;
+			bool v = d8_loads_in(c, as[a].rhs);
+			for (size_t b = 0; b < na && !v; b++)
+				v = loaded[b] && ta_rule_mentions(c, as[a].rhs, as[b].name);
+			if (v)
+				loaded[a] = grew = true;
+		}
+	}
+	bool hit = false;
+	for (size_t a = 0; a < na && !hit; a++)
+		hit = loaded[a] && ta_rule_mentions(c, op->args[0], as[a].name);
+	free(loaded);
+	return hit;
+}
+
 ta_status ta_detect_d8(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -343,15 +403,10 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 		 * rebuilt one broadcasts its offsets inside the loop. */
 		if (!ta_rule_contains(c, op->args[0], "None]") && !ta_rule_contains(c, op->args[0], "[None"))
 			continue;
-		/* Offsets loaded in the loop (paged KV: `kv_loc = tl.load(...)`)
-		 * make a gather: there is no fixed step to advance by. */
-		size_t na;
-		const ta_assign *as = ta_rule_assigns(c, &na);
-		bool gather = false;
-		for (size_t a = 0; a < na && !gather; a++)
-			gather = as[a].loop >= 0 && ta_loop_within(k, as[a].loop, op->loop) &&
-				 ta_rule_contains(c, as[a].rhs, "load(") && ta_rule_mentions(c, op->args[0], as[a].name);
-		if (gather)
+		/* Offsets loaded in the loop (paged KV: `kv_loc = tl.load(...)`,
+		 * a block start read from an index table) make a gather: there
+		 * is no fixed step to advance by. */
+		if (d8_loaded_offsets(c, op))
 			continue;
 		/* A store after an inner K loop (the epilogue of each tile of a
 		 * persistent or per-group loop) moves by tile, not by a step. */
