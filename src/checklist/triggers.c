@@ -1,7 +1,11 @@
 /* The trigger table: T1-T5 decide which sections the walk opens first. */
 #include "config.h"
 #include "checklist/rules_internal.h"
+#include "analyze/flat.h"
 #include "util/buf.h"
+
+#include <ctype.h>
+#include <stdlib.h>
 
 #include <string.h>
 #include <strings.h>
@@ -92,10 +96,48 @@ bool ta_rules_attention_at(const ta_model *m, int ki, size_t loop)
 	return is_attention_shape(&s);
 }
 
-static const char *const attention_hints[] = {
-	"QUERY_GROUP_SIZE", "num_kv_heads", "WINDOW_SIZE", "SOFT_CAP", "softcap",
-	"logit_cap", "sm_scale", "IS_CAUSAL", "CAUSAL", "STAGE", NULL,
+/* The parameters that bear on section 4, and the items that check them.
+ * The scale (sm_scale) is no such parameter: no item reads it. */
+static const struct attention_hint {
+	const char *name;
+	const char *items;        /* the G items, space-separated */
+} attention_hints[] = {
+	{ "QUERY_GROUP_SIZE", "G1 G3" }, { "num_kv_heads", "G1 G3" }, { "WINDOW_SIZE", "G3" },
+	{ "SOFT_CAP", "G3 G5" }, { "softcap", "G3 G5" }, { "logit_cap", "G3 G5" },
+	{ "IS_CAUSAL", "G3 G8" }, { "CAUSAL", "G3 G8" }, { "STAGE", "G3 G8" }, { NULL, NULL },
 };
+
+/* "; its parameters A, B are what G1, G3 and G5 check", or "" (caller
+ * frees). */
+static char *hint_clause(const ta_kernel *k)
+{
+	ta_buf names = TA_BUF_INIT;
+	unsigned items = 0;       /* bit i: G(i) */
+	size_t count = 0;
+	for (size_t i = 0; i < k->param_count; i++)
+		for (const struct attention_hint *h = attention_hints; h->name; h++) {
+			if (strcasecmp(k->params[i].name, h->name))
+				continue;
+			ta_buf_printf(&names, "%s%s", count++ ? ", " : "", k->params[i].name);
+			for (const char *g = h->items; (g = strchr(g, 'G')); g++)
+				items |= 1u << (g[1] - '0');
+			break;
+		}
+	if (!count) {
+		ta_buf_free(&names);
+		return ta_xstrdup("");
+	}
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_printf(&b, "; its parameter%s %s %s what ", count > 1 ? "s" : "", ta_buf_str(&names),
+		      count > 1 ? "are" : "is");
+	int n = __builtin_popcount(items), at = 0;
+	for (int g = 1; g <= 8; g++)
+		if (items >> g & 1)
+			ta_buf_printf(&b, "%sG%d", at++ == 0 ? "" : at == n ? " and " : ", ", g);
+	ta_buf_puts(&b, " check");
+	ta_buf_free(&names);
+	return ta_buf_steal(&b);
+}
 
 ta_status ta_detect_t1(ta_rule_ctx *c)
 {
@@ -103,17 +145,13 @@ ta_status ta_detect_t1(ta_rule_ctx *c)
 	int l = attention_loop(c->m, c->kernel, &s, 0);
 	if (l == -1)
 		return TA_STATUS_NOT_APPLICABLE;
-	ta_buf hints = TA_BUF_INIT;
-	for (size_t i = 0; i < c->k->param_count; i++)
-		if (ta_name_among(c->k->params[i].name, attention_hints))
-			ta_buf_printf(&hints, "%s%s", hints.len ? ", " : "", c->k->params[i].name);
+	char *hints = hint_clause(c->k);
 	ta_finding *f;
 	if (l >= 0) {
 		f = ta_rule_add(c, c->k->def_span,
 				"`%s` is attention by structure: two tl.dot (lines %u, %u) in the loop at line %u "
-				"with a running max and an exponential%s%s%s",
-				c->k->name, s.dot_lines[0], s.dot_lines[1], c->k->loops[l].span.line,
-				hints.len ? "; its parameters " : "", ta_buf_str(&hints), hints.len ? " pick the section 4 items" : "");
+				"with a running max and an exponential%s",
+				c->k->name, s.dot_lines[0], s.dot_lines[1], c->k->loops[l].span.line, hints);
 		ta_finding_line(f, c->k->loops[l].span.line);
 		ta_finding_line(f, s.dot_lines[0]);
 		ta_finding_line(f, s.dot_lines[1]);
@@ -124,16 +162,217 @@ ta_status ta_detect_t1(ta_rule_ctx *c)
 				"with two tl.dot", c->k->name, h->name, h->def_line);
 		ta_finding_line(f, h->def_line);
 	}
-	ta_buf_free(&hints);
+	free(hints);
 	return TA_STATUS_APPLIES;
 }
 
-/* T2: a layout flag on the kernel or on the host function launching it. */
+/* ---- T2: what a layout flag does ---------------------------------------- */
+
+/* Ops whose presence in what a flag selects makes it choose a layout:
+ * transposes, and the reads, writes and pointers of memory. */
+static bool layout_op(ta_op_kind kd)
+{
+	switch (kd) {
+	case TA_OP_TRANS: case TA_OP_PERMUTE: case TA_OP_LOAD: case TA_OP_STORE: case TA_OP_MAKE_DESCRIPTOR:
+	case TA_OP_MAKE_BLOCK_PTR: case TA_OP_ADVANCE: case TA_OP_DESC_LOAD: case TA_OP_DESC_STORE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* Where a layout op reads its addressing: a load's or store's pointer, the
+ * whole call of a block pointer or descriptor. */
+static ta_span layout_reads(const ta_op *op)
+{
+	if ((op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE) && op->arg_count)
+		return op->args[0];
+	return op->span;
+}
+
+static bool within(ta_span s, uint32_t a, uint32_t b)
+{
+	return s.start >= a && s.end <= b;
+}
+
+/* The names the left side of an assignment binds (a, or a, b). */
+static bool binds_used_in_layout(const ta_model *m, const ta_kernel *k, TSNode left)
+{
+	if (ta_node_is(left, "identifier")) {
+		char *name = ta_node_text(m->src, left);
+		bool used = false;
+		for (size_t i = 0; i < k->op_count && !used; i++) {
+			const ta_op *op = &k->ops[i];
+			ta_span r = layout_reads(op);
+			used = layout_op(op->kind) && op->kind != TA_OP_TRANS && op->kind != TA_OP_PERMUTE &&
+			       r.end > r.start && ta_text_mentions(m->src->text + r.start, r.end - r.start, name);
+		}
+		free(name);
+		return used;
+	}
+	for (uint32_t i = 0; i < ta_node_named_count(left); i++)
+		if (binds_used_in_layout(m, k, ta_node_named_child(left, i)))
+			return true;
+	return false;
+}
+
+static bool flag_selects_layout(const ta_model *m, int ki, const char *flag, int depth);
+
+/* What the test of the flag selects, [a, b) of the source, touches a layout:
+ * a layout op in it, a name it binds that a pointer reads, or the flag (or
+ * what it selects) handed to a helper that uses it so. */
+static bool region_touches_layout(const ta_model *m, const ta_kernel *k, int ki, uint32_t a, uint32_t b,
+				  const char *flag, int depth)
+{
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (!within(op->span, a, b))
+			continue;
+		if (layout_op(op->kind))
+			return true;
+		if (op->kind == TA_OP_HELPER_CALL && op->helper >= 0 && op->helper != ki && depth < 3) {
+			const ta_kernel *h = &m->kernels[op->helper];
+			for (size_t j = 0; j < op->arg_count && j < h->param_count; j++)
+				if (ta_text_mentions(m->src->text + op->args[j].start, op->args[j].end - op->args[j].start,
+						     flag) &&
+				    flag_selects_layout(m, op->helper, h->params[j].name, depth + 1))
+					return true;
+		}
+	}
+	/* the names it binds */
+	TSNode root = ta_syntax_root(m->syn);
+	TSNode n = ta_node_named_at(root, a, b);
+	ta_walk w;
+	ta_walk_start(&w, n);
+	bool hit = false;
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		bool in = ts_node_start_byte(x) >= a && ts_node_end_byte(x) <= b;
+		if (in && (ta_node_is(x, "assignment") || ta_node_is(x, "augmented_assignment")) &&
+		    binds_used_in_layout(m, k, ta_node_field(x, "left")))
+			hit = true;
+		if (hit || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return hit;
+}
+
+/* Whether the flag, a parameter of kernel ki, chooses between layouts: a
+ * test of it (if, elif, conditional expression) selects a transpose, a
+ * pointer or a descriptor, a name a pointer reads, or a helper's parameter
+ * that does; or it sits inside the addressing of a load or a pointer. A
+ * flag that only picks which operand is cast, or is never read, does not. */
+static bool flag_selects_layout(const ta_model *m, int ki, const char *flag, int depth)
+{
+	const ta_kernel *k = &m->kernels[ki];
+	TSNode body = ta_node_field(k->node, "body");
+	if (ts_node_is_null(body))
+		return false;
+	for (size_t i = 0; i < k->op_count; i++) {
+		ta_span r = layout_reads(&k->ops[i]);
+		if (layout_op(k->ops[i].kind) && r.end > r.start &&
+		    ta_text_mentions(m->src->text + r.start, r.end - r.start, flag))
+			return true;
+		if (k->ops[i].kind == TA_OP_HELPER_CALL &&
+		    region_touches_layout(m, k, ki, k->ops[i].span.start, k->ops[i].span.end, flag, depth))
+			return true;
+	}
+	ta_walk w;
+	ta_walk_start(&w, body);
+	bool hit = false;
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		TSNode cond = { 0 };
+		uint32_t a = 0, b = 0;
+		bool binds = false;       /* a conditional expression giving a pointer's name */
+		if (ta_node_is(x, "if_statement") || ta_node_is(x, "elif_clause")) {
+			cond = ta_node_field(x, "condition");
+			a = ts_node_end_byte(cond);
+			b = ts_node_end_byte(ta_node_is(x, "elif_clause") ? ta_node_parent(x) : x);
+		} else if (ta_node_is(x, "conditional_expression") && ta_node_named_count(x) == 3) {
+			cond = ta_node_named_child(x, 1);
+			a = ts_node_start_byte(x);
+			b = ts_node_end_byte(x);
+			TSNode p = ta_node_parent(x);
+			binds = ta_node_is(p, "assignment") && binds_used_in_layout(m, k, ta_node_field(p, "left"));
+		}
+		if (!ts_node_is_null(cond) && ta_node_contains_identifier(m->src, cond, flag))
+			hit = binds || region_touches_layout(m, k, ki, a, b, flag, depth);
+		if (hit || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return hit;
+}
+
+/* Host-side uses of a tensor's layout that a flag may choose between. */
+static const char *const host_layout_calls[] = {
+	".stride(", ".t()", ".T", ".mT", ".transpose(", ".permute(", ".contiguous(", NULL,
+};
+
+static bool text_has_layout_call(const char *t, size_t n)
+{
+	for (int i = 0; host_layout_calls[i]; i++) {
+		size_t len = strlen(host_layout_calls[i]);
+		for (size_t j = 0; j + len <= n; j++)
+			if (!memcmp(t + j, host_layout_calls[i], len) &&
+			    (host_layout_calls[i][len - 1] == '(' || host_layout_calls[i][len - 1] == ')' ||
+			     j + len == n || !(isalnum((unsigned char)t[j + len]) || t[j + len] == '_')))
+				return true;
+	}
+	return false;
+}
+
+/* Whether the host flag reaches the launch l of kernel ki as what chooses a
+ * layout: passed to a kernel parameter that selects one, or read in a call
+ * that picks a tensor's stride or layout (`a.stride(3 if trans_a else 2)`),
+ * or in a test whose arms do. */
+static bool host_flag_reaches(const ta_rule_ctx *c, const ta_launch *l, const char *flag)
+{
+	const ta_model *m = c->m;
+	const ta_kernel *k = c->k;
+	for (size_t i = 0; i < l->kwarg_count; i++)
+		if (ta_text_mentions(l->kwargs[i].value, strlen(l->kwargs[i].value), flag) &&
+		    ta_kernel_param(k, l->kwargs[i].name) && flag_selects_layout(m, c->kernel, l->kwargs[i].name, 0))
+			return true;
+	for (size_t i = 0; i < l->arg_count && i < k->param_count; i++)
+		if (ta_text_mentions(m->src->text + l->args[i].start, l->args[i].end - l->args[i].start, flag) &&
+		    flag_selects_layout(m, c->kernel, k->params[i].name, 0))
+			return true;
+	/* a read of the flag in the launch, inside a stride or transpose call
+	 * or a test choosing between them */
+	TSNode call = ta_rule_node(c, l->span);
+	ta_walk w;
+	ta_walk_start(&w, call);
+	bool hit = false;
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if (ta_node_is(x, "identifier") && ta_node_text_eq(m->src, x, flag)) {
+			for (TSNode p = ta_node_parent(x); !ts_node_is_null(p) && !hit; p = ta_node_parent(p)) {
+				if (ts_node_eq(p, call))
+					break;
+				if (ta_node_is(p, "call") || ta_node_is(p, "conditional_expression")) {
+					uint32_t a = ts_node_start_byte(p), b = ts_node_end_byte(p);
+					hit = text_has_layout_call(m->src->text + a, b - a);
+				}
+			}
+		}
+		if (hit || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return hit;
+}
+
+/* T2: a layout flag on the kernel or on the host function launching it,
+ * read where it chooses a layout: a flag's name alone (never read, or only
+ * picking which operand is cast) is not one. */
 ta_status ta_detect_t2(ta_rule_ctx *c)
 {
 	for (size_t i = 0; i < c->k->param_count; i++) {
 		const ta_param *p = &c->k->params[i];
-		if (ta_is_layout_flag(p->name)) {
+		if (ta_is_layout_flag(p->name) && flag_selects_layout(c->m, c->kernel, p->name, 0)) {
 			ta_rule_add(c, p->span, "`%s` takes the layout flag `%s`: one kernel serves two layouts",
 				    c->k->name, p->name);
 			return TA_STATUS_APPLIES;
@@ -145,13 +384,12 @@ ta_status ta_detect_t2(ta_rule_ctx *c)
 			continue;
 		const ta_host *h = &c->m->hosts[l->host];
 		for (size_t p = 0; p < h->param_count; p++) {
-			/* torch's factories take layout= (torch.strided): a wrapper's
-			 * `layout` is the kernel's layout flag only when it reaches
-			 * the launch. */
-			if (ta_is_layout_flag(h->params[p]) &&
-			    (strcasecmp(h->params[p], "layout") || ta_rule_mentions(c, l->span, h->params[p]))) {
+			/* torch's factories take layout= (torch.strided): a
+			 * wrapper's flag is the kernel's layout flag only where it
+			 * reaches the launch as one. */
+			if (ta_is_layout_flag(h->params[p]) && host_flag_reaches(c, l, h->params[p])) {
 				ta_rule_add(c, h->span.line ? h->span : l->span,
-					    "host function `%s` takes the layout flag `%s` and launches `%s`",
+					    "host function `%s` takes the layout flag `%s` and launches `%s` with it",
 					    h->name, h->params[p], c->k->name);
 				return TA_STATUS_APPLIES;
 			}
