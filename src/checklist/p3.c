@@ -12,9 +12,41 @@
 #include <string.h>
 #include <strings.h>
 
+/* The value an operand reads its elements from: through tl.reshape and
+ * tl.view (the same elements, their layout unchanged) and method calls on
+ * a value (`a.to(tl.float16)`, `x.reshape(...)`), not through other calls
+ * of triton.language (tl.load is the source itself). */
+static TSNode tile_source(const ta_rule_ctx *c, TSNode n, bool *reshaped)
+{
+	for (int hop = 0; hop < 8; hop++) {
+		n = ta_node_unparen(n);
+		if (!ta_node_is(n, "call"))
+			break;
+		TSNode fn = ta_node_field(n, "function");
+		char *name = ta_model_canonical(c->m, fn);
+		bool reshape = name && (!strcmp(name, "triton.language.reshape") || !strcmp(name, "triton.language.view"));
+		bool library = name && !strncmp(name, "triton.", 7);
+		free(name);
+		if (reshape) {
+			*reshaped = true;
+			TSNode args = ta_node_field(n, "arguments");
+			n = ta_node_named_count(args) ? ta_node_named_child(args, 0) : (TSNode){ 0 };
+		} else if (!library && ta_node_is(fn, "attribute")) {
+			TSNode method = ta_node_field(fn, "attribute");
+			*reshaped |= ta_node_text_eq(c->m->src, method, "reshape") || ta_node_text_eq(c->m->src, method, "view");
+			n = ta_node_field(fn, "object");
+		} else {
+			break;
+		}
+	}
+	return n;
+}
+
 /* Where a tile comes from: 1 raw 2D pointer load, 2 descriptor/block
- * pointer, 0 unknown (or changed in place after its load). */
-static int tile_origin(ta_rule_ctx *c, const char *name, uint32_t before, int depth)
+ * pointer, 0 unknown (or changed in place after its load). For 1, *load
+ * is that load. */
+static int tile_origin(ta_rule_ctx *c, const char *name, uint32_t before, int depth, const ta_op **load,
+		       bool *reshaped)
 {
 	if (!name || depth > 4)
 		return 0;
@@ -41,18 +73,18 @@ static int tile_origin(ta_rule_ctx *c, const char *name, uint32_t before, int de
 			return 2;
 		/* raw pointers laid out as a 2D tile (the shape the rewrite swaps);
 		 * a block pointer the model could not place is not one */
-		if (op->kind == TA_OP_LOAD && op->ptr_shape == TA_PTR_2D)
+		if (op->kind == TA_OP_LOAD && op->ptr_shape == TA_PTR_2D) {
 			origin = 1;
+			*load = op;
+		}
 	}
 	if (origin)
 		return origin;
-	/* `b = a.to(tl.float16)`: follow a plain name. */
-	TSNode rhs = ta_rule_node(c, def->rhs);
-	while (ta_node_is(rhs, "call") && ta_node_is(ta_node_field(rhs, "function"), "attribute"))
-		rhs = ta_node_field(ta_node_field(rhs, "function"), "object");
+	/* `b = a.to(tl.float16)`, `b = tl.reshape(a, ...)`: follow a plain name. */
+	TSNode rhs = tile_source(c, ta_rule_node(c, def->rhs), reshaped);
 	if (ta_node_is(rhs, "identifier")) {
 		char *t = ta_node_text(c->m->src, rhs);
-		int o = tile_origin(c, t, def->stmt.start, depth + 1);
+		int o = tile_origin(c, t, def->stmt.start, depth + 1, load, reshaped);
 		free(t);
 		return o;
 	}
@@ -131,6 +163,34 @@ static bool used_otherwise(const ta_model *m, const ta_kernel *k, const char *na
 	return reads_between(m, k->node, name, from, to) > 1;
 }
 
+/* The operand a transpose applies to, looked through reshapes and casts
+ * (`tl.trans(tl.reshape(x, ...), (0, 2, 1))` transposes x's elements): its
+ * text (caller frees), and *load when it is a tl.load written in place. */
+static char *trans_source(ta_rule_ctx *c, const ta_op *op, const ta_op **load, bool *reshaped)
+{
+	TSNode n = { 0 };
+	if (op->receiver) {
+		/* x.T, x.trans(), x.permute(1, 0) */
+		TSNode at = ta_rule_node(c, op->span);
+		if (ta_node_is(at, "call"))
+			at = ta_node_field(at, "function");
+		if (ta_node_is(at, "attribute"))
+			n = ta_node_field(at, "object");
+	} else if (op->arg_count) {
+		n = ta_rule_node(c, op->args[0]);
+	}
+	if (ts_node_is_null(n))
+		return trans_operand_text(c, op);
+	n = tile_source(c, n, reshaped);
+	for (size_t j = 0; j < c->k->op_count; j++) {
+		const ta_op *o = &c->k->ops[j];
+		if (o->kind == TA_OP_LOAD && o->span.start == ts_node_start_byte(n) &&
+		    o->span.end == ts_node_end_byte(n) && o->ptr_shape != TA_PTR_BLOCK_PTR)
+			*load = o;
+	}
+	return ta_node_text(c->m->src, n);
+}
+
 ta_status ta_detect_p3(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -139,27 +199,54 @@ ta_status ta_detect_p3(ta_rule_ctx *c)
 		const ta_op *op = &k->ops[i];
 		if ((op->kind != TA_OP_TRANS && op->kind != TA_OP_PERMUTE) || op->loop < 0)
 			continue;
-		char *x = trans_operand_text(c, op);
+		const ta_op *load = NULL;
+		bool reshaped = false;
+		char *x = trans_source(c, op, &load, &reshaped);
 		int origin = 0;
-		if (x) {
-			origin = tile_origin(c, x, op->span.start, 0);
-			/* tl.trans(tl.load(...)) directly */
-			for (size_t j = 0; j < k->op_count && !origin; j++)
-				if (k->ops[j].kind == TA_OP_LOAD && op->arg_count &&
-				    k->ops[j].span.start == op->args[0].start && k->ops[j].ptr_shape != TA_PTR_BLOCK_PTR)
-					origin = 1;
-		}
+		if (load)
+			origin = 1;     /* tl.trans(tl.load(...)) directly */
+		else if (x && is_identifier(x))
+			origin = tile_origin(c, x, op->span.start, 0, &load, &reshaped);
 		/* A tile also used untransposed (a second tl.dot, a sum) needs
 		 * both layouts: loading it transposed would not remove the shuffle
 		 * without a second load, so nothing is established. */
 		if (origin == 1 && x && is_identifier(x) && used_otherwise(c->m, k, x, op->span.start))
 			origin = 0;
+		/* The loop that loads the tile: a tile loaded outside every loop
+		 * around the transpose, and not rebound in them (a prefetched
+		 * `cur = k`), is the same on each iteration (the transpose of a
+		 * loop-invariant value, hoisted); one loaded in an outer loop is
+		 * transposed once per iteration of that loop. */
+		int l = op->loop;
+		ta_span operand = op->arg_count ? op->args[0] : op->span;
+		if (origin == 1 && load && load->loop != op->loop && !ta_loop_within(k, load->loop, op->loop) &&
+		    !ta_rule_varies_in_loop(c, operand, op->loop)) {
+			l = load->loop >= 0 && ta_loop_within(k, op->loop, load->loop) ? load->loop : -1;
+			if (l < 0)
+				origin = 0;
+		}
+		/* a reshaped tile by the name it was loaded as; read otherwise
+		 * than through the reshape, it is needed as loaded */
+		const char *shown = origin == 1 && reshaped && load && load->target ? load->target : x;
+		if (origin == 1 && x && strcmp(shown, x) && used_otherwise(c->m, k, shown, op->span.start))
+			origin = 0;
 		if (origin == 1) {
-			ta_finding *f = ta_rule_add(c, op->span,
-				"`%s` is transposed on every iteration of the loop at line %u; loading it "
-				"transposed (swap the offset/stride roles) avoids the shuffle",
-				x, k->loops[op->loop].span.line);
-			ta_finding_line(f, k->loops[op->loop].span.line);
+			ta_buf where = TA_BUF_INIT;
+			if (l == op->loop)
+				ta_buf_printf(&where, "on every iteration of the loop at line %u", k->loops[l].span.line);
+			else
+				ta_buf_printf(&where, "inside the loop at line %u, and loaded on every iteration of the loop "
+					      "at line %u", k->loops[op->loop].span.line, k->loops[l].span.line);
+			ta_finding *f = reshaped ?
+				ta_rule_add(c, op->span, "`%s` is reshaped and permuted %s; loading it in the permuted "
+					    "order (offsets and strides arranged as the permuted tile) avoids the shuffle",
+					    shown, ta_buf_str(&where)) :
+				ta_rule_add(c, op->span, "`%s` is transposed %s; loading it transposed (swap the "
+					    "offset/stride roles) avoids the shuffle", shown, ta_buf_str(&where));
+			ta_finding_line(f, k->loops[l].span.line);
+			if (l != op->loop)
+				ta_finding_line(f, load->span.line);
+			ta_buf_free(&where);
 			found = true;
 		} else if (origin == 2) {
 			good = true;
