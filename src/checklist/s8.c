@@ -2,6 +2,7 @@
 #include "config.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
+#include "analyze/flat.h"
 #include "util/buf.h"
 
 #include <ctype.h>
@@ -132,6 +133,325 @@ static bool bounds_a_loop(ta_rule_ctx *c, const char *name)
 	return false;
 }
 
+/* ---- a mode by what it does ---------------------------------------------- */
+
+/* Keywords of triton.language calls that pick the instruction a constexpr
+ * compiles to (tl.dot's input_precision=PRECISION). */
+static const char *const variant_keywords[] = { "input_precision", "allow_tf32", "precision", NULL };
+
+static bool s8_selects_code(const ta_model *m, int ki, const char *name, int depth);
+
+/* A literal a mode is compared with: a string, True or False (`act ==
+ * "relu"`, `PRECISION == "ieee"`). Numbers are sizes, not modes; a value
+ * compared with None is an optional value (a dtype the caller may leave
+ * out, often one derived from the tensors' dtypes, which the key holds). */
+static bool s8_mode_literal(TSNode n)
+{
+	n = ta_node_unparen(n);
+	return ta_node_is(n, "string") || ta_node_is(n, "true") || ta_node_is(n, "false");
+}
+
+/* Whether the test cond reads name as a flag: its truth (`if HAS_BIAS`,
+ * `not FUSE`, `A and B`) or a comparison with a string or a boolean. A size
+ * compared with a number (`if BT > 16`) picks a path by size: keys hold
+ * sizes where they move the best tile (the named ones above), not every
+ * constexpr so compared. */
+static bool s8_flag_test_by(const ta_model *m, TSNode cond, const char *name, bool compared);
+
+static bool s8_flag_test(const ta_model *m, TSNode cond, const char *name)
+{
+	return s8_flag_test_by(m, cond, name, true);
+}
+
+/* compared: a comparison with a string or a boolean counts as well as a
+ * truth test. */
+static bool s8_flag_test_by(const ta_model *m, TSNode cond, const char *name, bool compared)
+{
+	ta_walk w;
+	ta_walk_start(&w, cond);
+	bool hit = false;
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if (ta_node_is(x, "identifier") && ta_node_text_eq(m->src, x, name)) {
+			TSNode p = ta_node_parent(x);
+			while (ta_node_is(p, "parenthesized_expression"))
+				p = ta_node_parent(p);
+			if (ts_node_eq(x, ta_node_unparen(cond)) || ta_node_is(p, "not_operator") ||
+			    ta_node_is(p, "boolean_operator"))
+				hit = true;
+			else if (compared && ta_node_is(p, "comparison_operator"))
+				for (uint32_t i = 0; i < ta_node_named_count(p) && !hit; i++)
+					hit = s8_mode_literal(ta_node_named_child(p, i));
+		}
+		if (hit || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return hit;
+}
+
+/* Whether [a, b) of kernel ki hands name to a @jit helper whose parameter
+ * selects code there. */
+static bool s8_passed_to_selecting_helper(const ta_model *m, int ki, const char *name, int depth)
+{
+	const ta_kernel *k = &m->kernels[ki];
+	for (size_t i = 0; i < k->op_count && depth < 3; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->kind != TA_OP_HELPER_CALL || op->helper < 0 || op->helper == ki)
+			continue;
+		const ta_kernel *h = &m->kernels[op->helper];
+		for (size_t j = 0; j < op->arg_count && j < h->param_count; j++)
+			if (ta_text_mentions(m->src->text + op->args[j].start, op->args[j].end - op->args[j].start, name) &&
+			    s8_selects_code(m, op->helper, h->params[j].name, depth + 1))
+				return true;
+		for (size_t j = 0; j < op->kwarg_count; j++)
+			if (ta_text_mentions(op->kwargs[j].value, strlen(op->kwargs[j].value), name) &&
+			    ta_kernel_param(h, op->kwargs[j].name) &&
+			    s8_selects_code(m, op->helper, op->kwargs[j].name, depth + 1))
+				return true;
+	}
+	return false;
+}
+
+/* Whether the constexpr name of kernel ki selects code: a test of it (if,
+ * elif, conditional expression, the condition of a while), a keyword that
+ * picks an instruction's variant, or a helper's parameter that does. Such
+ * a value compiles a different kernel whose best config may differ. */
+static bool s8_selects_code(const ta_model *m, int ki, const char *name, int depth)
+{
+	const ta_kernel *k = &m->kernels[ki];
+	for (size_t i = 0; i < k->op_count; i++)
+		for (size_t j = 0; j < k->ops[i].kwarg_count; j++)
+			if (ta_name_among(k->ops[i].kwargs[j].name, variant_keywords) &&
+			    ta_text_mentions(k->ops[i].kwargs[j].value, strlen(k->ops[i].kwargs[j].value), name))
+				return true;
+	TSNode body = ta_node_field(k->node, "body");
+	if (ts_node_is_null(body))
+		return false;
+	ta_walk w;
+	ta_walk_start(&w, body);
+	bool hit = false;
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		TSNode cond = { 0 };
+		if (ta_node_is(x, "if_statement") || ta_node_is(x, "elif_clause") || ta_node_is(x, "while_statement"))
+			cond = ta_node_field(x, "condition");
+		else if (ta_node_is(x, "conditional_expression") && ta_node_named_count(x) == 3)
+			cond = ta_node_named_child(x, 1);
+		hit = !ts_node_is_null(cond) && s8_flag_test(m, cond, name);
+		if (hit || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return hit || s8_passed_to_selecting_helper(m, ki, name, depth);
+}
+
+/* What one launch passes for a flag makes it one value per process or one
+ * that Triton's key already tells apart:
+ *   1  a literal (True, 3, "relu"): one mode at this launch;
+ *   2  a module-level name or an import (`GATHER_SUPPORTED=IS_GATHER_SUPPORTED`):
+ *      the same value at every call of the process;
+ *   3  `x is not None` (or `is None`) of a tensor x the same launch passes:
+ *      the autotuner appends the dtype of every argument that has one, and
+ *      None has none, so the two modes already have keys of their own;
+ *   4  the same test of an x the launch does not pass as such (a stand-in
+ *      tensor goes when x is None): the key cannot tell the modes apart;
+ *   0  anything else (a caller's argument, a computed value). */
+static int s8_launch_value(const ta_model *m, const ta_launch *l, const char *t)
+{
+	size_t n = strlen(t);
+	if (isdigit((unsigned char)t[0]) || !strcmp(t, "True") || !strcmp(t, "False") || t[0] == '"' || t[0] == '\'')
+		return 1;
+	bool ident = n && !isdigit((unsigned char)t[0]);
+	for (size_t i = 0; i < n && ident; i++)
+		ident = isalnum((unsigned char)t[i]) || t[i] == '_';
+	if (ident) {
+		const ta_host *h = l->host >= 0 ? &m->hosts[l->host] : NULL;
+		for (size_t i = 0; h && i < h->param_count; i++)
+			if (!strcmp(h->params[i], t))
+				return 0;
+		if (h && h->span.end > h->span.start) {
+			/* bound in the function that launches: a value of this call */
+			char *assign = ta_xasprintf("%s =", t);
+			bool local = false;
+			for (const char *at = m->src->text + h->span.start, *end = m->src->text + h->span.end;
+			     (at = strstr(at, assign)) && at < end; at++)
+				if (at == m->src->text || !(isalnum((unsigned char)at[-1]) || at[-1] == '_' || at[-1] == '.'))
+					local = true;
+			free(assign);
+			if (local)
+				return 0;
+		}
+		if (ta_index_module_assign(m, t) != UINT32_MAX)
+			return 2;
+		for (size_t i = 0; i < m->import_count; i++)
+			if (!strcmp(m->imports[i].alias, t))
+				return 2;
+		return 0;
+	}
+	const char *is = strstr(t, " is ");
+	if (!is)
+		return 0;
+	const char *rest = is + 4;
+	if (!strncmp(rest, "not ", 4))
+		rest += 4;
+	if (strcmp(rest, "None"))
+		return 0;
+	char *x = ta_xstrndup(t, (size_t)(is - t));
+	bool passed = false;
+	for (size_t i = 0; i < l->arg_count && !passed; i++)
+		passed = l->args[i].end - l->args[i].start == strlen(x) &&
+			 !memcmp(m->src->text + l->args[i].start, x, strlen(x));
+	for (size_t i = 0; i < l->kwarg_count && !passed; i++)
+		passed = !strcmp(l->kwargs[i].value, x);
+	free(x);
+	/* 4: the flag says whether x is given, and x itself is not passed (a
+	 * stand-in tensor goes instead: `bias if bias is not None else x`) */
+	return passed ? 3 : 4;
+}
+
+/* What the file's launches show of parameter pi: ONE_MODE when every
+ * launch passes a value that is one mode or one Triton's key already
+ * separates (s8_launch_value; the literals agreeing), STAND_IN when one
+ * passes a presence test of a tensor it replaces by a stand-in, else
+ * UNKNOWN (no launch, or values computed elsewhere). */
+enum { S8_UNKNOWN, S8_ONE_MODE, S8_STAND_IN };
+
+static int s8_launches_show(const ta_model *m, const ta_kernel *k, size_t ki, size_t pi)
+{
+	char *first = NULL;
+	bool one = true, any = false, stand_in = false;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		char *t = ta_edits_launch_arg(m, l, k, pi);
+		int kind = t ? s8_launch_value(m, l, t) : 0;
+		stand_in |= kind == 4;
+		one &= kind != 0 && kind != 4 && (kind != 1 || !first || !strcmp(first, t));
+		any = true;
+		if (kind == 1 && !first)
+			first = t;
+		else
+			free(t);
+	}
+	/* No launch resolves to the kernel (it is launched through a name
+	 * bound to one of several, `fn = A if c else B`): the file's launches
+	 * that pass the parameter by its keyword stand for them. */
+	bool resolved = any;
+	for (size_t i = 0; !resolved && i < m->launch_count; i++) {
+		const ta_launch *l = &m->launches[i];
+		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[pi].name);
+		if (!kw)
+			continue;
+		int kind = s8_launch_value(m, l, kw->value);
+		stand_in |= kind == 4;
+		one &= kind != 0 && kind != 4 && (kind != 1 || !first || !strcmp(first, kw->value));
+		if (kind == 1 && !first)
+			first = ta_xstrdup(kw->value);
+		any = true;
+	}
+	free(first);
+	/* passed nowhere in the file, with a default that is a literal or a
+	 * module-level value (`GATHER_SUPPORTED: tl.constexpr =
+	 * IS_GATHER_SUPPORTED`): the one value the file shows */
+	const char *dflt = k->params[pi].default_value;
+	if (!any && dflt) {
+		ta_launch none = { .host = -1 };
+		int kind = s8_launch_value(m, &none, dflt);
+		if (kind == 1 || kind == 2)
+			return S8_ONE_MODE;
+	}
+	return stand_in ? S8_STAND_IN : any && one ? S8_ONE_MODE : S8_UNKNOWN;
+}
+
+/* Reads of name in kernel ki's body, split by whether they fall in what a
+ * truth test of flag selects (the arms of an if or a conditional expression
+ * on it); a mode compared with strings guards no tensor's presence. */
+static void s8_reads_under(const ta_model *m, const ta_kernel *k, const char *flag, const char *name,
+			   size_t *under, size_t *outside)
+{
+	TSNode body = ta_node_field(k->node, "body");
+	*under = *outside = 0;
+	if (ts_node_is_null(body))
+		return;
+	/* the selected ranges, at most 32 */
+	uint32_t from[32], to[32];
+	size_t nr = 0;
+	ta_walk w;
+	ta_walk_start(&w, body);
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		TSNode cond = { 0 };
+		uint32_t a = 0, b = 0;
+		if (ta_node_is(x, "if_statement")) {
+			cond = ta_node_field(x, "condition");
+			a = ts_node_end_byte(cond);
+			b = ts_node_end_byte(x);
+		} else if (ta_node_is(x, "conditional_expression") && ta_node_named_count(x) == 3) {
+			cond = ta_node_named_child(x, 1);
+			a = ts_node_start_byte(x);
+			b = ts_node_end_byte(x);
+		}
+		if (!ts_node_is_null(cond) && nr < 32 && s8_flag_test_by(m, cond, flag, false)) {
+			from[nr] = a;
+			to[nr++] = b;
+		}
+		if (!ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	ta_walk_start(&w, body);
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if (ta_node_is(x, "identifier") && ta_node_text_eq(m->src, x, name)) {
+			uint32_t at = ts_node_start_byte(x);
+			bool in = false;
+			for (size_t i = 0; i < nr && !in; i++)
+				in = at >= from[i] && at < to[i];
+			(*(in ? under : outside))++;
+		}
+		if (!ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+}
+
+/* The flag guards an optional tensor: some pointer parameter (one that is
+ * not constexpr) is read only where the flag selects. Such flags are the
+ * caller's `x is not None`; passed None, the tensor adds no dtype to the
+ * autotuner's key, so the two modes are tuned apart already. */
+static bool s8_guards_optional(const ta_model *m, const ta_kernel *k, const char *flag)
+{
+	for (size_t i = 0; i < k->param_count; i++) {
+		if (k->params[i].constexpr_ || !strcmp(k->params[i].name, flag))
+			continue;
+		size_t under, outside;
+		s8_reads_under(m, k, flag, k->params[i].name, &under, &outside);
+		if (under && !outside)
+			return true;
+	}
+	return false;
+}
+
+/* A constexpr parameter that is a mode of the kernel: named as one
+ * (HEAD_DIM, STAGE, ...), or a flag selecting code by what it does
+ * (HAS_BIAS, FUSE_ADD, a precision), unless the file's launches show it
+ * one mode or one the autotuner's own key separates, or, where they show
+ * no stand-in tensor, it only guards an optional tensor. */
+static bool s8_mode(ta_rule_ctx *c, size_t pi)
+{
+	const ta_param *p = &c->k->params[pi];
+	if (!p->constexpr_)
+		return false;
+	if (ta_s8_mode_param(p->name))
+		return true;
+	if (!s8_selects_code(c->m, c->kernel, p->name, 0))
+		return false;
+	int shown = s8_launches_show(c->m, c->k, (size_t)c->kernel, pi);
+	if (shown == S8_ONE_MODE)
+		return false;
+	return shown == S8_STAND_IN || !s8_guards_optional(c->m, c->k, p->name);
+}
+
 /* What the key of c's kernel lacks, as "A, B" (caller frees), or NULL:
  * mode parameters the configs do not set, and sequence lengths that set how
  * far a loop runs when the key holds no length, not even a rounded one. */
@@ -154,7 +474,7 @@ static char *s8_missing(ta_rule_ctx *c)
 	const ta_kwarg *dns = ta_kwarg_find(k->jit_kwargs, k->jit_kwarg_count, "do_not_specialize");
 	for (size_t i = 0; i < k->param_count; i++) {
 		const ta_param *p = &k->params[i];
-		bool mode = p->constexpr_ && ta_s8_mode_param(p->name);
+		bool mode = s8_mode(c, i);
 		bool seq = !seq_in_key && has_seq && ta_name_among(p->name, seq_params) &&
 			   !(dns && ta_edits_word_in(dns->value, strlen(dns->value), p->name)) &&
 			   bounds_a_loop(c, p->name) && !rounded_in_key(c->m, k, ki, i);
