@@ -8,6 +8,29 @@
 #include <string.h>
 #include <strings.h>
 
+/* A BLOCK_* constexpr never larger than 16 that sizes a dimension of a dot
+ * operand, where the operands' dimensions are known: the first such one
+ * (its name), with the operand's axis in *axis. A 3D operand's first axis
+ * is its batch, no tile dimension (batched per-row dots: the rows of the
+ * batch are not an MMA's M). */
+static const char *d2_narrow_operand(ta_rule_ctx *c, const ta_op *dot, bool *known)
+{
+	ta_tile_dims d[2];
+	int r0 = dot->arg_count > 0 ? ta_rule_tile_dims(c, dot->args[0], dot->span.start, &d[0]) : 0;
+	int r1 = dot->arg_count > 1 ? ta_rule_tile_dims(c, dot->args[1], dot->span.start, &d[1]) : 0;
+	if (!r0 && !r1)
+		return NULL;
+	*known = true;
+	int first = r0 >= 3 || r1 >= 3 ? 1 : 0;
+	for (int o = 0; o < 2; o++)
+		for (int i = first; i < d[o].rank; i++) {
+			const char *param = NULL;
+			if (ta_rule_size_at_most(c, d[o].size[i], 16, &param) && param && !strncasecmp(param, "BLOCK", 5))
+				return param;
+		}
+	return NULL;
+}
+
 ta_status ta_detect_d2(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -17,6 +40,30 @@ ta_status ta_detect_d2(ta_rule_ctx *c)
 			dot = &k->ops[i];
 	if (!dot)
 		return TA_STATUS_NOT_APPLICABLE;
+	/* Where the operands' shapes can be read, a narrow tile is one of
+	 * theirs; else any BLOCK_* constexpr of the kernel stands for one. */
+	bool shaped = false;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *d = &k->ops[i];
+		if (d->kind != TA_OP_DOT)
+			continue;
+		bool known = false;
+		const char *narrow = d2_narrow_operand(c, d, &known);
+		shaped |= known;
+		if (!narrow)
+			continue;
+		const ta_param *p = ta_kernel_param(k, narrow);
+		long vals[64], most = 0;
+		size_t n = ta_rule_param_values(c, narrow, vals, 64);
+		for (size_t v = 0; v < n; v++)
+			if (vals[v] > most)
+				most = vals[v];
+		ta_finding *f = ta_rule_add(c, d->span, "tl.dot in `%s` works on %ld-wide tiles (`%s` is "
+					    "never larger): tiles of 32 or more use the tensor cores better",
+					    k->name, most, narrow);
+		ta_finding_line(f, p->span.line);
+		return TA_STATUS_APPLIES;
+	}
 	bool known = false;
 	for (size_t i = 0; i < k->param_count; i++) {
 		const ta_param *p = &k->params[i];
@@ -31,7 +78,7 @@ ta_status ta_detect_d2(ta_rule_ctx *c)
 		for (size_t v = 0; v < n; v++)
 			if (vals[v] > most)
 				most = vals[v];
-		if (most <= 16) {
+		if (most <= 16 && !shaped) {
 			ta_finding *f = ta_rule_add(c, dot->span, "tl.dot in `%s` works on %ld-wide tiles (`%s` is "
 						    "never larger): tiles of 32 or more use the tensor cores better",
 						    k->name, most, p->name);

@@ -7,14 +7,15 @@
 #include <string.h>
 #include <strings.h>
 
-/* An operand made by broadcast_to or a 3D load. */
-static bool broadcast_operand(ta_rule_ctx *c, const ta_op *dot, size_t arg)
+/* An operand made by broadcast_to or a 3D load; *made_by_broadcast says
+ * which (broadcast_to). */
+static bool broadcast_operand(ta_rule_ctx *c, const ta_op *dot, size_t arg, bool *made_by_broadcast)
 {
 	const ta_kernel *k = c->k;
 	if (arg >= dot->arg_count)
 		return false;
 	if (ta_rule_contains(c, dot->args[arg], "broadcast_to"))
-		return true;
+		return *made_by_broadcast = true;
 	char *name = ta_rule_text(c, dot->args[arg]);
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
@@ -27,10 +28,53 @@ static bool broadcast_operand(ta_rule_ctx *c, const ta_op *dot, size_t arg)
 			if (op->span.start < as[i].rhs.start || op->span.end > as[i].rhs.end)
 				continue;
 			yes = op->kind == TA_OP_BROADCAST_TO || (op->kind == TA_OP_LOAD && op->ptr_rank >= 3);
+			*made_by_broadcast |= op->kind == TA_OP_BROADCAST_TO;
 		}
 	}
 	free(name);
 	return yes;
+}
+
+/* The operand's value text, or that of the assignment it names (caller
+ * frees). */
+static char *operand_value(ta_rule_ctx *c, const ta_op *dot, size_t arg)
+{
+	char *name = ta_rule_text(c, dot->args[arg]);
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	const ta_assign *def = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!as[i].augmented && as[i].stmt.end <= dot->span.start && !strcmp(as[i].name, name))
+			def = &as[i];
+	if (!def)
+		return name;
+	free(name);
+	return ta_rule_text(c, def->rhs);
+}
+
+/* One operand is the same for every element of the batch: a 2D tile given
+ * a leading axis (`w[None, :, :]`, tl.expand_dims(w, 0)), broadcast or not. */
+static bool shared_across_batch(ta_rule_ctx *c, const ta_op *dot)
+{
+	bool shared = false;
+	for (size_t a = 0; a < 2 && a < dot->arg_count && !shared; a++) {
+		char *v = operand_value(c, dot, a);
+		shared = strstr(v, "[None, :, :]") || strstr(v, "[None,:,:]") || strstr(v, "expand_dims(");
+		free(v);
+	}
+	return shared;
+}
+
+/* Batched per-row dots: the first operand is 3D and each element of its
+ * batch holds at most 16 rows (its axis 1), as when every row of a block
+ * multiplies its own small matrix. One element per program would be the
+ * same tiny dot with fewer rows per program: the batch is the rows. */
+static bool per_row_dots(ta_rule_ctx *c, const ta_op *dot)
+{
+	ta_tile_dims a;
+	const char *param;
+	return dot->arg_count >= 2 && ta_rule_tile_dims(c, dot->args[0], dot->span.start, &a) == 3 &&
+	       ta_rule_size_at_most(c, a.size[1], 16, &param) && !shared_across_batch(c, dot);
 }
 
 ta_status ta_detect_s2(ta_rule_ctx *c)
@@ -41,9 +85,12 @@ ta_status ta_detect_s2(ta_rule_ctx *c)
 		if (op->kind != TA_OP_DOT)
 			continue;
 		dots = true;
-		if (broadcast_operand(c, op, 0) || broadcast_operand(c, op, 1)) {
-			ta_rule_add(c, op->span, "tl.dot in `%s` takes a broadcast (3D) operand: one batch or head "
-				    "per program with a 2D tl.dot is the fast form", c->k->name);
+		bool bc = false;
+		bool a0 = broadcast_operand(c, op, 0, &bc), a1 = broadcast_operand(c, op, 1, &bc);
+		if ((a0 || a1) && !per_row_dots(c, op)) {
+			ta_rule_add(c, op->span, "tl.dot in `%s` takes a %s operand: one batch or head "
+				    "per program with a 2D tl.dot is the fast form", c->k->name,
+				    bc ? "broadcast (3D)" : "3D");
 			found = true;
 		}
 	}

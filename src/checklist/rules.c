@@ -436,6 +436,187 @@ int ta_rule_dots_in_loop(const ta_kernel *k, int l)
 	return n;
 }
 
+/* ---- the dimensions of a tile ------------------------------------------ */
+
+/* The assignment of name that the code at `before` reads: the last plain
+ * one before it (NULL: none). */
+static const ta_assign *last_assign(ta_rule_ctx *c, const char *name, uint32_t before)
+{
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	const ta_assign *def = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!as[i].augmented && as[i].stmt.end <= before && !strcmp(as[i].name, name))
+			def = &as[i];
+	return def;
+}
+
+static void dims_of(ta_rule_ctx *c, TSNode n, uint32_t before, ta_tile_dims *d, int depth);
+
+/* The upper bound of the tl.arange that value (a subscripted offset)
+ * ranges over, as a node, following names; a null node when none. */
+static TSNode range_bound(ta_rule_ctx *c, TSNode n, uint32_t before, int depth)
+{
+	if (ts_node_is_null(n) || depth > 4)
+		return (TSNode){ 0 };
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "identifier")) {
+		char *name = ta_node_text(c->m->src, n);
+		const ta_assign *a = last_assign(c, name, before);
+		free(name);
+		return a ? range_bound(c, ta_rule_node(c, a->rhs), a->stmt.start, depth + 1) : (TSNode){ 0 };
+	}
+	if (ta_node_is(n, "call")) {
+		char *fn = ta_model_canonical(c->m, ta_node_field(n, "function"));
+		bool arange = fn && !strcmp(fn, "triton.language.arange");
+		free(fn);
+		TSNode args = ta_node_field(n, "arguments");
+		if (arange)
+			return ta_node_named_count(args) >= 2 ? ta_node_named_child(args, 1) : (TSNode){ 0 };
+		return (TSNode){ 0 };
+	}
+	if (ta_node_is(n, "binary_operator")) {
+		TSNode l = range_bound(c, ta_node_field(n, "left"), before, depth + 1);
+		return ts_node_is_null(l) ? range_bound(c, ta_node_field(n, "right"), before, depth + 1) : l;
+	}
+	return (TSNode){ 0 };
+}
+
+/* The dimensions a pointer expression spans: each x[:, None]-style term
+ * puts the range of x on the axis of its slice. */
+static void pointer_dims(ta_rule_ctx *c, TSNode n, uint32_t before, ta_tile_dims *d, int depth)
+{
+	if (ts_node_is_null(n) || depth > 6)
+		return;
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "subscript")) {
+		uint32_t nsub = ta_node_named_count(n);
+		bool none = false;
+		int slice = -1;
+		for (uint32_t i = 1; i < nsub; i++) {
+			TSNode x = ta_node_named_child(n, i);
+			none |= ta_node_is(x, "none");
+			if (ta_node_is(x, "slice"))
+				slice = (int)i - 1;
+		}
+		if (none && nsub - 1 <= TA_TILE_MAX_RANK) {
+			if ((int)nsub - 1 > d->rank)
+				d->rank = (int)nsub - 1;
+			if (slice >= 0 && ts_node_is_null(d->size[slice]))
+				d->size[slice] = range_bound(c, ta_node_named_child(n, 0), before, 0);
+			return;
+		}
+	}
+	if (ta_node_is(n, "binary_operator")) {
+		pointer_dims(c, ta_node_field(n, "left"), before, d, depth + 1);
+		pointer_dims(c, ta_node_field(n, "right"), before, d, depth + 1);
+	} else if (ta_node_is(n, "identifier")) {
+		char *name = ta_node_text(c->m->src, n);
+		const ta_assign *a = ta_kernel_param(c->k, name) ? NULL : last_assign(c, name, before);
+		free(name);
+		if (a)
+			pointer_dims(c, ta_rule_node(c, a->rhs), a->stmt.start, d, depth + 1);
+	}
+}
+
+/* A shape written as a tuple or list: its elements are the sizes. */
+static void shape_dims(TSNode shape, ta_tile_dims *d)
+{
+	shape = ta_node_unparen(shape);
+	if (!ta_node_is(shape, "tuple") && !ta_node_is(shape, "list"))
+		return;
+	uint32_t n = ta_node_named_count(shape);
+	if (n > TA_TILE_MAX_RANK)
+		return;
+	d->rank = (int)n;
+	for (uint32_t i = 0; i < n; i++)
+		d->size[i] = ta_node_named_child(shape, i);
+}
+
+static void dims_of(ta_rule_ctx *c, TSNode n, uint32_t before, ta_tile_dims *d, int depth)
+{
+	if (ts_node_is_null(n) || depth > 6 || d->rank)
+		return;
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "identifier")) {
+		char *name = ta_node_text(c->m->src, n);
+		const ta_assign *a = last_assign(c, name, before);
+		free(name);
+		if (a)
+			dims_of(c, ta_rule_node(c, a->rhs), a->stmt.start, d, depth + 1);
+		return;
+	}
+	if (ta_node_is(n, "binary_operator")) {
+		dims_of(c, ta_node_field(n, "left"), before, d, depth + 1);
+		dims_of(c, ta_node_field(n, "right"), before, d, depth + 1);
+		return;
+	}
+	if (!ta_node_is(n, "call"))
+		return;
+	TSNode fn = ta_node_field(n, "function"), args = ta_node_field(n, "arguments");
+	TSNode a0 = ta_node_named_count(args) ? ta_node_named_child(args, 0) : (TSNode){ 0 };
+	TSNode a1 = ta_node_named_count(args) > 1 ? ta_node_named_child(args, 1) : (TSNode){ 0 };
+	char *name = ta_model_canonical(c->m, fn);
+	const char *tl = name && !strncmp(name, "triton.language.", 16) ? name + 16 : NULL;
+	if (tl && !strcmp(tl, "load")) {
+		pointer_dims(c, a0, before, d, 0);
+		d->broadcast = false;
+	} else if (tl && (!strcmp(tl, "reshape") || !strcmp(tl, "view"))) {
+		shape_dims(a1, d);
+	} else if (tl && !strcmp(tl, "broadcast_to")) {
+		shape_dims(a1, d);
+		d->broadcast = true;
+	} else if (tl && (!strcmp(tl, "zeros") || !strcmp(tl, "full"))) {
+		shape_dims(a0, d);
+	} else if (!tl && ta_node_is(fn, "attribute")) {
+		/* x.to(...), x.reshape(a, b, c) */
+		TSNode m = ta_node_field(fn, "attribute");
+		if (ta_node_text_eq(c->m->src, m, "reshape") || ta_node_text_eq(c->m->src, m, "view")) {
+			if (ta_node_is(a0, "tuple") || ta_node_is(a0, "list"))
+				shape_dims(a0, d);
+			else if (ta_node_named_count(args) <= TA_TILE_MAX_RANK) {
+				d->rank = (int)ta_node_named_count(args);
+				for (int i = 0; i < d->rank; i++)
+					d->size[i] = ta_node_named_child(args, (uint32_t)i);
+			}
+		} else {
+			dims_of(c, ta_node_field(fn, "object"), before, d, depth + 1);
+		}
+	}
+	free(name);
+}
+
+int ta_rule_tile_dims(ta_rule_ctx *c, ta_span s, uint32_t before, ta_tile_dims *d)
+{
+	memset(d, 0, sizeof *d);
+	dims_of(c, ta_rule_node(c, s), before, d, 0);
+	return d->rank;
+}
+
+bool ta_rule_size_at_most(ta_rule_ctx *c, TSNode size, long most, const char **param)
+{
+	*param = NULL;
+	if (ts_node_is_null(size))
+		return false;
+	char *t = ta_node_text(c->m->src, size);
+	long v;
+	bool ok = false;
+	if (parse_long(t, &v)) {
+		ok = v <= most;
+	} else if (ta_node_is(size, "identifier")) {
+		const ta_param *p = ta_kernel_param(c->k, t);
+		long vals[64];
+		size_t n = p && p->constexpr_ ? ta_rule_param_values(c, t, vals, 64) : 0;
+		ok = n > 0;
+		for (size_t i = 0; i < n; i++)
+			ok &= vals[i] <= most;
+		if (ok)
+			*param = p->name;
+	}
+	free(t);
+	return ok;
+}
+
 /* Folder names of other back-ends than CUDA. */
 static const char *const backend_dirs[] = {
 	"rocm", "amd", "hip", "npu", "ascend", "cambricon", "mlu", "xpu", "musa", "mthreads", "kunlunxin", NULL,

@@ -95,6 +95,22 @@ char *ta_op_arg(const ta_rule_ctx *c, const ta_op *op, size_t i);
  * into vals (at most max). */
 size_t ta_rule_param_values(const ta_rule_ctx *c, const char *name, long *vals, size_t max);
 
+/* The dimensions of a tile as the code writes them: the shape of a
+ * reshape, broadcast_to or zeros, or the ranges of a load's pointer terms
+ * (x[:, None] puts x's tl.arange on axis 0), following names bound before.
+ * size[i] is the node giving axis i's extent (null: unknown). */
+#define TA_TILE_MAX_RANK 4
+typedef struct ta_tile_dims {
+	int rank;                 /* 0: unknown */
+	TSNode size[TA_TILE_MAX_RANK];
+	bool broadcast;           /* made by tl.broadcast_to */
+} ta_tile_dims;
+/* The dimensions of the value at s as read at `before`; returns the rank. */
+int ta_rule_tile_dims(ta_rule_ctx *c, ta_span s, uint32_t before, ta_tile_dims *d);
+/* Whether a size is at most `most`: a literal, or a constexpr parameter
+ * every known value of which is (*param names it then). */
+bool ta_rule_size_at_most(ta_rule_ctx *c, TSNode size, long most, const char **param);
+
 /* Whether the file is written for a back-end other than CUDA (ROCm, Ascend,
  * Cambricon, MUSA, Kunlunxin, XPU...): a folder of the path named for one
  * (FlagGems writes them _ascend), or a test of the back-end in the text
