@@ -45,7 +45,7 @@ advisor shows it as a hint. The status is the `TA_ENTRY_PREVIEW` flag of
 
 HEAD
 # The date of the latest judgement, from the judged files' first lines.
-latest=$(sed -n '1s/^# [A-Z0-9]* judged \([0-9-]*\) .*/\1/p' "$dir"/*.tsv | sort | tail -n 1)
+latest=$(awk 'FNR == 1 && sub(/^# [A-Z0-9]* judged /, "") { print $1 }' "$dir"/*.tsv | sort | tail -n 1)
 printf 'Latest judgement: %s.\n\n' "$latest"
 cat <<'HEAD'
 | Entry | Judged | True | False | Debatable | Strict precision | Corpus | Judged on | Status |
