@@ -18,6 +18,7 @@
 #include "analyze/analysis.h"
 #include "analyze/split.h"
 #include "ui/discover.h"
+#include "checklist/filter.h"
 #include "checklist/rewrite.h"
 #include "checklist/rules.h"
 #include "util/buf.h"
@@ -50,14 +51,6 @@ typedef struct diags {
 	size_t run;               /* the current file's first item */
 } diags;
 
-typedef struct filter {
-	bool *select;             /* NULL: everything */
-	bool *ignore;
-	bool *named;              /* ids --select names one by one (not by section or ALL) */
-	bool ignore_x0, select_x0;
-	bool preview;             /* --preview: entries in preview are reported too */
-} filter;
-
 /* ---- collecting files ------------------------------------------------------ */
 
 typedef struct file_list {
@@ -65,125 +58,7 @@ typedef struct file_list {
 	size_t count, cap;
 } file_list;
 
-/* ---- suppression comments ----------------------------------------------------- */
-
-/* A suppression comment. Forms, after "# tileadvise:":
- *   ignore[ID,...]            this line (or, on a kernel's def line, the kernel)
- *   ignore                    the same, every id
- *   ignore-next-line[ID,...]  the next line (a comment on a line of its own)
- *   ignore-file[ID,...]       the whole file (ids optional: every id) */
-typedef enum suppression_scope { SUP_LINE, SUP_NEXT_LINE, SUP_FILE } suppression_scope;
-
-typedef struct suppression {
-	uint32_t line, col;
-	suppression_scope scope;
-	bool all;                 /* no id list: every id */
-	char **ids;
-	size_t id_count;
-} suppression;
-
-static bool take(const char **p, const char *end, const char *word)
-{
-	size_t n = strlen(word);
-	if ((size_t)(end - *p) < n || memcmp(*p, word, n))
-		return false;
-	*p += n;
-	return true;
-}
-
-static void parse_suppressions(const ta_source *src, suppression **out, size_t *n)
-{
-	for (size_t l = 1; l <= src->line_count; l++) {
-		size_t len;
-		const char *s = ta_source_line(src, l, &len);
-		const char *hash = memchr(s, '#', len);
-		if (!hash)
-			continue;
-		const char *end = s + len;
-		while (end > hash && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
-			end--;
-		const char *p = hash + 1;
-		while (p < end && *p == ' ')
-			p++;
-		if (!take(&p, end, "tileadvise:"))
-			continue;
-		while (p < end && *p == ' ')
-			p++;
-		if (!take(&p, end, "ignore"))
-			continue;
-		suppression_scope scope = take(&p, end, "-next-line") ? SUP_NEXT_LINE
-					: take(&p, end, "-file") ? SUP_FILE : SUP_LINE;
-		const char *close = NULL;
-		if (p < end && *p == '[') {
-			close = memchr(p, ']', (size_t)(end - p));
-			if (!close)
-				continue;
-			p++;
-		} else if (p < end && *p != ' ' && *p != '#') {
-			continue;   /* "ignored", "ignore-files"...: not ours */
-		}
-		suppression *sp = TA_APPEND(*out, *n);
-		sp->line = (uint32_t)l;
-		sp->col = (uint32_t)ta_source_column_of(src, (size_t)(hash - src->text));
-		sp->scope = scope;
-		sp->all = close == NULL;
-		while (close && p < close) {
-			const char *comma = memchr(p, ',', (size_t)(close - p));
-			const char *q = comma ? comma : close;
-			const char *a = p, *b = q;
-			while (a < b && *a == ' ')
-				a++;
-			while (b > a && b[-1] == ' ')
-				b--;
-			if (b > a)
-				*TA_APPEND(sp->ids, sp->id_count) = ta_xstrndup(a, (size_t)(b - a));
-			p = q + (comma ? 1 : 0);
-		}
-		if (close && !sp->id_count)
-			sp->all = true;   /* "ignore[]" */
-	}
-}
-
-static bool names(const suppression *s, const char *id)
-{
-	if (s->all)
-		return true;
-	for (size_t j = 0; j < s->id_count; j++)
-		if (!strcasecmp(s->ids[j], id))
-			return true;
-	return false;
-}
-
-/* Whether a comment silences id at line (def_line: the kernel's). */
-static bool suppressed(const suppression *s, size_t n, uint32_t line, uint32_t def_line, const char *id)
-{
-	for (size_t i = 0; i < n; i++) {
-		bool here = s[i].scope == SUP_FILE ||
-			    (s[i].scope == SUP_LINE && (s[i].line == line || s[i].line == def_line)) ||
-			    (s[i].scope == SUP_NEXT_LINE && (s[i].line + 1 == line || s[i].line + 1 == def_line));
-		if (here && names(&s[i], id))
-			return true;
-	}
-	return false;
-}
-
 /* ---- diagnostics --------------------------------------------------------------- */
-
-static bool wanted(const filter *f, const char *id)
-{
-	if (!strcmp(id, TA_CHECK_SUPPRESSION_ID))
-		return !f->ignore_x0 && (!f->select || f->select_x0);
-	int e = ta_rules_index(id);
-	if (e < 0)
-		return false;
-	if (f->select && !f->select[e])
-		return false;
-	/* An entry in preview speaks only when asked for: by --preview, or by
-	 * its own id in --select. */
-	if (ta_entry_is_preview(ta_entry_at((size_t)e)) && !f->preview && !(f->named && f->named[e]))
-		return false;
-	return !f->ignore[e];
-}
 
 /* One line: newlines and tabs in quoted code become spaces. */
 static char *one_line(const char *s)
@@ -334,17 +209,17 @@ static void drop_diags(diags *d, size_t from)
 }
 
 /* The findings of one model (the file's, or a part's) as diagnostics. */
-static void check_model(const char *path, const filter *f, bool fixes, diags *d, const ta_model *m,
-			const suppression *sup, size_t nsup)
+static void check_model(const char *path, const ta_filter *f, bool fixes, diags *d, const ta_model *m,
+			const ta_suppressions *sup)
 {
 	ta_rules_result *r = ta_rules_run(m, NULL);
 	for (size_t i = 0; i < r->finding_count; i++) {
 		const ta_finding *fd = &r->findings[i];
 		int e = ta_rules_index(fd->id);
-		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !wanted(f, fd->id))
+		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !ta_filter_wants(f, fd->id))
 			continue;
 		const ta_kernel *k = &m->kernels[fd->kernel];
-		if (suppressed(sup, nsup, fd->span.line, k->def_line, fd->id))
+		if (ta_suppressions_silence(sup, fd->span.line, k->def_line, fd->id))
 			continue;
 		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,
 				   fd->reason, k->name);
@@ -357,8 +232,8 @@ static void check_model(const char *path, const filter *f, bool fixes, diags *d,
 /* A large file part by part, each part's tree freed before the next; false
  * (and nothing added) when a part does not parse cleanly, which the
  * whole file's analysis then reports. */
-static bool check_parts(const char *path, const filter *f, bool fixes, diags *d, const ta_source *src,
-			const suppression *sup, size_t nsup)
+static bool check_parts(const char *path, const ta_filter *f, bool fixes, diags *d, const ta_source *src,
+			const ta_suppressions *sup)
 {
 	size_t part = part_bytes();
 	ta_split_part *parts;
@@ -373,7 +248,7 @@ static bool check_parts(const char *path, const filter *f, bool fixes, diags *d,
 		ta_model *m = syn && !syn->error_count ? ta_model_build(src, syn, &msg) : NULL;
 		ok = m != NULL;
 		if (ok)
-			check_model(path, f, fixes, d, m, sup, nsup);
+			check_model(path, f, fixes, d, m, sup);
 		free(msg);
 		ta_model_free(m);
 		ta_syntax_free(syn);
@@ -384,7 +259,7 @@ static bool check_parts(const char *path, const filter *f, bool fixes, diags *d,
 	return ok;
 }
 
-static void check_file(const char *path, const filter *f, bool fixes, diags *d, FILE *err, ta_exit *rc)
+static void check_file(const char *path, const ta_filter *f, bool fixes, diags *d, FILE *err, ta_exit *rc)
 {
 	ta_source *src;
 	char *msg;
@@ -394,18 +269,14 @@ static void check_file(const char *path, const filter *f, bool fixes, diags *d, 
 		*rc = TA_EXIT_ERROR;
 		return;
 	}
-	suppression *sup = NULL;
-	size_t nsup = 0;
-	parse_suppressions(src, &sup, &nsup);
-	for (size_t i = 0; i < nsup; i++)
-		for (size_t j = 0; j < sup[i].id_count; j++)
-			if (ta_rules_index(sup[i].ids[j]) < 0 && strcasecmp(sup[i].ids[j], TA_CHECK_SUPPRESSION_ID) &&
-			    wanted(f, TA_CHECK_SUPPRESSION_ID)) {
-				char *m = ta_xasprintf("unknown checklist id '%s' in a suppression comment", sup[i].ids[j]);
-				add_diag(d, path, sup[i].line, sup[i].col, sup[i].line, false, TA_CHECK_SUPPRESSION_ID, m, NULL);
-				free(m);
-			}
-	if (check_parts(path, f, fixes, d, src, sup, nsup)) {
+	ta_suppressions *sup = ta_suppressions_read(src);
+	ta_unknown_id u;
+	for (size_t i = 0; ta_filter_wants(f, TA_CHECK_SUPPRESSION_ID) && ta_suppressions_unknown(sup, i, &u); i++) {
+		char *m = ta_xasprintf("unknown checklist id '%s' in a suppression comment", u.id);
+		add_diag(d, path, u.line, u.col, u.line, false, TA_CHECK_SUPPRESSION_ID, m, NULL);
+		free(m);
+	}
+	if (check_parts(path, f, fixes, d, src, sup)) {
 		ta_source_free(src);
 	} else {
 		ta_analysis *a;
@@ -420,16 +291,11 @@ static void check_file(const char *path, const filter *f, bool fixes, diags *d, 
 				add_diag(d, path, (uint32_t)e->line, (uint32_t)e->column, (uint32_t)e->end_line, true, "", m, NULL);
 				free(m);
 			}
-			check_model(path, f, fixes, d, a->model, sup, nsup);
+			check_model(path, f, fixes, d, a->model, sup);
 			ta_analysis_free(a);
 		}
 	}
-	for (size_t i = 0; i < nsup; i++) {
-		for (size_t j = 0; j < sup[i].id_count; j++)
-			free(sup[i].ids[j]);
-		free(sup[i].ids);
-	}
-	free(sup);
+	ta_suppressions_free(sup);
 }
 
 static int cmp_diag(const void *pa, const void *pb)
@@ -827,78 +693,23 @@ static void write_sarif(const finding *fs, size_t nf, FILE *out)
 
 /* ---- the front end -------------------------------------------------------------- */
 
-static bool is_section_letter(char c)
-{
-	c = (char)toupper((unsigned char)c);
-	for (size_t e = 0; e < ta_rules_count(); e++)
-		if (ta_rules_id(e)[0] == c)
-			return true;
-	return false;
-}
-
-/* Parses an id list where X0, a section's letter (S: every S entry) and
- * ALL are allowed too. named (may be NULL) gets the ids written out one by
- * one. */
-static int parse_list(const char *list, bool *on, bool *named, bool *x0, FILE *err)
-{
-	ta_buf rest = TA_BUF_INIT, plain = TA_BUF_INIT;
-	const char *p = list;
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		char *id = ta_xstrndup(p, len);
-		size_t n = ta_rules_count();
-		if (!strcasecmp(id, TA_CHECK_SUPPRESSION_ID)) {
-			*x0 = true;
-		} else if (!strcasecmp(id, "ALL")) {
-			/* every entry, and X0 */
-			*x0 = true;
-			for (size_t e = 0; e < n; e++)
-				ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", ta_rules_id(e));
-		} else if (strlen(id) == 1 && is_section_letter(id[0])) {
-			/* a section: its letter is the first of its ids */
-			for (size_t e = 0; e < n; e++)
-				if (ta_rules_id(e)[0] == (char)toupper((unsigned char)id[0]))
-					ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", ta_rules_id(e));
-		} else {
-			ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", id);
-			ta_buf_printf(&plain, "%s%s", plain.len ? "," : "", id);
-		}
-		free(id);
-		p += len;
-		if (*p == ',')
-			p++;
-	}
-	char *e = NULL;
-	int rc = ta_rules_parse_ids(ta_buf_str(&rest), on, &e);
-	if (rc != 0) {
-		fprintf(err, "tileadvise: %s\n", e);
-		free(e);
-	} else if (named && ta_rules_parse_ids(ta_buf_str(&plain), named, &e) != 0) {
-		free(e);   /* cannot happen: the same ids parsed above */
-		rc = -1;
-	}
-	ta_buf_free(&rest);
-	ta_buf_free(&plain);
-	return rc;
-}
-
 ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err)
 {
-	size_t n = ta_rules_count();
-	filter f = { .ignore = ta_xcalloc(n, sizeof(bool)), .preview = o->preview };
+	ta_filter *f = ta_filter_new(o->preview);
 	ta_exit rc = TA_EXIT_OK;
-	if (o->select) {
-		f.select = ta_xcalloc(n, sizeof(bool));
-		f.named = ta_xcalloc(n, sizeof(bool));
-		if (parse_list(o->select, f.select, f.named, &f.select_x0, err) != 0)
-			rc = TA_EXIT_ERROR;
-	}
-	if (o->ignore && parse_list(o->ignore, f.ignore, NULL, &f.ignore_x0, err) != 0)
+	char *e = NULL;
+	if (o->select && ta_filter_select(f, o->select, &e) != 0) {
+		fprintf(err, "tileadvise: %s\n", e);
+		free(e);
 		rc = TA_EXIT_ERROR;
+	}
+	if (o->ignore && ta_filter_ignore(f, o->ignore, &e) != 0) {
+		fprintf(err, "tileadvise: %s\n", e);
+		free(e);
+		rc = TA_EXIT_ERROR;
+	}
 	if (rc != TA_EXIT_OK) {
-		free(f.select);
-		free(f.named);
-		free(f.ignore);
+		ta_filter_free(f);
 		return rc;
 	}
 	file_list files = { 0 };
@@ -907,7 +718,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	ta_discover_files(paths, count, &disc, &files.paths, &files.count, &files.cap, err, &rc);
 	diags d = { 0 };
 	for (size_t i = 0; i < files.count; i++)
-		check_file(files.paths[i], &f, o->fixes, &d, err, &rc);
+		check_file(files.paths[i], f, o->fixes, &d, err, &rc);
 	if (d.count)
 		qsort(d.items, d.count, sizeof *d.items, cmp_diag);
 	size_t nf;
@@ -937,8 +748,6 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	for (size_t i = 0; i < files.count; i++)
 		free(files.paths[i]);
 	free(files.paths);
-	free(f.select);
-	free(f.named);
-	free(f.ignore);
+	ta_filter_free(f);
 	return rc;
 }

@@ -1,0 +1,254 @@
+/* Which findings are reported: id lists, preview, suppression comments
+ * (see filter.h). */
+#include "config.h"
+#include "checklist/filter.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "checklist/rules.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+
+struct ta_filter {
+	bool *select;             /* NULL: everything */
+	bool *ignore;
+	bool *named;              /* ids select names one by one (not by section or ALL) */
+	bool ignore_x0, select_x0;
+	bool preview;             /* entries in preview are reported too */
+};
+
+ta_filter *ta_filter_new(bool preview)
+{
+	ta_filter *f = ta_xcalloc(1, sizeof *f);
+	f->ignore = ta_xcalloc(ta_rules_count(), sizeof(bool));
+	f->preview = preview;
+	return f;
+}
+
+void ta_filter_free(ta_filter *f)
+{
+	if (!f)
+		return;
+	free(f->select);
+	free(f->named);
+	free(f->ignore);
+	free(f);
+}
+
+static bool is_section_letter(char c)
+{
+	c = (char)toupper((unsigned char)c);
+	for (size_t e = 0; e < ta_rules_count(); e++)
+		if (ta_rules_id(e)[0] == c)
+			return true;
+	return false;
+}
+
+/* Parses an id list where X0, a section's letter (S: every S entry) and
+ * ALL are allowed too. named (may be NULL) gets the ids written out one by
+ * one. */
+static int parse_list(const char *list, bool *on, bool *named, bool *x0, char **err)
+{
+	ta_buf rest = TA_BUF_INIT, plain = TA_BUF_INIT;
+	const char *p = list;
+	while (*p) {
+		size_t len = strcspn(p, ",");
+		char *id = ta_xstrndup(p, len);
+		size_t n = ta_rules_count();
+		if (!strcasecmp(id, TA_FILTER_SUPPRESSION_ID)) {
+			*x0 = true;
+		} else if (!strcasecmp(id, "ALL")) {
+			/* every entry, and X0 */
+			*x0 = true;
+			for (size_t e = 0; e < n; e++)
+				ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", ta_rules_id(e));
+		} else if (strlen(id) == 1 && is_section_letter(id[0])) {
+			/* a section: its letter is the first of its ids */
+			for (size_t e = 0; e < n; e++)
+				if (ta_rules_id(e)[0] == (char)toupper((unsigned char)id[0]))
+					ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", ta_rules_id(e));
+		} else {
+			ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", id);
+			ta_buf_printf(&plain, "%s%s", plain.len ? "," : "", id);
+		}
+		free(id);
+		p += len;
+		if (*p == ',')
+			p++;
+	}
+	*err = NULL;
+	int rc = ta_rules_parse_ids(ta_buf_str(&rest), on, err);
+	if (rc == 0 && named && ta_rules_parse_ids(ta_buf_str(&plain), named, err) != 0)
+		rc = -1;   /* cannot happen: the same ids parsed above */
+	ta_buf_free(&rest);
+	ta_buf_free(&plain);
+	return rc;
+}
+
+int ta_filter_select(ta_filter *f, const char *list, char **err)
+{
+	size_t n = ta_rules_count();
+	if (!f->select) {
+		f->select = ta_xcalloc(n, sizeof(bool));
+		f->named = ta_xcalloc(n, sizeof(bool));
+	}
+	return parse_list(list, f->select, f->named, &f->select_x0, err);
+}
+
+int ta_filter_ignore(ta_filter *f, const char *list, char **err)
+{
+	return parse_list(list, f->ignore, NULL, &f->ignore_x0, err);
+}
+
+bool ta_filter_wants(const ta_filter *f, const char *id)
+{
+	if (!strcmp(id, TA_FILTER_SUPPRESSION_ID))
+		return !f->ignore_x0 && (!f->select || f->select_x0);
+	int e = ta_rules_index(id);
+	if (e < 0)
+		return false;
+	if (f->select && !f->select[e])
+		return false;
+	/* An entry in preview speaks only when asked for: by --preview, or by
+	 * its own id in --select. */
+	if (ta_entry_is_preview(ta_entry_at((size_t)e)) && !f->preview && !(f->named && f->named[e]))
+		return false;
+	return !f->ignore[e];
+}
+
+/* ---- suppression comments ---------------------------------------------------- */
+
+typedef enum suppression_scope { SUP_LINE, SUP_NEXT_LINE, SUP_FILE } suppression_scope;
+
+typedef struct suppression {
+	uint32_t line, col;
+	suppression_scope scope;
+	bool all;                 /* no id list: every id */
+	char **ids;
+	size_t id_count;
+} suppression;
+
+struct ta_suppressions {
+	suppression *items;
+	size_t n;
+};
+
+static bool take(const char **p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+	if ((size_t)(end - *p) < n || memcmp(*p, word, n))
+		return false;
+	*p += n;
+	return true;
+}
+
+ta_suppressions *ta_suppressions_read(const ta_source *src)
+{
+	ta_suppressions *out = ta_xcalloc(1, sizeof *out);
+	for (size_t l = 1; l <= src->line_count; l++) {
+		size_t len;
+		const char *s = ta_source_line(src, l, &len);
+		const char *hash = memchr(s, '#', len);
+		if (!hash)
+			continue;
+		const char *end = s + len;
+		while (end > hash && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+			end--;
+		const char *p = hash + 1;
+		while (p < end && *p == ' ')
+			p++;
+		if (!take(&p, end, "tileadvise:"))
+			continue;
+		while (p < end && *p == ' ')
+			p++;
+		if (!take(&p, end, "ignore"))
+			continue;
+		suppression_scope scope = take(&p, end, "-next-line") ? SUP_NEXT_LINE
+					: take(&p, end, "-file") ? SUP_FILE : SUP_LINE;
+		const char *close = NULL;
+		if (p < end && *p == '[') {
+			close = memchr(p, ']', (size_t)(end - p));
+			if (!close)
+				continue;
+			p++;
+		} else if (p < end && *p != ' ' && *p != '#') {
+			continue;   /* "ignored", "ignore-files"...: not ours */
+		}
+		suppression *sp = TA_APPEND(out->items, out->n);
+		sp->line = (uint32_t)l;
+		sp->col = (uint32_t)ta_source_column_of(src, (size_t)(hash - src->text));
+		sp->scope = scope;
+		sp->all = close == NULL;
+		while (close && p < close) {
+			const char *comma = memchr(p, ',', (size_t)(close - p));
+			const char *q = comma ? comma : close;
+			const char *a = p, *b = q;
+			while (a < b && *a == ' ')
+				a++;
+			while (b > a && b[-1] == ' ')
+				b--;
+			if (b > a)
+				*TA_APPEND(sp->ids, sp->id_count) = ta_xstrndup(a, (size_t)(b - a));
+			p = q + (comma ? 1 : 0);
+		}
+		if (close && !sp->id_count)
+			sp->all = true;   /* "ignore[]" */
+	}
+	return out;
+}
+
+void ta_suppressions_free(ta_suppressions *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		for (size_t j = 0; j < s->items[i].id_count; j++)
+			free(s->items[i].ids[j]);
+		free(s->items[i].ids);
+	}
+	free(s->items);
+	free(s);
+}
+
+static bool names(const suppression *s, const char *id)
+{
+	if (s->all)
+		return true;
+	for (size_t j = 0; j < s->id_count; j++)
+		if (!strcasecmp(s->ids[j], id))
+			return true;
+	return false;
+}
+
+bool ta_suppressions_silence(const ta_suppressions *sup, uint32_t line, uint32_t def_line, const char *id)
+{
+	for (size_t i = 0; sup && i < sup->n; i++) {
+		const suppression *s = &sup->items[i];
+		bool here = s->scope == SUP_FILE ||
+			    (s->scope == SUP_LINE && (s->line == line || s->line == def_line)) ||
+			    (s->scope == SUP_NEXT_LINE && (s->line + 1 == line || s->line + 1 == def_line));
+		if (here && names(s, id))
+			return true;
+	}
+	return false;
+}
+
+bool ta_suppressions_unknown(const ta_suppressions *sup, size_t i, ta_unknown_id *out)
+{
+	size_t seen = 0;
+	for (size_t k = 0; sup && k < sup->n; k++) {
+		const suppression *s = &sup->items[k];
+		for (size_t j = 0; j < s->id_count; j++) {
+			if (ta_rules_index(s->ids[j]) >= 0 || !strcasecmp(s->ids[j], TA_FILTER_SUPPRESSION_ID))
+				continue;
+			if (seen++ == i) {
+				*out = (ta_unknown_id){ s->ids[j], s->line, s->col };
+				return true;
+			}
+		}
+	}
+	return false;
+}

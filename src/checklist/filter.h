@@ -1,0 +1,61 @@
+/* Which findings a front end reports, decided once for all of them
+ * (--check, the advisor's walk, --walk): the ids a project or the command
+ * line selects or ignores, the entries in preview, and the suppression
+ * comments in the file itself.
+ *
+ * Id lists (--select, --ignore, pyproject's select/ignore) are
+ * comma-separated ids ("S1,p3"), section letters ("S": every S entry),
+ * "ALL" (every entry, and X0) and "X0", the id under which an unknown id in
+ * a suppression comment is reported.
+ *
+ * Suppression comments, after "# tileadvise:":
+ *   ignore[ID,...]            this line (or, on a kernel's def line, the kernel)
+ *   ignore                    the same, every id
+ *   ignore-next-line[ID,...]  the next line (a comment on a line of its own)
+ *   ignore-file[ID,...]       the whole file (ids optional: every id) */
+#ifndef TA_CHECKLIST_FILTER_H
+#define TA_CHECKLIST_FILTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analyze/source.h"
+
+#define TA_FILTER_SUPPRESSION_ID "X0"
+
+typedef struct ta_filter ta_filter;
+
+/* A filter that reports every entry not in preview (preview: those too).
+ * Free with ta_filter_free. */
+ta_filter *ta_filter_new(bool preview);
+void ta_filter_free(ta_filter *f);
+/* Reports only the entries list names. An entry in preview that list names
+ * by its own id is reported without preview. Returns 0, or -1 with *err
+ * (caller frees) naming the first unknown id. */
+int ta_filter_select(ta_filter *f, const char *list, char **err);
+/* Leaves out the entries list names. Same contract. */
+int ta_filter_ignore(ta_filter *f, const char *list, char **err);
+/* Whether id's findings are reported (X0 too). */
+bool ta_filter_wants(const ta_filter *f, const char *id);
+
+/* The suppression comments of one file. */
+typedef struct ta_suppressions ta_suppressions;
+
+/* Reads src's comments (src must outlive nothing: all is copied). Free with
+ * ta_suppressions_free. */
+ta_suppressions *ta_suppressions_read(const ta_source *src);
+void ta_suppressions_free(ta_suppressions *s);
+/* Whether a comment silences id for a finding at line of the kernel whose
+ * def is on def_line. s may be NULL (none). */
+bool ta_suppressions_silence(const ta_suppressions *s, uint32_t line, uint32_t def_line, const char *id);
+
+/* An id a comment names that the checklist does not know. */
+typedef struct ta_unknown_id {
+	const char *id;           /* as written (owned by the suppressions) */
+	uint32_t line, col;       /* of the comment's '#' */
+} ta_unknown_id;
+/* The i-th such id in file order; false when there are fewer. */
+bool ta_suppressions_unknown(const ta_suppressions *s, size_t i, ta_unknown_id *out);
+
+#endif
