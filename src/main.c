@@ -20,7 +20,7 @@
 #include "ui/edit_cli.h"
 #include "ui/discover.h"
 #include "ui/profile_report.h"
-#include "ui/pyproject.h"
+#include "checklist/pyproject.h"
 #include "ui/report.h"
 #include "ui/session_report.h"
 #include "ui/tui/tui.h"

@@ -51,7 +51,7 @@ fi
 # and pyproject.c (the program's alone; its TOML half is C++).
 list="$out/sources"
 ( cd "$src" && find src -name '*.c' ! -path 'src/main.c' ! -path 'src/ui/tui/*' \
-	! -path 'src/profile/inject/*' ! -path 'src/ui/pyproject.c' | LC_ALL=C sort ) >"$list"
+	! -path 'src/profile/inject/*' ! -path 'src/checklist/pyproject.c' | LC_ALL=C sort ) >"$list"
 
 # An object is rebuilt when its source or any header of src/ is newer.
 newest_h=$(find "$src/src" "$bld/config.h" -name '*.h' -newer "$out/obj/.stamp" 2>/dev/null | head -n 1 || true)

@@ -12,8 +12,8 @@
  *
  * The command line's --select, --ignore and --format replace the file's;
  * --exclude patterns add to its; --preview turns preview on either way. */
-#ifndef TA_UI_PYPROJECT_H
-#define TA_UI_PYPROJECT_H
+#ifndef TA_CHECKLIST_PYPROJECT_H
+#define TA_CHECKLIST_PYPROJECT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,7 +1,7 @@
 /* Finding the project's pyproject.toml (see pyproject.h); the TOML itself
  * is read by toml++ in toml_read.cc. */
 #include "config.h"
-#include "ui/pyproject.h"
+#include "checklist/pyproject.h"
 
 #include <stdlib.h>
 #include <string.h>

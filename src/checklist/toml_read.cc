@@ -12,7 +12,7 @@
 
 extern "C" {
 #include "config.h"
-#include "ui/pyproject.h"
+#include "checklist/pyproject.h"
 }
 
 namespace {
