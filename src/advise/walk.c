@@ -10,6 +10,7 @@
 
 #include "advise/checklist.h"
 #include "advise/walk_edit.h"
+#include "checklist/filter.h"
 #include "profile/autotune.h"
 #include "util/buf.h"
 
@@ -329,6 +330,7 @@ void ta_walk_free(ta_walk *w)
 	}
 	free(w->kernels);
 	ta_rules_result_free(w->rules);
+	ta_suppressions_free(w->sup);
 	free(w->edit_of);
 	free(w->name);
 	free(w);
@@ -496,17 +498,23 @@ ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta
 	return ta_walk_build_vs(m, cat, run, NULL, gpu, name);
 }
 
+/* Whether a `# tileadvise: ignore` comment silences f, as in --check. */
+static bool silenced(const ta_model *m, const ta_suppressions *sup, const ta_finding *f)
+{
+	return ta_suppressions_silence(sup, f->span.line, m->kernels[f->kernel].def_line, f->id);
+}
+
 /* The step's edit: every site is tried, as --apply ID tries them (the user
  * may pick any that can be rewritten); the diff shown is the first site's
  * whose rewrite can change it (a served entry's rewrite is its server's),
  * else why the first one cannot be. */
-static void make_step_edit(const ta_model *m, const ta_rules_result *r, int ki, const char *name,
-			   ta_step *s)
+static void make_step_edit(const ta_model *m, const ta_rules_result *r, const ta_suppressions *sup,
+			   int ki, const char *name, ta_step *s)
 {
 	size_t wi = 0;
 	for (size_t f = 0; f < r->finding_count; f++) {
 		const ta_finding *fd = &r->findings[f];
-		if (fd->kernel != ki || strcmp(fd->id, s->id))
+		if (fd->kernel != ki || strcmp(fd->id, s->id) || silenced(m, sup, fd))
 			continue;
 		ta_walk_finding *wf = wi < s->n_findings ? &s->findings[wi] : NULL;
 		wi++;
@@ -573,9 +581,21 @@ static void fill_kernel(ta_walk *w, const ta_model *m, const ta_rules_result *r,
 		s->status = ta_rules_status(r, (int)ki, (size_t)e);
 		s->mark = mark_of_status(s->status);
 		s->edit_kind = w->edit_of[e];
-		for (size_t j = 0; j < n_mine; j++)
-			if (!strcmp(r->findings[mine[j]].id, s->id))
-				copy_finding(s, &r->findings[mine[j]]);
+		size_t quiet = 0;
+		for (size_t j = 0; j < n_mine; j++) {
+			const ta_finding *fd = &r->findings[mine[j]];
+			if (strcmp(fd->id, s->id))
+				continue;
+			if (silenced(m, w->sup, fd))
+				quiet++;
+			else
+				copy_finding(s, fd);
+		}
+		if (s->status == TA_STATUS_APPLIES && quiet && !s->n_findings) {
+			s->status = TA_STATUS_NOT_APPLICABLE;
+			s->mark = TA_MARK_NOT_APPLICABLE;
+			s->silenced = true;
+		}
 		if (s->status != TA_STATUS_APPLIES || s->edit_kind != TA_STEP_EDIT_MECHANICAL)
 			continue;
 		s->edit_line = ta_step_line(s);
@@ -583,7 +603,7 @@ static void fill_kernel(ta_walk *w, const ta_model *m, const ta_rules_result *r,
 			s->edit_pending = true;
 			w->n_pending++;
 		} else {
-			make_step_edit(m, r, (int)ki, name, s);
+			make_step_edit(m, r, w->sup, (int)ki, name, s);
 		}
 	}
 	baseline_steps_last(wk);
@@ -598,7 +618,9 @@ static void release_if_done(ta_walk *w)
 	if (w->n_pending || w->n_kernels_pending)
 		return;
 	ta_rules_result_free(w->rules);
+	ta_suppressions_free(w->sup);
 	w->rules = NULL;
+	w->sup = NULL;
 	w->model = NULL;
 }
 
@@ -618,6 +640,7 @@ static ta_walk *build(const ta_model *m, const struct ta_catalog *cat, const ta_
 	 * or while the advisor is idle: the first frame waits for the rules of
 	 * the kernel it shows (and those before it), not for all of them. */
 	bool lazy_kernels = lazy && !run;
+	w->sup = m->src ? ta_suppressions_read(m->src) : NULL;
 	ta_rules_result *r = lazy_kernels ? ta_rules_start(m, NULL) : ta_rules_run(m, run ? &ev : NULL);
 	/* Looked up once per build, not once per kernel and step. */
 	size_t n_entries = ta_rules_count();
@@ -679,7 +702,7 @@ void ta_walk_step_ready(ta_walk *w, ta_step *s)
 			continue;
 		s->edit_pending = false;
 		w->n_pending--;
-		make_step_edit(w->model, w->rules, (int)k, w->name, s);
+		make_step_edit(w->model, w->rules, w->sup, (int)k, w->name, s);
 		release_if_done(w);
 		return;
 	}

@@ -171,6 +171,8 @@ typedef struct ta_step {
 	                              * more than one, and `a` lets the user pick */
 	bool edit_pending;           /* lazy walk: diff, edit_title, why_no_edit and
 					edit_line not made yet (ta_walk_step_ready) */
+	bool silenced;               /* every finding silenced by a `# tileadvise: ignore`
+	                              * comment (checklist/filter.h): not applicable here */
 	bool has_change;             /* applied and re-measured */
 	ta_change change;
 	char *broken;                /* applied, and the run after it or the test
@@ -196,6 +198,7 @@ typedef struct ta_walk {
 	size_t n_kernels_pending;    /* kernels whose steps are not made yet */
 	const ta_model *model;
 	ta_rules_result *rules;
+	struct ta_suppressions *sup; /* the file's suppression comments, while pending */
 	char *name;
 	ta_step_edit *edit_of;       /* each entry's edit kind, from the catalog */
 } ta_walk;
@@ -203,7 +206,10 @@ typedef struct ta_walk {
 /* Builds the walk of a model: rules with the evidence of `run` (NULL: no
  * profile, gpu may then be NULL too), statuses, the catalog's edit kind and,
  * for every step that applies and has a mechanical edit, its diff (name
- * labels the diff). Never fails; free with ta_walk_free. */
+ * labels the diff). The file's suppression comments are honoured as
+ * --check honours them: a silenced finding is not in the walk, and a step
+ * whose every finding is silenced is not applicable (silenced). Never
+ * fails; free with ta_walk_free. */
 ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
 		       const ta_gpu_info *gpu, const char *name);
 /* The same, with T4/T5 decided against a baseline run (NULL: none). */

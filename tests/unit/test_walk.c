@@ -118,6 +118,63 @@ static void test_static_walk(void **state)
 	ta_walk_free(w);
 }
 
+/* The walk honours the file's suppression comments as --check does: a
+ * silenced finding is left out, and a step with no finding left is not
+ * applicable (silenced), offers no edit, and says so in the session. */
+static void test_suppressed(void **state)
+{
+	fixture *f = *state;
+	const ta_source *src = f->an->src;
+	const char *at = strstr(src->text, "qk = tl.dot(q, k.T, qk)");
+	assert_non_null(at);
+	const char *eol = strchr(at, '\n');
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_append(&b, src->text, (size_t)(eol - src->text));
+	ta_buf_puts(&b, "  # tileadvise: ignore[S3]");
+	ta_buf_puts(&b, eol);
+	ta_analysis *a;
+	char *err = NULL;
+	assert_int_equal(ta_analysis_from_bytes("attention.py", ta_buf_str(&b), b.len, &a, &err), 0);
+	ta_walk *w = ta_walk_build(a->model, f->cat, NULL, NULL, "attention.py");
+	ta_step *s3 = ta_walk_find_step(w, "gemma_attn_fwd", "S3");
+	assert_true(s3->silenced);
+	assert_int_equal(s3->status, TA_STATUS_NOT_APPLICABLE);
+	assert_int_equal(s3->mark, TA_MARK_NOT_APPLICABLE);
+	assert_false(ta_step_is_open(s3));
+	assert_int_equal(s3->n_findings, 0);
+	assert_null(s3->diff);
+	/* G4 shares S3's detector but the comment names S3 only. */
+	ta_step *g4 = ta_walk_find_step(w, "gemma_attn_fwd", "G4");
+	assert_false(g4->silenced);
+	assert_int_equal(g4->mark, TA_MARK_APPLIES);
+	assert_non_null(g4->diff);
+	/* A session keeps it. */
+	ta_session *s = ta_session_new("attention.py", ta_buf_str(&b), b.len);
+	ta_session_set_walk(s, w);
+	char *json = ta_session_to_json(s);
+	ta_session *back;
+	assert_int_equal(ta_session_from_json(json, strlen(json), "s.json", &back, &err), 0);
+	assert_true(ta_walk_find_step(back->walk, "gemma_attn_fwd", "S3")->silenced);
+	assert_false(ta_walk_find_step(back->walk, "gemma_attn_fwd", "G4")->silenced);
+	ta_session_free(back);
+	free(json);
+	ta_session_free(s);
+	/* ignore-file with no ids silences every entry in the whole file. */
+	ta_buf_free(&b);
+	ta_buf_puts(&b, "# tileadvise: ignore-file\n");
+	ta_buf_append(&b, src->text, src->len);
+	ta_analysis_free(a);
+	assert_int_equal(ta_analysis_from_bytes("attention.py", ta_buf_str(&b), b.len, &a, &err), 0);
+	w = ta_walk_build(a->model, f->cat, NULL, NULL, "attention.py");
+	const ta_walk_kernel *k = &w->kernels[0];
+	for (size_t i = 0; i < k->n_steps; i++)
+		assert_int_not_equal(k->steps[i].mark, TA_MARK_APPLIES);
+	assert_true(ta_walk_find_step(w, "gemma_attn_fwd", "T1")->silenced);
+	ta_walk_free(w);
+	ta_analysis_free(a);
+	ta_buf_free(&b);
+}
+
 static bool same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
@@ -477,6 +534,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_t5_from_ceilings),
 		cmocka_unit_test(test_static_walk),
+		cmocka_unit_test(test_suppressed),
 		cmocka_unit_test(test_lazy_walk),
 		cmocka_unit_test(test_lazy_kernels),
 		cmocka_unit_test(test_profiled_walk),

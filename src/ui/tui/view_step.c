@@ -564,7 +564,7 @@ static void folded_page(page *p, ta_app *app, const ta_walk_kernel *k)
 		/* a table row: cut with an ellipsis rather than wrapped */
 		char *row = ta_xasprintf("%s %-3s %-15s %s",
 					 ta_glyph_str(s->mark == TA_MARK_SATISFIED ? TA_G_SATISFIED : TA_G_NA),
-					 s->id, ta_mark_name(s->mark), e ? e->title : "");
+					 s->id, s->silenced ? "silenced" : ta_mark_name(s->mark), e ? e->title : "");
 		code(p, 2, TA_ROLE_NORMAL, row, strlen(row), 0);
 		free(row);
 	}
@@ -623,6 +623,9 @@ static void draw(ta_app *app, const ta_rect *r)
 				: s->mark == TA_MARK_NEEDS_BASELINE ? needs_baseline_text(app)
 				: e->summary;
 		wrap(&p, 1, TA_ROLE_NORMAL, why && *why ? why : e->summary);
+		if (s->silenced)
+			wrap(&p, 1, TA_ROLE_DIM, "Silenced here: a `# tileadvise: ignore` comment in the file "
+						 "leaves its findings out, as --check does.");
 		if (s->mark == TA_MARK_NEEDS_PROFILE)
 			wrap(&p, 1, TA_ROLE_DIM, app->why_no_profile ? app->why_no_profile
 								     : "It fills in when the run is measured.");
