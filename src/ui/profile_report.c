@@ -3,6 +3,7 @@
 #include "profile/autotune.h"
 #include "profile/deep_report.h"
 #include "profile/protocol.h"
+#include "advise/device.h"
 #include "advise/run.h"
 #include "util/buf.h"
 
@@ -527,24 +528,22 @@ ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *e
 			"rebuild with --with-cuda=DIR)\n");
 		return TA_EXIT_ERROR;
 	}
-	ta_gpu_info gpu_store, *gpu = NULL;
+	ta_device dev;
 	char *why = NULL;
-	if (req->gpu_preset) {
-		if (ta_gpu_preset(req->gpu_preset, &gpu_store))
-			gpu = &gpu_store;
-		else
-			fprintf(err, "tileadvise: unknown GPU preset '%s' (known: h200, h100)\n", req->gpu_preset);
-	} else if (!req->records_in) {
-		if (ta_gpu_query(0, &gpu_store, &why) == 0)
-			gpu = &gpu_store;
-	}
-	if (!gpu && why && !req->records_in) {
-		fprintf(err, "tileadvise: cannot profile: %s (--records FILE reads a run saved on a GPU; "
-			"the advisor works without one: --no-profile, or --replay SESSION)\n", why);
+	ta_device_request dr = { .preset = req->gpu_preset, .records = req->records_in != NULL };
+	if (ta_device_resolve(&dr, &dev, &why) != 0) {
+		fprintf(err, "tileadvise: %s\n", why);
 		free(why);
 		return TA_EXIT_ERROR;
 	}
-	free(why);
+	if (!dev.has_gpu && dev.why_not && !req->records_in) {
+		fprintf(err, "tileadvise: cannot profile: %s (--records FILE reads a run saved on a GPU; "
+			"the advisor works without one: --no-profile, or --replay SESSION)\n", dev.why_not);
+		ta_device_clear(&dev);
+		return TA_EXIT_ERROR;
+	}
+	ta_gpu_info gpu_store = dev.gpu, *gpu = dev.has_gpu ? &gpu_store : NULL;
+	ta_device_clear(&dev);
 
 	run_outcome oc;
 	memset(&oc, 0, sizeof oc);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "advise/checklist.h"
+#include "advise/device.h"
 #include "advise/run.h"
 #include "analyze/analysis.h"
 #include "util/buf.h"
@@ -277,12 +278,13 @@ int ta_session_record_walk(const char *file, const char *records, const char *ba
 	}
 	const ta_model *m = a->model;
 	ta_session *s = ta_session_new(file, a->src->text, a->src->len);
-	ta_gpu_info gpu;
-	bool has_gpu = gpu_preset && ta_gpu_preset(gpu_preset, &gpu);
-	if (gpu_preset && !has_gpu) {
-		*err = ta_xasprintf("unknown GPU '%s' (known: h200, h100)", gpu_preset);
+	ta_device dev;
+	ta_device_request dr = { .preset = gpu_preset, .records = true };
+	if (ta_device_resolve(&dr, &dev, err) != 0)
 		goto fail;
-	}
+	ta_gpu_info gpu = dev.gpu;
+	bool has_gpu = dev.has_gpu;
+	ta_device_clear(&dev);
 	ta_run_figures run = { 0 }, *runp = NULL;
 	if (records) {
 		ta_records_meta meta;

@@ -26,7 +26,7 @@ t() {
 	else not_ok "$desc" "rc=$rc" "stdout: $(head -c 300 out)" "stderr: $(cat err)"; fi
 }
 
-echo "1..17"
+echo "1..20"
 t "--format after the file is an option" 1 '"tool": "tileadvise"' - --check k.py --format=json
 t "--select after the file selects" 1 '\[P1\]$' - --check k.py --select=P1
 if grep -q S1 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
@@ -61,6 +61,13 @@ else not_ok "an empty capture range is explained" "$(cat out err)"; fi
 "$TILEADVISE" --profile --gpu h200 --records empty.jsonl k.py >out 2>err
 if grep -q "no launches of the file's kernels were recorded$" out; then ok "without a capture range, no range is named"
 else not_ok "without a capture range, no range is named" "$(cat out err)"; fi
+# An unknown --gpu is the same error for every front end: one line, exit 2
+# (the advisor's, on a terminal: tests/tui/first.sh).
+t "--profile --gpu a100: unknown, exit 2" 2 - "^tileadvise: unknown GPU 'a100' \(known: h200, h100\)$" \
+	--profile --gpu a100 --records "$TA_SRCDIR/tests/recordings/h200-2026-11-29-vector-add.jsonl" k.py
+[ "$(wc -l <err)" -eq 1 ] && ok "... in one line" || not_ok "... in one line" "$(cat err)"
+t "--record-session --gpu a100: the same" 2 - "^tileadvise: unknown GPU 'a100' \(known: h200, h100\)$" \
+	--record-session s.json --gpu a100 k.py
 # Without a GPU the refusal says what works instead.
 "$TILEADVISE" --profile k.py >out 2>err
 if ! grep -q "cannot profile: .*no NVIDIA\|cannot profile: .*libcuda" err; then

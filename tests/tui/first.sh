@@ -11,7 +11,7 @@ cp "$TA_SRCDIR/examples/attention/attention.py" "$work/attention.py"
 ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu h200 attention.py -- sh -c 'sleep 60'"
 ta_wait "running \(first run\)|profiling is off in this build"
 ta_screen | grep -q "profiling is off in this build" && skip_all "built without CUPTI: nothing is profiled"
-plan 5
+plan 6
 check "the run is going" ta_wait "running \(first run\)"
 check "the walk is drawn while it runs" ta_wait_fixed "● S3  Fresh zeros + 3-argument dot"
 check "j moves to S3 during the run" ta_step_to S3
@@ -20,4 +20,9 @@ ta_screen | grep -q "running (first run)"
 result $? "the run had not finished"
 ta_keys Escape
 ta_keys q
+# An unknown --gpu is refused before anything is drawn, as --profile and
+# --record-session refuse it (tests/cli/options.sh).
+ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu a100 attention.py"
+refused() { ta_wait "^tileadvise: unknown GPU 'a100' \(known: h200, h100\)$" && ta_wait "^EXIT=2$"; }
+check "an unknown --gpu: one line, exit 2" refused
 finish

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "advise/checklist.h"
+#include "advise/device.h"
 #include "advise/run.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
@@ -276,37 +277,23 @@ static int open_replay(ta_app *app, char **err)
 	return 0;
 }
 
-static void find_device(ta_app *app)
+static int find_device(ta_app *app, char **err)
 {
-	if (app->opt.no_profile) {
-		app->why_no_profile = ta_xstrdup("profiling off (--no-profile)");
-		return;
-	}
-	if (app->opt.gpu_preset) {
-		if (ta_gpu_preset(app->opt.gpu_preset, &app->gpu))
-			app->has_gpu = true;
-		else
-			app->why_no_profile = ta_xasprintf("unknown GPU '%s' (known: h200, h100)",
-							   app->opt.gpu_preset);
-	} else if (!app->opt.records) {
-		char *err = NULL;
-		if (ta_gpu_query(0, &app->gpu, &err) == 0) {
-			app->has_gpu = true;
-		} else {
-			app->why_no_profile = ta_xasprintf("no GPU: %s", err ? err : "unknown reason");
-			free(err);
-		}
-	}
-#ifndef HAVE_CUPTI
-	if (!app->opt.records && !app->why_no_profile)
-		app->why_no_profile = ta_xstrdup("profiling is off in this build (configured without CUPTI)");
-#endif
+	ta_device d;
+	ta_device_request r = { .preset = app->opt.gpu_preset, .records = app->opt.records != NULL,
+				.no_profile = app->opt.no_profile };
+	if (ta_device_resolve(&r, &d, err) != 0)
+		return -1;
+	app->has_gpu = d.has_gpu;
+	app->gpu = d.gpu;
+	app->why_no_profile = d.why_not;
 	if (app->has_gpu)
 		ta_session_set_env_gpu(app->sess, &app->gpu);
 	else if (app->why_no_profile && !app->sess->env.has_gpu) {
 		free(app->sess->env.no_gpu);
 		app->sess->env.no_gpu = ta_xstrdup(app->why_no_profile);
 	}
+	return 0;
 }
 
 /* --baseline-records is read now; --baseline CMD is measured after the
@@ -422,8 +409,7 @@ int ta_app_open(ta_app *app, char **err)
 		free(app->sess->test_command);
 		app->sess->test_command = ta_xstrdup(app->opt.test_command);
 	}
-	find_device(app);
-	if (open_baseline(app, err) != 0)
+	if (find_device(app, err) != 0 || open_baseline(app, err) != 0)
 		return -1;
 	app->walk = NULL;
 	ta_app_rebuild_walk(app);
