@@ -170,7 +170,7 @@ int ta_session_run_of(const ta_session *s, unsigned v)
 }
 
 ta_session_edit *ta_session_add_edit(ta_session *s, const char *id, const char *kernel,
-				     uint32_t line, const char *diff)
+				     uint32_t line, const char *diff, unsigned from_version)
 {
 	/* A new edit after undo forgets what could have been redone, as the
 	 * journal does. */
@@ -187,9 +187,9 @@ ta_session_edit *ta_session_add_edit(ta_session *s, const char *id, const char *
 	e->kernel = dup_or_null(kernel);
 	e->line = line;
 	e->date = ta_session_now();
-	e->from_version = s->current;
+	e->from_version = from_version;
 	e->to_version = s->current;
-	e->before_run = ta_session_run_of(s, s->current);
+	e->before_run = ta_session_run_of(s, from_version);
 	e->after_run = -1;
 	e->diff = dup_or_null(diff);
 	return e;

@@ -130,8 +130,10 @@ int ta_session_add_run(ta_session *s, ta_run_figures *run);
 void ta_session_set_baseline(ta_session *s, ta_run_figures *run, const char *source);
 /* The last run of version v, or -1. */
 int ta_session_run_of(const ta_session *s, unsigned v);
+/* Enters an edit that took the file from version from_version to the
+ * current one (the run before it: from_version's last). */
 ta_session_edit *ta_session_add_edit(ta_session *s, const char *id, const char *kernel,
-				     uint32_t line, const char *diff);
+				     uint32_t line, const char *diff, unsigned from_version);
 /* The last edit in effect (not undone), or NULL. */
 ta_session_edit *ta_session_last_edit(ta_session *s);
 /* Why the edit is broken (its run's check, or its failed test), or NULL

@@ -158,10 +158,7 @@ static void add_step(ta_session *s, const ta_record_step *st, const char *kernel
 	const ta_session_version *pv = &s->versions[prev];
 	char *diff = ta_edit_diff_texts(s->file_name, pv->text, pv->len, text, len);
 	ta_session_add_version(s, text, len, label);
-	ta_session_edit *e = ta_session_add_edit(s, st->id, kernel, line, diff);
-	e->from_version = prev;
-	e->to_version = s->current;
-	e->before_run = ta_session_run_of(s, prev);
+	ta_session_edit *e = ta_session_add_edit(s, st->id, kernel, line, diff, prev);
 	/* When it was measured, not when this file was written. */
 	free(e->date);
 	e->date = date;

@@ -72,7 +72,7 @@ static ta_session *sample(void)
 	r.kernels[0].occupancy = 0.5;
 	snprintf(r.kernels[0].limiter, sizeof r.kernels[0].limiter, "registers");
 	assert_int_equal(ta_session_add_run(s, &r), 0);
-	ta_session_edit *e = ta_session_add_edit(s, "D12", "k", 2, "--- a\n+++ b\n");
+	ta_session_edit *e = ta_session_add_edit(s, "D12", "k", 2, "--- a\n+++ b\n", s->current);
 	assert_int_equal(e->before_run, 0);
 	assert_int_equal(ta_session_add_version(s, "def f():\n    return 1\n", 22, "after D12"), 1);
 	e->to_version = 1;
@@ -222,13 +222,13 @@ static void test_versions_and_undo(void **state)
 	assert_int_equal(ta_session_add_version(s, "a", 1, "same"), 0);
 	assert_int_equal(ta_session_add_version(s, "b", 1, "b"), 1);
 	assert_int_equal(ta_session_find_version(s, s->versions[0].hash), 0);
-	ta_session_edit *e = ta_session_add_edit(s, "S3", "k", 1, NULL);
+	ta_session_edit *e = ta_session_add_edit(s, "S3", "k", 1, NULL, s->current);
 	assert_ptr_equal(ta_session_last_edit(s), e);
 	e->undone = true;
 	assert_null(ta_session_last_edit(s));
 	assert_ptr_equal(ta_session_next_undone(s), e);
 	/* A new edit after an undo forgets the undone one. */
-	ta_session_add_edit(s, "D4", "k", 1, NULL);
+	ta_session_add_edit(s, "D4", "k", 1, NULL, s->current);
 	assert_int_equal(s->n_edits, 1);
 	assert_string_equal(s->edits[0].id, "D4");
 	ta_session_set_skip(s, "k", "S1", true);

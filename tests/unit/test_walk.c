@@ -418,7 +418,7 @@ static void test_annotate(void **state)
 	fill(&a, "gemma_attn_fwd", 1000, 0);
 	fill(&b, "gemma_attn_fwd", 1100, 1);
 	ta_session_add_run(s, &a);
-	ta_session_add_edit(s, "S3", "gemma_attn_fwd", 77, "diff");
+	ta_session_add_edit(s, "S3", "gemma_attn_fwd", 77, "diff", s->current);
 	ta_session_add_version(s, "y", 1, "after S3");
 	ta_session_add_run(s, &b);
 	s->edits[0].after_run = 1;

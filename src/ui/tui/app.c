@@ -179,9 +179,9 @@ static ta_exit loop(ta_app *app)
 		fds[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
 		size_t nfds = 1;
 		int timeout = 1000;   /* the file watch */
-		if (app->active) {
-			nfds += ta_run_fds(app->active, fds + 1, 7);
-			int d = ta_run_deadline_ms(app->active);
+		if (ta_advisor_busy(app->adv)) {
+			nfds += ta_advisor_fds(app->adv, fds + 1, 7);
+			int d = ta_advisor_deadline_ms(app->adv);
 			timeout = 250;   /* the elapsed time on screen */
 			if (d >= 0 && d < timeout)
 				timeout = d;
@@ -193,19 +193,19 @@ static ta_exit loop(ta_app *app)
 			if (d < timeout)
 				timeout = d > 0 ? (int)d + 1 : 0;
 		}
-		bool filling = ta_walk_pending(app->walk) > 0;
+		bool filling = ta_advisor_walk_pending(app->adv) > 0;
 		if (filling)
 			timeout = 0;
 		int n = poll(fds, (nfds_t)nfds, timeout);
 		if (filling && n == 0)
-			ta_app_ready_one(app);
+			ta_advisor_ready_one(app->adv);
 		if (n < 0 && errno != EINTR)
 			break;
 		if (ta_term_quit_signal())
 			break;    /* killed or hung up: saved below, like q */
 		unsigned react = 0;
-		if (app->active)
-			react |= ta_app_run_poll(app);
+		if (ta_advisor_busy(app->adv))
+			react |= ta_app_poll(app);
 		/* Drain every key curses has (it may have buffered some). */
 		for (;;) {
 			wint_t ch;
@@ -224,7 +224,10 @@ static ta_exit loop(ta_app *app)
 			}
 		}
 		if (now_ms() - last_watch >= 1000) {
-			react |= ta_app_watch_file(app);
+			ta_app_hold(app);
+			if (ta_advisor_watch(app->adv))
+				react |= TA_REACT_REDRAW | TA_REACT_SAVE;
+			ta_app_follow(app);
 			last_watch = now_ms();
 		}
 		if (react & TA_REACT_SAVE) {
@@ -269,15 +272,12 @@ ta_exit ta_tui_run(const ta_tui_options *o)
 		return TA_EXIT_ERROR;
 	}
 	ta_app *app = ta_xcalloc(1, sizeof *app);
-	app->opt = *o;
-	app->pending_edit = -1;
-	app->deep_run = -1;
 	app->bench_fd = -1;
 	const char *bench = getenv("TILEADVISE_BENCH");
 	if (bench && *bench)
 		app->bench_fd = open(bench, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	char *err = NULL;
-	if (ta_app_open(app, &err) != 0) {
+	if (ta_app_open(app, o, &err) != 0) {
 		fprintf(stderr, "tileadvise: %s\n", err ? err : "cannot open");
 		free(err);
 		ta_app_close(app);
@@ -295,10 +295,9 @@ ta_exit ta_tui_run(const ta_tui_options *o)
 	draw(app);
 	bench_mark(app, "first_frame_ms", now_ms() - t_start);
 	bench_mark(app, "first_frame_cpu_ms", cpu_ms());
-	if (ta_app_first_run_due(app))
-		ta_app_start_profile(app, app->sess->n_runs ? "re-run" : "first run");
-	if (!app->active)
-		ta_app_start_baseline(app);
+	ta_app_hold(app);
+	ta_advisor_start(app->adv);
+	ta_app_follow(app);
 	ta_exit rc = loop(app);
 	ta_app_save(app);
 	ta_term_stop();

@@ -21,10 +21,10 @@ const char *ta_fmt_ns(double ns, char *buf, size_t n)
 
 static void gpu_text(const ta_app *app, char *buf, size_t n)
 {
-	const ta_session_env *e = &app->sess->env;
-	if (app->read_only) {
-		const char *date = app->sess->n_runs && app->sess->runs[0].date ? app->sess->runs[0].date
-										: app->sess->created;
+	const ta_session *ss = ta_advisor_session(app->adv);
+	const ta_session_env *e = &ss->env;
+	if (ta_advisor_read_only(app->adv)) {
+		const char *date = ss->n_runs && ss->runs[0].date ? ss->runs[0].date : ss->created;
 		char day[11] = "";
 		if (date)
 			snprintf(day, sizeof day, "%s", date);
@@ -37,11 +37,12 @@ static void gpu_text(const ta_app *app, char *buf, size_t n)
 				 ta_glyph_str(TA_G_EMDASH), ta_glyph_str(TA_G_VBAR), day);
 		return;
 	}
-	if (app->has_gpu)
-		snprintf(buf, n, "GPU %s (sm_%d%d, %d SMs)", app->gpu.name, app->gpu.cc_major,
-			 app->gpu.cc_minor, app->gpu.sm_count);
+	const ta_gpu_info *g = ta_advisor_gpu(app->adv);
+	const char *why = ta_advisor_why_no_run(app->adv);
+	if (g)
+		snprintf(buf, n, "GPU %s (sm_%d%d, %d SMs)", g->name, g->cc_major, g->cc_minor, g->sm_count);
 	else
-		snprintf(buf, n, "%s", app->why_no_profile ? app->why_no_profile : "no GPU");
+		snprintf(buf, n, "%s", why ? why : "no GPU");
 }
 
 void ta_chrome_header(ta_app *app, int w)
@@ -49,13 +50,16 @@ void ta_chrome_header(ta_app *app, int w)
 	ta_term_fill(0, 0, w, TA_ROLE_BAR);
 	char gpu[320];
 	gpu_text(app, gpu, sizeof gpu);
+	const ta_advisor *adv = app->adv;
+	const ta_session *ss = ta_advisor_session(adv);
 	ta_term_printf_clipped(0, 0, w, TA_ROLE_BAR, " tileadvise %s %s %s %s", ta_glyph_str(TA_G_VBAR),
-		       app->sess->file_name, ta_glyph_str(TA_G_VBAR), gpu);
+		       ss->file_name, ta_glyph_str(TA_G_VBAR), gpu);
 
 	/* Row 1: the run state. */
 	char state[512];
-	if (app->run_kind != TA_RUN_NONE) {
-		char *log = app->active ? ta_run_log(app->active, NULL) : NULL;
+	ta_run_kind kind = ta_advisor_run_kind(adv);
+	if (kind != TA_RUN_NONE) {
+		char *log = ta_advisor_run_output(adv);
 		const char *last = "";
 		if (log) {
 			size_t len = strlen(log);
@@ -64,31 +68,33 @@ void ta_chrome_header(ta_app *app, int w)
 			const char *nl = strrchr(log, '\n');
 			last = nl ? nl + 1 : log;
 		}
-		if (app->run_kind == TA_RUN_TEST)
-			snprintf(state, sizeof state, "testing (%s) %.1f s  %s %s", app->sess->test_command,
-				 ta_app_run_elapsed(app), ta_glyph_str(TA_G_VBAR), last);
+		const char *label = ta_advisor_run_label(adv);
+		if (kind == TA_RUN_TEST)
+			snprintf(state, sizeof state, "testing (%s) %.1f s  %s %s", ss->test_command,
+				 ta_advisor_run_elapsed(adv), ta_glyph_str(TA_G_VBAR), last);
 		else
 			snprintf(state, sizeof state, "running (%s) %.1f s, %zu launches of the file's kernels  %s %s",
-				 app->run_label ? app->run_label : "run", ta_app_run_elapsed(app),
-				 ta_app_run_launches(app), ta_glyph_str(TA_G_VBAR), last);
+				 label ? label : "run", ta_advisor_run_elapsed(adv),
+				 ta_advisor_run_launches(adv), ta_glyph_str(TA_G_VBAR), last);
 		free(log);
 		ta_term_printf_clipped(1, 0, w, TA_ROLE_WARN, " %s", state);
 		return;
 	}
-	const ta_run_figures *run = ta_app_last_run(app);
-	const ta_session_env *e = &app->sess->env;
+	const ta_run_figures *run = ta_advisor_last_run(adv);
+	const ta_session_env *e = &ss->env;
+	bool ro = ta_advisor_read_only(adv);
+	const char *note = ta_advisor_last_note(adv), *why = ta_advisor_why_no_run(adv);
 	char drv[64] = "";
-	if (app->read_only && e->driver)
+	if (ro && e->driver)
 		snprintf(drv, sizeof drv, "; CUDA %d.%d driver", e->driver / 1000, (e->driver % 1000) / 10);
 	if (run)
 		snprintf(state, sizeof state, "measured: %s, %s%s%s%s%s%s", run->label ? run->label : "run",
-			 run->date ? run->date : "?", app->last_run_note ? "; last run " : "",
-			 app->last_run_note ? app->last_run_note : "", drv,
-			 app->read_only && e->software ? "; " : "", app->read_only && e->software ? e->software : "");
-	else if (app->read_only)
+			 run->date ? run->date : "?", note ? "; last run " : "", note ? note : "", drv,
+			 ro && e->software ? "; " : "", ro && e->software ? e->software : "");
+	else if (ro)
 		snprintf(state, sizeof state, "no measurement in this session");
-	else if (app->why_no_profile && !app->opt.records)
-		snprintf(state, sizeof state, "static analysis only: %s", app->why_no_profile);
+	else if (why && !ta_advisor_uses_records(adv))
+		snprintf(state, sizeof state, "static analysis only: %s", why);
 	else
 		snprintf(state, sizeof state, "static analysis; no measurement yet (r runs the file)");
 	ta_term_printf_clipped(1, 0, w, TA_ROLE_DIM, " %s", state);
@@ -163,16 +169,16 @@ void ta_chrome_footer(ta_app *app, int y, int w)
 	}
 	size_t n;
 	const ta_keydef *keys = ta_keymap(&n);
-	bool can_run = !app->read_only && !app->opt.no_profile && (app->opt.records || !app->why_no_profile);
+	bool can_run = ta_advisor_can_run(app->adv), ro = ta_advisor_read_only(app->adv);
 	for (size_t i = 0; i < n; i++) {
 		const ta_keydef *k = &keys[i];
 		if (!k->label)
 			continue;
-		if ((k->flags & TA_KEY_WRITES) && app->read_only)
+		if ((k->flags & TA_KEY_WRITES) && ro)
 			continue;
 		if ((k->flags & TA_KEY_PROFILES) && !can_run)
 			continue;
-		if (k->req == TA_REQ_CANCEL && app->run_kind == TA_RUN_NONE)
+		if (k->req == TA_REQ_CANCEL && !ta_advisor_busy(app->adv))
 			continue;
 		if (k->req == TA_REQ_APPLY) {
 			const ta_step *s = ta_app_step(app);

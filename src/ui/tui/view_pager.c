@@ -111,10 +111,11 @@ static void draw_diff(ta_app *app, const ta_rect *r)
 	snprintf(title, sizeof title, "Diff of %s (Esc closes)", s ? s->id : "-");
 	if (s && s->diff)
 		d = s->diff;
+	const ta_session *ss = ta_advisor_session(app->adv);
 	if (s && !d && s->mark == TA_MARK_APPLIED)
-		for (size_t i = app->sess->n_edits; i-- > 0;)
-			if (!strcmp(app->sess->edits[i].id, s->id) && app->sess->edits[i].diff) {
-				d = app->sess->edits[i].diff;
+		for (size_t i = ss->n_edits; i-- > 0;)
+			if (!strcmp(ss->edits[i].id, s->id) && ss->edits[i].diff) {
+				d = ss->edits[i].diff;
 				break;
 			}
 	pager(app, r, title, d ? d : (s && s->why_no_edit ? s->why_no_edit : "This step has no diff."), true);
@@ -122,11 +123,12 @@ static void draw_diff(ta_app *app, const ta_rect *r)
 
 static void draw_log(ta_app *app, const ta_rect *r)
 {
-	char *live = app->active ? ta_run_log(app->active, NULL) : NULL;
-	const char *t = live ? live : app->last_log;
+	char *live = ta_advisor_run_output(app->adv);
+	const char *t = live ? live : ta_advisor_last_output(app->adv);
+	const char *note = ta_advisor_last_note(app->adv);
 	char title[160];
 	snprintf(title, sizeof title, "Output of the %s run%s%s (Esc closes)", live ? "current" : "last",
-		 !live && app->last_run_note ? ": " : "", !live && app->last_run_note ? app->last_run_note : "");
+		 !live && note ? ": " : "", !live && note ? note : "");
 	pager(app, r, title, t && *t ? t : "No output yet: nothing has run in this session.", false);
 	free(live);
 }

@@ -71,7 +71,7 @@ static unsigned request(ta_app *app, ta_req req)
 		app->overlay = NULL;
 		if (app->pick < 0 || (size_t)app->pick >= s->n_findings || !s->findings[app->pick].edit_ok)
 			return TA_REACT_REDRAW;
-		return ta_app_apply_at(app, s->findings[app->pick].line);
+		return ta_app_apply_at(app, s->findings[app->pick].line, false);
 	case TA_REQ_CANCEL:
 	case TA_REQ_QUIT:
 		app->overlay = NULL;

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advise/checklist.h"
 #include "profile/autotune.h"
 #include "ui/tui/term.h"
 #include "util/buf.h"
@@ -133,7 +132,7 @@ static bool line_concerned(const ta_step *s, uint32_t line)
 /* The kernel's --deep figures in the last run, or NULL. */
 static const ta_deep_figures *deep_of(const ta_app *app, const ta_walk_kernel *k)
 {
-	const ta_kernel_figures *f = ta_run_figures_find(ta_app_last_run(app), k->name);
+	const ta_kernel_figures *f = ta_run_figures_find(ta_advisor_last_run(app->adv), k->name);
 	return f && (f->deep.samples || f->deep.has_sol) ? &f->deep : NULL;
 }
 
@@ -175,7 +174,7 @@ static uint32_t *step_lines(const ta_step *s, size_t *n)
 
 static void source_excerpt(page *p, const ta_app *app, const ta_walk_kernel *k, const ta_step *s)
 {
-	const ta_source *src = app->shown_src;
+	const ta_source *src = ta_advisor_source(app->adv);
 	const ta_deep_figures *deep = deep_of(app, k);
 	if (deep && !deep->samples)
 		deep = NULL;
@@ -202,7 +201,7 @@ static void source_excerpt(page *p, const ta_app *app, const ta_walk_kernel *k, 
 	if (to > src->line_count)
 		to = (uint32_t)src->line_count;
 	textf(p, 1, TA_ROLE_TITLE, "Source %s %s, lines %u-%u", ta_glyph_str(TA_G_DOT),
-	      app->sess->file_name, (unsigned)from, (unsigned)to);
+	      ta_advisor_session(app->adv)->file_name, (unsigned)from, (unsigned)to);
 	for (uint32_t l = from; l <= to; l++) {
 		size_t len;
 		const char *t = ta_source_line(src, l, &len);
@@ -291,9 +290,9 @@ static void autotune_table(page *p, const ta_autotune_table *t)
 
 static const char *needs_baseline_text(const ta_app *app)
 {
-	if (app->run_kind == TA_RUN_BASELINE || app->baseline_pending)
+	if (ta_advisor_run_kind(app->adv) == TA_RUN_BASELINE || ta_advisor_baseline_pending(app->adv))
 		return "This step compares the kernel with a baseline: it is measured after the file's run.";
-	if (app->sess && app->sess->baseline)
+	if (ta_advisor_session(app->adv)->baseline)
 		return "This step compares the kernel with the baseline: it fills in when the kernel is measured.";
 	return "This step compares the kernel with a baseline: give one with --baseline CMD "
 	       "(or a recorded one with --baseline-records FILE).";
@@ -302,7 +301,8 @@ static const char *needs_baseline_text(const ta_app *app)
 /* T4 and T5: what the kernel was compared with, and how. */
 static void vs_baseline(page *p, const ta_app *app, const ta_run_figures *run, const char *kernel)
 {
-	const ta_run_figures *base = app->sess ? app->sess->baseline : NULL;
+	const ta_session *ss = ta_advisor_session(app->adv);
+	const ta_run_figures *base = ss->baseline;
 	if (!base)
 		return;
 	double base_ns;
@@ -310,7 +310,7 @@ static void vs_baseline(page *p, const ta_app *app, const ta_run_figures *run, c
 	char bt[32];
 	/* A recorded stream is named by its file name (its folder says nothing
 	 * here and can fill the line); a command is shown whole. */
-	const char *source = app->sess->baseline_source ? app->sess->baseline_source : "(recorded)";
+	const char *source = ss->baseline_source ? ss->baseline_source : "(recorded)";
 	const char *slash = strrchr(source, '/');
 	if (slash && !strchr(source, ' '))
 		source = slash + 1;
@@ -404,7 +404,7 @@ static void shapes(page *p, const ta_kernel_figures *f)
 
 static void figures(page *p, const ta_app *app, const ta_walk_kernel *k, const ta_step *s)
 {
-	const ta_run_figures *run = ta_app_last_run(app);
+	const ta_run_figures *run = ta_advisor_last_run(app->adv);
 	const ta_kernel_figures *f = ta_run_figures_find(run, k->name);
 	bool any_measure = false;
 	for (size_t i = 0; i < s->n_findings; i++)
@@ -524,7 +524,7 @@ static void measured(page *p, const ta_app *app, const ta_step *s)
 	}
 	if (!s->has_change) {
 		textf(p, 3, TA_ROLE_DIM, "applied; not measured yet%s",
-		      app->opt.no_profile ? " (profiling is off)" : "");
+		      ta_advisor_profiling_off(app->adv) ? " (profiling is off)" : "");
 		return;
 	}
 	char b[32], a[32];
@@ -560,7 +560,7 @@ static void folded_page(page *p, ta_app *app, const ta_walk_kernel *k)
 		const ta_step *s = &k->steps[i];
 		if (ta_step_is_open(s))
 			continue;
-		const ta_entry *e = ta_catalog_find(app->cat, s->id);
+		const ta_entry *e = ta_catalog_find(ta_advisor_catalog(app->adv), s->id);
 		/* a table row: cut with an ellipsis rather than wrapped */
 		char *row = ta_xasprintf("%s %-3s %-15s %s",
 					 ta_glyph_str(s->mark == TA_MARK_SATISFIED ? TA_G_SATISFIED : TA_G_NA),
@@ -587,8 +587,8 @@ static void draw(ta_app *app, const ta_rect *r)
 		app->page_lines = p.line;
 		return;
 	}
-	const ta_entry *e = ta_catalog_find(app->cat, s->id);
-	bool hint = e && ta_entry_is_preview(e->def);
+	const ta_entry *e = ta_catalog_find(ta_advisor_catalog(app->adv), s->id);
+	bool hint = e && ta_entry_is_preview(e->def), ro = ta_advisor_read_only(app->adv);
 	textf(&p, 1, TA_ROLE_TITLE, "%s %s %s   [%s%s]", s->id, ta_glyph_str(TA_G_DOT), e ? e->title : "?",
 	      ta_mark_name(s->mark), hint ? ", hint" : "");
 	/* The section, in the checklist's own words (the entry's seed_ref names
@@ -603,7 +603,7 @@ static void draw(ta_app *app, const ta_rect *r)
 	if (s->mark == TA_MARK_APPLIED && s->broken) {
 		/* Said first: the edit broke the program, whatever its time. */
 		textf(&p, 1, TA_ROLE_ERROR, "%s Broken: %s", ta_glyph_str(TA_G_BROKEN), s->broken);
-		if (!app->read_only)
+		if (!ro)
 			wrap(&p, 1, TA_ROLE_NORMAL, "u reverts the edit; the run's output is under l.");
 		blank(&p);
 	}
@@ -627,8 +627,8 @@ static void draw(ta_app *app, const ta_rect *r)
 			wrap(&p, 1, TA_ROLE_DIM, "Silenced here: a `# tileadvise: ignore` comment in the file "
 						 "leaves its findings out, as --check does.");
 		if (s->mark == TA_MARK_NEEDS_PROFILE)
-			wrap(&p, 1, TA_ROLE_DIM, app->why_no_profile ? app->why_no_profile
-								     : "It fills in when the run is measured.");
+			wrap(&p, 1, TA_ROLE_DIM, ta_advisor_why_no_run(app->adv) ? ta_advisor_why_no_run(app->adv)
+										 : "It fills in when the run is measured.");
 	}
 	figures(&p, app, k, s);
 	measured(&p, app, s);
@@ -640,7 +640,7 @@ static void draw(ta_app *app, const ta_rect *r)
 	if (s->diff && s->mark != TA_MARK_APPLIED) {
 		blank(&p);
 		textf(&p, 1, TA_ROLE_TITLE, "Suggested edit %s %s%s", ta_glyph_str(TA_G_DOT),
-		      s->edit_title ? s->edit_title : "mechanical", app->read_only ? "" : "  (a applies it)");
+		      s->edit_title ? s->edit_title : "mechanical", ro ? "" : "  (a applies it)");
 		if (s->unsafe) {
 			char *u = ta_xasprintf("Unsafe: it %s (a asks before applying it).", s->unsafe);
 			wrap(&p, 3, TA_ROLE_WARN, u);
@@ -649,7 +649,7 @@ static void draw(ta_app *app, const ta_rect *r)
 		if (s->n_edit_sites > 1) {
 			char *sites = ta_xasprintf("This is the edit at line %u; %zu of the step's %zu sites can be "
 						   "rewritten%s.", (unsigned)s->edit_line, s->n_edit_sites,
-						   s->n_findings, app->read_only ? "" : " (a lists them to pick one)");
+						   s->n_findings, ro ? "" : " (a lists them to pick one)");
 			wrap(&p, 3, TA_ROLE_DIM, sites);
 			free(sites);
 		} else if (s->n_findings > 1 && s->edit_line != s->findings[0].line) {
@@ -664,7 +664,7 @@ static void draw(ta_app *app, const ta_rect *r)
 		diff_lines(&p, s->diff, 40, app->hscroll);
 	} else if (s->edit_kind == TA_STEP_EDIT_GUIDED && s->mark == TA_MARK_APPLIES && e) {
 		blank(&p);
-		textf(&p, 1, TA_ROLE_TITLE, "Guided change%s", app->read_only ? "" : "  (e opens your editor here)");
+		textf(&p, 1, TA_ROLE_TITLE, "Guided change%s", ro ? "" : "  (e opens your editor here)");
 		wrap(&p, 3, TA_ROLE_NORMAL, e->edit_summary);
 	} else if (s->why_no_edit && s->mark == TA_MARK_APPLIES) {
 		blank(&p);

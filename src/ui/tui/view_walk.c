@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "advise/checklist.h"
-#include "advise/session.h"
 #include "ui/tui/term.h"
 #include "util/buf.h"
 
@@ -101,7 +99,7 @@ static void draw_step_row(ta_app *app, const ta_step *s, int y, int x, int w, bo
 		snprintf(right, sizeof right, " applied");
 	else if (s->mark == TA_MARK_SKIPPED)
 		snprintf(right, sizeof right, " skipped");
-	const ta_entry *e = ta_catalog_find(app->cat, s->id);
+	const ta_entry *e = ta_catalog_find(ta_advisor_catalog(app->adv), s->id);
 	/* An entry in preview (precision below 90%) finds hints, not verdicts. */
 	if (!right[0] && e && ta_entry_is_preview(e->def) && s->mark == TA_MARK_APPLIES)
 		snprintf(right, sizeof right, " hint");
@@ -117,8 +115,8 @@ static void draw_step_row(ta_app *app, const ta_step *s, int y, int x, int w, bo
 static void draw(ta_app *app, const ta_rect *r)
 {
 	int y = r->y, x = r->x, w = r->w, bottom = r->y + r->h;
-	const ta_walk *wk = app->walk;
-	const ta_run_figures *run = ta_app_last_run(app);
+	const ta_walk *wk = ta_advisor_walk(app->adv);
+	const ta_run_figures *run = ta_advisor_last_run(app->adv);
 	ta_term_printf(y++, x, w, TA_ROLE_TITLE, " Kernels");
 	/* At most a third of the pane for kernels. */
 	size_t max_k = (size_t)(r->h / 3 > 1 ? r->h / 3 : 1);
@@ -168,7 +166,7 @@ static void draw(ta_app *app, const ta_rect *r)
 		ta_term_printf(y++, x, w, TA_ROLE_TITLE, " Walk of %s", k->name);
 	/* The whole walk so far: first run to last, in the verdict's colour. */
 	ta_change wc;
-	if (y < bottom && app->sess && ta_session_walk_change(app->sess, k->name, &wc, NULL, NULL)) {
+	if (y < bottom && ta_session_walk_change(ta_advisor_session(app->adv), k->name, &wc, NULL, NULL)) {
 		char b[32], a[32];
 		ta_role role = wc.cmp.verdict == TA_VERDICT_FASTER ? TA_ROLE_FASTER
 			     : wc.cmp.verdict == TA_VERDICT_SLOWER ? TA_ROLE_SLOWER : TA_ROLE_NOISE;
@@ -231,7 +229,7 @@ static void show_kernel(ta_app *app, int k)
 
 static unsigned request(ta_app *app, ta_req req)
 {
-	const ta_walk *w = app->walk;
+	const ta_walk *w = ta_advisor_walk(app->adv);
 	int sel = selected_row(app);
 	switch (req) {
 	case TA_REQ_NEXT_STEP:
