@@ -20,6 +20,7 @@
 #include "ui/edit_cli.h"
 #include "ui/discover.h"
 #include "ui/profile_report.h"
+#include "ui/record_session.h"
 #include "checklist/pyproject.h"
 #include "ui/report.h"
 #include "ui/session_report.h"
@@ -545,12 +546,27 @@ static ta_exit run_check(const options *o)
 	return rc;
 }
 
-/* --record-session OUT --step ...: a walk of recorded steps, no terminal. */
+/* --record-session OUT [--step ...]: a session from recorded runs, no
+ * terminal. */
 static ta_exit run_record_walk(const options *o)
 {
+	char *err;
+	if (!o->n_steps) {
+		if (!o->file_count) {
+			fprintf(stderr, "tileadvise: --record-session needs the kernel FILE\n");
+			return TA_EXIT_ERROR;
+		}
+		if (ta_session_record_walk(o->files[0], o->records_in, o->baseline_records, o->gpu_preset, NULL,
+					   0, o->record_session, &err) < 0) {
+			fprintf(stderr, "tileadvise: %s\n", err);
+			free(err);
+			return TA_EXIT_ERROR;
+		}
+		fprintf(stderr, "tileadvise: session written to %s\n", o->record_session);
+		return TA_EXIT_OK;
+	}
 	if (o->file_count != 1)
 		return usage_error("%s", "--record-session needs the kernel FILE");
-	char *err;
 	int kept = ta_session_record_walk(o->files[0], o->records_in, o->baseline_records, o->gpu_preset,
 					  o->steps, o->n_steps, o->record_session, &err);
 	if (kept < 0) {
@@ -579,6 +595,8 @@ static ta_exit run_tui(const options *o)
 	if (o->file_count > 1 || (o->replay && o->file_count))
 		return usage_error("%s", o->replay ? "--replay takes the session, not a FILE"
 						   : "the advisor opens one FILE");
+	if (o->record_session)
+		return run_record_walk(o);
 	ta_tui_options t = {
 		.file = o->file_count ? o->files[0] : NULL,
 		.replay = o->replay,
@@ -588,7 +606,6 @@ static ta_exit run_tui(const options *o)
 		.records = o->records_in,
 		.gpu_preset = o->gpu_preset,
 		.timeout_s = o->timeout_s,
-		.record_session = o->record_session,
 		.baseline = o->baseline,
 		.baseline_records = o->baseline_records,
 		.deep = o->deep,

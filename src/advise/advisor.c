@@ -320,13 +320,27 @@ static int open_session(ta_advisor *a, char **err)
 	return 0;
 }
 
+/* Where a recording comes from: the GPU named, and the software its
+ * runs used (TILEADVISE_SOFTWARE, as the GPU machine's script gives it). */
+static void note_recording(ta_advisor *a)
+{
+	ta_session *s = a->sess;
+	if (a->has_gpu)
+		s->env.host = ta_xasprintf("recorded on an %s", a->gpu.name);
+	else
+		s->env.no_gpu = ta_xstrdup("no GPU was named for this recording");
+	const char *sw = getenv("TILEADVISE_SOFTWARE");
+	if (sw && *sw)
+		s->env.software = ta_xstrdup(sw);
+}
+
 static int open_file(ta_advisor *a, char **err)
 {
 	a->path = ta_xstrdup(a->opt.file);
 	if (ta_analysis_open(a->path, &a->an, err) != 0)
 		return -1;
 	remember_stat(a);
-	a->session_path = ta_session_path_for(a->path);
+	a->session_path = a->opt.session_path ? ta_xstrdup(a->opt.session_path) : ta_session_path_for(a->path);
 	if (open_session(a, err) != 0)
 		return -1;
 	ta_session *s = a->sess;
@@ -346,6 +360,8 @@ static int open_file(ta_advisor *a, char **err)
 	}
 	if (find_device(a, err) != 0 || open_baseline(a, err) != 0)
 		return -1;
+	if (a->opt.recording)
+		note_recording(a);
 	adv_rebuild_walk(a);
 	return 0;
 }
@@ -402,8 +418,10 @@ const char *ta_advisor_trust_question(const ta_advisor *a)
 
 bool adv_first_run_due(const ta_advisor *a)
 {
+	if (a->opt.recording)   /* a recording's runs are its streams */
+		return a->opt.records && !a->sess->n_runs;
 	return !a->read_only && !a->trust_question && ta_session_run_of(a->sess, a->sess->current) < 0 &&
-	       !a->opt.no_profile && (a->opt.records || a->opt.recording || !a->why_no_profile);
+	       !a->opt.no_profile && (a->opt.records || !a->why_no_profile);
 }
 
 /* The session file's stored commands: allowed (and remembered), or

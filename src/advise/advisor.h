@@ -55,6 +55,8 @@ typedef struct ta_advisor_options {
 	 * report (first_label names the first run). */
 	bool recording;
 	const char *first_label;      /* the first run's label; NULL: "first run" */
+	const char *session_path;     /* where the session is written; NULL: beside the file
+	                               * (ta_session_path_for) */
 	/* A test double for the runner: the recorded stream that stands for
 	 * the n-th run of the file's command (0: the first), or NULL for a real
 	 * run. NULL: none. */
@@ -126,6 +128,27 @@ typedef enum ta_apply_result {
  * assumes. */
 ta_apply_result ta_advisor_apply(ta_advisor *a, const char *kernel, const char *id, uint32_t line,
 				 bool unsafe_ok, char **assumption);
+/* A whole step: the edit of id made on every site of the current version
+ * that a suppression comment does not silence, as --apply ID repeated (at
+ * most 12 sites), entered as one edit. */
+typedef struct ta_step_request {
+	const char *id;
+	bool unsafe_ok;               /* unsafe sites too; else they are left as they are */
+	/* A recording: the stream that measured the version after the step,
+	 * and the file it ran (may be NULL). When today's edit gives other
+	 * bytes than that file, the session keeps the measured text (the
+	 * figures belong to it), its version and run labelled "as measured;
+	 * today's ID edit differs". */
+	const char *records;
+	const char *measured;
+} ta_step_request;
+
+/* Makes the step and measures it. Returns 0, 1 when the measured text was
+ * kept (today's edit differs), or -1 with *err (caller frees) saying why
+ * no step was made (no site left, a guided-only entry, records that do
+ * not read). */
+int ta_advisor_apply_step(ta_advisor *a, const ta_step_request *r, char **err);
+
 /* Undoes or redoes the last edit (the journal beside the file). Returns 0,
  * or -1 (a note says why). An offered revert is answered by undo. */
 int ta_advisor_undo(ta_advisor *a);

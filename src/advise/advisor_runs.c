@@ -242,6 +242,12 @@ void adv_start_profile(ta_advisor *a, const char *label)
 		adv_note(a, TA_ADVISOR_NOTE, true, "a run is in progress");
 		return;
 	}
+	if (a->opt.recording) {
+		/* Saved on the GPU: its date, its driver and Triton's report are
+		 * the stream's. */
+		adv_record_first_run(a, a->opt.records, label);
+		return;
+	}
 	free(a->run_label);
 	a->run_label = ta_xstrdup(label);
 	ta_run_free(a->run);

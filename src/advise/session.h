@@ -152,27 +152,6 @@ void ta_session_set_env_gpu(ta_session *s, const ta_gpu_info *gpu);
  * run or failed the test (ta_step.broken). */
 void ta_session_annotate(const ta_session *s, ta_walk *w);
 
-/* One step of a recorded walk (`--step ID=RECORDS[,MEASURED]`): today's
- * mechanical edit of id made on every site of the current version, as
- * `--apply ID` repeated until no site is left (at most 12), and the
- * version after it measured by the record stream records. measured (may be
- * NULL) is the file those records measured; when today's edit gives other
- * bytes, the session keeps the measured text (the figures belong to it),
- * with its version and run labelled "as measured; today's edit differs". */
-typedef struct ta_record_step {
-	const char *id;
-	const char *records;
-	const char *measured;
-} ta_record_step;
-
-/* Makes one step on s, whose current version *a analyses; *a is replaced
- * by the analysis of the new version. gpu may be NULL. Returns 0, 1 when
- * the measured text was kept (today's edit differs), or -1 with *err
- * (caller frees). Used by --record-session (ui/session_report.h). */
-struct ta_analysis;
-int ta_session_apply_step(ta_session *s, struct ta_analysis **a, const ta_record_step *st,
-			  const ta_gpu_info *gpu, char **err);
-
 /* The measured change of kernel over the whole walk: from the session's
  * first run that measured it to its last one of another version (runs of a
  * version that an edit broke do not count). When the two runs launched

@@ -1,15 +1,10 @@
-/* The markdown report of a session, and recording a session without a
- * terminal (`--record-session`). */
+/* The markdown report of a session. */
 #include "config.h"
 #include "ui/session_report.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "advise/checklist.h"
-#include "advise/device.h"
-#include "advise/run.h"
-#include "analyze/analysis.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
 #include "util/text.h"
@@ -235,113 +230,4 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 			ta_mark_name(TA_MARK_NOT_APPLICABLE));
 	}
 	return ferror(out) ? -1 : 0;
-}
-
-/* ---- --record-session ---------------------------------------------------------- */
-
-int ta_session_record(const char *file, const char *records, const char *baseline_records,
-		      const char *gpu_preset, const char *out, char **err)
-{
-	return ta_session_record_walk(file, records, baseline_records, gpu_preset, NULL, 0, out, err);
-}
-
-/* Each step in order: how many kept the measured text, or -1 with *err
- * naming the step that failed. */
-static int apply_steps(ta_session *s, ta_analysis **a, const ta_record_step *steps, size_t n,
-		       const ta_gpu_info *gpu, char **err)
-{
-	int kept = 0;
-	for (size_t i = 0; i < n; i++) {
-		char *why = NULL;
-		int rc = ta_session_apply_step(s, a, &steps[i], gpu, &why);
-		if (rc < 0) {
-			*err = ta_xasprintf("--step %s (step %zu of %zu): %s", steps[i].id, i + 1, n, why);
-			free(why);
-			return -1;
-		}
-		kept += rc;
-	}
-	return kept;
-}
-
-int ta_session_record_walk(const char *file, const char *records, const char *baseline_records,
-			   const char *gpu_preset, const ta_record_step *steps, size_t n_steps,
-			   const char *out, char **err)
-{
-	ta_analysis *a;
-	if (ta_analysis_open(file, &a, err) != 0)
-		return -1;
-	ta_catalog *cat = ta_catalog_load(NULL, err);
-	if (!cat) {
-		ta_analysis_free(a);
-		return -1;
-	}
-	const ta_model *m = a->model;
-	ta_session *s = ta_session_new(file, a->src->text, a->src->len);
-	ta_device dev;
-	ta_device_request dr = { .preset = gpu_preset, .records = true };
-	if (ta_device_resolve(&dr, &dev, err) != 0)
-		goto fail;
-	ta_gpu_info gpu = dev.gpu;
-	bool has_gpu = dev.has_gpu;
-	ta_device_clear(&dev);
-	ta_run_figures run = { 0 }, *runp = NULL;
-	if (records) {
-		ta_records_meta meta;
-		if (ta_run_figures_from_records(m, records, has_gpu ? &gpu : NULL, false, "recorded run",
-						&run, &meta, err) != 0)
-			goto fail;
-		if (has_gpu && meta.driver > 0)
-			gpu.driver_version = meta.driver;
-		s->env.cupti = meta.cupti;
-		free(s->created);
-		s->created = meta.date;
-		runp = &run;
-	}
-	if (baseline_records) {
-		ta_run_figures base;
-		if (ta_run_figures_from_records(m, baseline_records, has_gpu ? &gpu : NULL, true, "baseline",
-						&base, NULL, err) != 0) {
-			ta_run_figures_clear(&run);
-			goto fail;
-		}
-		ta_session_set_baseline(s, &base, baseline_records);
-	}
-	if (has_gpu) {
-		ta_session_set_env_gpu(s, &gpu);
-		s->env.host = ta_xasprintf("recorded on an %s", gpu.name);
-	} else {
-		s->env.no_gpu = ta_xstrdup("no GPU was named for this recording");
-	}
-	const char *sw = getenv("TILEADVISE_SOFTWARE");
-	if (sw && *sw)
-		s->env.software = ta_xstrdup(sw);
-	if (runp)
-		ta_session_add_run(s, runp);
-	ta_run_figures_clear(&run);
-	int kept = apply_steps(s, &a, steps, n_steps, has_gpu ? &gpu : NULL, err);
-	if (kept < 0)
-		goto fail;
-	/* The walk as the advisor shows it at the last version, with its run. */
-	m = a->model;
-	int last = ta_session_run_of(s, s->current);
-	ta_walk *w = ta_walk_build_vs(m, cat, last >= 0 ? &s->runs[last] : NULL, s->baseline,
-				      has_gpu ? &gpu : NULL, s->file_name);
-	ta_session_set_walk(s, w);
-	/* Open on a launched kernel: an edit may add a helper before it. */
-	for (size_t i = 0; i < m->kernel_count && !s->pos_kernel; i++)
-		if (!m->kernels[i].is_helper)
-			s->pos_kernel = ta_xstrdup(m->kernels[i].name);
-	if (m->kernel_count && !s->pos_kernel)
-		s->pos_kernel = ta_xstrdup(m->kernels[0].name);
-	int rc = ta_session_save(s, out, err);
-	ta_session_free(s);
-	ta_catalog_free(cat);
-	ta_analysis_free(a);
-	return rc == 0 ? kept : -1;
-fail:
-	ta_session_free(s);
-	ta_catalog_free(cat);
-	ta_analysis_free(a);
-	return -1;
 }

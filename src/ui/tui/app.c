@@ -14,7 +14,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "ui/session_report.h"
 #include "ui/tui/term.h"
 #include "util/buf.h"
 
@@ -250,21 +249,6 @@ static ta_exit loop(ta_app *app)
 ta_exit ta_tui_run(const ta_tui_options *o)
 {
 	double t_start = now_ms();
-	if (o->record_session) {
-		char *err;
-		if (!o->file) {
-			fprintf(stderr, "tileadvise: --record-session needs the kernel FILE\n");
-			return TA_EXIT_ERROR;
-		}
-		if (ta_session_record(o->file, o->records, o->baseline_records, o->gpu_preset,
-				      o->record_session, &err) != 0) {
-			fprintf(stderr, "tileadvise: %s\n", err);
-			free(err);
-			return TA_EXIT_ERROR;
-		}
-		fprintf(stderr, "tileadvise: session written to %s\n", o->record_session);
-		return TA_EXIT_OK;
-	}
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		fprintf(stderr, "tileadvise: the interactive advisor needs a terminal; for scripts and CI "
 				"use 'tileadvise --check %s' (diagnostics) or 'tileadvise --report %s' (the model)\n",

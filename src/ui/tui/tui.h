@@ -16,17 +16,15 @@ typedef struct ta_tui_options {
 	const char *records;          /* take measurements from this record stream */
 	const char *gpu_preset;       /* device facts of a known GPU instead of the driver's */
 	double timeout_s;             /* per profiled run; <= 0: the runner's default */
-	const char *record_session;   /* write a session to this path, no terminal */
 	const char *baseline;         /* shell command measured once as the T4/T5 baseline */
 	const char *baseline_records; /* or the baseline's recorded record stream */
 	bool deep;                    /* after each measured run, the --deep runs (PC
 	                               * sampling, counters) */
 } ta_tui_options;
 
-/* Runs the advisor (or, with record_session, writes the session and
- * returns). Returns the exit status: TA_EXIT_OK, or TA_EXIT_ERROR when it
- * could not start (stdout not a terminal, unreadable file or session); the
- * reason is printed on stderr. */
+/* Runs the advisor. Returns the exit status: TA_EXIT_OK, or TA_EXIT_ERROR
+ * when it could not start (stdout not a terminal, unreadable file or
+ * session, an unknown --gpu); the reason is printed on stderr. */
 ta_exit ta_tui_run(const ta_tui_options *o);
 
 #endif
