@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "advise/checklist.h"
+#include "advise/profile_cmd.h"
 #include "advise/session.h"
 #include "analyze/analysis.h"
 #include "util/exitcode.h"
@@ -19,7 +20,6 @@
 #include "ui/check.h"
 #include "ui/edit_cli.h"
 #include "ui/discover.h"
-#include "ui/profile_report.h"
 #include "ui/record_session.h"
 #include "checklist/pyproject.h"
 #include "ui/report.h"
@@ -439,14 +439,11 @@ static ta_exit run_profile(const options *o)
 		return usage_error("%s", "--profile needs one FILE (the command to run may follow --)");
 	if (o->format >= 0 && o->format != TA_FORMAT_TEXT && o->format != TA_FORMAT_JSON)
 		return usage_error("%s", "--profile writes text or json");
-	ta_analysis *a = open_analysis(o->files[0]);
-	if (!a)
-		return TA_EXIT_ERROR;
 	ta_profile_request req = {
 		.file = o->files[0],
+		.analyse = true,
 		.command = o->command,
 		.baseline = o->baseline,
-		.model = a->model,
 		.timeout_s = o->timeout_s,
 		.repeat = o->repeat,
 		.format = o->format == TA_FORMAT_JSON ? TA_PROFILE_JSON : TA_PROFILE_TEXT,
@@ -456,9 +453,7 @@ static ta_exit run_profile(const options *o)
 		.baseline_records = o->baseline_records,
 		.deep = o->deep,
 	};
-	ta_exit rc = ta_profile_run_command(&req, stdout, stderr);
-	ta_analysis_free(a);
-	return rc;
+	return ta_profile_run_command(&req, stdout, stderr);
 }
 
 static ta_exit run_edit(const options *o)

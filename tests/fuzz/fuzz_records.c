@@ -21,7 +21,7 @@
 #include "profile/gpu.h"
 #include "profile/measure.h"
 #include "profile/protocol.h"
-#include "ui/profile_report.h"
+#include "advise/profile_cmd.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

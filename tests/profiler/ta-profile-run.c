@@ -6,7 +6,7 @@
  *                  [--json] [--baseline CMD] [--records-out F] [--replay F]
  *                  [--gpu-preset h200] [FILE] [-- CMD...] */
 #include "config.h"
-#include "ui/profile_report.h"
+#include "advise/profile_cmd.h"
 #include "util/buf.h"
 #include "util/datadir.h"
 #include "util/fsutil.h"
