@@ -9,20 +9,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "advise/advisor.h"
 #include "advise/checklist.h"
+#include "advise/edit_cmd.h"
+#include "advise/findings.h"
+#include "advise/model_report.h"
 #include "advise/profile_cmd.h"
 #include "advise/session.h"
-#include "analyze/analysis.h"
 #include "util/exitcode.h"
 #include "util/fsutil.h"
 #include "util/text.h"
 #include "ui/explain.h"
 #include "ui/check.h"
-#include "ui/edit_cli.h"
 #include "ui/discover.h"
 #include "ui/record_session.h"
-#include "checklist/pyproject.h"
-#include "ui/report.h"
 #include "ui/session_report.h"
 #include "ui/tui/tui.h"
 #include "util/buf.h"
@@ -351,7 +351,7 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			printf("tileadvise %s\n", PACKAGE_VERSION);
 			printf(".gitignore in --check DIR: %s; pyproject.toml [tool.tileadvise]: %s\n",
 			       ta_discover_reads_gitignore() ? "read (libgit2)" : "not read (built without libgit2)",
-			       ta_project_reads_toml() ? "read (toml++)" : "not read (built without toml++)");
+			       ta_findings_read_toml() ? "read (toml++)" : "not read (built without toml++)");
 			printf("Copyright (c) 2026 the tileadvise authors. MIT License.\n");
 			exit(TA_EXIT_OK);
 		case '?':
@@ -383,19 +383,6 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 	return TA_EXIT_OK;
 }
 
-/* Analyses path, or says why not on stderr and returns NULL. */
-static ta_analysis *open_analysis(const char *path)
-{
-	ta_analysis *a;
-	char *err;
-	if (ta_analysis_open(path, &a, &err) != 0) {
-		fprintf(stderr, "tileadvise: %s\n", err);
-		free(err);
-		return NULL;
-	}
-	return a;
-}
-
 /* --report --replay SESSION: a recorded session's markdown report, the
  * one the advisor's w key writes. */
 static ta_exit run_session_report(const options *o)
@@ -425,12 +412,7 @@ static ta_exit run_report(const options *o)
 		return usage_error("%s", o->file_count ? "--report takes one FILE" : "--report needs a FILE");
 	if (o->format == TA_FORMAT_SARIF || o->format == TA_FORMAT_GITHUB)
 		return usage_error("%s", "--report writes text, markdown or json");
-	ta_analysis *a = open_analysis(o->files[0]);
-	if (!a)
-		return TA_EXIT_ERROR;
-	ta_report_write(a->model, o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format, stdout);
-	ta_analysis_free(a);
-	return TA_EXIT_OK;
+	return ta_report_file(o->files[0], o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format, stdout, stderr);
 }
 
 static ta_exit run_profile(const options *o)
@@ -491,20 +473,10 @@ static ta_exit run_check(const options *o)
 	 * input: the current folder). */
 	ta_project proj;
 	char *err = NULL;
-	int found = 0;
-	if (!o->isolated) {
-		const char *first = o->file_count && strcmp(o->files[0], "-") ? o->files[0] : ".";
-		char *start = ta_path_is_dir(first) ? ta_xstrdup(first) : ta_path_dirname(first);
-		found = ta_project_find(start, &proj, stderr, &err);
-		free(start);
-		if (found != 0) {
-			fprintf(stderr, "tileadvise: %s\n", err);
-			free(err);
-			return TA_EXIT_ERROR;
-		}
-	} else {
-		memset(&proj, 0, sizeof proj);
-		proj.respect_gitignore = proj.preview = -1;
+	if (ta_findings_project(o->files[0], o->isolated, &proj, stderr, &err) != 0) {
+		fprintf(stderr, "tileadvise: %s\n", err);
+		free(err);
+		return TA_EXIT_ERROR;
 	}
 	int format = o->format;
 	if (format < 0 && proj.output_format) {
@@ -657,7 +629,7 @@ int main(int argc, char **argv)
 	}
 	free(o.steps);
 	free(o.excludes);
-	ta_model_shutdown();
+	ta_advisor_shutdown();
 	if (safe_out) {
 		stdout = real_out;
 		if (fclose(safe_out) != 0 && rc == TA_EXIT_OK)

@@ -546,3 +546,8 @@ bool ta_advisor_baseline_pending(const ta_advisor *a)
 {
 	return a->baseline_pending;
 }
+
+void ta_advisor_shutdown(void)
+{
+	ta_model_shutdown();
+}

@@ -234,4 +234,8 @@ void ta_advisor_kernel_ready(ta_advisor *a, size_t kernel);
 void ta_advisor_step_ready(ta_advisor *a, size_t kernel, size_t step);
 void ta_advisor_walk_complete(ta_advisor *a);
 
+/* Lets go of what the analysis keeps for the whole process (the grammar,
+ * the queries): once, at exit. */
+void ta_advisor_shutdown(void);
+
 #endif

@@ -623,3 +623,17 @@ const ta_entry *ta_catalog_find(const ta_catalog *cat, const char *id)
 {
 	return id ? find_in(cat->entries, cat->n, id) : NULL;
 }
+
+ta_entry_fix ta_entry_fix_of(const char *id)
+{
+	const ta_rewrite *rw = ta_rewrite_find(id);
+	ta_entry_fix f = { 0 };
+	if (!rw)
+		return f;
+	f.written = true;
+	f.demoted = rw->demoted != NULL;
+	f.safety = rw->safety == TA_FIX_SAFE ? TA_ENTRY_FIX_SAFE : rw->safety == TA_FIX_UNSAFE ? TA_ENTRY_FIX_UNSAFE
+										   : TA_ENTRY_FIX_BY_SITE;
+	f.assumes = rw->assumes;
+	return f;
+}

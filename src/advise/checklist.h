@@ -73,4 +73,21 @@ const ta_entry *ta_catalog_at(const ta_catalog *cat, size_t i);
  * NULL when there is none. */
 const ta_entry *ta_catalog_find(const ta_catalog *cat, const char *id);
 
+/* How an entry's findings are fixed, from the rewrite entries.def names
+ * for it: the same for every finding, without running it. */
+typedef enum ta_entry_fix_safety {
+	TA_ENTRY_FIX_SAFE,            /* every edit it makes keeps the meaning */
+	TA_ENTRY_FIX_UNSAFE,          /* each edit keeps it under a stated assumption */
+	TA_ENTRY_FIX_BY_SITE,         /* safe at some sites, unsafe at others */
+} ta_entry_fix_safety;
+
+typedef struct ta_entry_fix {
+	bool written;                 /* a rewrite is named for it */
+	bool demoted;                 /* ... which the tool only shows: the entry is guided */
+	ta_entry_fix_safety safety;
+	const char *assumes;          /* what an unsafe edit assumes (static), or NULL */
+} ta_entry_fix;
+
+ta_entry_fix ta_entry_fix_of(const char *id);
+
 #endif

@@ -1,5 +1,5 @@
 /* Suggested edits on the user's file: applying, undoing and redoing them
- * safely (the command-line actions are ui/edit_cli.h). The edits themselves are made by
+ * safely (the command-line actions are advise/edit_cmd.h). The edits themselves are made by
  * the checklist's rewrites (checklist/rewrite.h).
  *
  * Applying checks that the file is still the one analysed, verifies the

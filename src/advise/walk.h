@@ -15,6 +15,7 @@
 #include "advise/deep_figures.h"
 #include "analyze/model.h"
 #include "checklist/rules.h"
+#include "profile/autotune.h"
 #include "profile/gpu.h"
 #include "profile/measure.h"
 #include "profile/stats.h"

@@ -15,41 +15,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze/analysis.h"
-#include "analyze/split.h"
+#include "advise/findings.h"
 #include "ui/discover.h"
-#include "checklist/filter.h"
-#include "checklist/rewrite.h"
-#include "checklist/rules.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
 
-typedef struct diag {
-	const char *file;         /* borrowed from the file list */
-	uint32_t line, col, end_line;
-	bool error;               /* syntax error rather than a finding */
-	char id[8];
-	char *message;
-	char *kernel;
-	int fix;                  /* entries the tool writes: 1 the edit can be made
-				     here, -1 it cannot (fix_why says why); else 0 */
-	char *fix_why;
-	char *fix_unsafe;         /* fix 1: the edit's assumption when it is unsafe */
-} diag;
-
-typedef struct diags {
-	diag *items;
-	size_t count, cap;
-	/* The current file's diagnostics by place, id and message, to drop a
-	 * repeat without comparing it with every one before: item index + 1,
-	 * 0 empty; stale indexes (dropped, another file's) are checked away.
-	 * Its own table: the key has four parts and one message may stand at
-	 * many places, which analyze/namemap.h's one name, one value does not
-	 * hold. */
-	size_t *seen;
-	size_t seen_cap, seen_used;
-	size_t run;               /* the current file's first item */
-} diags;
+typedef ta_diag diag;
 
 /* ---- collecting files ------------------------------------------------------ */
 
@@ -58,258 +29,6 @@ typedef struct file_list {
 	size_t count, cap;
 } file_list;
 
-/* ---- diagnostics --------------------------------------------------------------- */
-
-/* One line: newlines and tabs in quoted code become spaces. */
-static char *one_line(const char *s)
-{
-	char *t = ta_xstrdup(s);
-	char *w = t;
-	for (const char *r = t; *r; r++) {
-		char ch = (*r == '\n' || *r == '\r' || *r == '\t') ? ' ' : *r;
-		if (ch == ' ' && w > t && w[-1] == ' ')
-			continue;
-		*w++ = ch;
-	}
-	*w = '\0';
-	return t;
-}
-
-static size_t diag_hash(uint32_t line, uint32_t col, const char *id, const char *message)
-{
-	uint64_t h = ta_hash_bytes(message, strlen(message)) ^ ta_hash_bytes(id, strlen(id));
-	return (size_t)(h ^ ((uint64_t)line * 0x9e3779b97f4a7c15u) ^ ((uint64_t)col << 32));
-}
-
-/* Whether the current file has a diagnostic with this place, id and
- * message (as stored: one line). */
-static bool seen(const diags *d, const char *file, uint32_t line, uint32_t col, const char *id,
-		 const char *message)
-{
-	if (!d->seen_cap)
-		return false;
-	for (size_t h = diag_hash(line, col, id, message) & (d->seen_cap - 1); d->seen[h];
-	     h = (h + 1) & (d->seen_cap - 1)) {
-		size_t i = d->seen[h] - 1;
-		if (i < d->run || i >= d->count)
-			continue;
-		const diag *o = &d->items[i];
-		if (o->file == file && o->line == line && o->col == col && !strcmp(o->id, id) &&
-		    !strcmp(o->message, message))
-			return true;
-	}
-	return false;
-}
-
-static void seen_put(diags *d, size_t i)
-{
-	const diag *o = &d->items[i];
-	size_t h = diag_hash(o->line, o->col, o->id, o->message) & (d->seen_cap - 1);
-	while (d->seen[h])
-		h = (h + 1) & (d->seen_cap - 1);
-	d->seen[h] = i + 1;
-	d->seen_used++;
-}
-
-static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, uint32_t end_line,
-		      bool error, const char *id, const char *message, const char *kernel)
-{
-	if (!d->count || d->items[d->count - 1].file != file) {
-		/* a new file: earlier ones are never compared again */
-		d->run = d->count;
-		if (d->seen)
-			memset(d->seen, 0, d->seen_cap * sizeof *d->seen);
-		d->seen_used = 0;
-	}
-	if (seen(d, file, line, col, id, message))
-		return NULL;   /* one host line found for two kernels */
-	diag *x = TA_PUSH(d->items, d->count, d->cap);
-	x->file = file;
-	x->line = line;
-	x->col = col ? col : 1;
-	x->end_line = end_line >= line ? end_line : line;
-	x->error = error;
-	snprintf(x->id, sizeof x->id, "%s", id);
-	x->message = one_line(message);
-	x->kernel = kernel ? ta_xstrdup(kernel) : NULL;
-	x->fix = 0;
-	x->fix_why = NULL;
-	x->fix_unsafe = NULL;
-	if ((d->seen_used + 1) * 2 > d->seen_cap) {
-		free(d->seen);
-		d->seen_cap = d->seen_cap ? d->seen_cap * 2 : 256;
-		d->seen = ta_xcalloc(d->seen_cap, sizeof *d->seen);
-		d->seen_used = 0;
-		for (size_t i = d->run; i + 1 < d->count; i++)
-			seen_put(d, i);
-	}
-	seen_put(d, d->count - 1);
-	return x;
-}
-
-/* Whether the edit of a finding the tool writes can be made at its site:
- * the same rewrite, for the same site, as --diff and --apply make. */
-static void note_fix(diag *x, const ta_model *m, const ta_finding *f)
-{
-	const ta_rewrite *rw = ta_rewrite_find(f->id);
-	if (!x || !rw || rw->demoted)
-		return;
-	ta_edit e;
-	char *why = NULL;
-	if (ta_rewrite_at(m, f, &e, &why) == 0) {
-		x->fix = 1;
-		x->fix_unsafe = e.unsafe ? one_line(e.unsafe) : NULL;
-		ta_edit_clear(&e);
-	} else {
-		x->fix = -1;
-		x->fix_why = why ? one_line(why) : ta_xstrdup("its preconditions do not hold");
-		free(why);
-	}
-}
-
-/* "-": the file on standard input, read whole. Reading stops one chunk
- * past the size limit of a file, which loading then refuses. */
-static int open_stdin(ta_source **src, char **msg)
-{
-	ta_buf b = TA_BUF_INIT;
-	char chunk[65536];
-	size_t n;
-	while (b.len <= TA_SOURCE_MAX_BYTES && (n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
-		ta_buf_append(&b, chunk, n);
-	int rc = ferror(stdin) ? -1 : 0;
-	if (rc)
-		*msg = ta_xstrdup("-: cannot read standard input");
-	else
-		rc = ta_source_from_bytes("-", b.len ? ta_buf_str(&b) : "", b.len, src, msg);
-	ta_buf_free(&b);
-	return rc;
-}
-
-/* Files larger than this are analysed in parts of this size
- * (analyze/split.h): tree-sitter's tree of a whole 13 MB file took over a
- * gigabyte. TILEADVISE_PART_BYTES sets it (tests compare both ways on
- * small files). */
-static size_t part_bytes(void)
-{
-	const char *e = getenv("TILEADVISE_PART_BYTES");
-	char *end;
-	unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
-	return e && *e && !*end && v ? (size_t)v : (size_t)256 << 10;
-}
-
-static void drop_diags(diags *d, size_t from)
-{
-	for (size_t i = from; i < d->count; i++) {
-		free(d->items[i].message);
-		free(d->items[i].kernel);
-		free(d->items[i].fix_why);
-		free(d->items[i].fix_unsafe);
-	}
-	d->count = from;
-}
-
-/* The findings of one model (the file's, or a part's) as diagnostics. */
-static void check_model(const char *path, const ta_filter *f, bool fixes, diags *d, const ta_model *m,
-			const ta_suppressions *sup)
-{
-	ta_rules_result *r = ta_rules_run(m, NULL);
-	for (size_t i = 0; i < r->finding_count; i++) {
-		const ta_finding *fd = &r->findings[i];
-		int e = ta_rules_index(fd->id);
-		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !ta_filter_wants(f, fd->id))
-			continue;
-		const ta_kernel *k = &m->kernels[fd->kernel];
-		if (ta_suppressions_silence(sup, fd->span.line, k->def_line, fd->id))
-			continue;
-		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,
-				   fd->reason, k->name);
-		if (fixes)
-			note_fix(x, m, fd);
-	}
-	ta_rules_result_free(r);
-}
-
-/* A large file part by part, each part's tree freed before the next; false
- * (and nothing added) when a part does not parse cleanly, which the
- * whole file's analysis then reports. */
-static bool check_parts(const char *path, const ta_filter *f, bool fixes, diags *d, const ta_source *src,
-			const ta_suppressions *sup)
-{
-	size_t part = part_bytes();
-	ta_split_part *parts;
-	size_t n = src->len > part ? ta_split(src, part, &parts) : 0;
-	if (!n)
-		return false;
-	size_t mark = d->count;
-	bool ok = true;
-	for (size_t p = 0; ok && p < n; p++) {
-		char *msg = NULL;
-		ta_syntax *syn = ta_syntax_parse_ranges(src, parts[p].ranges, parts[p].range_count, &msg);
-		ta_model *m = syn && !syn->error_count ? ta_model_build(src, syn, &msg) : NULL;
-		ok = m != NULL;
-		if (ok)
-			check_model(path, f, fixes, d, m, sup);
-		free(msg);
-		ta_model_free(m);
-		ta_syntax_free(syn);
-	}
-	ta_split_free(parts, n);
-	if (!ok)
-		drop_diags(d, mark);
-	return ok;
-}
-
-static void check_file(const char *path, const ta_filter *f, bool fixes, diags *d, FILE *err, ta_exit *rc)
-{
-	ta_source *src;
-	char *msg;
-	if ((!strcmp(path, "-") ? open_stdin(&src, &msg) : ta_source_load(path, &src, &msg)) != 0) {
-		fprintf(err, "tileadvise: %s\n", msg);
-		free(msg);
-		*rc = TA_EXIT_ERROR;
-		return;
-	}
-	ta_suppressions *sup = ta_suppressions_read(src);
-	ta_unknown_id u;
-	for (size_t i = 0; ta_filter_wants(f, TA_CHECK_SUPPRESSION_ID) && ta_suppressions_unknown(sup, i, &u); i++) {
-		char *m = ta_xasprintf("unknown checklist id '%s' in a suppression comment", u.id);
-		add_diag(d, path, u.line, u.col, u.line, false, TA_CHECK_SUPPRESSION_ID, m, NULL);
-		free(m);
-	}
-	if (check_parts(path, f, fixes, d, src, sup)) {
-		ta_source_free(src);
-	} else {
-		ta_analysis *a;
-		if (ta_analysis_of_source(src, &a, &msg) != 0) {
-			fprintf(err, "tileadvise: %s\n", msg);
-			free(msg);
-			*rc = TA_EXIT_ERROR;
-		} else {
-			for (size_t i = 0; i < a->syn->error_count; i++) {
-				const ta_syntax_error *e = &a->syn->errors[i];
-				char *m = ta_xasprintf("syntax error: %s", e->what ? e->what : "cannot parse");
-				add_diag(d, path, (uint32_t)e->line, (uint32_t)e->column, (uint32_t)e->end_line, true, "", m, NULL);
-				free(m);
-			}
-			check_model(path, f, fixes, d, a->model, sup);
-			ta_analysis_free(a);
-		}
-	}
-	ta_suppressions_free(sup);
-}
-
-static int cmp_diag(const void *pa, const void *pb)
-{
-	const diag *a = pa, *b = pb;
-	int c = strcmp(a->file, b->file);
-	if (c)
-		return c;
-	if (a->line != b->line)
-		return a->line < b->line ? -1 : 1;
-	if (a->col != b->col)
-		return a->col < b->col ? -1 : 1;
-	return strcmp(a->id, b->id);
-}
 
 /* ---- writers ------------------------------------------------------------------- */
 
@@ -346,20 +65,20 @@ typedef struct finding {
 
 /* Groups the sorted diagnostics into findings (caller frees with
  * free_findings). */
-static finding *group_findings(const diags *d, size_t *count)
+static finding *group_findings(const diag *items, size_t n_items, size_t *count)
 {
-	finding *out = ta_xcalloc(d->count + 1, sizeof *out);
-	bool *done = ta_xcalloc(d->count + 1, sizeof *done);
+	finding *out = ta_xcalloc(n_items + 1, sizeof *out);
+	bool *done = ta_xcalloc(n_items + 1, sizeof *done);
 	size_t n = 0;
-	for (size_t i = 0; i < d->count; i++) {
-		const diag *x = &d->items[i];
+	for (size_t i = 0; i < n_items; i++) {
+		const diag *x = &items[i];
 		if (done[i])
 			continue;
 		finding *f = &out[n++];
 		/* members share x's place: the run of diagnostics there */
 		size_t run = i + 1;
-		while (run < d->count && d->items[run].line == x->line && d->items[run].col == x->col &&
-		       !strcmp(d->items[run].file, x->file))
+		while (run < n_items && items[run].line == x->line && items[run].col == x->col &&
+		       !strcmp(items[run].file, x->file))
 			run++;
 		f->ids = ta_xcalloc(run - i + 1, sizeof *f->ids);
 		if (x->error) {
@@ -370,7 +89,7 @@ static finding *group_findings(const diags *d, size_t *count)
 		size_t bl = base_len(x->message), server = i, m = 0;
 		size_t *members = ta_xcalloc(run - i + 1, sizeof *members);
 		for (size_t j = i; j < run; j++) {
-			const diag *y = &d->items[j];
+			const diag *y = &items[j];
 			if (done[j] || y->error || base_len(y->message) != bl || strncmp(y->message, x->message, bl))
 				continue;
 			done[j] = true;
@@ -378,12 +97,12 @@ static finding *group_findings(const diags *d, size_t *count)
 			if (strlen(y->message) == bl)
 				server = j;
 		}
-		f->lead = &d->items[server];
+		f->lead = &items[server];
 		f->message = ta_xstrndup(x->message, bl);
-		f->ids[f->n_ids++] = d->items[server].id;
+		f->ids[f->n_ids++] = items[server].id;
 		for (size_t k = 0; k < m; k++)
 			if (members[k] != server)
-				f->ids[f->n_ids++] = d->items[members[k]].id;
+				f->ids[f->n_ids++] = items[members[k]].id;
 		free(members);
 	}
 	free(done);
@@ -579,7 +298,7 @@ static json_t *text_obj(const char *s)
  * --explain prints; without the catalog, plain pointers to --explain. */
 static json_t *sarif_rule(const ta_catalog *cat, size_t e, size_t n)
 {
-	const char *id = e < n ? ta_rules_id(e) : TA_CHECK_SUPPRESSION_ID;
+	const char *id = e < n ? ta_entry_at(e)->id : TA_CHECK_SUPPRESSION_ID;
 	const ta_entry *entry = e < n && cat ? ta_catalog_find(cat, id) : NULL;
 	char *shortd, *full, *help;
 	if (e == n) {
@@ -595,7 +314,7 @@ static json_t *sarif_rule(const ta_catalog *cat, size_t e, size_t n)
 		help = ta_xasprintf("%s\n\nRun `tileadvise --explain %s` for the whole entry, or "
 				    "`tileadvise FILE` to walk through it.", full, id);
 	} else {
-		shortd = ta_xasprintf("tileadvise checklist entry %s (section %s)", id, ta_rules_section(e));
+		shortd = ta_xasprintf("tileadvise checklist entry %s (section %s)", id, ta_section_name(ta_entry_at(e)->section));
 		full = ta_xstrdup(shortd);
 		help = ta_xasprintf("See tileadvise --explain %s.", id);
 	}
@@ -607,12 +326,15 @@ static json_t *sarif_rule(const ta_catalog *cat, size_t e, size_t n)
 	const ta_entry_def *d = e < n ? ta_entry_find(id) : NULL;
 	if (d) {
 		ta_edit_kind k = ta_entry_edit_kind(d);
-		const ta_rewrite *rw = k == TA_EDIT_MECHANICAL ? ta_rewrite_find(id) : NULL;
-		const char *fix = k == TA_EDIT_NONE ? "none" : !rw ? "guided" : rw->safety == TA_FIX_SAFE ? "safe" :
-				  rw->safety == TA_FIX_UNSAFE ? "unsafe" : "safe/unsafe";
+		ta_entry_fix rw = { 0 };
+		if (k == TA_EDIT_MECHANICAL)
+			rw = ta_entry_fix_of(id);
+		const char *fix = k == TA_EDIT_NONE ? "none" : !rw.written ? "guided"
+				  : rw.safety == TA_ENTRY_FIX_SAFE ? "safe"
+				  : rw.safety == TA_ENTRY_FIX_UNSAFE ? "unsafe" : "safe/unsafe";
 		json_t *p = json_pack("{s:s}", "fix", fix);
-		if (rw && rw->assumes)
-			json_object_set_new(p, "fixAssumes", json_string(rw->assumes));
+		if (rw.written && rw.assumes)
+			json_object_set_new(p, "fixAssumes", json_string(rw.assumes));
 		json_object_set_new(r, "properties", p);
 	}
 	free(shortd);
@@ -632,7 +354,7 @@ static json_t *location(const diag *x, bool end)
 
 static void write_sarif(const finding *fs, size_t nf, FILE *out)
 {
-	size_t n = ta_rules_count();
+	size_t n = ta_entry_count();
 	char *cat_err = NULL;
 	ta_catalog *cat = ta_catalog_load(NULL, &cat_err);
 	free(cat_err);
@@ -649,7 +371,7 @@ static void write_sarif(const finding *fs, size_t nf, FILE *out)
 							       location(x, false)));
 			continue;
 		}
-		int e = ta_rules_index(x->id);
+		int e = ta_entry_index_of(x->id);
 		json_t *r = json_pack("{s:s, s:I, s:s, s:o, s:[o]}", "ruleId", x->id, "ruleIndex",
 				      (json_int_t)(e >= 0 ? (size_t)e : n), "level", severity(x), "message",
 				      text_obj(fs[i].message), "locations", location(x, true));
@@ -695,34 +417,19 @@ static void write_sarif(const finding *fs, size_t nf, FILE *out)
 
 ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err)
 {
-	ta_filter *f = ta_filter_new(o->preview);
+	ta_findings *fd = ta_findings_new(o->select, o->ignore, o->preview, o->fixes, err);
+	if (!fd)
+		return TA_EXIT_ERROR;
 	ta_exit rc = TA_EXIT_OK;
-	char *e = NULL;
-	if (o->select && ta_filter_select(f, o->select, &e) != 0) {
-		fprintf(err, "tileadvise: %s\n", e);
-		free(e);
-		rc = TA_EXIT_ERROR;
-	}
-	if (o->ignore && ta_filter_ignore(f, o->ignore, &e) != 0) {
-		fprintf(err, "tileadvise: %s\n", e);
-		free(e);
-		rc = TA_EXIT_ERROR;
-	}
-	if (rc != TA_EXIT_OK) {
-		ta_filter_free(f);
-		return rc;
-	}
 	file_list files = { 0 };
 	ta_discover disc = { .exclude = o->exclude, .n_exclude = o->n_exclude,
 			     .respect_gitignore = !o->no_gitignore };
 	ta_discover_files(paths, count, &disc, &files.paths, &files.count, &files.cap, err, &rc);
-	diags d = { 0 };
 	for (size_t i = 0; i < files.count; i++)
-		check_file(files.paths[i], f, o->fixes, &d, err, &rc);
-	if (d.count)
-		qsort(d.items, d.count, sizeof *d.items, cmp_diag);
-	size_t nf;
-	finding *fs = group_findings(&d, &nf);
+		ta_findings_check(fd, files.paths[i], err, &rc);
+	size_t nd, nf;
+	const diag *d = ta_findings_sorted(fd, &nd);
+	finding *fs = group_findings(d, nd, &nf);
 	if (o->format == TA_FORMAT_JSON)
 		write_json(fs, nf, out);
 	else if (o->format == TA_FORMAT_SARIF)
@@ -734,20 +441,12 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	else
 		write_text(fs, nf, out);
 	free_findings(fs, nf);
-	for (size_t i = 0; i < d.count && rc == 0 && !o->exit_zero; i++)
-		if (!is_note(&d.items[i]))
+	for (size_t i = 0; i < nd && rc == 0 && !o->exit_zero; i++)
+		if (!is_note(&d[i]))
 			rc = TA_EXIT_FINDINGS;
-	for (size_t i = 0; i < d.count; i++) {
-		free(d.items[i].message);
-		free(d.items[i].kernel);
-		free(d.items[i].fix_why);
-		free(d.items[i].fix_unsafe);
-	}
-	free(d.items);
-	free(d.seen);
+	ta_findings_free(fd);
 	for (size_t i = 0; i < files.count; i++)
 		free(files.paths[i]);
 	free(files.paths);
-	ta_filter_free(f);
 	return rc;
 }

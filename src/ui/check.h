@@ -20,10 +20,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "ui/report.h"
+#include "util/format.h"
 #include "util/exitcode.h"
 
-#define TA_CHECK_SUPPRESSION_ID "X0"
 
 typedef struct ta_check_options {
 	ta_format format;         /* TEXT, JSON or SARIF */

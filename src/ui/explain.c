@@ -1,7 +1,6 @@
 #include "config.h"
 #include "ui/explain.h"
 #include "advise/edit.h"
-#include "checklist/rewrite.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -110,10 +109,12 @@ static const char *fix_label(const ta_entry *e)
 {
 	if (e->edit == TA_EDIT_NONE)
 		return "-";
-	const ta_rewrite *rw = e->edit == TA_EDIT_MECHANICAL ? ta_rewrite_find(e->id) : NULL;
-	if (!rw || rw->demoted)
+	ta_entry_fix rw = { 0 };
+	if (e->edit == TA_EDIT_MECHANICAL)
+		rw = ta_entry_fix_of(e->id);
+	if (!rw.written || rw.demoted)
 		return "guided";
-	return rw->safety == TA_FIX_SAFE ? "safe" : rw->safety == TA_FIX_UNSAFE ? "unsafe" : "safe/unsafe";
+	return rw.safety == TA_ENTRY_FIX_SAFE ? "safe" : rw.safety == TA_ENTRY_FIX_UNSAFE ? "unsafe" : "safe/unsafe";
 }
 
 static void para(ta_buf *b, const char *title, const char *text)
@@ -207,17 +208,19 @@ static void render_entry(const ta_catalog *cat, const ta_entry *e, ta_buf *b)
 		snprintf(title, sizeof title, "The edit (%s)", ta_edit_kind_name(e->edit));
 		para(b, title, e->edit_summary);
 		/* Whether --apply makes it, and under what assumption. */
-		const ta_rewrite *rw = e->edit == TA_EDIT_MECHANICAL ? ta_rewrite_find(e->id) : NULL;
-		if (rw && !rw->demoted) {
+		ta_entry_fix rw = { 0 };
+		if (e->edit == TA_EDIT_MECHANICAL)
+			rw = ta_entry_fix_of(e->id);
+		if (rw.written && !rw.demoted) {
 			ta_buf fx = TA_BUF_INIT;
-			if (rw->safety == TA_FIX_SAFE)
+			if (rw.safety == TA_ENTRY_FIX_SAFE)
 				ta_buf_puts(&fx, "Safe: the edit keeps what the program computes for every input it "
 					    "accepts today; --apply makes it.");
 			else
 				ta_buf_printf(&fx, "%s: the edit %s. --apply makes it only with --unsafe-fixes; "
 					      "--diff and the advisor state the assumption with the site's names "
-					      "first.", rw->safety == TA_FIX_UNSAFE ? "Unsafe" :
-					      "Safe at some sites, unsafe at others", rw->assumes);
+					      "first.", rw.safety == TA_ENTRY_FIX_UNSAFE ? "Unsafe" :
+					      "Safe at some sites, unsafe at others", rw.assumes);
 			para(b, "Fix", ta_buf_str(&fx));
 			ta_buf_free(&fx);
 		} else if (e->edit == TA_EDIT_GUIDED) {

@@ -18,7 +18,7 @@
 #include "analyze/analysis.h"
 #include "checklist/rules.h"
 #include "ui/check.h"
-#include "ui/report.h"
+#include "advise/model_report.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

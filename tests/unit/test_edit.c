@@ -24,7 +24,7 @@
 #include "advise/edit.h"
 #include "advise/journal.h"
 #include "analyze/analysis.h"
-#include "ui/edit_cli.h"
+#include "advise/edit_cmd.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
 

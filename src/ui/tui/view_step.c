@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/autotune.h"
 #include "ui/tui/term.h"
 #include "util/buf.h"
 

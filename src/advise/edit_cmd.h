@@ -1,7 +1,7 @@
 /* The command-line actions on suggested edits: `--diff ID[:LINE]`,
  * `--apply ID[:LINE]`, `--undo`, `--redo`. */
-#ifndef TA_UI_EDIT_CLI_H
-#define TA_UI_EDIT_CLI_H
+#ifndef TA_ADVISE_EDIT_CMD_H
+#define TA_ADVISE_EDIT_CMD_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* `--diff`, `--apply`, `--undo` and `--redo`: the command-line actions on
  * suggested edits (advise/edit.h makes and applies them). */
 #include "config.h"
-#include "ui/edit_cli.h"
+#include "advise/edit_cmd.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,5 +1,8 @@
+/* `tileadvise --report`: the model of a file written out (see
+ * model_report.h). */
 #include "config.h"
-#include "ui/report.h"
+#include "advise/model_report.h"
+#include "analyze/analysis.h"
 #include "analyze/index.h"
 #include "util/buf.h"
 #include "util/text.h"
@@ -7,22 +10,6 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-
-int ta_format_parse(const char *s)
-{
-	if (!strcasecmp(s, "text"))
-		return TA_FORMAT_TEXT;
-	if (!strcasecmp(s, "markdown") || !strcasecmp(s, "md"))
-		return TA_FORMAT_MARKDOWN;
-	if (!strcasecmp(s, "json"))
-		return TA_FORMAT_JSON;
-	if (!strcasecmp(s, "sarif"))
-		return TA_FORMAT_SARIF;
-	if (!strcasecmp(s, "github"))
-		return TA_FORMAT_GITHUB;
-	return -1;
-}
 
 static const char *configs_kind_name(ta_configs_kind k)
 {
@@ -453,4 +440,18 @@ void ta_report_write(const ta_model *m, ta_format fmt, FILE *out)
 		report_json(m, out);
 	else
 		report_text(m, fmt == TA_FORMAT_MARKDOWN, out);
+}
+
+ta_exit ta_report_file(const char *path, ta_format fmt, FILE *out, FILE *err)
+{
+	ta_analysis *a;
+	char *why;
+	if (ta_analysis_open(path, &a, &why) != 0) {
+		fprintf(err, "tileadvise: %s\n", why);
+		free(why);
+		return TA_EXIT_ERROR;
+	}
+	ta_report_write(a->model, fmt, out);
+	ta_analysis_free(a);
+	return TA_EXIT_OK;
 }

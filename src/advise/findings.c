@@ -1,0 +1,353 @@
+/* The findings --check reports, file by file (see findings.h). */
+#include "config.h"
+#include "advise/findings.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "analyze/analysis.h"
+#include "analyze/split.h"
+#include "checklist/filter.h"
+#include "checklist/rewrite.h"
+#include "checklist/rules.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+
+struct ta_findings {
+	ta_filter *filter;
+	bool fixes;
+	ta_diag *items;
+	size_t count, cap;
+	/* The current file's diagnostics by place, id and message, to drop a
+	 * repeat without comparing it with every one before: item index + 1,
+	 * 0 empty; stale indexes (dropped, another file's) are checked away.
+	 * Its own table: the key has four parts and one message may stand at
+	 * many places, which analyze/namemap.h's one name, one value does not
+	 * hold. */
+	size_t *seen;
+	size_t seen_cap, seen_used;
+	size_t run;               /* the current file's first item */
+	bool sorted;
+};
+
+typedef struct ta_findings diags;
+typedef ta_diag diag;
+
+/* ---- diagnostics --------------------------------------------------------------- */
+
+/* One line: newlines and tabs in quoted code become spaces. */
+static char *one_line(const char *s)
+{
+	char *t = ta_xstrdup(s);
+	char *w = t;
+	for (const char *r = t; *r; r++) {
+		char ch = (*r == '\n' || *r == '\r' || *r == '\t') ? ' ' : *r;
+		if (ch == ' ' && w > t && w[-1] == ' ')
+			continue;
+		*w++ = ch;
+	}
+	*w = '\0';
+	return t;
+}
+
+static size_t diag_hash(uint32_t line, uint32_t col, const char *id, const char *message)
+{
+	uint64_t h = ta_hash_bytes(message, strlen(message)) ^ ta_hash_bytes(id, strlen(id));
+	return (size_t)(h ^ ((uint64_t)line * 0x9e3779b97f4a7c15u) ^ ((uint64_t)col << 32));
+}
+
+/* Whether the current file has a diagnostic with this place, id and
+ * message (as stored: one line). */
+static bool seen(const diags *d, const char *file, uint32_t line, uint32_t col, const char *id,
+		 const char *message)
+{
+	if (!d->seen_cap)
+		return false;
+	for (size_t h = diag_hash(line, col, id, message) & (d->seen_cap - 1); d->seen[h];
+	     h = (h + 1) & (d->seen_cap - 1)) {
+		size_t i = d->seen[h] - 1;
+		if (i < d->run || i >= d->count)
+			continue;
+		const diag *o = &d->items[i];
+		if (o->file == file && o->line == line && o->col == col && !strcmp(o->id, id) &&
+		    !strcmp(o->message, message))
+			return true;
+	}
+	return false;
+}
+
+static void seen_put(diags *d, size_t i)
+{
+	const diag *o = &d->items[i];
+	size_t h = diag_hash(o->line, o->col, o->id, o->message) & (d->seen_cap - 1);
+	while (d->seen[h])
+		h = (h + 1) & (d->seen_cap - 1);
+	d->seen[h] = i + 1;
+	d->seen_used++;
+}
+
+static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, uint32_t end_line,
+		      bool error, const char *id, const char *message, const char *kernel)
+{
+	if (!d->count || d->items[d->count - 1].file != file) {
+		/* a new file: earlier ones are never compared again */
+		d->run = d->count;
+		if (d->seen)
+			memset(d->seen, 0, d->seen_cap * sizeof *d->seen);
+		d->seen_used = 0;
+	}
+	if (seen(d, file, line, col, id, message))
+		return NULL;   /* one host line found for two kernels */
+	diag *x = TA_PUSH(d->items, d->count, d->cap);
+	x->file = file;
+	x->line = line;
+	x->col = col ? col : 1;
+	x->end_line = end_line >= line ? end_line : line;
+	x->error = error;
+	snprintf(x->id, sizeof x->id, "%s", id);
+	x->message = one_line(message);
+	x->kernel = kernel ? ta_xstrdup(kernel) : NULL;
+	x->fix = 0;
+	x->fix_why = NULL;
+	x->fix_unsafe = NULL;
+	if ((d->seen_used + 1) * 2 > d->seen_cap) {
+		free(d->seen);
+		d->seen_cap = d->seen_cap ? d->seen_cap * 2 : 256;
+		d->seen = ta_xcalloc(d->seen_cap, sizeof *d->seen);
+		d->seen_used = 0;
+		for (size_t i = d->run; i + 1 < d->count; i++)
+			seen_put(d, i);
+	}
+	seen_put(d, d->count - 1);
+	return x;
+}
+
+/* Whether the edit of a finding the tool writes can be made at its site:
+ * the same rewrite, for the same site, as --diff and --apply make. */
+static void note_fix(diag *x, const ta_model *m, const ta_finding *f)
+{
+	const ta_rewrite *rw = ta_rewrite_find(f->id);
+	if (!x || !rw || rw->demoted)
+		return;
+	ta_edit e;
+	char *why = NULL;
+	if (ta_rewrite_at(m, f, &e, &why) == 0) {
+		x->fix = 1;
+		x->fix_unsafe = e.unsafe ? one_line(e.unsafe) : NULL;
+		ta_edit_clear(&e);
+	} else {
+		x->fix = -1;
+		x->fix_why = why ? one_line(why) : ta_xstrdup("its preconditions do not hold");
+		free(why);
+	}
+}
+
+/* "-": the file on standard input, read whole. Reading stops one chunk
+ * past the size limit of a file, which loading then refuses. */
+static int open_stdin(ta_source **src, char **msg)
+{
+	ta_buf b = TA_BUF_INIT;
+	char chunk[65536];
+	size_t n;
+	while (b.len <= TA_SOURCE_MAX_BYTES && (n = fread(chunk, 1, sizeof chunk, stdin)) > 0)
+		ta_buf_append(&b, chunk, n);
+	int rc = ferror(stdin) ? -1 : 0;
+	if (rc)
+		*msg = ta_xstrdup("-: cannot read standard input");
+	else
+		rc = ta_source_from_bytes("-", b.len ? ta_buf_str(&b) : "", b.len, src, msg);
+	ta_buf_free(&b);
+	return rc;
+}
+
+/* Files larger than this are analysed in parts of this size
+ * (analyze/split.h): tree-sitter's tree of a whole 13 MB file took over a
+ * gigabyte. TILEADVISE_PART_BYTES sets it (tests compare both ways on
+ * small files). */
+static size_t part_bytes(void)
+{
+	const char *e = getenv("TILEADVISE_PART_BYTES");
+	char *end;
+	unsigned long long v = e && *e ? strtoull(e, &end, 10) : 0;
+	return e && *e && !*end && v ? (size_t)v : (size_t)256 << 10;
+}
+
+static void drop_diags(diags *d, size_t from)
+{
+	for (size_t i = from; i < d->count; i++) {
+		free(d->items[i].message);
+		free(d->items[i].kernel);
+		free(d->items[i].fix_why);
+		free(d->items[i].fix_unsafe);
+	}
+	d->count = from;
+}
+
+/* The findings of one model (the file's, or a part's) as diagnostics. */
+static void check_model(const char *path, diags *d, const ta_model *m, const ta_suppressions *sup)
+{
+	const ta_filter *f = d->filter;
+	ta_rules_result *r = ta_rules_run(m, NULL);
+	for (size_t i = 0; i < r->finding_count; i++) {
+		const ta_finding *fd = &r->findings[i];
+		int e = ta_rules_index(fd->id);
+		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !ta_filter_wants(f, fd->id))
+			continue;
+		const ta_kernel *k = &m->kernels[fd->kernel];
+		if (ta_suppressions_silence(sup, fd->span.line, k->def_line, fd->id))
+			continue;
+		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,
+				   fd->reason, k->name);
+		if (d->fixes)
+			note_fix(x, m, fd);
+	}
+	ta_rules_result_free(r);
+}
+
+/* A large file part by part, each part's tree freed before the next; false
+ * (and nothing added) when a part does not parse cleanly, which the
+ * whole file's analysis then reports. */
+static bool check_parts(const char *path, diags *d, const ta_source *src, const ta_suppressions *sup)
+{
+	size_t part = part_bytes();
+	ta_split_part *parts;
+	size_t n = src->len > part ? ta_split(src, part, &parts) : 0;
+	if (!n)
+		return false;
+	size_t mark = d->count;
+	bool ok = true;
+	for (size_t p = 0; ok && p < n; p++) {
+		char *msg = NULL;
+		ta_syntax *syn = ta_syntax_parse_ranges(src, parts[p].ranges, parts[p].range_count, &msg);
+		ta_model *m = syn && !syn->error_count ? ta_model_build(src, syn, &msg) : NULL;
+		ok = m != NULL;
+		if (ok)
+			check_model(path, d, m, sup);
+		free(msg);
+		ta_model_free(m);
+		ta_syntax_free(syn);
+	}
+	ta_split_free(parts, n);
+	if (!ok)
+		drop_diags(d, mark);
+	return ok;
+}
+
+void ta_findings_check(ta_findings *d, const char *path, FILE *err, ta_exit *rc)
+{
+	ta_source *src;
+	char *msg;
+	if ((!strcmp(path, "-") ? open_stdin(&src, &msg) : ta_source_load(path, &src, &msg)) != 0) {
+		fprintf(err, "tileadvise: %s\n", msg);
+		free(msg);
+		*rc = TA_EXIT_ERROR;
+		return;
+	}
+	ta_suppressions *sup = ta_suppressions_read(src);
+	ta_unknown_id u;
+	for (size_t i = 0; ta_filter_wants(d->filter, TA_FILTER_SUPPRESSION_ID) && ta_suppressions_unknown(sup, i, &u); i++) {
+		char *m = ta_xasprintf("unknown checklist id '%s' in a suppression comment", u.id);
+		add_diag(d, path, u.line, u.col, u.line, false, TA_FILTER_SUPPRESSION_ID, m, NULL);
+		free(m);
+	}
+	if (check_parts(path, d, src, sup)) {
+		ta_source_free(src);
+	} else {
+		ta_analysis *a;
+		if (ta_analysis_of_source(src, &a, &msg) != 0) {
+			fprintf(err, "tileadvise: %s\n", msg);
+			free(msg);
+			*rc = TA_EXIT_ERROR;
+		} else {
+			for (size_t i = 0; i < a->syn->error_count; i++) {
+				const ta_syntax_error *e = &a->syn->errors[i];
+				char *m = ta_xasprintf("syntax error: %s", e->what ? e->what : "cannot parse");
+				add_diag(d, path, (uint32_t)e->line, (uint32_t)e->column, (uint32_t)e->end_line, true, "", m, NULL);
+				free(m);
+			}
+			check_model(path, d, a->model, sup);
+			ta_analysis_free(a);
+		}
+	}
+	ta_suppressions_free(sup);
+}
+
+static int cmp_diag(const void *pa, const void *pb)
+{
+	const diag *a = pa, *b = pb;
+	int c = strcmp(a->file, b->file);
+	if (c)
+		return c;
+	if (a->line != b->line)
+		return a->line < b->line ? -1 : 1;
+	if (a->col != b->col)
+		return a->col < b->col ? -1 : 1;
+	return strcmp(a->id, b->id);
+}
+
+ta_findings *ta_findings_new(const char *select, const char *ignore, bool preview, bool fixes, FILE *err)
+{
+	ta_filter *flt = ta_filter_new(preview);
+	bool ok = true;
+	char *e = NULL;
+	if (select && ta_filter_select(flt, select, &e) != 0) {
+		fprintf(err, "tileadvise: %s\n", e);
+		free(e);
+		ok = false;
+	}
+	if (ignore && ta_filter_ignore(flt, ignore, &e) != 0) {
+		fprintf(err, "tileadvise: %s\n", e);
+		free(e);
+		ok = false;
+	}
+	if (!ok) {
+		ta_filter_free(flt);
+		return NULL;
+	}
+	ta_findings *d = ta_xcalloc(1, sizeof *d);
+	d->filter = flt;
+	d->fixes = fixes;
+	return d;
+}
+
+const ta_diag *ta_findings_sorted(ta_findings *d, size_t *n)
+{
+	if (!d->sorted && d->count)
+		qsort(d->items, d->count, sizeof *d->items, cmp_diag);
+	d->sorted = true;
+	*n = d->count;
+	return d->items;
+}
+
+void ta_findings_free(ta_findings *d)
+{
+	if (!d)
+		return;
+	drop_diags(d, 0);
+	free(d->items);
+	free(d->seen);
+	ta_filter_free(d->filter);
+	free(d);
+}
+
+int ta_findings_project(const char *first, bool isolated, ta_project *p, FILE *warn, char **err)
+{
+	if (isolated) {
+		memset(p, 0, sizeof *p);
+		p->respect_gitignore = p->preview = -1;
+		return 0;
+	}
+	/* From the first path's folder up (standard input: the current folder). */
+	const char *at = first && strcmp(first, "-") ? first : ".";
+	char *start = ta_path_is_dir(at) ? ta_xstrdup(at) : ta_path_dirname(at);
+	int rc = ta_project_find(start, p, warn, err);
+	free(start);
+	return rc;
+}
+
+bool ta_findings_read_toml(void)
+{
+	return ta_project_reads_toml();
+}

@@ -1,0 +1,62 @@
+/* The findings `tileadvise --check` reports, file by file: each file
+ * analysed (a large one in parts, analyze/split.h), the checklist's
+ * findings of the entries that apply, less those the filter leaves out
+ * (--select, --ignore, preview) and those a suppression comment silences
+ * (checklist/filter.h); syntax errors as errors; an unknown id in a
+ * suppression comment as X0; with fixes, whether --apply makes each
+ * finding's edit at its site. The project's settings that feed it come
+ * from pyproject.toml (checklist/pyproject.h). Front ends write the
+ * result (ui/check.c: text, json, SARIF, GitHub). */
+#ifndef TA_ADVISE_FINDINGS_H
+#define TA_ADVISE_FINDINGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "checklist/pyproject.h"
+#include "util/exitcode.h"
+
+/* The id an unknown id in a suppression comment is reported under. */
+#define TA_CHECK_SUPPRESSION_ID "X0"
+
+/* One diagnostic: a finding of one entry, or a syntax error. */
+typedef struct ta_diag {
+	const char *file;         /* borrowed from the caller's path */
+	uint32_t line, col, end_line;
+	bool error;               /* syntax error rather than a finding */
+	char id[8];
+	char *message;            /* one line */
+	char *kernel;             /* may be NULL */
+	int fix;                  /* entries the tool writes: 1 the edit can be made
+				     here, -1 it cannot (fix_why says why); else 0 */
+	char *fix_why;
+	char *fix_unsafe;         /* fix 1: the edit's assumption when it is unsafe */
+} ta_diag;
+
+typedef struct ta_findings ta_findings;
+
+/* Findings to collect under --select and --ignore (comma lists of ids,
+ * section letters, ALL, X0; NULL: none) and preview; fixes: run each
+ * written entry's rewrite at its finding. NULL when a list names an
+ * unknown id (one line for each bad list on err). Free with
+ * ta_findings_free. */
+ta_findings *ta_findings_new(const char *select, const char *ignore, bool preview, bool fixes, FILE *err);
+void ta_findings_free(ta_findings *fs);
+/* Adds the diagnostics of the file at path ("-": standard input). path
+ * must outlive fs. A file that cannot be read or analysed is one line on
+ * err and sets *rc to TA_EXIT_ERROR; the others are still checked. */
+void ta_findings_check(ta_findings *fs, const char *path, FILE *err, ta_exit *rc);
+/* Every diagnostic so far, sorted by file, line, column and id; valid
+ * until the next ta_findings_check or ta_findings_free. */
+const ta_diag *ta_findings_sorted(ta_findings *fs, size_t *n);
+
+/* The [tool.tileadvise] settings for a check of first (a file, a folder,
+ * or "-"): from first's folder (the current one for "-") and above;
+ * isolated: none. Same contract as ta_project_find. */
+int ta_findings_project(const char *first, bool isolated, ta_project *p, FILE *warn, char **err);
+/* Whether this build reads pyproject.toml (toml++). */
+bool ta_findings_read_toml(void);
+
+#endif
