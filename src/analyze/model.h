@@ -74,6 +74,9 @@ typedef struct ta_op {
 	int ptr_rank;             /* 2 for [:, None] + [None, :], 3 for 3D */
 	bool has_mask;
 	bool gather;              /* rows come from a loaded index tensor */
+	bool lookup;              /* a gather whose every dimension comes from the
+				     loaded index: an element-wise table lookup
+				     (`tl.load(code + idx)`), not rows of a tile */
 	/* dot: acc given as third argument or acc= */
 	bool has_acc;
 	char *receiver;           /* DESC_LOAD/DESC_STORE: the descriptor variable */

@@ -1905,10 +1905,65 @@ typedef struct shape_info {
 	bool arange;              /* a tl.arange flows in: at least 1D */
 	bool block_ptr;
 	bool loaded;              /* a loaded value flows in (a gather) */
+	unsigned direct;          /* the dims spanned outside loaded values */
+	bool bare;                /* a range not given an axis (`+ tl.arange(0, C)`):
+				     it broadcasts on the last one */
+	bool branchy;             /* a name read has several bindings: the shape
+				     depends on where it is read */
 } shape_info;
 
 static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t before,
 		     int depth, char ***seen, size_t *nseen, shape_info *out);
+
+/* What a value contributes once it is given axes (x[:, None], expand_dims,
+ * reshape, broadcast_to): all of it but its bare range. */
+static void merge_given_axes(shape_info *out, const shape_info *inner)
+{
+	out->arange |= inner->arange;
+	out->block_ptr |= inner->block_ptr;
+	out->loaded |= inner->loaded;
+	out->branchy |= inner->branchy;
+	out->dims |= inner->dims;
+	out->direct |= inner->direct;
+	if (inner->rank > out->rank)
+		out->rank = inner->rank;
+}
+
+/* Which arm of the if statement ifs holds offset off: 0 its consequence,
+ * 1... its elif clauses and else, -1 none (its condition). */
+static int arm_of(TSNode ifs, uint32_t off)
+{
+	TSNode c = ta_node_field(ifs, "consequence");
+	if (!ts_node_is_null(c) && off >= ts_node_start_byte(c) && off < ts_node_end_byte(c))
+		return 0;
+	for (uint32_t i = 0, arm = 1; i < ta_node_named_count(ifs); i++) {
+		TSNode x = ta_node_named_child(ifs, i);
+		if (!ta_node_is(x, "elif_clause") && !ta_node_is(x, "else_clause"))
+			continue;
+		if (off >= ts_node_start_byte(x) && off < ts_node_end_byte(x))
+			return (int)arm;
+		arm++;
+	}
+	return -1;
+}
+
+/* Offsets a and b lie in different arms of one if statement: a binding at
+ * a never reaches a read at b. */
+static bool other_arm(TSNode root, uint32_t a, uint32_t b)
+{
+	for (TSNode p = ta_node_named_at(root, a, a); !ts_node_is_null(p); p = ta_node_parent(p)) {
+		if (!ta_node_is(p, "if_statement"))
+			continue;
+		if (ta_node_is(p, "function_definition"))
+			break;
+		if (b < ts_node_start_byte(p) || b >= ts_node_end_byte(p))
+			continue;
+		int ia = arm_of(p, a), ib = arm_of(p, b);
+		if (ia >= 0 && ib >= 0 && ia != ib)
+			return true;
+	}
+	return false;
+}
 
 static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint32_t before,
 			  int depth, char ***seen, size_t *nseen, shape_info *out)
@@ -1919,11 +1974,19 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 	add_unique(seen, nseen, name);
 	int owner = function_at(b->m, k->def_span.start);
 	/* Every assignment of the name in the kernel: a pointer advanced in a loop
-	 * keeps the shape it was given before the loop. */
+	 * keeps the shape it was given before the loop. Not one in another arm of
+	 * an if than the read: `if IS_2D: offs = r[:, None] * s + c[None, :]
+	 * else: offs = r` gives the read in the else a 1D pointer. */
 	const var_def *v;
-	(void)before;
+	size_t defs = 0;
 	FOR_OWNER_VARS(b, owner, v)
-		if (v->name[0] == name[0] && !strcmp(v->name, name))
+		defs += v->name[0] == name[0] && !strcmp(v->name, name);
+	if (defs > 1)
+		out->branchy = true;
+	TSNode root = ts_tree_root_node(b->m->syn->tree);
+	FOR_OWNER_VARS(b, owner, v)
+		if (v->name[0] == name[0] && !strcmp(v->name, name) &&
+		    !(defs > 1 && other_arm(root, ts_node_start_byte(v->value), before)))
 			shape_of(b, k, v->value, ts_node_start_byte(v->value), depth + 1, seen, nseen, out);
 }
 
@@ -1953,14 +2016,21 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 			}
 			if (none) {
 				out->dims |= spans;
+				out->direct |= spans;
 				if ((int)nsub - 1 > out->rank)
 					out->rank = (int)nsub - 1;
+				/* the subscripted value's range is given an axis: not bare
+				 * (a part of this expression: the same depth) */
+				shape_info inner = { 0 };
+				shape_of(b, k, ta_node_named_child(n, 0), before, depth, seen, nseen, &inner);
+				merge_given_axes(out, &inner);
+				descend = false;
 			}
 		} else if (type == id.call) {
 			char *cn = ta_model_canonical(b->m, ta_node_field(n, "function"));
 			const char *tl = tl_function(cn);
 			if (tl && !strcmp(tl, "arange"))
-				out->arange = true;
+				out->arange = out->bare = true;
 			else if (tl && !strcmp(tl, "make_block_ptr"))
 				out->block_ptr = true;
 			else if (tl && !strcmp(tl, "load")) {
@@ -1972,19 +2042,32 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 					out->loaded = true;
 				out->arange |= inner.arange;
 				out->dims |= inner.dims;
+				out->branchy |= inner.branchy;
 				descend = false;
 			}
 			else if (tl && !strcmp(tl, "expand_dims")) {
 				/* expand_dims(x, 0) is a row [1, N]: x spans dim 1. */
-				out->dims |= text_eq(b, call_arg(n, 1), "0") ? 2u : 1u;
+				unsigned d = text_eq(b, call_arg(n, 1), "0") ? 2u : 1u;
+				out->dims |= d;
+				out->direct |= d;
 				if (out->rank < 2)
 					out->rank = 2;
+				shape_info inner = { 0 };
+				shape_of(b, k, call_arg(n, 0), before, depth, seen, nseen, &inner);
+				merge_given_axes(out, &inner);
+				descend = false;
 			} else if (tl && (!strcmp(tl, "broadcast_to") || !strcmp(tl, "reshape"))) {
 				TSNode shape = call_arg(n, 1);
 				int r = (int)ta_node_named_count(shape);
 				if (r > out->rank)
 					out->rank = r;
-				out->dims |= r >= 2 && r < 8 ? (1u << r) - 1 : 0;
+				unsigned d = r >= 2 && r < 8 ? (1u << r) - 1 : 0;
+				out->dims |= d;
+				out->direct |= d;
+				shape_info inner = { 0 };
+				shape_of(b, k, call_arg(n, 0), before, depth, seen, nseen, &inner);
+				merge_given_axes(out, &inner);
+				descend = false;
 			}
 			free(cn);
 		} else if (type == id.identifier) {
@@ -2071,7 +2154,12 @@ static void classify_pointers(builder *b)
 				else
 					*slot = (struct shape_slot){ .start = ps.start, .len = len, .hash = h };
 			}
+			/* a shape that depends on where its names are read is not
+			 * the shape of the same text elsewhere */
+			if (known && si.branchy)
+				known = false;
 			if (!known) {
+				si = (shape_info){ 0 };
 				char **seen = NULL;
 				size_t nseen = 0;
 				shape_of(b, k, expr, ps.start, 0, &seen, &nseen, &si);
@@ -2079,11 +2167,19 @@ static void classify_pointers(builder *b)
 				if (slot)
 					slot->si = si;
 			}
+			/* a bare range beside terms on the leading axes broadcasts
+			 * on the last: `r[:, None] * s + tl.arange(0, C)` is 2D */
+			if (si.bare && si.rank >= 2 && si.rank < 8 && (si.dims & ((1u << (si.rank - 1)) - 1)) &&
+			    !(si.dims >> (si.rank - 1) & 1)) {
+				si.dims |= 1u << (si.rank - 1);
+				si.direct |= 1u << (si.rank - 1);
+			}
 			op->ptr_rank = si.rank ? si.rank : si.arange ? 1 : 0;
 			op->ptr_shape = si.block_ptr ? TA_PTR_BLOCK_PTR :
 					__builtin_popcount(si.dims) >= 2 ? TA_PTR_2D :
 					si.arange || si.dims ? TA_PTR_1D : TA_PTR_SCALAR;
 			op->gather = si.loaded && op->ptr_shape == TA_PTR_2D;
+			op->lookup = op->gather && !si.direct;
 		}
 		free(sm.slots);
 	}

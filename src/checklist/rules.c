@@ -640,6 +640,20 @@ static const char *const backend_flags[] = {
 	"IS_AMD", "IS_HIP", "IS_ROCM", "IS_INTEL", "IS_XPU", "IS_NPU", "IS_MLU", "IS_MUSA", NULL,
 };
 
+bool ta_text_backend_test(const char *t, size_t n)
+{
+	for (int i = 0; backend_tests[i]; i++) {
+		size_t len = strlen(backend_tests[i]);
+		for (size_t j = 0; j + len <= n; j++)
+			if (!memcmp(t + j, backend_tests[i], len))
+				return true;
+	}
+	for (int i = 0; backend_flags[i]; i++)
+		if (ta_text_mentions(t, n, backend_flags[i]))
+			return true;
+	return false;
+}
+
 /* The first read of one of backend_flags, as its offset, or -1. */
 static long backend_flag_read(const ta_model *m, int *which)
 {

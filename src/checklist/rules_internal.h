@@ -125,6 +125,11 @@ typedef struct ta_backend_fact {
 } ta_backend_fact;
 ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b);
 
+/* Whether the text tests for another back-end than CUDA: one of the
+ * tests ta_file_other_backend looks for (torch.version.hip, is_hip(), a
+ * quoted device name) or a read of a back-end flag (IS_AMD, ...). */
+bool ta_text_backend_test(const char *t, size_t n);
+
 /* The T2 layout-flag vocabulary (also used by L1). */
 bool ta_is_layout_flag(const char *name);
 

@@ -25,17 +25,277 @@ static bool uses_descriptors(const ta_kernel *k)
 	return false;
 }
 
+/* ---- S1's detector: where the fast form already exists, and what the
+ * tile is ------------------------------------------------------------------ */
+
+/* Kernel ki (or a @jit helper it calls, three calls deep) reads through a
+ * descriptor (want_store: writes). */
+static bool s1_kernel_has_desc(const ta_model *m, int ki, bool want_store, int depth)
+{
+	if (ki < 0 || depth > 3)
+		return false;
+	const ta_kernel *k = &m->kernels[ki];
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *o = &k->ops[i];
+		if (o->kind == (want_store ? TA_OP_DESC_STORE : TA_OP_DESC_LOAD) ||
+		    (o->kind == TA_OP_HELPER_CALL && o->helper != ki && s1_kernel_has_desc(m, o->helper, want_store, depth + 1)))
+			return true;
+	}
+	return false;
+}
+
+/* The code in [a, b) of the kernel, less [xa, xb), reads (writes) through a
+ * descriptor, itself or in a helper it calls. */
+static bool s1_desc_between(const ta_rule_ctx *c, uint32_t a, uint32_t b, uint32_t xa, uint32_t xb, bool store)
+{
+	const ta_kernel *k = c->k;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *o = &k->ops[i];
+		if (o->span.start < a || o->span.end > b || (o->span.start >= xa && o->span.end <= xb))
+			continue;
+		if (o->kind == (store ? TA_OP_DESC_STORE : TA_OP_DESC_LOAD) ||
+		    (o->kind == TA_OP_HELPER_CALL && o->helper != c->kernel &&
+		     s1_kernel_has_desc(c->m, o->helper, store, 1)))
+			return true;
+	}
+	return false;
+}
+
+/* The access sits in one branch of a choice whose other branch makes the
+ * same access through a descriptor (`if USE_TMA: x = desc.load(...) else:
+ * x = tl.load(...)`, or the same as a conditional expression): the fast
+ * form is there already, this is its fallback. */
+static bool s1_fast_form_beside(const ta_rule_ctx *c, const ta_op *op)
+{
+	bool store = op->kind == TA_OP_STORE;
+	TSNode n = ta_rule_node(c, op->span);
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && !ta_node_is(p, "function_definition");
+	     n = p, p = ta_node_parent(p)) {
+		if (ta_node_is(p, "conditional_expression") && ta_node_named_count(p) == 3) {
+			TSNode here = ta_node_named_child(p, 0), there = ta_node_named_child(p, 2);
+			if (ts_node_eq(n, there)) {
+				there = here;
+				here = n;
+			} else if (!ts_node_eq(n, here)) {
+				continue;     /* in the condition */
+			}
+			if (s1_desc_between(c, ts_node_start_byte(there), ts_node_end_byte(there), 0, 0, store))
+				return true;
+		} else if (ta_node_is(p, "block")) {
+			TSNode arm = ta_node_parent(p);
+			TSNode ifs = ta_node_is(arm, "elif_clause") || ta_node_is(arm, "else_clause") ? ta_node_parent(arm) : arm;
+			if (!ta_node_is(ifs, "if_statement"))
+				continue;
+			/* the whole if less this arm and the conditions */
+			TSNode cond = ta_node_field(ifs, "condition");
+			uint32_t a = ts_node_end_byte(cond), b = ts_node_end_byte(ifs);
+			if (s1_desc_between(c, a, b, ts_node_start_byte(p), ts_node_end_byte(p), store))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Whether the test reads as "this is another back-end than CUDA" where it
+ * holds: a back-end test, not negated. */
+static bool s1_backend_cond(const ta_model *m, TSNode cond, bool *negated)
+{
+	cond = ta_node_unparen(cond);
+	*negated = ta_node_is(cond, "not_operator");
+	if (*negated)
+		cond = ta_node_field(cond, "argument");
+	uint32_t a = ts_node_start_byte(cond), b = ts_node_end_byte(cond);
+	return ta_text_backend_test(m->src->text + a, b - a);
+}
+
+/* The launch runs only on another back-end: it is made where a back-end
+ * test holds (the arm of `if torch.version.hip:`, the else of `if not
+ * is_hip():`), or its callee is chosen by one (`fn = raw if IS_AMD else tma`). */
+/* `fn = A if TEST else B`, and the launch runs fn when it is kernel (its
+ * only_if "fn is A"): TEST is a back-end test that holds for kernel's arm. */
+static bool s1_alias_elsewhere(const ta_model *m, const char *only_if)
+{
+	const char *is = strstr(only_if, " is ");
+	if (!is || strstr(is + 4, " or "))
+		return false;
+	char *name = ta_xstrndup(only_if, (size_t)(is - only_if));
+	const char *kernel = is + 4;
+	bool hit = false;
+	for (size_t i = 0; i < m->assign_node_count && !hit; i++) {
+		TSNode a = m->assign_nodes[i].node;
+		TSNode left = ta_node_field(a, "left"), right = ta_node_unparen(ta_node_field(a, "right"));
+		if (!ta_node_text_eq(m->src, left, name) || !ta_node_is(right, "conditional_expression") ||
+		    ta_node_named_count(right) != 3)
+			continue;
+		bool negated;
+		if (!s1_backend_cond(m, ta_node_named_child(right, 1), &negated))
+			continue;
+		bool first = ta_node_text_eq(m->src, ta_node_unparen(ta_node_named_child(right, 0)), kernel);
+		bool second = ta_node_text_eq(m->src, ta_node_unparen(ta_node_named_child(right, 2)), kernel);
+		hit = (first && !negated) || (second && negated);
+	}
+	free(name);
+	return hit;
+}
+
+static bool s1_launch_elsewhere(const ta_model *m, const ta_launch *l)
+{
+	if (l->only_if) {
+		size_t n = strlen(l->only_if);
+		bool negated = !strncmp(l->only_if, "not ", 4);
+		if (s1_alias_elsewhere(m, l->only_if))
+			return true;
+		if (ta_text_backend_test(l->only_if, n) && !strstr(l->only_if, " is "))
+			return !negated;
+	}
+	TSNode root = ta_syntax_root(m->syn);
+	TSNode n = ta_node_named_at(root, l->span.start, l->span.end);
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && !ta_node_is(p, "function_definition");
+	     n = p, p = ta_node_parent(p)) {
+		if (!ta_node_is(p, "block"))
+			continue;
+		TSNode arm = ta_node_parent(p);
+		bool negated;
+		if (ta_node_is(arm, "if_statement") || ta_node_is(arm, "elif_clause")) {
+			if (s1_backend_cond(m, ta_node_field(arm, "condition"), &negated) && !negated)
+				return true;
+		} else if (ta_node_is(arm, "else_clause")) {
+			TSNode ifs = ta_node_parent(arm);
+			if (s1_backend_cond(m, ta_node_field(ifs, "condition"), &negated) && negated)
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Words of a kernel's name that name another back-end (`_attn_fwd_hip`). */
+static bool s1_backend_named(const char *name)
+{
+	static const char *const words[] = { "hip", "amd", "rocm", "xpu", "npu", "mlu", "musa", "ascend", NULL };
+	for (const char *w = name; *w;) {
+		size_t len = strcspn(w, "_");
+		for (int i = 0; words[i]; i++)
+			if (len == strlen(words[i]) && !strncasecmp(w, words[i], len))
+				return true;
+		w += len + (w[len] == '_');
+	}
+	return false;
+}
+
+/* The kernel is written for another back-end (often the twin of a CUDA
+ * kernel that already uses descriptors): every launch the file holds runs
+ * on another back-end, or, where the file launches it nowhere, its name
+ * says so. TMA is NVIDIA's: no fast form to offer it. (Nothing here asks
+ * for another kernel: a file analysed in parts sees one group of kernels
+ * that name each other at a time.) */
+static bool s1_other_backend_twin(const ta_rule_ctx *c)
+{
+	bool any = false, all = true;
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		any = true;
+		all &= s1_launch_elsewhere(c->m, l);
+	}
+	return any ? all : s1_backend_named(c->k->name);
+}
+
+/* The step of the pointer's last axis when a literal integer above 1 scales
+ * it (`(2 * c)[None, :]`, `c[None, :] * 2`, `cols = tl.arange(0, C) * 2`):
+ * a de-interleave, whose elements are not contiguous; else 0. */
+static long s1_literal_step(const ta_model *m, TSNode n)
+{
+	n = ta_node_unparen(n);
+	if (!ta_node_is(n, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(n, "operator"), "*"))
+		return 0;
+	TSNode l = ta_node_unparen(ta_node_field(n, "left")), r = ta_node_unparen(ta_node_field(n, "right"));
+	TSNode lit = ta_node_is(l, "integer") ? l : ta_node_is(r, "integer") ? r : (TSNode){ 0 };
+	if (ts_node_is_null(lit))
+		return 0;
+	char *t = ta_node_text(m->src, lit);
+	long v = strtol(t, NULL, 0);
+	free(t);
+	return v > 1 ? v : 0;
+}
+
+static long s1_last_step(ta_rule_ctx *c, TSNode ptr, uint32_t before, int rank, int depth)
+{
+	if (ts_node_is_null(ptr) || depth > 3)
+		return 0;
+	ptr = ta_node_unparen(ptr);
+	if (ta_node_is(ptr, "identifier")) {
+		char *name = ta_node_text(c->m->src, ptr);
+		size_t n;
+		const ta_assign *as = ta_rule_assigns(c, &n), *def = NULL;
+		for (size_t i = 0; i < n; i++)
+			if (!as[i].augmented && as[i].stmt.end <= before && !strcmp(as[i].name, name))
+				def = &as[i];
+		free(name);
+		return def ? s1_last_step(c, ta_rule_node(c, def->rhs), def->stmt.start, rank, depth + 1) : 0;
+	}
+	TSNode t[16];
+	size_t count = ta_edits_chain_terms(c->m, ptr, "+", t, 16);
+	for (size_t i = 0; i < count; i++) {
+		TSNode term = ta_node_unparen(t[i]);
+		if (count == 1 && ta_node_is(term, "binary_operator") &&
+		    !ta_node_text_eq(c->m->src, ta_node_field(term, "operator"), "*"))
+			break;
+		if (ta_node_is(term, "identifier")) {
+			long v = s1_last_step(c, term, before, rank, depth + 1);
+			if (v)
+				return v;
+			continue;
+		}
+		/* the term on the last axis: x[None, :] (x[None, None, :]) */
+		TSNode sub = term;
+		long k = s1_literal_step(c->m, term);
+		if (k) {
+			TSNode l = ta_node_unparen(ta_node_field(term, "left"));
+			sub = ta_node_is(l, "integer") ? ta_node_unparen(ta_node_field(term, "right")) : l;
+		}
+		if (!ta_node_is(sub, "subscript"))
+			continue;
+		uint32_t nsub = ta_node_named_count(sub);
+		if ((int)nsub - 1 != rank || !ta_node_is(ta_node_named_child(sub, nsub - 1), "slice"))
+			continue;
+		if (k)
+			return k;
+		/* the subscripted offsets scaled where they are made */
+		TSNode v = ta_node_unparen(ta_node_named_child(sub, 0));
+		if (ta_node_is(v, "identifier")) {
+			char *name = ta_node_text(c->m->src, v);
+			size_t n;
+			const ta_assign *as = ta_rule_assigns(c, &n), *def = NULL;
+			for (size_t j = 0; j < n; j++)
+				if (!as[j].augmented && as[j].stmt.end <= before && !strcmp(as[j].name, name))
+					def = &as[j];
+			free(name);
+			if (def)
+				v = ta_rule_node(c, def->rhs);
+		}
+		k = s1_literal_step(c->m, v);
+		if (k)
+			return k;
+	}
+	return 0;
+}
+
 ta_status ta_detect_s1(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	bool found = false;
 	/* Tensor descriptors are TMA, a feature of NVIDIA GPUs: a file under
-	 * an Ascend, ROCm or other back-end's folder has no such fast form. */
-	if (ta_file_other_backend(c->m, NULL) == TA_BACKEND_FOLDER)
+	 * an Ascend, ROCm or other back-end's folder has no such fast form,
+	 * nor a kernel only launched for one. */
+	if (ta_file_other_backend(c->m, NULL) == TA_BACKEND_FOLDER || s1_other_backend_twin(c))
 		return TA_STATUS_NOT_APPLICABLE;
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
 		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D)
+			continue;
+		/* a table lookup (`tl.load(code + idx)`, every axis from the
+		 * loaded index) reads elements, not rows of a tile; a raw access
+		 * whose other branch uses a descriptor is the fast form's fallback */
+		if (op->lookup || s1_fast_form_beside(c, op))
 			continue;
 		const char *what = op->kind == TA_OP_LOAD ? "loaded" : "stored";
 		char *ptr = op->arg_count ? ta_rule_text(c, op->args[0]) : ta_xstrdup("?");
@@ -44,17 +304,27 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		for (char *p = ptr; *p; p++)
 			if (*p == '\n' || *p == '\t')
 				*p = ' ';
+		int rank = op->ptr_rank >= 2 ? op->ptr_rank : 2;
+		long step = op->arg_count ? s1_last_step(c, ta_rule_node(c, op->args[0]), op->span.start, rank, 0) : 0;
 		ta_finding *f;
 		if (op->gather) {
 			f = ta_rule_add(c, op->span,
-				"%s%s%s tile %s through a gathered 2D pointer `%s` (rows from a loaded index): "
+				"%s%s%s tile %s through a gathered %dD pointer `%s` (rows from a loaded index): "
 				"a descriptor gather is the fast form", op->target ? "`" : "",
-				op->target ? op->target : "a", op->target ? "`" : "", what, ptr);
+				op->target ? op->target : "a", op->target ? "`" : "", what, rank, ptr);
+			f->tags |= TA_TAG_GUIDED;
+		} else if (step) {
+			f = ta_rule_add(c, op->span,
+				"%s%s%s tile %s with a raw %dD %spointer `%s` whose last axis steps by %ld: a tensor "
+				"descriptor needs a last stride of 1, so the fast form %ss the whole interleaved tile "
+				"through one and splits it in registers (tl.reshape, tl.split)", op->target ? "`" : "",
+				op->target ? op->target : "a", op->target ? "`" : "", what, rank,
+				op->has_mask ? "masked " : "", ptr, step, op->kind == TA_OP_LOAD ? "load" : "store");
 			f->tags |= TA_TAG_GUIDED;
 		} else {
-			f = ta_rule_add(c, op->span, "%s%s%s tile %s with a raw 2D %spointer `%s`: a tensor "
+			f = ta_rule_add(c, op->span, "%s%s%s tile %s with a raw %dD %spointer `%s`: a tensor "
 				"descriptor %s is the fast form", op->target ? "`" : "",
-				op->target ? op->target : "a", op->target ? "`" : "", what,
+				op->target ? op->target : "a", op->target ? "`" : "", what, rank,
 				op->has_mask ? "masked " : "", ptr, op->kind == TA_OP_LOAD ? "load" : "store");
 		}
 		free(ptr);
@@ -62,7 +332,8 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 	}
 	if (found)
 		return TA_STATUS_APPLIES;
-	return uses_descriptors(k) ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
+	return uses_descriptors(k) || s1_kernel_has_desc(c->m, c->kernel, false, 0) ||
+	       s1_kernel_has_desc(c->m, c->kernel, true, 0) ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
 }
 
 /* ---- the rewrite ---------------------------------------------------------- */
