@@ -88,3 +88,49 @@ BEFORE
 		if [ -f "$dir/before/$id.tsv" ]; then row "$id" "$status" "$dir/before/$id.tsv"; fi
 	done
 fi
+# Fresh code: public projects outside the development corpus, judged by
+# reading all (or a sample) of their findings and some kernels for misses.
+if ls "$dir"/fresh/*.kernels.tsv >/dev/null 2>&1; then
+	cat <<'FRESH'
+
+## Fresh code, not the development corpus
+
+Public projects neither in the development corpus nor judged before nor in
+`../shared/RESERVED.txt` (issue 29, item 4), read the same strict way: every
+finding of `--check --preview` (or a sample), one row per entry id of a
+finding, in `tests/precision/fresh/PROJECT.tsv`, before and after the
+detectors changed; and kernels drawn at random read whole for what the
+checklist misses, in `PROJECT.kernels.tsv`. Recall is the ids found true on
+those kernels over those found and missed. These figures, not the
+development corpus's above, say how the checklist does on code written
+elsewhere.
+FRESH
+	for k in "$dir"/fresh/*.kernels.tsv; do
+		f=${k%.kernels.tsv}.tsv
+		[ -f "$f" ] || continue
+		head -n 1 "$f" | sed 's/^# /\n/; s/$/./'
+		sed -n '2,3p' "$f" | sed 's/^# /- /'
+		printf '\n| Entry | Phase | Judged | True | False | Debatable | Strict precision |\n'
+		printf '|-------|-------|-------:|-----:|------:|----------:|-----------------:|\n'
+		awk -F'\t' '/^#/ || NF == 0 { next }
+			{ k = $2 "\t" $1; if (!(k in n)) order[++no] = k; n[k]++; v[k, $5]++
+			  t[$1]++; tv[$1, $5]++ }
+			END {
+				for (i = 1; i <= no; i++) {
+					split(order[i], p, "\t"); k = order[i]
+					printf "| %s | %s | %d | %d | %d | %d | %.0f%% |\n", p[1], p[2], n[k], v[k, "true"],
+						v[k, "false"], v[k, "debatable"], 100 * v[k, "true"] / n[k]
+				}
+				for (ph in t)
+					printf "| all | %s | %d | %d | %d | %d | %.0f%% |\n", ph, t[ph], tv[ph, "true"],
+						tv[ph, "false"], tv[ph, "debatable"], 100 * tv[ph, "true"] / t[ph]
+			}' "$f" | sort -t'|' -k2,2 -k3,3r
+		awk -F'\t' '/^#/ || NF == 0 { next }
+			{ nk[$1]++; f = $5 == "-" ? 0 : split($5, a, " "); m = $6 == "-" ? 0 : split($6, b, " ")
+			  found[$1] += f; missed[$1] += m }
+			END { printf "\n"
+				for (ph in nk)
+					printf "Recall, %s: %d of %d (%.0f%%) on %d kernels read.\n", ph, found[ph],
+						found[ph] + missed[ph], 100 * found[ph] / (found[ph] + missed[ph]), nk[ph] }' "$k" | sort
+	done
+fi
