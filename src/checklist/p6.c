@@ -1,6 +1,7 @@
 /* P6: Loaded strides or pointers without tl.assume.
  * Its detector and its rewrite. */
 #include "config.h"
+#include "analyze/values.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -349,55 +350,268 @@ static TSNode launch_arg(const ta_model *m, const ta_launch *l, size_t pi, const
 	return kw ? ta_edits_node(m, kw->value_span) : (TSNode){ 0 };
 }
 
-/* One assert before each launch of the kernel, on the host's own argument
- * for the table parameter. */
+/* ---- the host's check, on host values only ----------------------------
+ * The table lives on the GPU: reading it on the host (`.all()`, `.item()`)
+ * synchronises every call (a grouped GEMM ran 2.9x slower so on an H200).
+ * Where the wrapper builds the table from a host list (`torch.tensor(lds,
+ * ...)`, or a list written inside that call), the assert reads the list;
+ * elsewhere nothing is asserted and the edit states the assumption. */
+
+/* A value the host computes without the GPU: numbers, names, arithmetic,
+ * a tensor's shape, strides, size or address (never a list or a tuple:
+ * the table must be flat for the kernel's T + i * S + c to index it). */
+static bool p6_host_scalar(const ta_model *m, TSNode n)
+{
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "integer") || ta_node_is(n, "identifier"))
+		return true;
+	if (ta_node_is(n, "attribute"))
+		return p6_host_scalar(m, ta_node_field(n, "object"));
+	if (ta_node_is(n, "subscript"))
+		return p6_host_scalar(m, ta_node_field(n, "value"));
+	if (ta_node_is(n, "binary_operator"))
+		return p6_host_scalar(m, ta_node_field(n, "left")) && p6_host_scalar(m, ta_node_field(n, "right"));
+	if (ta_node_is(n, "unary_operator"))
+		return p6_host_scalar(m, ta_node_field(n, "argument"));
+	if (!ta_node_is(n, "call"))
+		return false;
+	static const char *const methods[] = { "stride", "data_ptr", "size", "numel", "dim", "element_size", NULL };
+	static const char *const builtins[] = { "len", "int", "max", "min", NULL };
+	TSNode fn = ta_node_field(n, "function");
+	const char *const *ok = ta_node_is(fn, "attribute") ? methods : ta_node_is(fn, "identifier") ? builtins : NULL;
+	TSNode name = ta_node_is(fn, "attribute") ? ta_node_field(fn, "attribute") : fn;
+	bool known = false;
+	for (size_t i = 0; ok && ok[i] && !known; i++)
+		known = ta_node_text_eq(m->src, name, ok[i]);
+	if (!known || (ta_node_is(fn, "attribute") && !p6_host_scalar(m, ta_node_field(fn, "object"))))
+		return false;
+	TSNode args = ta_node_field(n, "arguments");
+	for (uint32_t i = 0, c = ta_node_named_count(args); i < c; i++)
+		if (!p6_host_scalar(m, ta_node_named_child(args, i)))
+			return false;
+	return true;
+}
+
+/* A flat list of host values written out: a list display or a list
+ * comprehension whose element is one. */
+static bool p6_host_list_expr(const ta_model *m, TSNode n)
+{
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "list_comprehension"))
+		return p6_host_scalar(m, ta_node_field(n, "body"));
+	if (!ta_node_is(n, "list") && !ta_node_is(n, "tuple"))
+		return false;
+	for (uint32_t i = 0, c = ta_node_named_count(n); i < c; i++)
+		if (!p6_host_scalar(m, ta_node_named_child(n, i)))
+			return false;
+	return true;
+}
+
+/* name is a flat list of host values in the function host: bound to one
+ * (every binding), grown only by `+=` of one, .append of a host value or
+ * .extend of one. */
+static bool p6_host_list_name(const ta_model *m, TSNode host, const char *name)
+{
+	ta_edits_defs d = { .n = 0 };
+	ta_edits_find_defs(m, host, name, &d);
+	if (!d.n || d.more)
+		return false;
+	for (size_t i = 0; i < d.n; i++) {
+		TSNode r = ta_node_field(d.v[i], "right");
+		if (!ta_node_is(ta_node_field(d.v[i], "left"), "identifier") || !p6_host_list_expr(m, r))
+			return false;
+	}
+	/* name.append(x) / name.extend(xs) anywhere in the function */
+	for (size_t at = ta_edits_next_word(m, ts_node_start_byte(host), name);
+	     at != SIZE_MAX && at < ts_node_end_byte(host); at = ta_edits_next_word(m, at + 1, name)) {
+		TSNode id = ta_node_named_at(host, (uint32_t)at, (uint32_t)(at + strlen(name)));
+		TSNode attr = ta_node_parent(id), call = ta_node_parent(attr);
+		if (!ta_node_is(id, "identifier") || !ta_node_is(attr, "attribute") || !ta_node_is(call, "call") ||
+		    !ts_node_eq(ta_node_field(attr, "object"), id))
+			continue;
+		TSNode meth = ta_node_field(attr, "attribute"), args = ta_node_field(call, "arguments");
+		TSNode a0 = ta_node_named_count(args) == 1 ? ta_node_named_child(args, 0) : (TSNode){ 0 };
+		if (ta_node_text_eq(m->src, meth, "append") && !(ts_node_is_null(a0) || !p6_host_scalar(m, a0)))
+			continue;
+		if (ta_node_text_eq(m->src, meth, "extend") && !ts_node_is_null(a0) && p6_host_list_expr(m, a0))
+			continue;
+		if (ta_node_text_eq(m->src, meth, "append") || ta_node_text_eq(m->src, meth, "extend") ||
+		    ta_node_text_eq(m->src, meth, "insert") || ta_node_text_eq(m->src, meth, "__setitem__"))
+			return false;
+	}
+	return true;
+}
+
+/* The host list a tensor is copied from: `torch.tensor(L, ...)`,
+ * `torch.as_tensor(L)`, through .to(...), .cuda(), .int() and the like;
+ * a null node otherwise. */
+static TSNode p6_tensor_source(const ta_model *m, TSNode v)
+{
+	v = ta_node_unparen(v);
+	if (!ta_node_is(v, "call"))
+		return (TSNode){ 0 };
+	TSNode fn = ta_node_field(v, "function");
+	if (ta_node_is(fn, "attribute")) {
+		static const char *const moves[] = { "to", "cuda", "int", "long", "contiguous", NULL };
+		for (size_t i = 0; moves[i]; i++)
+			if (ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), moves[i]))
+				return p6_tensor_source(m, ta_node_field(fn, "object"));
+	}
+	char *c = ta_model_canonical(m, fn);
+	bool copy = c && (ta_name_is(c, "torch.tensor") || ta_name_is(c, "torch.as_tensor") ||
+			  ta_name_is(c, "torch.LongTensor") || ta_name_is(c, "torch.IntTensor"));
+	free(c);
+	return copy ? ta_edits_call_arg(m, v, 0, "data") : (TSNode){ 0 };
+}
+
+/* The function (or module) holding launch l. */
+static TSNode p6_host_node(const ta_model *m, const ta_launch *l)
+{
+	TSNode n = l->host >= 0 ? ta_edits_node(m, m->hosts[l->host].span) : (TSNode){ 0 };
+	return ts_node_is_null(n) ? ta_syntax_root(m->syn) : n;
+}
+
+/* What the host's check of one launch is. */
+typedef struct p6_check {
+	const char *kernel;
+	const char *slice;
+	int mod;
+	const char *kcond;
+	uint32_t done[16];        /* the bindings already checked (several launches) */
+	size_t ndone;
+	uint32_t unchecked_line;  /* the first launch nothing could check, or 0 */
+	char *unchecked_arg;
+} p6_check;
+
+/* Checks launch l's table argument `at` (a plain name) on the host where
+ * its entries are host values: 1 done (or done already), 0 when they are
+ * not (only on the GPU). */
+static int p6_check_host(const ta_model *m, const ta_launch *l, TSNode arg, p6_check *ck, ta_edit *out)
+{
+	if (!ta_node_is(arg, "identifier"))
+		return 0;
+	TSNode host = p6_host_node(m, l);
+	char *name = ta_node_text(m->src, arg);
+	/* the tensor the launch passes, where the wrapper binds it */
+	TSNode binding, val = ta_values_def(m, arg, &binding);
+	TSNode src = !ts_node_is_null(val) && ta_node_is(binding, "assignment") &&
+			     ta_node_is(ta_node_field(binding, "left"), "identifier")
+		     ? p6_tensor_source(m, val) : (TSNode){ 0 };
+	TSNode stmt = ts_node_is_null(src) ? src : ta_node_parent(binding);
+	uint32_t end, st = ts_node_is_null(stmt) || !ta_node_is(stmt, "expression_statement") ? UINT32_MAX
+			   : ta_edits_stmt_lines(m, stmt, &end);
+	bool named = ta_node_is(src, "identifier");
+	char *list = named ? ta_node_text(m->src, src) : NULL;
+	char *hoisted = NULL;
+	int rc = 0;
+	if (st == UINT32_MAX || (named ? !p6_host_list_name(m, host, list) : !p6_host_list_expr(m, src)))
+		goto out;
+	for (size_t i = 0; i < ck->ndone; i++)
+		if (ck->done[i] == st) {
+			rc = 1;
+			goto out;
+		}
+	if (!named) {
+		hoisted = ta_xasprintf("%s_host", name);
+		if (ta_edits_name_taken(m, hoisted))
+			goto out;
+	}
+	char *ind = ta_edits_indent_at(m, st);
+	const char *nl = m->src->crlf ? "\r\n" : "\n";
+	char *check = ta_xasprintf("%sassert all(v %% %d == 0 for v in %s%s), \"%s: tl.assume(%s) needs it\"%s", ind,
+				   ck->mod, named ? list : hoisted, ck->slice, ck->kernel, ck->kcond, nl);
+	if (named) {
+		/* after the copy: what the tensor holds is what the list held */
+		ta_edit_replace(out, end, end, check);
+	} else {
+		/* the list written in the call gets a name, checked, then copied */
+		char *text = ta_node_text(m->src, src);
+		char *pre = ta_xasprintf("%s%s = %s%s%s", ind, hoisted, text, nl, check);
+		ta_edit_replace(out, st, st, pre);
+		ta_edit_replace(out, ts_node_start_byte(src), ts_node_end_byte(src), hoisted);
+		free(pre);
+		free(text);
+	}
+	free(check);
+	free(ind);
+	if (ck->ndone < 16)
+		ck->done[ck->ndone++] = st;
+	rc = 1;
+out:
+	free(hoisted);
+	free(list);
+	free(name);
+	return rc;
+}
+
+/* For each launch of the kernel, the host's check of the table parameter's
+ * entries, on host values only; a launch whose table only the GPU holds
+ * gets a comment saying what is assumed, and the edit states it. */
 static int p6_host(const ta_model *m, const p6_site *s, const char *table, const char *slice, int mod,
 		   const char *kcond, ta_edit *out, char **why)
 {
 	size_t ki = (size_t)(s->k - m->kernels), pi = 0;
 	while (pi < s->k->param_count && strcmp(s->k->params[pi].name, table))
 		pi++;
-	size_t done = 0;
+	size_t launches = 0;
+	p6_check ck = { .kernel = s->k->name, .slice = slice, .mod = mod, .kcond = kcond };
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
-		/* its assert would hold the other kernel's launch to this one's table */
+		/* its check would hold the other kernel's launch to this one's table */
 		if (ta_edits_launch_alone(m, l, why) != 0)
-			return -1;
+			goto fail;
 		TSNode arg = launch_arg(m, l, pi, table);
-		if (ts_node_is_null(arg))
-			return ta_edits_refuse(why, "line %u: the launch does not pass `%s` by position or by name",
-					       l->span.line, table);
+		if (ts_node_is_null(arg)) {
+			ta_edits_refuse(why, "line %u: the launch does not pass `%s` by position or by name", l->span.line,
+					table);
+			goto fail;
+		}
 		char *at = ta_node_text(m->src, arg);
 		if (!plain_name(arg)) {
-			int r = ta_edits_refuse(why, "line %u: `%s` (for %s) is built inside the launch; give it a name "
-						"first so the host can check it", l->span.line, at, table);
+			ta_edits_refuse(why, "line %u: `%s` (for %s) is built inside the launch; give it a name first so "
+					"the host can check it", l->span.line, at, table);
 			free(at);
-			return r;
+			goto fail;
 		}
 		TSNode st = block_statement(ta_edits_node(m, l->span));
 		uint32_t end;
 		uint32_t start = ts_node_is_null(st) ? UINT32_MAX : ta_edits_stmt_lines(m, st, &end);
 		if (start == UINT32_MAX) {
 			free(at);
-			return ta_edits_refuse(why, "line %u: the launch shares its line with other code", l->span.line);
+			ta_edits_refuse(why, "line %u: the launch shares its line with other code", l->span.line);
+			goto fail;
 		}
-		char *ind = ta_edits_indent_at(m, start);
-		/* .long(): torch has no remainder for the uint64 tables that hold
-		 * pointers (lightllm's kv_trans_v2 failed so on the H200) */
-		char *cond = ta_xasprintf("%s%s.long() %% %d == 0", at, slice, mod);
-		char *line = ta_xasprintf("%sassert bool((%s).all()), \"%s: tl.assume(%s) needs it\"\n", ind, cond,
-					  s->k->name, kcond);
-		ta_edit_replace(out, start, start, line);
-		free(line);
-		free(cond);
-		free(ind);
+		launches++;
+		if (!p6_check_host(m, l, arg, &ck, out)) {
+			char *ind = ta_edits_indent_at(m, start);
+			char *line = ta_xasprintf("%s# %s assumes %s for each entry of %s%s it reads: not asserted here, "
+						  "since reading a GPU tensor on the host waits for the GPU on every call%s",
+						  ind, s->k->name, kcond, at, slice, m->src->crlf ? "\r\n" : "\n");
+			ta_edit_replace(out, start, start, line);
+			free(line);
+			free(ind);
+			if (!ck.unchecked_line) {
+				ck.unchecked_line = l->span.line;
+				ck.unchecked_arg = ta_xstrdup(at);
+			}
+		}
 		free(at);
-		done++;
 	}
-	if (!done)
-		return ta_edits_refuse(why, "no launch of %s in this file: nowhere to assert on the host what "
-				       "tl.assume states", s->k->name);
+	if (!launches) {
+		ta_edits_refuse(why, "no launch of %s in this file: nowhere to say on the host what tl.assume states",
+				s->k->name);
+		goto fail;
+	}
+	if (ck.unchecked_line)
+		ta_edit_set_unsafe(out, "assumes every entry of %s%s that %s reads (the launch at line %u) is %s: "
+				   "nothing checks it, since the table is on the GPU and reading it on the host would "
+				   "wait for the GPU on every call", ck.unchecked_arg, slice, s->k->name, ck.unchecked_line,
+				   mod == 16 ? "a 16-byte aligned address" : "a multiple of 8");
+	free(ck.unchecked_arg);
 	return 0;
+fail:
+	free(ck.unchecked_arg);
+	return -1;
 }
 
 static int p6_one(const ta_model *m, const p6_site *s, bool stride, ta_edit *out, char **why)
@@ -428,14 +642,17 @@ static int p6_one(const ta_model *m, const p6_site *s, bool stride, ta_edit *out
 	}
 	char *cond = pointer ? ta_xasprintf("%s.to(%s.int64) %% 16 == 0", s->name, tl) :
 			       ta_xasprintf("%s %% 8 == 0", s->name);
-	/* The host's asserts first: without them the assumption may be false. */
+	/* The host's side first: its check, or the assumption stated. */
 	int rc = p6_host(m, s, table, slice, pointer ? 16 : 8, cond, out, why);
 	if (rc == 0) {
 		char *ind = ta_edits_indent_at(m, ts_node_start_byte(s->stmt));
 		bool nl = end > 0 && m->src->text[end - 1] == '\n';
 		char *line = ta_xasprintf("%s%s%s.assume(%s)\n", nl ? "" : "\n", ind, tl, cond);
 		ta_edit_replace(out, end, end, line);
-		ta_edit_set_title(out, "tl.assume(%s) after the load, asserted on the host for `%s`", cond, table);
+		/* p6_host states the assumption where nothing could check it */
+		ta_edit_set_title(out, out->unsafe ? "tl.assume(%s) after the load; the host checks `%s` where it copies a "
+				  "list of its own, and says what is assumed where the table is only on the GPU"
+				  : "tl.assume(%s) after the load, checked on the host list copied to `%s`", cond, table);
 		out->line = sline;
 		free(line);
 		free(ind);
@@ -478,8 +695,9 @@ static int p6_kernel(const ta_model *m, const ta_kernel *k, uint32_t line, ta_ed
 	return -1;
 }
 
-/* Rewrite: tl.assume on a loaded stride or pointer, and the host assert that makes it true. */
-TA_REWRITE(P6, NULL, TA_UNSAFE("assumes no caller passes a table entry the new host assert rejects (a stride not a multiple of 8, a pointer not 16-byte aligned)"))
+/* Rewrite: tl.assume on a loaded stride or pointer, and the host's check of it on host values (never a read of
+ * the GPU's table), or the assumption stated where there is none. */
+TA_REWRITE(P6, NULL, TA_UNSAFE("assumes no caller passes a table entry the new host assert rejects (a stride not a multiple of 8, a pointer not 16-byte aligned); where the table is only on the GPU nothing asserts it, and the edit says so"))
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {

@@ -54,11 +54,14 @@
 #    --diff refusals   pre p1_two_kernels, p1_launcher:30; tests/rules/agree.sh (every refused finding)
 #    S6 float32 data   golden s6_fp32 (the flag tests the dtype); pre s6_no_load, s6_view_arg, s6_optional,
 #                      s6_helper / s6_two_launches; golden s6_crlf
-# 15 D1 constant index pre d1_arange_bound, d1_arange_inline, d1_constexpr_arg, d1_constexpr_kw,
+# 27 (issue 27's item 2, edits that keep working code working)
+#    D1 constant index pre d1_arange_bound, d1_arange_inline, d1_constexpr_arg, d1_constexpr_kw,
 #                      d1_tuple_helper / d1_index_arith (test_edit's test_profile_edit makes it)
 #    --apply offered   pre d1_index_arith (no profile: --check offers nothing, --apply says so);
 #                      golden d1 (kind profile)
-# 16 L1 flag by name   pre l1_pre_hook, l1_hook_lambda, l1_prune, l1_heuristic_helper / l1_hook_ok
+#    L1 flag by name   pre l1_pre_hook, l1_hook_lambda, l1_prune, l1_heuristic_helper / l1_hook_ok
+#    P6 host values    pre p6_device_param, p6_device_computed, p6_device_helper / p6_host_list,
+#                      p6_host_inline; golden p6, p6_tile, p6_tab_crlf
 # A call choosing its kernel (`k = A if c else B`): golden s1_choice, s1_choice_call (S1's contract
 #                      holds when the call runs its kernel); pre p1_choice, s6_choice, s1_choice_unknown
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
