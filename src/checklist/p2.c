@@ -687,11 +687,32 @@ static TSNode jit_decorator(const ta_model *m, const ta_kernel *k)
 /* Heuristic and parameter: the decorator (or a new entry in an existing
  * heuristics dict) and `EVEN_K: tl.constexpr` after the last parameter
  * without a default. */
+/* How the heuristic reads parameter name from its args, quoted with q:
+ * `args["K"]`, or `args.get("BLOCK_K", 32)` for one with a default, which
+ * a launch may leave out (Triton's heuristics see the arguments passed,
+ * not the defaults: args["BLOCK_K"] raised KeyError). Caller frees. */
+static char *p2_arg(const ta_kernel *k, const char *name, char q)
+{
+	const ta_param *p = ta_kernel_param(k, name);
+	if (p && p->default_value)
+		return ta_xasprintf("args.get(%c%s%c, %s)", q, name, q, p->default_value);
+	return ta_xasprintf("args[%c%s%c]", q, name, q);
+}
+
+static char *p2_lambda(const p2_ctx *c, char q)
+{
+	char *a = p2_arg(c->k, c->K, q), *b = p2_arg(c->k, c->BK, q);
+	char *lam = ta_xasprintf("lambda args: %s %% %s == 0", a, b);
+	free(a);
+	free(b);
+	return lam;
+}
+
 static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 {
 	const ta_model *m = c->m;
 	const ta_kernel *k = c->k;
-	char *lam = ta_xasprintf("lambda args: args[\"%s\"] %% args[\"%s\"] == 0", c->K, c->BK);
+	char *lam = p2_lambda(c, '"');
 	/* Heuristics written above @triton.autotune run before it picks a
 	 * config: they see the launch's arguments but not a tuned tile, so
 	 * the flag goes into a decorator of its own beneath the autotune. */
@@ -720,7 +741,7 @@ static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 		if (q != '\'')
 			q = '"';
 		free(lam);
-		lam = ta_xasprintf("lambda args: args[%c%s%c] %% args[%c%s%c] == 0", q, c->K, q, q, c->BK, q);
+		lam = p2_lambda(c, q);
 		char *ent = ta_xasprintf("%s%c%s%c: %s", ts_node_is_null(last) ? "" : ", ", q, c->flag, q, lam);
 		uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(dict) + 1 : ts_node_end_byte(last);
 		ta_edit_replace(out, at, at, ent);
@@ -747,7 +768,9 @@ static int p2_signature(p2_ctx *c, ta_edit *out, char **why)
 		free(heur);
 	}
 	free(lam);
-	return ta_edits_add_constexpr(m, k, c->flag, NULL, out, why);
+	/* after any parameter with a default: a launch may pass those by
+	 * position; the heuristic always sets the flag, False is the masked path */
+	return ta_edits_add_constexpr(m, k, c->flag, NULL, "False", out, why);
 }
 
 /* The statement holding a load, alone on its lines, directly in a block. */

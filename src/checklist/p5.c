@@ -384,7 +384,7 @@ static int p5_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		rc = ta_edits_refuse(why, "line %u: no free names for the two halves of `%s`", op->span.line, base);
 		goto done;
 	}
-	if ((rc = p5_configs(m, k, out, why)) != 0 || (rc = ta_edits_add_constexpr(m, k, SUBTILE, NULL, out, why)) != 0)
+	if ((rc = p5_configs(m, k, out, why)) != 0 || (rc = ta_edits_add_constexpr(m, k, SUBTILE, NULL, NULL, out, why)) != 0)
 		goto names;
 	/* The descriptor's box follows the flag. */
 	char *bn = operand(m, s.bn, false), *bnt = ta_node_text(m->src, s.bn);

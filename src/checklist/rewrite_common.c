@@ -358,11 +358,11 @@ static bool def_line_comment(const ta_model *m, TSNode params, TSNode after, TSN
 }
 
 int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *name, const char *dflt,
-			   ta_edit *out, char **why)
+			   const char *late_dflt, ta_edit *out, char **why)
 {
 	/* The parameter, after the last one without a default. */
 	TSNode params = ta_node_field(k->node, "parameters");
-	TSNode after = { 0 };
+	TSNode after = { 0 }, last = { 0 };
 	uint32_t index = 0, seen = 0, n = ta_node_named_count(params);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode p = ta_node_named_child(params, i);
@@ -374,10 +374,18 @@ int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *na
 			return -1;
 		}
 		seen++;
+		last = p;
 		if (ta_node_is(p, "identifier") || ta_node_is(p, "typed_parameter")) {
 			after = p;
 			index = seen;
 		}
+	}
+	/* Parameters with defaults follow: a launch elsewhere may pass them by
+	 * position, so the new one goes after them all, with late_dflt. */
+	if (late_dflt && !ts_node_is_null(last) && !ts_node_eq(last, after)) {
+		after = last;
+		index = seen;
+		dflt = late_dflt;
 	}
 	if (ts_node_is_null(after)) {
 		*why = ta_xasprintf("%s: every parameter has a default", k->name);

@@ -78,11 +78,14 @@ uint32_t ta_edits_stmt_lines(const ta_model *m, TSNode stmt, uint32_t *end);
 /* Adds `name: tl.constexpr` after the kernel's last parameter without a
  * default, or `name: tl.constexpr = dflt` when dflt is given (a flag the
  * rewritten launches pass: a launch in another file, which the edit cannot
- * see, then keeps the old behaviour). Returns 0, or -1 with *why when the
- * signature or a positional launch of the kernel in this file does not
- * allow it. */
+ * see, then keeps the old behaviour). With late_dflt, where parameters
+ * with defaults follow that one, it goes after them instead, as `name:
+ * tl.constexpr = late_dflt` (a launch elsewhere may pass them by position:
+ * P2's EVEN_K, which its heuristic always sets). Returns 0, or -1 with *why
+ * when the signature or a positional launch of the kernel in this file
+ * does not allow it. */
 int ta_edits_add_constexpr(const ta_model *m, const ta_kernel *k, const char *name, const char *dflt,
-			   ta_edit *out, char **why);
+			   const char *late_dflt, ta_edit *out, char **why);
 /* Sets *why_not to a formatted message and returns -1 (a site whose
  * precondition fails) or -2 (ta_edits_none: no site at all). */
 int ta_edits_refuse(char **why_not, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -528,7 +528,7 @@ TA_REWRITE(S6, NULL, TA_UNSAFE("assumes tanh.approx.f32's error (about 2^-11 rel
 		}
 		if (ok) {
 			char *w = NULL;
-			if (ta_edits_add_constexpr(m, k, "FAST_TANH", "False", out, &w) != 0) {
+			if (ta_edits_add_constexpr(m, k, "FAST_TANH", "False", NULL, out, &w) != 0) {
 				ta_sites_refuse(&s, w);
 				ok = false;
 			}

@@ -60,6 +60,8 @@
 #    --apply offered   pre d1_index_arith (no profile: --check offers nothing, --apply says so);
 #                      golden d1 (kind profile)
 #    L1 flag by name   pre l1_pre_hook, l1_hook_lambda, l1_prune, l1_heuristic_helper / l1_hook_ok
+#    P2 defaults       pre p2_default_tile, p2_default_renamed (read with their default), p2_default_positional
+#                      (EVEN_K after them); golden p2_tab_crlf
 #    P6 host values    pre p6_device_param, p6_device_computed, p6_device_helper / p6_host_list,
 #                      p6_host_inline; golden p6, p6_tile, p6_tab_crlf
 # A call choosing its kernel (`k = A if c else B`): golden s1_choice, s1_choice_call (S1's contract
