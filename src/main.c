@@ -52,6 +52,7 @@ typedef struct options {
 	bool exit_zero;           /* --check: findings do not make the exit status 1 */
 	bool statistics;          /* --check: a count per entry instead of the findings */
 	bool preview;             /* --check: report the entries in preview too */
+	bool show_notes;          /* --check: report the trigger notes too */
 	char **excludes;          /* --check: --exclude patterns (argv's strings) */
 	size_t n_excludes;
 	bool isolated;            /* --check: no pyproject.toml */
@@ -265,6 +266,9 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			break;
 		case 263:
 			o->preview = true;
+			break;
+		case 266:
+			o->show_notes = true;
 			break;
 		case 264:
 			*TA_APPEND(o->excludes, o->n_excludes) = optarg;
@@ -501,7 +505,7 @@ static ta_exit run_check(const options *o)
 				.ignore = o->ignore ? o->ignore : proj.ignore, .fixes = o->fixes,
 				.exit_zero = o->exit_zero, .statistics = o->statistics,
 				.exclude = ex, .n_exclude = nex, .no_gitignore = proj.respect_gitignore == 0,
-				.preview = o->preview || proj.preview == 1 };
+				.preview = o->preview || proj.preview == 1, .show_notes = o->show_notes };
 	ta_exit rc;
 	if (o->statistics && co.format != TA_FORMAT_TEXT)
 		rc = usage_error("%s", "--statistics prints text");

@@ -415,6 +415,20 @@ static void write_sarif(const finding *fs, size_t nf, FILE *out)
 
 /* ---- the front end -------------------------------------------------------------- */
 
+/* Whether select names the trigger id itself: the id, its section T, or ALL
+ * (a notes' id list is the user asking for them). */
+static bool selects_note(const char *select, const char *id)
+{
+	if (!select)
+		return false;
+	char *copy = ta_xstrdup(select), *save = NULL;
+	bool yes = false;
+	for (char *t = strtok_r(copy, ", ", &save); t && !yes; t = strtok_r(NULL, ", ", &save))
+		yes = !strcasecmp(t, id) || !strcasecmp(t, "T") || !strcasecmp(t, "ALL");
+	free(copy);
+	return yes;
+}
+
 ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err)
 {
 	ta_findings *fd = ta_findings_new(o->select, o->ignore, o->preview, o->fixes, err);
@@ -428,7 +442,14 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	for (size_t i = 0; i < files.count; i++)
 		ta_findings_check(fd, files.paths[i], err, &rc);
 	size_t nd, nf;
-	const diag *d = ta_findings_sorted(fd, &nd);
+	const diag *all = ta_findings_sorted(fd, &nd);
+	/* the trigger notes only when asked for */
+	diag *d = ta_xcalloc(nd + 1, sizeof *d);
+	size_t kept = 0;
+	for (size_t i = 0; i < nd; i++)
+		if (!is_note(&all[i]) || o->show_notes || selects_note(o->select, all[i].id))
+			d[kept++] = all[i];
+	nd = kept;
 	finding *fs = group_findings(d, nd, &nf);
 	if (o->format == TA_FORMAT_JSON)
 		write_json(fs, nf, out);
@@ -444,6 +465,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	for (size_t i = 0; i < nd && rc == 0 && !o->exit_zero; i++)
 		if (!is_note(&d[i]))
 			rc = TA_EXIT_FINDINGS;
+	free(d);
 	ta_findings_free(fd);
 	for (size_t i = 0; i < files.count; i++)
 		free(files.paths[i]);

@@ -9,7 +9,9 @@
  * before, `ignore-file[...]` anywhere, for the whole file. --select and
  * --ignore take ids, section letters (S: every S entry) and ALL. Entries in
  * preview (measured precision below 90%) are left out unless --preview is
- * given or --select names them by id. An id the
+ * given or --select names them by id. The trigger notes (T1-T5, which
+ * order the advisor's walk) are left out unless --show-notes is given or
+ * --select names them (T1, the section T, ALL). An id the
  * checklist does not know, written in such a comment, is itself reported as
  * a warning with id X0 (so a typo cannot silently keep a finding alive);
  * `--ignore X0` silences that too. A path "-" is the file on standard
@@ -36,6 +38,10 @@ typedef struct ta_check_options {
 	bool preview;             /* report the entries in preview too (entries.def's
 				     TA_ENTRY_PREVIEW; named in select, they are reported
 				     without it) */
+	bool show_notes;          /* report the trigger notes (T1-T5) too; without it
+				     they are left out unless select names them (T1,
+				     T, ALL): they order the advisor's walk and are no
+				     defect of the code */
 	const struct ta_exclude *exclude; /* folders' files left out (ui/discover.h) */
 	size_t n_exclude;
 	bool no_gitignore;        /* read folders' files whatever .gitignore says */

@@ -35,7 +35,7 @@ for pair in $examples; do
 
 	# --check exits 1 (findings): every planted ID at its LINE is there (entries
 	# in preview too: a planted finding stays found whatever the default set).
-	"$TILEADVISE" --check --preview "$file" >"$tmp/check" 2>&1
+	"$TILEADVISE" --check --preview --show-notes "$file" >"$tmp/check" 2>&1
 	rc=$?
 	missing=$(grep -v '^#' "$ex/$name/expected-findings.txt" | while read -r id line _; do
 		[ -n "$id" ] || continue

@@ -71,7 +71,7 @@ done <"$tmp/entries"
 # every finding (one line per id of a finding), the way sample.sh counts them.
 corpus=${CORPUS:-/work/corpus}
 if [ -d "$corpus" ]; then
-	(cd "$corpus" && "$TILEADVISE" --check --exit-zero --preview . 2>/dev/null) | sed 's|^\./||' |
+	(cd "$corpus" && "$TILEADVISE" --check --exit-zero --preview --show-notes . 2>/dev/null) | sed 's|^\./||' |
 		awk '{ if (!match($0, /\[[A-Z0-9, ]+\]$/)) next
 			ids = substr($0, RSTART + 1, RLENGTH - 2); n = split(ids, id, /, */)
 			split($0, loc, ":"); for (i = 1; i <= n; i++) print id[i], loc[1], loc[2] }' >"$tmp/found"
@@ -115,10 +115,10 @@ if [ -z "$id" ]; then
 	finish
 fi
 letter=$(printf %.1s "$id")
-"$TILEADVISE" --check --exit-zero tests/fixtures/rules examples >"$tmp/default" 2>/dev/null
-"$TILEADVISE" --check --exit-zero --preview tests/fixtures/rules examples >"$tmp/preview" 2>/dev/null
-"$TILEADVISE" --check --exit-zero --select "$letter" tests/fixtures/rules examples >"$tmp/letter" 2>/dev/null
-"$TILEADVISE" --check --exit-zero --preview --select "$letter" tests/fixtures/rules examples >"$tmp/letterp" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --show-notes tests/fixtures/rules examples >"$tmp/default" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --preview --show-notes tests/fixtures/rules examples >"$tmp/preview" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --show-notes --select "$letter" tests/fixtures/rules examples >"$tmp/letter" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --preview --show-notes --select "$letter" tests/fixtures/rules examples >"$tmp/letterp" 2>/dev/null
 has() { grep -q "\[[^]]*\b$id\b[^]]*\]\$" "$1"; }
 check "$id (preview): --check leaves it out by default" eval '! has "$tmp/default"'
 check "$id (preview): --select $id reports it" has "$tmp/named"

@@ -3,14 +3,14 @@
 #
 #   tests/precision/sample.sh ID [N]
 #
-# runs `tileadvise --check --preview --select ID` over the development corpus
+# runs `tileadvise --check --preview --show-notes --select ID` over the development corpus
 # (CORPUS, default /work/corpus, one folder per project), prints to stderr how
 # many findings ID has there, and to stdout up to N (default 12) of them as
 # rows to judge: file, line, "?" and the message, tab-separated. The rows are
 # spread over the projects (one from each in turn) and, inside a project, over
 # its files (evenly spaced through its findings), so no one file dominates.
 # TILEADVISE names the binary (default: _build/src/tileadvise); FINDINGS, a
-# file holding the output of `tileadvise --check --preview .` run in the
+# file holding the output of `tileadvise --check --preview --show-notes .` run in the
 # corpus, saves running it again for each entry.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,7 +21,7 @@ corpus=${CORPUS:-/work/corpus}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-sample.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 if [ -n "${FINDINGS:-}" ]; then cat "$FINDINGS"
-else (cd "$corpus" && "$ta" --check --exit-zero --preview --select "$id" . 2>/dev/null)
+else (cd "$corpus" && "$ta" --check --exit-zero --preview --show-notes --select "$id" . 2>/dev/null)
 fi |
 	sed 's|^\./||' |
 	awk -v id="$id" '{ if (match($0, /\[[A-Z0-9, ]+\]$/)) { ids = substr($0, RSTART + 1, RLENGTH - 2)

@@ -8,28 +8,28 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 28
+plan 31
 cd "$TA_SRCDIR" || exit 1
-# Every run names --preview: these checks are about what each detector finds
+# Every run names --preview and --show-notes: these checks are about what each detector finds
 # and how --check prints it, entries in preview included (which of them the
 # default set leaves out is tests/precision/check.sh's business).
 
-"$TILEADVISE" --check --preview examples >"$tmp/ex.out" 2>"$tmp/ex.err"; rc=$?
+"$TILEADVISE" --check --preview --show-notes examples >"$tmp/ex.out" 2>"$tmp/ex.err"; rc=$?
 check "examples: exit 1 (findings)" eval '[ $rc -eq 1 ]'
 check_diff "examples: diagnostics as expected" tests/rules/expected/examples.txt "$tmp/ex.out"
 
-"$TILEADVISE" --check --preview tests/fixtures/rules >"$tmp/fx.out" 2>&1; rc=$?
+"$TILEADVISE" --check --preview --show-notes tests/fixtures/rules >"$tmp/fx.out" 2>&1; rc=$?
 if [ $rc -eq 1 ]; then
 	check_diff "fixtures: diagnostics as expected" tests/rules/expected/fixtures.txt "$tmp/fx.out"
 else
 	not_ok "fixtures: diagnostics as expected" "exit $rc, not 1"
 fi
 
-"$TILEADVISE" --check --preview --format=json examples/matmul/matmul.py >"$tmp/j.json"
+"$TILEADVISE" --check --preview --show-notes --format=json examples/matmul/matmul.py >"$tmp/j.json"
 check "json parses and holds the findings" \
 	eval '${PYTHON3:-python3} -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d[\"diagnostics\"]) == 10" "$tmp/j.json"'
 
-"$TILEADVISE" --check --preview --format=sarif examples >"$tmp/s.sarif"
+"$TILEADVISE" --check --preview --show-notes --format=sarif examples >"$tmp/s.sarif"
 # One SARIF result per finding, as the text output has one line per finding
 # (entries that share a detector are one finding with all their ids).
 nres=$(grep -c '\[[^]]*\]$' tests/rules/expected/examples.txt)
@@ -54,7 +54,7 @@ for r in run[\"results\"]:
     assert loc[\"uriBaseId\"]==\"%SRCROOT%\" and not loc[\"uri\"].startswith(\"/\")
 assert run[\"originalUriBaseIds\"][\"%SRCROOT%\"][\"uri\"].startswith(\"file:///\")
 " "$tmp/s.sarif"'
-"$TILEADVISE" --check --preview --format=sarif "$TA_SRCDIR/examples/cat/cat.py" >"$tmp/abs.sarif"
+"$TILEADVISE" --check --preview --show-notes --format=sarif "$TA_SRCDIR/examples/cat/cat.py" >"$tmp/abs.sarif"
 check "sarif: an absolute path is a file:// URI" \
 	eval '${PYTHON3:-python3} -c "
 import json,sys
@@ -64,69 +64,69 @@ for r in d[\"runs\"][0][\"results\"]:
     assert loc[\"uri\"].startswith(\"file:///\") and \"uriBaseId\" not in loc
 assert d[\"runs\"][0][\"results\"]
 " "$tmp/abs.sarif"'
-"$TILEADVISE" --check --preview --exit-zero examples/matmul/matmul.py >"$tmp/ez.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes --exit-zero examples/matmul/matmul.py >"$tmp/ez.out"; rc=$?
 check "--exit-zero: findings printed, exit 0" eval '[ $rc -eq 0 ] && [ -s "$tmp/ez.out" ]'
-"$TILEADVISE" --check --preview --exit-zero "$tmp/missing.py" 2>/dev/null; rc=$?
+"$TILEADVISE" --check --preview --show-notes --exit-zero "$tmp/missing.py" 2>/dev/null; rc=$?
 check "--exit-zero: bad input still exits 2" eval '[ $rc -eq 2 ]'
-"$TILEADVISE" --check --preview --format=github examples/matmul/matmul.py >"$tmp/gh.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes --format=github examples/matmul/matmul.py >"$tmp/gh.out"; rc=$?
 check "--format=github: one annotation per finding" \
 	eval '[ $rc -eq 1 ] && [ "$(grep -c "^::warning file=examples/matmul/matmul.py,line=[0-9]*,endLine=[0-9]*,col=[0-9]*,title=tileadvise [A-Z][0-9]*::" "$tmp/gh.out")" -eq "$(wc -l <"$tmp/gh.out")" ] && [ "$(wc -l <"$tmp/gh.out")" -eq 10 ]'
 
-"$TILEADVISE" --check --preview --select S1,p3 examples/matmul/matmul.py >"$tmp/sel.out"
+"$TILEADVISE" --check --preview --show-notes --select S1,p3 examples/matmul/matmul.py >"$tmp/sel.out"
 check "--select keeps only those ids" eval '[ "$(grep -c "\[S1\]" "$tmp/sel.out")" -eq 3 ] && [ "$(grep -vc "\[S1\]\|\[P3\]" "$tmp/sel.out")" -eq 0 ]'
-"$TILEADVISE" --check --preview --ignore S1,D8,P2,P3,P4,P1 examples/matmul/matmul.py >"$tmp/ign.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes --ignore S1,D8,P2,P3,P4,P1 examples/matmul/matmul.py >"$tmp/ign.out"; rc=$?
 check "--ignore everything found: exit 0, no output" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/ign.out" ]'
-"$TILEADVISE" --check --preview --select Q7 examples/matmul/matmul.py >/dev/null 2>"$tmp/bad.err"; rc=$?
+"$TILEADVISE" --check --preview --show-notes --select Q7 examples/matmul/matmul.py >/dev/null 2>"$tmp/bad.err"; rc=$?
 check "unknown id in --select: exit 2 with a message" eval '[ $rc -eq 2 ] && grep -q "Q7" "$tmp/bad.err"'
 
 cp examples/cat/cat.py "$tmp/cat.py"
 sed -i 's/copy_kernel\[grid\](t, out, n, offset, BLOCK_SIZE=BLOCK_SIZE, num_warps=4)$/& # tileadvise: ignore[L4, P1]/' "$tmp/cat.py"
-"$TILEADVISE" --check --preview "$tmp/cat.py" >"$tmp/sup.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/cat.py" >"$tmp/sup.out"; rc=$?
 check "suppression on the finding's line" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/sup.out" ]'
 cp examples/softmax/softmax.py "$tmp/softmax.py"
 sed -i 's/^def softmax_kernel(.*$/& # tileadvise: ignore[P1, D12]/' "$tmp/softmax.py"
-"$TILEADVISE" --check --preview "$tmp/softmax.py" >"$tmp/sup2.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/softmax.py" >"$tmp/sup2.out"; rc=$?
 check "suppression on the kernel's def line" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/sup2.out" ]'
 sed -i 's/ignore\[P1, D12\]/ignore[P1, D12, ZZ9]/' "$tmp/softmax.py"
-"$TILEADVISE" --check --preview "$tmp/softmax.py" >"$tmp/sup3.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/softmax.py" >"$tmp/sup3.out"; rc=$?
 check "unknown id in a suppression is reported as X0" eval '[ $rc -eq 1 ] && grep -q "unknown checklist id .ZZ9. .*\[X0\]" "$tmp/sup3.out"'
 # The other forms: a bare ignore (every id), the line before, the file.
 cp examples/softmax/softmax.py "$tmp/bare.py"
 sed -i 's/^def softmax_kernel(.*$/& # tileadvise: ignore/' "$tmp/bare.py"
-"$TILEADVISE" --check --preview "$tmp/bare.py" >"$tmp/bare.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/bare.py" >"$tmp/bare.out"; rc=$?
 check "a bare 'tileadvise: ignore' silences every id" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/bare.out" ]'
 cp examples/softmax/softmax.py "$tmp/next.py"
 sed -i 's/^\(    \)softmax_kernel\[grid\]/\1# tileadvise: ignore-next-line[P1]\n&/' "$tmp/next.py"
-"$TILEADVISE" --check --preview "$tmp/next.py" >"$tmp/next.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/next.py" >"$tmp/next.out"; rc=$?
 check "ignore-next-line silences the next line only" eval '[ $rc -eq 1 ] && ! grep -q "\[P1\]" "$tmp/next.out" && grep -q "\[D12\]" "$tmp/next.out"'
 cp examples/softmax/softmax.py "$tmp/file.py"
 printf '# tileadvise: ignore-file[D12]\n' >>"$tmp/file.py"
-"$TILEADVISE" --check --preview "$tmp/file.py" >"$tmp/file.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/file.py" >"$tmp/file.out"; rc=$?
 check "ignore-file silences an id in the whole file" eval '[ $rc -eq 1 ] && ! grep -q "\[D12\]" "$tmp/file.out" && grep -q "\[P1\]" "$tmp/file.out"'
-"$TILEADVISE" --check --preview --select S examples/matmul/matmul.py >"$tmp/secs.out"
+"$TILEADVISE" --check --preview --show-notes --select S examples/matmul/matmul.py >"$tmp/secs.out"
 check "--select S takes the whole section" eval '[ -s "$tmp/secs.out" ] && [ "$(grep -vc "\[S[0-9]*\]" "$tmp/secs.out")" -eq 0 ]'
-"$TILEADVISE" --check --preview --select ALL --ignore D,P examples/matmul/matmul.py >"$tmp/all.out"
+"$TILEADVISE" --check --preview --show-notes --select ALL --ignore D,P examples/matmul/matmul.py >"$tmp/all.out"
 check "--select ALL with --ignore of sections" eval '[ -s "$tmp/all.out" ] && ! grep -q "\[[DP][0-9]*\]" "$tmp/all.out"'
 
 printf 'import triton\n' >"$tmp/clean.py"
-"$TILEADVISE" --check --preview "$tmp/clean.py" >"$tmp/clean.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/clean.py" >"$tmp/clean.out"; rc=$?
 check "a clean file: exit 0" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/clean.out" ]'
 
 printf 'def f(:\n    pass\n' >"$tmp/broken.py"
-"$TILEADVISE" --check --preview "$tmp/broken.py" >"$tmp/broken.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/broken.py" >"$tmp/broken.out"; rc=$?
 check "syntax errors print as error diagnostics" eval 'grep -q "broken.py:1:[0-9]*: error: syntax error" "$tmp/broken.out"'
 
 # A starred item in a bare return tuple is valid Python the grammar rejects:
 # no error for it (tests/fixtures/rules/starred_return.py), but a return
 # tuple that is broken in any case is still one.
-"$TILEADVISE" --check --preview tests/fixtures/rules/starred_return.py >"$tmp/star.out"; src=$?
+"$TILEADVISE" --check --preview --show-notes tests/fixtures/rules/starred_return.py >"$tmp/star.out"; src=$?
 printf 'def f(dx):\n    return dx, *[None] *\n' >"$tmp/star_broken.py"
-"$TILEADVISE" --check --preview "$tmp/star_broken.py" >"$tmp/star_broken.out"; brc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/star_broken.py" >"$tmp/star_broken.out"; brc=$?
 check "return dx, *[None] * 10 parses (exit 0); return dx, *[None] * is still a syntax error" \
 	eval '[ $src -eq 0 ] && [ ! -s "$tmp/star.out" ] && [ $brc -ne 0 ] && grep -q "star_broken.py:2:[0-9]*: error: syntax error" "$tmp/star_broken.out"'
 
 printf '\000\001' >"$tmp/binary.py"
-"$TILEADVISE" --check --preview "$tmp/binary.py" "$tmp/missing.py" examples/cat/cat.py >"$tmp/mix.out" 2>"$tmp/mix.err"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/binary.py" "$tmp/missing.py" examples/cat/cat.py >"$tmp/mix.out" 2>"$tmp/mix.err"; rc=$?
 check "bad files: exit 2, one line each, others still checked" \
 	eval '[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/mix.err")" -eq 2 ] && grep -q "cat.py:33" "$tmp/mix.out"'
 
@@ -137,7 +137,7 @@ cp examples/cat/cat.py "$tmp/tree/a.py"
 cp examples/matmul/matmul.py "$tmp/outside/m.py"
 ln -s "$tmp/outside" "$tmp/tree/link"
 ln -s "$tmp/outside/m.py" "$tmp/tree/m_link.py"
-"$TILEADVISE" --check --preview "$tmp/tree" >"$tmp/tree.out"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/tree" >"$tmp/tree.out"; rc=$?
 check "folders: hidden skipped, links out of the tree not followed, sorted" \
 	eval '[ $rc -eq 1 ] && ! grep -q "hidden\|link" "$tmp/tree.out" && [ "$(cut -d: -f1 "$tmp/tree.out" | uniq | sed "s|.*/tree/||" | tr "\n" " ")" = "a.py b/s.py " ]'
 
@@ -147,13 +147,23 @@ mkdir -p "$tmp/pkg/sub"
 : >"$tmp/pkg/__init__.py"
 : >"$tmp/pkg/sub/__init__.py"
 cp examples/cat/cat.py "$tmp/pkg/sub/cat.py"
-"$TILEADVISE" --check --preview "$tmp/pkg" >"$tmp/pkg.out" 2>"$tmp/pkg.err"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/pkg" >"$tmp/pkg.out" 2>"$tmp/pkg.err"; rc=$?
 check "a package's empty __init__.py files are passed over (exit 1, the kernel's findings)" \
 	eval '[ $rc -eq 1 ] && [ ! -s "$tmp/pkg.err" ] && grep -q "sub/cat.py:" "$tmp/pkg.out"'
-"$TILEADVISE" --check --preview "$tmp/pkg/__init__.py" >/dev/null 2>"$tmp/empty.err"; rc=$?
+"$TILEADVISE" --check --preview --show-notes "$tmp/pkg/__init__.py" >/dev/null 2>"$tmp/empty.err"; rc=$?
 check "an empty file named on the command line: exit 2" eval '[ $rc -eq 2 ] && grep -q "empty" "$tmp/empty.err"'
 
-"$TILEADVISE" --check --preview --format=markdown examples/cat/cat.py >/dev/null 2>&1; rc=$?
+"$TILEADVISE" --check --preview --show-notes --format=markdown examples/cat/cat.py >/dev/null 2>&1; rc=$?
 check "--check refuses markdown" eval '[ $rc -eq 2 ]'
+
+# The trigger notes (T1-T5) order the advisor's walk: --check leaves them
+# out unless --show-notes is given or --select names them.
+"$TILEADVISE" --check --preview examples/attention/attention.py >"$tmp/nonotes.out"
+check "without --show-notes: no trigger note, the warnings as with it" \
+	eval '! grep -q "\[T[0-9]\]$" "$tmp/nonotes.out" && [ "$(grep -v "\[T[0-9]\]$" "$tmp/ex.out" | grep -c "^examples/attention/")" -eq "$(wc -l <"$tmp/nonotes.out")" ]'
+"$TILEADVISE" --check --preview --select T1 examples/attention/attention.py >"$tmp/t1.out"
+check "--select T1 reports T1's note without --show-notes" eval 'grep -q "note: .*\[T1\]$" "$tmp/t1.out" && [ "$(wc -l <"$tmp/t1.out")" -eq 1 ]'
+"$TILEADVISE" --check --preview --select T examples/attention/attention.py >"$tmp/tsec.out"
+check "--select T (the section) reports the notes" eval 'grep -q "\[T1\]$" "$tmp/tsec.out" && grep -q "\[T3\]$" "$tmp/tsec.out"'
 
 finish
