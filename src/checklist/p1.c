@@ -332,6 +332,8 @@ typedef struct p1_seed {
 	size_t tile_count;
 	iset stages, warps;
 	bool keep_stages;         /* the launches' depths stay candidates on every GPU */
+	bool pin_stages, pin_warps; /* the author's num_stages=1 / num_warps=1: every config keeps it */
+	char *extra;              /* launch options every config carries (", num_ctas=1"), or NULL */
 } p1_seed;
 
 static void p1_seed_free(p1_seed *s)
@@ -339,6 +341,7 @@ static void p1_seed_free(p1_seed *s)
 	for (size_t i = 0; i < s->tile_count; i++)
 		free(s->tiles[i]);
 	free(s->tiles);
+	free(s->extra);
 }
 
 static bool occupancy_name(const char *n)
@@ -448,36 +451,52 @@ static char *p1_function(const ta_model *m, const ta_kernel *k, const p1_seed *s
 	const char *u = ta_edits_indent_unit(m, ind);
 	iset rows[3], warps = s->warps;
 	p1_stage_rows(&s->stages, rows);
-	if (!k->loop_count)  /* nothing to pipeline: the depth stays as it is */
+	if (!k->loop_count || s->pin_stages)  /* nothing to pipeline, or the author's one stage */
 		rows[0] = rows[1] = rows[2] = s->stages;
 	for (size_t i = 0; s->keep_stages && i < s->stages.n; i++)
 		for (int r = 0; r < 3; r++)
 			iset_add(&rows[r], s->stages.v[i]);
-	iset_add(&warps, 4);
-	iset_add(&warps, 8);
+	if (!s->pin_warps) {
+		iset_add(&warps, 4);
+		iset_add(&warps, 8);
+	}
+	const char *extra = s->extra ? s->extra : "";
 	char *w = iset_tuple(&warps), *cap = p1_capability_line(torch);
 	ta_buf b = TA_BUF_INIT;
 	ta_buf_printf(&b, "%sdef %s():\n", ind, fn);
 	bool tileless = s->tile_count == 1 && !strcmp(s->tiles[0], "{}");
-	ta_buf_printf(&b, "%s%s# %s's %s on each GPU generation, with pipeline depths that fit it\n", ind, u,
-		      k->name, tileless ? "launch options" : "tiles");
-	ta_buf_printf(&b, "%s%s%s\n", ind, u, cap);
-	free(cap);
-	for (int i = 0; i < 3; i++) {
-		char *st = iset_tuple(&rows[i]);
-		ta_buf_printf(&b, "%s%s%s\n%s%s%sstages, warps = %s, %s\n", ind, u, p1_heads[i], ind, u, u, st, w);
-		free(st);
+	char *r0 = iset_tuple(&rows[0]), *r1 = iset_tuple(&rows[1]), *r2 = iset_tuple(&rows[2]);
+	if ((s->pin_stages || s->pin_warps) && !strcmp(r0, r1) && !strcmp(r1, r2)) {
+		/* the author's pins leave nothing that differs by GPU generation:
+		 * no capability branch (nor CUDA queried at import) */
+		ta_buf_printf(&b, "%s%s# %s's %s, with the launch's %s kept in every config\n", ind, u, k->name,
+			      tileless ? "launch options" : "tiles",
+			      s->pin_stages && s->pin_warps ? "num_stages=1 and num_warps=1" :
+			      s->pin_stages ? "num_stages=1" : "num_warps=1");
+		ta_buf_printf(&b, "%s%sstages, warps = %s, %s\n", ind, u, r0, w);
+	} else {
+		ta_buf_printf(&b, "%s%s# %s's %s on each GPU generation, with pipeline depths that fit it\n", ind, u,
+			      k->name, tileless ? "launch options" : "tiles");
+		ta_buf_printf(&b, "%s%s%s\n", ind, u, cap);
+		const char *st[3] = { r0, r1, r2 };
+		for (int i = 0; i < 3; i++)
+			ta_buf_printf(&b, "%s%s%s\n%s%s%sstages, warps = %s, %s\n", ind, u, p1_heads[i], ind, u, u, st[i],
+				      w);
 	}
+	free(cap);
+	free(r0);
+	free(r1);
+	free(r2);
 	if (tileless) {
-		ta_buf_printf(&b, "%s%sreturn [%s({}, num_stages=s, num_warps=w) for s in stages for w in warps]\n\n\n",
-			      ind, u, config);
+		ta_buf_printf(&b, "%s%sreturn [%s({}, num_stages=s, num_warps=w%s) for s in stages for w in warps]\n\n\n",
+			      ind, u, config, extra);
 	} else {
 		ta_buf_printf(&b, "%s%stiles = [\n", ind, u);
 		for (size_t i = 0; i < s->tile_count; i++)
 			ta_buf_printf(&b, "%s%s%s%s,\n", ind, u, u, s->tiles[i]);
 		ta_buf_printf(&b, "%s%s]\n", ind, u);
-		ta_buf_printf(&b, "%s%sreturn [\n%s%s%s%s(dict(t), num_stages=s, num_warps=w)\n", ind, u, ind, u, u,
-			      config);
+		ta_buf_printf(&b, "%s%sreturn [\n%s%s%s%s(dict(t), num_stages=s, num_warps=w%s)\n", ind, u, ind, u, u,
+			      config, extra);
 		ta_buf_printf(&b, "%s%s%sfor t in tiles for s in stages for w in warps\n%s%s]\n\n\n", ind, u, u, ind,
 			      u);
 	}
@@ -1340,26 +1359,6 @@ int ta_edits_other_backend(const ta_model *m, const char *what, char **why)
 	default:
 		return 0;
 	}
-}
-
-/* Conditional launch values (`3 if head_dim == 64 else 4`): every literal
- * branch into s; false when a branch is not a small literal. */
-static bool p1_cond_ints(const ta_model *m, TSNode n, iset *s)
-{
-	n = ta_node_unparen(n);
-	if (ta_node_is(n, "conditional_expression")) {
-		uint32_t c = ta_node_named_count(n);
-		if (c != 3)
-			return false;
-		return p1_cond_ints(m, ta_node_named_child(n, 0), s) && p1_cond_ints(m, ta_node_named_child(n, 2), s);
-	}
-	char *t = ta_node_text(m->src, n);
-	int v;
-	bool ok = small_int(t, &v);
-	free(t);
-	if (ok)
-		iset_add(s, v);
-	return ok;
 }
 
 /* What the key holds for size parameter i: the argument every launch
@@ -2283,6 +2282,138 @@ static int p1_tuned_by_wrapper(const ta_model *m, const ta_kernel *k, size_t ki,
 	return 0;
 }
 
+/* The options of a launch that triton.Config also sets: Triton's autotuner
+ * passes each config's all_kwargs() to the launch, so a launch keeping any
+ * of them raises TypeError ("got multiple values for keyword argument
+ * 'num_ctas'") on every call. */
+static const char *const p1_config_options[] = {
+	"num_warps", "num_stages", "num_ctas", "maxnreg", "num_buffers_warp_spec", "num_consumer_groups",
+	"reg_dec_producer", "reg_inc_consumer", "ir_override", NULL,
+};
+
+static bool p1_config_option(const char *name)
+{
+	for (size_t i = 0; p1_config_options[i]; i++)
+		if (!strcmp(name, p1_config_options[i]))
+			return true;
+	return false;
+}
+
+/* The launches' options, taken out of them for the configs: num_warps and
+ * num_stages seed what is tuned, where every launch pins one to 1 that
+ * stays in every config (the author's deliberate choice); num_ctas,
+ * maxnreg and the others move into every config as launched. Refused
+ * (-1, *why): a launch passing **opts (which may hold any of them), a
+ * value computed per call (`4 if d <= 64 else 8`: no one config list
+ * keeps that in every config), launches that disagree on one. *fixes: a
+ * launch fixes num_warps or num_stages. */
+static int p1_launch_options(const ta_model *m, const ta_kernel *k, size_t ki, p1_seed *s, bool *fixes, ta_edit *out,
+			     char **why)
+{
+	const char *nv[16] = { 0 };    /* the other options: name, value text, per option */
+	long vv[16];
+	uint32_t at[16] = { 0 };
+	size_t no = 0, launches = 0;
+	/* per option of num_warps (0) and num_stages (1): launches passing it, passing 1 */
+	size_t passed[2] = { 0, 0 }, ones[2] = { 0, 0 };
+	uint32_t pin_line[2] = { 0, 0 };
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		launches++;
+		for (size_t j = 0; j < l->arg_count; j++)
+			if (!strncmp(m->src->text + l->args[j].start, "**", 2)) {
+				char *t = ta_edits_text(m, l->args[j].start, l->args[j].end);
+				int rc = ta_edits_refuse(why, "line %u: the launch passes %s, which may hold num_warps, num_stages "
+							 "or num_ctas, and every config of an autotune sets those too", l->span.line,
+							 t);
+				free(t);
+				return rc;
+			}
+		for (size_t j = 0; j < l->kwarg_count; j++) {
+			const ta_kwarg *kw = &l->kwargs[j];
+			if (!p1_config_option(kw->name))
+				continue;
+			int which = !strcmp(kw->name, "num_warps") ? 0 : !strcmp(kw->name, "num_stages") ? 1 : -1;
+			TSNode vn = ta_edits_node(m, kw->value_span);
+			long v = 0;
+			bool lit = ta_values_int(m, vn, &v) && v > 0 && v < 1000;
+			if (!lit && which >= 0) {
+				/* a name shows what it holds: num_warps=num_warps (4 if d <= 64 else 8) */
+				TSNode val = ta_values_follow(m, vn);
+				char *vt = !ts_node_is_null(val) && !ts_node_eq(val, ta_node_unparen(vn))
+					   ? ta_node_text(m->src, val) : NULL;
+				for (char *c = vt; c && *c; c++)
+					if (*c == '\n' || *c == '\r' || *c == '\t')
+						*c = ' ';
+				int rc = ta_edits_refuse(why, "line %u: the launch computes %s=%s%s%s%s per call, which one config "
+							 "list cannot keep in every config: tune %s by hand", kw->span.line,
+							 kw->name, kw->value, vt ? " (" : "", vt ? vt : "", vt ? ")" : "",
+							 k->name);
+				free(vt);
+				return rc;
+			}
+			if (!lit)
+				return ta_edits_refuse(why, "line %u: %s=%s is not a literal, and every config of an autotune "
+						       "would have to carry it", kw->span.line, kw->name, kw->value);
+			if (which >= 0) {
+				*fixes = true;
+				passed[which]++;
+				if (v == 1) {
+					ones[which]++;
+					pin_line[which] = kw->span.line;
+				}
+				iset_add(which ? &s->stages : &s->warps, (int)v);
+			} else {
+				size_t o = 0;
+				while (o < no && strcmp(nv[o], kw->name))
+					o++;
+				if (o == no && no < 16) {
+					nv[no] = kw->name;
+					vv[no] = v;
+					at[no++] = kw->span.line;
+				} else if (o < no && vv[o] != v) {
+					return ta_edits_refuse(why, "line %u: %s=%ld here and %ld at line %u: one config list "
+							       "cannot keep both", kw->span.line, kw->name, v, vv[o], at[o]);
+				}
+			}
+			TSNode arg = ta_edits_node(m, kw->span);
+			if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(m, out, arg) != 0)
+				return ta_edits_refuse(why, "line %u: cannot take %s= out of the launch", kw->span.line,
+						       kw->name);
+		}
+	}
+	/* an option one launch sets and another leaves to its default */
+	for (size_t o = 0; o < no; o++) {
+		size_t with = 0;
+		walk = ta_index_launch_walk(m, (int)ki);
+		for (const ta_launch *l; (l = ta_launch_walk_next(&walk));)
+			with += ta_kwarg_find(l->kwargs, l->kwarg_count, nv[o]) != NULL;
+		if (with != launches)
+			return ta_edits_refuse(why, "line %u: %s=%ld is not passed at every launch, and every config of an "
+					       "autotune would carry it", at[o], nv[o], vv[o]);
+	}
+	ta_buf b = TA_BUF_INIT;
+	for (size_t o = 0; o < no; o++)
+		ta_buf_printf(&b, ", %s=%ld", nv[o], vv[o]);
+	s->extra = b.len ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
+	/* num_warps=1, num_stages=1: kept in every config where every launch
+	 * pins it; a pin some launch leaves out, or changes, cannot be kept */
+	static const char *const names[2] = { "num_warps", "num_stages" };
+	for (int w = 0; w < 2; w++) {
+		if (!ones[w])
+			continue;
+		if (ones[w] != launches || passed[w] != launches)
+			return ta_edits_refuse(why, "line %u: the launch pins %s=1, which another launch of %s does not: "
+					       "one config list cannot keep it for one and tune it for the other",
+					       pin_line[w], names[w], k->name);
+		if (w == 0)
+			s->pin_warps = true;
+		else
+			s->pin_stages = true;
+	}
+	return 0;
+}
+
 static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_edit *out, char **why)
 {
 	TSNode dd = ta_node_parent(k->node);
@@ -2321,34 +2452,9 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 			return -1;
 	p1_seed s = { 0 };
 	bool fixes = false;
-	walk = ta_index_launch_walk(m, (int)ki);
-	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
-		for (size_t j = 0; j < l->kwarg_count; j++) {
-			const ta_kwarg *kw = &l->kwargs[j];
-			iset *to = !strcmp(kw->name, "num_stages") ? &s.stages : !strcmp(kw->name, "num_warps") ? &s.warps :
-				   NULL;
-			int v;
-			if (!to)
-				continue;
-			fixes = true;
-			iset both = { .n = 0 };
-			if (small_int(kw->value, &v)) {
-				iset_add(to, v);
-			} else if (p1_cond_ints(m, ta_edits_node(m, kw->value_span), &both)) {
-				/* `3 if head_dim == 64 else 4`: the author's choices stay */
-				for (size_t b = 0; b < both.n; b++)
-					iset_add(to, both.v[b]);
-			} else if (to == &s.warps) {
-				/* a computed count (a heuristic on the block size) may
-				 * go up to 32 warps for wide rows: keep that range */
-				iset_add(to, 16);
-				iset_add(to, 32);
-			}
-			TSNode arg = ta_edits_node(m, kw->span);
-			if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(m, out, arg) != 0)
-				return ta_edits_refuse(why, "line %u: cannot take %s= out of the launch", kw->span.line,
-						       kw->name);
-		}
+	if (p1_launch_options(m, k, ki, &s, &fixes, out, why) != 0) {
+		p1_seed_free(&s);
+		return -1;
 	}
 	p1_tiles tiles = { .n = 0 };
 	p1_find_tiles(m, k, ki, &tiles);
@@ -2362,15 +2468,27 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 			ta_buf_printf(&kept, "%s%s", kept.len ? "; " : "", tiles.v[i].fixed);
 		}
 	}
+	if (s.pin_warps && (s.pin_stages || !k->loop_count) && !tuned) {
+		int r = ta_edits_refuse(why, "%s's launches pin num_warps=1%s, which every config keeps, and no tile is "
+					"tuned: nothing is left to tune", k->name,
+					s.pin_stages ? " and num_stages=1" : " and it has no loop to pipeline");
+		p1_seed_free(&s);
+		p1_tiles_free(&tiles);
+		ta_buf_free(&tuned_names);
+		ta_buf_free(&kept);
+		return r;
+	}
 	if (!fixes && !tuned) {
 		int r = ta_edits_refuse(why, "%s's launches fix only tiles that stay as launched: %s", k->name,
 					kept.len ? ta_buf_str(&kept) : "none is a tile");
+		p1_seed_free(&s);
 		p1_tiles_free(&tiles);
 		ta_buf_free(&tuned_names);
 		ta_buf_free(&kept);
 		return r;
 	}
 	if (tuned && p1_untile_launches(m, k, ki, &tiles, out, why) != 0) {
+		p1_seed_free(&s);
 		p1_tiles_free(&tiles);
 		ta_buf_free(&tuned_names);
 		ta_buf_free(&kept);

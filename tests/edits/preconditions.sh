@@ -18,7 +18,7 @@
 #    P1 back-end       pre ascend/p1_sum, p1_hip, p1_xpu, p1_amd_flag, p1_xpu_flag / p1_accum_ok,
 #                      p1_amd_unused
 #    P1 own tuning     pre p1_run_config / p1_run_config_ok (a per-shape table the wrapper looks up)
-#    P1 pinned 1/1     pre p1_pinned / p1_unpinned; p1_one_warp / p1_one_warp_ok
+#    P1 pinned 1/1     pre p1_pinned, p1_pinned_stages (kept in every config) / p1_unpinned; p1_one_warp
 #    P1 no-specialize  pre p1_dns / p1_unpinned; golden p1_rmw
 #  3 S7 stride guard   safety s7_batch_offset, s7_stride_assert / s7_strided_ok
 #  4 D15 one branch    safety d15_one_branch, d15_branch_param / d15_straight
@@ -39,7 +39,7 @@
 # 11 P2 look-ahead     pre p2_prefetch; rules p2_lookahead
 # 12 P1 tensor key     pre p1_mask_key, p1_lens_only / p1_unpinned, p1_two_depths (HEAD_DIM)
 #    P1 constexpr size pre p1_head_dim (K beside T: configs that fit one head dim, not another)
-#    P1 two depths     pre p1_two_depths / p1_one_depth; golden p1_rmw
+#    P1 two depths     pre p1_two_depths (computed: refused) / p1_one_depth; golden p1_rmw
 #    P1 tile ratio     pre p1_tile_ratio / p1_tile_ratio_ok (a kernel computing BLOCK_M // BLOCK_N)
 #    P1 test fixture   pre p1_in_test / p1_in_test_ok (a kernel declared inside def test_...)
 #    P1 author's key   pre p1_cache_key (a rounded stand-in), p1_sibling_key / p1_sibling_key_ok
@@ -62,6 +62,10 @@
 #    L1 flag by name   pre l1_pre_hook, l1_hook_lambda, l1_prune, l1_heuristic_helper / l1_hook_ok
 #    P2 defaults       pre p2_default_tile, p2_default_renamed (read with their default), p2_default_positional
 #                      (EVEN_K after them); golden p2_tab_crlf
+#    P1 launch options pre p1_num_ctas, p1_maxnreg_bound (into every config), p1_opts_splat,
+#                      p1_maxnreg_computed / p1_unpinned
+#    P1 computed opts  pre p1_computed_bound, p1_computed_helper, p1_computed_warps,
+#                      p1_computed_stages, p1_two_depths / p1_one_depth, p1_unpinned; golden p1_untuned
 #    P6 host values    pre p6_device_param, p6_device_computed, p6_device_helper / p6_host_list,
 #                      p6_host_inline; golden p6, p6_tile, p6_tab_crlf
 # A call choosing its kernel (`k = A if c else B`): golden s1_choice, s1_choice_call (S1's contract
