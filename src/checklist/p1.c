@@ -679,9 +679,15 @@ static int p1_configs_rebound(const ta_model *m, const ta_kernel *k, char **why)
 	return rc;
 }
 
+static int p1_roundtrip(const ta_model *m, const ta_kernel *k, char **why);
+static int p1_one_config_comment(const ta_model *m, const ta_kernel *k, size_t ki, char **why);
+
 static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, char **why)
 {
 	const ta_autotune *a = k->autotune;
+	/* more configs than the author's: the same round-trips break them */
+	if (p1_roundtrip(m, k, why) != 0 || p1_one_config_comment(m, k, (size_t)(k - m->kernels), why) != 0)
+		return -1;
 	if (a->configs_kind == TA_CONFIGS_FUNCTION)
 		return ta_edits_refuse(why, "%s's configs come from %s(): widen that function by hand", k->name,
 				       a->configs_function);
@@ -907,20 +913,6 @@ static unsigned p1_access(const ta_model *m, const ta_kernel *k, const char *par
 	}
 	p1_names_free(v, c);
 	return acc;
-}
-
-/* k loads through param (or a name derived from it) after line wl. */
-static bool p1_read_after(const ta_model *m, const ta_kernel *k, const char *param, uint32_t wl)
-{
-	char **v;
-	size_t c = p1_derived(m, k, param, &v);
-	bool found = false;
-	for (size_t i = 0; i < k->op_count && !found; i++) {
-		const ta_op *op = &k->ops[i];
-		found = op->kind == TA_OP_LOAD && op->span.line > wl && p1_mentions_any(m, p1_address(m, op), v, c);
-	}
-	p1_names_free(v, c);
-	return found;
 }
 
 /* A parameter used as an address (loaded, stored, a descriptor's base):
@@ -2205,27 +2197,122 @@ static int p1_aten_package(const ta_model *m, char **why)
 	return rc;
 }
 
-/* A launch of k pins num_warps=1 and k reads back memory it writes in the
- * same program (a store, then a load of the same argument): other warps
- * would read before the first one has written. The author's one warp
- * stays (lightllm's grouped_topk_kernel gave other experts on the H200). */
-static int p1_single_warp_roundtrip(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
+/* k reads back, in the same program, memory it stored (a scratch
+ * round-trip): a load through a parameter after a store through it, here
+ * or in a helper it hands the address to, with no tl.debug_barrier()
+ * between them. Which thread reads what another wrote, and
+ * when, depends on num_warps, on the layouts and on the pipelining a config
+ * picks: such a kernel is correct under its own launch options at best
+ * (lightllm's grouped_topk_kernel gave other experts on the H200 with more
+ * warps; a public FlashAttention forward gave wrong rows under 21-23 of 24
+ * configs). Returns 0, or -1 with *why citing both lines. */
+static int p1_roundtrip(const ta_model *m, const ta_kernel *k, char **why)
 {
-	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
-	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
-		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, "num_warps");
-		if (!kw || strcmp(kw->value, "1"))
+	for (size_t p = 0; p < k->param_count; p++) {
+		if (k->params[p].constexpr_)
 			continue;
-		for (size_t p = 0; p < k->param_count; p++) {
-			uint32_t wl = 0;
-			if (k->params[p].constexpr_)
+		char **v;
+		size_t c = p1_derived(m, k, k->params[p].name, &v);
+		uint32_t wl = 0, rl = 0;
+		for (size_t i = 0; i < k->op_count && !rl; i++) {
+			const ta_op *st = &k->ops[i];
+			if (st->kind != TA_OP_STORE)
 				continue;
-			unsigned a = p1_access(m, k, k->params[p].name, 0, &wl);
-			if ((a & P1_READ) && (a & P1_WRITE) && p1_read_after(m, k, k->params[p].name, wl))
-				return ta_edits_refuse(why, "line %u: %s writes %s at line %u and reads it back in the "
-						       "same program; the launch's num_warps=1 keeps that within one "
-						       "warp, which tuning the warps would break", kw->span.line,
-						       k->name, k->params[p].name, wl);
+			TSNode sa = p1_address(m, st);
+			if (!p1_mentions_any(m, sa, v, c))
+				continue;
+			for (size_t j = 0; j < k->op_count && !rl; j++) {
+				const ta_op *ld = &k->ops[j];
+				if (ld->kind == TA_OP_HELPER_CALL && ld->span.line > st->span.line && ld->helper >= 0 &&
+				    (size_t)ld->helper < m->kernel_count) {
+					/* read back inside a helper it hands the address to */
+					const ta_kernel *h = &m->kernels[ld->helper];
+					for (size_t a = 0; a < ld->arg_count && a < h->param_count && !rl; a++) {
+						uint32_t hl = 0;
+						if (p1_mentions_any(m, ta_edits_node(m, ld->args[a]), v, c) &&
+						    (p1_access(m, h, h->params[a].name, 1, &hl) & P1_READ)) {
+							wl = st->span.line;
+							rl = ld->span.line;
+						}
+					}
+					continue;
+				}
+				if (ld->kind != TA_OP_LOAD)
+					continue;
+				TSNode la = p1_address(m, ld);
+				if (!p1_mentions_any(m, la, v, c))
+					continue;
+				/* a load before the store in a loop (`acc = load(p); store(p,
+				 * acc + x)` each pass) reads what the same thread wrote: not one */
+				if (ld->span.line <= st->span.line)
+					continue;
+				/* tl.debug_barrier() between them orders the whole program */
+				if (memmem(m->src->text + st->span.end, ld->span.start - st->span.end, "debug_barrier", 13))
+					continue;
+				wl = st->span.line;
+				rl = ld->span.line;
+			}
+		}
+		p1_names_free(v, c);
+		if (rl)
+			return ta_edits_refuse(why, "line %u: %s writes %s at line %u and reads it back in the same program "
+					       "(line %u), which is right under its own launch options at most: another "
+					       "config's warps, layouts or pipelining may read before the write lands, so no "
+					       "autotune edit", rl, k->name, k->params[p].name, wl, rl);
+	}
+	return 0;
+}
+
+/* A comment of the kernel, or on or just above one of its launches, says
+ * it is right under one configuration only (a race, a deadlock, "only
+ * correct with ..."). Returns 0, or -1 with *why citing it. */
+static int p1_one_config_comment(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
+{
+	static const char *const words[] = { "race", "races", "racy", "raced", "deadlock", "deadlocks", NULL };
+	static const char *const phrases[] = { "only correct", "correct only", "only works", "works only",
+					       "do not tune", "don't tune", "do not autotune", "don't autotune", NULL };
+	uint32_t ranges[33][2];
+	size_t nr = 0;
+	ranges[nr][0] = k->span.start;
+	ranges[nr++][1] = k->span.end;
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk)) && nr < 33;) {
+		/* the launch's lines and the three lines above it */
+		uint32_t from = ta_edits_line_start(m, l->span.start);
+		for (int up = 0; up < 3 && from > 0; up++)
+			from = ta_edits_line_start(m, from - 1);
+		ranges[nr][0] = from;
+		ranges[nr++][1] = ta_edits_line_next(m, l->span.end);
+	}
+	TSNode root = ta_syntax_root(m->syn);
+	for (size_t r = 0; r < nr; r++) {
+		for (uint32_t i = ranges[r][0]; i < ranges[r][1] && i < m->src->len; i++) {
+			if (m->src->text[i] != '#')
+				continue;
+			TSNode cm = ta_node_named_at(root, i, i + 1);
+			if (!ta_node_is(cm, "comment") || ts_node_start_byte(cm) != i)
+				continue;
+			char *t = ta_node_text(m->src, cm);
+			for (char *q = t; *q; q++)
+				*q = (char)tolower((unsigned char)*q);
+			bool hit = false;
+			for (size_t w = 0; words[w] && !hit; w++)
+				hit = ta_edits_word_in(t, strlen(t), words[w]);
+			for (size_t w = 0; phrases[w] && !hit; w++)
+				hit = strstr(t, phrases[w]) != NULL;
+			uint32_t line = ts_node_start_point(cm).row + 1;
+			i = ts_node_end_byte(cm);
+			if (hit) {
+				char *o = ta_node_text(m->src, cm);
+				size_t tl = strlen(o);
+				int rc = ta_edits_refuse(why, "line %u: the comment `%.*s%s` says %s may be right under some "
+							 "launch options only: no autotune edit", line, tl > 70 ? 67 : (int)tl, o,
+							 tl > 70 ? "..." : "", k->name);
+				free(o);
+				free(t);
+				return rc;
+			}
+			free(t);
 		}
 	}
 	return 0;
@@ -2433,7 +2520,7 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		return -1;
 	if (p1_aten_package(m, why) != 0)
 		return -1;
-	if (p1_single_warp_roundtrip(m, k, ki, why) != 0)
+	if (p1_roundtrip(m, k, why) != 0 || p1_one_config_comment(m, k, ki, why) != 0)
 		return -1;
 	/* what the tuner would restore, as p1_rmw_args names it below */
 	uint32_t first_write = 0;

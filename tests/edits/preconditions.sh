@@ -66,6 +66,8 @@
 #                      p1_maxnreg_computed / p1_unpinned
 #    P1 computed opts  pre p1_computed_bound, p1_computed_helper, p1_computed_warps,
 #                      p1_computed_stages, p1_two_depths / p1_one_depth, p1_unpinned; golden p1_untuned
+#    P1 round-trips    pre p1_scratch, p1_scratch_named, p1_scratch_helper, p1_one_warp,
+#                      p1_race_comment / p1_scratch_ok
 #    P6 host values    pre p6_device_param, p6_device_computed, p6_device_helper / p6_host_list,
 #                      p6_host_inline; golden p6, p6_tile, p6_tab_crlf
 # A call choosing its kernel (`k = A if c else B`): golden s1_choice, s1_choice_call (S1's contract
