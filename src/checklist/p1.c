@@ -2660,6 +2660,100 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 	return rc;
 }
 
+/* The names a list of strings in an autotune keyword holds
+ * (`restore_value=["out_ptr"]`), each with its quotes taken off; whether
+ * name is one of them. */
+static bool p1_kw_names(const ta_autotune *a, const char *kw, const char *name)
+{
+	const ta_kwarg *v = ta_kwarg_find(a->kwargs, a->kwarg_count, kw);
+	if (!v || !v->value)
+		return false;
+	size_t n = strlen(name);
+	for (const char *p = v->value; (p = strstr(p, name)); p += n)
+		if (p > v->value && (p[-1] == '"' || p[-1] == '\'') && p[n] == p[-1])
+			return true;
+	return false;
+}
+
+/* Widening an existing autotune owes what adding one owes: an argument k
+ * reads and writes back (or accumulates into) is named in restore_value or
+ * reset_to_zero, under the same preconditions, else the tuner's trial
+ * launches of the new configs accumulate into it (`if not FIRST: acc +=
+ * tl.load(out)`: a one-config list had no trials). Adds the missing names
+ * to the edit in out. Returns 0, or -1 with *why. */
+static int p1_widen_restore(const ta_model *m, const ta_kernel *k, ta_edit *out, char **why)
+{
+	const ta_autotune *a = k->autotune;
+	size_t ki = (size_t)(k - m->kernels);
+	uint32_t wl = 0;
+	bool *restore = p1_restored(m, k, &wl);
+	ta_buf names = TA_BUF_INIT, quoted = TA_BUF_INIT;
+	for (size_t i = 0; i < k->param_count; i++) {
+		if (restore[i] && (p1_kw_names(a, "restore_value", k->params[i].name) ||
+				   p1_kw_names(a, "reset_to_zero", k->params[i].name)))
+			restore[i] = false;  /* the author's already */
+		if (!restore[i])
+			continue;
+		ta_buf_printf(&names, "%s%s", names.len ? ", " : "", k->params[i].name);
+		ta_buf_printf(&quoted, "%s\"%s\"", quoted.len ? ", " : "", k->params[i].name);
+	}
+	int rc = 0;
+	uint32_t unnamed = names.len ? p1_unnamed_write(m, k) : 0;
+	if (!names.len)
+		goto done;
+	if (unnamed) {
+		rc = ta_edits_refuse(why, "line %u: %s writes through an address that comes from none of its arguments: "
+				     "more configs mean more trial launches, and what it writes cannot be named in "
+				     "restore_value", unnamed, k->name);
+		goto done;
+	}
+	if (p1_optional_restored(m, k, ki, restore, why) != 0 || p1_restores_caller_tensor(m, k, ki, restore, why) != 0 ||
+	    p1_descriptor_inplace(m, k, ki, why) != 0) {
+		rc = -1;
+		goto done;
+	}
+	/* into the author's restore_value list, else a keyword of its own */
+	const ta_kwarg *rv = ta_kwarg_find(a->kwargs, a->kwarg_count, "restore_value");
+	TSNode list = rv ? ta_edits_node(m, rv->value_span) : (TSNode){ 0 };
+	TSNode any = a->kwarg_count ? ta_edits_node(m, a->kwargs[a->kwarg_count - 1].span) : (TSNode){ 0 };
+	TSNode args = ts_node_is_null(any) ? any : ta_node_parent(any);
+	if (rv && !ta_node_is(list, "list")) {
+		rc = ta_edits_refuse(why, "line %u: restore_value=%s is not a literal list, so %s cannot be added to it: "
+				     "more configs mean more trial launches that write %s", rv->span.line, rv->value,
+				     ta_buf_str(&names), ta_buf_str(&names));
+		goto done;
+	}
+	if (rv) {
+		uint32_t n = ta_node_named_count(list);
+		uint32_t at = n ? ts_node_end_byte(ta_node_named_child(list, n - 1)) : ts_node_start_byte(list) + 1;
+		char *t = ta_xasprintf("%s%s", n ? ", " : "", ta_buf_str(&quoted));
+		ta_edit_replace(out, at, at, t);
+		free(t);
+	} else if (ta_node_is(args, "argument_list")) {
+		uint32_t n = ta_node_named_count(args);
+		TSNode last = ta_node_named_child(args, n - 1);
+		while (n > 1 && ta_node_is(last, "comment"))
+			last = ta_node_named_child(args, --n - 1);
+		char *t = ta_xasprintf(", restore_value=[%s]", ta_buf_str(&quoted));
+		ta_edit_replace(out, ts_node_end_byte(last), ts_node_end_byte(last), t);
+		free(t);
+	} else {
+		rc = ta_edits_refuse(why, "%s's autotune takes no keywords to add restore_value beside, and more configs "
+				     "mean more trial launches that write %s", k->name, ta_buf_str(&names));
+		goto done;
+	}
+	char *title = ta_xasprintf("%s; %s (written back from line %u) restored after each config tried",
+				   out->title ? out->title : "", ta_buf_str(&names), wl);
+	ta_edit_set_title(out, "%s", title);
+	free(title);
+	rc = ta_edits_need_triton(m, 2, 2, "triton.autotune's restore_value", out, why);
+done:
+	free(restore);
+	ta_buf_free(&names);
+	ta_buf_free(&quoted);
+	return rc;
+}
+
 /* The configs need widening: what the P1 detector reports. */
 static bool p1_narrow(const ta_autotune *a)
 {
@@ -2760,7 +2854,10 @@ TA_REWRITE(P1, NULL, TA_UNSAFE("assumes the kernel writes nothing the tuner's tr
 								     "tile-loop step too, which is done by hand", k->name));
 			continue;
 		}
-		if (ta_sites_made(&s, p1_autotuned(m, k, out, &w), &w, out))
+		int rc = p1_autotuned(m, k, out, &w);
+		if (rc == 0)
+			rc = p1_widen_restore(m, k, out, &w);
+		if (ta_sites_made(&s, rc, &w, out))
 			return 0;
 	}
 	return ta_sites_end(&s, why_not, line, "no kernel with fixed tiles or a narrow, one-GPU config list");

@@ -68,6 +68,7 @@
 #                      p1_computed_stages, p1_two_depths / p1_one_depth, p1_unpinned; golden p1_untuned
 #    P1 round-trips    pre p1_scratch, p1_scratch_named, p1_scratch_helper, p1_one_warp,
 #                      p1_race_comment / p1_scratch_ok
+#    P1 widening RMW   pre p1_widen_rmw, p1_widen_rmw_named, p1_widen_rmw_helper / p1_widen_reset
 #    P6 host values    pre p6_device_param, p6_device_computed, p6_device_helper / p6_host_list,
 #                      p6_host_inline; golden p6, p6_tile, p6_tab_crlf
 # A call choosing its kernel (`k = A if c else B`): golden s1_choice, s1_choice_call (S1's contract
