@@ -12,6 +12,13 @@
 #include <string.h>
 #include <strings.h>
 
+/* What every P1 edit assumes; the rewrite's statement adds the GPU
+ * generation branch's (NVIDIA, CUDA started at import), which an edit
+ * without that branch (the author's pins leave nothing per GPU) lacks. */
+#define P1_ASSUMES_WRITES "assumes the kernel writes nothing the tuner's trial launches leave changed (its in-place arguments are named in restore_value)"
+#define P1_ASSUMES_TUNING P1_ASSUMES_WRITES ", that its configs differ in rounding only"
+#define P1_ASSUMES_TUNING_ONLY P1_ASSUMES_WRITES " and that its configs differ in rounding only"
+
 #define P1_CUDA_BRANCH "a torch.cuda.get_device_capability() branch does not fit it: write its configs per back-end by hand"
 
 static bool is_tile_param(const ta_param *p)
@@ -2613,6 +2620,8 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		uint32_t at = ta_edits_line_start(m, ts_node_start_byte(dd));
 		char *ind = ta_edits_indent_at(m, ts_node_start_byte(dd));
 		char *def = p1_function(m, k, &s, fn, torch, config, ind);
+		if (!strstr(def, "get_device_capability"))
+			ta_edit_set_unsafe(out, "%s", P1_ASSUMES_TUNING_ONLY);  /* no GPU branch, nothing at import */
 		/* every config runs on the user's tensors while tuning: what the
 		 * kernel reads and writes back gets its first contents again */
 		uint32_t wl = 0;
@@ -2821,7 +2830,7 @@ static char *p1_in_test(const ta_model *m, const ta_kernel *k)
 /* The configs branch on torch.cuda.get_device_capability(), which ROCm
  * answers with its gfx version (an MI300 says (9, 4), the Hopper branch):
  * files that test for another back-end are refused, the rest assume CUDA. */
-TA_REWRITE(P1, NULL, TA_UNSAFE("assumes the kernel writes nothing the tuner's trial launches leave changed (its in-place arguments are named in restore_value), that its configs differ in rounding only, and that it runs on NVIDIA GPUs (the configs follow CUDA's compute capability, which ROCm reports as its gfx version)"))
+TA_REWRITE(P1, NULL, TA_UNSAFE(P1_ASSUMES_TUNING ", that it runs on NVIDIA GPUs (the configs follow CUDA's compute capability, which ROCm reports as its gfx version), and that CUDA may start when the module is imported (its configs function calls torch.cuda.get_device_capability() as the decorator runs; a process that forks workers after importing it cannot use CUDA in them)"))
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {
