@@ -47,11 +47,18 @@ else
 	inst="-fsanitize=fuzzer-no-link" ; link="-fsanitize=fuzzer"
 fi
 
-# The project's sources: all of them but the program, the TUI, the injector
-# and pyproject.c (the program's alone; its TOML half is C++).
+# The project's sources: all of them but the program, the TUI and the
+# injector. pyproject.c is in (--check's per-file work looks the project up);
+# its TOML half is C++, compiled with clang++ when the build reads TOML.
 list="$out/sources"
 ( cd "$src" && find src -name '*.c' ! -path 'src/main.c' ! -path 'src/ui/tui/*' \
-	! -path 'src/profile/inject/*' ! -path 'src/checklist/pyproject.c' | LC_ALL=C sort ) >"$list"
+	! -path 'src/profile/inject/*' | LC_ALL=C sort ) >"$list"
+cxx=
+if grep -q '^#define HAVE_TOMLPP 1' "$bld/config.h"; then
+	cxx=${FUZZ_CXX:-$(printf '%s' "$cc" | sed 's/clang$/clang++/; s/clang-fast$/clang-fast++/')}
+	command -v "$cxx" >/dev/null 2>&1 || { say "$cxx not found (the build reads pyproject.toml with toml++)"; exit 1; }
+	echo src/checklist/toml_read.cc >>"$list"
+fi
 
 # An object is rebuilt when its source or any header of src/ is newer.
 newest_h=$(find "$src/src" "$bld/config.h" -name '*.h' -newer "$out/obj/.stamp" 2>/dev/null | head -n 1 || true)
@@ -59,9 +66,12 @@ newest_h=$(find "$src/src" "$bld/config.h" -name '*.h' -newer "$out/obj/.stamp" 
 todo="$out/todo"
 : >"$todo"
 while read -r f; do
-	o="$out/obj/$(printf '%s' "$f" | tr / _ | sed 's/\.c$/.o/')"
+	o="$out/obj/$(printf '%s' "$f" | tr / _ | sed 's/\.c$/.o/; s/\.cc$/.o/')"
 	if [ -n "$newest_h" ] || [ ! -f "$o" ] || [ "$src/$f" -nt "$o" ]; then
-		printf '%s %s\n' "$src/$f" "$o" >>"$todo"
+		case $f in
+		*.cc) printf '%s %s c++\n' "$src/$f" "$o" >>"$todo" ;;
+		*) printf '%s %s\n' "$src/$f" "$o" >>"$todo" ;;
+		esac
 	fi
 done <"$list"
 # The grammar: generated code, no warnings; the scanner instrumented, the
@@ -75,11 +85,15 @@ done
 n=$(wc -l <"$todo")
 if [ "$n" -gt 0 ]; then
 	say "compiling $n sources with $cc ($jobs at a time)"
-	export cc base inst src
+	export cc cxx base inst src
 	# shellcheck disable=SC2016
 	xargs -P "$jobs" -L 1 sh -c '
 		f=$1 o=$2
-		if [ "${3:-}" = grammar ]; then
+		if [ "${3:-}" = c++ ]; then
+			cxxbase="$(printf "%s" "$base" | sed "s/-std=gnu11/-std=gnu++17/") -fno-sanitize=vptr"
+			eval "$cxx $cxxbase $inst -Wall -Wextra -Wno-unused-parameter -c \"$f\" -o \"$o\"" ||
+				{ echo "fuzz-build: failed: $f" >&2; exit 255; }
+		elif [ "${3:-}" = grammar ]; then
 			eval "$cc $base $inst -w -I$src/third_party/tree-sitter-python/src -c \"$f\" -o \"$o\"" ||
 				{ echo "fuzz-build: failed: $f" >&2; exit 255; }
 		else
@@ -96,7 +110,7 @@ for t in "$src"/tests/fuzz/fuzz_*.c; do
 	if [ ! -x "$bin" ] || [ "$t" -nt "$bin" ] || [ -n "$(find "$out/obj" -name '*.o' -newer "$bin" | head -n 1)" ] ||
 	   [ "$src/tests/fuzz/fuzz.h" -nt "$bin" ]; then
 		say "linking $name"
-		eval "$cc $base $link -Wall -Wextra -Wno-unused-parameter -I$src/tests/fuzz \"$t\" $objs $pc_libs -ldl -lm -lpthread -o \"$bin\""
+		eval "$cc $base $link -Wall -Wextra -Wno-unused-parameter -I$src/tests/fuzz \"$t\" $objs $pc_libs ${cxx:+-fsanitize-link-c++-runtime -lstdc++} -ldl -lm -lpthread -o \"$bin\""
 	fi
 done
 say "fuzzers in $out"
