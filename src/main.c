@@ -23,11 +23,12 @@
 #include "ui/check.h"
 #include "ui/discover.h"
 #include "ui/record_session.h"
+#include "ui/walk_cli.h"
 #include "ui/session_report.h"
 #include "ui/tui/tui.h"
 #include "util/buf.h"
 
-enum mode { MODE_NONE, MODE_REPORT, MODE_CHECK, MODE_PROFILE, MODE_LIST_RULES, MODE_EXPLAIN, MODE_EDIT };
+enum mode { MODE_NONE, MODE_REPORT, MODE_CHECK, MODE_PROFILE, MODE_LIST_RULES, MODE_EXPLAIN, MODE_EDIT, MODE_WALK };
 
 typedef struct options {
 	enum mode mode;
@@ -62,6 +63,8 @@ typedef struct options {
 	const char *test_command; /* the advisor: run after each applied edit */
 	const char *record_session; /* write a session without a terminal */
 	ta_record_step *steps;    /* --step, in order (owned array; strings in argv) */
+	bool keep_neutral;        /* --walk: keep steps within noise */
+	double budget_s;          /* --walk: the whole walk's time; 0: none */
 	size_t n_steps;
 } options;
 
@@ -150,7 +153,8 @@ static void usage(FILE *out)
 		}
 	}
 	fprintf(out,
-		"\nExit status: 0 success; 1 findings (--check); 2 bad input or usage.\n"
+		"\nExit status: 0 success; 1 findings (--check), no step kept (--walk); 2 bad\n"
+		"input or usage; 130 --walk interrupted.\n"
 		"Report bugs with the file that shows them; see tileadvise(1).\n");
 }
 
@@ -339,6 +343,19 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 		case 403:
 			o->record_session = optarg;
 			break;
+		case 405:
+			o->mode = MODE_WALK;
+			break;
+		case 406:
+			o->keep_neutral = true;
+			break;
+		case 407: {
+			char *end;
+			o->budget_s = strtod(optarg, &end);
+			if (*end || !(o->budget_s > 0))
+				return usage_error("--budget needs a positive number of seconds, not '%s'", optarg);
+			break;
+		}
 		case 404:
 			if (parse_step(optarg, o) != 0)
 				return usage_error("--step needs ID=RECORDS or ID=RECORDS,MEASURED, not '%s'", optarg);
@@ -346,7 +363,8 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 		case 'f':
 			o->format = ta_format_parse(optarg);
 			if (o->format < 0)
-				return usage_error("unknown format '%s' (text, markdown, json; --check: text, json, sarif, github)", optarg);
+				return usage_error("unknown format '%s' (text, markdown, json; --check: text, json, sarif, "
+						   "github; --walk: text, markdown, jsonl)", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -393,7 +411,8 @@ static ta_exit run_session_report(const options *o)
 {
 	if (o->file_count)
 		return usage_error("%s", "--replay takes the session, not a FILE");
-	if (o->format == TA_FORMAT_JSON || o->format == TA_FORMAT_SARIF || o->format == TA_FORMAT_GITHUB)
+	if (o->format == TA_FORMAT_JSON || o->format == TA_FORMAT_SARIF || o->format == TA_FORMAT_GITHUB ||
+	    o->format == TA_FORMAT_JSONL)
 		return usage_error("%s", "--report --replay writes markdown (the session itself is the JSON)");
 	ta_session *s;
 	char *err;
@@ -414,7 +433,7 @@ static ta_exit run_report(const options *o)
 		return run_session_report(o);
 	if (o->file_count != 1)
 		return usage_error("%s", o->file_count ? "--report takes one FILE" : "--report needs a FILE");
-	if (o->format == TA_FORMAT_SARIF || o->format == TA_FORMAT_GITHUB)
+	if (o->format == TA_FORMAT_SARIF || o->format == TA_FORMAT_GITHUB || o->format == TA_FORMAT_JSONL)
 		return usage_error("%s", "--report writes text, markdown or json");
 	return ta_report_file(o->files[0], o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format, stdout, stderr);
 }
@@ -449,6 +468,33 @@ static ta_exit run_edit(const options *o)
 	return ta_edit_run(o->edit_action, o->edit_spec, o->files[0], o->unsafe_fixes, stdout, stderr);
 }
 
+/* --walk FILE [-- COMMAND]: the measured walk, no terminal. */
+static ta_exit run_walk(const options *o)
+{
+	if (o->file_count != 1)
+		return usage_error("%s", "--walk needs one FILE (the command to run may follow --)");
+	if (o->format >= 0 && o->format != TA_FORMAT_TEXT && o->format != TA_FORMAT_MARKDOWN &&
+	    o->format != TA_FORMAT_JSONL)
+		return usage_error("%s", "--walk writes text, markdown or jsonl");
+	if (o->replay || o->no_profile)
+		return usage_error("%s", o->replay ? "--walk walks the file itself, not a --replay"
+						   : "--walk measures every step: it has no --no-profile");
+	ta_walk_cli_options w = {
+		.file = o->files[0],
+		.command = o->command,
+		.test_command = o->test_command,
+		.select = o->select,
+		.unsafe_fixes = o->unsafe_fixes,
+		.keep_neutral = o->keep_neutral,
+		.budget_s = o->budget_s,
+		.timeout_s = o->timeout_s,
+		.gpu_preset = o->gpu_preset,
+		.records = o->records_in,
+		.format = o->format < 0 ? TA_FORMAT_TEXT : (ta_format)o->format,
+	};
+	return ta_walk_cli_run(&w);
+}
+
 static ta_exit run_catalog(const options *o)
 {
 	char *err;
@@ -471,7 +517,7 @@ static ta_exit run_check(const options *o)
 {
 	if (o->file_count == 0)
 		return usage_error("%s", "--check needs a FILE or folder");
-	if (o->format == TA_FORMAT_MARKDOWN)
+	if (o->format == TA_FORMAT_MARKDOWN || o->format == TA_FORMAT_JSONL)
 		return usage_error("%s", "--check writes text, json, sarif or github");
 	/* The project's settings: from the first path's folder up (standard
 	 * input: the current folder). */
@@ -485,7 +531,7 @@ static ta_exit run_check(const options *o)
 	int format = o->format;
 	if (format < 0 && proj.output_format) {
 		format = ta_format_parse(proj.output_format);
-		if (format < 0 || format == TA_FORMAT_MARKDOWN) {
+		if (format < 0 || format == TA_FORMAT_MARKDOWN || format == TA_FORMAT_JSONL) {
 			fprintf(stderr, "tileadvise: %s: output-format '%s': --check writes text, json, sarif or "
 					"github\n", proj.path, proj.output_format);
 			ta_project_free(&proj);
@@ -625,6 +671,9 @@ int main(int argc, char **argv)
 		break;
 	case MODE_EDIT:
 		rc = run_edit(&o);
+		break;
+	case MODE_WALK:
+		rc = run_walk(&o);
 		break;
 	case MODE_NONE:
 	default:

@@ -13,7 +13,7 @@
 
 /* After an edit the file is run again; without profiling, a --test given
  * with --no-profile still runs. */
-static void measure_edit(ta_advisor *a, const char *label)
+void adv_measure_edit(ta_advisor *a, const char *label)
 {
 	if (!a->opt.no_profile && (a->opt.records || a->opt.records_for || !a->why_no_profile))
 		adv_start_profile(a, label);
@@ -76,7 +76,7 @@ ta_apply_result ta_advisor_apply(ta_advisor *a, const char *kernel, const char *
 	free(msg);
 	free(diff);
 	free(kname);
-	measure_edit(a, label);
+	adv_measure_edit(a, label);
 	return TA_APPLY_DONE;
 }
 

@@ -77,6 +77,9 @@ void adv_rebuild_walk(ta_advisor *a);
 int adv_reanalyse(ta_advisor *a, const char *label);
 bool adv_first_run_due(const ta_advisor *a);
 
+/* advisor_edit.c: after an edit, its run (or its test) */
+void adv_measure_edit(ta_advisor *a, const char *label);
+
 /* advisor_step.c: a recording's first run, from its stream. */
 int adv_record_first_run(ta_advisor *a, const char *records, const char *label);
 

@@ -253,6 +253,69 @@ out:
 	return rc;
 }
 
+/* The edit that takes src's text to text: one replacement of the part
+ * that differs, so that the journal holds the whole step as one entry. */
+static void whole_edit(const ta_source *src, const char *id, uint32_t line, const char *text, size_t len,
+		       ta_edit *e)
+{
+	size_t p = 0, q = 0;
+	while (p < src->len && p < len && src->text[p] == text[p])
+		p++;
+	while (q < src->len - p && q < len - p && src->text[src->len - 1 - q] == text[len - 1 - q])
+		q++;
+	/* The text's line endings are the edits' own already. */
+	ta_edit_init(e, id, false);
+	e->line = line;
+	char *mid = ta_xstrndup(text + p, len - p - q);
+	ta_edit_replace(e, (uint32_t)p, (uint32_t)(src->len - q), mid);
+	free(mid);
+}
+
+/* A step on the file itself: written through the journal (undo takes the
+ * whole step back), then measured as an edit of the advisor's is. */
+static int file_step(ta_advisor *a, const ta_step_request *st, char **err)
+{
+	if (ta_advisor_busy(a)) {
+		*err = ta_xstrdup("a run is in progress");
+		return -1;
+	}
+	ta_session *s = a->sess;
+	char *text = NULL;
+	size_t len = 0;
+	uint32_t line = 0;
+	if (make_step_text(a->an, s->file_name, st->id, st->unsafe_ok, &text, &len, &line, err) != 0)
+		return -1;
+	const char *kernel = kernel_at(a->an->model, line);
+	char *kname = kernel ? ta_xstrdup(kernel) : NULL;
+	unsigned prev = s->current;
+	ta_edit e;
+	whole_edit(a->an->src, st->id, line, text, len, &e);
+	char *msg = NULL;
+	int rc = ta_edit_apply(a->an->src, a->an->syn, &e, &msg);
+	ta_edit_clear(&e);
+	if (rc != 0) {
+		*err = msg ? msg : ta_xasprintf("the %s edit could not be applied", st->id);
+		free(kname);
+		free(text);
+		return -1;
+	}
+	const ta_session_version *pv = &s->versions[prev];
+	char *diff = ta_edit_diff_texts(s->file_name, pv->text, pv->len, text, len);
+	char label[32];
+	snprintf(label, sizeof label, "after %s", st->id);
+	adv_reanalyse(a, label);
+	ta_session_add_edit(s, st->id, kname, line, diff, prev);
+	a->pending_edit = (int)(s->n_edits - 1);
+	adv_rebuild_walk(a);
+	adv_event *ev = adv_push(a, TA_ADVISOR_NOTE, false, msg);
+	ev->edit = a->pending_edit;
+	adv_measure_edit(a, label);
+	free(diff);
+	free(kname);
+	free(text);
+	return 0;
+}
+
 int ta_advisor_apply_step(ta_advisor *a, const ta_step_request *r, char **err)
 {
 	*err = NULL;
@@ -260,10 +323,7 @@ int ta_advisor_apply_step(ta_advisor *a, const ta_step_request *r, char **err)
 		*err = ta_xstrdup("a replay is read-only");
 		return -1;
 	}
-	if (a->opt.recording)
-		return record_step(a, r, err);
-	*err = ta_xstrdup("only a recording applies whole steps so far");
-	return -1;
+	return a->opt.recording ? record_step(a, r, err) : file_step(a, r, err);
 }
 
 /* ---- the first run of a recording ------------------------------------------------ */

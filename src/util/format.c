@@ -16,5 +16,7 @@ int ta_format_parse(const char *s)
 		return TA_FORMAT_SARIF;
 	if (!strcasecmp(s, "github"))
 		return TA_FORMAT_GITHUB;
+	if (!strcasecmp(s, "jsonl"))
+		return TA_FORMAT_JSONL;
 	return -1;
 }
