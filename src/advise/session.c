@@ -226,16 +226,16 @@ static bool run_of_broken(const ta_session *s, const ta_run_figures *r)
 bool ta_session_walk_change(const ta_session *s, const char *kernel, ta_change *out, int *first,
 			    int *last)
 {
-	int a = -1, b = -1;
-	for (size_t i = 0; i < s->n_runs; i++) {
-		const ta_run_figures *r = &s->runs[i];
-		if (!ta_run_figures_find(r, kernel) || run_of_broken(s, r))
-			continue;
-		if (a < 0)
+	/* From the first run that measured the kernel to the run of the version
+	 * the file is at now (not a version an undo left, nor one an edit in
+	 * effect broke). */
+	int a = -1, b = ta_session_run_of(s, s->current);
+	for (size_t i = 0; i < s->n_runs && a < 0; i++)
+		if (ta_run_figures_find(&s->runs[i], kernel) && !run_of_broken(s, &s->runs[i]))
 			a = (int)i;
-		else if (r->version != s->runs[a].version)
-			b = (int)i;
-	}
+	if (b >= 0 && (!ta_run_figures_find(&s->runs[b], kernel) || run_of_broken(s, &s->runs[b]) ||
+		       (a >= 0 && s->runs[b].version == s->runs[a].version)))
+		b = -1;
 	if (first)
 		*first = a;
 	if (last)
@@ -245,9 +245,10 @@ bool ta_session_walk_change(const ta_session *s, const char *kernel, ta_change *
 	*out = ta_change_between(&s->runs[a], &s->runs[b], kernel);
 	if (!out->measured)
 		return false;
-	/* Over a walk the launch shapes change (tiles, grids): the workload's
-	 * GPU time per call, every shape, is what the user's program pays.
-	 * Two totals have no interval: a change under 5% counts as noise. */
+	/* No shape launched alike from first to last (tiles and grids changed
+	 * on the way): the workload's GPU time per call is what the user's
+	 * program pays. Two totals have no interval: a change under 5% counts
+	 * as noise. */
 	const ta_kernel_figures *fb = ta_run_figures_find(&s->runs[a], kernel);
 	const ta_kernel_figures *fa = ta_run_figures_find(&s->runs[b], kernel);
 	if (out->cmp.verdict != TA_VERDICT_FASTER && out->cmp.verdict != TA_VERDICT_SLOWER &&
@@ -434,6 +435,10 @@ static json_t *figures_json(const ta_run_figures *r)
 						       "share", x->share);
 				if (x->period_ns > 0)
 					json_object_set_new(xo, "period_ns", json_real(x->period_ns));
+				if (x->n) {   /* optional: sessions before them have none */
+					json_object_set_new(xo, "iqr_ns", json_real(x->iqr_ns));
+					json_object_set_new(xo, "n", json_integer((json_int_t)x->n));
+				}
 				json_array_append_new(sh, xo);
 			}
 			json_object_set_new(o, "per_call_ns", json_real(k->per_call_ns));
@@ -858,6 +863,11 @@ static bool read_figures(reader *r, json_t *ro, ta_run_figures *f)
 			x->period_ns = get_num(sv, "period_ns");
 			if (!(x->period_ns > 0 && x->period_ns < 1e15))
 				x->period_ns = 0;
+			long long xn = get_int(sv, "n", 0);
+			x->iqr_ns = get_num(sv, "iqr_ns");
+			x->n = xn > 0 && x->iqr_ns >= 0 && x->iqr_ns < 1e15 ? (size_t)xn : 0;
+			if (!x->n)
+				x->iqr_ns = 0;
 		}
 		/* The host period per call (optional: newer sessions). */
 		long long pn = get_int(ko, "period_n", 0);

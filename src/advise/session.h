@@ -153,12 +153,13 @@ void ta_session_set_env_gpu(ta_session *s, const ta_gpu_info *gpu);
 void ta_session_annotate(const ta_session *s, ta_walk *w);
 
 /* The measured change of kernel over the whole walk: from the session's
- * first run that measured it to its last one of another version (runs of a
- * version that an edit broke do not count). When the two runs launched
- * other shapes, the workload's GPU time per call (every shape) stands for
- * each, with no interval: the verdict is faster or slower beyond 5%, else
- * within noise. Returns false when there are not two such runs; *first and
- * *last (may be NULL) get their indexes. */
+ * first run that measured it to the run of the version the file is at
+ * (runs of a version that an edit broke do not count), compared as
+ * ta_change_between does. When the two runs share no launch shape, the
+ * workload's GPU time per call (every shape) stands for each, with no
+ * interval: the verdict is faster or slower beyond 5%, else within noise.
+ * Returns false when there are not two such runs; *first and *last (may
+ * be NULL) get their indexes. */
 bool ta_session_walk_change(const ta_session *s, const char *kernel, ta_change *out, int *first,
 			    int *last);
 

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "advise/walk.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -65,6 +66,8 @@ void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
 			sf->median_ns = x->summary.median;
 			sf->share = x->share;
 			sf->period_ns = x->n_period ? x->period_ns : 0;
+			sf->iqr_ns = x->summary.iqr;
+			sf->n = x->n_durations;
 		}
 		kf->period_ns = km->n_period ? km->period_ns : 0;
 		kf->n_period = (size_t)km->n_period;
@@ -173,6 +176,173 @@ const ta_kernel_figures *ta_run_figures_find(const ta_run_figures *f, const char
 	return NULL;
 }
 
+/* A launch shape of the workload: a grid and a block, the problem as the
+ * program splits it. Configurations that differ only in registers or
+ * shared memory (what an edit or the autotuner's num_stages changes in the
+ * compiled kernel) are one shape: its time per launch is their medians
+ * weighted by their launches. */
+typedef struct shape {
+	const ta_shape_figures *lead;    /* the configuration with the most time */
+	double calls, ns, share;
+	double var;                       /* of ns, from the configurations' spreads; < 0: not known */
+} shape;
+
+static bool same_launch(const ta_shape_figures *x, const ta_shape_figures *y)
+{
+	return !memcmp(x->grid, y->grid, sizeof x->grid) && !memcmp(x->block, y->block, sizeof x->block);
+}
+
+/* The relative standard error of a configuration's median from the
+ * spread of its launches (a normal sample's: 1.2533 sigma / sqrt(n), sigma
+ * = IQR/1.349); negative when not known. */
+static double median_rse(const ta_shape_figures *x)
+{
+	if (!x->n || !(x->median_ns > 0))
+		return -1;
+	return 1.2533 * (x->iqr_ns / 1.349) / sqrt((double)x->n) / x->median_ns;
+}
+
+/* k's shapes (caller frees; *n of them). */
+static shape *shapes_of(const ta_kernel_figures *k, size_t *n)
+{
+	shape *out = ta_xcalloc(k->n_shapes + 1, sizeof *out);
+	*n = 0;
+	for (size_t i = 0; i < k->n_shapes; i++) {
+		const ta_shape_figures *x = &k->shapes[i];
+		shape *sh = NULL;
+		for (size_t j = 0; j < *n && !sh; j++)
+			if (same_launch(out[j].lead, x))
+				sh = &out[j];
+		if (!sh) {
+			sh = &out[(*n)++];
+			sh->lead = x;
+		}
+		if (x->share > sh->lead->share)
+			sh->lead = x;
+		double c = x->calls ? (double)x->calls : 1, rse = median_rse(x);
+		sh->ns += c * x->median_ns;
+		sh->var = sh->var < 0 || rse < 0 ? -1 : sh->var + c * c * (rse * x->median_ns) * (rse * x->median_ns);
+		sh->calls += c;
+		sh->share += x->share;
+	}
+	for (size_t j = 0; j < *n; j++) {
+		out[j].ns /= out[j].calls;
+		if (out[j].var >= 0)
+			out[j].var /= out[j].calls * out[j].calls;
+	}
+	return out;
+}
+
+static const shape *find_launch(const shape *v, size_t n, const shape *x)
+{
+	for (size_t i = 0; i < n; i++)
+		if (same_launch(v[i].lead, x->lead))
+			return &v[i];
+	return NULL;
+}
+
+static int by_share(const void *p, const void *q)
+{
+	const ta_shape_change *a = p, *b = q;
+	return (a->share < b->share) - (a->share > b->share);
+}
+
+static ta_shape_figures as_figures(const shape *x)
+{
+	ta_shape_figures f = *x->lead;
+	f.calls = (size_t)x->calls;
+	f.median_ns = x->ns;
+	f.share = x->share;
+	return f;
+}
+
+static ta_verdict verdict_of(double lo, double hi)
+{
+	return hi < 1.0 - TA_STATS_NOISE_BAND ? TA_VERDICT_FASTER
+	     : lo > 1.0 + TA_STATS_NOISE_BAND ? TA_VERDICT_SLOWER : TA_VERDICT_NOISE;
+}
+
+/* The squared relative standard error of k's time per call: each
+ * configuration's median weighted by its launches (their counts taken as
+ * fixed: the script's loop sets them); negative when a spread is not known. */
+static double per_call_rse2(const ta_kernel_figures *k)
+{
+	double calls = 0, var = 0, t = 0;
+	for (size_t i = 0; i < k->n_shapes; i++) {
+		const ta_shape_figures *x = &k->shapes[i];
+		double rse = median_rse(x), c = (double)x->calls;
+		if (rse < 0)
+			return -1;
+		calls += c;
+		t += c * x->median_ns;
+		var += c * c * (rse * x->median_ns) * (rse * x->median_ns);
+	}
+	return calls > 0 && t > 0 ? var / (t * t) : -1;
+}
+
+/* The shapes both runs have (into c, the earlier run's largest share
+ * first) and those only one has. */
+static void compare_shapes(const ta_kernel_figures *b, const ta_kernel_figures *a, ta_change *c)
+{
+	size_t nb, na;
+	shape *sb = shapes_of(b, &nb), *sa = shapes_of(a, &na);
+	ta_shape_change *shared = ta_xcalloc(nb + 1, sizeof *shared);
+	for (size_t i = 0; i < nb; i++) {
+		const shape *y = find_launch(sa, na, &sb[i]);
+		if (!y) {
+			if (c->n_gone < TA_CHANGE_SHAPES)
+				c->gone[c->n_gone] = as_figures(&sb[i]);
+			c->n_gone++;
+			continue;
+		}
+		ta_shape_change *sc = &shared[c->n_shared++];
+		memcpy(sc->grid, sb[i].lead->grid, sizeof sc->grid);
+		memcpy(sc->block, sb[i].lead->block, sizeof sc->block);
+		sc->regs = y->lead->regs;
+		sc->smem = y->lead->smem;
+		sc->before_ns = sb[i].ns;
+		sc->after_ns = y->ns;
+		sc->share = sb[i].share;
+		c->shared_share += sb[i].share;
+	}
+	for (size_t i = 0; i < na; i++)
+		if (!find_launch(sb, nb, &sa[i])) {
+			if (c->n_fresh < TA_CHANGE_SHAPES)
+				c->fresh[c->n_fresh] = as_figures(&sa[i]);
+			c->n_fresh++;
+		}
+	qsort(shared, c->n_shared, sizeof *shared, by_share);
+	c->n_shapes = c->n_shared < TA_CHANGE_SHAPES ? c->n_shared : TA_CHANGE_SHAPES;
+	memcpy(c->shapes, shared, c->n_shapes * sizeof *shared);
+	free(shared);
+	free(sb);
+	free(sa);
+}
+
+/* The workloads' ratio, after over before time per call, so that a walk's
+ * step ratios multiply to its whole figure; its interval from the spreads
+ * of both runs' configurations (a ratio of medians is near log-normal),
+ * else base's interval carried over to it (sessions before the spreads). */
+static void workload_ratio(const ta_kernel_figures *b, const ta_kernel_figures *a, const ta_comparison *base,
+			   ta_comparison *out)
+{
+	double r = a->per_call_ns / b->per_call_ns;
+	double eb = per_call_rse2(b), ea = per_call_rse2(a);
+	*out = *base;
+	out->ratio = r;
+	if (eb >= 0 && ea >= 0) {
+		double sd = sqrt(eb + ea);
+		out->lo = r * exp(-1.96 * sd);
+		out->hi = r * exp(1.96 * sd);
+	} else if (base->ratio > 0) {
+		out->lo = r * base->lo / base->ratio;
+		out->hi = r * base->hi / base->ratio;
+	} else {
+		out->lo = out->hi = r;
+	}
+	out->verdict = verdict_of(out->lo, out->hi);
+}
+
 ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *after,
 			    const char *kernel)
 {
@@ -186,46 +356,42 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 		c.period_before_ns = b->period_ns;
 		c.period_after_ns = a->period_ns;
 	}
-	size_t matched = 0;
-	for (size_t i = 0; a->n_shapes > 1 && i < a->n_shapes; i++) {
-		const ta_shape_figures *x = &a->shapes[i];
-		for (size_t j = 0; j < b->n_shapes; j++) {
-			const ta_shape_figures *y = &b->shapes[j];
-			if (memcmp(x->grid, y->grid, sizeof x->grid) || memcmp(x->block, y->block, sizeof x->block) ||
-			    x->regs != y->regs || x->smem != y->smem)
-				continue;
-			if (matched++ >= TA_CHANGE_SHAPES)
-				break;
-			ta_shape_change *sc = &c.shapes[c.n_shapes++];
-			memcpy(sc->grid, x->grid, sizeof sc->grid);
-			memcpy(sc->block, x->block, sizeof sc->block);
-			sc->regs = x->regs;
-			sc->smem = x->smem;
-			sc->before_ns = y->median_ns;
-			sc->after_ns = x->median_ns;
-			sc->share = x->share;
-			break;
-		}
-	}
-	if (b->n_phases && b->n_phases == a->n_phases) {
-		/* The same parts of the script on both sides: compare them in pairs. */
-		c.cmp = ta_stats_compare_phased(b->steady_ns, b->n_steady, b->phase_start,
-						a->steady_ns, a->n_steady, a->phase_start, b->n_phases);
+	/* The base comparison: the same parts of the script paired, or the
+	 * dominant shapes' launches. */
+	bool phased = b->n_phases && b->n_phases == a->n_phases;
+	c.cmp = phased ? ta_stats_compare_phased(b->steady_ns, b->n_steady, b->phase_start, a->steady_ns,
+						 a->n_steady, a->phase_start, b->n_phases)
+		       : ta_stats_compare(b->durations_ns, b->n_durations, a->durations_ns, a->n_durations);
+	if (phased) {
 		c.before_ns = ta_stats_phase_geomean(b->steady_ns, b->n_steady, b->phase_start, b->n_phases);
 		c.after_ns = ta_stats_phase_geomean(a->steady_ns, a->n_steady, a->phase_start, a->n_phases);
+	} else {
+		c.before_ns = b->summary.median;
+		c.after_ns = a->summary.median;
+	}
+	if (b->calls && a->calls && b->per_call_ns > 0 && a->per_call_ns > 0) {
+		/* The workloads: what the user's program pays per call. */
+		c.before_ns = b->per_call_ns;
+		c.after_ns = a->per_call_ns;
+	}
+	if (!a->n_shapes || !b->n_shapes) {
+		/* Sessions before shapes: the dominant launches stand for it. */
+		if ((memcmp(a->grid, b->grid, sizeof a->grid) || memcmp(a->block, b->block, sizeof a->block)) &&
+		    c.cmp.verdict != TA_VERDICT_NONE)
+			c.cmp.verdict = TA_VERDICT_CHANGED;
 		return c;
 	}
-	c.before_ns = b->summary.median;
-	c.after_ns = a->summary.median;
-	c.cmp = ta_stats_compare(b->durations_ns, b->n_durations, a->durations_ns, a->n_durations);
-	bool same = !memcmp(a->grid, b->grid, sizeof a->grid) && !memcmp(a->block, b->block, sizeof a->block) &&
-		    a->regs == b->regs && a->smem_static == b->smem_static && a->smem_dynamic == b->smem_dynamic;
-	/* The dominant shapes stand for the workload only when both runs
-	 * launched the same shapes. */
-	bool known = a->n_shapes && b->n_shapes;   /* sessions before shapes: not known */
-	same = same && (!known || (a->n_shapes == b->n_shapes && (a->n_shapes == 1 || matched == a->n_shapes)));
-	if (!same && c.cmp.verdict != TA_VERDICT_NONE)
+	ta_comparison base = c.cmp;
+	compare_shapes(b, a, &c);
+	bool workloads = b->calls && a->calls && b->per_call_ns > 0 && a->per_call_ns > 0;
+	if (c.n_shared && workloads && base.verdict != TA_VERDICT_NONE)
+		workload_ratio(b, a, &base, &c.cmp);
+	if (!c.n_shared && c.cmp.verdict != TA_VERDICT_NONE) {
+		/* Nothing launched alike: no verdict, and the page says what changed. */
+		c.cmp.ratio = c.before_ns > 0 ? c.after_ns / c.before_ns : 0;
+		c.cmp.lo = c.cmp.hi = c.cmp.ratio;
 		c.cmp.verdict = TA_VERDICT_CHANGED;
+	}
 	return c;
 }
 

@@ -34,6 +34,9 @@ typedef struct ta_shape_figures {
 	double median_ns;
 	double share;                /* of the kernel's steady GPU time, 0..1 */
 	double period_ns;            /* host time per call (see below); 0: not known */
+	double iqr_ns;               /* the spread of its timed launches, and how many were */
+	size_t n;                    /* timed: what a comparison's interval needs (0: not known,
+	                              * sessions before them) */
 } ta_shape_figures;
 
 typedef struct ta_kernel_figures {
@@ -99,22 +102,38 @@ typedef struct ta_shape_change {
 	uint32_t regs;
 	int32_t smem;
 	double before_ns, after_ns;
-	double share;                /* of the later run's steady GPU time */
+	double share;                /* of the earlier run's steady GPU time */
 } ta_shape_change;
 
 #define TA_CHANGE_SHAPES 4
 
-/* The measured change of one kernel between two runs. */
+/* The measured change of one kernel between two runs.
+ *
+ * The figures chain: before_ns and after_ns are each run's workload, its
+ * GPU time per call over every steady launch of every launch shape, and
+ * the ratio is after_ns over before_ns, so that a step's before is the
+ * previous step's after when they share a run, and a walk's step ratios
+ * multiply to the ratio of its first run to its last. The interval comes
+ * from the spread of each configuration's launches. The runs are
+ * comparable when they launched some shape (a grid and a block; the
+ * registers and shared memory an edit changes do not count) in both: the
+ * shapes in both are listed shape by shape, the earlier run's largest share
+ * first; when they share none the verdict is not comparable, with no
+ * interval, and gone and fresh say which shapes changed. Sessions recorded
+ * before the workload's figures compare the dominant shapes' launches. */
 typedef struct ta_change {
 	bool measured;               /* both runs had the kernel */
-	double before_ns, after_ns;  /* medians */
+	double before_ns, after_ns;  /* GPU time per call (sessions before that: medians) */
 	ta_comparison cmp;           /* ratio after/before, 95% interval, verdict */
 	/* Time per call (host period) on both sides; 0: not in both runs. */
 	double period_before_ns, period_after_ns;
-	/* Workloads of several shapes: shape by shape (same grid and block in
-	 * both runs), the later run's largest shares first. */
+	/* The shapes in both runs, the earlier run's largest shares first (at
+	 * most TA_CHANGE_SHAPES of n_shared), and those only one run has. */
 	ta_shape_change shapes[TA_CHANGE_SHAPES];
-	size_t n_shapes;
+	size_t n_shapes, n_shared;
+	ta_shape_figures gone[TA_CHANGE_SHAPES], fresh[TA_CHANGE_SHAPES];
+	size_t n_gone, n_fresh;      /* all of them; the arrays hold the first ones */
+	double shared_share;         /* the shared shapes' share of the earlier run's time */
 } ta_change;
 
 ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *after,

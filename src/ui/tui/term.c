@@ -29,12 +29,14 @@ static const char *const glyph_utf8[TA_G__COUNT] = {
 	[TA_G_MU] = "µ", [TA_G_ELLIPSIS] = "…",
 	[TA_G_HEAT1] = "░", [TA_G_HEAT2] = "▒", [TA_G_HEAT3] = "▓", [TA_G_HEAT4] = "█",
 	[TA_G_BROKEN] = "✗", [TA_G_BAR] = "█", [TA_G_SLOWER] = "▼", [TA_G_NOISE] = "≈",
+	[TA_G_PENDING] = "◌",
 };
 static const char *const glyph_ascii[TA_G__COUNT] = {
 	[TA_G_APPLIES] = "*", [TA_G_SATISFIED] = "+", [TA_G_NA] = ".",
 	[TA_G_NEEDS_PROFILE] = "?", [TA_G_NEEDS_BASELINE] = "b", [TA_G_APPLIED] = "A",
 	[TA_G_SKIPPED] = "s", [TA_G_CURSOR] = ">", [TA_G_FOLD] = "+", [TA_G_VBAR] = "|",
 	[TA_G_ARROW] = "->", [TA_G_DOT] = "-", [TA_G_EMDASH] = "-", [TA_G_TIMES] = "x",
+	[TA_G_PENDING] = "a",
 	[TA_G_MU] = "u", [TA_G_ELLIPSIS] = "~",
 	[TA_G_HEAT1] = ".", [TA_G_HEAT2] = ":", [TA_G_HEAT3] = "*", [TA_G_HEAT4] = "#",
 	[TA_G_BROKEN] = "X", [TA_G_BAR] = "#", [TA_G_SLOWER] = "v", [TA_G_NOISE] = "=",

@@ -39,6 +39,7 @@ typedef enum ta_glyph {
 	TA_G_HEAT1, TA_G_HEAT2, TA_G_HEAT3, TA_G_HEAT4,   /* --deep gutter, coolest first */
 	TA_G_BROKEN,          /* an applied edit that broke the program */
 	TA_G_SLOWER, TA_G_NOISE,   /* applied and measured slower, within noise */
+	TA_G_PENDING,         /* applied, not measured yet: no verdict shown */
 	TA_G_BAR,             /* a before/after bar */
 	TA_G__COUNT
 } ta_glyph;

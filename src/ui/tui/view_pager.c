@@ -88,7 +88,7 @@ static void draw_help(ta_app *app, const ta_rect *r)
 	ta_buf b = TA_BUF_INIT;
 	ta_buf_printf(&b, "Marks in the walk:\n"
 		      "  %s %s   %s %s   %s %s   %s %s   %s %s\n"
-		      "  %s %s (faster, or not measured yet)   %s slower   %s within noise   %s broken\n"
+		      "  %s %s and faster   %s slower   %s within noise   %s broken   %s not measured yet\n"
 		      "  %s %s\n\n"
 		      "Keys:\n%s", ta_glyph_str(TA_G_APPLIES), ta_mark_name(TA_MARK_APPLIES),
 		      ta_glyph_str(TA_G_SATISFIED), ta_mark_name(TA_MARK_SATISFIED),
@@ -97,6 +97,7 @@ static void draw_help(ta_app *app, const ta_rect *r)
 		      ta_glyph_str(TA_G_NEEDS_BASELINE), ta_mark_name(TA_MARK_NEEDS_BASELINE),
 		      ta_glyph_str(TA_G_APPLIED), ta_mark_name(TA_MARK_APPLIED),
 		      ta_glyph_str(TA_G_SLOWER), ta_glyph_str(TA_G_NOISE), ta_glyph_str(TA_G_BROKEN),
+		      ta_glyph_str(TA_G_PENDING),
 		      ta_glyph_str(TA_G_SKIPPED), ta_mark_name(TA_MARK_SKIPPED), t);
 	pager(app, r, "Help: tileadvise keys (Esc closes)", ta_buf_str(&b), false);
 	ta_buf_free(&b);

@@ -509,6 +509,39 @@ static void bars(page *p, double before, double after, ta_role role)
 	}
 }
 
+static void shape_list(page *p, const char *what, const ta_shape_figures *v, size_t shown, size_t n)
+{
+	const char *x = ta_glyph_str(TA_G_TIMES);
+	char med[32];
+	textf(p, 3, TA_ROLE_DIM, "%s:", what);
+	for (size_t i = 0; i < shown; i++)
+		textf(p, 5, TA_ROLE_DIM, "grid %d%s%d%s%d, block %d: %zu %s, median %s", v[i].grid[0], x, v[i].grid[1], x,
+		      v[i].grid[2], v[i].block[0], v[i].calls, v[i].calls == 1 ? "launch" : "launches",
+		      ta_fmt_ns(v[i].median_ns, med, sizeof med));
+	if (n > shown)
+		textf(p, 5, TA_ROLE_DIM, "and %zu more", n - shown);
+}
+
+/* The ratio compares launches of the same shapes: what it left out. */
+static void changed_shapes(page *p, const ta_change *c)
+{
+	if (!c->n_gone && !c->n_fresh)
+		return;
+	if (c->n_shared)
+		textf(p, 3, TA_ROLE_DIM, "the ratio compares the %zu shape%s launched in both runs (%.0f%% of the "
+		      "time before); the others changed:", c->n_shared, c->n_shared == 1 ? "" : "s",
+		      c->shared_share * 100);
+	else
+		wrap(p, 3, TA_ROLE_DIM, "not comparable: no launch shape (grid and block) is in both runs, so "
+		     "the ratio is the workloads' GPU time per call, with no interval:");
+	if (c->n_gone)
+		shape_list(p, "only before", c->gone, c->n_gone < TA_CHANGE_SHAPES ? c->n_gone : TA_CHANGE_SHAPES,
+			   c->n_gone);
+	if (c->n_fresh)
+		shape_list(p, "only after", c->fresh, c->n_fresh < TA_CHANGE_SHAPES ? c->n_fresh : TA_CHANGE_SHAPES,
+			   c->n_fresh);
+}
+
 static void measured(page *p, const ta_app *app, const ta_step *s)
 {
 	if (s->mark != TA_MARK_APPLIED)
@@ -544,6 +577,7 @@ static void measured(page *p, const ta_app *app, const ta_step *s)
 		      ta_glyph_str(TA_G_ARROW), ta_fmt_ns(sc->after_ns, a, sizeof a),
 		      sc->before_ns > 0 ? sc->after_ns / sc->before_ns : 0, x);
 	}
+	changed_shapes(p, &s->change);
 	if (s->change.period_before_ns > 0)
 		textf(p, 3, TA_ROLE_NORMAL, "time per call (host time between launches): %s %s %s   %.3f%s",
 		      ta_fmt_ns(s->change.period_before_ns, b, sizeof b), ta_glyph_str(TA_G_ARROW),

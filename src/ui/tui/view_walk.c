@@ -57,14 +57,16 @@ static int selected_row(const ta_app *app)
 }
 
 /* An applied step's glyph and colour say its verdict: faster, slower,
- * within noise, or broken (never a star). */
+ * within noise, broken (never a star), or none yet (not measured). */
 static ta_glyph step_glyph(const ta_step *s)
 {
 	if (s->mark != TA_MARK_APPLIED)
 		return mark_glyph(s->mark);
 	if (s->broken)
 		return TA_G_BROKEN;
-	if (!s->has_change || s->change.cmp.verdict == TA_VERDICT_FASTER)
+	if (!s->has_change)   /* a verdict only once measured */
+		return TA_G_PENDING;
+	if (s->change.cmp.verdict == TA_VERDICT_FASTER)
 		return TA_G_APPLIED;
 	return s->change.cmp.verdict == TA_VERDICT_SLOWER ? TA_G_SLOWER : TA_G_NOISE;
 }
@@ -76,7 +78,7 @@ static ta_role step_role(const ta_step *s)
 	if (s->broken)
 		return TA_ROLE_ERROR;
 	if (!s->has_change)
-		return TA_ROLE_OK;
+		return TA_ROLE_DIM;
 	return s->change.cmp.verdict == TA_VERDICT_FASTER ? TA_ROLE_FASTER
 	     : s->change.cmp.verdict == TA_VERDICT_SLOWER ? TA_ROLE_SLOWER
 	     : s->change.cmp.verdict == TA_VERDICT_NOISE ? TA_ROLE_NOISE : TA_ROLE_DIM;
