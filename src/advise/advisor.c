@@ -213,7 +213,8 @@ static int open_replay(ta_advisor *a, char **err)
 static int find_device(ta_advisor *a, char **err)
 {
 	ta_device d;
-	ta_device_request r = { .preset = a->opt.gpu_preset, .records = a->opt.records || a->opt.recording,
+	ta_device_request r = { .preset = a->opt.gpu_preset,
+				.records = a->opt.records || a->opt.records_for || a->opt.recording,
 				.no_profile = a->opt.no_profile };
 	if (ta_device_resolve(&r, &d, err) != 0)
 		return -1;
@@ -421,7 +422,7 @@ bool adv_first_run_due(const ta_advisor *a)
 	if (a->opt.recording)   /* a recording's runs are its streams */
 		return a->opt.records && !a->sess->n_runs;
 	return !a->read_only && !a->trust_question && ta_session_run_of(a->sess, a->sess->current) < 0 &&
-	       !a->opt.no_profile && (a->opt.records || !a->why_no_profile);
+	       !a->opt.no_profile && (a->opt.records || a->opt.records_for || !a->why_no_profile);
 }
 
 /* The session file's stored commands: allowed (and remembered), or
@@ -529,7 +530,8 @@ const char *ta_advisor_why_no_run(const ta_advisor *a)
 
 bool ta_advisor_can_run(const ta_advisor *a)
 {
-	return !a->read_only && !a->opt.no_profile && (a->opt.records || a->opt.recording || !a->why_no_profile);
+	return !a->read_only && !a->opt.no_profile &&
+	       (a->opt.records || a->opt.records_for || a->opt.recording || !a->why_no_profile);
 }
 
 bool ta_advisor_profiling_off(const ta_advisor *a)
