@@ -229,8 +229,8 @@ static int first_run(walk *w, char **err)
 	const ta_session *s = ta_advisor_session(a);
 	int r = ta_session_run_of(s, s->current);
 	if (s->n_runs == runs || r < 0 || (size_t)r < runs) {
-		*err = ta_xasprintf("the first run was not measured%s%s", w->run_failed ? ": " : "",
-				    w->run_failed ? w->run_failed : w->stop_reason ? w->stop_reason : "");
+		const char *why = w->stop_reason ? w->stop_reason : w->run_failed;
+		*err = ta_xasprintf("the first run was not measured%s%s", why ? ": " : "", why ? why : "");
 		return -1;
 	}
 	w->res->first_run = r;

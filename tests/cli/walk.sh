@@ -14,7 +14,7 @@ rec="$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-attention.jsonl"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-walk.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 TAP_ON_FAIL='[ ! -s "$tmp/err" ] || tail -n 20 "$tmp/err"'
-plan 16
+plan 17
 
 fresh() { rm -rf "$tmp/w" && mkdir -p "$tmp/w" && cp "$ex" "$tmp/w/attention.py"; }
 walk() { (cd "$tmp/w" && "$TILEADVISE" --walk --gpu h200 --records "$rec" "$@" attention.py) >"$tmp/out" 2>"$tmp/err"; }
@@ -76,6 +76,26 @@ result $? "--format=json is refused"
 (cd "$tmp/w" && "$TILEADVISE" --walk --select=Q9 --gpu h200 --records "$rec" attention.py) >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "Q9" "$tmp/err" && cmp -s "$ex" "$tmp/w/attention.py"
 result $? "an unknown --select id: exit 2, the file untouched"
+# Ctrl-C during a run: the run is cancelled, nothing is left changed (here
+# the first run, a child that would sleep for a minute).
+fresh
+(cd "$tmp/w" && exec "$TILEADVISE" --walk --gpu h200 attention.py -- sh -c 'sleep 60') >"$tmp/out" 2>"$tmp/err" &
+pid=$!
+n=0
+while [ $n -lt 100 ] && ! ls "$tmp/w/.tileadvise/lock-attention.py" >/dev/null 2>&1 && ! grep -q . "$tmp/err"; do
+	sleep 0.1
+	n=$((n + 1))
+done
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+if grep -q "profiling is off in this build" "$tmp/err"; then
+	skip "Ctrl-C cancels the run and leaves the file" "built without CUPTI"
+else
+	[ $rc -eq 2 ] && grep -q "the first run was not measured: interrupted" "$tmp/err" && cmp -s "$ex" "$tmp/w/attention.py"
+	result $? "Ctrl-C cancels the run and leaves the file (exit $rc)"
+fi
 (cd "$tmp/w" && "$TILEADVISE" --walk attention.py) >"$tmp/out" 2>"$tmp/err"
 rc=$?
 if ! grep -q "no GPU" "$tmp/err"; then
