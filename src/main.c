@@ -484,6 +484,9 @@ static ta_exit run_walk(const options *o)
 		.command = o->command,
 		.test_command = o->test_command,
 		.select = o->select,
+		.ignore = o->ignore,
+		.preview = o->preview,
+		.isolated = o->isolated,
 		.unsafe_fixes = o->unsafe_fixes,
 		.keep_neutral = o->keep_neutral,
 		.budget_s = o->budget_s,
@@ -568,13 +571,16 @@ static ta_exit run_check(const options *o)
 static ta_exit run_record_walk(const options *o)
 {
 	char *err;
+	ta_record_options ro = { .file = o->file_count ? o->files[0] : NULL, .records = o->records_in,
+				 .baseline_records = o->baseline_records, .gpu_preset = o->gpu_preset,
+				 .steps = o->steps, .n_steps = o->n_steps, .out = o->record_session,
+				 .select = o->select, .ignore = o->ignore, .isolated = o->isolated };
 	if (!o->n_steps) {
 		if (!o->file_count) {
 			fprintf(stderr, "tileadvise: --record-session needs the kernel FILE\n");
 			return TA_EXIT_ERROR;
 		}
-		if (ta_session_record_walk(o->files[0], o->records_in, o->baseline_records, o->gpu_preset, NULL,
-					   0, o->record_session, &err) < 0) {
+		if (ta_session_record_walk(&ro, &err) < 0) {
 			fprintf(stderr, "tileadvise: %s\n", err);
 			free(err);
 			return TA_EXIT_ERROR;
@@ -584,8 +590,7 @@ static ta_exit run_record_walk(const options *o)
 	}
 	if (o->file_count != 1)
 		return usage_error("%s", "--record-session needs the kernel FILE");
-	int kept = ta_session_record_walk(o->files[0], o->records_in, o->baseline_records, o->gpu_preset,
-					  o->steps, o->n_steps, o->record_session, &err);
+	int kept = ta_session_record_walk(&ro, &err);
 	if (kept < 0) {
 		fprintf(stderr, "tileadvise: %s\n", err);
 		free(err);
@@ -626,6 +631,9 @@ static ta_exit run_tui(const options *o)
 		.baseline = o->baseline,
 		.baseline_records = o->baseline_records,
 		.deep = o->deep,
+		.select = o->select,
+		.ignore = o->ignore,
+		.isolated = o->isolated,
 	};
 	return ta_tui_run(&t);
 }

@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 
 #include "advise/device.h"
+#include "advise/findings.h"
 #include "advise/trust.h"
+#include "checklist/filter.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
 
@@ -62,8 +64,8 @@ void adv_rebuild_walk(ta_advisor *a)
 	int r = ta_session_run_of(s, s->current);
 	/* Diffs are made when a step is shown or the front end is idle: the
 	 * first frame does not wait for every step's edit. */
-	ta_walk *w = ta_walk_build_lazy(a->an->model, a->cat, r >= 0 ? &s->runs[r] : NULL, s->baseline,
-					a->has_gpu ? &a->gpu : NULL, s->file_name);
+	ta_walk *w = ta_walk_build_filtered(a->an->model, a->cat, r >= 0 ? &s->runs[r] : NULL, s->baseline,
+					    a->has_gpu ? &a->gpu : NULL, s->file_name, a->filter);
 	ta_session_annotate(s, w);
 	ta_session_set_walk(s, w);
 	a->walk = w;
@@ -321,6 +323,73 @@ static int open_session(ta_advisor *a, char **err)
 	return 0;
 }
 
+/* What pyproject.toml said on warn, one note per line. */
+static void project_notes(ta_advisor *a, const char *text)
+{
+	static const char me[] = "tileadvise: ";
+	while (text && *text) {
+		const char *eol = strchr(text, '\n');
+		size_t n = eol ? (size_t)(eol - text) : strlen(text);
+		const char *t = text;
+		if (n >= sizeof me - 1 && !strncmp(t, me, sizeof me - 1)) {
+			t += sizeof me - 1;
+			n -= sizeof me - 1;
+		}
+		if (n)
+			adv_push(a, TA_ADVISOR_PROJECT, false, ta_xstrndup(t, n));
+		text = eol ? eol + 1 : NULL;
+	}
+}
+
+/* The entries the walk reports: --select and --ignore, else the project's
+ * (from the file's folder up), as --check takes them. */
+static int open_scope(ta_advisor *a, char **err)
+{
+	ta_project p;
+	char *said = NULL;
+	size_t n_said = 0;
+	FILE *warn = open_memstream(&said, &n_said);
+	int rc = ta_findings_project(a->path, a->opt.isolated, &p, warn ? warn : stderr, err);
+	if (warn)
+		fclose(warn);
+	project_notes(a, said);
+	free(said);
+	if (rc != 0)
+		return -1;
+	const char *sel = a->opt.select ? a->opt.select : p.select;
+	const char *ign = a->opt.ignore ? a->opt.ignore : p.ignore;
+	a->preview = a->opt.preview || p.preview == 1;
+	if (sel || ign) {
+		a->select = sel ? ta_xstrdup(sel) : NULL;
+		a->ignore = ign ? ta_xstrdup(ign) : NULL;
+		a->filter = ta_filter_new(true);
+		char *why = NULL;
+		bool file_sel = sel && !a->opt.select, file_ign = ign && !a->opt.ignore;
+		if (sel && ta_filter_select(a->filter, sel, &why) != 0)
+			*err = file_sel ? ta_xasprintf("%s: select: %s", p.path, why) : ta_xstrdup(why);
+		else if (ign && ta_filter_ignore(a->filter, ign, &why) != 0)
+			*err = file_ign ? ta_xasprintf("%s: ignore: %s", p.path, why) : ta_xstrdup(why);
+		free(why);
+		if (*err) {
+			ta_project_free(&p);
+			return -1;
+		}
+		if (file_sel || file_ign)
+			adv_note(a, TA_ADVISOR_PROJECT, false, "%s: the walk leaves out what [tool.tileadvise]%s%s%s%s "
+				 "leaves out of --check", p.path, file_sel ? " select = " : "", file_sel ? sel : "",
+				 file_ign ? (file_sel ? ", ignore = " : " ignore = ") : "", file_ign ? ign : "");
+	}
+	ta_project_free(&p);
+	return 0;
+}
+
+void ta_advisor_scope(const ta_advisor *a, const char **select, const char **ignore, bool *preview)
+{
+	*select = a->select;
+	*ignore = a->ignore;
+	*preview = a->preview;
+}
+
 /* Where a recording comes from: the GPU named, and the software its
  * runs used (TILEADVISE_SOFTWARE, as the GPU machine's script gives it). */
 static void note_recording(ta_advisor *a)
@@ -359,7 +428,7 @@ static int open_file(ta_advisor *a, char **err)
 		free(s->test_command);
 		s->test_command = ta_xstrdup(a->opt.test_command);
 	}
-	if (find_device(a, err) != 0 || open_baseline(a, err) != 0)
+	if (open_scope(a, err) != 0 || find_device(a, err) != 0 || open_baseline(a, err) != 0)
 		return -1;
 	if (a->opt.recording)
 		note_recording(a);
@@ -394,6 +463,9 @@ void ta_advisor_free(ta_advisor *a)
 		ta_source_free(a->shown_src);
 	ta_analysis_free(a->an);
 	ta_catalog_free(a->cat);
+	ta_filter_free(a->filter);
+	free(a->select);
+	free(a->ignore);
 	free(a->path);
 	free(a->session_path);
 	free(a->why_no_profile);

@@ -57,6 +57,14 @@ typedef struct ta_advisor_options {
 	const char *first_label;      /* the first run's label; NULL: "first run" */
 	const char *session_path;     /* where the session is written; NULL: beside the file
 	                               * (ta_session_path_for) */
+	/* The entries the walk reports, as --check takes them: the ids
+	 * --select and --ignore name (NULL: the project's select and ignore,
+	 * read from pyproject.toml's [tool.tileadvise] from the file's folder
+	 * up, unless isolated). A step of an entry they leave out is not
+	 * applicable (ignored). Entries in preview are in the walk either way;
+	 * preview (or the project's) says whether --walk tries them. */
+	const char *select, *ignore;
+	bool preview, isolated;
 	/* A test double for the runner: the recorded stream that stands for
 	 * the n-th run of the file's command (0: the first), or NULL for a real
 	 * run. NULL: none. */
@@ -68,7 +76,8 @@ typedef struct ta_advisor_options {
  * .tileadvise/ beside the file unless recording. Nothing runs yet
  * (ta_advisor_start). Returns 0 and *out (free with ta_advisor_free), or
  * -1 with *err (caller frees): an unreadable file or session, an unknown
- * --gpu, a baseline stream that does not read. */
+ * --gpu, a baseline stream that does not read, an unknown id in --select or
+ * --ignore, a pyproject.toml that does not read. */
 int ta_advisor_open(const ta_advisor_options *o, ta_advisor **out, char **err);
 void ta_advisor_free(ta_advisor *a);
 
@@ -85,6 +94,8 @@ typedef enum ta_advisor_event_kind {
 	TA_ADVISOR_DEEP_DONE,         /* the --deep runs joined the run they followed */
 	TA_ADVISOR_BASELINE_DONE,     /* the baseline is measured (or read) and kept */
 	TA_ADVISOR_RUN_FAILED,        /* a run ended without a measurement */
+	TA_ADVISOR_PROJECT,           /* at opening: what the project's pyproject.toml leaves
+	                               * out of the walk, or a setting of it not read */
 } ta_advisor_event_kind;
 
 typedef struct ta_advisor_event {
@@ -221,6 +232,10 @@ const char *ta_advisor_why_no_run(const ta_advisor *a);
 bool ta_advisor_can_run(const ta_advisor *a);
 bool ta_advisor_profiling_off(const ta_advisor *a);
 bool ta_advisor_uses_records(const ta_advisor *a);
+/* What the walk reports, as --check's filter takes it: the select and
+ * ignore lists in force (the command line's, else the project's; NULL:
+ * none) and whether entries in preview are chosen too. */
+void ta_advisor_scope(const ta_advisor *a, const char **select, const char **ignore, bool *preview);
 /* Whether a run, a test or a deep run is in flight. */
 bool ta_advisor_busy(const ta_advisor *a);
 /* The --baseline command still to be measured. */

@@ -31,6 +31,11 @@ struct ta_advisor {
 	ta_walk *walk;               /* the session's (sess->walk) */
 	unsigned walk_version;
 
+	/* what the walk reports (ta_advisor_scope): NULL filter, every entry */
+	struct ta_filter *filter;
+	char *select, *ignore;
+	bool preview;
+
 	/* the device */
 	bool has_gpu;
 	ta_gpu_info gpu;

@@ -18,8 +18,8 @@ typedef struct walk {
 	const ta_autowalk_options *o;
 	ta_autowalk_result *res;
 	struct timespec t0;
-	ta_filter *filter;            /* the steps tried: --select's, never an entry in preview
-	                               * that it does not name */
+	ta_filter *filter;            /* the steps tried: the advisor's scope, never an entry in
+	                               * preview that --select does not name (unless preview) */
 	char (*tried)[8];             /* ids tried (or found without an edit) */
 	size_t n_tried;
 	const char *stop_reason;      /* why the walk stops early; NULL: it does not */
@@ -270,8 +270,16 @@ int ta_autowalk_run(ta_advisor *a, const ta_autowalk_options *o, ta_autowalk_res
 	memset(res, 0, sizeof *res);
 	res->first_run = res->last_run = -1;
 	clock_gettime(CLOCK_MONOTONIC, &w.t0);
-	w.filter = ta_filter_new(false);
-	if (o->select && ta_filter_select(w.filter, o->select, err) != 0) {
+	/* The advisor's scope (--select, --ignore, the project's), whose
+	 * ignored steps are not applicable anyway; entries in preview only
+	 * when named or with preview. */
+	const char *sel, *ign;
+	bool preview;
+	ta_advisor_scope(a, &sel, &ign, &preview);
+	if (o->select)
+		sel = o->select;
+	w.filter = ta_filter_new(preview);
+	if ((sel && ta_filter_select(w.filter, sel, err) != 0) || (ign && ta_filter_ignore(w.filter, ign, err) != 0)) {
 		ta_filter_free(w.filter);
 		return -1;
 	}

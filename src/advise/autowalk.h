@@ -52,8 +52,10 @@ typedef struct ta_walk_event {
 
 typedef struct ta_autowalk_options {
 	const char *select;           /* the steps tried, as --check --select takes them (ids,
-	                               * section letters, ALL); NULL: every mechanical step
-	                               * not in preview */
+	                               * section letters, ALL); NULL: the advisor's
+	                               * (ta_advisor_scope: --select, else the project's) or,
+	                               * without one, every mechanical step not in preview
+	                               * (in preview too with --preview) that is not ignored */
 	bool unsafe_ok;               /* unsafe sites too (--unsafe-fixes) */
 	bool keep_neutral;            /* keep a step within noise or not comparable */
 	double budget_s;              /* the whole walk's wall time; <= 0: none */

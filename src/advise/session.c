@@ -500,6 +500,8 @@ static json_t *walk_json(const ta_walk *w)
 				json_object_set_new(o, "edit_line", json_integer(s->edit_line));
 			if (s->silenced)   /* optional: older sessions have none */
 				json_object_set_new(o, "silenced", json_true());
+			if (s->ignored)    /* optional too */
+				json_object_set_new(o, "ignored", json_true());
 			if (s->n_findings) {
 				json_t *fs = json_array();
 				for (size_t f = 0; f < s->n_findings; f++) {
@@ -933,6 +935,7 @@ static bool read_walk(reader *r, json_t *wo, ta_session *s)
 			st->unsafe = get_str(so, "unsafe");
 			st->edit_line = (uint32_t)get_int(so, "edit_line", 0);
 			st->silenced = json_is_true(json_object_get(so, "silenced"));
+			st->ignored = json_is_true(json_object_get(so, "ignored"));
 			size_t f;
 			json_t *fo;
 			json_array_foreach(json_object_get(so, "findings"), f, fo) {

@@ -747,17 +747,23 @@ static void fill_kernel(ta_walk *w, const ta_model *m, const ta_rules_result *r,
 		s->status = ta_rules_status(r, (int)ki, (size_t)e);
 		s->mark = mark_of_status(s->status);
 		s->edit_kind = w->edit_of[e];
+		/* An entry the filter leaves out, as --check leaves it out. */
+		bool left_out = w->filter && !ta_filter_wants(w->filter, s->id);
 		size_t quiet = 0;
 		for (size_t j = 0; j < n_mine; j++) {
 			const ta_finding *fd = &r->findings[mine[j]];
 			if (strcmp(fd->id, s->id))
 				continue;
-			if (silenced(m, w->sup, fd))
+			if (left_out || silenced(m, w->sup, fd))
 				quiet++;
 			else
 				copy_finding(s, fd);
 		}
-		if (s->status == TA_STATUS_APPLIES && quiet && !s->n_findings) {
+		if (left_out && s->status != TA_STATUS_NOT_APPLICABLE && s->status != TA_STATUS_SATISFIED) {
+			s->status = TA_STATUS_NOT_APPLICABLE;
+			s->mark = TA_MARK_NOT_APPLICABLE;
+			s->ignored = true;
+		} else if (s->status == TA_STATUS_APPLIES && quiet && !s->n_findings) {
 			s->status = TA_STATUS_NOT_APPLICABLE;
 			s->mark = TA_MARK_NOT_APPLICABLE;
 			s->silenced = true;
@@ -787,13 +793,16 @@ static void release_if_done(ta_walk *w)
 	ta_suppressions_free(w->sup);
 	w->rules = NULL;
 	w->sup = NULL;
+	w->filter = NULL;
 	w->model = NULL;
 }
 
 static ta_walk *build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
-		      const ta_run_figures *base, const ta_gpu_info *gpu, const char *name, bool lazy)
+		      const ta_run_figures *base, const ta_gpu_info *gpu, const char *name, bool lazy,
+		      const ta_filter *filter)
 {
 	ta_walk *w = ta_walk_new();
+	w->filter = filter;
 	ta_evidence ev;
 	ta_kernel_evidence *evk = NULL;
 	if (run) {
@@ -836,14 +845,21 @@ static ta_walk *build(const ta_model *m, const struct ta_catalog *cat, const ta_
 ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
 			  const ta_run_figures *base, const ta_gpu_info *gpu, const char *name)
 {
-	return build(m, cat, run, base, gpu, name, false);
+	return build(m, cat, run, base, gpu, name, false, NULL);
 }
 
 ta_walk *ta_walk_build_lazy(const ta_model *m, const struct ta_catalog *cat,
 			    const ta_run_figures *run, const ta_run_figures *base,
 			    const ta_gpu_info *gpu, const char *name)
 {
-	return build(m, cat, run, base, gpu, name, true);
+	return build(m, cat, run, base, gpu, name, true, NULL);
+}
+
+ta_walk *ta_walk_build_filtered(const ta_model *m, const struct ta_catalog *cat,
+				const ta_run_figures *run, const ta_run_figures *base,
+				const ta_gpu_info *gpu, const char *name, const ta_filter *filter)
+{
+	return build(m, cat, run, base, gpu, name, true, filter);
 }
 
 void ta_walk_kernel_ready(ta_walk *w, size_t k)

@@ -21,6 +21,7 @@
 #include "profile/stats.h"
 
 struct ta_catalog;
+struct ta_filter;
 
 /* ---- figures of a run ------------------------------------------------------ */
 
@@ -193,6 +194,9 @@ typedef struct ta_step {
 					edit_line not made yet (ta_walk_step_ready) */
 	bool silenced;               /* every finding silenced by a `# tileadvise: ignore`
 	                              * comment (checklist/filter.h): not applicable here */
+	bool ignored;                /* the entry is one --select/--ignore or the project's
+	                              * [tool.tileadvise] leaves out (checklist/filter.h), as
+	                              * --check leaves it out: not applicable here */
 	bool has_change;             /* applied and re-measured */
 	ta_change change;
 	char *broken;                /* applied, and the run after it or the test
@@ -219,6 +223,7 @@ typedef struct ta_walk {
 	const ta_model *model;
 	ta_rules_result *rules;
 	struct ta_suppressions *sup; /* the file's suppression comments, while pending */
+	const struct ta_filter *filter; /* the entries reported (borrowed), while pending */
 	char *name;
 	ta_step_edit *edit_of;       /* each entry's edit kind, from the catalog */
 } ta_walk;
@@ -244,6 +249,14 @@ ta_walk *ta_walk_build_vs(const ta_model *m, const struct ta_catalog *cat, const
 ta_walk *ta_walk_build_lazy(const ta_model *m, const struct ta_catalog *cat,
 			    const ta_run_figures *run, const ta_run_figures *base,
 			    const ta_gpu_info *gpu, const char *name);
+/* The lazy walk of the entries filter reports (NULL: every entry), the
+ * filter --check builds from --select, --ignore and the project's
+ * [tool.tileadvise]: a step of an entry it leaves out has no findings, and
+ * one that would be open (applies, needs a profile or a baseline) is not
+ * applicable (ignored). filter must live as long as m. */
+ta_walk *ta_walk_build_filtered(const ta_model *m, const struct ta_catalog *cat,
+				const ta_run_figures *run, const ta_run_figures *base,
+				const ta_gpu_info *gpu, const char *name, const struct ta_filter *filter);
 /* A step that waits for a baseline (T5 without --baseline) is one the user
  * cannot act on from this walk: it goes after every other step of its
  * kernel, as a note, so the walk never opens on it; the others keep their

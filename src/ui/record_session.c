@@ -3,6 +3,7 @@
 #include "config.h"
 #include "ui/record_session.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "advise/advisor.h"
@@ -19,18 +20,21 @@ static const char *opening_kernel(const ta_walk *w)
 	return w && w->n_kernels ? w->kernels[0].name : NULL;
 }
 
-int ta_session_record_walk(const char *file, const char *records, const char *baseline_records,
-			   const char *gpu_preset, const ta_record_step *steps, size_t n_steps,
-			   const char *out, char **err)
+int ta_session_record_walk(const ta_record_options *ro, char **err)
 {
+	const ta_record_step *steps = ro->steps;
+	size_t n_steps = ro->n_steps;
 	ta_advisor_options o = {
-		.file = file,
-		.records = records,
-		.baseline_records = baseline_records,
-		.gpu_preset = gpu_preset,
+		.file = ro->file,
+		.records = ro->records,
+		.baseline_records = ro->baseline_records,
+		.gpu_preset = ro->gpu_preset,
 		.recording = true,
 		.first_label = "recorded run",
-		.session_path = out,
+		.session_path = ro->out,
+		.select = ro->select,
+		.ignore = ro->ignore,
+		.isolated = ro->isolated,
 	};
 	ta_advisor *a;
 	if (ta_advisor_open(&o, &a, err) != 0)
@@ -38,12 +42,15 @@ int ta_session_record_walk(const char *file, const char *records, const char *ba
 	ta_advisor_start(a);
 	/* A first stream that does not read stops the recording. */
 	ta_advisor_event ev;
-	while (ta_advisor_next_event(a, &ev))
+	while (ta_advisor_next_event(a, &ev)) {
+		if (ev.kind == TA_ADVISOR_PROJECT)
+			fprintf(stderr, "tileadvise: %s\n", ev.text);
 		if (ev.kind == TA_ADVISOR_RUN_FAILED) {
 			*err = ta_xstrdup(ev.text);
 			ta_advisor_free(a);
 			return -1;
 		}
+	}
 	int kept = 0;
 	for (size_t i = 0; i < n_steps; i++) {
 		ta_step_request r = { .id = steps[i].id, .unsafe_ok = true, .records = steps[i].records,

@@ -5,6 +5,7 @@
 #ifndef TA_UI_RECORD_SESSION_H
 #define TA_UI_RECORD_SESSION_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* One step of a recorded walk: today's mechanical edit of id made on
@@ -17,14 +18,25 @@ typedef struct ta_record_step {
 	const char *measured;
 } ta_record_step;
 
-/* Analyses file, takes its first run from records (may be NULL: no run)
- * and the baseline from baseline_records (may be NULL), with the facts of
- * a known GPU (gpu_preset, e.g. "h200"; may be NULL), makes each step in
- * order and writes the session to out. Returns how many steps kept the
- * measured text (0: today's edits gave every measured file), or -1 with
- * *err (caller frees) naming the step that could not be made. */
-int ta_session_record_walk(const char *file, const char *records, const char *baseline_records,
-			   const char *gpu_preset, const ta_record_step *steps, size_t n_steps,
-			   const char *out, char **err);
+typedef struct ta_record_options {
+	const char *file;             /* the kernel file */
+	const char *records;          /* its first run (NULL: none) */
+	const char *baseline_records; /* the baseline (NULL: none) */
+	const char *gpu_preset;       /* a known GPU's facts, e.g. "h200" (NULL: none) */
+	const ta_record_step *steps;
+	size_t n_steps;
+	const char *out;              /* where the session is written */
+	/* The walk's entries, as the advisor takes them: --select, --ignore
+	 * (NULL: the project's pyproject.toml), --isolated (none read). */
+	const char *select, *ignore;
+	bool isolated;
+} ta_record_options;
+
+/* Analyses the file, takes its first run from the records and the
+ * baseline from baseline_records, with the facts of the GPU named, makes
+ * each step in order and writes the session. Returns how many steps kept
+ * the measured text (0: today's edits gave every measured file), or -1
+ * with *err (caller frees) naming the step that could not be made. */
+int ta_session_record_walk(const ta_record_options *o, char **err);
 
 #endif

@@ -340,6 +340,10 @@ ta_exit ta_walk_cli_run(const ta_walk_cli_options *o)
 		.records = o->records,
 		.gpu_preset = o->gpu_preset,
 		.timeout_s = o->timeout_s,
+		.select = o->select,
+		.ignore = o->ignore,
+		.preview = o->preview,
+		.isolated = o->isolated,
 	};
 	ta_advisor *a;
 	char *err = NULL;
@@ -348,10 +352,12 @@ ta_exit ta_walk_cli_run(const ta_walk_cli_options *o)
 		free(err);
 		return TA_EXIT_ERROR;
 	}
-	/* What opening said (a resumed session) is of no use here. */
+	/* What opening said (a resumed session) is of no use here, but for
+	 * what the project's pyproject.toml leaves out. */
 	ta_advisor_event ev;
 	while (ta_advisor_next_event(a, &ev))
-		;
+		if (ev.kind == TA_ADVISOR_PROJECT)
+			fprintf(stderr, "tileadvise: %s\n", ev.text);
 	if (!ta_advisor_can_run(a)) {
 		fprintf(stderr, "tileadvise: --walk measures every step and cannot here: %s\n",
 			ta_advisor_why_no_run(a) ? ta_advisor_why_no_run(a) : "no GPU");
@@ -366,7 +372,7 @@ ta_exit ta_walk_cli_run(const ta_walk_cli_options *o)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	sink k = { .o = o, .a = a };
-	ta_autowalk_options wo = { .select = o->select, .unsafe_ok = o->unsafe_fixes, .keep_neutral = o->keep_neutral,
+	ta_autowalk_options wo = { .unsafe_ok = o->unsafe_fixes, .keep_neutral = o->keep_neutral,
 				   .budget_s = o->budget_s, .stop = &stop_flag, .event = on_event, .ctx = &k };
 	ta_autowalk_result res;
 	int rc = ta_autowalk_run(a, &wo, &res, &err);

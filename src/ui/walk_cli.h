@@ -16,7 +16,10 @@ typedef struct ta_walk_cli_options {
 	const char *file;
 	char *const *command;         /* argv after --; NULL: python3 FILE */
 	const char *test_command;     /* --test CMD: run after each step */
-	const char *select;           /* --select: the steps tried */
+	const char *select;           /* --select: the steps tried (NULL: the project's) */
+	const char *ignore;           /* --ignore: steps not tried (NULL: the project's) */
+	bool preview;                 /* --preview: entries in preview are tried too */
+	bool isolated;                /* --isolated: no pyproject.toml */
 	bool unsafe_fixes;            /* unsafe sites too */
 	bool keep_neutral;            /* keep steps within noise */
 	double budget_s;              /* --budget; <= 0: none */

@@ -14,7 +14,7 @@ rec="$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-attention.jsonl"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-walk.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 TAP_ON_FAIL='[ ! -s "$tmp/err" ] || tail -n 20 "$tmp/err"'
-plan 17
+plan 20
 
 fresh() { rm -rf "$tmp/w" && mkdir -p "$tmp/w" && cp "$ex" "$tmp/w/attention.py"; }
 walk() { (cd "$tmp/w" && "$TILEADVISE" --walk --gpu h200 --records "$rec" "$@" attention.py) >"$tmp/out" 2>"$tmp/err"; }
@@ -76,6 +76,28 @@ result $? "--format=json is refused"
 (cd "$tmp/w" && "$TILEADVISE" --walk --select=Q9 --gpu h200 --records "$rec" attention.py) >"$tmp/out" 2>"$tmp/err"
 [ $? -eq 2 ] && grep -q "Q9" "$tmp/err" && cmp -s "$ex" "$tmp/w/attention.py"
 result $? "an unknown --select id: exit 2, the file untouched"
+# The walk leaves out what --check leaves out: the project's ignore
+# (pyproject.toml above the file), --ignore, and neither with --isolated.
+fresh
+if "$TILEADVISE" --version | grep -q "pyproject.toml \[tool.tileadvise\]: read"; then
+	printf '[tool.tileadvise]\nignore = ["S3"]\n' >"$tmp/pyproject.toml"
+	walk --select=S3,S5
+	! grep -q "^S3 " "$tmp/out" && grep -q "^S5 .*reverted: within noise" "$tmp/out" &&
+		grep -q "^tileadvise: $tmp/pyproject.toml: the walk leaves out what \[tool.tileadvise\] ignore = S3 leaves out of --check$" "$tmp/err"
+	result $? "the project's ignore leaves S3 untried, and says so"
+	fresh
+	walk --select=S3,S5 --isolated
+	grep -q "^S3 " "$tmp/out" && grep -q "^S5 " "$tmp/out"
+	result $? "--isolated: the project is not read"
+	rm -f "$tmp/pyproject.toml"
+else
+	skip "the project's ignore leaves S3 untried, and says so" "built without toml++"
+	skip "--isolated: the project is not read" "built without toml++"
+fi
+fresh
+walk --select=S3,S5 --ignore=S5
+grep -q "^S3 " "$tmp/out" && ! grep -q "^S5 " "$tmp/out"
+result $? "--ignore leaves S5 untried"
 # Ctrl-C during a run: the run is cancelled, nothing is left changed (here
 # the first run, a child that would sleep for a minute).
 fresh

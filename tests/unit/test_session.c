@@ -247,7 +247,8 @@ static void test_record_and_report(void **state)
 	char *rec = ta_xasprintf("%s/tests/recordings/h200-2026-11-29-example-attention.jsonl", srcdir());
 	char *out = ta_xasprintf("%s/rec.json", tmpdir);
 	char *err = NULL;
-	assert_int_equal(ta_session_record_walk(file, rec, rec, "h200", NULL, 0, out, &err), 0);
+	assert_int_equal(ta_session_record_walk(&(ta_record_options){ .file = file, .records = rec, .baseline_records = rec,
+									  .gpu_preset = "h200", .out = out }, &err), 0);
 	ta_session *s;
 	assert_int_equal(ta_session_load(out, &s, &err), 0);
 	assert_string_equal(s->env.gpu, "NVIDIA H200");
@@ -282,9 +283,12 @@ static void test_record_and_report(void **state)
 	free(md);
 	ta_session_free(s);
 	/* A missing record stream is an error, not a session. */
-	assert_int_equal(ta_session_record_walk(file, "/nonexistent.jsonl", NULL, "h200", NULL, 0, out, &err), -1);
+	assert_int_equal(ta_session_record_walk(&(ta_record_options){ .file = file, .records = "/nonexistent.jsonl",
+									  .gpu_preset = "h200", .out = out }, &err), -1);
 	free(err);
-	assert_int_equal(ta_session_record_walk(file, rec, "/nonexistent.jsonl", "h200", NULL, 0, out, &err), -1);
+	assert_int_equal(ta_session_record_walk(&(ta_record_options){ .file = file, .records = rec,
+									  .baseline_records = "/nonexistent.jsonl",
+									  .gpu_preset = "h200", .out = out }, &err), -1);
 	free(err);
 	free(file);
 	free(rec);

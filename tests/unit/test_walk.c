@@ -17,6 +17,7 @@
 #include "advise/session.h"
 #include "advise/walk.h"
 #include "analyze/analysis.h"
+#include "checklist/filter.h"
 #include "profile/measure.h"
 #include "profile/protocol.h"
 #include "util/buf.h"
@@ -173,6 +174,62 @@ static void test_suppressed(void **state)
 	ta_walk_free(w);
 	ta_analysis_free(a);
 	ta_buf_free(&b);
+}
+
+/* The walk honours --check's filter (--select, --ignore, the project's
+ * [tool.tileadvise]): a step of an entry it leaves out has no findings and
+ * no edit, and one that would be open is not applicable (ignored), in the
+ * session too; a satisfied one stays satisfied; the others are untouched. */
+static void test_filtered(void **state)
+{
+	fixture *f = *state;
+	ta_filter *flt = ta_filter_new(true);
+	char *err = NULL;
+	assert_int_equal(ta_filter_ignore(flt, "S3,T,G5", &err), 0);
+	ta_walk *w = ta_walk_build_filtered(f->an->model, f->cat, &f->run, NULL, &f->gpu, "attention.py", flt);
+	ta_walk_ready_all(w);
+	ta_walk *all = ta_walk_build(f->an->model, f->cat, &f->run, &f->gpu, "attention.py");
+	ta_step *s3 = ta_walk_find_step(w, "gemma_attn_fwd", "S3");
+	assert_true(s3->ignored);
+	assert_false(s3->silenced);
+	assert_int_equal(s3->mark, TA_MARK_NOT_APPLICABLE);
+	assert_false(ta_step_is_open(s3));
+	assert_int_equal(s3->n_findings, 0);
+	assert_null(s3->diff);
+	/* T5 waits for a baseline: ignored as well (the section letter). */
+	assert_int_equal(ta_walk_find_step(all, "gemma_attn_fwd", "T5")->mark, TA_MARK_NEEDS_BASELINE);
+	assert_true(ta_walk_find_step(w, "gemma_attn_fwd", "T5")->ignored);
+	/* G5 is satisfied: it says so still. */
+	ta_step *g5 = ta_walk_find_step(w, "gemma_attn_fwd", "G5");
+	assert_int_equal(g5->mark, TA_MARK_SATISFIED);
+	assert_false(g5->ignored);
+	/* G4 shares S3's detector but is not left out; nor is any other step. */
+	const ta_walk_kernel *k = &w->kernels[0], *ka = &all->kernels[0];
+	assert_int_equal(k->n_steps, ka->n_steps);
+	for (size_t i = 0; i < k->n_steps; i++) {
+		const ta_step *s = &k->steps[i];
+		const ta_step *o = ta_walk_find_step(all, "gemma_attn_fwd", s->id);
+		if (s->ignored || !strcmp(s->id, "G5"))
+			continue;
+		assert_int_equal(s->mark, o->mark);
+		assert_int_equal(s->n_findings, o->n_findings);
+		assert_true((s->diff == NULL) == (o->diff == NULL));
+	}
+	assert_non_null(ta_walk_find_step(w, "gemma_attn_fwd", "G4")->diff);
+	/* A session keeps it. */
+	const ta_source *src = f->an->src;
+	ta_session *s = ta_session_new("attention.py", src->text, src->len);
+	ta_session_set_walk(s, w);
+	char *json = ta_session_to_json(s);
+	ta_session *back;
+	assert_int_equal(ta_session_from_json(json, strlen(json), "s.json", &back, &err), 0);
+	assert_true(ta_walk_find_step(back->walk, "gemma_attn_fwd", "S3")->ignored);
+	assert_false(ta_walk_find_step(back->walk, "gemma_attn_fwd", "G4")->ignored);
+	ta_session_free(back);
+	free(json);
+	ta_session_free(s);
+	ta_walk_free(all);
+	ta_filter_free(flt);
 }
 
 static bool same_str(const char *a, const char *b)
@@ -535,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_t5_from_ceilings),
 		cmocka_unit_test(test_static_walk),
 		cmocka_unit_test(test_suppressed),
+		cmocka_unit_test(test_filtered),
 		cmocka_unit_test(test_lazy_walk),
 		cmocka_unit_test(test_lazy_kernels),
 		cmocka_unit_test(test_profiled_walk),

@@ -203,6 +203,9 @@ int ta_app_open(ta_app *app, const ta_tui_options *o, char **err)
 		.baseline = o->baseline,
 		.baseline_records = o->baseline_records,
 		.deep = o->deep,
+		.select = o->select,
+		.ignore = o->ignore,
+		.isolated = o->isolated,
 	};
 	if (ta_advisor_open(&ao, &app->adv, err) != 0)
 		return -1;

@@ -20,6 +20,9 @@ typedef struct ta_tui_options {
 	const char *baseline_records; /* or the baseline's recorded record stream */
 	bool deep;                    /* after each measured run, the --deep runs (PC
 	                               * sampling, counters) */
+	const char *select, *ignore;  /* --select, --ignore: the walk's entries (NULL: the
+	                               * project's pyproject.toml) */
+	bool isolated;                /* --isolated: no pyproject.toml */
 } ta_tui_options;
 
 /* Runs the advisor. Returns the exit status: TA_EXIT_OK, or TA_EXIT_ERROR

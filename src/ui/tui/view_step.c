@@ -597,7 +597,7 @@ static void folded_page(page *p, ta_app *app, const ta_walk_kernel *k)
 		/* a table row: cut with an ellipsis rather than wrapped */
 		char *row = ta_xasprintf("%s %-3s %-15s %s",
 					 ta_glyph_str(s->mark == TA_MARK_SATISFIED ? TA_G_SATISFIED : TA_G_NA),
-					 s->id, s->silenced ? "silenced" : ta_mark_name(s->mark), e ? e->title : "");
+					 s->id, s->silenced ? "silenced" : s->ignored ? "ignored" : ta_mark_name(s->mark), e ? e->title : "");
 		code(p, 2, TA_ROLE_NORMAL, row, strlen(row), 0);
 		free(row);
 	}
@@ -659,6 +659,10 @@ static void draw(ta_app *app, const ta_rect *r)
 		if (s->silenced)
 			wrap(&p, 1, TA_ROLE_DIM, "Silenced here: a `# tileadvise: ignore` comment in the file "
 						 "leaves its findings out, as --check does.");
+		if (s->ignored)
+			wrap(&p, 1, TA_ROLE_DIM, "Left out here: --select, --ignore or the project's pyproject.toml "
+						 "([tool.tileadvise]) leave this entry out, as they leave it out "
+						 "of --check.");
 		if (s->mark == TA_MARK_NEEDS_PROFILE)
 			wrap(&p, 1, TA_ROLE_DIM, ta_advisor_why_no_run(app->adv) ? ta_advisor_why_no_run(app->adv)
 										 : "It fills in when the run is measured.");
