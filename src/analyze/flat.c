@@ -426,6 +426,8 @@ void ta_flat_free(ta_flat *f)
 		}
 	free(f->nodes);
 	free(f->slots);
+	free(f->kids_slots);
+	free(f->kids_pool);
 	free(f);
 }
 
@@ -457,8 +459,70 @@ uint32_t ta_flat_field_child(const ta_flat *f, uint32_t at, TSFieldId field)
 	return TA_FLAT_NONE;
 }
 
+struct ta_flat_kids {
+	uint32_t at;           /* node index + 1; 0 empty */
+	uint32_t count;
+	size_t first;          /* into kids_pool */
+};
+
+/* Named children asked for by position this far in are found by scanning
+ * the siblings before them; from there on by the node's list. */
+#define KIDS_SCAN 8
+
+static uint32_t kid_slot(uint32_t at, uint32_t mask)
+{
+	return (uint32_t)((at * 0x9E3779B1u) >> 7) & mask;
+}
+
+/* Where node at's list of named children is (made now when it was not). */
+static const struct ta_flat_kids *kids_of(ta_flat *f, uint32_t at)
+{
+	if (f->kids_slots) {
+		for (uint32_t s = kid_slot(at, f->kids_mask); f->kids_slots[s].at; s = (s + 1) & f->kids_mask)
+			if (f->kids_slots[s].at == at + 1)
+				return &f->kids_slots[s];
+	}
+	if (2 * (f->kids_used + 1) > f->kids_mask) {
+		uint32_t cap = f->kids_mask ? 2 * (f->kids_mask + 1) : 64;
+		struct ta_flat_kids *old = f->kids_slots;
+		uint32_t old_cap = f->kids_mask ? f->kids_mask + 1 : 0;
+		f->kids_slots = ta_xcalloc(cap, sizeof *f->kids_slots);
+		f->kids_mask = cap - 1;
+		for (uint32_t k = 0; k < old_cap; k++) {
+			if (!old[k].at)
+				continue;
+			uint32_t s = kid_slot(old[k].at - 1, f->kids_mask);
+			while (f->kids_slots[s].at)
+				s = (s + 1) & f->kids_mask;
+			f->kids_slots[s] = old[k];
+		}
+		free(old);
+	}
+	uint32_t s = kid_slot(at, f->kids_mask);
+	while (f->kids_slots[s].at)
+		s = (s + 1) & f->kids_mask;
+	struct ta_flat_kids *k = &f->kids_slots[s];
+	*k = (struct ta_flat_kids){ .at = at + 1, .first = f->kids_len };
+	for (uint32_t c = at + 1; c < f->nodes[at].end; c = f->nodes[c].end) {
+		if (!f->nodes[c].named)
+			continue;
+		if (f->kids_len == f->kids_cap)
+			ta_grow((void **)&f->kids_pool, &f->kids_cap, f->kids_len + 1, sizeof *f->kids_pool);
+		f->kids_pool[f->kids_len++] = c;
+		k->count++;
+	}
+	f->kids_used++;
+	return k;
+}
+
 uint32_t ta_flat_named_child(const ta_flat *f, uint32_t at, uint32_t i)
 {
+	if (i >= KIDS_SCAN) {
+		/* The list is a cache of what the copy already says: making it
+		 * changes no answer (the copy is one thread's). */
+		const struct ta_flat_kids *k = kids_of((ta_flat *)f, at);
+		return i < k->count ? f->kids_pool[k->first + i] : TA_FLAT_NONE;
+	}
 	for (uint32_t c = at + 1; c < f->nodes[at].end; c = f->nodes[c].end)
 		if (f->nodes[c].named && i-- == 0)
 			return c;

@@ -31,6 +31,13 @@ typedef struct ta_flat {
 	uint32_t *slots;       /* node index + 1 by the node's id; 0 empty */
 	uint32_t mask;
 	struct ta_flat *next_live;
+	/* The named children of the nodes asked for a later one
+	 * (ta_flat_named_child), made on first asking: kids_slots by node
+	 * index (open addressing), each a run of kids_pool. */
+	struct ta_flat_kids *kids_slots;
+	uint32_t kids_mask, kids_used;
+	uint32_t *kids_pool;
+	size_t kids_len, kids_cap;
 } ta_flat;
 
 /* Copies the tree under root (a tree's root node) and makes the copy the
@@ -68,7 +75,9 @@ static inline TSNode ta_flat_node_at(const ta_flat *f, uint32_t i)
 /* The first child of node index at hanging from field (not 0), or
  * TA_FLAT_NONE: ts_node_child_by_field_id's answer. */
 uint32_t ta_flat_field_child(const ta_flat *f, uint32_t at, TSFieldId field);
-/* The i-th named child of node index at, or TA_FLAT_NONE. */
+/* The i-th named child of node index at, or TA_FLAT_NONE. A loop over a
+ * node's named children is linear in their number: past the first few, a
+ * node's named children are listed once and read by index. */
 uint32_t ta_flat_named_child(const ta_flat *f, uint32_t at, uint32_t i);
 
 /* A walk over a node's subtree in document order: over the flat copy when

@@ -5,6 +5,7 @@
 #include "analyze/flat.h"
 #include "analyze/index.h"
 #include "analyze/model_internal.h"
+#include "analyze/namemap.h"
 #include "util/buf.h"
 #include "util/datadir.h"
 #include "util/fsutil.h"
@@ -882,28 +883,75 @@ static void resolve_configs(builder *b, ta_autotune *a, TSNode expr, int depth)
 	}
 }
 
-/* Names whose value differs between two configs vary. */
+/* Names whose value differs between two configs vary: config i's name N
+ * with value v varies when some config gives N another value than v or
+ * none (a config's value of N: its first param named N, else its first
+ * option). In two passes over the configs, whatever their number (a file
+ * may list thousands): per name, how many configs give it a value, the
+ * first such value and whether another differs from it. */
+typedef struct config_name {
+	const char *value;        /* the first config's value of the name */
+	size_t present;           /* configs that give it one */
+	size_t last;              /* the last config counted, + 1 */
+	bool differs, added;
+} config_name;
+
+static const ta_kwarg *config_kwarg(const ta_config *c, size_t p)
+{
+	return p < c->param_count ? &c->params[p] : &c->options[p - c->param_count];
+}
+
 static void compute_varies(ta_autotune *a)
 {
-	for (size_t i = 0; i < a->config_count; i++) {
-		ta_config *c = &a->configs[i];
-		for (size_t p = 0; p < c->param_count + c->option_count; p++) {
-			ta_kwarg *k = p < c->param_count ? &c->params[p] : &c->options[p - c->param_count];
-			/* Hooks are not tuning knobs: one config having one is no sweep. */
-			if (p >= c->param_count && (!strcmp(k->name, "pre_hook") || !strcmp(k->name, "post_hook")))
+	ta_namemap names = TA_NAMEMAP_INIT;
+	config_name *st = NULL;
+	size_t n = 0;
+	for (size_t j = 0; j < a->config_count; j++) {
+		const ta_config *d = &a->configs[j];
+		for (size_t p = 0; p < d->param_count + d->option_count; p++) {
+			const ta_kwarg *k = config_kwarg(d, p);
+			if (!k->name)
 				continue;
-			for (size_t j = 0; j < a->config_count; j++) {
-				const ta_config *d = &a->configs[j];
-				const ta_kwarg *o = ta_kwarg_find(d->params, d->param_count, k->name);
-				if (!o)
-					o = ta_kwarg_find(d->options, d->option_count, k->name);
-				if (!o || strcmp(o->value, k->value)) {
-					add_unique(&a->varies, &a->vary_count, k->name);
-					break;
-				}
+			size_t len = strlen(k->name);
+			ta_namemap_slot *s = ta_namemap_find(&names, k->name, len);
+			config_name *x;
+			if (!s) {
+				ta_namemap_add(&names, k->name, len, (uint32_t)n);
+				x = TA_APPEND(st, n);
+			} else {
+				x = &st[s->value];
 			}
+			if (x->last == j + 1)
+				continue;      /* not this config's value of the name */
+			x->last = j + 1;
+			if (x->present++ == 0)
+				x->value = k->value;
+			else if (strcmp(x->value, k->value))
+				x->differs = true;
 		}
 	}
+	for (size_t i = 0; i < a->vary_count; i++) {
+		ta_namemap_slot *s = ta_namemap_find(&names, a->varies[i], strlen(a->varies[i]));
+		if (s)
+			st[s->value].added = true;
+	}
+	for (size_t i = 0; i < a->config_count; i++) {
+		const ta_config *c = &a->configs[i];
+		for (size_t p = 0; p < c->param_count + c->option_count; p++) {
+			const ta_kwarg *k = config_kwarg(c, p);
+			/* Hooks are not tuning knobs: one config having one is no sweep. */
+			if (!k->name || (p >= c->param_count && (!strcmp(k->name, "pre_hook") || !strcmp(k->name, "post_hook"))))
+				continue;
+			config_name *x = &st[ta_namemap_find(&names, k->name, strlen(k->name))->value];
+			if (x->added || (x->present == a->config_count && !x->differs && !strcmp(x->value, k->value)))
+				continue;
+			x->added = true;
+			a->varies = ta_xrealloc(a->varies, (a->vary_count + 1) * sizeof(char *));
+			a->varies[a->vary_count++] = ta_xstrdup(k->name);
+		}
+	}
+	ta_namemap_free(&names);
+	free(st);
 }
 
 static ta_autotune *parse_autotune(builder *b, TSNode call)

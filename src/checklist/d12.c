@@ -28,10 +28,10 @@ ta_status ta_detect_d12(ta_rule_ctx *c)
 		if (l->host < 0)
 			continue;
 		const ta_host *h = &c->m->hosts[l->host];
-		for (size_t i = 0; i < h->op_count; i++) {
-			const ta_host_op *op = &h->ops[i];
-			if (op->kind != TA_HOST_HAND_CDIV)
-				continue;
+		size_t n;
+		const uint32_t *cdivs = ta_rule_host_ops(c, l->host, TA_HOST_HAND_CDIV, &n);
+		for (size_t i = 0; i < n; i++) {
+			const ta_host_op *op = &h->ops[cdivs[i]];
 			bool in_grid = op->span.start >= l->grid_def_span.start && op->span.end <= l->grid_def_span.end;
 			if (!in_grid) {
 				char *name = assigned_name(c, op->span);

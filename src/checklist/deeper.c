@@ -146,13 +146,16 @@ static uint64_t more_allocs(uint64_t a, uint64_t b)
 	return __builtin_popcountll(b) > __builtin_popcountll(a) ? b : a;
 }
 
-/* The allocations of the longest path through the statements of block from
- * its from-th statement to its end. */
-static uint64_t path_allocs(const d3_walk *w, TSNode block, uint32_t from)
+/* The allocations of the longest path through the statements of block, in
+ * one pass from its last statement back: rest is what the path takes from
+ * the statement after the current one to the block's end, which every arm
+ * of an if that does not return goes on to (computed once, whatever the
+ * number of ifs in a row). Recursion only into the arms, as deep as the
+ * ifs nest. */
+static uint64_t path_allocs(const d3_walk *w, TSNode block)
 {
-	uint64_t acc = 0;
-	uint32_t n = ta_node_named_count(block);
-	for (uint32_t i = from; i < n; i++) {
+	uint64_t rest = 0;
+	for (uint32_t i = ta_node_named_count(block); i-- > 0;) {
 		TSNode st = ta_node_named_child(block, i);
 		if (ta_node_is(st, "if_statement")) {
 			TSNode arms[16];
@@ -168,22 +171,23 @@ static uint64_t path_allocs(const d3_walk *w, TSNode block, uint32_t from)
 					has_else = true;
 				}
 			}
-			uint64_t best = has_else ? 0 : path_allocs(w, block, i + 1);
+			uint64_t best = has_else ? 0 : rest;
 			for (uint32_t j = 0; j < na; j++) {
 				if (ts_node_is_null(arms[j]))
 					continue;
-				uint64_t arm = path_allocs(w, arms[j], 0);
+				uint64_t arm = path_allocs(w, arms[j]);
 				if (!block_ends_call(arms[j]))
-					arm |= path_allocs(w, block, i + 1);
+					arm |= rest;
 				best = more_allocs(best, arm);
 			}
-			return acc | allocs_within(w, ta_node_field(st, "condition")) | best;
+			rest = allocs_within(w, ta_node_field(st, "condition")) | best;
+		} else if (ta_node_is(st, "return_statement") || ta_node_is(st, "raise_statement")) {
+			rest = allocs_within(w, st);
+		} else {
+			rest |= allocs_within(w, st);
 		}
-		acc |= allocs_within(w, st);
-		if (ta_node_is(st, "return_statement") || ta_node_is(st, "raise_statement"))
-			break;
 	}
-	return acc;
+	return rest;
 }
 
 /* The per-call allocations on h's longest path (all of them when h's body
@@ -197,7 +201,7 @@ static uint64_t d3_path(const ta_rule_ctx *c, const ta_host *h, uint64_t allocs)
 	if (ts_node_is_null(body) || !ta_node_is(body, "block"))
 		return allocs;
 	d3_walk w = { h, allocs };
-	return path_allocs(&w, body, 0);
+	return path_allocs(&w, body);
 }
 
 /* Some allocation of the path is under an if of h: not every call makes it. */
@@ -216,17 +220,39 @@ static bool d3_conditional(const ta_rule_ctx *c, const ta_host *h, uint64_t path
 	return false;
 }
 
+/* A host's D3 path, once per host of the model: each kernel it launches
+ * asks (a host may launch thousands). */
+typedef struct d3_memo {
+	uint64_t path;
+	bool done;
+} d3_memo;
+
+static void *new_d3_memos(const ta_model *m)
+{
+	return ta_xcalloc(m->host_count + 1, sizeof(d3_memo));
+}
+
+static uint64_t d3_host_path(const ta_rule_ctx *c, const ta_host *h)
+{
+	d3_memo *memo = &((d3_memo *)ta_index_cached(c->m, new_d3_memos, free))[h - c->m->hosts];
+	if (!memo->done) {
+		uint64_t allocs = 0;
+		for (size_t i = 0; i < h->op_count && i < 64; i++)
+			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth == 0)
+				allocs |= (uint64_t)1 << i;
+		memo->path = d3_path(c, h, allocs);
+		memo->done = true;
+	}
+	return memo->path;
+}
+
 ta_status ta_detect_d3(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
 	ta_host_walk walk = ta_index_host_walk(c->m, c->kernel);
 	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
 		any = true;
-		uint64_t allocs = 0;
-		for (size_t i = 0; i < h->op_count && i < 64; i++)
-			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth == 0)
-				allocs |= (uint64_t)1 << i;
-		uint64_t path = d3_path(c, h, allocs);
+		uint64_t path = d3_host_path(c, h);
 		size_t n = (size_t)__builtin_popcountll(path);
 		if (n < 3)
 			continue;
@@ -757,14 +783,17 @@ static const ta_host_op *divisible_assert(const ta_rule_ctx *c, const ta_launch 
 					  const ta_param **tile)
 {
 	const ta_host *h = &c->m->hosts[l->host];
-	for (size_t i = 0; i < h->op_count; i++) {
-		if (h->ops[i].kind != TA_HOST_ASSERT || !h->ops[i].text)
+	size_t n;
+	const uint32_t *asserts = ta_rule_host_ops(c, l->host, TA_HOST_ASSERT, &n);
+	for (size_t i = 0; i < n; i++) {
+		const ta_host_op *op = &h->ops[asserts[i]];
+		if (!op->text)
 			continue;
-		char *d = asserted_divisor(h->ops[i].text, a);
+		char *d = asserted_divisor(op->text, a);
 		*tile = d ? tile_param_given(c, l, d) : NULL;
 		free(d);
 		if (*tile)
-			return &h->ops[i];
+			return op;
 	}
 	return NULL;
 }

@@ -91,7 +91,7 @@ static ta_span configs_where(const ta_autotune *a)
 /* Whether the host function reads which GPU it runs on (its capability, or
  * a helper named for a GPU generation), or takes its launch options from
  * its caller as a **config dict: its launch options may be chosen per GPU. */
-static bool host_reads_gpu(const ta_rule_ctx *c, const ta_host *h)
+static bool host_reads_gpu_text(const ta_rule_ctx *c, const ta_host *h)
 {
 	static const char *const reads[] = {
 		"get_device_capability", "is_tesla(", "is_hopper(", "is_ampere(", "is_blackwell(", "is_sm90", "is_sm100",
@@ -117,6 +117,21 @@ static bool host_reads_gpu(const ta_rule_ctx *c, const ta_host *h)
 	}
 	free(t);
 	return yes;
+}
+
+/* host_reads_gpu_text once per host of the model (a host may launch
+ * thousands of kernels, each asking): 0 not asked yet, 1 no, 2 yes. */
+static void *new_host_answers(const ta_model *m)
+{
+	return ta_xcalloc(m->host_count + 1, 1);
+}
+
+static bool host_reads_gpu(const ta_rule_ctx *c, int host)
+{
+	unsigned char *seen = ta_index_cached(c->m, new_host_answers, free);
+	if (!seen[host])
+		seen[host] = host_reads_gpu_text(c, &c->m->hosts[host]) ? 2 : 1;
+	return seen[host] == 2;
 }
 
 /* Launch keywords that fix tiles or launch options of an untuned kernel. */
@@ -159,7 +174,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			ta_finding *f = ta_rule_add(c, l->span,
 				"`%s` is launched with fixed %s and no @triton.autotune", c->k->name, ta_buf_str(&fixed));
 			ta_finding_line(f, kw_line);
-			if (l->host >= 0 && host_reads_gpu(c, &c->m->hosts[l->host]))
+			if (l->host >= 0 && host_reads_gpu(c, l->host))
 				f->tags |= TA_TAG_PER_GPU_CHOICE;
 			if (e && e->median_ns > 0 && e->median_ns < P1_SHORT_LAUNCH_NS)
 				f->measure = ta_xasprintf(

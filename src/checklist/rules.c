@@ -154,14 +154,21 @@ bool ta_text_mentions(const char *text, size_t len, const char *ident)
 char *ta_rule_kernel_list(const ta_kernel *const *ks, size_t n)
 {
 	const ta_kernel **seen = ta_xcalloc(n ? n : 1, sizeof *seen);
+	/* the kernels met so far, by address (open addressing, at most half
+	 * full): a host may launch thousands */
+	size_t cap = 16;
+	while (cap < 2 * n)
+		cap *= 2;
+	const ta_kernel **met = ta_xcalloc(cap, sizeof *met);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++) {
-		bool dup = false;
-		for (size_t j = 0; j < m && !dup; j++)
-			dup = seen[j] == ks[i];
-		if (!dup)
-			seen[m++] = ks[i];
+		size_t s = (size_t)(((uintptr_t)ks[i] >> 4) * 0x9E3779B97F4A7C15ull >> 20) & (cap - 1);
+		while (met[s] && met[s] != ks[i])
+			s = (s + 1) & (cap - 1);
+		if (!met[s])
+			met[s] = seen[m++] = ks[i];
 	}
+	free(met);
 	ta_buf b = TA_BUF_INIT;
 	size_t shown = m > 3 ? 2 : m;
 	for (size_t i = 0; i < shown; i++)
@@ -208,6 +215,54 @@ char *ta_op_arg(const ta_rule_ctx *c, const ta_op *op, size_t i)
 }
 
 /* ---- kernel structure --------------------------------------------------- */
+
+/* Every host's ops grouped by kind: at[h * TA_HOST__COUNT + kind] is where
+ * the run of host h's ops of that kind starts in ops, the next slot where
+ * it ends. */
+typedef struct host_ops {
+	size_t *at;
+	uint32_t *ops;
+} host_ops;
+
+static void *build_host_ops(const ta_model *m)
+{
+	host_ops *x = ta_xcalloc(1, sizeof *x);
+	size_t slots = m->host_count * TA_HOST__COUNT, total = 0;
+	x->at = ta_xcalloc(slots + 1, sizeof *x->at);
+	for (size_t h = 0; h < m->host_count; h++)
+		for (size_t i = 0; i < m->hosts[h].op_count; i++)
+			x->at[h * TA_HOST__COUNT + m->hosts[h].ops[i].kind + 1]++;
+	for (size_t s = 0; s < slots; s++)
+		x->at[s + 1] += x->at[s];
+	total = x->at[slots];
+	x->ops = ta_xcalloc(total ? total : 1, sizeof *x->ops);
+	size_t *fill = ta_xcalloc(slots ? slots : 1, sizeof *fill);
+	for (size_t h = 0; h < m->host_count; h++)
+		for (size_t i = 0; i < m->hosts[h].op_count; i++) {
+			size_t s = h * TA_HOST__COUNT + m->hosts[h].ops[i].kind;
+			x->ops[x->at[s] + fill[s]++] = (uint32_t)i;
+		}
+	free(fill);
+	return x;
+}
+
+static void free_host_ops(void *p)
+{
+	host_ops *x = p;
+	if (x) {
+		free(x->at);
+		free(x->ops);
+	}
+	free(x);
+}
+
+const uint32_t *ta_rule_host_ops(const ta_rule_ctx *c, int host, ta_host_kind kind, size_t *n)
+{
+	const host_ops *x = ta_index_cached(c->m, build_host_ops, free_host_ops);
+	size_t s = (size_t)host * TA_HOST__COUNT + kind;
+	*n = x->at[s + 1] - x->at[s];
+	return x->ops + x->at[s];
+}
 
 int ta_kernel_loop_at(const ta_kernel *k, uint32_t off)
 {

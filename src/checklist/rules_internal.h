@@ -73,6 +73,11 @@ bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle);
  * it into the key it makes). */
 bool ta_s8_mode_param(const char *name);
 
+/* The ops of kind of host h, as indexes into h's ops in order (a table
+ * made once per model): rules that look for one kind of op per launch stay
+ * linear when one host has thousands of ops and launches. */
+const uint32_t *ta_rule_host_ops(const ta_rule_ctx *c, int host, ta_host_kind kind, size_t *n);
+
 /* The kernel's assignments in document order (cached in c). */
 const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n);
 /* Innermost loop of k holding byte offset off, or -1. */

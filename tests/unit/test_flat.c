@@ -76,6 +76,10 @@ static size_t check_tree(const ta_syntax *syn)
 		uint32_t named = ts_node_named_child_count(n);
 		for (uint32_t k = 0; k <= named; k++)
 			assert_true(same(ta_node_named_child(n, k), ts_node_named_child(n, k)));
+		/* backwards too: the list of a node's named children is made on
+		 * the first question past the eighth, whichever it is */
+		for (uint32_t k = named + 1; k-- > 0;)
+			assert_true(same(ta_node_named_child(n, k), ts_node_named_child(n, k)));
 		for (TSFieldId fid = 1; fid <= fields; fid++)
 			assert_true(same(ta_node_field_id(n, fid), ts_node_child_by_field_id(n, fid)));
 		/* a walk of the node's subtree, skipping every other subtree */

@@ -1,0 +1,24 @@
+#!/bin/sh
+# Analysis time linear in the file for every hostile shape (issue 31): each
+# shape of tests/bench/hostile_shapes.py at its base size and at four times
+# it, `--check --fixes` on each (the least CPU time of two runs, every file
+# analysed whole); a shape fails when its time grows faster than n log n in
+# the file's bytes, with a slack of 1.5 for a loaded machine (a quadratic
+# shape grows 16 times, the bound is about 7). Before issue 31, one host
+# launching many kernels, one kernel launched many times, many literal
+# Configs and ifs in a row (2^n) grew far past it. tests/bench/growth.py
+# prints the whole curve.
+# TAP. Env: TILEADVISE, TA_SRCDIR; GROWTH_SCALE (default 0.5) scales the sizes.
+set -u
+: "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${TILEADVISE:=./src/tileadvise}"
+py=${PYTHON3:-python3}
+if ! command -v "$py" >/dev/null 2>&1; then
+	echo "1..0 # SKIP no python3"
+	exit 0
+fi
+# Not here yet: many statements or loops in one kernel still grow faster
+# (tests/bench/growth.py shows them; tests/ROBUSTNESS.md).
+exec "$py" "$TA_SRCDIR/tests/bench/growth.py" "$TILEADVISE" --tap --sizes 1,4 --repeat 2 \
+	--bound 1.5 --timeout 60 --scale "${GROWTH_SCALE:-0.5}" --args "${GROWTH_ARGS:---check}" \
+	--shapes kernels,kernels_block,launches,configs,config_names,ifs,nested_ifs,params,many,module_names,chain,parens
