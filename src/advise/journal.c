@@ -1,9 +1,11 @@
 #include "config.h"
 #include "advise/journal.h"
 #include "advise/json_read.h"
+#include "advise/statedir.h"
 #include "analyze/source.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
+#include "util/json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,23 +58,17 @@ static int fault(const char *step)
 
 /* ---- careful writes ------------------------------------------------------ */
 
-static int fsync_dir(const char *dir)
+static int fsync_dirfd(int dfd)
 {
 	int e = fault("dirsync");
 	if (e) {
 		errno = e;
 		return -1;
 	}
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	int rc = fsync(fd);
+	int rc = fsync(dfd);
 	/* Some file systems cannot sync a directory; the rename stands. */
 	if (rc != 0 && (errno == EINVAL || errno == ENOTSUP))
 		rc = 0;
-	int saved = errno;
-	close(fd);
-	errno = saved;
 	return rc;
 }
 
@@ -118,17 +114,55 @@ int ta_write_atomic_over(const char *path, const void *bytes, size_t len, mode_t
 			 uid_t uid, gid_t gid, const ta_file_state *was, char **err)
 {
 	char *dir = ta_path_dirname(path);
-	const char *base = ta_path_basename(path);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(dir);
+	if (dfd < 0) {
+		*err = ta_xasprintf("cannot open the folder of %s: %s", path, strerror(errno));
+		return -1;
+	}
+	ta_write_at w = { .dirfd = dfd, .name = ta_path_basename(path), .shown = path, .mode = mode,
+			  .uid = uid, .gid = gid, .was = was };
+	int rc = ta_write_atomic_at(&w, bytes, len, err);
+	close(dfd);
+	return rc;
+}
+
+/* Why an existing name a careful write would replace is refused, or NULL. */
+static const char *not_plain(int dirfd, const char *name)
+{
+	struct stat st;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return NULL;
+	if (S_ISLNK(st.st_mode))
+		return "is a symlink";
+	if (S_ISFIFO(st.st_mode))
+		return "is a FIFO, not a regular file";
+	if (S_ISDIR(st.st_mode))
+		return "is a folder";
+	if (!S_ISREG(st.st_mode))
+		return "is not a regular file";
+	return NULL;
+}
+
+int ta_write_atomic_at(const ta_write_at *w, const void *bytes, size_t len, char **err)
+{
 	char *tmp = NULL;
 	int fd = -1, e = 0;
 	const char *step = "open";
+	if (w->refuse_special) {
+		const char *why = not_plain(w->dirfd, w->name);
+		if (why) {
+			*err = ta_xasprintf("%s %s; tileadvise writes nothing through it: remove it", w->shown, why);
+			return -1;
+		}
+	}
 	/* O_EXCL with a fresh name: never reuse or follow anything there. */
 	for (int tries = 0; tries < 100 && fd < 0; tries++) {
 		free(tmp);
-		tmp = ta_xasprintf("%s/.%s.tileadvise-%ld-%d", dir, base, (long)getpid(), tries);
+		tmp = ta_xasprintf(".%s.tileadvise-%ld-%d", w->name, (long)getpid(), tries);
 		if ((e = fault("open")) != 0)
 			break;
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		fd = openat(w->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd < 0 && errno != EEXIST) {
 			e = errno;
 			break;
@@ -139,11 +173,11 @@ int ta_write_atomic_over(const char *path, const void *bytes, size_t len, mode_t
 			e = EEXIST;
 		goto fail_noclean;
 	}
-	if (uid != (uid_t)-1 && fchown(fd, uid, gid) != 0) {
+	if (w->uid != (uid_t)-1 && fchown(fd, w->uid, w->gid) != 0) {
 		/* Not ours to give away: the file keeps our ownership. */
 	}
 	step = "set the mode of";
-	if (fchmod(fd, mode & 07777) != 0) {
+	if (fchmod(fd, w->mode & 07777) != 0) {
 		e = errno;
 		goto fail;
 	}
@@ -153,15 +187,15 @@ int ta_write_atomic_over(const char *path, const void *bytes, size_t len, mode_t
 	while (left > 0) {
 		if ((e = fault("write")) != 0)
 			goto fail;
-		ssize_t w = write(fd, p, left);
-		if (w < 0) {
+		ssize_t n = write(fd, p, left);
+		if (n < 0) {
 			if (errno == EINTR)
 				continue;
 			e = errno;
 			goto fail;
 		}
-		p += w;
-		left -= (size_t)w;
+		p += n;
+		left -= (size_t)n;
 	}
 	step = "fsync";
 	if ((e = fault("fsync")) != 0 || fsync(fd) != 0) {
@@ -176,53 +210,44 @@ int ta_write_atomic_over(const char *path, const void *bytes, size_t len, mode_t
 	}
 	fd = -1;
 	/* Last look before the rename: a save made meanwhile (an editor) wins. */
-	if (was && !still_as(path, was)) {
-		unlink(tmp);
+	if (w->was && !still_as(w->shown, w->was)) {
+		unlinkat(w->dirfd, tmp, 0);
 		*err = ta_xasprintf("%s changed on disk while tileadvise worked on it; nothing was written: "
-				    "run tileadvise again on the current file", path);
+				    "run tileadvise again on the current file", w->shown);
 		free(tmp);
-		free(dir);
 		return -2;
 	}
+	/* Again just before the rename: nothing planted meanwhile is replaced. */
+	if (w->refuse_special && not_plain(w->dirfd, w->name)) {
+		unlinkat(w->dirfd, tmp, 0);
+		*err = ta_xasprintf("%s %s; tileadvise writes nothing through it: remove it", w->shown,
+				    not_plain(w->dirfd, w->name));
+		free(tmp);
+		return -1;
+	}
 	step = "rename";
-	if ((e = fault("rename")) != 0 || rename(tmp, path) != 0) {
+	if ((e = fault("rename")) != 0 || renameat(w->dirfd, tmp, w->dirfd, w->name) != 0) {
 		if (!e)
 			e = errno;
 		goto fail;
 	}
 	step = "sync the folder of";
-	if (fsync_dir(dir) != 0) {
+	if (fsync_dirfd(w->dirfd) != 0) {
 		/* The new bytes are in place; only their durability is in doubt. */
-		*err = ta_xasprintf("cannot sync the folder of %s: %s", path, strerror(errno));
+		*err = ta_xasprintf("cannot sync the folder of %s: %s", w->shown, strerror(errno));
 		free(tmp);
-		free(dir);
 		return -1;
 	}
 	free(tmp);
-	free(dir);
 	return 0;
 fail:
 	if (fd >= 0)
 		close(fd);
-	unlink(tmp);
+	unlinkat(w->dirfd, tmp, 0);
 fail_noclean:
 	*err = ta_xasprintf("cannot %s %s: %s", step,
-			    !strcmp(step, "open") ? "a temporary file beside" : path, strerror(e));
+			    !strcmp(step, "open") ? "a temporary file beside" : w->shown, strerror(e));
 	free(tmp);
-	free(dir);
-	return -1;
-}
-
-static int make_dir(const char *dir, char **err)
-{
-	if (mkdir(dir, 0700) == 0 || errno == EEXIST) {
-		struct stat st;
-		if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-			return 0;
-		*err = ta_xasprintf("%s exists and is not a folder; move it away", dir);
-		return -1;
-	}
-	*err = ta_xasprintf("cannot create %s: %s", dir, strerror(errno));
 	return -1;
 }
 
@@ -256,6 +281,18 @@ static bool plain_text(const char *s, size_t max)
 	return n > 0 && n <= max;
 }
 
+/* A saved version's path as ta_journal_put_version makes it:
+ * versions/NAME/N.py, NAME the journal's file (any bytes), N a number. */
+static bool version_path(const ta_journal *j, const char *rel)
+{
+	size_t fl = strlen(j->file);
+	if (strncmp(rel, "versions/", 9) || strncmp(rel + 9, j->file, fl) || rel[9 + fl] != '/')
+		return false;
+	const char *n = rel + 10 + fl;
+	size_t digits = strspn(n, "0123456789");
+	return digits > 0 && digits <= 10 && !strcmp(n + digits, ".py");
+}
+
 int ta_journal_open(const char *real_path, ta_journal **out, char **err)
 {
 	*out = NULL;
@@ -263,28 +300,35 @@ int ta_journal_open(const char *real_path, ta_journal **out, char **err)
 	char *folder = ta_path_dirname(real_path);
 	j->dir = ta_path_join(folder, ".tileadvise");
 	free(folder);
+	j->kernel = ta_xstrdup(real_path);
 	j->file = ta_xstrdup(ta_path_basename(real_path));
 	char *name = ta_xasprintf("journal-%s.json", j->file);
 	j->path = ta_path_join(j->dir, name);
+	/* Read through the state folder: a link there is refused, not followed. */
+	ta_state_dir d;
+	char *data = NULL;
+	size_t len = 0;
+	int rc = ta_state_open(real_path, false, &d, err);
+	if (rc == 0)
+		rc = ta_state_read(&d, name, (size_t)4 << 20, &data, &len, err);
+	ta_state_close(&d);
 	free(name);
-	if (!ta_path_exists(j->path)) {
-		*out = j;
+	if (rc != 0) {
+		if (rc < 0) {
+			ta_journal_free(j);
+			return -1;
+		}
+		*out = j;   /* no journal yet: an empty one */
 		return 0;
-	}
-	char *data, *why;
-	size_t len;
-	if (ta_read_file(j->path, (size_t)4 << 20, &data, &len, &why) != 0) {
-		*err = ta_xasprintf("%s: %s", j->path, why);
-		free(why);
-		ta_journal_free(j);
-		return -1;
 	}
 	json_error_t jerr;
 	json_t *root = ta_json_loadb(data, len, 0, &jerr);
 	free(data);
 	const char *bad = NULL;
 	json_t *v = root ? json_object_get(root, "version") : NULL;
-	if (!root) {
+	if (root && ta_json_take_bytes(root) != 0) {
+		bad = "a field's exact bytes (_bytes) are not base64";
+	} else if (!root) {
 		/* jansson quotes the bad bytes: keep the message one line. */
 		for (char *p = jerr.text; *p; p++)
 			if ((unsigned char)*p < 0x20 || *p == 0x7f)
@@ -323,8 +367,7 @@ int ta_journal_open(const char *real_path, ta_journal **out, char **err)
 			if (!id || !b || !a || !json_is_integer(line) ||
 			    !hex_hash(json_string_value(json_object_get(e, "before_hash")), &en->before_hash) ||
 			    !hex_hash(json_string_value(json_object_get(e, "after_hash")), &en->after_hash) ||
-			    strstr(b, "..") || strstr(a, "..") || b[0] == '/' || a[0] == '/' ||
-			    !plain_text(id, 7) || !plain_text(b, 4096) || !plain_text(a, 4096)) {
+			    !version_path(j, b) || !version_path(j, a) || !plain_text(id, 7)) {
 				bad = "an entry lacks a field or has a bad one";
 				break;
 			}
@@ -367,16 +410,15 @@ void ta_journal_free(ta_journal *j)
 	free(j->dir);
 	free(j->path);
 	free(j->file);
+	free(j->kernel);
 	free(j);
 }
 
 int ta_journal_save(const ta_journal *j, char **err)
 {
-	if (make_dir(j->dir, err) != 0)
-		return -1;
 	json_t *root = json_object();
 	json_object_set_new(root, "version", json_integer(TA_JOURNAL_VERSION));
-	json_object_set_new(root, "file", json_string(j->file));
+	json_object_set_new(root, "file", ta_json_raw(j->file));
 	json_t *arr = json_array();
 	for (size_t i = 0; i < j->count; i++) {
 		const ta_journal_entry *e = &j->entries[i];
@@ -387,8 +429,8 @@ int ta_journal_save(const ta_journal *j, char **err)
 		json_object_set_new(o, "time", json_string(e->time));
 		json_object_set_new(o, "before_hash", json_string(bh));
 		json_object_set_new(o, "after_hash", json_string(ah));
-		json_object_set_new(o, "before", json_string(e->before));
-		json_object_set_new(o, "after", json_string(e->after));
+		json_object_set_new(o, "before", ta_json_raw(e->before));
+		json_object_set_new(o, "after", ta_json_raw(e->after));
 		if (e->pending)
 			json_object_set_new(o, "pending", json_true());
 		free(bh);
@@ -398,31 +440,34 @@ int ta_journal_save(const ta_journal *j, char **err)
 	json_object_set_new(root, "entries", arr);
 	json_object_set_new(root, "position", json_integer((json_int_t)j->position));
 	json_object_set_new(root, "next_version", json_integer(j->next_version));
-	char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	/* Every field whole, or nothing written: a name that is not UTF-8
+	 * keeps its bytes beside it (util/json.h). */
+	char *text = ta_json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);
+	if (!text) {
+		*err = ta_xasprintf("cannot write %s: the journal could not be made whole", j->path);
+		return -1;
+	}
 	ta_buf b = TA_BUF_INIT;
 	ta_buf_puts(&b, text);
 	ta_buf_putc(&b, '\n');
 	free(text);
-	int rc = ta_write_atomic(j->path, b.data, b.len, 0600, (uid_t)-1, (gid_t)-1, err);
+	ta_state_dir d;
+	int rc = ta_state_open(j->kernel, true, &d, err);
+	if (rc == 0)
+		rc = ta_state_write(&d, ta_path_basename(j->path), b.data, b.len, err);
+	ta_state_close(&d);
 	ta_buf_free(&b);
 	return rc;
 }
 
 int ta_journal_put_version(ta_journal *j, const char *bytes, size_t len, char **rel, char **err)
 {
-	if (make_dir(j->dir, err) != 0)
-		return -1;
-	char *vdir = ta_path_join(j->dir, "versions");
-	int rc = make_dir(vdir, err);
-	char *fdir = ta_path_join(vdir, j->file);
-	if (rc == 0)
-		rc = make_dir(fdir, err);
+	ta_state_dir d;
+	int rc = ta_state_open(j->kernel, true, &d, err);
 	if (rc == 0) {
 		*rel = ta_xasprintf("versions/%s/%u.py", j->file, j->next_version);
-		char *full = ta_path_join(j->dir, *rel);
-		rc = ta_write_atomic(full, bytes, len, 0600, (uid_t)-1, (gid_t)-1, err);
-		free(full);
+		rc = ta_state_write(&d, *rel, bytes, len, err);
 		if (rc == 0)
 			j->next_version++;
 		else {
@@ -430,19 +475,24 @@ int ta_journal_put_version(ta_journal *j, const char *bytes, size_t len, char **
 			*rel = NULL;
 		}
 	}
-	free(fdir);
-	free(vdir);
+	ta_state_close(&d);
 	return rc;
 }
 
 int ta_journal_get_version(const ta_journal *j, const char *rel, char **bytes, size_t *len, char **err)
 {
 	char *full = ta_path_join(j->dir, rel);
-	char *why;
-	int rc = ta_read_file(full, TA_SOURCE_MAX_BYTES + 3, bytes, len, &why);
+	char *why = NULL;
+	ta_state_dir d;
+	int rc = ta_state_open(j->kernel, false, &d, &why);
+	if (rc == 0)
+		rc = ta_state_read(&d, rel, TA_SOURCE_MAX_BYTES + 3, bytes, len, &why);
+	ta_state_close(&d);
 	if (rc != 0) {
-		*err = ta_xasprintf("the saved version %s is missing or unreadable (%s)", full, why);
+		*err = ta_xasprintf("the saved version %s is missing or unreadable (%s)", full,
+				    why ? why : "no such file");
 		free(why);
+		rc = -1;
 	}
 	free(full);
 	return rc;
@@ -536,14 +586,18 @@ struct ta_journal_lock {
 /* One kernel file is edited at a time per process: one lock is enough. */
 static ta_journal_lock held;
 
-/* Removes dir's entries named like a careful write's temporary file
- * (".NAME.tileadvise-PID-N") whose PID no longer runs; only names starting
- * with prefix when it is non-NULL. */
-static void clean_stale(const char *dir, const char *prefix)
+/* Removes the entries of the folder dfd (closed here) named like a careful
+ * write's temporary file (".NAME.tileadvise-PID-N") whose PID no longer
+ * runs; only names starting with prefix when it is non-NULL. */
+static void clean_stale(int dfd, const char *prefix)
 {
-	DIR *d = opendir(dir);
-	if (!d)
+	if (dfd < 0)
 		return;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return;
+	}
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		const char *n = de->d_name;
@@ -558,11 +612,9 @@ static void clean_stale(const char *dir, const char *prefix)
 			continue;
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue;
-		char *full = ta_path_join(dir, n);
 		struct stat st;
-		if (lstat(full, &st) == 0 && S_ISREG(st.st_mode))
-			unlink(full);
-		free(full);
+		if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
+			unlinkat(dirfd(d), n, 0);
 	}
 	closedir(d);
 }
@@ -574,10 +626,11 @@ ta_journal_lock *ta_journal_lock_take(const char *real_path, bool create, char *
 	char *dir = ta_path_join(folder, ".tileadvise");
 	char *name = ta_xasprintf("lock-%s", base);
 	char *path = ta_path_join(dir, name);
-	free(name);
 	*err = NULL;
+	ta_state_dir sd = { .fd = -1 };
 	if (held.path && !strcmp(held.path, path)) {
 		held.depth++;
+		free(name);
 		free(path);
 		free(dir);
 		free(folder);
@@ -588,15 +641,11 @@ ta_journal_lock *ta_journal_lock_take(const char *real_path, bool create, char *
 		*err = ta_xasprintf("tileadvise is already editing another file (%s)", held.path);
 		goto done;
 	}
-	if (!create && !ta_path_exists(dir))
+	if (ta_state_open(real_path, create, &sd, err) != 0)
+		goto done;   /* refused (*err), or no .tileadvise/ and none wanted */
+	int fd = ta_state_lock_file(&sd, name, err);
+	if (fd < 0)
 		goto done;
-	if (make_dir(dir, err) != 0)
-		goto done;
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		*err = ta_xasprintf("cannot open the lock %s: %s", path, strerror(errno));
-		goto done;
-	}
 	struct timespec nap = { 0, 20 * 1000 * 1000 };
 	int waited = 0;
 	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -618,15 +667,17 @@ ta_journal_lock *ta_journal_lock_take(const char *real_path, bool create, char *
 	out = &held;
 	/* Ours alone now: what killed runs left behind can go. */
 	char *prefix = ta_xasprintf(".%s.tileadvise-", base);
-	clean_stale(folder, prefix);
+	clean_stale(open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC), prefix);
 	free(prefix);
-	clean_stale(dir, NULL);
-	char *vdir = ta_path_join(dir, "versions");
-	char *fdir = ta_path_join(vdir, base);
-	clean_stale(fdir, NULL);
-	free(fdir);
-	free(vdir);
+	clean_stale(dup(sd.fd), NULL);
+	char *vrel = ta_xasprintf("versions/%s", base);
+	char *ignored = NULL;
+	clean_stale(ta_state_subdir(&sd, vrel, false, &ignored), NULL);
+	free(ignored);
+	free(vrel);
 done:
+	ta_state_close(&sd);
+	free(name);
 	free(path);
 	free(dir);
 	free(folder);

@@ -1,7 +1,8 @@
 /* What tileadvise changed in a kernel file, kept on disk so undo and redo
  * survive a restart; and the careful file writes all edits go through.
  *
- * Beside the kernel, in `.tileadvise/` (created 0700):
+ * Beside the kernel, in `.tileadvise/` (created 0700, written only through
+ * advise/statedir.h: no link followed, the kernel's owner and mode kept):
  *   journal-NAME.json    {"version":1,"file":"NAME","entries":[...],"position":k}
  *   versions/NAME/N.py   the file's bytes before and after each entry
  * Entry i takes the file from its "before" version to its "after" version;
@@ -31,7 +32,10 @@ typedef struct ta_journal_entry {
 typedef struct ta_journal {
 	char *dir;                /* the .tileadvise folder */
 	char *path;               /* the journal file */
-	char *file;               /* kernel file name (basename of the real file) */
+	char *file;               /* kernel file name (basename of the real file; any bytes:
+				     in the file, "file_bytes" keeps them when not UTF-8) */
+	char *kernel;             /* the real file's path: its .tileadvise/ is written
+				     through advise/statedir.h */
 	ta_journal_entry *entries;
 	size_t count, cap;
 	size_t position;
@@ -118,6 +122,25 @@ int ta_file_state_of(const char *path, ta_file_state *out, const char *bytes, si
  * otherwise writes nothing and returns -2 with *err ("changed on disk"). */
 int ta_write_atomic_over(const char *path, const void *bytes, size_t len, mode_t mode,
 			 uid_t uid, gid_t gid, const ta_file_state *was, char **err);
+
+/* The careful write itself, into an open folder: name in dirfd (shown as
+ * shown in messages), with mode and owner (uid (uid_t)-1: ours), checked
+ * against was when non-NULL (-2, as above). refuse_special: an existing
+ * name that is a symlink, a FIFO, a folder or any other file that is not
+ * regular is left as it is and refused (-1 with *err), also when it
+ * appears between the check and the rename. The temporary file is made
+ * with O_EXCL and O_NOFOLLOW in the same folder. */
+typedef struct ta_write_at {
+	int dirfd;
+	const char *name;
+	const char *shown;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	const ta_file_state *was;
+	bool refuse_special;
+} ta_write_at;
+int ta_write_atomic_at(const ta_write_at *w, const void *bytes, size_t len, char **err);
 
 /* Test hook: when set, called before each step of a careful write ("open",
  * "write", "fsync", "rename", "dirsync") and the step fails with the errno

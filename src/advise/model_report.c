@@ -5,6 +5,7 @@
 #include "analyze/analysis.h"
 #include "analyze/index.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/text.h"
 
 #include <jansson.h>
@@ -401,7 +402,7 @@ static json_t *kernel_json(const ta_model *m, const ta_kernel *k)
 
 static void report_json(const ta_model *m, FILE *out)
 {
-	json_t *root = json_pack("{s:s,s:i}", "file", m->src->path, "lines", (json_int_t)m->src->line_count);
+	json_t *root = json_pack("{s:o,s:i}", "file", ta_json_raw(m->src->path), "lines", (json_int_t)m->src->line_count);
 	json_t *errors = json_array();
 	for (size_t i = 0; i < m->syn->error_count; i++) {
 		const ta_syntax_error *e = &m->syn->errors[i];
@@ -429,7 +430,7 @@ static void report_json(const ta_model *m, FILE *out)
 						       "launches", (json_int_t)h->launch_count));
 	}
 	json_object_set_new(root, "host", hosts);
-	json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	ta_json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
 	json_decref(root);
 }

@@ -14,6 +14,7 @@
 #include "profile/deep_report.h"
 #include "profile/measure_report.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/fsutil.h"
 
 typedef struct run_outcome {
@@ -292,7 +293,7 @@ static int write_result(const ta_profile_request *req, const run_outcome *oc, co
 {
 	if (req->format == TA_PROFILE_JSON) {
 		json_t *root = ta_measure_json(m, gpu);
-		json_object_set_new(root, "outcome", oc->describe ? json_string(oc->describe) : json_null());
+		json_object_set_new(root, "outcome", ta_json_raw(oc->describe));
 		if (deep)
 			json_object_set_new(root, "deep", ta_deep_json(deep));
 		if (base)

@@ -1,6 +1,7 @@
 /* Sessions in memory and as JSON (see session.h). */
 #include "config.h"
 #include "advise/session.h"
+#include "advise/statedir.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -14,6 +15,7 @@
 #include "advise/json_read.h"
 #include "analyze/source.h"
 #include "util/buf.h"
+#include "util/json.h"
 #include "util/fsutil.h"
 
 #define SESSION_MAX_BYTES ((size_t)256 << 20)
@@ -349,9 +351,11 @@ void ta_session_annotate(const ta_session *s, ta_walk *w)
 
 /* ---- to JSON ------------------------------------------------------------------- */
 
+/* Text as it is: a name or a command that is not UTF-8 keeps its bytes
+ * beside it when written (util/json.h), instead of being dropped. */
 static json_t *jstr(const char *s)
 {
-	return s ? json_string(s) : json_null();
+	return ta_json_raw(s);
 }
 
 static json_t *jhash(uint64_t h)
@@ -555,22 +559,22 @@ char *ta_session_to_json(const ta_session *s)
 	if (s->env.cupti)
 		json_object_set_new(env, "cupti", json_integer(s->env.cupti));
 	if (s->env.software)
-		json_object_set_new(env, "software", json_string(s->env.software));
+		json_object_set_new(env, "software", jstr(s->env.software));
 	if (s->env.host)
-		json_object_set_new(env, "host", json_string(s->env.host));
+		json_object_set_new(env, "host", jstr(s->env.host));
 	json_object_set_new(root, "env", env);
 	json_t *cmd = json_array();
 	for (size_t i = 0; s->command && s->command[i]; i++)
-		json_array_append_new(cmd, json_string(s->command[i]));
+		json_array_append_new(cmd, jstr(s->command[i]));
 	json_object_set_new(root, "command", cmd);
 	json_object_set_new(root, "test", jstr(s->test_command));
 	if (s->check_lines)
-		json_object_set_new(root, "check_lines", json_string(s->check_lines));
+		json_object_set_new(root, "check_lines", jstr(s->check_lines));
 	json_t *vs = json_array();
 	for (size_t i = 0; i < s->n_versions; i++)
-		json_array_append_new(vs, json_pack("{s:o, s:o, s:s%}", "hash", jhash(s->versions[i].hash),
+		json_array_append_new(vs, json_pack("{s:o, s:o, s:o}", "hash", jhash(s->versions[i].hash),
 						     "label", jstr(s->versions[i].label), "text",
-						     s->versions[i].text, s->versions[i].len));
+						     ta_json_rawn(s->versions[i].text, s->versions[i].len)));
 	json_object_set_new(root, "versions", vs);
 	json_object_set_new(root, "current", json_integer(s->current));
 	json_t *runs = json_array();
@@ -595,18 +599,18 @@ char *ta_session_to_json(const ta_session *s)
 						     "test_note", jstr(e->test_note)));
 		if (e->broken)
 			json_object_set_new(json_array_get(eds, json_array_size(eds) - 1), "broken",
-					    json_string(e->broken));
+					    jstr(e->broken));
 	}
 	json_object_set_new(root, "edits", eds);
 	json_t *sk = json_array();
 	for (size_t i = 0; i < s->n_skips; i++)
-		json_array_append_new(sk, json_pack("{s:s, s:s}", "kernel", s->skips[i].kernel, "id",
+		json_array_append_new(sk, json_pack("{s:o, s:s}", "kernel", jstr(s->skips[i].kernel), "id",
 						    s->skips[i].id));
 	json_object_set_new(root, "skipped", sk);
 	json_object_set_new(root, "walk", s->walk ? walk_json(s->walk) : json_null());
 	json_object_set_new(root, "position", json_pack("{s:o, s:s}", "kernel", jstr(s->pos_kernel),
 							"step", s->pos_step));
-	char *text = json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char *text = ta_json_dumps(root, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	ta_buf b = TA_BUF_INIT;
 	ta_buf_puts(&b, text ? text : "{}");
@@ -619,16 +623,23 @@ int ta_session_save(ta_session *s, const char *path, char **err)
 {
 	free(s->updated);
 	s->updated = ta_session_now();
-	char *dir = ta_path_dirname(path);
-	if (!strcmp(ta_path_basename(dir), ".tileadvise") && mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		*err = ta_xasprintf("%s: cannot create the folder: %s", dir, strerror(errno));
-		free(dir);
-		return -1;
-	}
-	free(dir);
 	char *text = ta_session_to_json(s);
 	char *why = NULL;
-	int rc = ta_write_atomic(path, text, strlen(text), 0644, (uid_t)-1, (gid_t)-1, &why);
+	int rc;
+	/* Beside its kernel: through the state folder (no link followed, the
+	 * kernel's owner and mode); elsewhere (--record-session OUT) where the
+	 * user said. */
+	char *kernel = ta_state_kernel_of(path, "session-", ".json");
+	if (kernel) {
+		ta_state_dir d;
+		rc = ta_state_open(kernel, true, &d, &why);
+		if (rc == 0)
+			rc = ta_state_write(&d, ta_path_basename(path), text, strlen(text), &why);
+		ta_state_close(&d);
+		free(kernel);
+	} else {
+		rc = ta_write_atomic(path, text, strlen(text), 0644, (uid_t)-1, (gid_t)-1, &why);
+	}
 	free(text);
 	if (rc != 0) {
 		*err = ta_xasprintf("%s: cannot save the session: %s", path, why ? why : "write failed");
@@ -1084,6 +1095,11 @@ int ta_session_from_json(const char *text, size_t len, const char *name, ta_sess
 	*out = NULL;
 	json_error_t je;
 	json_t *root = ta_json_loadb(text, len, 0, &je);
+	if (root && ta_json_take_bytes(root) != 0) {
+		json_decref(root);
+		*err = ta_xasprintf("%s: a field's exact bytes (_bytes) in the session are not base64", name);
+		return -1;
+	}
 	if (!root) {
 		/* jansson quotes the bad bytes: keep the message one line. */
 		for (char *p = je.text; *p; p++)
@@ -1108,9 +1124,23 @@ int ta_session_from_json(const char *text, size_t len, const char *name, ta_sess
 
 int ta_session_load(const char *path, ta_session **out, char **err)
 {
-	char *data, *why;
+	char *data, *why = NULL;
 	size_t len;
-	if (ta_read_file(path, SESSION_MAX_BYTES, &data, &len, &why) != 0) {
+	char *kernel = ta_state_kernel_of(path, "session-", ".json");
+	if (kernel) {
+		/* beside its kernel: read through the state folder, which refuses
+		 * a link (another folder's sessions) */
+		ta_state_dir d;
+		int rc = ta_state_open(kernel, false, &d, &why);
+		if (rc == 0)
+			rc = ta_state_read(&d, ta_path_basename(path), SESSION_MAX_BYTES, &data, &len, &why);
+		ta_state_close(&d);
+		free(kernel);
+		if (rc != 0) {
+			*err = rc < 0 ? why : ta_xasprintf("%s: no such file", path);
+			return -1;
+		}
+	} else if (ta_read_file(path, SESSION_MAX_BYTES, &data, &len, &why) != 0) {
 		*err = ta_xasprintf("%s: %s", path, why);
 		free(why);
 		return -1;

@@ -5,6 +5,7 @@
 #include "profile/protocol.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
+#include "util/json.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -326,7 +327,7 @@ json_t *ta_measure_json(const ta_measurement *m, const ta_gpu_info *gpu)
 
 int ta_measure_put_json(json_t *root, FILE *out)
 {
-	int rc = json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	int rc = ta_json_dumpf(root, out, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
 	fputc('\n', out);
 	json_decref(root);
 	return rc == 0 && !ferror(out) ? 0 : -1;

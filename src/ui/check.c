@@ -18,6 +18,8 @@
 #include "advise/findings.h"
 #include "ui/discover.h"
 #include "util/buf.h"
+#include "util/text.h"
+#include "util/json.h"
 #include "util/fsutil.h"
 
 typedef ta_diag diag;
@@ -234,7 +236,7 @@ static json_t *ids_json(const finding *f)
 
 static void dump(json_t *root, FILE *out)
 {
-	json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	ta_json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', out);
 	json_decref(root);
 }
@@ -244,7 +246,7 @@ static void write_json(const finding *fs, size_t n, FILE *out)
 	json_t *list = json_array();
 	for (size_t i = 0; i < n; i++) {
 		const diag *x = fs[i].lead;
-		json_t *o = json_pack("{s:s, s:I, s:I, s:I, s:s}", "file", x->file, "line", (json_int_t)x->line,
+		json_t *o = json_pack("{s:o, s:I, s:I, s:I, s:s}", "file", ta_json_raw(x->file), "line", (json_int_t)x->line,
 				      "column", (json_int_t)x->col, "end_line", (json_int_t)x->end_line,
 				      "severity", severity(x));
 		json_object_set_new(o, "id", x->error ? json_null() : json_string(x->id));

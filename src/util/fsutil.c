@@ -18,14 +18,28 @@ int ta_read_file(const char *path, size_t max_bytes, char **data, size_t *len, c
 	 * fstat then refuses it. Regular files ignore the flag. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		if (errno == ENOENT)
-			*err = ta_xstrdup("no such file");
-		else if (errno == EACCES)
-			*err = ta_xstrdup("permission denied (check the file's read permission)");
-		else
-			*err = ta_xasprintf("cannot open: %s", strerror(errno));
+		*err = ta_open_error(errno);
 		return -1;
 	}
+	return ta_read_fd(fd, max_bytes, data, len, err);
+}
+
+char *ta_open_error(int e)
+{
+	if (e == ENOENT)
+		return ta_xstrdup("no such file");
+	if (e == EACCES)
+		return ta_xstrdup("permission denied (check the file's read permission)");
+	if (e == ELOOP)
+		return ta_xstrdup("is a symlink; tileadvise does not read through it here");
+	return ta_xasprintf("cannot open: %s", strerror(e));
+}
+
+int ta_read_fd(int fd, size_t max_bytes, char **data, size_t *len, char **err)
+{
+	*data = NULL;
+	*len = 0;
+	*err = NULL;
 	struct stat st;
 	if (fstat(fd, &st) != 0) {
 		*err = ta_xasprintf("cannot stat: %s", strerror(errno));

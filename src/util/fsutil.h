@@ -10,6 +10,11 @@
  * and sets *err (caller frees) to a one-line reason without the file name. */
 int ta_read_file(const char *path, size_t max_bytes, char **data, size_t *len, char **err);
 
+/* The same for an open file descriptor, which it closes. */
+int ta_read_fd(int fd, size_t max_bytes, char **data, size_t *len, char **err);
+/* The one-line reason ta_read_file gives for open's errno e (caller frees). */
+char *ta_open_error(int e);
+
 /* Directory part of path ("." when none); caller frees. */
 char *ta_path_dirname(const char *path);
 /* Last component of path; points into path. */

@@ -250,8 +250,10 @@ untouched apply "versions" ".tileadvise/versions is a link out of the folder"
 [ -z "$(ls -A "$tmp/elsewhere")" ]
 result $? ".tileadvise/versions as a link: nothing written through it" "$(ls -A "$tmp/elsewhere")"
 
-# The journal a link to a file elsewhere: the apply goes on, the link is
-# replaced, the file it pointed at is not written.
+# The journal a link to a file elsewhere: the apply is refused before the
+# edit (issue 31: nothing under .tileadvise/ is read or written through a
+# link; it used to go on and replace the link), the file it pointed at is
+# not written.
 w="$tmp/j-jlink"
 mkdir -p "$w/.tileadvise"
 cp "$kernel" "$w/k.py"

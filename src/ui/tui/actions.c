@@ -4,6 +4,8 @@
 #include "ui/tui/app.h"
 
 #include <curses.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "advise/journal.h"
+#include "advise/statedir.h"
 #include "ui/session_report.h"
 #include "ui/tui/term.h"
 #include "util/buf.h"
@@ -165,12 +169,53 @@ static unsigned do_skip(ta_app *app)
 	return TA_REACT_REDRAW | TA_REACT_SAVE;
 }
 
+/* The report of the session, written whole or not at all: beside the
+ * kernel through its state folder (advise/statedir.h: a link, a FIFO or a
+ * folder planted at .tileadvise/report-NAME.md is refused, never written
+ * through or waited on); for a replay, tileadvise-report-NAME.md in the
+ * current folder, refused the same way. */
+static int write_report(ta_app *app, const char *path, char **err)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	int rc = !f || ta_session_report(ta_advisor_session(app->adv), ta_advisor_walk(app->adv), f) != 0 ? -1 : 0;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	if (rc != 0) {
+		*err = ta_xstrdup("the report could not be made");
+		free(text);
+		return -1;
+	}
+	if (ta_advisor_read_only(app->adv)) {
+		int dfd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		ta_write_at w = { .dirfd = dfd, .name = path, .shown = path, .mode = 0644,
+				  .uid = (uid_t)-1, .gid = (gid_t)-1, .refuse_special = true };
+		rc = dfd < 0 ? (*err = ta_xasprintf("cannot open the current folder: %s", strerror(errno)), -1)
+			     : ta_write_atomic_at(&w, text, len, err);
+		if (dfd >= 0)
+			close(dfd);
+	} else {
+		ta_state_dir d;
+		rc = ta_state_open(ta_advisor_path(app->adv), true, &d, err);
+		if (rc == 0)
+			rc = ta_state_write(&d, ta_path_basename(path), text, len, err);
+		ta_state_close(&d);
+	}
+	free(text);
+	return rc;
+}
+
 static unsigned do_write(ta_app *app)
 {
 	char *path;
 	const ta_session *ss = ta_advisor_session(app->adv);
 	if (ta_advisor_read_only(app->adv)) {
 		path = ta_xasprintf("tileadvise-report-%s.md", ss->file_name);
+		/* the session's name is its own: never a path out of this folder */
+		for (char *p = path; *p; p++)
+			if (*p == '/')
+				*p = '_';
 	} else {
 		char *dir = ta_path_dirname(ta_advisor_session_path(app->adv));
 		char *name = ta_xasprintf("report-%s.md", ss->file_name);
@@ -180,14 +225,12 @@ static unsigned do_write(ta_app *app)
 		ta_app_save(app);   /* creates .tileadvise/ */
 	}
 	ta_advisor_walk_complete(app->adv);   /* the report covers every kernel */
-	FILE *f = fopen(path, "w");
-	if (!f || ta_session_report(ss, ta_advisor_walk(app->adv), f) != 0) {
-		ta_app_set_message(app, true, "cannot write %s", path);
-	} else {
+	char *err = NULL;
+	if (write_report(app, path, &err) != 0)
+		ta_app_set_message(app, true, "cannot write %s: %s", path, err ? err : "failed");
+	else
 		ta_app_set_message(app, false, "report written to %s", path);
-	}
-	if (f)
-		fclose(f);
+	free(err);
 	free(path);
 	return TA_REACT_REDRAW;
 }
