@@ -417,7 +417,7 @@ static ta_exit run_session_report(const options *o)
 	ta_session *s;
 	char *err;
 	if (ta_session_load(o->replay, &s, &err) != 0) {
-		fprintf(stderr, "tileadvise: %s\n", err);
+		fprintf(stderr, "tileadvise: %s\n", ta_text_name(err));
 		free(err);
 		return TA_EXIT_ERROR;
 	}
@@ -503,7 +503,7 @@ static ta_exit run_catalog(const options *o)
 	char *err;
 	ta_catalog *cat = ta_catalog_load(NULL, &err);
 	if (!cat) {
-		fprintf(stderr, "tileadvise: %s\n", err);
+		fprintf(stderr, "tileadvise: %s\n", ta_text_name(err));
 		free(err);
 		return TA_EXIT_ERROR;
 	}
@@ -527,7 +527,7 @@ static ta_exit run_check(const options *o)
 	ta_project proj;
 	char *err = NULL;
 	if (ta_findings_project(o->files[0], o->isolated, &proj, stderr, &err) != 0) {
-		fprintf(stderr, "tileadvise: %s\n", err);
+		fprintf(stderr, "tileadvise: %s\n", ta_text_name(err));
 		free(err);
 		return TA_EXIT_ERROR;
 	}
@@ -581,7 +581,7 @@ static ta_exit run_record_walk(const options *o)
 			return TA_EXIT_ERROR;
 		}
 		if (ta_session_record_walk(&ro, &err) < 0) {
-			fprintf(stderr, "tileadvise: %s\n", err);
+			fprintf(stderr, "tileadvise: %s\n", ta_text_name(err));
 			free(err);
 			return TA_EXIT_ERROR;
 		}
@@ -592,7 +592,7 @@ static ta_exit run_record_walk(const options *o)
 		return usage_error("%s", "--record-session needs the kernel FILE");
 	int kept = ta_session_record_walk(&ro, &err);
 	if (kept < 0) {
-		fprintf(stderr, "tileadvise: %s\n", err);
+		fprintf(stderr, "tileadvise: %s\n", ta_text_name(err));
 		free(err);
 		return TA_EXIT_ERROR;
 	}

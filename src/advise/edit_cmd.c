@@ -13,6 +13,7 @@
 #include "advise/journal.h"
 #include "analyze/analysis.h"
 #include "util/buf.h"
+#include "util/text.h"
 #include "util/fsutil.h"
 
 int ta_edit_parse_spec(const char *spec, char id[8], uint32_t *line)
@@ -39,7 +40,7 @@ int ta_edit_parse_spec(const char *spec, char id[8], uint32_t *line)
 
 static ta_exit fail(FILE *err, char *msg)
 {
-	fprintf(err, "tileadvise: %s\n", msg);
+	fprintf(err, "tileadvise: %s\n", ta_text_name(msg));
 	free(msg);
 	return TA_EXIT_ERROR;
 }
@@ -57,7 +58,7 @@ ta_exit ta_edit_run(const char *action, const char *spec, const char *path, bool
 			return fail(err, msg);
 		fputs(d, out);
 		free(d);
-		fprintf(err, "tileadvise: %s\n", msg);
+		fprintf(err, "tileadvise: %s\n", ta_text_name(msg));
 		free(msg);
 		return TA_EXIT_OK;
 	}
@@ -162,7 +163,7 @@ static ta_exit run_locked(const char *action, const char *id, uint32_t line, con
 			rc = fail(err, msg);
 		} else {
 			fputs(d, out);
-			fprintf(err, "tileadvise: %s\n", msg);
+			fprintf(err, "tileadvise: %s\n", ta_text_name(msg));
 			free(msg);
 		}
 	} else {

@@ -13,6 +13,7 @@
 #include "checklist/rewrite.h"
 #include "checklist/rules.h"
 #include "util/buf.h"
+#include "util/text.h"
 #include "util/fsutil.h"
 
 struct ta_findings {
@@ -240,7 +241,7 @@ void ta_findings_check(ta_findings *d, const char *path, FILE *err, ta_exit *rc)
 	ta_source *src;
 	char *msg;
 	if ((!strcmp(path, "-") ? open_stdin(&src, &msg) : ta_source_load(path, &src, &msg)) != 0) {
-		fprintf(err, "tileadvise: %s\n", msg);
+		fprintf(err, "tileadvise: %s\n", ta_text_name(msg));
 		free(msg);
 		*rc = TA_EXIT_ERROR;
 		return;
@@ -257,7 +258,7 @@ void ta_findings_check(ta_findings *d, const char *path, FILE *err, ta_exit *rc)
 	} else {
 		ta_analysis *a;
 		if (ta_analysis_of_source(src, &a, &msg) != 0) {
-			fprintf(err, "tileadvise: %s\n", msg);
+			fprintf(err, "tileadvise: %s\n", ta_text_name(msg));
 			free(msg);
 			*rc = TA_EXIT_ERROR;
 		} else {
@@ -293,12 +294,12 @@ ta_findings *ta_findings_new(const char *select, const char *ignore, bool previe
 	bool ok = true;
 	char *e = NULL;
 	if (select && ta_filter_select(flt, select, &e) != 0) {
-		fprintf(err, "tileadvise: %s\n", e);
+		fprintf(err, "tileadvise: %s\n", ta_text_name(e));
 		free(e);
 		ok = false;
 	}
 	if (ignore && ta_filter_ignore(flt, ignore, &e) != 0) {
-		fprintf(err, "tileadvise: %s\n", e);
+		fprintf(err, "tileadvise: %s\n", ta_text_name(e));
 		free(e);
 		ok = false;
 	}

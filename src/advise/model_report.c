@@ -46,7 +46,7 @@ static void text(ta_buf *b, bool md, const char *s)
 	if (md)
 		ta_md_buf_text(b, s);
 	else
-		ta_buf_puts(b, s);
+		ta_text_escape(b, s, strlen(s), 0);   /* a name's line break is no new line */
 }
 
 static void join(ta_buf *b, bool md, char **v, size_t n, const char *sep)
@@ -448,7 +448,7 @@ ta_exit ta_report_file(const char *path, ta_format fmt, FILE *out, FILE *err)
 	ta_analysis *a;
 	char *why;
 	if (ta_analysis_open(path, &a, &why) != 0) {
-		fprintf(err, "tileadvise: %s\n", why);
+		fprintf(err, "tileadvise: %s\n", ta_text_name(why));
 		free(why);
 		return TA_EXIT_ERROR;
 	}

@@ -14,6 +14,7 @@
 #include "profile/deep_report.h"
 #include "profile/measure_report.h"
 #include "util/buf.h"
+#include "util/text.h"
 #include "util/json.h"
 #include "util/fsutil.h"
 
@@ -78,7 +79,7 @@ static void record_notes(const ta_records *recs, const run_outcome *oc, bool rep
 {
 	if (!replay && oc->record_bytes == 0 && recs->n_kernels == 0) {
 		char *why = ta_run_why_silent();
-		fprintf(err, "tileadvise: %s\n", why);
+		fprintf(err, "tileadvise: %s\n", ta_text_name(why));
 		free(why);
 	}
 	for (size_t i = 0; i < recs->n_notes; i++)
@@ -200,7 +201,7 @@ static int find_device(const ta_profile_request *req, ta_gpu_info *store, ta_gpu
 	ta_device_request dr = { .preset = req->gpu_preset, .records = req->records_in != NULL };
 	*gpu = NULL;
 	if (ta_device_resolve(&dr, &dev, &why) != 0) {
-		fprintf(err, "tileadvise: %s\n", why);
+		fprintf(err, "tileadvise: %s\n", ta_text_name(why));
 		free(why);
 		return -1;
 	}
@@ -237,7 +238,7 @@ static ta_run *live_runs(const ta_profile_request *req, run_outcome *oc, FILE *e
 	if (tee)
 		fclose(tee);
 	if (rc != 0) {
-		fprintf(err, "tileadvise: %s\n", e);
+		fprintf(err, "tileadvise: %s\n", ta_text_name(e));
 		free(e);
 		ta_run_free(run);
 		return NULL;
@@ -370,7 +371,7 @@ ta_exit ta_profile_run_command(const ta_profile_request *req, FILE *out, FILE *e
 	ta_analysis *a;
 	char *why;
 	if (ta_analysis_open(req->file, &a, &why) != 0) {
-		fprintf(err, "tileadvise: %s\n", why);
+		fprintf(err, "tileadvise: %s\n", ta_text_name(why));
 		free(why);
 		return TA_EXIT_ERROR;
 	}

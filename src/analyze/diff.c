@@ -107,6 +107,36 @@ int ta_edit_apply_text(const ta_edit *e, const char *old, size_t old_len,
 
 /* ---- unified diff --------------------------------------------------------- */
 
+/* A header's file name: as it is, or, when it holds a line break, another
+ * control character, a quote or a backslash, quoted as git quotes it ("a/k\nx.py",
+ * other bytes in octal), which GNU patch and git apply read back. A name
+ * with a line break written bare would end the header and start a line of
+ * the patch's own. */
+static void header_name(ta_buf *b, const char *pre, const char *name)
+{
+	bool quote = false;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		quote |= *p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\';
+	if (!quote) {
+		ta_buf_printf(b, "%s%s", pre, name);
+		return;
+	}
+	ta_buf_printf(b, "\"%s", pre);
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p == '\n')
+			ta_buf_puts(b, "\\n");
+		else if (*p == '\t')
+			ta_buf_puts(b, "\\t");
+		else if (*p == '"' || *p == '\\')
+			ta_buf_printf(b, "\\%c", *p);
+		else if (*p < 0x20 || *p == 0x7f)
+			ta_buf_printf(b, "\\%03o", *p);
+		else
+			ta_buf_putc(b, (char)*p);
+	}
+	ta_buf_putc(b, '"');
+}
+
 typedef struct lines {
 	const char *text;
 	size_t len;
@@ -338,10 +368,14 @@ char *ta_edit_diff(const ta_edit *e, const char *name, const char *old, size_t o
 	ta_buf out = TA_BUF_INIT;
 	const size_t ctx = 3;
 	/* git's a/ b/ prefixes for relative names; an absolute path as it is. */
-	if (nc && name[0] == '/')
-		ta_buf_printf(&out, "--- %s\n+++ %s\n", name, name);
-	else if (nc)
-		ta_buf_printf(&out, "--- a/%s\n+++ b/%s\n", name, name);
+	if (nc) {
+		const char *pre = name[0] == '/' ? "" : "a/";
+		ta_buf_puts(&out, "--- ");
+		header_name(&out, pre, name);
+		ta_buf_puts(&out, "\n+++ ");
+		header_name(&out, name[0] == '/' ? "" : "b/", name);
+		ta_buf_putc(&out, '\n');
+	}
 	for (size_t i = 0; i < nc;) {
 		/* A hunk: changes i..j-1, close enough to share context. */
 		size_t j = i + 1;

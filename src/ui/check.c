@@ -126,23 +126,23 @@ static void write_text(const finding *fs, size_t n, FILE *out)
 	for (size_t i = 0; i < n; i++) {
 		const diag *x = fs[i].lead;
 		if (x->error) {
-			fprintf(out, "%s:%u:%u: error: %s\n", x->file, x->line, x->col, fs[i].message);
+			fprintf(out, "%s:%u:%u: error: %s\n", ta_text_name(x->file), x->line, x->col, fs[i].message);
 			continue;
 		}
-		fprintf(out, "%s:%u:%u: %s: %s [", x->file, x->line, x->col, severity(x), fs[i].message);
+		fprintf(out, "%s:%u:%u: %s: %s [", ta_text_name(x->file), x->line, x->col, severity(x), fs[i].message);
 		for (size_t k = 0; k < fs[i].n_ids; k++)
 			fprintf(out, "%s%s", k ? ", " : "", fs[i].ids[k]);
 		fputs("]\n", out);
 		/* An entry the tool writes whose rewrite cannot change this site:
 		 * say why here, as --diff and --apply will. */
 		if (x->fix < 0)
-			fprintf(out, "%s:%u:%u: note: no mechanical %s edit here: %s [%s]\n", x->file, x->line,
+			fprintf(out, "%s:%u:%u: note: no mechanical %s edit here: %s [%s]\n", ta_text_name(x->file), x->line,
 				x->col, x->id, x->fix_why, x->id);
 		else if (x->fix > 0 && x->fix_unsafe)
 			fprintf(out, "%s:%u:%u: note: unsafe %s edit here (--apply needs --unsafe-fixes): it %s [%s]\n",
-				x->file, x->line, x->col, x->id, x->fix_unsafe, x->id);
+				ta_text_name(x->file), x->line, x->col, x->id, x->fix_unsafe, x->id);
 		else if (x->fix > 0)
-			fprintf(out, "%s:%u:%u: note: safe %s edit here (--apply=%s:%u makes it) [%s]\n", x->file,
+			fprintf(out, "%s:%u:%u: note: safe %s edit here (--apply=%s:%u makes it) [%s]\n", ta_text_name(x->file),
 				x->line, x->col, x->id, x->id, x->line, x->id);
 	}
 }

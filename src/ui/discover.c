@@ -16,6 +16,7 @@
 
 #include "util/buf.h"
 #include "util/fsutil.h"
+#include "util/text.h"
 
 /* Deeper folders are not walked (a link loop made of bind mounts, a
  * generated tree): said on err, and the run ends in an error. */
@@ -199,13 +200,13 @@ static void walk_dir(walk *w, const char *dir, const char *abs, int depth)
 {
 	if (depth > MAX_DEPTH) {
 		fprintf(w->err, "tileadvise: %s: not checked: more than %d folders deep (check it on its own)\n",
-			dir, MAX_DEPTH);
+			ta_text_name(dir), MAX_DEPTH);
 		*w->rc = TA_EXIT_ERROR;
 		return;
 	}
 	DIR *dh = opendir(dir);
 	if (!dh) {
-		fprintf(w->err, "tileadvise: %s: cannot read the folder: %s\n", dir, strerror(errno));
+		fprintf(w->err, "tileadvise: %s: cannot read the folder: %s\n", ta_text_name(dir), strerror(errno));
 		*w->rc = TA_EXIT_ERROR;
 		return;
 	}
@@ -219,7 +220,7 @@ static void walk_dir(walk *w, const char *dir, const char *abs, int depth)
 			if (!strcmp(e->d_name, ".gitignore") && w->d->respect_gitignore &&
 			    !ta_discover_reads_gitignore() && !w->told_gitignore) {
 				fprintf(w->err, "tileadvise: note: %s/.gitignore is not read: this tileadvise was "
-						"built without libgit2 (--exclude PATTERN leaves paths out)\n", dir);
+						"built without libgit2 (--exclude PATTERN leaves paths out)\n", ta_text_name(dir));
 				w->told_gitignore = true;
 			}
 			continue;

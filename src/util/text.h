@@ -8,13 +8,46 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* One policy for everything a person reads (names, source, messages,
+ * records), on the terminal, in the text and markdown reports and in the
+ * advisor:
+ *   - control characters (C0 but tab and newline, DEL, C1) as '?';
+ *   - a carriage return as '?' unless it ends a line before its line feed
+ *     where lines are kept (a bare CR moves the cursor back: what follows
+ *     it would hide what comes before);
+ *   - bidirectional and zero-width format characters (U+202A-202E,
+ *     U+2066-2069, U+200B-200F, U+2028-2029, U+061C, U+FEFF ...) as
+ *     `\u202e`: they reorder or hide text (Trojan source);
+ *   - a byte that is not UTF-8 as `\xe9` (a lone 0x9b is CSI to some
+ *     terminals).
+ * Machine formats (JSON, SARIF, a diff to a file or pipe) keep the exact
+ * bytes, escaped as their format requires. */
+#include <stddef.h>
+#include <stdint.h>
+
 /* Whether the UTF-8 byte c, after prev (the byte before it, 0 at the
  * start), is or ends a control character: C0 but tab and newline, DEL, and
  * C1 (U+0080-U+009F, bytes C2 80-9F). */
 bool ta_text_is_control(unsigned char prev, unsigned char c);
+/* Whether code point cp is a bidirectional or zero-width format character. */
+bool ta_text_format_char(uint32_t cp);
+
+/* What ta_text_escape keeps: line feeds (and tabs), tabs alone, line
+ * breaks and tabs as spaces (a CRLF as one), a CR that ends a line. */
+#define TA_TEXT_LINES 1u
+#define TA_TEXT_TABS 2u
+#define TA_TEXT_SPACES 4u
+#define TA_TEXT_CRLF 8u
+struct ta_buf;
+/* Appends s[0..n) to b as the policy shows it; without flags a line feed
+ * and a tab are '?' too (a name inside a line). */
+void ta_text_escape(struct ta_buf *b, const char *s, size_t n, unsigned flags);
 
 /* Writes s on out with control characters (newlines too) as '?'. */
 void ta_text_put(FILE *out, const char *s);
+/* s as ta_text_put writes it, for a printf argument: valid until eight
+ * more calls (a name inside a message or a diagnostic line). */
+const char *ta_text_name(const char *s);
 
 /* Markdown: s as inline text (printable; \ ` * _ [ ] | # escaped with a
  * backslash, < > & as entities), and as a code span with its backticks
@@ -31,12 +64,12 @@ void ta_md_put_prose(FILE *out, const char *s);
  * pads each side when s starts or ends with a backtick or a space (the
  * reader removes one each side); line breaks become spaces and control
  * characters '?'. Text is escaped as ta_md_put_text does. */
-struct ta_buf;
 void ta_md_buf_code(struct ta_buf *b, const char *s, size_t n);
 void ta_md_buf_text(struct ta_buf *b, const char *s);
 
-/* A stream that writes through to real with control characters but tab
- * and newline (and carriage return when keep_cr) replaced by '?'.
+/* A stream that writes through to real as the policy shows text, tabs
+ * and line feeds kept (and a carriage return before its line feed when
+ * keep_cr: a diff of a CRLF file).
  * Unbuffered when real is stderr. Closing it flushes it and leaves real
  * open. NULL when the C library cannot make one (write to real then). */
 FILE *ta_text_safe_stream(FILE *real, bool keep_cr);

@@ -1,6 +1,7 @@
 /* Terminal ownership (see term.h). */
 #include "config.h"
 #include "ui/tui/term.h"
+#include "util/text.h"
 
 #include <curses.h>
 #include <langinfo.h>
@@ -295,7 +296,9 @@ static wchar_t next_char(const char *s, size_t n, size_t *len, int *w)
 	}
 	*len = k;
 	int cw = wcwidth(wc);
-	if (cw < 0) {
+	/* a bidirectional or zero-width format character (width 0) would
+	 * reorder or hide what the screen shows: '?' (util/text.h) */
+	if (cw < 0 || ta_text_format_char((uint32_t)wc)) {
 		*w = 1;
 		return L'?';
 	}
