@@ -212,7 +212,8 @@ static void fold_lines(ta_deep_kernel *k, const ta_records *recs, const char *na
 		h->line = ls[i].line;
 		h->samples = ls[i].samples;
 		h->share = k->on_lines ? (double)ls[i].samples / (double)k->on_lines : 0;
-		qsort(ls[i].reasons, ls[i].n_reasons, sizeof *ls[i].reasons, cmp_reason);
+		if (ls[i].n_reasons > 1)   /* none: no array to give qsort */
+			qsort(ls[i].reasons, ls[i].n_reasons, sizeof *ls[i].reasons, cmp_reason);
 		for (size_t r = 0; r < ls[i].n_reasons && r < TA_HOT_REASONS; r++) {
 			h->reason[r] = ls[i].reasons[r].name;
 			h->reason_samples[r] = ls[i].reasons[r].samples;

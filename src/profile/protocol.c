@@ -83,17 +83,42 @@ static bool get_triple(json_t *o, const char *key, int32_t out[3], const json_in
 	return true;
 }
 
+/* A field the figures add or multiply, bounded where it is decoded (a
+ * hostile stream's -2147352521 bytes of shared memory overflowed the walk
+ * and the report): absent or not an integer is 0 (as before); an integer
+ * outside [0, max] makes the line malformed. */
+static bool get_bounded(json_t *o, const char *key, json_int_t max, json_int_t *out)
+{
+	json_t *x = json_object_get(o, key);
+	*out = 0;
+	if (!json_is_integer(x))
+		return true;   /* absent or null: not known, 0 as before */
+	if (json_integer_value(x) < 0 || json_integer_value(x) > max)
+		return false;
+	*out = json_integer_value(x);
+	return true;
+}
+
+/* Shared memory per block (no GPU so far has more than 1 MiB a block),
+ * registers per thread (at most 255; 65,536 in a block), local memory per
+ * thread (CUDA's limit is 512 KiB). */
+#define SMEM_MAX ((json_int_t)1 << 20)
+#define REGS_MAX ((json_int_t)65536)
+#define LOCAL_MAX ((json_int_t)16 << 20)
+
 static const json_int_t grid_max[3] = { 2147483647, 65535, 65535 };
 static const json_int_t block_max[3] = { 1024, 1024, 64 };
 
 static bool decode_kernel(ta_records *r, json_t *o, int run)
 {
 	json_t *name = json_object_get(o, "name");
-	json_int_t start, end;
+	json_int_t start, end, regs, smem_static, smem_dynamic, local;
 	int32_t grid[3], block[3];
 	if (!json_is_string(name) || !get_int(o, "start", &start) || !get_int(o, "end", &end) ||
 	    !get_triple(o, "grid", grid, grid_max) || !get_triple(o, "block", block, block_max) ||
-	    end < start)
+	    end < start || !get_bounded(o, "regs", REGS_MAX, &regs) ||
+	    !get_bounded(o, "smem_static", SMEM_MAX, &smem_static) ||
+	    !get_bounded(o, "smem_dynamic", SMEM_MAX, &smem_dynamic) || !get_bounded(o, "local", LOCAL_MAX, &local))
 		return false;
 	ta_kernel_rec *k = TA_PUSH(r->kernels, r->n_kernels, r->cap_kernels);
 	k->name = ta_xstrdup(json_string_value(name));
@@ -103,10 +128,10 @@ static bool decode_kernel(ta_records *r, json_t *o, int run)
 	k->end_ns = (uint64_t)end;
 	memcpy(k->grid, grid, sizeof grid);
 	memcpy(k->block, block, sizeof block);
-	k->regs = (uint32_t)int_or(o, "regs", 0);
-	k->smem_static = (int32_t)int_or(o, "smem_static", 0);
-	k->smem_dynamic = (int32_t)int_or(o, "smem_dynamic", 0);
-	k->local_per_thread = (uint32_t)int_or(o, "local", 0);
+	k->regs = (uint32_t)regs;
+	k->smem_static = (int32_t)smem_static;
+	k->smem_dynamic = (int32_t)smem_dynamic;
+	k->local_per_thread = (uint32_t)local;
 	k->device = (uint32_t)int_or(o, "device", 0);
 	k->stream = (uint32_t)int_or(o, "stream", 0);
 	k->correlation = (uint32_t)int_or(o, "corr", 0);
@@ -126,11 +151,12 @@ static double period_ns(json_t *o, const char *key)
 static bool decode_calls(ta_records *r, json_t *o, int run)
 {
 	json_t *name = json_object_get(o, "name");
-	json_int_t launches, traced;
+	json_int_t launches, traced, smem_dynamic;
 	int32_t grid[3], block[3];
 	if (!json_is_string(name) || !get_triple(o, "grid", grid, grid_max) ||
 	    !get_triple(o, "block", block, block_max) || !get_int(o, "launches", &launches) ||
-	    !get_int(o, "traced", &traced) || launches < 0 || traced < 0 || traced > launches)
+	    !get_int(o, "traced", &traced) || launches < 0 || traced < 0 || traced > launches ||
+	    !get_bounded(o, "smem_dynamic", SMEM_MAX, &smem_dynamic))
 		return false;
 	ta_calls_rec *c = TA_PUSH(r->calls, r->n_calls, r->cap_calls);
 	memset(c, 0, sizeof *c);
@@ -139,7 +165,7 @@ static bool decode_calls(ta_records *r, json_t *o, int run)
 	c->run = run;
 	memcpy(c->grid, grid, sizeof grid);
 	memcpy(c->block, block, sizeof block);
-	c->smem_dynamic = (int32_t)int_or(o, "smem_dynamic", 0);
+	c->smem_dynamic = (int32_t)smem_dynamic;
 	c->launches = (uint64_t)launches;
 	c->traced = (uint64_t)traced;
 	c->converged = json_is_true(json_object_get(o, "converged"));
