@@ -493,13 +493,13 @@ static json_t *walk_json(const ta_walk *w)
 				json_object_set_new(o, "edit", json_string(s->edit_kind == TA_STEP_EDIT_MECHANICAL
 									   ? "mechanical" : "guided"));
 			if (s->diff)
-				json_object_set_new(o, "diff", json_string(s->diff));
+				json_object_set_new(o, "diff", jstr(s->diff));
 			if (s->edit_title)
-				json_object_set_new(o, "edit_title", json_string(s->edit_title));
+				json_object_set_new(o, "edit_title", jstr(s->edit_title));
 			if (s->why_no_edit)
-				json_object_set_new(o, "why_no_edit", json_string(s->why_no_edit));
+				json_object_set_new(o, "why_no_edit", jstr(s->why_no_edit));
 			if (s->unsafe)
-				json_object_set_new(o, "unsafe", json_string(s->unsafe));
+				json_object_set_new(o, "unsafe", jstr(s->unsafe));
 			if (s->edit_line)
 				json_object_set_new(o, "edit_line", json_integer(s->edit_line));
 			if (s->silenced)   /* optional: older sessions have none */
@@ -517,7 +517,7 @@ static json_t *walk_json(const ta_walk *w)
 							       "line", (int)wf->line, "col", (int)wf->col,
 							       "end_line", (int)wf->end_line, "lines", lines);
 					if (wf->measure)
-						json_object_set_new(fo, "measure", json_string(wf->measure));
+						json_object_set_new(fo, "measure", jstr(wf->measure));
 					json_array_append_new(fs, fo);
 				}
 				json_object_set_new(o, "findings", fs);

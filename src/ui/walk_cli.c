@@ -12,6 +12,7 @@
 #include "advise/autowalk.h"
 #include "util/buf.h"
 #include "util/fsutil.h"
+#include "util/json.h"
 #include "util/text.h"
 
 /* One row of the final table: a kernel's change after a step, or a step
@@ -79,7 +80,7 @@ static json_t *run_json(const ta_session *s, int r)
 	json_t *ks = json_array();
 	for (size_t k = 0; r >= 0 && k < s->runs[r].n_kernels; k++) {
 		const ta_kernel_figures *f = &s->runs[r].kernels[k];
-		json_t *o = json_pack("{s:s, s:f, s:I}", "name", f->name, "median_ns", f->summary.median, "launches",
+		json_t *o = json_pack("{s:o, s:f, s:I}", "name", ta_json_raw(f->name), "median_ns", f->summary.median, "launches",
 				      (json_int_t)f->launches);
 		if (f->calls)
 			json_object_set_new(o, "per_call_ns", json_real(f->per_call_ns));
@@ -90,7 +91,9 @@ static json_t *run_json(const ta_session *s, int r)
 
 static void put_json(json_t *o)
 {
-	json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10));
+	/* Names and a program's output are bytes: not UTF-8, they keep a
+	 * KEY_bytes beside them (util/json.h) rather than vanish. */
+	ta_json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(10));
 	fputc('\n', stdout);
 	fflush(stdout);
 	json_decref(o);
@@ -115,11 +118,11 @@ static void jsonl_event(sink *k, const ta_walk_event *ev)
 		break;
 	case TA_WALK_DIFF:
 		json_object_set_new(o, "line", json_integer(ev->line));
-		json_object_set_new(o, "diff", json_string(ev->text ? ev->text : ""));
+		json_object_set_new(o, "diff", ta_json_raw(ev->text ? ev->text : ""));
 		break;
 	case TA_WALK_MEASURED: {
 		json_object_set_new(o, "scope", json_string(ev->id ? "step" : "walk"));
-		json_object_set_new(o, "kernel", json_string(ev->kernel));
+		json_object_set_new(o, "kernel", ta_json_raw(ev->kernel));
 		json_t *c = change_json(ev->change);
 		json_object_update(o, c);
 		json_decref(c);
@@ -129,15 +132,15 @@ static void jsonl_event(sink *k, const ta_walk_event *ev)
 	}
 	case TA_WALK_TEST:
 		json_object_set_new(o, "passed", json_boolean(ev->passed));
-		json_object_set_new(o, "how", json_string(ev->text ? ev->text : ""));
+		json_object_set_new(o, "how", ta_json_raw(ev->text ? ev->text : ""));
 		break;
 	case TA_WALK_KEPT:
 	case TA_WALK_REVERTED:
 	case TA_WALK_NOT_MADE:
-		json_object_set_new(o, "why", json_string(ev->text ? ev->text : ""));
+		json_object_set_new(o, "why", ta_json_raw(ev->text ? ev->text : ""));
 		break;
 	case TA_WALK_NOTE:
-		json_object_set_new(o, "text", json_string(ev->text ? ev->text : ""));
+		json_object_set_new(o, "text", ta_json_raw(ev->text ? ev->text : ""));
 		json_object_set_new(o, "error", json_boolean(ev->error));
 		break;
 	case TA_WALK_SUMMARY:
@@ -145,10 +148,10 @@ static void jsonl_event(sink *k, const ta_walk_event *ev)
 		json_object_set_new(o, "kept", json_integer((json_int_t)ev->kept));
 		json_object_set_new(o, "reverted", json_integer((json_int_t)ev->reverted));
 		json_object_set_new(o, "not_made", json_integer((json_int_t)ev->not_made));
-		json_object_set_new(o, "stopped", ev->stop_reason ? json_string(ev->stop_reason) : json_null());
+		json_object_set_new(o, "stopped", ta_json_raw(ev->stop_reason));
 		json_object_set_new(o, "first_run", json_integer(ev->run_before));
 		json_object_set_new(o, "last_run", json_integer(ev->run_after));
-		json_object_set_new(o, "session", json_string(ta_advisor_session_path(k->a)));
+		json_object_set_new(o, "session", ta_json_raw(ta_advisor_session_path(k->a)));
 		break;
 	case TA_WALK_STEP:
 		break;
@@ -262,7 +265,7 @@ static void on_event(void *ctx, const ta_walk_event *ev)
 static void cell(FILE *out, bool md, const char *s, int width)
 {
 	if (!md && !width && strlen(s) > OUTCOME_WIDTH) {
-		fprintf(out, "%.*s...  ", OUTCOME_WIDTH - 3, s);
+		fprintf(out, "%.*s...  ", OUTCOME_WIDTH - 3, ta_text_name(s));
 		return;
 	}
 	if (md) {
@@ -270,7 +273,7 @@ static void cell(FILE *out, bool md, const char *s, int width)
 		ta_md_put_text(out, s);
 		fputc(' ', out);
 	} else {
-		fprintf(out, "%-*s  ", width, s);
+		fprintf(out, "%-*s  ", width, ta_text_name(s));
 	}
 }
 
@@ -311,8 +314,16 @@ static void write_table(const sink *k, const ta_autowalk_result *res, FILE *out)
 	fprintf(out, "%skept %zu of %zu steps tried (%zu reverted, %zu without an edit)%s%s\n", md ? "- " : "",
 		res->kept, res->tried, res->reverted, res->not_made, k->stop_reason ? "; stopped early: " : "",
 		k->stop_reason ? k->stop_reason : "");
-	fprintf(out, "%sthe session: %s (tileadvise --replay shows it)\n", md ? "- " : "",
-		ta_advisor_session_path(k->a));
+	/* The path holds the file's name: a line break of it would make a line
+	 * of its own (a CI log reads "::error ..." as a command). */
+	if (md) {
+		fputs("- the session: ", out);
+		ta_md_put_code(out, ta_advisor_session_path(k->a));
+		fputs(" (tileadvise --replay shows it)\n", out);
+	} else {
+		fprintf(out, "the session: %s (tileadvise --replay shows it)\n",
+			ta_text_name(ta_advisor_session_path(k->a)));
+	}
 }
 
 static void free_sink(sink *k)

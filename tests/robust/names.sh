@@ -29,7 +29,7 @@ raw() {
 		LC_ALL=C grep -q "$(printf '\342\201[\246-\251]')" "$1"
 }
 
-plan 33
+plan 37
 
 # ---- a file name that is not UTF-8 ---------------------------------------------
 d="$tmp/latin1"
@@ -102,6 +102,52 @@ cp "$kernel" "$d/sub/$name"
 ta_in "$d" --check sub "$(printf 'missing\n::error::X.py')"
 [ "$rc" = 2 ] && lines_ok && grep -q '^tileadvise: missing?::error::X.py' "$tmp/err"
 result $? "--check DIR and an error naming a missing file: one line each" "$(why)"
+
+# ---- --walk and the walk in a session --------------------------------------------
+ex="$TA_SRCDIR/examples/attention/attention.py"
+rec="$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-attention.jsonl"
+d="$tmp/walk"
+mkdir "$d"
+name=$(printf 'att\351.py')
+cp "$ex" "$d/$name"
+ta_in "$d" --walk --gpu h200 --records "$rec" --select=S3 --keep-neutral --format=jsonl "$name"
+[ "$rc" = 0 ] && "$py" - "$tmp/out" "$name" <<'EOS'
+import base64, json, os, sys
+need = {"diff": "diff", "note": "text", "test": "how", "kept": "why", "summary": "session"}
+name, seen = os.fsencode(sys.argv[2]), set()
+for line in open(sys.argv[1]):
+    e = json.loads(line)
+    key = need.get(e["event"])
+    if key and key not in e:
+        sys.exit("%s event without %s" % (e["event"], key))
+    seen.add(e["event"])
+    if e["event"] == "summary" and not base64.b64decode(e["session_bytes"]).endswith(b"/session-" + name + b".json"):
+        sys.exit("session_bytes")
+    if e["event"] == "diff" and b"+++ b/" + name not in base64.b64decode(e["diff_bytes"]):
+        sys.exit("diff_bytes")
+sys.exit(0 if {"diff", "summary"} <= seen else "events missing")
+EOS
+result $? "--walk --format=jsonl, a name not UTF-8: no field dropped (diff, note, session), its bytes beside them" "$(why)"
+mkdir "$d/fresh"
+cp "$ex" "$d/fresh/att.py"
+cp "$ex" "$d/fresh/$name"
+ta_in "$d/fresh" --record-session "$tmp/walk-utf8.json" --gpu h200 --records "$rec" att.py &&
+	ta_in "$d/fresh" --record-session "$tmp/walk-latin1.json" --gpu h200 --records "$rec" "$name" &&
+	"$py" - "$tmp/walk-utf8.json" "$tmp/walk-latin1.json" <<'EOS'
+import json, sys
+def diffs(f):
+    return [(k["name"], s["id"]) for k in json.load(open(f))["walk"]["kernels"] for s in k["steps"] if "diff" in s]
+a, b = diffs(sys.argv[1]), diffs(sys.argv[2])
+sys.exit(0 if a and a == b else "%d against %d steps with a diff" % (len(a), len(b)))
+EOS
+result $? "a session's walk keeps each step's diff for a name not UTF-8" "$(why)"
+name=$(printf 'a\n::error file=x.py,line=1::PWNED\nx.py')
+cp "$ex" "$d/$name"
+for fmt in text markdown; do
+	ta_in "$d" --walk --gpu h200 --records "$rec" --select=S3 --format=$fmt "$name"
+	[ "$rc" = 1 ] && ! grep -q '^::\|^x\.py' "$tmp/out" "$tmp/err" && grep -q 'session-a?::error' "$tmp/out"
+	result $? "--walk --format=$fmt, a name with line breaks: the session's line is one line" "$(why)"
+done
 
 # ---- bidirectional and zero-width characters (Trojan source) ----------------------
 d="$tmp/bidi"
