@@ -390,8 +390,7 @@ void ta_advisor_scope(const ta_advisor *a, const char **select, const char **ign
 	*preview = a->preview;
 }
 
-/* Where a recording comes from: the GPU named, and the software its
- * runs used (TILEADVISE_SOFTWARE, as the GPU machine's script gives it). */
+/* Where a recording comes from: the GPU named. */
 static void note_recording(ta_advisor *a)
 {
 	ta_session *s = a->sess;
@@ -399,9 +398,18 @@ static void note_recording(ta_advisor *a)
 		s->env.host = ta_xasprintf("recorded on an %s", a->gpu.name);
 	else
 		s->env.no_gpu = ta_xstrdup("no GPU was named for this recording");
+}
+
+/* The software the runs use, as the GPU machine's script names it
+ * (TILEADVISE_SOFTWARE: driver, torch and Triton versions), for a
+ * recording and a live session alike. */
+static void note_software(ta_advisor *a)
+{
 	const char *sw = getenv("TILEADVISE_SOFTWARE");
-	if (sw && *sw)
-		s->env.software = ta_xstrdup(sw);
+	if (!sw || !*sw)
+		return;
+	free(a->sess->env.software);
+	a->sess->env.software = ta_xstrdup(sw);
 }
 
 static int open_file(ta_advisor *a, char **err)
@@ -432,6 +440,7 @@ static int open_file(ta_advisor *a, char **err)
 		return -1;
 	if (a->opt.recording)
 		note_recording(a);
+	note_software(a);
 	adv_rebuild_walk(a);
 	return 0;
 }
