@@ -71,14 +71,26 @@ for rec in b attention-b; do
 		"$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-$rec.tar.gz" "$tmp/later" \
 		>/dev/null 2>"$tmp/walks-err" || { echo "walks.sh failed on $rec:"; cat "$tmp/walks-err"; } >>"$tmp/err"
 done
+# (A walk re-recorded by tests/gpu/walk_all.sh, `tileadvise --walk` on the
+# GPU, is no recording: it is left out, and tests/cli/walk_chain.sh checks
+# its figures.)
+compared=0
 for name in softmax layernorm matmul cat attention; do
-	edits_and_runs "$TA_SRCDIR/examples/$name/session-walk.h200.json" >"$tmp/committed" &&
+	committed="$TA_SRCDIR/examples/$name/session-walk.h200.json"
+	grep -q '"host": "recorded on ' "$committed" || continue
+	compared=$((compared + 1))
+	edits_and_runs "$committed" >"$tmp/committed" &&
 		edits_and_runs "$tmp/later/$name/session-walk.h200.json" >"$tmp/made" &&
 		grep -q '^- \*\*[A-Z][0-9]*\*\* at line' "$tmp/committed" &&
 		diff -u "$tmp/committed" "$tmp/made" >>"$tmp/err" || echo "$name differs" >>"$tmp/err"
 done
-! grep -q . "$tmp/err"
-result $? "each example's committed session-walk.h200.json holds the edits and runs of its recording"
+if [ $compared -eq 0 ]; then
+	skip "each example's committed session-walk.h200.json holds the edits and runs of its recording" \
+		"the committed walks were made by --walk on the GPU"
+else
+	! grep -q . "$tmp/err"
+	result $? "each example's committed session-walk.h200.json holds the edits and runs of its recording ($compared)"
+fi
 
 # tests/gpu/walks.sh, which makes such sessions for every example from
 # what edits.sh brings back, gives the same edits and runs.
