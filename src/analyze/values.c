@@ -287,18 +287,8 @@ static const vdef *reaching(const ta_model *m, const char *name, size_t len, TSN
 	const vdef *d = defs_of(m, name, len, scope_key(fn), &n);
 	*local = n > 0;
 	const vdef *last = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (d[i].point <= at) {
-			last = &d[i];
-			continue;
-		}
-		/* bound after the read, in a loop around both: another
-		 * iteration reads that binding */
-		for (TSNode p = ta_node_parent(d[i].binding); !ts_node_is_null(p) && !ts_node_eq(p, fn);
-		     p = ta_node_parent(p))
-			if (is_loop(p) && ts_node_start_byte(p) < at && contains(p, at))
-				return NULL;
-	}
+	for (size_t i = 0; i < n && d[i].point <= at; i++)
+		last = &d[i];
 	if (!last)
 		return NULL;
 	/* two bindings at one point (`a = a = 1`, `x, x = ...`) */
@@ -310,6 +300,15 @@ static const vdef *reaching(const ta_model *m, const char *name, size_t len, TSN
 	for (; !ts_node_is_null(p) && !contains(p, at); p = ta_node_parent(p))
 		if (is_branching(p))
 			return NULL;
+	/* bound after the read, in a loop around both: another iteration
+	 * reads that binding, unless `last` sits in that loop too (it then
+	 * runs before the read in every iteration: `s = dot(..); s = s * c`) */
+	for (const vdef *e = last + 1; e < d + n; e++)
+		for (TSNode q = ta_node_parent(e->binding); !ts_node_is_null(q) && !ts_node_eq(q, fn);
+		     q = ta_node_parent(q))
+			if (is_loop(q) && ts_node_start_byte(q) < at && contains(q, at) &&
+			    !(ts_node_start_byte(last->binding) > ts_node_start_byte(q) && contains(q, last->point)))
+				return NULL;
 	return last;
 }
 

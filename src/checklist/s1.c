@@ -862,7 +862,8 @@ static int s1_advance(s1_ctx *c)
 static char *advanced_bound(s1_ctx *c, TSNode r)
 {
 	const ta_model *m = c->m;
-	r = ta_node_unparen(r);
+	/* the bound kept in a name (`k_left = K - k0`) is that bound */
+	r = ta_values_follow(m, r);
 	if (!ta_node_is(r, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(r, "operator"), "-"))
 		return NULL;
 	char *moved = squeezed(m, ta_node_field(r, "right"));

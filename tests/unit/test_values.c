@@ -148,13 +148,26 @@ static void test_branches_and_loops(void **state)
 			       "        use(w, z)\n"
 			       "    s = 1\n"
 			       "    s = s + 1\n"
-			       "    use(s)\n");
+			       "    use(s)\n"
+			       "    for i in r:\n"
+			       "        qk = dot(i)\n"
+			       "        qk = where(i, qk)\n"
+			       "        use(qk)\n"
+			       "        if c:\n"
+			       "            t = dot(i)\n"
+			       "        t = t + 1\n");
 	assert_value(a, ident_in(a, "use(x)", 0, "x"), "<none>");      /* two branches */
 	assert_value(a, ident_in(a, "use(y)", 0, "y"), "<none>");      /* loop-carried */
 	assert_value(a, ident_in(a, "use(w, z)", 0, "w"), "z * 2");    /* same iteration */
 	assert_value(a, ident_in(a, "use(w, z)", 0, "z"), "5");        /* before the loop */
 	assert_value(a, ident_in(a, "use(s)", 0, "s"), "s + 1");
 	assert_value(a, ident_in(a, "= s + 1", 0, "s"), "1");      /* the read in its own right side */
+	/* rebound later in the loop, but bound earlier in the same iteration:
+	 * that earlier binding is what the read sees, every iteration */
+	assert_value(a, ident_in(a, "where(i, qk)", 0, "qk"), "dot(i)");
+	assert_value(a, ident_in(a, "use(qk)", 0, "qk"), "where(i, qk)");
+	/* the earlier binding in a branch: the previous iteration's may reach */
+	assert_value(a, ident_in(a, "= t + 1", 0, "t"), "<none>");
 	ta_analysis_free(a);
 }
 
