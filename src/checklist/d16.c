@@ -11,11 +11,12 @@
  * normalisation by the sum of p does not see the scale. What changes is
  * the rounding of one fp32 multiply (scale * log2(e) is formed once), a
  * relative error of about 1e-7 in the exponent's argument. The running max
- * itself is now in base 2: read after the loop (a log-sum-exp kept for a
- * backward pass), it would mean something else, so the edit refuses. */
+ * itself is now in base 2: where it is read after the loop (a log-sum-exp
+ * kept for a backward pass), the edit turns it back into base e there. */
 #include "config.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
+#include "analyze/values.h"
 #include "util/buf.h"
 
 #include <stdint.h>
@@ -23,6 +24,7 @@
 #include <string.h>
 
 #define D16_LOG2E "1.4426950408889634"
+#define D16_LN2 "0.6931471805599453"
 
 typedef struct d16_match {
 	const ta_op *p_exp, *alpha_exp; /* tl.exp(S - M[:, None]), tl.exp(m_i - M) */
@@ -104,6 +106,34 @@ static bool d16_has_dot(const ta_model *m, TSNode n)
 	return false;
 }
 
+static ta_values_step d16_dot_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	if (!ta_node_is(n, "call"))
+		return TA_VALUES_DESCEND;
+	char *f = ta_node_text(m->src, ta_node_field(n, "function"));
+	size_t l = f ? strlen(f) : 0;
+	bool dot = l >= 3 && !strcmp(f + l - 3, "dot");
+	free(f);
+	if (dot)
+		*(bool *)ctx = true;
+	return dot ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+/* Whether the logits of the softmax exp hold a tl.dot's result: some
+ * binding of them in the loop (`s = tl.dot(q, k)`, `s += tl.dot(q, k)`,
+ * `s = tl.where(m, s, -inf)` over one) reads a tl.dot through its names.
+ * Only then is there a scale to fold log2(e) into; an exp of other values
+ * (a matrix of log forget gates, say) would need a multiply more. */
+static bool d16_logits_from_dot(const ta_model *m, const d16_match *x)
+{
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, ta_edits_node(m, x->loop->span), x->s, &d);
+	bool dot = false;
+	for (size_t i = 0; i < d.n && !dot; i++)
+		ta_values_walk(m, ta_node_field(d.v[i], "right"), d16_dot_visit, &dot);
+	return dot;
+}
+
 ta_status ta_detect_d16(ta_rule_ctx *c)
 {
 	bool found = false;
@@ -111,6 +141,10 @@ ta_status ta_detect_d16(ta_rule_ctx *c)
 		d16_match x;
 		if (!d16_find(c->m, c->k, (int)li, &x))
 			continue;
+		if (!d16_logits_from_dot(c->m, &x)) {
+			d16_free(&x);
+			continue;
+		}
 		ta_rule_add(c, x.p_exp->span, "online softmax in the loop at line %u calls tl.exp on `%s - %s[:, None]` "
 			    "and `%s - %s` (line %u): tl.exp2 with log2(e) folded into the scale of `%s` saves a "
 			    "multiply per element", x.loop->span.line, x.s, x.m_new, x.m_i, x.m_new,
@@ -163,13 +197,94 @@ static int d16_logits(const ta_model *m, const ta_kernel *k, d16_match *x, char 
 	return 0;
 }
 
-/* The running max is read after the loop: a log-sum-exp in base e. */
-static uint32_t d16_read_after(const ta_model *m, const ta_kernel *k, const d16_match *x)
+/* -inf written as a float: float("-inf"), -float("inf"), -math.inf. */
+static bool d16_minus_inf(const ta_model *m, TSNode n)
+{
+	char *t = ta_node_text(m->src, ta_node_unparen(n));
+	size_t j = 0;
+	for (size_t i = 0; t[i]; i++)
+		if (t[i] != ' ' && t[i] != '\'' && t[i] != '"')
+			t[j++] = t[i];
+	t[j] = '\0';
+	bool yes = !strcmp(t, "float(-inf)") || !strcmp(t, "-float(inf)") || !strcmp(t, "-math.inf") ||
+		   !strcmp(t, "-inf");
+	free(t);
+	return yes;
+}
+
+/* Whether the value n is the same number in base e and in base 2, as the
+ * running max's start must be: tl.zeros(...), tl.full(shape, -inf or 0),
+ * -inf, 0, or zeros minus inf. */
+static bool d16_neutral(const ta_model *m, TSNode n, int depth)
+{
+	n = ta_node_unparen(n);
+	if (depth > 4 || ts_node_is_null(n))
+		return false;
+	if (ta_node_is(n, "integer") || ta_node_is(n, "float"))
+		return ta_node_text_eq(m->src, n, "0") || ta_node_text_eq(m->src, n, "0.0");
+	if (d16_minus_inf(m, n))
+		return true;
+	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), "-")) {
+		char *r = ta_node_text(m->src, ta_node_unparen(ta_node_field(n, "right")));
+		bool inf = r && (!strcmp(r, "float(\"inf\")") || !strcmp(r, "float('inf')") || !strcmp(r, "math.inf"));
+		free(r);
+		return inf && d16_neutral(m, ta_node_field(n, "left"), depth + 1);
+	}
+	if (!ta_node_is(n, "call"))
+		return false;
+	char *fn = ta_model_canonical(m, ta_node_field(n, "function"));
+	bool zeros = fn && ta_name_is(fn, "triton.language.zeros");
+	bool full = fn && ta_name_is(fn, "triton.language.full");
+	free(fn);
+	if (zeros)
+		return true;
+	if (!full)
+		return false;
+	TSNode v = ta_edits_call_arg(m, n, 1, "value");
+	return !ts_node_is_null(v) && d16_neutral(m, v, depth + 1);
+}
+
+/* The running max read after the loop (a log-sum-exp kept for a backward
+ * pass) is in base 2 once the loop uses exp2: each such read becomes
+ * `(m_i * ln 2)`, the max in base e again, so what the kernel stores or
+ * computes from it keeps its meaning. Refused when the name is bound again
+ * after the loop (a read of it then might be either), when the new max is
+ * read after the loop, or when the max enters the loop with a value that
+ * is not the same in both bases (anything but -inf or 0). */
+static int d16_readers(const ta_model *m, const ta_kernel *k, const d16_match *x, ta_edit *out, char **why)
 {
 	uint32_t end = x->loop->span.end;
-	for (size_t at = ta_edits_next_word(m, end, x->m_i); at != SIZE_MAX && at < k->span.end;
-	     at = ta_edits_next_word(m, at + 1, x->m_i))
-		return (uint32_t)ta_source_line_of(m->src, at);
+	TSNode loop = ta_edits_node(m, x->loop->span);
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, k->node, x->m_i, &d);
+	for (size_t i = 0; i < d.n; i++)
+		if (ts_node_start_byte(d.v[i]) >= end)
+			return ta_edits_refuse(why, "line %u: %s is bound again after the loop: which reads hold the max "
+					       "in base 2 cannot be told", ts_node_start_point(d.v[i]).row + 1, x->m_i);
+	size_t at = ta_edits_next_word(m, end, x->m_new);
+	if (at != SIZE_MAX && at < k->span.end)
+		return ta_edits_refuse(why, "line %u: %s is read after the loop", (unsigned)ta_source_line_of(m->src, at),
+				       x->m_new);
+	/* the max the loop starts from: -inf (or 0) is itself in either base */
+	TSNode init = { 0 };
+	for (size_t i = 0; i < d.n; i++)
+		if (ts_node_end_byte(d.v[i]) <= ts_node_start_byte(loop))
+			init = d.v[i];
+	if (!ta_node_is(init, "assignment") || !d16_neutral(m, ta_node_field(init, "right"), 0))
+		return ta_edits_refuse(why, "line %u: %s enters the loop with a value that is not -inf or 0: "
+				       "with exp2 the loop would read it in base 2", x->loop->span.line,
+				       x->m_i);
+	TSNode root = ta_syntax_root(m->syn);
+	size_t len = strlen(x->m_i);
+	for (at = ta_edits_next_word(m, end, x->m_i); at != SIZE_MAX && at < k->span.end;
+	     at = ta_edits_next_word(m, at + 1, x->m_i)) {
+		TSNode id = ta_node_named_at(root, (uint32_t)at, (uint32_t)(at + len));
+		if (!ta_node_is(id, "identifier") || ts_node_start_byte(id) != at)
+			continue;
+		char *rep = ta_xasprintf("(%s * %s)", x->m_i, D16_LN2);
+		ta_edit_replace(out, (uint32_t)at, (uint32_t)(at + len), rep);
+		free(rep);
+	}
 	return 0;
 }
 
@@ -179,10 +294,8 @@ static int d16_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_ed
 	if (op->loop < 0 || !d16_find(m, k, op->loop, &x) || x.p_exp != op)
 		return ta_edits_none(why, "no online softmax exp on line %u", op->span.line);
 	int rc = d16_logits(m, k, &x, why);
-	uint32_t after = rc == 0 ? d16_read_after(m, k, &x) : 0;
-	if (rc == 0 && after)
-		rc = ta_edits_refuse(why, "line %u: %s is read after the loop: with exp2 it holds the max in base 2, "
-				     "which a log-sum-exp there would misread", after, x.m_i);
+	if (rc == 0)
+		rc = d16_readers(m, k, &x, out, why);
 	char *tlm = rc == 0 ? ta_edits_module(m, "triton.language") : NULL;
 	if (rc == 0 && !tlm)
 		rc = ta_edits_refuse(why, "the file does not import triton.language");
