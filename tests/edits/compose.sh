@@ -3,7 +3,8 @@
 # each apply to a file, over the examples and the fixtures, still applies
 # after the other, or refuses with a reason tests/edits/compose.allow
 # lists and justifies (tests/edits/compose.py does the work). The naive
-# kernels of issue 16 (tests/gpu/kernels/naive_*.py) are walked too. TAP.
+# kernels of issue 16 (tests/gpu/kernels/naive_*.py) and the population of
+# issue 27 (pop_*.py, written by people who never read this code) too. TAP.
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TILEADVISE:=./src/tileadvise}"
@@ -12,4 +13,4 @@ PYTHON=${PYTHON3:-python3}
 s="$TA_SRCDIR"
 exec "$PYTHON" "$s/tests/edits/compose.py" "$TILEADVISE" "$s/tests/edits/compose.allow" \
 	"$s"/examples/*/*.py "$s"/tests/fixtures/edits/*.before.py "$s"/tests/fixtures/rules/*.py \
-	"$s"/tests/fixtures/tui/*.py "$s"/tests/gpu/kernels/naive_*.py
+	"$s"/tests/fixtures/tui/*.py "$s"/tests/gpu/kernels/naive_*.py "$s"/tests/gpu/kernels/pop_*.py

@@ -29,8 +29,23 @@ def load(path, name):
     return mod
 
 
-def references(kernel):
-    """name -> function of the module's inputs: what a step is compared with."""
+def _sdpa_fwd_bwd(q, k, v, do, s):
+    qq, kk, vv = (t.detach().requires_grad_(True) for t in (q, k, v))
+    o = torch.nn.functional.scaled_dot_product_attention(qq, kk, vv, scale=s)
+    dq, dk, dv = torch.autograd.grad(o, (qq, kk, vv), do)
+    return o.detach(), dq, dk, dv
+
+
+def _sdpa_decode(q, k, v, seq_lens, s):
+    valid = torch.arange(k.shape[2], device=q.device)[None, :] < seq_lens.long()[:, None]
+    o = torch.nn.functional.scaled_dot_product_attention(q[:, :, None, :], k, v, attn_mask=valid[:, None, None, :],
+                                                         scale=s, enable_gqa=True)
+    return o[:, :, 0, :]
+
+
+def references(kernel, mod=None):
+    """name -> function of the module's inputs: what a step is compared with
+    (the first is the one the table's ratios read)."""
     if kernel == "naive_fmha":
         import ref_fmha
         return {"tutorial-06-style": ref_fmha.attention,
@@ -39,11 +54,28 @@ def references(kernel):
         return {"cuBLAS": torch.matmul}
     if kernel == "naive_bmm":
         return {"cuBLAS": lambda a, b: torch.bmm(a, b.transpose(1, 2))}
+    # the population (tests/gpu/kernels/tasks/): PyTorch's fast paths where
+    # the kernel's own reference computes in fp32 for checking
+    if kernel == "pop_causal_fmha":
+        return {"sdpa": lambda q, k, v, s: torch.nn.functional.scaled_dot_product_attention(
+            q, k, v, is_causal=True, scale=s)}
+    if kernel == "pop_fmha_fwd_bwd":
+        return {"sdpa fwd+bwd": _sdpa_fwd_bwd}
+    if kernel == "pop_gqa_decode":
+        return {"sdpa": _sdpa_decode}
+    if mod is not None and hasattr(mod, "reference"):
+        return {"torch": mod.reference}
     return {}
 
 
 def differs(x, x0):
-    """Largest difference from the original's output, and whether it is within fp16 tolerance."""
+    """Largest difference from the original's output, and whether it is within fp16 tolerance
+    (a tuple of outputs: each one)."""
+    if isinstance(x0, (tuple, list)):
+        if not isinstance(x, (tuple, list)) or len(x) != len(x0):
+            return float("inf"), False
+        r = [differs(a, b) for a, b in zip(x, x0)]
+        return max(d for d, _ in r), all(ok for _, ok in r)
     if x.shape != x0.shape:
         return float("inf"), False
     d = (x.float() - x0.float()).abs().max().item()
@@ -66,7 +98,7 @@ def warm(walk, kernel, fname):
         except Exception as e:  # noqa: BLE001 - the measurement reports it
             print(f"warm {kernel}/{fname} {size}: {e!r}"[:300], flush=True)
     if fname == "v0.py":
-        for rf in references(kernel).values():
+        for rf in references(kernel, v0).values():
             for size in v0.BENCH_SIZES:
                 try:
                     rf(*v0.make_inputs(*size))
@@ -99,7 +131,7 @@ def main():
             base[tuple(size)] = getattr(v0, entry)(*args)
         torch.cuda.synchronize()
         md.write(f"\n### {kernel} ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})\n\n")
-        refs = references(kernel)
+        refs = references(kernel, v0)
         ref_ms = {}
         for size in v0.BENCH_SIZES:
             args = v0.make_inputs(*size)

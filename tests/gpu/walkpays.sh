@@ -16,7 +16,7 @@ set -u
 OUTDIR=${1:?usage: walkpays.sh OUTDIR [KERNEL...]}
 shift
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-names=${*:-naive_fmha naive_matmul naive_bmm}
+names=${*:-$(cd "$ROOT/tests/gpu/kernels" && ls naive_*.py pop_*.py | sed "s/\.py$//")}
 WALK=${WALKPAYS_WALK:-$OUTDIR/walk}
 mkdir -p "$OUTDIR"
 if [ -z "${WALKPAYS_WALK:-}" ]; then
