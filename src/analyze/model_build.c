@@ -31,7 +31,7 @@ typedef struct builder {
 	const ta_source *src;
 	var_def *vars;            /* every `name = value` of the file */
 	size_t var_count, var_cap;
-	size_t *by_owner;         /* var indexes grouped by owner, document order kept */
+	size_t *by_owner;         /* var indexes by owner, then name, document order kept */
 	size_t *owner_start;      /* owner o's vars: by_owner[owner_start[o+1] .. owner_start[o+2]) */
 	size_t kernel_cap, launch_cap, host_cap, import_cap, function_cap;
 	int *fn_host;             /* function index -> host index or -1 */
@@ -235,11 +235,30 @@ static int find_function(const ta_model *m, const char *name)
 	return -1;
 }
 
-/* Calls fn(v, ctx) for every assignment owned by owner (-1 = module level),
- * in document order. */
-#define FOR_OWNER_VARS(b, owner, v) \
-	for (size_t _i = (b)->owner_start[(owner) + 1]; \
-	     _i < (b)->owner_start[(owner) + 2] && ((v) = &(b)->vars[(b)->by_owner[_i]], 1); _i++)
+/* The assignments of name owned by owner (-1 = module level): by_owner[*end
+ * - n .. *end), found by a binary search (a function of 10,000 statements
+ * asks for each name it reads). Returns the first. */
+static size_t owner_name_first(const builder *b, int owner, const char *name, size_t *end)
+{
+	size_t lo = b->owner_start[owner + 1], hi = b->owner_start[owner + 2];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(b->vars[b->by_owner[mid]].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t e = lo;
+	while (e < b->owner_start[owner + 2] && !strcmp(b->vars[b->by_owner[e]].name, name))
+		e++;
+	*end = e;
+	return lo;
+}
+
+/* Every assignment of name owned by owner, in document order. */
+#define FOR_OWNER_NAME(b, owner, name, v) \
+	for (size_t _end, _i = owner_name_first((b), (owner), (name), &_end); \
+	     _i < _end && ((v) = &(b)->vars[(b)->by_owner[_i]], 1); _i++)
 
 /* The value last assigned to name in the given owner (function index or -1),
  * at or before offset `before`; falls back to module level. */
@@ -247,13 +266,12 @@ static TSNode lookup_var(const builder *b, const char *name, int owner, uint32_t
 {
 	const var_def *v;
 	TSNode found = null_node;
-	FOR_OWNER_VARS(b, owner, v)
-		if (!strcmp(v->name, name) && ts_node_start_byte(v->value) <= before)
+	FOR_OWNER_NAME(b, owner, name, v)
+		if (ts_node_start_byte(v->value) <= before)
 			found = v->value;
 	if (ts_node_is_null(found) && owner != -1)
-		FOR_OWNER_VARS(b, -1, v)
-			if (!strcmp(v->name, name))
-				found = v->value;
+		FOR_OWNER_NAME(b, -1, name, v)
+			found = v->value;
 	return found;
 }
 
@@ -550,6 +568,14 @@ static void read_names(builder *b, const ta_flat *f)
 		m->compare_nodes[i].function = function_at(m, ts_node_start_byte(m->compare_nodes[i].node));
 }
 
+static int by_name(const void *x, const void *y, void *vars)
+{
+	const var_def *v = vars;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	int c = strcmp(v[i].name, v[j].name);
+	return c ? c : (i > j) - (i < j);
+}
+
 static void read_assignments(builder *b)
 {
 	for (size_t i = 0; i < b->var_count; i++)
@@ -567,6 +593,13 @@ static void read_assignments(builder *b)
 	for (size_t i = 0; i < b->var_count; i++)
 		b->by_owner[fill[b->vars[i].owner + 1]++] = i;
 	free(fill);
+	/* Then by name within each owner (document order kept among one
+	 * name's): a lookup is a binary search, not a pass over the owner's. */
+	for (size_t o = 0; o < owners; o++) {
+		size_t lo = b->owner_start[o], n = b->owner_start[o + 1] - lo;   /* owner o - 1 */
+		if (n > 1)
+			qsort_r(b->by_owner + lo, n, sizeof *b->by_owner, by_name, b->vars);
+	}
 }
 
 /* ---- autotune configs ------------------------------------------------------ */
@@ -2026,15 +2059,12 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 	 * an if than the read: `if IS_2D: offs = r[:, None] * s + c[None, :]
 	 * else: offs = r` gives the read in the else a 1D pointer. */
 	const var_def *v;
-	size_t defs = 0;
-	FOR_OWNER_VARS(b, owner, v)
-		defs += v->name[0] == name[0] && !strcmp(v->name, name);
+	size_t end, first = owner_name_first(b, owner, name, &end), defs = end - first;
 	if (defs > 1)
 		out->branchy = true;
 	TSNode root = ts_tree_root_node(b->m->syn->tree);
-	FOR_OWNER_VARS(b, owner, v)
-		if (v->name[0] == name[0] && !strcmp(v->name, name) &&
-		    !(defs > 1 && other_arm(root, ts_node_start_byte(v->value), before)))
+	FOR_OWNER_NAME(b, owner, name, v)
+		if (!(defs > 1 && other_arm(root, ts_node_start_byte(v->value), before)))
 			shape_of(b, k, v->value, ts_node_start_byte(v->value), depth + 1, seen, nseen, out);
 }
 

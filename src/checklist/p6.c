@@ -39,6 +39,35 @@ static bool loaded_whole(const ta_model *m, const ta_op *load, const ta_assign *
 	return ts_node_start_byte(rhs) == a->rhs.start && ts_node_end_byte(rhs) == a->rhs.end;
 }
 
+/* The kernel's scalar loads by where they start (then by index). */
+static int by_start(const void *x, const void *y, void *ops)
+{
+	const ta_op *o = ops;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	if (o[i].span.start != o[j].span.start)
+		return o[i].span.start < o[j].span.start ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+/* The first scalar load (by index) inside s: a binary search among the
+ * loads sorted by start, then those starting inside s (a kernel of 10,000
+ * assignments asked each of its ops for each). */
+static const ta_op *scalar_load_in(const ta_kernel *k, const size_t *loads, size_t n, ta_span s)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->ops[loads[mid]].span.start < s.start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const ta_op *best = NULL;
+	for (size_t i = lo; i < n && k->ops[loads[i]].span.start <= s.end; i++)
+		if (k->ops[loads[i]].span.end <= s.end && (!best || &k->ops[loads[i]] < best))
+			best = &k->ops[loads[i]];
+	return best;
+}
 
 ta_status ta_detect_p6(ta_rule_ctx *c)
 {
@@ -46,17 +75,16 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	bool any = false, found = false;
+	size_t *loads = ta_xmalloc((k->op_count ? k->op_count : 1) * sizeof *loads), n_loads = 0;
+	for (size_t j = 0; j < k->op_count; j++)
+		if (k->ops[j].kind == TA_OP_LOAD && k->ops[j].ptr_shape == TA_PTR_SCALAR)
+			loads[n_loads++] = j;
+	qsort_r(loads, n_loads, sizeof *loads, by_start, k->ops);
 	for (size_t i = 0; i < n; i++) {
 		const ta_assign *a = &as[i];
 		if (a->augmented)
 			continue;
-		const ta_op *load = NULL;
-		for (size_t j = 0; j < k->op_count && !load; j++) {
-			const ta_op *op = &k->ops[j];
-			if (op->kind == TA_OP_LOAD && op->ptr_shape == TA_PTR_SCALAR &&
-			    op->span.start >= a->rhs.start && op->span.end <= a->rhs.end)
-				load = op;
-		}
+		const ta_op *load = scalar_load_in(k, loads, n_loads, a->rhs);
 		/* The value itself is what was loaded (through .to() and the like,
 		 * as the rewrite requires): `p = tl.load(t + i) + off * dim` is not,
 		 * and an assumption on p would not follow from one on the table. */
@@ -86,6 +114,7 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 		free(cond);
 		found = true;
 	}
+	free(loads);
 	if (found)
 		return TA_STATUS_APPLIES;
 	return any ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
