@@ -402,6 +402,7 @@ typedef struct p3_ctx {
 	const ta_op *trans;
 	ta_edit *out;
 	size_t loads;             /* loads being swapped: 1, or 2 in an if and its else */
+	TSNode calls[2];          /* those loads' calls */
 	TSNode swapped[4];        /* named definitions rewritten already */
 	size_t n_swapped;
 } p3_ctx;
@@ -433,8 +434,13 @@ static int p3_named(p3_ctx *c, TSNode id, const char *what, char **why)
 				    name, c->k->name);
 		goto done;
 	}
-	/* Every use: its bindings plus the loads being swapped. */
-	if (ta_edits_ident_count(m, c->k->node, name) != d.n + (c->loads ? c->loads : 1)) {
+	/* Every use: its bindings plus its reads in the loads being swapped
+	 * (`mask=kv_mask` in one branch's load of v need not be all: the
+	 * else's load of k may read it too, and keeps the untransposed tile) */
+	size_t in_loads = 0;
+	for (size_t i = 0; i < c->loads && i < 2; i++)
+		in_loads += ts_node_is_null(c->calls[i]) ? 1 : ta_edits_ident_count(m, c->calls[i], name);
+	if (ta_edits_ident_count(m, c->k->node, name) != d.n + in_loads) {
 		*why = ta_xasprintf("line %u: the %s %s is used by other code too, which still wants the "
 				    "untransposed tile", c->trans->span.line, what, name);
 		goto done;
@@ -462,6 +468,42 @@ done:
 	return r;
 }
 
+/* One argument of the load: a name's definition is rewritten (p3_named), a
+ * conditional `A if EVEN_N else B` (P2's form) arm by arm, so that a name in
+ * either arm is followed too (one left untransposed would not compile), and
+ * any other expression has its broadcasts swapped in place. */
+static int p3_arg(p3_ctx *c, TSNode v, bool named_ok, const char *what, bool inline_load, char **why)
+{
+	const ta_model *m = c->m;
+	TSNode u = ta_node_unparen(v);
+	if (ta_node_is(u, "identifier") && named_ok)
+		return p3_named(c, u, what, why);
+	if (ta_node_is(u, "conditional_expression") && ta_node_named_count(u) == 3) {
+		int a = p3_arg(c, ta_node_named_child(u, 0), named_ok, what, inline_load, why);
+		if (a < 0)
+			return -1;
+		if (ta_edits_bcast_mask(m, ta_node_named_child(u, 1)) != 0) {
+			*why = ta_xasprintf("line %zu: the load's %s tests a tile: not the x[:, None] / x[None, :] form",
+					    ta_node_line(v), what);
+			return -1;
+		}
+		int b = p3_arg(c, ta_node_named_child(u, 2), named_ok, what, inline_load, why);
+		return b < 0 ? -1 : a | b;
+	}
+	int bits = ta_edits_bcast_mask(m, v);
+	if (bits & 4) {
+		*why = ta_xasprintf("line %zu: the load's arguments reshape or transpose: not the "
+				    "x[:, None] / x[None, :] form", ta_node_line(v));
+		return -1;
+	}
+	if (bits && !inline_load) {
+		char *t = swapped(m, v);
+		ta_edit_replace(c->out, ts_node_start_byte(v), ts_node_end_byte(v), t);
+		free(t);
+	}
+	return bits;
+}
+
 /* Swaps the load's pointer tile, mask and other; inline: the load's own
  * text is returned (caller frees) to replace the transpose with. */
 static int p3_load(p3_ctx *c, TSNode call, bool inline_load, char **inline_text, char **why)
@@ -480,24 +522,9 @@ static int p3_load(p3_ctx *c, TSNode call, bool inline_load, char **inline_text,
 		bool mask = kw ? ta_node_text_eq(m->src, ta_node_field(a, "name"), "mask") : pos == 1;
 		if (!kw)
 			pos++;
-		int bits;
-		if (ta_node_is(v, "identifier") && (ptr || mask)) {
-			bits = p3_named(c, v, ptr ? "pointer tile" : "mask", why);
-			if (bits < 0)
-				return -1;
-		} else {
-			bits = ta_edits_bcast_mask(m, v);
-			if (bits & 4) {
-				*why = ta_xasprintf("line %zu: the load's arguments reshape or transpose: not the "
-						    "x[:, None] / x[None, :] form", ta_node_line(v));
-				return -1;
-			}
-			if (bits && !inline_load) {
-				char *t = swapped(m, v);
-				ta_edit_replace(c->out, ts_node_start_byte(v), ts_node_end_byte(v), t);
-				free(t);
-			}
-		}
+		int bits = p3_arg(c, v, ptr || mask, ptr ? "pointer tile" : "mask", inline_load, why);
+		if (bits < 0)
+			return -1;
 		if (ptr)
 			ptr_bits = bits;
 	}
@@ -604,6 +631,8 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 				free(name);
 				return r;
 			}
+			for (size_t i = 0; i < 2; i++)
+				c.calls[i] = ta_edits_node(m, both[i]->span);
 			for (size_t i = 0; i < 2; i++) {
 				if (both[i]->ptr_shape != TA_PTR_2D || both[i]->ptr_rank != 2 || both[i]->gather) {
 					int r = ta_edits_refuse(why, "line %u: %s is not loaded through a plain 2D "
@@ -643,7 +672,8 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 		return r;
 	}
 	char *text = NULL;
-	if (p3_load(&c, ta_edits_node(m, ld->span), inline_load, &text, why) != 0) {
+	c.calls[0] = ta_edits_node(m, ld->span);
+	if (p3_load(&c, c.calls[0], inline_load, &text, why) != 0) {
 		free(name);
 		return -1;
 	}

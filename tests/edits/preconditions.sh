@@ -51,6 +51,7 @@
 #    values (issue 27) pre p1_grid_count_used, p1_grid_rebound / p1_grid_local, p1_grid_positional,
 #                      p1_grid_renamed, p1_grid_hand_cdiv
 #    S1 named bound    pre s1_adv_named_other / s1_adv_named_bound, s1_adv_named_steps
+#    P3 named masks    pre p3_branch_shared / p3_cond_mask
 #    named masks       safety p2_named_mask, p2_named_rebound
 #    --diff refusals   pre p1_two_kernels, p1_launcher:30; tests/rules/agree.sh (every refused finding)
 #    S6 float32 data   golden s6_fp32 (the flag tests the dtype); pre s6_no_load, s6_view_arg, s6_optional,

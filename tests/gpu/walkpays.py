@@ -165,14 +165,9 @@ def main():
             try:
                 mod = load(path, f"{kernel}_{fname[:-3]}")
                 fn = getattr(mod, entry)
-                for size in v0.CHECK_SIZES:
-                    args = v0.make_inputs(*size)
-                    d, ok = differs(fn(*args), base[tuple(size)])
-                    checks_ok &= ok
-                    if not ok:
-                        notes.append(f"differs at {list(size)} by {d:.3g}")
-                for size in contract:
-                    # the original accepts these; a host contract may refuse them with its assert
+                for size in v0.CHECK_SIZES + contract:
+                    # the original accepts these; a host contract an edit
+                    # wrote may refuse some with its assert: listed, not a crash
                     args = v0.make_inputs(*size)
                     try:
                         d, ok = differs(fn(*args), base[tuple(size)])
