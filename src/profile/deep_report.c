@@ -1,6 +1,7 @@
 /* Text and JSON forms of the --deep view. */
 #include "config.h"
 #include "profile/deep_report.h"
+#include "util/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -68,10 +69,10 @@ static void text_lines(ta_buf *b, const ta_deep_kernel *k, const char *file, siz
 {
 	double all = (double)k->samples;
 	ta_buf_printf(b, "  stall samples: %llu (%.0f%% on lines of %s", (unsigned long long)k->samples,
-		      100.0 * (double)k->on_lines / all, base_name(file));
+		      100.0 * (double)k->on_lines / all, ta_text_name(base_name(file)));
 	if (k->elsewhere * 200 >= k->samples)
 		ta_buf_printf(b, ", %.0f%% in %s and other files", 100.0 * (double)k->elsewhere / all,
-			      base_name(k->elsewhere_file));
+			      ta_text_name(base_name(k->elsewhere_file)));
 	if (k->unattributed * 200 >= k->samples)
 		ta_buf_printf(b, ", %.0f%% without line information", 100.0 * (double)k->unattributed / all);
 	ta_buf_puts(b, ")\n");
@@ -83,7 +84,7 @@ static void text_lines(ta_buf *b, const ta_deep_kernel *k, const char *file, siz
 		const ta_hot_line *h = order[i];
 		ta_buf_printf(b, "    line %4u %5.1f%%", h->line, 100.0 * (double)h->samples / all);
 		for (size_t r = 0; r < TA_HOT_REASONS && h->reason[r]; r++)
-			ta_buf_printf(b, "%s %s %.0f%%%s%s%s", r ? "," : " ", h->reason[r],
+			ta_buf_printf(b, "%s %s %.0f%%%s%s%s", r ? "," : " ", ta_text_name(h->reason[r]),
 				      100.0 * (double)h->reason_samples[r] / (double)h->samples,
 				      r == 0 ? " (" : "", r == 0 ? ta_stall_words(h->reason[r]) : "",
 				      r == 0 ? ")" : "");
@@ -101,7 +102,7 @@ void ta_deep_text(ta_buf *b, const ta_deep *d, const char *file, size_t max_line
 		const ta_deep_kernel *k = &d->kernels[i];
 		if (!k->has_sol && k->samples == 0)
 			continue;
-		ta_buf_printf(b, "deep %s\n", k->name);
+		ta_buf_printf(b, "deep %s\n", ta_text_name(k->name));
 		if (k->has_sol)
 			text_sol(b, &k->sol);
 		if (k->samples)

@@ -6,6 +6,7 @@
 #include "util/buf.h"
 #include "util/fsutil.h"
 #include "util/json.h"
+#include "util/text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +114,7 @@ static void text_autotune(ta_buf *b, const ta_autotune_table *t)
 	if (t->tunings > 1)
 		ta_buf_printf(b, " for %zu keys", t->tunings);
 	if (t->key)
-		ta_buf_printf(b, ", key %s", t->key);
+		ta_buf_printf(b, ", key %s", ta_text_name(t->key));
 	if (t->seconds >= 0)
 		ta_buf_printf(b, ", tuning took %.2f s", t->seconds);
 	ta_buf_puts(b, t->tunings ? " (Triton's report)\n" : " (no report from Triton: chosen = steady state)\n");
@@ -129,7 +130,7 @@ static void text_autotune(ta_buf *b, const ta_autotune_table *t)
 		char *cfg = r->config ? ta_autotune_short_config(r->config) : ta_xstrdup("-");
 		ta_buf_printf(b, "  %s %8zu  %9s  %-10s  %5d  %4u  %6d  %-19s  %s\n", r->chosen ? "*" : " ",
 			      r->launches, med, grid, r->block[0] * r->block[1] * r->block[2], r->regs,
-			      r->smem_static + r->smem_dynamic, occ, cfg);
+			      r->smem_static + r->smem_dynamic, occ, ta_text_name(cfg));
 		free(cfg);
 	}
 }
@@ -137,7 +138,7 @@ static void text_autotune(ta_buf *b, const ta_autotune_table *t)
 static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_info *gpu)
 {
 	if (gpu)
-		ta_buf_printf(b, "GPU: %s (sm_%d%d, %d SMs, %.0f GB/s peak DRAM, %d MiB L2)\n", gpu->name,
+		ta_buf_printf(b, "GPU: %s (sm_%d%d, %d SMs, %.0f GB/s peak DRAM, %d MiB L2)\n", ta_text_name(gpu->name),
 			      gpu->cc_major, gpu->cc_minor, gpu->sm_count, gpu->peak_dram_gbs,
 			      gpu->l2_bytes / (1024 * 1024));
 	if (m->n_kernels == 0)
@@ -148,7 +149,7 @@ static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_in
 				       : "no launches of the file's kernels were recorded\n");
 	for (size_t i = 0; i < m->n_kernels; i++) {
 		const ta_kernel_measure *k = &m->kernels[i];
-		ta_buf_printf(b, "%s: %zu launches", k->name, k->launches);
+		ta_buf_printf(b, "%s: %zu launches", ta_text_name(k->name), k->launches);
 		if (k->autotune_launches || k->warmup_launches)
 			ta_buf_printf(b, " (%zu autotuning and %zu warm-up set apart)", k->autotune_launches,
 				      k->warmup_launches);
@@ -171,7 +172,9 @@ static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_in
 			      m->n_others);
 		for (size_t i = 0; i < m->n_others && i < 3; i++) {
 			char *name = display_name(m->others[i].name);
-			ta_buf_printf(b, "%s %s (%zu, %.1f us)", i ? "," : ";", name, m->others[i].launches,
+			/* a record's name is any text: a line break of it would be a
+			 * line of ours ("::error ..." to a CI log) */
+			ta_buf_printf(b, "%s %s (%zu, %.1f us)", i ? "," : ";", ta_text_name(name), m->others[i].launches,
 				      m->others[i].total_ns / 1e3);
 			free(name);
 		}
@@ -378,7 +381,7 @@ void ta_measure_compare_text(const ta_measurement *base, const ta_measurement *m
 	size_t n = ta_measure_compare(base, m, &cs);
 	for (size_t i = 0; i < n; i++) {
 		if (!cs[i].in_before || !cs[i].in_after) {
-			fprintf(out, "vs baseline: %s only in the %s\n", cs[i].name,
+			fprintf(out, "vs baseline: %s only in the %s\n", ta_text_name(cs[i].name),
 				cs[i].in_after ? "run" : "baseline");
 			continue;
 		}
@@ -386,7 +389,7 @@ void ta_measure_compare_text(const ta_measurement *base, const ta_measurement *m
 		if (cs[i].by_phase && cs[i].cmp.phases > 1)
 			snprintf(how, sizeof how, " (%zu phases compared in order)", cs[i].cmp.phases);
 		fprintf(out, "vs baseline: %s %.1f us -> %.1f us, ratio %.3f [%.3f, %.3f]: %s%s\n",
-			cs[i].name, cs[i].before_median_ns / 1e3, cs[i].after_median_ns / 1e3,
+			ta_text_name(cs[i].name), cs[i].before_median_ns / 1e3, cs[i].after_median_ns / 1e3,
 			cs[i].cmp.ratio, cs[i].cmp.lo, cs[i].cmp.hi,
 			ta_verdict_name(cs[i].cmp.verdict), how);
 	}

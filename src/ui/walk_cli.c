@@ -180,7 +180,8 @@ static void progress(sink *k, const ta_walk_event *ev)
 		for (size_t i = 0; i < s->runs[ev->run_after].n_kernels; i++) {
 			const ta_kernel_figures *f = &s->runs[ev->run_after].kernels[i];
 			us(b, sizeof b, f->calls ? f->per_call_ns : f->summary.median);
-			fprintf(stderr, "tileadvise: first run: %s %s%s\n", f->name, b, f->calls ? " per call" : "");
+			fprintf(stderr, "tileadvise: first run: %s %s%s\n", ta_text_name(f->name), b,
+				f->calls ? " per call" : "");
 		}
 		break;
 	case TA_WALK_STEP:
@@ -190,7 +191,7 @@ static void progress(sink *k, const ta_walk_event *ev)
 		us(b, sizeof b, ev->change->before_ns);
 		us(a, sizeof a, ev->change->after_ns);
 		fprintf(stderr, "tileadvise: %s: %s %s -> %s, %.3f [%.3f, %.3f] %s\n", ev->id ? ev->id : "whole walk",
-			ev->kernel, b, a, ev->change->cmp.ratio, ev->change->cmp.lo, ev->change->cmp.hi,
+			ta_text_name(ev->kernel), b, a, ev->change->cmp.ratio, ev->change->cmp.lo, ev->change->cmp.hi,
 			verdict_text(ev->change));
 		break;
 	case TA_WALK_TEST:

@@ -29,7 +29,7 @@ raw() {
 		LC_ALL=C grep -q "$(printf '\342\201[\246-\251]')" "$1"
 }
 
-plan 37
+plan 38
 
 # ---- a file name that is not UTF-8 ---------------------------------------------
 d="$tmp/latin1"
@@ -259,4 +259,18 @@ EOS
 ta --profile --records "$tmp/smem.jsonl" --gpu h200 "$kernel"
 grep -q "skipped 3 malformed" "$tmp/err" && grep -q "smem 4096+0 B" "$tmp/out" && ! grep -q "smem -" "$tmp/out"
 result $? "shared memory out of [0, 1 MiB] in a record: the line is malformed where it is decoded" "$(why)"
+"$py" - "$tmp/nl.jsonl" <<'EOS'
+import json, sys
+lines = [{"type": "hello", "v": 1, "pid": 7, "cupti": 130001}]
+for i in range(4):
+    lines.append({"type": "kernel", "pid": 7, "name": "copy_kernel\n::error file=x.py,line=1::PWNED",
+                  "start": 1000 + i * 10000, "end": 6000 + i * 10000, "grid": [16, 1, 1], "block": [128, 1, 1],
+                  "regs": 32, "smem_static": 0, "smem_dynamic": 0, "local": 0, "device": 0, "stream": 7,
+                  "corr": i + 1, "graph": 0, "graph_node": 0})
+lines.append({"type": "bye", "pid": 7, "written": 5, "dropped": 0, "lost": 0})
+open(sys.argv[1], "w").write("".join(json.dumps(l) + "\n" for l in lines))
+EOS
+ta --profile --records "$tmp/nl.jsonl" --gpu h200 "$kernel"
+[ "$rc" = 0 ] && ! grep -q '^::' "$tmp/out" "$tmp/err" && grep -q 'copy_kernel?::error' "$tmp/out"
+result $? "a record's kernel name with a line break: --profile writes no line of its own" "$(why)"
 finish
