@@ -58,7 +58,7 @@ bool ta_advisor_next_event(ta_advisor *a, ta_advisor_event *ev)
 
 void adv_rebuild_walk(ta_advisor *a)
 {
-	if (!a->an)
+	if (!a->an || a->opt.measuring)
 		return;
 	ta_session *s = a->sess;
 	int r = ta_session_run_of(s, s->current);
@@ -174,7 +174,7 @@ bool ta_advisor_watch(ta_advisor *a)
 
 int ta_advisor_save(ta_advisor *a, const char *kernel, const char *step, char **err)
 {
-	if (a->read_only || !a->sess)
+	if (a->read_only || !a->sess || a->opt.measuring)
 		return 0;
 	ta_session *s = a->sess;
 	free(s->pos_kernel);
@@ -212,7 +212,7 @@ static int open_replay(ta_advisor *a, char **err)
 	return 0;
 }
 
-static int find_device(ta_advisor *a, char **err)
+int adv_find_device(ta_advisor *a, char **err)
 {
 	ta_device d;
 	ta_device_request r = { .preset = a->opt.gpu_preset,
@@ -412,17 +412,9 @@ static void note_software(ta_advisor *a)
 	a->sess->env.software = ta_xstrdup(sw);
 }
 
-static int open_file(ta_advisor *a, char **err)
+void adv_take_commands(ta_advisor *a)
 {
-	a->path = ta_xstrdup(a->opt.file);
-	if (ta_analysis_open(a->path, &a->an, err) != 0)
-		return -1;
-	remember_stat(a);
-	a->session_path = a->opt.session_path ? ta_xstrdup(a->opt.session_path) : ta_session_path_for(a->path);
-	if (open_session(a, err) != 0)
-		return -1;
 	ta_session *s = a->sess;
-	hold_stored_commands(a);
 	if (a->opt.command) {
 		free_argv(s->command);
 		size_t n = 0;
@@ -436,7 +428,20 @@ static int open_file(ta_advisor *a, char **err)
 		free(s->test_command);
 		s->test_command = ta_xstrdup(a->opt.test_command);
 	}
-	if (open_scope(a, err) != 0 || find_device(a, err) != 0 || open_baseline(a, err) != 0)
+}
+
+static int open_file(ta_advisor *a, char **err)
+{
+	a->path = ta_xstrdup(a->opt.file);
+	if (ta_analysis_open(a->path, &a->an, err) != 0)
+		return -1;
+	remember_stat(a);
+	a->session_path = a->opt.session_path ? ta_xstrdup(a->opt.session_path) : ta_session_path_for(a->path);
+	if (open_session(a, err) != 0)
+		return -1;
+	hold_stored_commands(a);
+	adv_take_commands(a);
+	if (open_scope(a, err) != 0 || adv_find_device(a, err) != 0 || open_baseline(a, err) != 0)
 		return -1;
 	if (a->opt.recording)
 		note_recording(a);
@@ -453,7 +458,8 @@ int ta_advisor_open(const ta_advisor_options *o, ta_advisor **out, char **err)
 	a->deep_run = -1;
 	*out = NULL;
 	a->cat = ta_catalog_load(NULL, err);
-	int rc = !a->cat ? -1 : o->replay ? open_replay(a, err) : open_file(a, err);
+	int rc = !a->cat ? -1 : o->replay ? open_replay(a, err) : o->measuring ? adv_open_measuring(a, err)
+										 : open_file(a, err);
 	if (rc != 0) {
 		ta_advisor_free(a);
 		return -1;
@@ -467,6 +473,7 @@ void ta_advisor_free(ta_advisor *a)
 	if (!a)
 		return;
 	adv_runs_free(a);
+	adv_measure_free(a);
 	ta_session_free(a->sess);
 	if (!a->an)
 		ta_source_free(a->shown_src);
@@ -541,6 +548,10 @@ void ta_advisor_trust(ta_advisor *a, bool yes)
 
 void ta_advisor_start(ta_advisor *a)
 {
+	if (a->opt.measuring) {
+		adv_measure_start(a);
+		return;
+	}
 	if (adv_first_run_due(a))
 		adv_start_profile(a, a->sess->n_runs ? "re-run" : a->opt.first_label ? a->opt.first_label
 											 : "first run");

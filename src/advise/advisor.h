@@ -5,9 +5,10 @@
  * session that records it all: the session's links between edits,
  * versions and runs are set here and nowhere else.
  *
- * Front ends drive it: the interactive advisor (ui/tui), --walk and
- * --record-session. They turn its events into screens or lines and read
- * its walk and session; none of them changes either.
+ * Front ends drive it: the interactive advisor (ui/tui), --walk,
+ * --record-session and --profile (advise/profile_cmd.h, in its measuring
+ * mode). They turn its events into screens or lines and read its walk and
+ * session; none of them changes either.
  *
  * The rules it keeps, whoever drives it:
  *   - a run after an edit that exits non-zero or whose check lines differ
@@ -65,6 +66,23 @@ typedef struct ta_advisor_options {
 	 * preview (or the project's) says whether --walk tries them. */
 	const char *select, *ignore;
 	bool preview, isolated;
+	/* --profile: a measurement and nothing else. No session is read or
+	 * written and no walk is built; the timed run is the file's command
+	 * repeated `repeat` times into one measurement, and the --deep runs
+	 * join it (its records, theirs too, saved to records_out); then the
+	 * baseline, its stream or its command run as often, measured on the
+	 * file's kernels (a command not when the runs are read from a
+	 * stream). No event comes: ta_advisor_measured says what was had. */
+	bool measuring;
+	int repeat;                   /* <= 0: 1 */
+	const char *records_out;      /* NULL: none saved */
+	const char *injector;         /* libtileadvise-cupti.so; NULL: the installed one */
+	/* Measuring without reading the file (a test tool): the kernels
+	 * measured by name (none: every kernel the command launches). */
+	bool no_analysis;
+	const char *const *kernel_names;
+	const bool *autotuned;        /* parallel to kernel_names; NULL: any may be */
+	size_t n_kernel_names;
 	/* A test double for the runner: the recorded stream that stands for
 	 * the n-th run of the file's command (0: the first), or NULL for a real
 	 * run. NULL: none. */
@@ -208,6 +226,38 @@ char *ta_advisor_run_output(const ta_advisor *a);
 /* The output of the last run that ended, and how it ended; NULL: none. */
 const char *ta_advisor_last_output(const ta_advisor *a);
 const char *ta_advisor_last_note(const ta_advisor *a);
+
+/* ---- measuring (--profile) -------------------------------------------------------- */
+
+/* How the children of one part of the sequence ended. */
+typedef struct ta_run_part {
+	size_t children;              /* started */
+	char *start_error;            /* a child could not start: why (the part stopped); NULL */
+	char *describe;               /* how the last failing child ended, else the last */
+	bool any_failed;              /* a child did not exit with status 0 */
+	bool ran_ok;                  /* one did */
+	unsigned long long record_bytes;
+	char *log_tail;               /* the first failing child's last 20 lines of output */
+	bool other_client;            /* its output says another CUPTI client was refused */
+} ta_run_part;
+
+struct ta_run;
+
+/* What a measuring advisor had once it is no longer busy. */
+typedef struct ta_measured {
+	const struct ta_run *run;     /* the timed runs' records (and the --deep runs'), or
+	                               * the stream's; NULL before */
+	char *records_error;          /* the stream that stands for the runs did not read */
+	char *tee_error;              /* records_out could not be written */
+	ta_run_part timed;
+	bool deep_ran;                /* the --deep runs were asked for and came */
+	ta_run_part deep[2];          /* PC sampling, counters */
+	const struct ta_run *baseline;   /* NULL: none measured */
+	char *baseline_error;         /* the baseline's stream did not read */
+	ta_run_part base;
+} ta_measured;
+
+const ta_measured *ta_advisor_measured(const ta_advisor *a);
 
 /* ---- reading --------------------------------------------------------------------- */
 

@@ -5,6 +5,7 @@
 #define TA_ADVISE_ADVISOR_INTERNAL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -57,6 +58,13 @@ struct ta_advisor {
 	size_t runs_made;            /* timed runs of the file so far (records_for) */
 	bool offer;                  /* a revert is offered and not answered */
 
+	/* measuring (--profile): the part in flight and what was had */
+	int mphase;                  /* ADV_M_*, below */
+	ta_measured measured;
+	ta_run *base_run;            /* the baseline's records (owned) */
+	FILE *tee;                   /* records_out, while the timed and --deep runs go */
+	bool spot;                   /* a child's output named another CUPTI client */
+
 	/* commands the session file stores that this command line did not
 	 * give, held back until allowed (advise/trust.h) */
 	char **stored_command;
@@ -87,6 +95,17 @@ void adv_measure_edit(ta_advisor *a, const char *label);
 
 /* advisor_step.c: a recording's first run, from its stream. */
 int adv_record_first_run(ta_advisor *a, const char *records, const char *label);
+
+/* advisor_measure.c: the measuring mode's runs */
+enum { ADV_M_NONE, ADV_M_TIMED, ADV_M_DEEP_PC, ADV_M_DEEP_SOL, ADV_M_BASELINE, ADV_M_DONE };
+int adv_open_measuring(ta_advisor *a, char **err);
+void adv_measure_start(ta_advisor *a);
+int adv_measure_poll(ta_advisor *a);
+void adv_measure_free(ta_advisor *a);
+
+/* advisor.c */
+void adv_take_commands(ta_advisor *a);
+int adv_find_device(ta_advisor *a, char **err);
 
 /* advisor_runs.c */
 void adv_start_profile(ta_advisor *a, const char *label);

@@ -425,6 +425,8 @@ static void judge_run(ta_advisor *a, const ta_run_result *res, const char *how)
 
 int ta_advisor_poll(ta_advisor *a)
 {
+	if (a->opt.measuring)
+		return adv_measure_poll(a);
 	ta_run *run = a->active;
 	if (!run)
 		return TA_ADVISOR_IDLE;

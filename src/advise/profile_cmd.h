@@ -1,9 +1,11 @@
 /* `tileadvise --profile`: the file's command (or a recorded stream of it)
- * measured under CUPTI, printed as text or JSON. The sequence is this
- * module's: the device (advise/device.h), the timed runs one after the
- * other, the two --deep runs, the baseline run or stream, and the notes a
- * run leaves (CUPTI errors, dropped records, another profiler holding
- * CUPTI). The figures are written by profile/measure_report.h. */
+ * measured under CUPTI, printed as text or JSON. A driver of the advisor
+ * (advise/advisor.h) in its measuring mode, which resolves the device and
+ * runs the sequence: the timed runs one after the other, the two --deep
+ * runs, the baseline run or stream. This front end says what the runs
+ * said (CUPTI errors, dropped records, another profiler holding CUPTI, a
+ * failed run's last lines) and writes the figures with
+ * profile/measure_report.h. */
 #ifndef TA_ADVISE_PROFILE_CMD_H
 #define TA_ADVISE_PROFILE_CMD_H
 
@@ -14,17 +16,13 @@
 #include "profile/measure_report.h"
 #include "util/exitcode.h"
 
-struct ta_model;
-
 typedef struct ta_profile_request {
 	const char *file;                 /* the kernel file; the default command is `python3 FILE` */
 	bool analyse;                     /* measure file's own kernels: it is analysed first */
 	char *const *command;             /* NULL-terminated argv given after "--"; NULL: the default */
 	const char *baseline;             /* --baseline CMD: a shell command (sh -c), measured
 	                                   * the same way and compared; NULL: none */
-	const struct ta_model *model;     /* the kernels measured: the model's; NULL (and not
-	                                   * analyse): those named below */
-	const char *const *kernel_names;  /* without a model, the file's kernels; n == 0: every
+	const char *const *kernel_names;  /* not analysed: the file's kernels; n == 0: every
 	                                   * kernel is the file's */
 	const bool *autotuned;            /* parallel to kernel_names: the file autotunes it
 	                                   * (NULL: any may be autotuned) */

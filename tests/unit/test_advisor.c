@@ -5,7 +5,7 @@
  * noise), on a copy of examples/attention/attention.py in a folder of its
  * own. Checked: broken is never a win; slower offers a revert (advisor) and
  * reverts (--walk); a failing test reverts; the baseline is kept; the
- * figures chain. */
+ * figures chain; measuring (--profile) repeats, joins and writes nothing. */
 #include "config.h"
 
 #include <stdarg.h>
@@ -461,6 +461,65 @@ static void test_figures_chain(void **state)
 	streams_free(&s);
 }
 
+/* Measuring (--profile): the file's command repeated into one run, the
+ * baseline command run as often, nothing written beside the file, no walk,
+ * no event; a child failing once is told, with its output's last lines. */
+static void test_measuring(void **state)
+{
+	(void)state;
+	fresh_copy();
+	char *rec = recording("example-attention");
+	char *count = ta_xasprintf("%s/w/count", tmpdir);
+	char *flaky = ta_xasprintf("cat '%s' >&$TILEADVISE_RECORD_FD; n=$(cat '%s' 2>/dev/null || echo 0); "
+				   "echo $((n + 1)) > '%s'; [ $n -ne 1 ] || { echo second; exit 3; }",
+				   rec, count, count);
+	char *base = ta_xasprintf("cat '%s' >&$TILEADVISE_RECORD_FD", rec);
+	char *argv[] = { "/bin/sh", "-c", flaky, NULL };
+	ta_advisor_options o = { .file = kernel, .gpu_preset = "h200", .measuring = true, .repeat = 3,
+				 .command = argv, .baseline = base };
+	ta_advisor *a;
+	char *err = NULL;
+	if (ta_advisor_open(&o, &a, &err) != 0)
+		fail_msg("%s", err);
+	ta_advisor_start(a);
+	wait_idle(a);
+	const ta_measured *m = ta_advisor_measured(a);
+	assert_non_null(m->run);
+	assert_int_equal(m->timed.children, 3);
+	assert_true(m->timed.any_failed && m->timed.ran_ok);
+	assert_non_null(strstr(m->timed.describe, "status 3"));
+	assert_string_equal(m->timed.log_tail, "second\n");
+	assert_non_null(m->baseline);
+	assert_int_equal(m->base.children, 3);
+	assert_false(m->base.any_failed);
+	assert_false(m->deep_ran);
+	assert_null(ta_advisor_walk(a));
+	ta_advisor_event ev;
+	assert_false(ta_advisor_next_event(a, &ev));
+	assert_int_equal(ta_advisor_save(a, NULL, NULL, &err), 0);
+	char *beside = ta_xasprintf("%s/w/.tileadvise", tmpdir);
+	assert_false(ta_path_exists(beside));
+	ta_advisor_free(a);
+	/* A stream stands for the runs: no child, no baseline command. */
+	o = (ta_advisor_options){ .file = kernel, .gpu_preset = "h200", .measuring = true, .records = rec,
+				  .baseline = "exit 1" };
+	assert_int_equal(ta_advisor_open(&o, &a, &err), 0);
+	ta_advisor_start(a);
+	assert_false(ta_advisor_busy(a));
+	m = ta_advisor_measured(a);
+	assert_non_null(m->run);
+	assert_int_equal(m->timed.children, 0);
+	assert_null(m->baseline);
+	assert_null(m->records_error);
+	ta_advisor_free(a);
+	assert_false(ta_path_exists(beside));
+	free(beside);
+	free(base);
+	free(flaky);
+	free(count);
+	free(rec);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_walk_reverts_failing_test),
 		cmocka_unit_test(test_walk_keeps_faster_and_chains),
 		cmocka_unit_test(test_figures_chain),
+		cmocka_unit_test(test_measuring),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
