@@ -10,7 +10,8 @@
 # Usage: tests/gpu/walk_all.sh OUTDIR [TARGET...]
 #   TARGET: an example's name (softmax, layernorm, matmul, attention, cat)
 #   or a naive kernel's (naive_matmul, naive_bmm, naive_fmha); default all,
-#   in that order.
+#   in that order. Any other kernel of tests/gpu/kernels walks by its name
+#   too (the pop_* population of issue 27: pop_softmax, pop_bmm, ...).
 # Env: TA_DEVBUILD (the carried build, default .devbuild);
 #   TA_WALK_TOTAL (seconds the whole script may take, default 540: one
 #   10-minute call with room for the start and the transfers);
