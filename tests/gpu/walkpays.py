@@ -45,7 +45,18 @@ def _sdpa_decode(q, k, v, seq_lens, s):
 
 def references(kernel, mod=None):
     """name -> function of the module's inputs: what a step is compared with
-    (the first is the one the table's ratios read)."""
+    (the first is the one the table's ratios read). A variant of
+    tests/meta/variants.py (<kernel>__<transform>, tests/gpu/meta_walk.sh) has
+    its kernel's references and the original kernel's entry, "original", last."""
+    base, _, variant = kernel.partition("__")
+    refs = base_references(base, mod)
+    if variant:
+        orig = load(os.path.join(HERE, "kernels", base + ".py"), base + "_original")
+        refs["original"] = getattr(orig, orig.ENTRY)
+    return refs
+
+
+def base_references(kernel, mod=None):
     if kernel == "naive_fmha":
         import ref_fmha
         return {"tutorial-06-style": ref_fmha.attention,
@@ -132,6 +143,23 @@ def main():
         torch.cuda.synchronize()
         md.write(f"\n### {kernel} ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})\n\n")
         refs = references(kernel, v0)
+        if "original" in refs:
+            # a variant: its v0 must give the original kernel's outputs at every size
+            bad, worst = [], 0.0
+            for size in v0.CHECK_SIZES + contract + v0.BENCH_SIZES:
+                try:
+                    d, ok = differs(refs["original"](*v0.make_inputs(*size)), base[tuple(size)])
+                    worst = max(worst, d)
+                except Exception as e:  # noqa: BLE001 - reported
+                    d, ok = repr(e)[:100], False
+                if not ok:
+                    bad.append(f"{list(size)}: {d}")
+            torch.cuda.synchronize()
+            md.write(f"v0 (the variant) against the original kernel: "
+                     f"{'the same outputs at every size (largest difference ' + format(worst, '.3g') + ')' if not bad else 'DIFFERS at ' + '; '.join(bad)}\n\n")
+            jl.write(json.dumps({"kernel": kernel, "step": "variant-vs-original", "ok": not bad, "max_diff": worst,
+                                 "differs": bad}) + "\n")
+            jl.flush()
         ref_ms = {}
         for size in v0.BENCH_SIZES:
             args = v0.make_inputs(*size)

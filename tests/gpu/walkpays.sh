@@ -10,6 +10,8 @@
 # tileadvise ($TA, default _build/src/tileadvise, else .devbuild's); with
 # WALKPAYS_WALK=DIR it measures the versions already made in DIR (made on
 # another machine by WALKPAYS_ONLY_WALK=1 tests/gpu/walkpays.sh DIR/..).
+# With WALKPAYS_SRC=DIR the kernels are DIR/<kernel>.py instead (the
+# variants tests/gpu/meta_walk.sh makes, named <kernel>__<transform>).
 # Writes OUTDIR/walk/<kernel>/ (versions, steps.tsv, walk.log),
 # OUTDIR/walkpays.md and OUTDIR/walkpays.jsonl.
 set -u
@@ -29,7 +31,7 @@ if [ -z "${WALKPAYS_WALK:-}" ]; then
 		d="$WALK/$n"
 		rm -rf "$d"
 		mkdir -p "$d"
-		cp "$ROOT/tests/gpu/kernels/$n.py" "$d/$n.py"
+		cp "${WALKPAYS_SRC:-$ROOT/tests/gpu/kernels}/$n.py" "$d/$n.py"
 		cp "$d/$n.py" "$d/v0.py"
 		printf '0\toriginal\t-\tv0.py\n' > "$d/steps.tsv"
 		step=0
