@@ -46,7 +46,7 @@ struct ta_model_index {
 		void *(*build)(const ta_model *);
 		void (*destroy)(void *);
 		void *data;
-	} cached[8];
+	} cached[12];
 	ta_namemap wrap_words;    /* word -> index in wraps */
 	op_list *wraps;
 	size_t wrap_count, wrap_cap;

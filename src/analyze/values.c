@@ -664,56 +664,29 @@ bool ta_values_induction(const ta_model *m, TSNode loop, const char *name, TSNod
 	return true;
 }
 
-/* ---- launches ---------------------------------------------------------------- */
+/* ---- order ------------------------------------------------------------------- */
 
-/* How many arguments `*(a, b)` or `*((a, b) if c else (d, e))` passes: a
- * tuple's length, the same in both branches (mamba's optional strides);
- * 0 when not known. */
-static size_t splat_len(TSNode splat)
+bool ta_values_runs_before(TSNode stmt, uint32_t at)
 {
-	if (!is_kind(splat, "list_splat") || ta_node_named_count(splat) != 1)
-		return 0;
-	TSNode e = ta_node_unparen(ta_node_named_child(splat, 0));
-	if (is_kind(e, "tuple"))
-		return ta_node_named_count(e);
-	if (!is_kind(e, "conditional_expression") || ta_node_named_count(e) != 3)
-		return 0;
-	TSNode a = ta_node_unparen(ta_node_named_child(e, 0)), b = ta_node_unparen(ta_node_named_child(e, 2));
-	if (!is_kind(a, "tuple") || !is_kind(b, "tuple") || ta_node_named_count(a) != ta_node_named_count(b))
-		return 0;
-	return ta_node_named_count(a);
+	if (ts_node_is_null(stmt) || ts_node_end_byte(stmt) > at)
+		return false;
+	for (TSNode p = ta_node_parent(stmt); !ts_node_is_null(p) && !contains(p, at); p = ta_node_parent(p))
+		if (is_branching(p))
+			return false;
+	return true;
 }
 
-TSNode ta_values_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i, bool *keyword)
+bool ta_values_bound_between(const ta_model *m, TSNode id, uint32_t lo, uint32_t hi)
 {
-	if (keyword)
-		*keyword = false;
-	if (i >= k->param_count)
-		return null_node();
-	const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, k->params[i].name);
-	if (kw) {
-		if (keyword)
-			*keyword = true;
-		return ta_node_outermost_at(ta_syntax_root(m->syn), kw->value_span.start, kw->value_span.end,
-					    "expression_statement");
-	}
-	/* Positions count through a starred tuple of known length; any other
-	 * starred argument leaves the later positions unknown. */
-	size_t at = 0;
-	for (size_t j = 0; j < l->arg_count; j++) {
-		TSNode a = ta_node_outermost_at(ta_syntax_root(m->syn), l->args[j].start, l->args[j].end,
-						"expression_statement");
-		if (m->src->text[l->args[j].start] != '*') {
-			if (at++ == i)
-				return a;
-			continue;
-		}
-		size_t n = splat_len(a);
-		if (!n || i < at + n)
-			return null_node();
-		at += n;
-	}
-	return null_node();
+	if (!is_kind(id, "identifier"))
+		return true;
+	uint32_t a = ts_node_start_byte(id);
+	size_t n;
+	const vdef *d = defs_of(m, m->src->text + a, ts_node_end_byte(id) - a, scope_key(function_of(id)), &n);
+	for (size_t i = 0; i < n; i++)
+		if (d[i].point > lo && d[i].point <= hi)
+			return true;
+	return false;
 }
 
 bool ta_values_int(const ta_model *m, TSNode n, long *out)

@@ -77,10 +77,51 @@ bool ta_values_induction(const ta_model *m, TSNode loop, const char *name, TSNod
 			 TSNode *update);
 
 /* The argument launch l passes for parameter i of kernel k: a keyword of
- * that name, or the positional argument at i when no `*args` comes before
- * it; a null node when the launch leaves it to its default or the
- * position cannot be told. *keyword: whether it was passed by name. */
+ * that name, or the positional argument at i. Positions count through
+ * starred sequences of known length (`*(a, b)`, `*x.stride()` of an x
+ * whose rank ta_values_rank knows) from the front, and from the back of a
+ * plain @triton.jit kernel's launch, which passes every parameter before
+ * its first keyword one (the one just before it having no default). A null
+ * node when the launch leaves it to its default, the position cannot be
+ * told, or parameter i is an element of a starred sequence.
+ * *keyword: whether it was passed by name. */
 TSNode ta_values_launch_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i, bool *keyword);
+
+/* A stride argument: x.stride(dim). */
+typedef struct ta_values_stride {
+	TSNode tensor;            /* the identifier x, read where it holds that tensor at the launch */
+	long dim;                 /* as written (-1: the last), or the place in *x.stride() */
+	size_t rank;              /* x's rank when known, else 0 */
+	char *assume;             /* NULL, or the Python condition the mapping rests on: ranks
+				     of starred strides guessed by an even split, `k.dim() ==
+				     v.dim() == 4`; an edit that relies on it checks it */
+} ta_values_stride;
+
+/* Whether launch l passes x.stride(d) for parameter i of kernel k: written
+ * there, through local names (stride_qm = q.stride(2), x not bound again
+ * before the launch), or as an element of `*x.stride()`. Positions between
+ * starred strides of unknown rank are split evenly among them when the
+ * count allows (assume says so). Free with ta_values_stride_free. */
+bool ta_values_launch_stride(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i,
+			     ta_values_stride *out);
+void ta_values_stride_free(ta_values_stride *s);
+
+/* The number of dimensions of the tensor the identifier x holds where it is
+ * read, when the host says it: a binding from torch.empty((M, N)),
+ * torch.empty_like(y), y.view(a, b), y.contiguous() ...; or, before the
+ * read in the same function and with x not bound since, `B, H, N, D =
+ * x.shape`, or an assert of x.shape == (B, H, N, D), x.dim() == 4,
+ * x.ndim == 4, len(x.shape) == 4 or x.shape == y.shape. 0 when unknown. */
+size_t ta_values_rank(const ta_model *m, TSNode x);
+
+/* Whether the statement stmt runs, and ends, before the code at offset at
+ * whenever that runs: nothing between stmt and the innermost node holding
+ * both branches or loops. */
+bool ta_values_runs_before(TSNode stmt, uint32_t at);
+
+/* Whether the name the identifier id spells is bound, in id's function,
+ * by a binding taking effect in (lo, hi]. */
+bool ta_values_bound_between(const ta_model *m, TSNode id, uint32_t lo, uint32_t hi);
 
 /* The integer value of n when it is an integer literal, or a name whose
  * value is one (through ta_values_follow), or a unary minus of one; *out

@@ -49,6 +49,49 @@ static bool p1_is_tile(const ta_model *m, const ta_kernel *k, const ta_param *p)
 	return false;
 }
 
+static bool is_name(const ta_model *m, TSNode n, const char *name)
+{
+	n = ta_values_follow(m, n);
+	return ta_node_is(n, "identifier") && ta_node_text_eq(m->src, n, name);
+}
+
+/* Whether the tile `name` of k may step over a dimension: a loop of k
+ * steps by it, or something multiplies it, divides by it or advances by
+ * it (`pid_m * TILE`, `tl.cdiv(K, TILE)`, `offs += TILE`, through the
+ * kernel's names). A tile that does neither only bounds a
+ * tl.arange: it covers a whole dimension, and no config would change what
+ * the launch fixes (`tl.arange(0, SIZE_M)` over a SIZE_M-row matrix). */
+static bool p1_tile_steps(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	for (size_t i = 0; i < k->loop_count; i++)
+		for (size_t a = 0; a < k->loops[i].arg_count; a++)
+			if (ta_edits_word_in(k->loops[i].args[a], strlen(k->loops[i].args[a]), name))
+				return true;
+	bool steps = false;
+	ta_walk w;
+	ta_walk_start(&w, k->node);
+	for (;;) {
+		TSNode n = ta_walk_node(&w);
+		TSNode op = ta_node_field(n, "operator");
+		if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, op, "*")) {
+			for (int side = 0; side < 2 && !steps; side++)
+				steps = is_name(m, ta_node_field(n, side ? "right" : "left"), name);
+		} else if ((ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, op, "//")) ||
+			   (ta_node_is(n, "augmented_assignment") && ta_node_text_eq(m->src, op, "+="))) {
+			steps = is_name(m, ta_node_field(n, "right"), name);
+		} else if (ta_node_is(n, "call") && ta_node_named_count(ta_node_field(n, "arguments")) == 2) {
+			TSNode fn = ta_node_field(n, "function");
+			TSNode last = ta_node_is(fn, "attribute") ? ta_node_field(fn, "attribute") : fn;
+			steps = ta_node_text_eq(m->src, last, "cdiv") &&
+				is_name(m, ta_node_named_child(ta_node_field(n, "arguments"), 1), name);
+		}
+		if (steps || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return steps;
+}
+
 static bool varies(const ta_autotune *a, const char *name)
 {
 	for (size_t i = 0; i < a->vary_count; i++)
@@ -155,7 +198,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			TSNode a = p1_is_tile(c->m, c->k, p) ? ta_values_launch_arg(c->m, l, c->k, pi, &kw) : (TSNode){ 0 };
 			long v;
 			if (ts_node_is_null(a) || (kw && is_tile_param(p)) || !ta_values_int(c->m, a, &v) || v <= 0 ||
-			    (v & (v - 1)))
+			    (v & (v - 1)) || !p1_tile_steps(c->m, c->k, p->name))
 				continue;
 			char *t = ta_node_text(c->m->src, a);
 			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", p->name, t);

@@ -951,8 +951,8 @@ static int s1_pointer(s1_ctx *c, TSNode p)
 }
 
 /* One term of a bounds mask: `offs[:, None] < M` (or `[None, :]`), or a
- * row / column mask made before and broadcast here, `m_t[:, None]` with
- * `m_t = o_t < T`. Sets the axis (0 rows, 1 columns), the offsets as
+ * row / column mask broadcast here, `m_t[:, None]` with `m_t = o_t < T`
+ * made before, or `(o_t < T)[:, None]`. Sets the axis (0 rows, 1 columns), the offsets as
  * written and the bound; false when the term is neither. */
 static bool mask_term(s1_ctx *c, TSNode term, int *axis, TSNode *offs, TSNode *bound)
 {
@@ -961,9 +961,11 @@ static bool mask_term(s1_ctx *c, TSNode term, int *axis, TSNode *offs, TSNode *b
 	int kind = ta_edits_bcast_kind(m, term);
 	TSNode cmp = term;
 	if (kind > 0) {
-		TSNode v = ta_node_field(term, "value"), from;
+		/* `m_t[:, None]`, or the comparison itself broadcast,
+		 * `(o_t < T)[:, None]` */
+		TSNode v = ta_node_unparen(ta_node_field(term, "value")), from;
 		char *name = ta_node_is(v, "identifier") ? ta_node_text(m->src, v) : NULL;
-		cmp = name ? ta_node_unparen(value_at_access(m, c->k, name, c->stmt, &from)) : (TSNode){ 0 };
+		cmp = name ? ta_node_unparen(value_at_access(m, c->k, name, c->stmt, &from)) : v;
 		free(name);
 		if (ts_node_is_null(cmp))
 			return false;
@@ -992,11 +994,53 @@ static bool mask_term(s1_ctx *c, TSNode term, int *axis, TSNode *offs, TSNode *b
 	return true;
 }
 
+/* The terms of a mask's & chain, through the names it is made of: a term
+ * that is a name bound in the kernel (and still holding at the access)
+ * stands for its value's terms (`mask = row_ok & col_ok`, `row_ok =
+ * rows[:, None] < M`). Parenthesised chains open (& regroups freely). The
+ * count, 0 past max. */
+static size_t s1_mask_terms(s1_ctx *c, TSNode mask, TSNode *out, size_t max, int depth)
+{
+	const ta_model *m = c->m;
+	TSNode t[8];
+	size_t n = ta_edits_chain_terms(m, mask, "&", t, 8), k = 0;
+	for (size_t i = 0; i < n; i++) {
+		TSNode u = ta_node_unparen(t[i]), from;
+		if (depth < 4 && ta_node_is(u, "identifier")) {
+			char *name = ta_node_text(m->src, u);
+			TSNode v = ta_node_unparen(value_at_access(m, c->k, name, c->stmt, &from));
+			free(name);
+			if (ta_node_is(v, "binary_operator") || ta_node_is(v, "comparison_operator") ||
+			    ta_node_is(v, "identifier") || ta_node_is(v, "subscript"))
+				u = v;
+		}
+		if (depth < 4 && ta_node_is(u, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(u, "operator"), "&")) {
+			size_t r = s1_mask_terms(c, u, out + k, max - k, depth + 1);
+			if (!r)
+				return 0;
+			k += r;
+			continue;
+		}
+		if (depth < 4 && ta_node_is(u, "identifier") && !ts_node_eq(u, ta_node_unparen(t[i]))) {
+			size_t r = s1_mask_terms(c, u, out + k, max - k, depth + 1);
+			if (!r)
+				return 0;
+			k += r;
+			continue;
+		}
+		if (k == max)
+			return 0;
+		out[k++] = ts_node_eq(u, ta_node_unparen(t[i])) ? t[i] : u;
+	}
+	return n ? k : 0;
+}
+
 /* `A if FLAG else B` with FLAG a constexpr parameter and every term of A
- * among B's (P2's EVEN_N form: whole blocks drop a bound that is true on
- * them): B. A descriptor bounded as B reads what either branch reads
- * within the tensor and pads the rest with zeros, so B stands for both.
- * Anything else: the mask itself. */
+ * among B's, names followed (P2's EVEN_N form: whole blocks drop a bound
+ * that is true on them, `mask_d[None, :] if EVEN_N else kv_mask`): B. A
+ * descriptor bounded as B reads what either branch reads within the
+ * tensor and pads the rest with zeros, so B stands for both. Anything
+ * else: the mask itself. */
 static TSNode flag_mask(s1_ctx *c, TSNode mask)
 {
 	const ta_model *m = c->m;
@@ -1011,9 +1055,9 @@ static TSNode flag_mask(s1_ctx *c, TSNode mask)
 	free(fn);
 	if (!p || !p->constexpr_)
 		return mask;
-	TSNode ta[4], tb[4];
-	size_t na = ta_edits_chain_terms(m, a, "&", ta, 4), nb = ta_edits_chain_terms(m, b, "&", tb, 4);
-	if (na > 4 || nb > 4)
+	TSNode ta[8], tb[8];
+	size_t na = s1_mask_terms(c, a, ta, 8, 0), nb = s1_mask_terms(c, b, tb, 8, 0);
+	if (!na || !nb)
 		return mask;
 	for (size_t i = 0; i < na; i++) {
 		char *x1 = ta_node_text(m->src, ta_node_unparen(ta[i]));
@@ -1028,7 +1072,8 @@ static TSNode flag_mask(s1_ctx *c, TSNode mask)
 }
 
 /* The mask: (rows[:, None] < M) & (cols[None, :] < N), either term alone
- * or none; the same offsets as the pointer. */
+ * or none, written in place or through names; the same offsets as the
+ * pointer. */
 static int s1_mask(s1_ctx *c, TSNode mask)
 {
 	const ta_model *m = c->m;
@@ -1047,7 +1092,7 @@ static int s1_mask(s1_ctx *c, TSNode mask)
 	}
 	mask = flag_mask(c, mask);
 	TSNode t[4];
-	size_t n = ta_edits_chain_terms(m, mask, "&", t, 4);
+	size_t n = s1_mask_terms(c, mask, t, 4, 0);
 	for (size_t i = 0; i < n; i++) {
 		int axis;
 		TSNode offs, r;
@@ -1121,100 +1166,37 @@ static bool host_contiguous(const ta_model *m, const ta_launch *l, const char *x
 	return yes;
 }
 
-/* The rank of host tensor x before launch l, when the host says it:
- * `M, K = x.shape`, or x freshly allocated from a literal shape
- * (`x = torch.empty((M, N), ...)`). 0 when unknown. */
-static uint32_t host_rank(const ta_model *m, const ta_launch *l, const char *x)
-{
-	TSNode fn = { 0 };
-	if (l->host >= 0)
-		fn = ta_edits_node(m, m->hosts[l->host].span);
-	if (ts_node_is_null(fn))
-		fn = ta_syntax_root(m->syn);
-	char *shape = ta_xasprintf("%s.shape", x);
-	uint32_t rank = 0;
-	ta_walk cur;
-	ta_walk_start(&cur, fn);
-	for (;;) {
-		TSNode n = ta_walk_node(&cur);
-		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
-		if (ts_node_start_byte(n) >= l->span.start)
-			break;
-		if (ta_node_is(n, "assignment") && !ts_node_is_null(right)) {
-			if ((ta_node_is(left, "pattern_list") || ta_node_is(left, "tuple_pattern")) &&
-			    ta_node_text_eq(m->src, right, shape)) {
-				rank = ta_node_named_count(left);
-			} else if (ta_node_is(left, "identifier") && ta_node_text_eq(m->src, left, x) &&
-				   ta_node_is(right, "call")) {
-				TSNode a0 = ta_node_unparen(ta_edits_call_arg(m, right, 0, NULL));
-				char *callee = ta_node_text(m->src, ta_node_field(right, "function"));
-				bool alloc = callee && (!strcmp(callee, "torch.empty") || !strcmp(callee, "torch.zeros"));
-				free(callee);
-				rank = alloc && (ta_node_is(a0, "tuple") || ta_node_is(a0, "list")) ? ta_node_named_count(a0) : 0;
-			}
-		}
-		if (!ta_walk_next(&cur, true))
-			break;
-	}
-	ta_walk_finish(&cur);
-	free(shape);
-	return rank;
-}
+static size_t s1_param_index(const ta_kernel *k, const char *name);
 
-/* Is the launch argument `x.stride(d)` the last stride of x: d is -1, or
- * the host says x has d + 1 dimensions? */
-static bool last_stride_arg(const ta_model *m, const ta_launch *l, TSNode x, TSNode d)
+/* Is st the last stride of its tensor: x.stride(-1), or x.stride(d) of an
+ * x the host says has d + 1 dimensions? */
+static bool last_stride_of(const ta_values_stride *st)
 {
-	if (ta_node_text_eq(m->src, d, "-1"))
-		return true;
-	if (!ta_node_is(d, "integer"))
-		return false;
-	char *xt = ta_node_text(m->src, x), *dt = ta_node_text(m->src, d);
-	uint32_t rank = host_rank(m, l, xt);
-	bool yes = rank > 0 && strtol(dt, NULL, 10) == (long)rank - 1;
-	free(xt);
-	free(dt);
-	return yes;
+	return st->dim == -1 || (st->rank > 0 && st->dim == (long)st->rank - 1);
 }
 
 /* The last stride is 1 for sure: none written, a literal 1, or a parameter
  * every launch passes as the last stride of an x the host keeps
- * contiguous (x.stride(-1), or x.stride(1) of a 2D x). */
+ * contiguous (x.stride(-1), x.stride(1) of a 2D x, the last of *x.stride()
+ * of a 4D x), without a guess at the ranks of starred strides. */
 static bool last_stride_one(s1_ctx *c, const char *s)
 {
 	const ta_model *m = c->m;
 	if (!s || !strcmp(s, "1"))
 		return true;
-	size_t idx = c->k->param_count;
-	for (size_t i = 0; i < c->k->param_count; i++)
-		if (!strcmp(c->k->params[i].name, s))
-			idx = i;
+	size_t idx = s1_param_index(c->k, s);
 	if (idx == c->k->param_count)
 		return false;
 	size_t seen = 0;
 	ta_launch_walk walk = s1_launches(c);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk)); seen++) {
-		ta_span v;
-		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, s);
-		if (kw)
-			v = kw->value_span;
-		else if (idx < l->arg_count)
-			v = l->args[idx];
-		else
+		ta_values_stride st;
+		if (!ta_values_launch_stride(m, l, c->k, idx, &st))
 			return false;
-		for (size_t j = 0; j < l->arg_count && j <= idx; j++)
-			if (m->src->text[l->args[j].start] == '*')
-				return false;
-		TSNode call = ta_edits_node(m, v), fn = ta_node_field(call, "function");
-		TSNode x = ta_node_field(fn, "object");
-		TSNode a0 = ta_node_is(call, "call") ? ta_edits_call_arg(m, call, 0, NULL) : (TSNode){ 0 };
-		if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") ||
-		    !ta_node_is(x, "identifier") || ts_node_is_null(a0) || !last_stride_arg(m, l, x, a0) ||
-		    !ts_node_is_null(ta_edits_call_arg(m, call, 1, NULL)))
-			return false;
-		char *xt = ta_node_text(m->src, x);
-		bool ok = host_contiguous(m, l, xt);
+		char *xt = ta_node_text(m->src, st.tensor);
+		bool ok = !st.assume && last_stride_of(&st) && host_contiguous(m, l, xt);
 		free(xt);
+		ta_values_stride_free(&st);
 		if (!ok)
 			return false;
 	}
@@ -1508,39 +1490,57 @@ static int s1_host_contract(s1_ctx *c, const char *last, ta_edit *out, bool *wro
 		TSNode sa = ta_edits_launch_arg_node(m, l, k, li), ba = ta_edits_launch_arg_node(m, l, k, bi);
 		/* An optional tensor (`x.stride(2) if x is not None else 0`, with
 		 * x passed for the base): the kernel reaches it only when given
-		 * one, and the contract holds for it then. */
+		 * one, and the contract holds for it then. Else any stride the
+		 * values layer reads: written, bound to a name, or starred. */
 		char *opt = s1_optional_stride(m, &sa, ba);
-		TSNode fn = ta_node_field(sa, "function"), x = ta_node_field(fn, "object");
-		TSNode d = ta_node_is(sa, "call") ? ta_edits_call_arg(m, sa, 0, NULL) : (TSNode){ 0 };
-		if (ts_node_is_null(sa) || !ta_node_is(fn, "attribute") ||
-		    !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") || !ta_node_is(x, "identifier") ||
-		    ts_node_is_null(d) || !ta_node_is(ba, "identifier") || !ts_node_is_null(ta_edits_call_arg(m, sa, 1, NULL))) {
+		ta_values_stride st = { 0 };
+		TSNode fn = ta_node_field(sa, "function"), d = ta_edits_call_arg(m, sa, 0, NULL);
+		bool have = opt ? ta_values_int(m, d, &st.dim) && ts_node_is_null(ta_edits_call_arg(m, sa, 1, NULL))
+			    : ta_values_launch_stride(m, l, k, li, &st);
+		if (opt)
+			st.tensor = ta_node_field(fn, "object");
+		if (!have || !ta_node_is(st.tensor, "identifier") || !ta_node_is(ba, "identifier")) {
 			free(opt);
+			ta_values_stride_free(&st);
 			return s1_fail(c, "the launch at line %u does not pass %s as x.stride(d) of the tensor it passes for "
 				       "%s: the unit stride cannot be checked on the host", l->span.line, last,
 				       k->params[bi].name);
 		}
-		char *xt = ta_node_text(m->src, x), *bt = ta_node_text(m->src, ba), *dt = ta_node_text(m->src, d);
-		bool same = !strcmp(xt, bt);
-		if (!same) {
+		char *xt = ta_node_text(m->src, st.tensor), *bt = ta_node_text(m->src, ba);
+		if (strcmp(xt, bt)) {
 			s1_fail(c, "the launch at line %u passes %s for %s but the strides of %s", l->span.line, bt,
 				k->params[bi].name, xt);
 			free(xt);
 			free(bt);
-			free(dt);
 			free(opt);
+			ta_values_stride_free(&st);
 			return -1;
 		}
-		char *as = ta_xasprintf("%s%s.stride(%s) == 1 and %s.data_ptr() %% 16 == 0 and all(s * "
-					"%s.element_size() %% 16 == 0 for i, s in enumerate(%s.stride()) if i != %s %% "
-					"%s.dim())%s", opt ? opt : "", xt, dt, xt, xt, xt, dt, xt, opt ? ")" : "");
+		/* Strides passed as *x.stride() after others of unknown rank:
+		 * the parameters they fill rest on those ranks. */
+		if (st.assume) {
+			char *rm = ta_xasprintf("\"%s takes *x.stride() by position: the descriptor edit read the strides "
+						"for tensors of these ranks\"", k->name);
+			int r = s1_assert_before(c, l, st.assume, rm, out, wrote);
+			free(rm);
+			if (r != 0) {
+				free(xt);
+				free(bt);
+				free(opt);
+				ta_values_stride_free(&st);
+				return r;
+			}
+		}
+		char *as = ta_xasprintf("%s%s.stride(%ld) == 1 and %s.data_ptr() %% 16 == 0 and all(s * "
+					"%s.element_size() %% 16 == 0 for i, s in enumerate(%s.stride()) if i != %ld %% "
+					"%s.dim())%s", opt ? opt : "", xt, st.dim, xt, xt, xt, st.dim, xt, opt ? ")" : "");
 		char *msg = ta_xasprintf("\"%s accesses %s through a TMA tensor descriptor: its last dimension "
 					 "must be contiguous, its address and other strides multiples of 16 bytes\"",
 					 k->name, xt);
 		free(opt);
 		free(xt);
 		free(bt);
-		free(dt);
+		ta_values_stride_free(&st);
 		int r = s1_assert_before(c, l, as, msg, out, wrote);
 		free(as);
 		free(msg);
@@ -1581,6 +1581,21 @@ static char *launch_value(const ta_model *m, const ta_launch *l, const ta_kernel
 			size_t i = s1_param_index(k, name);
 			free(name);
 			TSNode a = i < k->param_count ? ta_edits_launch_arg_node(m, l, k, i) : (TSNode){ 0 };
+			ta_values_stride st;
+			if (ts_node_is_null(a) && i < k->param_count && ta_values_launch_stride(m, l, k, i, &st)) {
+				/* an element of *x.stride(), at a place no guess made */
+				char *x = st.assume ? NULL : ta_node_text(m->src, st.tensor);
+				if (x)
+					ta_buf_printf(&b, "%s.stride(%ld)", x, st.dim);
+				free(x);
+				ta_values_stride_free(&st);
+				if (!x) {
+					ta_buf_free(&b);
+					return NULL;
+				}
+				p += n;
+				continue;
+			}
 			if (ts_node_is_null(a)) {
 				ta_buf_free(&b);
 				return NULL;
@@ -1915,7 +1930,7 @@ static char *s1_same_descriptor(s1_ctx *c, TSNode at, const char *tl, const char
 /* The dimension d of x.stride(d) that every launch of k passes for
  * parameter `param` of the same tensor x (as text in *x, caller frees):
  * -1 stays -1 and is taken as the last; INT_MIN when a launch passes
- * something else or launches differ. */
+ * something else, launches differ, or the place rests on a guessed rank. */
 static int s1_stride_dim(const ta_model *m, const ta_kernel *k, const char *param, char **x)
 {
 	size_t idx = s1_param_index(k, param);
@@ -1923,15 +1938,14 @@ static int s1_stride_dim(const ta_model *m, const ta_kernel *k, const char *para
 	*x = NULL;
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)(k - m->kernels));
 	for (const ta_launch *l; idx < k->param_count && (l = ta_launch_walk_next(&walk));) {
-		TSNode sa = ta_edits_launch_arg_node(m, l, k, idx), fn = ta_node_field(sa, "function");
-		TSNode d = ta_node_is(sa, "call") ? ta_edits_call_arg(m, sa, 0, NULL) : (TSNode){ 0 };
-		if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "stride") ||
-		    ts_node_is_null(d) || (!ta_node_is(d, "integer") && !ta_node_text_eq(m->src, d, "-1")))
+		ta_values_stride st;
+		if (!ta_values_launch_stride(m, l, k, idx, &st))
 			goto unknown;
-		char *xt = ta_node_text(m->src, ta_node_field(fn, "object")), *dt = ta_node_text(m->src, d);
-		int v = (int)strtol(dt, NULL, 10);
-		free(dt);
-		if ((*x && strcmp(*x, xt)) || (dim != INT_MIN && dim != v)) {
+		char *xt = ta_node_text(m->src, st.tensor);
+		bool differs = st.assume || (*x && strcmp(*x, xt)) || (dim != INT_MIN && dim != (int)st.dim);
+		int v = (int)st.dim;
+		ta_values_stride_free(&st);
+		if (differs) {
 			free(xt);
 			goto unknown;
 		}
@@ -2010,6 +2024,40 @@ static uint32_t s1_in_triton_op(const ta_model *m, const ta_kernel *k)
 	return 0;
 }
 
+/* Whether a and b lie in different branches of one if (never both run). */
+static bool s1_exclusive(TSNode a, TSNode b)
+{
+	for (int side = 0; side < 2; side++) {
+		TSNode x = side ? b : a, y = side ? a : b;
+		for (TSNode p = ta_node_parent(x); !ts_node_is_null(p); p = ta_node_parent(p)) {
+			if (!ta_node_is(p, "else_clause") && !ta_node_is(p, "elif_clause"))
+				continue;
+			TSNode ifs = ta_node_parent(p);
+			if (node_within(y, ifs) && !node_within(y, p))
+				return true;
+		}
+	}
+	return false;
+}
+
+/* Op is an atomic that sets a lock or a flag (atomic_xchg, atomic_cas, or
+ * one with a release sem=) and may run after the store call: later in
+ * the kernel and not in another branch of an if, or in a loop around both. */
+static bool s1_signal_after(const ta_model *m, const ta_op *op, TSNode store)
+{
+	if (op->kind != TA_OP_ATOMIC || !op->callee)
+		return false;
+	TSNode at = ta_edits_node(m, op->span);
+	bool looped = false;
+	for (TSNode p = ta_node_parent(store); !ts_node_is_null(p) && !looped; p = ta_node_parent(p))
+		looped = (ta_node_is(p, "for_statement") || ta_node_is(p, "while_statement")) && node_within(at, p);
+	const ta_kwarg *sem = ta_kwarg_find(op->kwargs, op->kwarg_count, "sem");
+	const char *dot = strrchr(op->callee, '.'), *fn = dot ? dot + 1 : op->callee;
+	bool signal = !strcmp(fn, "atomic_xchg") || !strcmp(fn, "atomic_cas") ||
+		      (sem && sem->value && (strstr(sem->value, "release") || strstr(sem->value, "acq_rel")));
+	return signal && (looped || (op->span.start >= ts_node_end_byte(store) && !s1_exclusive(at, store)));
+}
+
 static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
 {
 	s1_ctx c = { .m = m, .k = k, .op = op };
@@ -2062,6 +2110,14 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	}
 	if (!load && (ts_node_is_null(value) || ta_node_is(value, "integer") || ta_node_is(value, "float")))
 		return ta_edits_refuse(why, "line %u: the stored value is not a tile", op->span.line);
+	/* A TMA store is asynchronous: a lock or flag set after it (that
+	 * tells another program the tile is there, stream-K's fix-up) is not
+	 * ordered after the data. */
+	for (size_t i = 0; !load && i < k->op_count; i++)
+		if (s1_signal_after(m, &k->ops[i], c.call))
+			return ta_edits_refuse(why, "line %u: the atomic at line %u may follow the store (a lock or "
+					       "flag for other programs): a TMA store is asynchronous and not ordered "
+					       "before it", op->span.line, k->ops[i].span.line);
 	char *tl = ta_edits_module(m, "triton.language");
 	if (!tl)
 		return ta_edits_refuse(why, "the file does not import triton.language");
@@ -2069,6 +2125,13 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	char *name = NULL;
 	if (ts_node_is_null(ptr) || s1_pointer(&c, ptr) != 0 || s1_mask(&c, mask) != 0)
 		goto done;
+	/* Rows and columns one stride apart (`x + s * rows + s * cols`): the
+	 * tile overlaps itself, a descriptor's rows cannot. */
+	if (c.ax[0].stride && c.ax[1].stride && !strcmp(c.ax[0].stride, c.ax[1].stride)) {
+		s1_fail(&c, "rows and columns both step by %s: the tile's rows overlap, which a descriptor's "
+			"cannot", c.ax[0].stride);
+		goto done;
+	}
 	for (int a = 0; a < 2; a++) {
 		if (c.ax[a].bound)
 			continue;
@@ -2176,6 +2239,14 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 			 !strcmp(c.ax[a].start, "0") ? ta_xstrdup(c.adv_off) :
 			 ta_xasprintf("%s + %s", c.ax[a].start, c.adv_off);
 	char *vt = load ? NULL : ta_node_text(m->src, value);
+	/* tl.store broadcasts its value to the pointers' shape, a descriptor
+	 * store takes the block's shape only: a value with an axis added by
+	 * None (`row[None, :]`) is broadcast in the edit. */
+	if (vt && strstr(vt, "None")) {
+		char *w = ta_xasprintf("%s.broadcast_to(%s, [%s, %s])", tl, vt, c.ax[0].block, c.ax[1].block);
+		free(vt);
+		vt = w;
+	}
 	char *acc = load ? ta_xasprintf("%s.load([%s, %s])%s", name, at_[0], at_[1], transposed ? ".T" : "") :
 		    ta_xasprintf("%s.store([%s, %s], %s)", name, at_[0], at_[1], vt);
 	ta_edit_replace(out, op->span.start, op->span.end, acc);

@@ -51,6 +51,9 @@
 #    values (issue 27) pre p1_grid_count_used, p1_grid_rebound / p1_grid_local, p1_grid_positional,
 #                      p1_grid_renamed, p1_grid_hand_cdiv
 #    S1 named bound    pre s1_adv_named_other / s1_adv_named_bound, s1_adv_named_steps
+#    S1 stride values  pre s1_stride_rebound, s1_rows_overlap / s1_stride_named, s1_stride_starred,
+#                      s1_stride_guessed (ranks asserted), s1_store_broadcast
+#    S1 mask values    pre s1_store_atomic / s1_mask_parts, s1_mask_flag_named
 #    P3 named masks    pre p3_branch_shared / p3_cond_mask
 #    named masks       safety p2_named_mask, p2_named_rebound
 #    --diff refusals   pre p1_two_kernels, p1_launcher:30; tests/rules/agree.sh (every refused finding)

@@ -629,6 +629,108 @@ def t_bind_args(m):
         raise NotApplicable("no launch argument is an expression to bind")
 
 
+def stride_call(e):
+    """(x, d) for `x.stride(d)` with x a name and d an int literal, else None."""
+    if (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "stride"
+            and isinstance(e.func.value, ast.Name) and len(e.args) == 1 and not e.keywords
+            and isinstance(e.args[0], ast.Constant) and type(e.args[0].value) is int):
+        return e.func.value.id, e.args[0].value
+    return None
+
+
+def host_rank(fn, x, before):
+    """The number of dimensions the host function fn states for tensor x in the statements of its
+    body before the statement `before` (straight-line, x not bound again since): `a, b, c = x.shape`,
+    `assert x.dim() == 3`, or x = torch.empty((a, b, c)) / torch.empty_like(y) of a known y. None
+    when it does not say."""
+    rank = None
+    for st in fn.body:
+        if st is before:
+            break
+        if isinstance(st, ast.Assign) and len(st.targets) == 1:
+            t, v = st.targets[0], st.value
+            if (isinstance(t, ast.Tuple) and isinstance(v, ast.Attribute) and v.attr == "shape"
+                    and isinstance(v.value, ast.Name) and v.value.id == x
+                    and not any(isinstance(e, ast.Starred) for e in t.elts)):
+                rank = len(t.elts)
+            elif isinstance(t, ast.Name) and t.id == x:
+                rank = None
+                if (isinstance(v, ast.Call) and dotted(v.func) in ("torch.empty", "torch.zeros")
+                        and v.args and isinstance(v.args[0], ast.Tuple)):
+                    rank = len(v.args[0].elts)
+                elif (isinstance(v, ast.Call) and dotted(v.func) in ("torch.empty_like", "torch.zeros_like")
+                        and v.args and isinstance(v.args[0], ast.Name)):
+                    rank = host_rank(fn, v.args[0].id, st)
+            elif x in stored(st):
+                rank = None
+        elif x in stored(st):
+            rank = None
+        if isinstance(st, ast.Assert):
+            for c in ast.walk(st.test):
+                if (isinstance(c, ast.Compare) and len(c.ops) == 1 and isinstance(c.ops[0], ast.Eq)
+                        and isinstance(c.left, ast.Call) and isinstance(c.left.func, ast.Attribute)
+                        and c.left.func.attr == "dim" and isinstance(c.left.func.value, ast.Name)
+                        and c.left.func.value.id == x and isinstance(c.comparators[0], ast.Constant)):
+                    rank = c.comparators[0].value
+    return rank
+
+
+def launch_statement(fn, call):
+    for st in fn.body:
+        if any(n is call for n in ast.walk(st)):
+            return st
+    return None
+
+
+def t_splat_strides(m):
+    """Every run `x.stride(0), ..., x.stride(r - 1)` of launch arguments, x a tensor the host says has r
+    dimensions, passed as `*x.stride()` instead."""
+    done = False
+    for fn, call in m.launches():
+        st = launch_statement(fn, call)
+        args, out, i = call.args, [], 0
+        while i < len(args):
+            sc = stride_call(args[i])
+            r = host_rank(fn, sc[0], st) if sc and sc[1] == 0 else None
+            if r and r >= 2 and i + r <= len(args) and all(stride_call(args[i + d]) == (sc[0], d) for d in range(r)):
+                out.append(ast.Starred(value=ast.Call(func=ast.Attribute(value=name(sc[0]), attr="stride",
+                                                                         ctx=ast.Load()),
+                                                      args=[], keywords=[]), ctx=ast.Load()))
+                i += r
+                done = True
+                continue
+            out.append(args[i])
+            i += 1
+        call.args = out
+    if not done:
+        raise NotApplicable("no launch passes every stride of a tensor of known rank in order")
+
+
+def t_unsplat_strides(m):
+    """Every `*x.stride()` of a launch, x a tensor the host says has r dimensions, written out as
+    `x.stride(0), ..., x.stride(r - 1)`."""
+    done = False
+    for fn, call in m.launches():
+        st = launch_statement(fn, call)
+        out = []
+        for a in call.args:
+            v = a.value if isinstance(a, ast.Starred) else None
+            r = None
+            if (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "stride"
+                    and isinstance(v.func.value, ast.Name) and not v.args and not v.keywords):
+                r = host_rank(fn, v.func.value.id, st)
+            if not r:
+                out.append(a)
+                continue
+            for d in range(r):
+                out.append(ast.Call(func=ast.Attribute(value=name(v.func.value.id), attr="stride", ctx=ast.Load()),
+                                    args=[const(d)], keywords=[]))
+            done = True
+        call.args = out
+    if not done:
+        raise NotApplicable("no launch passes *x.stride() of a tensor of known rank")
+
+
 def rename_everywhere(m, mapping):
     """Renames identifiers of the file consistently: names, parameters, keywords of calls to the file's
     own functions and launches and of triton.Config/dict, and the strings that name them (config keys,
@@ -1580,6 +1682,7 @@ def t_combined(m):
     advanced or indexed, the main loop in a helper or a helper inlined, tl.range or range."""
     applied = []
     for alts in (("rename-tiles",), ("launch-positional", "launch-keyword"), ("bind-grid",), ("grid-lambda",),
+                 ("splat-strides", "unsplat-strides"),
                  ("mask-bind-parts", "mask-inline"), ("ptr-advance", "ptr-index"),
                  ("helper-extract", "helper-inline"), ("tl-range", "py-range")):
         for nm in alts:
@@ -1599,6 +1702,8 @@ TRANSFORMS = {
     "inline-names": (t_inline_names, "host"),
     "bind-grid": (t_bind_grid, "host"),
     "bind-args": (t_bind_args, "host"),
+    "splat-strides": (t_splat_strides, "host"),
+    "unsplat-strides": (t_unsplat_strides, "host"),
     "rename-tiles": (t_rename_tiles, "host+kernel"),
     "rename-constexprs": (t_rename_constexprs, "host+kernel"),
     "launch-positional": (t_launch_positional, "host"),

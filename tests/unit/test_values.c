@@ -265,13 +265,189 @@ static void test_launch_args(void **state)
 	t = text(a, ta_values_launch_arg(m, &m->launches[1], k, 3, &kw));
 	assert_string_equal(t, "16");
 	free(t);
-	/* after *args the positions are not known; keywords still are */
+	/* after *args of unknown length, the positions before the first
+	 * keyword parameter still are: a launch passes BM (no default) by
+	 * position, and before BN */
 	t = text(a, ta_values_launch_arg(m, &m->launches[2], k, 3, &kw));
+	assert_string_equal(t, "16");
+	free(t);
+	t = text(a, ta_values_launch_arg(m, &m->launches[2], k, 2, &kw));
 	assert_string_equal(t, "<none>");
 	free(t);
 	t = text(a, ta_values_launch_arg(m, &m->launches[2], k, 4, &kw));
 	assert_string_equal(t, "8");
 	free(t);
+	ta_analysis_free(a);
+}
+
+/* The rank the host states for the tensor named at the n-th `around`. */
+static size_t rank_at(const ta_analysis *a, const char *around, int nth, const char *name)
+{
+	return ta_values_rank(a->model, ident_in(a, around, nth, name));
+}
+
+static void test_ranks(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse("import torch\n"
+			       "def f(q, k, v, x, y, z, c):\n"
+			       "    B, H, N, D = q.shape\n"
+			       "    assert k.shape == (B, H, N, D) and v.dim() == 4\n"
+			       "    assert len(x.shape) == 3\n"
+			       "    assert y.ndim == 2 or y.ndim == 3\n"
+			       "    if c:\n"
+			       "        assert z.dim() == 2\n"
+			       "    o = torch.empty_like(q)\n"
+			       "    lse = torch.empty((B, H, N), device=q.device)\n"
+			       "    w = x.view(B * H, -1)\n"
+			       "    t = w.t().contiguous()\n"
+			       "    e = torch.empty(B, N)\n"
+			       "    use(q, k, v, x, y, z, o, lse, w, t, e)\n"
+			       "    q = q.flatten(0, 1)\n"
+			       "    use(q)\n");
+	assert_int_equal(rank_at(a, "use(q, k", 0, "q"), 4);
+	assert_int_equal(rank_at(a, "use(q, k", 0, "k"), 4);
+	assert_int_equal(rank_at(a, "use(q, k", 0, "v"), 4);
+	assert_int_equal(rank_at(a, "use(q, k", 0, "x"), 3);
+	/* an `or` states nothing; an assert under an if holds only there */
+	assert_int_equal(rank_at(a, "use(q, k", 0, "y"), 0);
+	assert_int_equal(rank_at(a, "use(q, k", 0, "z"), 0);
+	assert_int_equal(rank_at(a, "use(q, k", 0, "o"), 4);
+	assert_int_equal(rank_at(a, "use(q, k", 0, "lse"), 3);
+	assert_int_equal(rank_at(a, "use(q, k", 0, "w"), 2);
+	assert_int_equal(rank_at(a, "use(q, k", 0, "t"), 2);
+	assert_int_equal(rank_at(a, "use(q, k", 0, "e"), 2);
+	/* bound again since the fact: unknown */
+	assert_int_equal(rank_at(a, "use(q)", 0, "q"), 0);
+	ta_analysis_free(a);
+}
+
+static const char strided_kernel[] =
+	"import torch\nimport triton\nimport triton.language as tl\n"
+	"@triton.jit\n"
+	"def kern(Q, K, O, sqb, sqh, sqn, sqd, skb, skh, skn, skd, sob, soh, son, sod, N, BLOCK: tl.constexpr):\n"
+	"    b = tl.program_id(1)\n"
+	"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+	"    q = tl.load(Q + b * sqb + offs[:, None] * sqn + offs[None, :] * sqd)\n"
+	"    k = tl.load(K + b * skb + offs[:, None] * skn + offs[None, :] * skd)\n"
+	"    tl.store(O + b * sob + offs[:, None] * son + offs[None, :] * sod, q + k)\n";
+
+/* Which x.stride(d) launch n passes for parameter i, as "x d rank
+ * [assume]", or "<none>". */
+static char *stride_of(const ta_analysis *a, size_t n, const char *param)
+{
+	const ta_model *m = a->model;
+	const ta_kernel *k = &m->kernels[ta_model_find_kernel(m, "kern")];
+	size_t i = 0;
+	while (i < k->param_count && strcmp(k->params[i].name, param))
+		i++;
+	assert_true(i < k->param_count && n < m->launch_count);
+	ta_values_stride st;
+	if (!ta_values_launch_stride(m, &m->launches[n], k, i, &st))
+		return ta_xstrdup("<none>");
+	char *x = ta_node_text(a->src, st.tensor);
+	char *r = ta_xasprintf("%s %ld %zu%s%s", x, st.dim, st.rank, st.assume ? " " : "", st.assume ? st.assume : "");
+	free(x);
+	ta_values_stride_free(&st);
+	return r;
+}
+
+static void expect_stride(const ta_analysis *a, size_t n, const char *param, const char *want)
+{
+	char *t = stride_of(a, n, param);
+	if (strcmp(t, want))
+		print_error("launch %zu, %s: %s, want %s\n", n, param, t, want);
+	assert_string_equal(t, want);
+	free(t);
+}
+
+static ta_analysis *parse_with(const char *host)
+{
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_printf(&b, "%s%s", strided_kernel, host);
+	ta_analysis *a = parse(ta_buf_str(&b));
+	ta_buf_free(&b);
+	return a;
+}
+
+/* The same strides written out, bound to names, and starred. */
+static void test_launch_strides(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse_with(
+		"def run(q, k):\n"
+		"    B, H, N, D = q.shape\n"
+		"    assert k.shape == q.shape\n"
+		"    o = torch.empty_like(q)\n"
+		"    kern[(1,)](q, k, o, q.stride(0), q.stride(1), q.stride(2), q.stride(3), k.stride(0), k.stride(1),\n"
+		"               k.stride(2), k.stride(-1), o.stride(0), o.stride(1), o.stride(2), o.stride(3), N, BLOCK=64)\n"
+		"    skd = k.stride(3)\n"
+		"    kern[(1,)](q, k, o, *q.stride(), 0, 0, 0, skd, *o.stride(), N, BLOCK=64)\n"
+		"    kern[(1,)](q, k, o, *q.stride(), *k.stride(), *o.stride(), N, BLOCK=64)\n"
+		"    s = q.stride(3)\n"
+		"    q = q.contiguous()\n"
+		"    kern[(1,)](q, k, o, 0, 0, 0, s, *k.stride(), *o.stride(), N, BLOCK=64)\n");
+	expect_stride(a, 0, "sqd", "q 3 4");
+	expect_stride(a, 0, "skd", "k -1 4");
+	/* through a name, and *o.stride() placed after it */
+	expect_stride(a, 1, "skd", "k 3 4");
+	expect_stride(a, 1, "sod", "o 3 4");
+	expect_stride(a, 2, "skn", "k 2 4");
+	expect_stride(a, 2, "sod", "o 3 4");
+	/* q bound again between `s = q.stride(3)` and the launch: s is the old q's */
+	expect_stride(a, 3, "sqd", "<none>");
+	/* the size after the starred strides */
+	const ta_model *m = a->model;
+	const ta_kernel *k = &m->kernels[ta_model_find_kernel(m, "kern")];
+	char *t = text(a, ta_values_launch_arg(m, &m->launches[2], k, 15, NULL));
+	assert_string_equal(t, "N");
+	free(t);
+	ta_analysis_free(a);
+}
+
+/* Starred strides of tensors the host says nothing of: one alone takes
+ * what the count leaves; several are split by the kernel's addresses, or
+ * evenly, and the split is stated as an assumption. */
+static void test_launch_strides_guessed(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse_with(
+		"def one(q, k, N):\n"
+		"    B, H, S, D = q.shape\n"
+		"    o = torch.empty_like(q)\n"
+		"    kern[(1,)](q, k, o, *q.stride(), *k.stride(), *o.stride(), N, BLOCK=64)\n"
+		"def two(q, k, o, N):\n"
+		"    kern[(1,)](q, k, o, *q.stride(), *k.stride(), *o.stride(), N, BLOCK=64)\n"
+		"def three(q, k, o, N):\n"
+		"    kern[(1,)](q, k, o, *q.stride(), *k.stride(), *o.stride(), N, BLOCK=64, num_warps=4)\n");
+	expect_stride(a, 0, "skd", "k 3 4");
+	/* q's own place is known: only its rank is assumed */
+	expect_stride(a, 1, "sqd", "q 3 4 q.dim() == 4");
+	expect_stride(a, 1, "skb", "k 0 4 q.dim() == k.dim() == 4");
+	expect_stride(a, 2, "sod", "o 3 4 q.dim() == k.dim() == o.dim() == 4");
+	ta_analysis_free(a);
+}
+
+/* Tensors of other ranks among them (a log-sum-exp beside 4D tensors):
+ * each takes the parameters the kernel reads as its pointer's strides. */
+static void test_launch_strides_by_kernel(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse(
+		"import torch\nimport triton\nimport triton.language as tl\n"
+		"@triton.jit\n"
+		"def kern(Q, L, O, sqb, sqh, sqn, sqd, slb, slh, sln, sob, soh, son, sod, N, BLOCK: tl.constexpr):\n"
+		"    b = tl.program_id(1)\n"
+		"    h = tl.program_id(2)\n"
+		"    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+		"    q_base = Q + b * sqb + h * sqh\n"
+		"    q = tl.load(q_base + offs[:, None] * sqn + offs[None, :] * sqd)\n"
+		"    l = tl.load(L + b * slb + h * slh + offs * sln)\n"
+		"    tl.store(O + b * sob + h * soh + offs[:, None] * son + offs[None, :] * sod, q * l[:, None])\n"
+		"def run(q, l, o, N):\n"
+		"    kern[(1,)](q, l, o, *q.stride(), *l.stride(), *o.stride(), N, BLOCK=64)\n");
+	expect_stride(a, 0, "sln", "l 2 3 q.dim() == 4 and l.dim() == 3");
+	expect_stride(a, 0, "sod", "o 3 4 q.dim() == 4 and l.dim() == 3 and o.dim() == 4");
 	ta_analysis_free(a);
 }
 
@@ -286,6 +462,10 @@ int main(void)
 		cmocka_unit_test(test_kernel_mask_and_induction),
 		cmocka_unit_test(test_stable),
 		cmocka_unit_test(test_launch_args),
+		cmocka_unit_test(test_ranks),
+		cmocka_unit_test(test_launch_strides),
+		cmocka_unit_test(test_launch_strides_guessed),
+		cmocka_unit_test(test_launch_strides_by_kernel),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	ta_model_shutdown();
