@@ -10,6 +10,7 @@
  * has (a launch passes every parameter without a default once). */
 #include "config.h"
 #include "analyze/values.h"
+#include "analyze/flat.h"
 #include "analyze/index.h"
 #include "analyze/syntax.h"
 #include "util/buf.h"
@@ -498,25 +499,38 @@ static void address_terms(const ta_model *m, TSNode e, const char *p, bool *base
 	}
 }
 
-/* used[i]: kernel k reads parameter i in the offsets of a load or store
- * whose address starts from pointer parameter p (`P + b * s0 + offs * s1`,
- * `ptrs = base + offs * s1` with `base = P + b * s0`). */
+/* used[i]: kernel k reads parameter i in the offsets of an address that
+ * starts from pointer parameter p: a load's or store's pointer, or a
+ * pointer tile bound before a loop that advances it (`P + b * s0 + offs *
+ * s1`, `ptrs = base + offs * s1` with `base = P + b * s0`). */
 static void strides_used(const ta_model *m, const ta_kernel *k, size_t p, bool *used)
 {
 	bool *mine = ta_xcalloc(k->param_count, sizeof *mine);
-	for (size_t i = 0; i < k->op_count; i++) {
-		const ta_op *op = &k->ops[i];
-		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || !op->arg_count)
-			continue;
-		TSNode addr = ta_node_outermost_at(ta_syntax_root(m->syn), op->args[0].start, op->args[0].end,
-						   "expression_statement");
-		bool based = false;
-		memset(mine, 0, k->param_count * sizeof *mine);
-		used_ctx u = { k, mine };
-		address_terms(m, addr, k->params[p].name, &based, &u, 0);
-		for (size_t j = 0; based && j < k->param_count; j++)
-			used[j] |= mine[j] && j != p;
+	ta_walk w;
+	ta_walk_start(&w, k->node);
+	for (;;) {
+		TSNode n = ta_walk_node(&w), addr = { 0 };
+		if (ta_node_is(n, "assignment"))
+			addr = ta_node_field(n, "right");
+		for (size_t i = 0; ts_node_is_null(addr) && ta_node_is(n, "call") && i < k->op_count; i++) {
+			const ta_op *op = &k->ops[i];
+			if ((op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE) && op->arg_count &&
+			    op->span.start == ts_node_start_byte(n) && op->span.end == ts_node_end_byte(n))
+				addr = ta_node_outermost_at(ta_syntax_root(m->syn), op->args[0].start, op->args[0].end,
+							    "expression_statement");
+		}
+		if (!ts_node_is_null(addr)) {
+			bool based = false;
+			memset(mine, 0, k->param_count * sizeof *mine);
+			used_ctx u = { k, mine };
+			address_terms(m, addr, k->params[p].name, &based, &u, 0);
+			for (size_t j = 0; based && j < k->param_count; j++)
+				used[j] |= mine[j] && j != p;
+		}
+		if (!ta_walk_next(&w, true))
+			break;
 	}
+	ta_walk_finish(&w);
 	free(mine);
 }
 

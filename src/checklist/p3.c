@@ -2,6 +2,7 @@
  * Its detector and its rewrite. */
 #include "config.h"
 #include "analyze/flat.h"
+#include "analyze/values.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -407,12 +408,54 @@ typedef struct p3_ctx {
 	size_t n_swapped;
 } p3_ctx;
 
+/* No name n reads is bound again in (from, to]: n's text reads the same
+ * values at to as where it is written. */
+static bool p3_names_hold(const ta_model *m, TSNode n, uint32_t from, uint32_t to)
+{
+	bool hold = true;
+	ta_walk w;
+	ta_walk_start(&w, n);
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if (ta_node_is(x, "identifier") &&
+		    !(ta_node_is(ta_node_parent(x), "attribute") &&
+		      ts_node_eq(ta_node_field(ta_node_parent(x), "attribute"), x)))
+			hold = !ta_values_bound_between(m, x, from, to);
+		if (!hold || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return hold;
+}
+
 /* A pointer or mask passed by name: its one definition is rewritten, and it
  * may only be advanced by scalars (`ptrs += BLOCK_K * stride`). Returns the
  * broadcasts of the definition, or -1 with *why. */
+/* A mask that other code reads untransposed, or that is bound more than
+ * once: the binding that reaches the load, when its value is made of
+ * broadcasts whose names still hold there, is written transposed in the
+ * load in place of the name (`ks_mask` shared with the A tile's load,
+ * `kv_mask` bound in each of two loops). Returns its broadcasts, or -1. */
+static int p3_mask_copy(p3_ctx *c, TSNode id)
+{
+	const ta_model *m = c->m;
+	TSNode bind, v = ta_values_def(m, id, &bind);
+	if (ts_node_is_null(v) || !ta_node_is(bind, "assignment"))
+		return -1;
+	int r = ta_edits_bcast_mask(m, v);
+	if (r <= 0 || (r & 4) || !p3_names_hold(m, v, ts_node_end_byte(bind), ts_node_start_byte(id)))
+		return -1;
+	char *t = swapped(m, v), *p = ta_xasprintf("(%s)", t);
+	ta_edit_replace(c->out, ts_node_start_byte(id), ts_node_end_byte(id), p);
+	free(t);
+	free(p);
+	return r;
+}
+
 static int p3_named(p3_ctx *c, TSNode id, const char *what, char **why)
 {
 	const ta_model *m = c->m;
+	bool mask = !strcmp(what, "mask");
 	char *name = ta_node_text(m->src, id);
 	ta_edits_defs d = { 0 };
 	ta_edits_find_defs(m, c->k->node, name, &d);
@@ -424,12 +467,16 @@ static int p3_named(p3_ctx *c, TSNode id, const char *what, char **why)
 			def = d.v[i];
 		} else if (!ta_node_is(d.v[i], "augmented_assignment") ||
 			   ta_edits_bcast_mask(m, ta_node_field(d.v[i], "right")) != 0) {
+			if (mask && (r = p3_mask_copy(c, id)) >= 0)
+				goto done;
 			*why = ta_xasprintf("line %u: the %s %s is bound again at line %zu", c->trans->span.line, what,
 					    name, ta_node_line(d.v[i]));
 			goto done;
 		}
 	}
 	if (ts_node_is_null(def) || d.more) {
+		if (mask && (r = p3_mask_copy(c, id)) >= 0)
+			goto done;
 		*why = ta_xasprintf("line %u: the %s %s has no single definition in %s", c->trans->span.line, what,
 				    name, c->k->name);
 		goto done;
@@ -441,6 +488,8 @@ static int p3_named(p3_ctx *c, TSNode id, const char *what, char **why)
 	for (size_t i = 0; i < c->loads && i < 2; i++)
 		in_loads += ts_node_is_null(c->calls[i]) ? 1 : ta_edits_ident_count(m, c->calls[i], name);
 	if (ta_edits_ident_count(m, c->k->node, name) != d.n + in_loads) {
+		if (mask && (r = p3_mask_copy(c, id)) >= 0)
+			goto done;
 		*why = ta_xasprintf("line %u: the %s %s is used by other code too, which still wants the "
 				    "untransposed tile", c->trans->span.line, what, name);
 		goto done;
@@ -468,6 +517,20 @@ done:
 	return r;
 }
 
+/* Some term of the & chain n is a name. */
+static bool p3_names_a_term(const ta_model *m, TSNode n)
+{
+	TSNode t[16];
+	size_t count = ta_edits_chain_terms(m, n, "&", t, 16);
+	for (size_t i = 0; i < count; i++) {
+		TSNode u = ta_node_unparen(t[i]);
+		if (ta_node_is(u, "identifier") ||
+		    (ta_node_is(u, "binary_operator") && p3_names_a_term(m, u)))
+			return true;
+	}
+	return false;
+}
+
 /* One argument of the load: a name's definition is rewritten (p3_named), a
  * conditional `A if EVEN_N else B` (P2's form) arm by arm, so that a name in
  * either arm is followed too (one left untransposed would not compile), and
@@ -478,6 +541,14 @@ static int p3_arg(p3_ctx *c, TSNode v, bool named_ok, const char *what, bool inl
 	TSNode u = ta_node_unparen(v);
 	if (ta_node_is(u, "identifier") && named_ok)
 		return p3_named(c, u, what, why);
+	/* a mask made of names and broadcasts (`col_ok & ks_mask`): term by
+	 * term, so that each name is followed */
+	if (named_ok && !strcmp(what, "mask") && ta_node_is(u, "binary_operator") &&
+	    ta_node_text_eq(m->src, ta_node_field(u, "operator"), "&") && p3_names_a_term(m, u)) {
+		int a = p3_arg(c, ta_node_field(u, "left"), named_ok, what, inline_load, why);
+		int b = a < 0 ? -1 : p3_arg(c, ta_node_field(u, "right"), named_ok, what, inline_load, why);
+		return a < 0 || b < 0 ? -1 : a | b;
+	}
 	if (ta_node_is(u, "conditional_expression") && ta_node_named_count(u) == 3) {
 		int a = p3_arg(c, ta_node_named_child(u, 0), named_ok, what, inline_load, why);
 		if (a < 0)
@@ -611,7 +682,7 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 	x = ta_node_unparen(x);
 	p3_ctx c = { .m = m, .k = k, .trans = t, .out = out, .loads = 1 };
 	const ta_op *ld = NULL;
-	bool inline_load = ta_node_is(x, "call");
+	bool inline_load = ta_node_is(x, "call"), rebound = false;
 	char *name = NULL;
 	if (inline_load) {
 		ld = load_at(k, x);
@@ -619,6 +690,16 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 		name = ta_node_text(m->src, x);
 		TSNode assign;
 		TSNode rhs = single_def(m, k, name, t->span.start, &assign);
+		/* bound more than once (a loop below the diagonal and one on
+		 * it): the binding that reaches the transpose, read by it alone */
+		if (ts_node_is_null(rhs) && !used_otherwise(m, k, name, t->span.start)) {
+			TSNode v = ta_values_def(m, x, &assign);
+			if (ta_node_is(assign, "assignment") && ta_node_is(ta_node_field(assign, "left"), "identifier") &&
+			    load_at(k, ta_node_unparen(v))) {
+				rhs = v;
+				rebound = true;
+			}
+		}
 		if (!ts_node_is_null(rhs))
 			ld = load_at(k, ta_node_unparen(rhs));
 		const ta_op *both[2];
@@ -652,7 +733,7 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 			free(name);
 			return 0;
 		}
-		if (ld && reads_between(m, k->node, name, 0, UINT32_MAX) != 2) {
+		if (ld && !rebound && reads_between(m, k->node, name, 0, UINT32_MAX) != 2) {
 			int r = ta_edits_refuse(why, "line %u: %s is also used untransposed: load it twice or "
 						"transpose by hand", t->span.line, name);
 			free(name);

@@ -61,6 +61,20 @@ static bool s1_desc_between(const ta_rule_ctx *c, uint32_t a, uint32_t b, uint32
 	return false;
 }
 
+/* The condition is a flag the kernel's @triton.heuristics sets from the
+ * sizes (P2's EVEN_K = K % BLOCK_K == 0): its branches split whole blocks
+ * from a tail, they do not choose a back-end. */
+static bool s1_shape_flag(const ta_rule_ctx *c, TSNode cond)
+{
+	cond = ta_node_unparen(cond);
+	if (ta_node_is(cond, "not_operator"))
+		cond = ta_node_unparen(ta_node_field(cond, "argument"));
+	for (size_t i = 0; ta_node_is(cond, "identifier") && i < c->k->heuristic_count; i++)
+		if (ta_node_text_eq(c->m->src, cond, c->k->heuristics[i].name))
+			return true;
+	return false;
+}
+
 /* The access sits in one branch of a choice whose other branch makes the
  * same access through a descriptor (`if USE_TMA: x = desc.load(...) else:
  * x = tl.load(...)`, or the same as a conditional expression): the fast
@@ -84,7 +98,7 @@ static bool s1_fast_form_beside(const ta_rule_ctx *c, const ta_op *op)
 		} else if (ta_node_is(p, "block")) {
 			TSNode arm = ta_node_parent(p);
 			TSNode ifs = ta_node_is(arm, "elif_clause") || ta_node_is(arm, "else_clause") ? ta_node_parent(arm) : arm;
-			if (!ta_node_is(ifs, "if_statement"))
+			if (!ta_node_is(ifs, "if_statement") || s1_shape_flag(c, ta_node_field(ifs, "condition")))
 				continue;
 			/* the whole if less this arm and the conditions */
 			TSNode cond = ta_node_field(ifs, "condition");
@@ -725,15 +739,28 @@ static int s1_term(s1_ctx *c, TSNode t, int axis)
 }
 
 /* The K loop of Triton's matmul tutorial: `p = base + ...` before a for
- * loop whose body reads p and then, as a statement of its own, advances it
- * (`p += BLOCK_K * stride_k`). Returns the definition's right side and
+ * loop whose body reads p (in a statement of its own, or in a branch of
+ * one) and then, as a statement of its own, advances it (`p += BLOCK_K *
+ * stride_k`). Returns the definition's right side and
  * sets ptr_def, adv and loop; a null node when p is not bound that way. */
 static TSNode advanced_def(s1_ctx *c, const char *name)
 {
 	const ta_model *m = c->m;
 	ta_edits_defs d = { 0 };
 	ta_edits_find_defs(m, c->k->node, name, &d);
-	TSNode body = ta_node_parent(c->stmt), loop = ta_node_parent(body);
+	/* The access may sit in a branch of the loop's body (P2's `if EVEN_K:`
+	 * form): top is the body's statement that holds it. */
+	TSNode top = c->stmt, body = ta_node_parent(top);
+	while (ta_node_is(body, "block") && !ta_node_is(ta_node_parent(body), "for_statement")) {
+		TSNode p = ta_node_parent(body);
+		if (ta_node_is(p, "else_clause") || ta_node_is(p, "elif_clause"))
+			p = ta_node_parent(p);
+		if (!ta_node_is(p, "if_statement"))
+			break;
+		top = p;
+		body = ta_node_parent(top);
+	}
+	TSNode loop = ta_node_parent(body);
 	if (d.n != 2 || d.more || !ta_node_is(d.v[0], "assignment") || !ta_node_is(d.v[1], "augmented_assignment") ||
 	    !ta_node_is(ta_node_field(d.v[0], "left"), "identifier") ||
 	    !ta_node_is(ta_node_field(d.v[1], "left"), "identifier") ||
@@ -742,7 +769,7 @@ static TSNode advanced_def(s1_ctx *c, const char *name)
 		return (TSNode){ 0 };
 	TSNode adv = ta_node_parent(d.v[1]);
 	if (!ta_node_is(adv, "expression_statement") || !ts_node_eq(ta_node_parent(adv), body) ||
-	    ts_node_start_byte(adv) < ts_node_end_byte(c->stmt) || ts_node_end_byte(d.v[0]) > ts_node_start_byte(loop))
+	    ts_node_start_byte(adv) < ts_node_end_byte(top) || ts_node_end_byte(d.v[0]) > ts_node_start_byte(loop))
 		return (TSNode){ 0 };
 	c->ptr_def = d.v[0];
 	c->adv = adv;
@@ -994,6 +1021,38 @@ static bool mask_term(s1_ctx *c, TSNode term, int *axis, TSNode *offs, TSNode *b
 	return true;
 }
 
+/* On the axis the pointer advances along, offsets (through names) that are
+ * the pointer's offsets moved as far as the pointer has: `ks` with `ks =
+ * k0 + offs_k` for `a_ptrs += BLOCK_K * stride_ak` over range(0, K,
+ * BLOCK_K). */
+static bool s1_moved_offsets(s1_ctx *c, int axis, TSNode offs)
+{
+	const ta_model *m = c->m;
+	if (ts_node_is_null(c->adv) || axis != c->adv_axis || !c->adv_off)
+		return false;
+	TSNode v = ta_node_unparen(offs), from;
+	if (ta_node_is(v, "identifier")) {
+		char *name = ta_node_text(m->src, v);
+		v = ta_node_unparen(value_at_access(m, c->k, name, c->stmt, &from));
+		free(name);
+	}
+	if (!ta_node_is(v, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(v, "operator"), "+"))
+		return false;
+	char *l = squeezed(m, ta_node_field(v, "left")), *r = squeezed(m, ta_node_field(v, "right"));
+	char *o = squeezed(m, c->ax[axis].offs), *moved = ta_xstrdup(c->adv_off);
+	size_t j = 0;
+	for (size_t i = 0; moved[i]; i++)
+		if (!isspace((unsigned char)moved[i]))
+			moved[j++] = moved[i];
+	moved[j] = '\0';
+	bool yes = (!strcmp(l, moved) && !strcmp(r, o)) || (!strcmp(r, moved) && !strcmp(l, o));
+	free(l);
+	free(r);
+	free(o);
+	free(moved);
+	return yes;
+}
+
 /* The terms of a mask's & chain, through the names it is made of: a term
  * that is a name bound in the kernel (and still holding at the access)
  * stands for its value's terms (`mask = row_ok & col_ok`, `row_ok =
@@ -1102,6 +1161,12 @@ static int s1_mask(s1_ctx *c, TSNode mask)
 		char *mo = ta_node_text(m->src, offs);
 		bool same = ta_node_text_eq(m->src, a->offs, mo);
 		free(mo);
+		if (!same && !a->bound && s1_moved_offsets(c, axis, offs)) {
+			/* `ks < K` with `ks = k0 + offs_k`: where the advanced
+			 * pointer is, the whole extent bounds it */
+			a->bound = ta_node_text(m->src, r);
+			continue;
+		}
 		if (!same || a->bound)
 			return s1_fail(c, "the mask bounds other offsets than the pointer tile's");
 		if (!ts_node_is_null(c->adv) && axis == c->adv_axis) {
@@ -1232,11 +1297,35 @@ static char *desc_name(s1_ctx *c)
 	return name;
 }
 
-/* Does every branch of if statement `ifs` (its body, each elif and an
- * else, which it must have) read the tile's base pointer? */
-static bool s1_every_branch_reads(s1_ctx *c, TSNode ifs)
+/* Does n read word, itself or through a name the kernel binds to
+ * something that does (`a_tile = a_ptr + ...`, advanced in the loop)? */
+static bool s1_reads_word(s1_ctx *c, TSNode n, const char *word, int depth)
 {
 	const ta_model *m = c->m;
+	if (ta_edits_ident_count(m, n, word) > 0)
+		return true;
+	if (depth >= 3)
+		return false;
+	char **v;
+	size_t count = ta_edits_names(m, n, &v);
+	bool yes = false;
+	for (size_t i = 0; i < count && !yes; i++) {
+		ta_edits_defs d = { 0 };
+		ta_edits_find_defs(m, c->k->node, v[i], &d);
+		for (size_t j = 0; j < d.n && !yes; j++) {
+			TSNode r = ta_node_field(d.v[j], "right");
+			yes = !ts_node_is_null(r) && !ts_node_eq(ta_node_parent(d.v[j]), n) && s1_reads_word(c, r, word, depth + 1);
+		}
+	}
+	ta_edits_names_free(v, count);
+	return yes;
+}
+
+/* Does every branch of if statement `ifs` (its body, each elif and an
+ * else, which it must have) read the tile's base pointer, written or
+ * through the kernel's names? */
+static bool s1_every_branch_reads(s1_ctx *c, TSNode ifs)
+{
 	size_t w = 0;
 	while (c->base[w] && (isalnum((unsigned char)c->base[w]) || c->base[w] == '_'))
 		w++;
@@ -1255,7 +1344,7 @@ static bool s1_every_branch_reads(s1_ctx *c, TSNode ifs)
 		} else if (!ta_node_is(ch, "block")) {
 			continue;  /* the condition */
 		}
-		all = ta_edits_ident_count(m, body, word) > 0;
+		all = s1_reads_word(c, body, word, 0);
 	}
 	free(word);
 	return all && has_else;
@@ -2157,14 +2246,16 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	 * the load transposed with .T. */
 	bool transposed = false;
 	if (!last_stride_one(&c, c.ax[1].stride) && s1_transposed(&c)) {
-		if (!load || !ts_node_is_null(c.adv)) {
-			s1_fail(&c, "the tile is the transpose of the tensor as stored: only a load without an advanced "
-				"pointer is rewritten to a descriptor load and .T");
+		if (!load) {
+			s1_fail(&c, "the tile is the transpose of the tensor as stored: only a load is rewritten to a "
+				"descriptor load and .T");
 			goto done;
 		}
 		s1_axis t = c.ax[0];
 		c.ax[0] = c.ax[1];
 		c.ax[1] = t;
+		if (!ts_node_is_null(c.adv))
+			c.adv_axis = 1 - c.adv_axis;   /* the advancing axis goes with its offsets */
 		transposed = true;
 	}
 	/* The host needs an allocator for in-kernel descriptors, set where it

@@ -54,7 +54,9 @@
 #    S1 stride values  pre s1_stride_rebound, s1_rows_overlap / s1_stride_named, s1_stride_starred,
 #                      s1_stride_guessed (ranks asserted), s1_store_broadcast
 #    S1 mask values    pre s1_store_atomic / s1_mask_parts, s1_mask_flag_named
-#    P3 named masks    pre p3_branch_shared / p3_cond_mask
+#    S1 advanced, P2   pre s1_adv_named_other / s1_adv_even (both branches), s1_adv_moved
+#    P3 named masks    pre p3_shared_moved / p3_cond_mask, p3_branch_shared (a transposed copy),
+#                      p3_mask_parts
 #    named masks       safety p2_named_mask, p2_named_rebound
 #    --diff refusals   pre p1_two_kernels, p1_launcher:30; tests/rules/agree.sh (every refused finding)
 #    S6 float32 data   golden s6_fp32 (the flag tests the dtype); pre s6_no_load, s6_view_arg, s6_optional,
