@@ -2019,7 +2019,9 @@ static char *s1_same_descriptor(s1_ctx *c, TSNode at, const char *tl, const char
 /* The dimension d of x.stride(d) that every launch of k passes for
  * parameter `param` of the same tensor x (as text in *x, caller frees):
  * -1 stays -1 and is taken as the last; INT_MIN when a launch passes
- * something else, launches differ, or the place rests on a guessed rank. */
+ * something else or launches differ. A place that rests on a guessed rank
+ * is taken: the host contract asserts the guess before the descriptor is
+ * used. */
 static int s1_stride_dim(const ta_model *m, const ta_kernel *k, const char *param, char **x)
 {
 	size_t idx = s1_param_index(k, param);
@@ -2031,7 +2033,7 @@ static int s1_stride_dim(const ta_model *m, const ta_kernel *k, const char *para
 		if (!ta_values_launch_stride(m, l, k, idx, &st))
 			goto unknown;
 		char *xt = ta_node_text(m->src, st.tensor);
-		bool differs = st.assume || (*x && strcmp(*x, xt)) || (dim != INT_MIN && dim != (int)st.dim);
+		bool differs = (*x && strcmp(*x, xt)) || (dim != INT_MIN && dim != (int)st.dim);
 		int v = (int)st.dim;
 		ta_values_stride_free(&st);
 		if (differs) {

@@ -37,7 +37,7 @@ if [ -z "${WALKPAYS_WALK:-}" ]; then
 		step=0
 		for id in $MECHANICAL; do
 			sites=0
-			while [ $sites -lt 12 ] && "$TA" --apply "$id" --unsafe-fixes "$d/$n.py" >> "$d/walk.log" 2>&1; do
+			while [ $sites -lt 32 ] && "$TA" --apply "$id" --unsafe-fixes "$d/$n.py" >> "$d/walk.log" 2>&1; do
 				sites=$((sites + 1))
 			done
 			# the last refusal, for the record
