@@ -90,7 +90,7 @@ BEFORE
 fi
 # Fresh code: public projects outside the development corpus, judged by
 # reading all (or a sample) of their findings and some kernels for misses.
-if ls "$dir"/fresh/*.kernels.tsv >/dev/null 2>&1; then
+if ls "$dir"/fresh/*.tsv >/dev/null 2>&1; then
 	cat <<'FRESH'
 
 ## Fresh code, not the development corpus
@@ -105,9 +105,9 @@ those kernels over those found and missed. These figures, not the
 development corpus's above, say how the checklist does on code written
 elsewhere.
 FRESH
-	for k in "$dir"/fresh/*.kernels.tsv; do
-		f=${k%.kernels.tsv}.tsv
-		[ -f "$f" ] || continue
+	for f in "$dir"/fresh/*.tsv; do
+		case $f in *.kernels.tsv) continue ;; esac
+		k=${f%.tsv}.kernels.tsv
 		head -n 1 "$f" | sed 's/^# /\n/; s/$/./'
 		sed -n '2,3p' "$f" | sed 's/^# /- /'
 		printf '\n| Entry | Phase | Judged | True | False | Debatable | Strict precision |\n'
@@ -125,12 +125,13 @@ FRESH
 					printf "| all | %s | %d | %d | %d | %d | %.0f%% |\n", ph, t[ph], tv[ph, "true"],
 						tv[ph, "false"], tv[ph, "debatable"], 100 * tv[ph, "true"] / t[ph]
 			}' "$f" | sort -t'|' -k2,2 -k3,3r
-		awk -F'\t' '/^#/ || NF == 0 { next }
+		[ ! -f "$k" ] || awk -F'\t' '/^#/ || NF == 0 { next }
 			{ nk[$1]++; f = $5 == "-" ? 0 : split($5, a, " "); m = $6 == "-" ? 0 : split($6, b, " ")
 			  found[$1] += f; missed[$1] += m }
 			END { printf "\n"
 				for (ph in nk)
 					printf "Recall, %s: %d of %d (%.0f%%) on %d kernels read.\n", ph, found[ph],
 						found[ph] + missed[ph], 100 * found[ph] / (found[ph] + missed[ph]), nk[ph] }' "$k" | sort
+		[ -f "$k" ] || printf '\nNo kernels read for recall.\n'
 	done
 fi
