@@ -18,7 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { RANK_DEPTH = 8, RANK_MAX = 64 };
+/* A rank question follows names and facts: at most RANK_STEPS of them in
+ * all (x.shape == y.shape both ways in a long function would otherwise
+ * branch at every assert). */
+enum { RANK_STEPS = 64, RANK_MAX = 64 };
 
 static TSNode null_node(void)
 {
@@ -97,20 +100,20 @@ static size_t shape_args(const ta_model *m, TSNode call)
 	return c > 0 ? (size_t)c : 0;
 }
 
-static size_t rank_of(const ta_model *m, TSNode x, int depth);
+static size_t rank_of(const ta_model *m, TSNode x, int *steps);
 
 /* The rank of what expression e gives, when the expression says it. */
-static size_t rank_of_value(const ta_model *m, TSNode e, int depth)
+static size_t rank_of_value(const ta_model *m, TSNode e, int *steps)
 {
 	e = ta_node_unparen(e);
-	if (depth > RANK_DEPTH)
+	if (++*steps > RANK_STEPS)
 		return 0;
 	if (is_kind(e, "identifier"))
-		return rank_of(m, e, depth + 1);
+		return rank_of(m, e, steps);
 	TSNode call = null_node(), obj;
 	if (is_kind(e, "attribute")) {
 		obj = ta_node_unparen(ta_node_field(e, "object"));
-		return ta_node_text_eq(m->src, ta_node_field(e, "attribute"), "T") ? rank_of_value(m, obj, depth + 1) : 0;
+		return ta_node_text_eq(m->src, ta_node_field(e, "attribute"), "T") ? rank_of_value(m, obj, steps) : 0;
 	}
 	if (!is_kind(e, "call"))
 		return 0;
@@ -131,7 +134,7 @@ static size_t rank_of_value(const ta_model *m, TSNode e, int depth)
 	}
 	for (size_t i = 0; like[i]; i++)
 		if (!strcmp(callee, like[i]))
-			r = rank_of_value(m, first_arg(call), depth + 1);
+			r = rank_of_value(m, first_arg(call), steps);
 	free(callee);
 	if (r || !is_kind(fn, "attribute"))
 		return r;
@@ -143,7 +146,7 @@ static size_t rank_of_value(const ta_model *m, TSNode e, int depth)
 					    "cuda", "transpose", "type", "requires_grad_", NULL };
 	for (size_t i = 0; keep[i]; i++)
 		if (ta_node_text_eq(m->src, attr, keep[i]))
-			return rank_of_value(m, obj, depth + 1);
+			return rank_of_value(m, obj, steps);
 	static const char *const reshape[] = { "view", "reshape", "permute", "expand", NULL };
 	for (size_t i = 0; reshape[i]; i++)
 		if (ta_node_text_eq(m->src, attr, reshape[i]))
@@ -151,7 +154,7 @@ static size_t rank_of_value(const ta_model *m, TSNode e, int depth)
 	if (ta_node_text_eq(m->src, attr, "t"))
 		return 2;
 	if (ta_node_text_eq(m->src, attr, "unsqueeze") && positional_count(call) == 1) {
-		size_t b = rank_of_value(m, obj, depth + 1);
+		size_t b = rank_of_value(m, obj, steps);
 		return b ? b + 1 : 0;
 	}
 	return 0;
@@ -266,6 +269,31 @@ static void assert_facts(const ta_model *m, rtable *t, TSNode e, TSNode stmt, in
 	compare_facts(m, t, e, stmt);
 }
 
+/* Facts sorted by name, scope and where they are: a name's facts in a
+ * function are one run, in document order. */
+static int fact_key_cmp(const rfact *a, const char *name, uint32_t len, uint32_t scope)
+{
+	if (a->len != len)
+		return a->len < len ? -1 : 1;
+	int c = memcmp(a->name, name, len);
+	if (c)
+		return c;
+	return a->scope != scope ? (a->scope < scope ? -1 : 1) : 0;
+}
+
+static int by_name_scope_start(const void *pa, const void *pb)
+{
+	const rfact *a = pa, *b = pb;
+	int c = fact_key_cmp(a, b->name, b->len, b->scope);
+	if (c)
+		return c;
+	uint32_t x = ts_node_start_byte(a->stmt), y = ts_node_start_byte(b->stmt);
+	if (x != y)
+		return x < y ? -1 : 1;
+	/* in one statement, a stated rank last: read first, going back */
+	return (a->rank != 0) - (b->rank != 0);
+}
+
 static void *build_facts(const ta_model *m)
 {
 	rtable *t = ta_xcalloc(1, sizeof *t);
@@ -296,6 +324,8 @@ static void *build_facts(const ta_model *m)
 			if (is_kind(s, "assert_statement"))
 				assert_facts(m, t, ta_node_named_child(s, 0), s, 0);
 		}
+	if (t->n)
+		qsort(t->f, t->n, sizeof *t->f, by_name_scope_start);
 	return t;
 }
 
@@ -310,45 +340,59 @@ static void free_facts(void *p)
 /* The rank the facts about x before x's read state, the latest first:
  * facts that run before every such read, x not bound again in between,
  * and that give a rank (`x.shape == y.shape` gives y's when known). */
-static size_t rank_from_facts(const ta_model *m, TSNode x, int depth)
+static size_t rank_from_facts(const ta_model *m, TSNode x, int *steps)
 {
 	const rtable *t = ta_index_cached(m, build_facts, free_facts);
 	uint32_t at = ts_node_start_byte(x), len = ts_node_end_byte(x) - at, scope = scope_key(x);
 	const char *name = m->src->text + at;
+	/* the run of x's facts in x's function: [lo, hi) */
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (fact_key_cmp(&t->f[mid], name, len, scope) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* then the first of them at or after x's read: [lo, hi) are before it */
+	hi = lo;
+	for (size_t top = t->n; hi < top;) {
+		size_t mid = (hi + top) / 2;
+		if (!fact_key_cmp(&t->f[mid], name, len, scope) && ts_node_start_byte(t->f[mid].stmt) < at)
+			hi = mid + 1;
+		else
+			top = mid;
+	}
+	/* the latest first; one that gives no rank lets an earlier statement's speak */
 	uint32_t before = at;
-	for (;;) {
-		const rfact *best = NULL;
-		for (size_t i = 0; i < t->n; i++) {
-			const rfact *f = &t->f[i];
-			if (f->len != len || f->scope != scope || memcmp(f->name, name, len) ||
-			    ts_node_end_byte(f->stmt) > before ||
-			    (best && ts_node_start_byte(best->stmt) >= ts_node_start_byte(f->stmt)))
-				continue;
-			if (ta_values_runs_before(f->stmt, at) &&
-			    !ta_values_bound_between(m, x, ts_node_end_byte(f->stmt), at))
-				best = f;
-		}
-		if (!best)
+	for (size_t i = hi; i-- > lo;) {
+		const rfact *f = &t->f[i];
+		if (ts_node_end_byte(f->stmt) > before || !ta_values_runs_before(f->stmt, at) ||
+		    ta_values_bound_between(m, x, ts_node_end_byte(f->stmt), at))
+			continue;
+		if (++*steps > RANK_STEPS)
 			return 0;
-		size_t r = best->rank ? best->rank : rank_of(m, best->other, depth + 1);
+		size_t r = f->rank ? f->rank : rank_of(m, f->other, steps);
 		if (r)
 			return r;
-		before = ts_node_start_byte(best->stmt);
+		before = ts_node_start_byte(f->stmt);
 	}
+	return 0;
 }
 
-static size_t rank_of(const ta_model *m, TSNode x, int depth)
+static size_t rank_of(const ta_model *m, TSNode x, int *steps)
 {
-	if (!is_kind(x, "identifier") || depth > RANK_DEPTH)
+	if (!is_kind(x, "identifier") || ++*steps > RANK_STEPS)
 		return 0;
 	TSNode v = ta_values_def(m, x, NULL);
-	size_t r = ts_node_is_null(v) ? 0 : rank_of_value(m, v, depth + 1);
-	return r ? r : rank_from_facts(m, x, depth);
+	size_t r = ts_node_is_null(v) ? 0 : rank_of_value(m, v, steps);
+	return r ? r : rank_from_facts(m, x, steps);
 }
 
 size_t ta_values_rank(const ta_model *m, TSNode x)
 {
-	return rank_of(m, ta_node_unparen(x), 0);
+	int steps = 0;
+	return rank_of(m, ta_node_unparen(x), &steps);
 }
 
 /* ---- a launch's positional arguments ----------------------------------------- */

@@ -451,6 +451,24 @@ static void test_launch_strides_by_kernel(void **state)
 	ta_analysis_free(a);
 }
 
+/* Facts that name each other (`y.shape == x.shape`, both ways) at every
+ * assert of a long function: a rank question takes a bounded number of
+ * steps (it branched at every assert, n^8 in all, before). */
+static void test_ranks_bounded(void **state)
+{
+	(void)state;
+	ta_buf b = TA_BUF_INIT;
+	ta_buf_puts(&b, "def f(x, y):\n");
+	for (int i = 0; i < 400; i++)
+		ta_buf_puts(&b, "    assert y.shape == x.shape\n");
+	ta_buf_puts(&b, "    use(x, y)\n");
+	ta_analysis *a = parse(ta_buf_str(&b));
+	ta_buf_free(&b);
+	assert_int_equal(rank_at(a, "use(x", 0, "y"), 0);
+	assert_int_equal(rank_at(a, "use(x", 0, "x"), 0);
+	ta_analysis_free(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -466,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_launch_strides),
 		cmocka_unit_test(test_launch_strides_guessed),
 		cmocka_unit_test(test_launch_strides_by_kernel),
+		cmocka_unit_test(test_ranks_bounded),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	ta_model_shutdown();
