@@ -93,15 +93,17 @@ typedef struct ta_values_stride {
 	long dim;                 /* as written (-1: the last), or the place in *x.stride() */
 	size_t rank;              /* x's rank when known, else 0 */
 	char *assume;             /* NULL, or the Python condition the mapping rests on: ranks
-				     of starred strides guessed by an even split, `k.dim() ==
-				     v.dim() == 4`; an edit that relies on it checks it */
+				     of starred strides guessed from the kernel's addresses or
+				     by an even split, `k.dim() == v.dim() == 4 and lse.dim()
+				     == 3`; an edit that relies on it checks it */
 } ta_values_stride;
 
 /* Whether launch l passes x.stride(d) for parameter i of kernel k: written
  * there, through local names (stride_qm = q.stride(2), x not bound again
  * before the launch), or as an element of `*x.stride()`. Positions between
- * starred strides of unknown rank are split evenly among them when the
- * count allows (assume says so). Free with ta_values_stride_free. */
+ * starred strides of unknown rank are split among them by the parameters
+ * the kernel reads as each pointer's strides, else evenly when the count
+ * allows (assume says so). Free with ta_values_stride_free. */
 bool ta_values_launch_stride(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t i,
 			     ta_values_stride *out);
 void ta_values_stride_free(ta_values_stride *s);

@@ -547,30 +547,33 @@ static void address_terms(const ta_model *m, TSNode e, const char *p, bool *base
  * starts from pointer parameter p: a load's or store's pointer, or a
  * pointer tile bound before a loop that advances it (`P + b * s0 + offs *
  * s1`, `ptrs = base + offs * s1` with `base = P + b * s0`). */
+/* Marks in used the parameters addr's sum reads beside p, when it starts
+ * from p. mine: scratch, one flag per parameter. */
+static void mark_address(const ta_model *m, const ta_kernel *k, size_t p, TSNode addr, bool *mine, bool *used)
+{
+	bool based = false;
+	memset(mine, 0, k->param_count * sizeof *mine);
+	used_ctx u = { k, mine };
+	address_terms(m, addr, k->params[p].name, &based, &u, 0);
+	for (size_t j = 0; based && j < k->param_count; j++)
+		used[j] |= mine[j] && j != p;
+}
+
 static void strides_used(const ta_model *m, const ta_kernel *k, size_t p, bool *used)
 {
 	bool *mine = ta_xcalloc(k->param_count, sizeof *mine);
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if ((op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE) && op->arg_count)
+			mark_address(m, k, p, ta_node_outermost_at(ta_syntax_root(m->syn), op->args[0].start,
+								   op->args[0].end, "expression_statement"), mine, used);
+	}
 	ta_walk w;
 	ta_walk_start(&w, k->node);
 	for (;;) {
-		TSNode n = ta_walk_node(&w), addr = { 0 };
+		TSNode n = ta_walk_node(&w);
 		if (ta_node_is(n, "assignment"))
-			addr = ta_node_field(n, "right");
-		for (size_t i = 0; ts_node_is_null(addr) && ta_node_is(n, "call") && i < k->op_count; i++) {
-			const ta_op *op = &k->ops[i];
-			if ((op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE) && op->arg_count &&
-			    op->span.start == ts_node_start_byte(n) && op->span.end == ts_node_end_byte(n))
-				addr = ta_node_outermost_at(ta_syntax_root(m->syn), op->args[0].start, op->args[0].end,
-							    "expression_statement");
-		}
-		if (!ts_node_is_null(addr)) {
-			bool based = false;
-			memset(mine, 0, k->param_count * sizeof *mine);
-			used_ctx u = { k, mine };
-			address_terms(m, addr, k->params[p].name, &based, &u, 0);
-			for (size_t j = 0; based && j < k->param_count; j++)
-				used[j] |= mine[j] && j != p;
-		}
+			mark_address(m, k, p, ta_node_field(n, "right"), mine, used);
 		if (!ta_walk_next(&w, true))
 			break;
 	}

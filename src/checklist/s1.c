@@ -777,16 +777,21 @@ static TSNode advanced_def(s1_ctx *c, const char *name)
 	return ta_node_field(d.v[0], "right");
 }
 
-/* Whitespace-free text of a node, for comparing expressions. */
-static char *squeezed(const ta_model *m, TSNode n)
+/* t without its whitespace, in place: for comparing expressions. */
+static char *squeeze(char *t)
 {
-	char *t = ta_node_text(m->src, n);
 	size_t j = 0;
 	for (size_t i = 0; t[i]; i++)
 		if (!isspace((unsigned char)t[i]))
 			t[j++] = t[i];
 	t[j] = '\0';
 	return t;
+}
+
+/* Whitespace-free text of a node. */
+static char *squeezed(const ta_model *m, TSNode n)
+{
+	return squeeze(ta_node_text(m->src, n));
 }
 
 /* f(E, X) for f a ceiling division (tl.cdiv, triton.cdiv): E, else NULL. */
@@ -1039,12 +1044,7 @@ static bool s1_moved_offsets(s1_ctx *c, int axis, TSNode offs)
 	if (!ta_node_is(v, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(v, "operator"), "+"))
 		return false;
 	char *l = squeezed(m, ta_node_field(v, "left")), *r = squeezed(m, ta_node_field(v, "right"));
-	char *o = squeezed(m, c->ax[axis].offs), *moved = ta_xstrdup(c->adv_off);
-	size_t j = 0;
-	for (size_t i = 0; moved[i]; i++)
-		if (!isspace((unsigned char)moved[i]))
-			moved[j++] = moved[i];
-	moved[j] = '\0';
+	char *o = squeezed(m, c->ax[axis].offs), *moved = squeeze(ta_xstrdup(c->adv_off));
 	bool yes = (!strcmp(l, moved) && !strcmp(r, o)) || (!strcmp(r, moved) && !strcmp(l, o));
 	free(l);
 	free(r);
@@ -1073,14 +1073,9 @@ static size_t s1_mask_terms(s1_ctx *c, TSNode mask, TSNode *out, size_t max, int
 			    ta_node_is(v, "identifier") || ta_node_is(v, "subscript"))
 				u = v;
 		}
-		if (depth < 4 && ta_node_is(u, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(u, "operator"), "&")) {
-			size_t r = s1_mask_terms(c, u, out + k, max - k, depth + 1);
-			if (!r)
-				return 0;
-			k += r;
-			continue;
-		}
-		if (depth < 4 && ta_node_is(u, "identifier") && !ts_node_eq(u, ta_node_unparen(t[i]))) {
+		bool chain = ta_node_is(u, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(u, "operator"), "&");
+		bool name_of_name = ta_node_is(u, "identifier") && !ts_node_eq(u, ta_node_unparen(t[i]));
+		if (depth < 4 && (chain || name_of_name)) {
 			size_t r = s1_mask_terms(c, u, out + k, max - k, depth + 1);
 			if (!r)
 				return 0;
