@@ -163,4 +163,10 @@ static inline const ta_host *ta_rule_next_host(ta_host_walk *w)
  * helpers it calls included. */
 bool ta_rules_attention_at(const ta_model *m, int ki, size_t loop);
 
+/* Whether op, a raw access through a pointer of two axes, reads no tile a
+ * descriptor holds: an axis's offsets divided (`offs_k[:, None] // 8`,
+ * packed rows read again) or an axis of length 1 wherever the kernel runs
+ * (tl.arange(0, BLOCK_M) with BLOCK_M = 1 in every config). tile_shape.c */
+bool ta_tile_not_2d(const ta_model *m, const ta_kernel *k, const ta_op *op);
+
 #endif

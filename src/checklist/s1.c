@@ -309,7 +309,7 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		/* a table lookup (`tl.load(code + idx)`, every axis from the
 		 * loaded index) reads elements, not rows of a tile; a raw access
 		 * whose other branch uses a descriptor is the fast form's fallback */
-		if (op->lookup || s1_fast_form_beside(c, op))
+		if (op->lookup || s1_fast_form_beside(c, op) || ta_tile_not_2d(c->m, k, op))
 			continue;
 		const char *what = op->kind == TA_OP_LOAD ? "loaded" : "stored";
 		char *ptr = op->arg_count ? ta_rule_text(c, op->args[0]) : ta_xstrdup("?");
@@ -2387,8 +2387,8 @@ done:
 
 static bool s1_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
 {
-	(void)m, (void)k;
-	return (op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE) && op->ptr_shape == TA_PTR_2D;
+	return (op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE) && op->ptr_shape == TA_PTR_2D &&
+	       !ta_tile_not_2d(m, k, op);
 }
 
 /* Rewrite: tl.make_tensor_descriptor and desc.load/store for a raw 2D tile, plus the host allocator. */
