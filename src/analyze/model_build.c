@@ -2113,9 +2113,14 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				out->block_ptr = true;
 			else if (tl && !strcmp(tl, "load")) {
 				/* A loaded block of offsets makes a gather; a scalar loaded
-				 * from a pointer table does not. */
+				 * from a pointer table does not. Its own question: names
+				 * already walked for the access (`M_block` in `rows if G
+				 * else tl.load(idx + M_block)`) still count here. */
 				shape_info inner = { 0 };
-				shape_of(b, k, call_arg(n, 0), before, depth + 1, seen, nseen, &inner);
+				char **lseen = NULL;
+				size_t nlseen = 0;
+				shape_of(b, k, call_arg(n, 0), before, depth + 1, &lseen, &nlseen, &inner);
+				ta_strv_free(lseen, nlseen);
 				if (inner.arange || inner.dims)
 					out->loaded = true;
 				out->arange |= inner.arange;

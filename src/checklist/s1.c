@@ -322,10 +322,12 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		long step = op->arg_count ? s1_last_step(c, ta_rule_node(c, op->args[0]), op->span.start, rank, 0) : 0;
 		ta_finding *f;
 		if (op->gather) {
+			bool store = op->kind == TA_OP_STORE;
 			f = ta_rule_add(c, op->span,
-				"%s%s%s tile %s through a gathered %dD pointer `%s` (rows from a loaded index): "
-				"a descriptor gather is the fast form", op->target ? "`" : "",
-				op->target ? op->target : "a", op->target ? "`" : "", what, rank, ptr);
+				"%s%s%s tile %s through a %s %dD pointer `%s` (rows from a loaded index): "
+				"a descriptor %s is the fast form", op->target ? "`" : "",
+				op->target ? op->target : "a", op->target ? "`" : "", what, store ? "scattered" : "gathered",
+				rank, ptr, store ? "scatter" : "gather");
 			f->tags |= TA_TAG_GUIDED;
 		} else if (step) {
 			f = ta_rule_add(c, op->span,
