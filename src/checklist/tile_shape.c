@@ -180,6 +180,15 @@ static bool configs_all_one(const ta_model *m, const ta_kernel *k, const char *n
 	const ta_autotune *at = k->autotune;
 	if (!at)
 		return false;
+	/* the configs the model read already: one that says otherwise ends it
+	 * before the module is searched */
+	for (size_t i = 0; i < at->config_count; i++)
+		for (size_t j = 0; j < at->configs[i].param_count; j++) {
+			const ta_kwarg *p = &at->configs[i].params[j];
+			if (!strcmp(p->name, name) && p->value && strspn(p->value, "0123456789") == strlen(p->value) &&
+			    strcmp(p->value, "1"))
+				return false;
+		}
 	TSNode src[MAX_SOURCES];
 	size_t n = 0;
 	TSNode cs = ta_node_unparen(ta_edits_node(m, at->configs_span));
@@ -217,17 +226,21 @@ static bool unit_param(const ta_model *m, const ta_kernel *k, int ki, const char
 	for (size_t h = 0; h < k->heuristic_count; h++)
 		if (!strcmp(k->heuristics[h].name, name))
 			return false;
-	const char *d = k->params[idx].default_value;
-	bool unpassed_one = configs_all_one(m, k, name) || (!k->autotune && d && !strcmp(d, "1"));
-	size_t seen = 0;
+	/* what the launches pass first: most pass a tile above 1 */
+	size_t seen = 0, unpassed = 0;
 	ta_launch_walk walk = ta_index_launch_walk(m, ki);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk)); seen++) {
 		TSNode a = ta_edits_launch_arg_node(m, l, k, idx);
 		long v;
-		if (ts_node_is_null(a) ? !unpassed_one : !ta_values_int(m, a, &v) || v != 1)
+		if (ts_node_is_null(a))
+			unpassed++;
+		else if (!ta_values_int(m, a, &v) || v != 1)
 			return false;
 	}
-	return seen ? true : unpassed_one;
+	if (seen && !unpassed)
+		return true;
+	const char *d = k->params[idx].default_value;
+	return configs_all_one(m, k, name) || (!k->autotune && d && !strcmp(d, "1"));
 }
 
 typedef struct tile_walk {
@@ -290,42 +303,132 @@ static bool unit_arange(const ta_model *m, const tile_walk *w, TSNode n)
 	return one;
 }
 
-/* The value a pointer advanced in a loop starts from: its one plain
- * binding in the kernel (`a_ptrs = ...` before `a_ptrs += step`), whose
- * shape the advanced pointer keeps. Null when bound otherwise or twice. */
-static TSNode advanced_start(const ta_model *m, const ta_kernel *k, TSNode id)
+/* Every binding of a plain name in each kernel, sorted by kernel, name and
+ * place: built once per model (ta_index_cached), so that a name asked
+ * about at every access costs a binary search. */
+typedef struct binding_row {
+	int ki;
+	const char *name;         /* owned by the table */
+	bool augmented;           /* `x += step` */
+	TSNode rhs;
+} binding_row;
+typedef struct binding_table {
+	binding_row *v;
+	size_t n, cap;
+} binding_table;
+
+static int binding_cmp(const void *a, const void *b)
 {
+	const binding_row *x = a, *y = b;
+	if (x->ki != y->ki)
+		return x->ki < y->ki ? -1 : 1;
+	int c = strcmp(x->name, y->name);
+	if (c)
+		return c;
+	uint32_t p = ts_node_start_byte(x->rhs), q = ts_node_start_byte(y->rhs);
+	return p < q ? -1 : p > q;
+}
+
+static void add_binding(const ta_model *m, binding_table *t, int ki, TSNode n)
+{
+	bool aug = ta_node_is(n, "augmented_assignment");
+	TSNode left = ta_node_field(n, "left");
+	if (!(aug || ta_node_is(n, "assignment")) || !ta_node_is(left, "identifier"))
+		return;
+	if (t->n == t->cap) {
+		t->cap = t->cap ? 2 * t->cap : 64;
+		t->v = ta_xrealloc(t->v, t->cap * sizeof *t->v);
+	}
+	t->v[t->n++] = (binding_row){ ki, ta_node_text(m->src, left), aug, ta_node_field(n, "right") };
+}
+
+/* The statements of a block and of the blocks of its compound statements
+ * (if, for, while, with, try): assignments are statements, so the walk
+ * goes no deeper than them. */
+static void block_bindings(const ta_model *m, binding_table *t, int ki, TSNode block, int depth)
+{
+	if (depth > 32)
+		return;
+	for (uint32_t i = 0; i < ta_node_named_count(block); i++) {
+		TSNode st = ta_node_named_child(block, i);
+		if (ta_node_is(st, "expression_statement")) {
+			add_binding(m, t, ki, ta_node_named_child(st, 0));
+			continue;
+		}
+		if (ta_node_is(st, "function_definition") || ta_node_is(st, "class_definition") ||
+		    ta_node_is(st, "decorated_definition"))
+			continue;
+		for (uint32_t j = 0; j < ta_node_named_count(st); j++) {
+			TSNode part = ta_node_named_child(st, j);
+			if (ta_node_is(part, "block") || ta_node_is(part, "elif_clause") || ta_node_is(part, "else_clause") ||
+			    ta_node_is(part, "except_clause") || ta_node_is(part, "finally_clause"))
+				block_bindings(m, t, ki, part, depth + 1);
+		}
+	}
+}
+
+static void *build_bindings(const ta_model *m)
+{
+	binding_table *t = ta_xcalloc(1, sizeof *t);
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		TSNode body = ta_node_field(m->kernels[ki].node, "body");
+		if (!ts_node_is_null(body))
+			block_bindings(m, t, (int)ki, body, 0);
+	}
+	if (t->n)
+		qsort(t->v, t->n, sizeof *t->v, binding_cmp);
+	return t;
+}
+
+static void free_bindings(void *p)
+{
+	binding_table *t = p;
+	for (size_t i = 0; i < t->n; i++)
+		free((char *)t->v[i].name);
+	free(t->v);
+	free(t);
+}
+
+/* The value a pointer or offsets advanced in a loop start from: the one
+ * plain binding of the name in the kernel (`a_ptrs = ...` before `a_ptrs
+ * += step`), whose shape the advanced value keeps. Null when the name is
+ * bound otherwise, twice, or never advanced. */
+static TSNode advanced_start(const ta_model *m, int ki, TSNode id)
+{
+	const binding_table *t = ta_index_cached(m, build_bindings, free_bindings);
+	char *name = ta_node_text(m->src, id);
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {  /* the first row of (ki, name) */
+		size_t mid = (lo + hi) / 2;
+		const binding_row *r = &t->v[mid];
+		if (r->ki < ki || (r->ki == ki && strcmp(r->name, name) < 0))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	TSNode found = { 0 };
 	size_t plain = 0, augmented = 0;
-	char *name = ta_node_text(m->src, id);
-	TSTreeCursor cur = ts_tree_cursor_new(k->node);
-	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
-		bool aug = ta_node_is(n, "augmented_assignment");
-		if ((aug || ta_node_is(n, "assignment")) && ta_node_text_eq(m->src, ta_node_field(n, "left"), name)) {
-			if (aug)
-				augmented++;
-			else if (plain++ == 0)
-				found = ta_node_field(n, "right");
-		}
-		if (!ta_cursor_next(&cur, true) || ts_node_end_byte(ts_tree_cursor_current_node(&cur)) > ts_node_end_byte(k->node))
-			break;
+	for (size_t i = lo; i < t->n && t->v[i].ki == ki && !strcmp(t->v[i].name, name); i++) {
+		if (t->v[i].augmented)
+			augmented++;
+		else if (plain++ == 0)
+			found = t->v[i].rhs;
 	}
-	ts_tree_cursor_delete(&cur);
 	free(name);
 	return plain == 1 && augmented ? found : (TSNode){ 0 };
 }
 
 static ta_values_step tile_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
 {
+	(void)via;
 	tile_walk *w = ctx;
-	/* a name of the access itself (`tl.load(a_ptrs)`, `a_ptrs + off`) that
-	 * a loop advances: where it starts */
-	if (ta_node_is(n, "identifier") && ts_node_is_null(via) && w->depth == 0) {
+	/* a name a loop advances (`a_ptrs += step`, `offs_m += BLOCK_M`): where
+	 * it starts */
+	if (ta_node_is(n, "identifier") && w->depth < 4) {
 		char *name = ta_node_text(m->src, n);
 		bool param = ta_kernel_param(w->k, name) != NULL;
 		free(name);
-		TSNode start = !param && ts_node_is_null(ta_values_def(m, n, NULL)) ? advanced_start(m, w->k, n) :
+		TSNode start = !param && ts_node_is_null(ta_values_def(m, n, NULL)) ? advanced_start(m, w->ki, n) :
 											  (TSNode){ 0 };
 		if (!ts_node_is_null(start)) {
 			w->depth++;
