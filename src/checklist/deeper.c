@@ -15,15 +15,17 @@
  * batch are not an MMA's M). */
 static const char *d2_narrow_operand(ta_rule_ctx *c, const ta_op *dot, bool *known)
 {
-	ta_tile_dims d[2];
-	int r0 = dot->arg_count > 0 ? ta_rule_tile_dims(c, dot->args[0], dot->span.start, &d[0]) : 0;
-	int r1 = dot->arg_count > 1 ? ta_rule_tile_dims(c, dot->args[1], dot->span.start, &d[1]) : 0;
-	if (!r0 && !r1)
+	/* an operand passed by keyword (`tl.dot(a, other=b)`) has no shape
+	 * read here: its dims stay empty */
+	ta_tile_dims d[2] = { 0 };
+	int r[2] = { dot->arg_count > 0 ? ta_rule_tile_dims(c, dot->args[0], dot->span.start, &d[0]) : 0,
+		     dot->arg_count > 1 ? ta_rule_tile_dims(c, dot->args[1], dot->span.start, &d[1]) : 0 };
+	if (!r[0] && !r[1])
 		return NULL;
 	*known = true;
-	int first = r0 >= 3 || r1 >= 3 ? 1 : 0;
+	int first = r[0] >= 3 || r[1] >= 3 ? 1 : 0;
 	for (int o = 0; o < 2; o++)
-		for (int i = first; i < d[o].rank; i++) {
+		for (int i = first; r[o] && i < d[o].rank; i++) {
 			const char *param = NULL;
 			if (ta_rule_size_at_most(c, d[o].size[i], 16, &param) && param && !strncasecmp(param, "BLOCK", 5))
 				return param;
