@@ -20,6 +20,36 @@ static char *assigned_name(const ta_rule_ctx *c, ta_span s)
 	return ta_node_text(c->m->src, ta_node_field(a, "left"));
 }
 
+/* The hand-written ceiling divisions of host hi that give launch l's grid. */
+static bool d12_host(ta_rule_ctx *c, const ta_launch *l, size_t hi)
+{
+	bool found = false;
+	const ta_host *h = &c->m->hosts[hi];
+	size_t n;
+	const uint32_t *cdivs = ta_rule_host_ops(c, (int)hi, TA_HOST_HAND_CDIV, &n);
+	for (size_t i = 0; i < n; i++) {
+		const ta_host_op *op = &h->ops[cdivs[i]];
+		bool in_grid = op->span.start >= l->grid_def_span.start && op->span.end <= l->grid_def_span.end;
+		if (!in_grid) {
+			char *name = assigned_name(c, op->span);
+			in_grid = name && (ta_rule_mentions(c, l->grid_def_span, name) ||
+					   ta_rule_mentions(c, l->grid_span, name));
+			free(name);
+		}
+		if (!in_grid)
+			continue;
+		bool dup = false;
+		for (size_t f = 0; f < c->res->finding_count; f++)
+			dup |= c->res->findings[f].id == c->id && c->res->findings[f].span.start == op->span.start;
+		if (dup)
+			continue;
+		ta_rule_add(c, op->span, "the grid of `%s` is computed with a hand-written ceiling division "
+			    "%s: triton.cdiv says it", c->k->name, op->text);
+		found = true;
+	}
+	return found;
+}
+
 ta_status ta_detect_d12(ta_rule_ctx *c)
 {
 	bool found = false;
@@ -27,32 +57,21 @@ ta_status ta_detect_d12(ta_rule_ctx *c)
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		if (l->host < 0)
 			continue;
-		const ta_host *h = &c->m->hosts[l->host];
-		size_t n;
-		const uint32_t *cdivs = ta_rule_host_ops(c, l->host, TA_HOST_HAND_CDIV, &n);
-		for (size_t i = 0; i < n; i++) {
-			const ta_host_op *op = &h->ops[cdivs[i]];
-			bool in_grid = op->span.start >= l->grid_def_span.start && op->span.end <= l->grid_def_span.end;
-			if (!in_grid) {
-				char *name = assigned_name(c, op->span);
-				in_grid = name && (ta_rule_mentions(c, l->grid_def_span, name) ||
-						   ta_rule_mentions(c, l->grid_span, name));
-				free(name);
-			}
-			if (!in_grid)
-				continue;
-			bool dup = false;
-			for (size_t f = 0; f < c->res->finding_count; f++)
-				dup |= c->res->findings[f].id == c->id && c->res->findings[f].span.start == op->span.start;
-			if (dup)
-				continue;
-			ta_rule_add(c, op->span, "the grid of `%s` is computed with a hand-written ceiling division "
-				    "%s: triton.cdiv says it", c->k->name, op->text);
-			found = true;
+		found |= d12_host(c, l, (size_t)l->host);
+		if (l->grid_kind != TA_GRID_FUNCTION)
+			continue;
+		/* a grid function nested in the wrapper (`def grid(META): return
+		 * (...)`) is a host of its own in the model */
+		for (size_t hi = 0; hi < c->m->host_count; hi++) {
+			const ta_host *h = &c->m->hosts[hi];
+			if ((int)hi != l->host && h->span.end && h->span.start >= l->grid_def_span.start &&
+			    h->span.end <= l->grid_def_span.end)
+				found |= d12_host(c, l, hi);
 		}
 	}
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
 }
+
 
 /* Keeps the first reason a site was refused. */
 /* ---- D12: (a + b - 1) // b, (a + 63) // 64 -> triton.cdiv(a, b) ---------- */

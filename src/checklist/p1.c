@@ -1627,15 +1627,41 @@ static TSNode p1_host_node(const ta_model *m, const ta_launch *l)
 /* Does launch l's grid already read tile `name` from its config (a lambda
  * `lambda meta: (triton.cdiv(n, meta["BLOCK"]),)`)? Then it follows the
  * tuned tile as written. */
+/* A grid that is a function of the config: a lambda of one parameter, or
+ * a function of one parameter (nested in the wrapper, as a def grid(META):
+ * return (...)) whose body is one return. Its parameter (*param, when
+ * given) and the expression that gives the grid; a null node otherwise. */
+static TSNode p1_grid_fn(const ta_model *m, const ta_launch *l, TSNode *param)
+{
+	TSNode g = ta_edits_node(m, l->grid_def_span), ps, body;
+	if (l->grid_kind == TA_GRID_LAMBDA && ta_node_is(g, "lambda")) {
+		ps = ta_node_field(g, "parameters");
+		body = ta_node_field(g, "body");
+	} else if (l->grid_kind == TA_GRID_FUNCTION) {
+		if (ta_node_is(g, "decorated_definition"))
+			return (TSNode){ 0 };
+		TSNode block = ta_node_field(g, "body");
+		TSNode ret = ta_node_named_count(block) == 1 ? ta_node_named_child(block, 0) : (TSNode){ 0 };
+		if (!ta_node_is(ret, "return_statement") || ta_node_named_count(ret) != 1)
+			return (TSNode){ 0 };
+		ps = ta_node_field(g, "parameters");
+		body = ta_node_named_child(ret, 0);
+	} else {
+		return (TSNode){ 0 };
+	}
+	if (ta_node_named_count(ps) != 1 || !ta_node_is(ta_node_named_child(ps, 0), "identifier"))
+		return (TSNode){ 0 };
+	if (param)
+		*param = ta_node_named_child(ps, 0);
+	return body;
+}
+
 static bool p1_grid_reads_meta(const ta_model *m, const ta_launch *l, const char *name)
 {
-	TSNode g = ta_edits_node(m, l->grid_def_span);
-	if (!l->grid_uses_meta || l->grid_kind != TA_GRID_LAMBDA || !ta_node_is(g, "lambda"))
+	TSNode p, g = p1_grid_fn(m, l, &p);
+	if (!l->grid_uses_meta || ts_node_is_null(g))
 		return false;
-	TSNode ps = ta_node_field(g, "parameters");
-	if (ta_node_named_count(ps) != 1 || !ta_node_is(ta_node_named_child(ps, 0), "identifier"))
-		return false;
-	char *pn = ta_node_text(m->src, ta_node_named_child(ps, 0)), *body = ta_node_text(m->src, g);
+	char *pn = ta_node_text(m->src, p), *body = ta_node_text(m->src, g);
 	char *a = ta_xasprintf("%s[\"%s\"]", pn, name), *b = ta_xasprintf("%s['%s']", pn, name);
 	size_t j = 0;
 	for (size_t i = 0; body[i]; i++)
@@ -1709,10 +1735,8 @@ static int p1_tile_arg(const ta_model *m, const ta_launch *l, const ta_kernel *k
  * the tuple (or other expression) it was bound to, or a null node. */
 static TSNode p1_grid_node(const ta_model *m, const ta_launch *l)
 {
-	TSNode g = ta_edits_node(m, l->grid_def_span);
-	if (l->grid_kind == TA_GRID_LAMBDA && ta_node_is(g, "lambda"))
-		return ta_node_field(g, "body");
-	return g;
+	TSNode f = p1_grid_fn(m, l, NULL);
+	return ts_node_is_null(f) ? ta_edits_node(m, l->grid_def_span) : f;
 }
 
 /* Whether the read n of a tile's name divides a size by it: the divisor of
@@ -1838,7 +1862,7 @@ static void p1_tile_at_launch(const ta_model *m, const ta_launch *l, p1_tile *ti
 	if (!ts_node_is_null(g))
 		ta_values_walk(m, g, p1_grid_visit, &u);
 	if (u.reads && (u.divides != u.reads || u.via_overflow ||
-			(l->grid_kind != TA_GRID_TUPLE && l->grid_kind != TA_GRID_LAMBDA)))
+			(l->grid_kind != TA_GRID_TUPLE && ts_node_is_null(p1_grid_fn(m, l, NULL)))))
 		p1_tile_fix(tile, ta_xasprintf("the grid at line %u uses %s other than as a divisor of a size "
 					       "(triton.cdiv(n, %s))", l->grid_def_span.line, var, var));
 	else if (u.reads && !ta_values_stable(m, g, l->span.start))
@@ -2053,18 +2077,16 @@ static int p1_grid_to_meta(const ta_model *m, const ta_launch *l, p1_meta_subst 
 	TSNode def = ta_edits_node(m, l->grid_def_span);
 	if (ts_node_is_null(def))
 		return -1;
-	bool lambda = l->grid_kind == TA_GRID_LAMBDA;
-	TSNode body = def;
+	/* a lambda or a function of the config: its parameter and its value */
+	TSNode p, body = p1_grid_fn(m, l, &p);
+	bool lambda = !ts_node_is_null(body);
 	char *pn = NULL;
-	if (lambda) {
-		TSNode ps = ta_node_field(def, "parameters");
-		if (ta_node_named_count(ps) != 1 || !ta_node_is(ta_node_named_child(ps, 0), "identifier"))
-			return -1;
-		pn = ta_node_text(m->src, ta_node_named_child(ps, 0));
-		body = ta_node_field(def, "body");
-	} else if (l->grid_kind != TA_GRID_TUPLE) {
+	if (lambda)
+		pn = ta_node_text(m->src, p);
+	else if (l->grid_kind == TA_GRID_TUPLE)
+		body = def;
+	else
 		return -1;
-	}
 	s->meta = lambda ? pn : "META";
 	char *t = ta_values_text(m, body, p1_meta_name, s);
 	free(s->text);
