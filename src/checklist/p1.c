@@ -1455,9 +1455,96 @@ static int p1_author_leaves_out(const ta_model *m, const ta_kernel *k, const boo
 	return -1;
 }
 
+/* A node that bounds what it reads: a comparison (a mask), a loop's range
+ * or a ceiling division. */
+static bool p1_bounding(const ta_model *m, TSNode n)
+{
+	if (ta_node_is(n, "comparison_operator"))
+		return true;
+	if (!ta_node_is(n, "call"))
+		return false;
+	char *fn = ta_node_text(m->src, ta_node_field(n, "function"));
+	size_t l = fn ? strlen(fn) : 0;
+	bool bound = fn && ((l >= 4 && !strcmp(fn + l - 4, "cdiv")) || (l >= 5 && !strcmp(fn + l - 5, "range")));
+	free(fn);
+	return bound;
+}
+
+/* The @jit helper of the file that call n calls, or NULL. */
+static const ta_kernel *p1_called_helper(const ta_model *m, const ta_kernel *k, TSNode n)
+{
+	TSNode fn = ta_node_field(n, "function");
+	if (!ta_node_is(fn, "identifier"))
+		return NULL;
+	for (size_t j = 0; j < m->kernel_count; j++)
+		if (&m->kernels[j] != k && ta_node_text_eq(m->src, fn, m->kernels[j].name))
+			return &m->kernels[j];
+	return NULL;
+}
+
+/* Whether helper h bounds what its parameter pi holds: in a mask, range or
+ * cdiv of its own, or of a helper it passes it to (depth: helpers deep). */
+static bool p1_helper_bounds(const ta_model *m, const ta_kernel *h, size_t pi, int depth);
+
+/* For each argument of the helper call n that is a parameter of k: mark it
+ * in used[] when the helper bounds it (sizes passed on: a loop over K in a
+ * helper the kernel calls keys the kernel on K). */
+static void p1_mark_passed(const ta_model *m, const ta_kernel *k, TSNode n, bool *used, int depth)
+{
+	const ta_kernel *h = p1_called_helper(m, k, n);
+	TSNode args = ta_node_field(n, "arguments");
+	if (!h || ts_node_is_null(args))
+		return;
+	for (uint32_t a = 0, pos = 0; a < ta_node_named_count(args); a++) {
+		TSNode arg = ta_node_named_child(args, a);
+		size_t hi = h->param_count;
+		if (ta_node_is(arg, "keyword_argument")) {
+			char *kw = ta_node_text(m->src, ta_node_field(arg, "name"));
+			const ta_param *hp = kw ? ta_kernel_param(h, kw) : NULL;
+			hi = hp ? (size_t)(hp - h->params) : h->param_count;
+			arg = ta_node_field(arg, "value");
+			free(kw);
+		} else if (ta_node_is(arg, "list_splat") || ta_node_is(arg, "dictionary_splat")) {
+			return;
+		} else {
+			hi = pos++;
+		}
+		if (hi >= h->param_count || !ta_node_is(arg, "identifier"))
+			continue;
+		char *an = ta_node_text(m->src, arg);
+		const ta_param *kp = an ? ta_kernel_param(k, an) : NULL;
+		free(an);
+		if (kp && !used[kp - k->params] && p1_helper_bounds(m, h, hi, depth + 1))
+			used[kp - k->params] = true;
+	}
+}
+
+static bool p1_helper_bounds(const ta_model *m, const ta_kernel *h, size_t pi, int depth)
+{
+	if (depth > 3 || ts_node_is_null(h->node))
+		return false;
+	bool *used = ta_xcalloc(h->param_count ? h->param_count : 1, sizeof *used);
+	ta_walk cur;
+	ta_walk_start(&cur, h->node);
+	for (;;) {
+		TSNode n = ta_walk_node(&cur);
+		if (p1_bounding(m, n) && ta_node_contains_identifier(m->src, n, h->params[pi].name))
+			used[pi] = true;
+		else if (ta_node_is(n, "call"))
+			p1_mark_passed(m, h, n, used, depth);
+		if (used[pi] || !ta_walk_next(&cur, true))
+			break;
+	}
+	ta_walk_finish(&cur);
+	bool r = used[pi];
+	free(used);
+	return r;
+}
+
 /* The size arguments read by a comparison (a mask), a loop's range or a
- * ceiling division: runtime ones, or (consts) constexpr ones that are not
- * tiles. Strides never. */
+ * ceiling division, in the kernel or in a @jit helper it passes them to:
+ * runtime ones, or (consts) constexpr ones that are not tiles. Strides
+ * never. */
 static char *p1_size_key_of(const ta_model *m, const ta_kernel *k, bool consts, char **skipped)
 {
 	bool *used = ta_xcalloc(k->param_count ? k->param_count : 1, sizeof *used);
@@ -1465,18 +1552,23 @@ static char *p1_size_key_of(const ta_model *m, const ta_kernel *k, bool consts, 
 	ta_walk_start(&cur, k->node);
 	for (;;) {
 		TSNode n = ta_walk_node(&cur);
-		bool bound = ta_node_is(n, "comparison_operator");
-		if (ta_node_is(n, "call")) {
-			char *fn = ta_node_text(m->src, ta_node_field(n, "function"));
-			size_t l = fn ? strlen(fn) : 0;
-			bound = fn && ((l >= 4 && !strcmp(fn + l - 4, "cdiv")) || (l >= 5 && !strcmp(fn + l - 5, "range")));
-			free(fn);
-		}
+		bool bound = p1_bounding(m, n);
 		for (size_t i = 0; bound && i < k->param_count; i++) {
 			const ta_param *p = &k->params[i];
 			if ((consts ? p->constexpr_ && !is_tile_param(p) : !p->constexpr_) &&
 			    strncmp(p->name, "stride", 6) && ta_node_contains_identifier(m->src, n, p->name))
 				used[i] = true;
+		}
+		if (!bound && ta_node_is(n, "call")) {
+			bool *passed = ta_xcalloc(k->param_count ? k->param_count : 1, sizeof *passed);
+			p1_mark_passed(m, k, n, passed, 0);
+			for (size_t i = 0; i < k->param_count; i++) {
+				const ta_param *p = &k->params[i];
+				if (passed[i] && (consts ? p->constexpr_ && !is_tile_param(p) : !p->constexpr_) &&
+				    strncmp(p->name, "stride", 6))
+					used[i] = true;
+			}
+			free(passed);
 		}
 		if (!ta_walk_next(&cur, true))
 			break;
@@ -2588,6 +2680,44 @@ static int p1_launch_options(const ta_model *m, const ta_kernel *k, size_t ki, p
 	return 0;
 }
 
+/* A launch argument whose value comes from symmetric memory shared with
+ * other GPUs (`h = symm_mem.rendezvous(buf, group)`, `h.buffer_ptrs_dev`,
+ * `h.signal_pad_ptrs_dev`): the kernel reads, writes or signals its peers. */
+static ta_values_step p1_peer_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	if (!ta_node_is(n, "call"))
+		return TA_VALUES_DESCEND;
+	char *fn = ta_node_text(m->src, ta_node_field(n, "function"));
+	size_t l = fn ? strlen(fn) : 0;
+	bool peer = l >= 10 && !strcmp(fn + l - 10, "rendezvous");
+	free(fn);
+	if (!peer)
+		return TA_VALUES_DESCEND;
+	*(uint32_t *)ctx = ts_node_start_point(n).row + 1;
+	return TA_VALUES_STOP;
+}
+
+/* Autotuning a kernel that talks to other GPUs runs it once per config on
+ * each of them, independently: the trial launches' signals and remote
+ * writes are not matched by the peers' (a barrier waits forever, or counts
+ * a trial as the real call). Returns 0, or -1 with *why. */
+static int p1_peer_kernel(const ta_model *m, const ta_kernel *k, size_t ki, char **why)
+{
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));)
+		for (size_t i = 0; i < k->param_count; i++) {
+			TSNode a = ta_values_launch_arg(m, l, k, i, NULL);
+			uint32_t at = 0;
+			if (!ts_node_is_null(a) && !ta_values_walk(m, a, p1_peer_visit, &at))
+				return ta_edits_refuse(why, "line %u: %s is passed memory shared with other GPUs "
+						       "(rendezvous at line %u): an autotuner's trial launches on each GPU "
+						       "would signal and write to peers that do not run them", l->span.line,
+						       k->name, at);
+		}
+	return 0;
+}
+
 static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_edit *out, char **why)
 {
 	TSNode dd = ta_node_parent(k->node);
@@ -2603,7 +2733,7 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		return ta_edits_refuse(why, "line %u: %s writes through an address that comes from none of its "
 				       "arguments: autotuning runs it once per config, and what it writes cannot be "
 				       "named in restore_value", unnamed, k->name);
-	if (p1_foreign_launcher(m, k, why) != 0)
+	if (p1_foreign_launcher(m, k, why) != 0 || p1_peer_kernel(m, k, ki, why) != 0)
 		return -1;
 	if (p1_aten_package(m, why) != 0)
 		return -1;
