@@ -471,9 +471,37 @@ static TSNode last_assign(const ta_model *m, TSNode within, const char *name, ui
 	return (TSNode){ 0 };
 }
 
-/* Does the mask term read K (directly or through a local assigned from
- * it), and no other size parameter? 1 K only, 0 not K, -1 K mixed with
- * another dimension. */
+/* Does the mask term read K (directly or through locals assigned from it,
+ * up to three names deep: `ks_mask = ks[None, :] < k_left` with `k_left =
+ * K - k0`), and no other size parameter? 1 K only, 0 not K, -1 K mixed
+ * with another dimension. */
+static int k_term(p2_ctx *c, TSNode term, uint32_t at, int depth);
+static void split_and(const ta_model *m, TSNode n, TSNode *terms, size_t *count, size_t max);
+
+/* A local's value as k_term reads it: 1 when it bounds K alone (through
+ * more locals too), 0 when it bounds no K, or bounds K and another
+ * dimension side by side (`m_h = m_k[:, None] & (o_v < V)`, V a constexpr
+ * too): the name then stays on the even path whole, since dropping it
+ * would drop V's bound with it; -1 when a part mixes K with another size
+ * in one expression. */
+static int k_conjunction(p2_ctx *c, TSNode rhs, int depth)
+{
+	TSNode parts[16];
+	size_t n = 0;
+	split_and(c->m, rhs, parts, &n, 16);
+	if (n > 16)
+		return -1;
+	bool k = false, other = false;
+	for (size_t i = 0; i < n; i++) {
+		int r = k_term(c, parts[i], ts_node_start_byte(parts[i]), depth);
+		if (r < 0)
+			return -1;
+		k |= r > 0;
+		other |= r == 0;
+	}
+	return k && !other ? 1 : 0;
+}
+
 static int k_term(p2_ctx *c, TSNode term, uint32_t at, int depth)
 {
 	char **v;
@@ -486,9 +514,9 @@ static int k_term(p2_ctx *c, TSNode term, uint32_t at, int depth)
 		} else if (p) {
 			if (!p->constexpr_ && strncmp(v[i], "stride", 6) != 0)
 				other = true;
-		} else if (depth == 0) {
+		} else if (depth < 3) {
 			TSNode rhs = last_assign(c->m, c->k->node, v[i], at);
-			int r = ts_node_is_null(rhs) ? 0 : k_term(c, rhs, ts_node_start_byte(rhs), depth + 1);
+			int r = ts_node_is_null(rhs) ? 0 : k_conjunction(c, rhs, depth + 1);
 			k |= r != 0;
 			other |= r < 0;
 			/* a local from another size (offs_m = ... % M) */
