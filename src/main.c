@@ -166,6 +166,46 @@ static ta_exit usage_error(const char *fmt, const char *arg)
 	return TA_EXIT_ERROR;
 }
 
+/* Levenshtein distance between a and the first n bytes of b, capped at 3
+ * (only "one or two letters away" is asked). */
+static size_t edit_distance(const char *a, const char *b, size_t n)
+{
+	size_t la = strlen(a);
+	if (la > 64 || n > 64 || (la > n ? la - n : n - la) > 2)
+		return 3;
+	size_t row[65];
+	for (size_t j = 0; j <= n; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= n; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			if (up + 1 < best)
+				best = up + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[n] < 3 ? row[n] : 3;
+}
+
+/* A long option given by a prefix of its name: refused, with the name.
+ * `--fix` gets its own sentence: ruff's --fix applies every safe edit,
+ * --fixes only annotates --check's findings. */
+static ta_exit usage_error_hint(const char *arg, const char *full)
+{
+	if (!strncmp(arg, "--fix", 5) && (arg[5] == '\0' || arg[5] == '='))
+		return usage_error("unrecognized option '%s': there is no mass fix; --check --fixes says which "
+				   "findings have an edit, --apply ID[:LINE] FILE makes one", arg);
+	fprintf(stderr, "tileadvise: unrecognized option '%s'; did you mean '--%s'?\n", arg, full);
+	fprintf(stderr, "Try 'tileadvise --help' for more information.\n");
+	return TA_EXIT_ERROR;
+}
+
 /* Why getopt refused a long option: unknown, ambiguous, or its argument
  * missing. */
 static int long_option_error(const char *arg, const struct option *longopts)
@@ -183,10 +223,26 @@ static int long_option_error(const char *arg, const struct option *longopts)
 	}
 	if (exact >= 0)
 		which = exact;
-	if (matches == 0)
+	if (matches == 0) {
+		/* a misspelling: the option one or two letters away */
+		int best = -1;
+		size_t best_d = 3;
+		for (int i = 0; longopts[i].name; i++) {
+			size_t d = edit_distance(longopts[i].name, name, len);
+			if (d < best_d) {
+				best_d = d;
+				best = i;
+			}
+		}
+		if (best >= 0)
+			return usage_error_hint(arg, longopts[best].name);
 		return usage_error("unrecognized option '%s'", arg);
-	if (exact < 0 && matches > 1)
-		return usage_error("ambiguous option '%s'", arg);
+	}
+	/* options go by their whole name (parse_options) */
+	if (exact < 0 && matches == 1)
+		return usage_error_hint(arg, longopts[which].name);
+	if (exact < 0)
+		return usage_error("unrecognized option '%s'", arg);
 	if (longopts[which].has_arg == no_argument && eq)
 		return usage_error("option '--%s' takes no argument", longopts[which].name);
 	return usage_error("option '--%s' needs an argument", longopts[which].name);
@@ -239,8 +295,21 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 	longopts[OPTION_COUNT] = (struct option){ 0 };
 	o->format = -1;
 	opterr = 0;
-	int c, nfiles = 0;
-	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+	int c, nfiles = 0, li;
+	for (;;) {
+		int at = optind;
+		li = -1;
+		if ((c = getopt_long(argc, argv, shortopts, longopts, &li)) == -1)
+			break;
+		/* Long options by their whole name only: getopt takes any unique
+		 * prefix, and `--fix` (ruff's mass fix) read as --fixes opened the
+		 * advisor. The token is argv[at]: a long option is one word. */
+		if (li >= 0 && at < argc && !strncmp(argv[at], "--", 2)) {
+			const char *name = argv[at] + 2;
+			size_t len = strcspn(name, "=");
+			if (len != strlen(longopts[li].name))
+				return usage_error_hint(argv[at], longopts[li].name);
+		}
 		switch (c) {
 		case 1:
 			/* Files gather at the front of argv, in slots getopt has
@@ -327,6 +396,9 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			o->unsafe_fixes = true;
 			break;
 		case 350: case 351: case 352: case 353:
+			if (o->mode == MODE_EDIT)
+				return usage_error("one edit at a time: '%s' follows another --apply, --diff, --undo "
+						   "or --redo (run tileadvise once per edit)", argv[at]);
 			o->mode = MODE_EDIT;
 			o->edit_action = c == 350 ? "apply" : c == 351 ? "diff" : c == 352 ? "undo" : "redo";
 			o->edit_spec = optarg;

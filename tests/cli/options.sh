@@ -26,7 +26,7 @@ t() {
 	else not_ok "$desc" "rc=$rc" "stdout: $(head -c 300 out)" "stderr: $(cat err)"; fi
 }
 
-echo "1..20"
+echo "1..24"
 t "--format after the file is an option" 1 '"tool": "tileadvise"' - --check k.py --format=json
 t "--select after the file selects" 1 '\[P1\]$' - --check k.py --select=P1
 if grep -q S1 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
@@ -36,7 +36,13 @@ t "-- before any file: what follows are files" 1 '\[S1\]$' - --check -- k.py
 t "-q is named in ASCII" 2 - "^tileadvise: invalid option '-q'$" -q
 if LC_ALL=C grep -q '[^ -~]' err; then not_ok "the message is plain ASCII" "$(od -c err | head -3)"; else ok "the message is plain ASCII"; fi
 t "a long option without its argument" 2 - "option '--select' needs an argument" --check k.py --select
-t "an ambiguous prefix" 2 - "ambiguous option '--re'" --re k.py
+t "a prefix of several options is no option" 2 - "^tileadvise: unrecognized option '--re'$" --re k.py
+# Long options by their whole name only (getopt would take a unique prefix,
+# and --fix, ruff's mass fix, was read as --fixes and opened the advisor).
+t "a unique prefix is refused, the option named" 2 - "unrecognized option '--chec'; did you mean '--check'\?" --chec k.py
+t "--fix says there is no mass fix" 2 - "unrecognized option '--fix': there is no mass fix" --fix k.py
+t "a misspelling is named" 2 - "unrecognized option '--chekc'; did you mean '--check'\?" --chekc k.py
+t "two edits in one run are refused" 2 - "one edit at a time: '--apply=S8' follows another" --apply=S3 --apply=S8 k.py
 t "a flag given an argument" 2 - "option '--check' takes no argument" --check=yes k.py
 # --help fits 80 columns and groups the options.
 "$TILEADVISE" --help >out
