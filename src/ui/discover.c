@@ -246,8 +246,7 @@ static void walk_dir(walk *w, const char *dir, const char *abs, int depth)
 				walk_dir(w, p, pa, depth + 1);
 		} else if (ok && S_ISREG(st.st_mode) && has_py_suffix(names[i]) && st.st_size > 0) {
 			/* An empty file met in a folder is a package's __init__.py:
-			 * no kernel, nothing to say. Named on the command line, it
-			 * is still an error. */
+			 * no kernel, nothing to say (named, too: empty_py). */
 			*TA_PUSH(*w->paths, *w->n, *w->cap) = p;
 			p = NULL;
 		}
@@ -282,6 +281,61 @@ static void open_repo(walk *w)
 #else
 	(void)w;
 #endif
+}
+
+/* An empty .py file (a package's __init__.py): no kernel, nothing to say,
+ * whether met in a folder or named (a pre-commit hook names every staged
+ * file), as linters treat it. */
+static bool empty_py(const char *path)
+{
+	struct stat st;
+	return has_py_suffix(path) && stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+}
+
+typedef struct file_id {
+	dev_t dev;
+	ino_t ino;
+	size_t at;
+} file_id;
+
+static int cmp_file_id(const void *a, const void *b)
+{
+	const file_id *x = a, *y = b;
+	if (x->dev != y->dev)
+		return x->dev < y->dev ? -1 : 1;
+	if (x->ino != y->ino)
+		return x->ino < y->ino ? -1 : 1;
+	return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* A file reached twice (`k.py .`, or two folders over one tree) is read
+ * once, where it was first reached: its findings are not printed twice. */
+static void drop_repeats(char **paths, size_t *n)
+{
+	if (*n < 2)
+		return;
+	file_id *ids = ta_xcalloc(*n, sizeof *ids);
+	bool *drop = ta_xcalloc(*n, sizeof *drop);
+	size_t m = 0;
+	for (size_t i = 0; i < *n; i++) {
+		struct stat st;
+		if (strcmp(paths[i], "-") && stat(paths[i], &st) == 0 && S_ISREG(st.st_mode))
+			ids[m++] = (file_id){ st.st_dev, st.st_ino, i };
+	}
+	qsort(ids, m, sizeof *ids, cmp_file_id);
+	for (size_t i = 1; i < m; i++)
+		if (ids[i].dev == ids[i - 1].dev && ids[i].ino == ids[i - 1].ino)
+			drop[ids[i].at] = true;
+	size_t k = 0;
+	for (size_t i = 0; i < *n; i++) {
+		if (drop[i])
+			free(paths[i]);
+		else
+			paths[k++] = paths[i];
+	}
+	*n = k;
+	free(ids);
+	free(drop);
 }
 
 void ta_discover_files(char *const *args, int count, const ta_discover *d, char ***paths, size_t *n,
@@ -319,7 +373,7 @@ void ta_discover_files(char *const *args, int count, const ta_discover *d, char 
 				git.repo_free(w.repo);
 #endif
 			free(real);
-		} else {
+		} else if (!empty_py(args[i])) {
 			*TA_PUSH(*paths, *n, *cap) = ta_xstrdup(args[i]);
 		}
 	}
@@ -327,6 +381,7 @@ void ta_discover_files(char *const *args, int count, const ta_discover *d, char 
 	if (git_up)
 		git.shutdown();
 #endif
+	drop_repeats(*paths, n);
 }
 
 bool ta_discover_reads_gitignore(void)

@@ -11,7 +11,7 @@ set -u
 . "$TA_SRCDIR/tests/lib/tap.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-disc-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 23
+plan 26
 k="$TA_SRCDIR/examples/softmax/softmax.py"
 p="$tmp/p"
 for f in src/kern/a.py src/kern/scratch_tmp.py src/vendor/v.py gen/g.py myenv/lib/e.py \
@@ -116,4 +116,20 @@ printf '[tool.tileadvise]\nselect = 3\n' >pyproject.toml
 rc=$?
 result $([ $rc -eq 2 ] && grep -q 'pyproject.toml:2:10: select takes a string or a list of strings' "$tmp/err" && echo 0 || echo 1) \
 	"a setting of the wrong type is an error with its line" "rc=$rc" "$(cat "$tmp/err")"
+rm -f pyproject.toml
+# A file reached twice is read once; an empty .py file named on the
+# command line is clean, as in a folder (a pre-commit hook names every
+# staged file, __init__.py among them).
+"$TILEADVISE" --check src/kern/a.py src >out 2>/dev/null
+n1=$(grep -c 'a.py:' out)
+"$TILEADVISE" --check src/kern/a.py >out 2>/dev/null
+n2=$(grep -c 'a.py:' out)
+result $([ "$n1" -eq "$n2" ] && [ "$n2" -gt 0 ] && echo 0 || echo 1) "a file named and inside a folder named is reported once" "$n1 and $n2 findings"
+: >src/kern/__init__.py
+"$TILEADVISE" --check src/kern/__init__.py >out 2>"$tmp/err"
+rc=$?
+result $([ $rc -eq 0 ] && [ ! -s out ] && [ ! -s "$tmp/err" ] && echo 0 || echo 1) "an empty .py file named is clean: exit 0, nothing said" "rc=$rc" "$(cat out "$tmp/err")"
+"$TILEADVISE" --check src/kern/__init__.py src/kern/a.py >out 2>/dev/null
+rc=$?
+result $([ $rc -eq 1 ] && grep -q 'a.py:' out && echo 0 || echo 1) "... and beside a file with findings they are reported (exit 1)" "rc=$rc"
 finish
