@@ -5,6 +5,7 @@
 #include "analyze/flat.h"
 #include "analyze/index.h"
 #include "analyze/model_internal.h"
+#include "analyze/reexport.h"
 #include "analyze/namemap.h"
 #include "util/buf.h"
 #include "util/datadir.h"
@@ -309,6 +310,13 @@ static void read_import(builder *b, TSNode imp, TSNode from)
 				continue;
 			}
 			char *target = module ? ta_xasprintf("%s.%s", module, name) : ta_xstrdup(name);
+			/* `from vllm.triton_utils import tl, triton`: Triton as the
+			 * project's own module re-exports it (analyze/reexport.h) */
+			char *re = module ? ta_reexport_target(b->m->src->path, module, name) : NULL;
+			if (re) {
+				free(target);
+				target = re;
+			}
 			if (!alias) {
 				/* `import a.b` binds `a` to a; `from m import x` binds x. */
 				if (module) {

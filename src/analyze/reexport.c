@@ -1,0 +1,176 @@
+/* Triton re-exported by a project's own module (reexport.h). */
+#include "config.h"
+#include "analyze/reexport.h"
+#include "analyze/source.h"
+#include "analyze/syntax.h"
+#include "util/buf.h"
+#include "util/fsutil.h"
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_DEPTH 2       /* modules followed from the first */
+#define MAX_UP 12         /* folders searched above the importer */
+#define CACHE_SLOTS 64
+
+/* The names by which projects re-export Triton: anything else is not
+ * looked up (no file is read for `from .utils import cdiv_fn`). */
+static bool reexported_name(const char *name)
+{
+	static const char *const names[] = { "triton", "tl", "language", "jit", "autotune", "heuristics", "Config",
+					     "libdevice", NULL };
+	for (size_t i = 0; names[i]; i++)
+		if (!strcmp(names[i], name))
+			return true;
+	return false;
+}
+
+/* The file of module (absolute `a.b`, or relative `..a`) as imported from
+ * the file at importer (an absolute path), or NULL. */
+static char *find_module(const char *importer, const char *module)
+{
+	size_t dots = strspn(module, ".");
+	const char *rest = module + dots;
+	char *rel = ta_xstrdup(rest);
+	for (char *p = rel; *p; p++)
+		if (*p == '.')
+			*p = '/';
+	char *dir = ta_path_dirname(importer), *found = NULL;
+	/* a relative import climbs one folder per dot after the first; an
+	 * absolute one is looked for in each folder above the importer */
+	int ups = dots ? (int)dots - 1 : 0, tries = dots ? 1 : MAX_UP;
+	for (int i = 0; i < ups; i++) {
+		char *up = ta_path_dirname(dir);
+		free(dir);
+		dir = up;
+	}
+	for (int t = 0; t < tries && !found; t++) {
+		char *base = *rel ? ta_path_join(dir, rel) : ta_xstrdup(dir);
+		char *py = ta_xasprintf("%s.py", base), *init = ta_path_join(base, "__init__.py");
+		if (*rel && ta_path_exists(py) && !ta_path_is_dir(py))
+			found = ta_xstrdup(py);
+		else if (ta_path_exists(init) && !ta_path_is_dir(init))
+			found = ta_xstrdup(init);
+		free(py);
+		free(init);
+		free(base);
+		char *up = ta_path_dirname(dir);
+		bool top = !strcmp(up, dir);
+		free(dir);
+		dir = up;
+		if (top)
+			break;
+	}
+	free(dir);
+	free(rel);
+	return found;
+}
+
+static char *resolve(const char *importer, const char *module, const char *name, int depth);
+
+/* What the import statement st of the module file at path binds `want` to,
+ * when that is Triton; NULL otherwise. */
+static char *import_binding(const ta_source *src, const char *path, TSNode st, const char *want, int depth)
+{
+	bool from = ta_node_is(st, "import_from_statement");
+	if (!from && !ta_node_is(st, "import_statement"))
+		return NULL;
+	TSNode mod = from ? ta_node_field(st, "module_name") : (TSNode){ 0 };
+	char *module = from ? ta_node_text(src, mod) : NULL, *result = NULL;
+	for (uint32_t i = 0; i < ta_node_named_count(st) && !result; i++) {
+		TSNode ch = ta_node_named_child(st, i);
+		if (from && ts_node_eq(ch, mod))
+			continue;
+		TSNode nm = ta_node_is(ch, "aliased_import") ? ta_node_field(ch, "name") : ch;
+		if (!ta_node_is(nm, "dotted_name"))
+			continue;
+		char *n = ta_node_text(src, nm);
+		char *alias = ta_node_is(ch, "aliased_import") ? ta_node_text(src, ta_node_field(ch, "alias")) :
+			      from ? ta_xstrdup(n) : ta_xstrndup(n, strcspn(n, "."));
+		if (!strcmp(alias, want)) {
+			char *target = from ? ta_xasprintf("%s.%s", module, n) :
+				       ta_node_is(ch, "aliased_import") ? ta_xstrdup(n) : ta_xstrdup(alias);
+			if (!strncmp(target, "triton", 6) && (target[6] == '\0' || target[6] == '.'))
+				result = target;
+			else {
+				free(target);
+				if (from && depth < MAX_DEPTH)
+					result = resolve(path, module, n, depth + 1);
+			}
+		}
+		free(alias);
+		free(n);
+	}
+	free(module);
+	return result;
+}
+
+/* The module-level statements of a block (if, elif, else, try and except
+ * bodies included; not functions or classes), searched for want. */
+static char *search_block(const ta_source *src, const char *path, TSNode block, const char *want, int depth,
+			  int nest)
+{
+	char *r = NULL;
+	for (uint32_t i = 0; i < ta_node_named_count(block) && !r && nest < 8; i++) {
+		TSNode s = ta_node_named_child(block, i);
+		if (ta_node_is(s, "if_statement") || ta_node_is(s, "try_statement") || ta_node_is(s, "elif_clause") ||
+		    ta_node_is(s, "else_clause") || ta_node_is(s, "except_clause") || ta_node_is(s, "block"))
+			r = search_block(src, path, s, want, depth, nest + 1);
+		else
+			r = import_binding(src, path, s, want, depth);
+	}
+	return r;
+}
+
+static struct cache_slot {
+	char *key;                /* the module's file, a newline, the name */
+	char *value;              /* NULL: not Triton */
+} cache[CACHE_SLOTS];
+static size_t cache_next;
+
+static char *resolve(const char *importer, const char *module, const char *name, int depth)
+{
+	if (!reexported_name(name) || !strncmp(module, "triton", 6))
+		return NULL;
+	char *file = find_module(importer, module);
+	if (!file)
+		return NULL;
+	char *key = ta_xasprintf("%s\n%s", file, name);
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		if (cache[i].key && !strcmp(cache[i].key, key)) {
+			free(key);
+			free(file);
+			return cache[i].value ? ta_xstrdup(cache[i].value) : NULL;
+		}
+	char *result = NULL, *err = NULL;
+	ta_source *src = NULL;
+	if (ta_source_load(file, &src, &err) == 0) {
+		ta_syntax *syn = ta_syntax_parse(src, &err);
+		if (syn)
+			result = search_block(src, file, ta_syntax_root(syn), name, depth, 0);
+		ta_syntax_free(syn);
+		ta_source_free(src);
+	}
+	free(err);
+	struct cache_slot *s = &cache[cache_next++ % CACHE_SLOTS];
+	free(s->key);
+	free(s->value);
+	s->key = key;
+	s->value = result ? ta_xstrdup(result) : NULL;
+	free(file);
+	return result;
+}
+
+char *ta_reexport_target(const char *importer, const char *module, const char *name)
+{
+	if (!importer || !module || !name || !reexported_name(name))
+		return NULL;
+	char *abs = realpath(importer, NULL);
+	if (!abs)
+		return NULL;
+	char *r = resolve(abs, module, name, 0);
+	free(abs);
+	return r;
+}

@@ -1,0 +1,31 @@
+/* Triton re-exported by a project's own module. vLLM-style projects import
+ * Triton through a module of their package, which binds it only where it
+ * is installed:
+ *
+ *	from aphrodite.triton_utils import tl, triton      # the kernel file
+ *
+ *	if HAS_TRITON:                                       # triton_utils/__init__.py
+ *	    import triton
+ *	    import triton.language as tl
+ *
+ * Read as written, the kernel file imports no Triton and none of its
+ * kernels is seen. The model asks here what such a name stands for: the
+ * module's file is found beside the importing file (a relative import) or
+ * in a folder above it (an absolute one: a/b/c.py or a/b/c/__init__.py),
+ * read (as any file: size-bounded, regular files only) and its module-level
+ * imports (those under if, else, try and except too) searched for the name;
+ * a name it imports from another module of the project is followed there,
+ * two modules deep. Results are kept for the process (a folder's files
+ * import the same module). */
+#ifndef TA_ANALYZE_REEXPORT_H
+#define TA_ANALYZE_REEXPORT_H
+
+/* What `from module import name`, written in the file at importer, binds
+ * name to when the module re-exports it from Triton ("triton",
+ * "triton.language", "triton.language.extra.libdevice"...); NULL when the
+ * module is not found, does not bind it, or binds something else. Caller
+ * frees. Only the names by which Triton is re-exported are looked up
+ * (triton, tl, language, jit, autotune, heuristics, Config, libdevice). */
+char *ta_reexport_target(const char *importer, const char *module, const char *name);
+
+#endif

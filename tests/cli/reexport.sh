@@ -1,0 +1,47 @@
+#!/bin/sh
+# Triton re-exported by a project's own module (analyze/reexport.h): a file
+# that imports `from proj.triton_utils import tl, triton` (or relatively,
+# `from ..triton_utils import ...`) has its kernels seen when that module
+# binds the names to Triton; a module that binds them to something else,
+# or none found, leaves the file without Triton, and a module file that is
+# not a regular file is not read (no hang).
+# Env: TILEADVISE (the binary), TA_SRCDIR (the source tree).
+set -u
+: "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${TILEADVISE:=./src/tileadvise}"
+. "$TA_SRCDIR/tests/lib/tap.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-reexp-XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+plan 6
+cp -R "$TA_SRCDIR/tests/fixtures/reexport/." "$tmp/"
+cd "$tmp" || exit 99
+
+"$TILEADVISE" --check --preview . >out 2>err
+rc=$?
+grep -q '^\./proj/ops/scale\.py:16:5: warning: `scale_kernel` is launched with fixed BLOCK=1024' out
+result $? "an absolute import of the package's triton_utils: the kernel is seen" "rc=$rc" "$(cat out err)"
+grep -q '^\./proj/ops/shift\.py:16:5: warning: `shift_kernel`' out
+result $? "a relative import (from ..triton_utils): the kernel is seen" "$(cat out)"
+! grep -q 'fake' out
+result $? "a module whose tl is not Triton's: nothing seen" "$(grep fake out)"
+
+"$TILEADVISE" --report proj/ops/scale.py >out 2>&1
+grep -q '^proj/ops/scale.py: 1 kernel, 1 launch' out
+result $? "--report of the file alone sees its kernel" "$(head -3 out)"
+
+lone=$(mktemp -d "${TMPDIR:-/tmp}/ta-reexp-lone-XXXXXX") || exit 99
+cp proj/ops/scale.py "$lone/"
+"$TILEADVISE" --report "$lone/scale.py" >out 2>&1
+grep -q 'scale.py: 0 kernels' out
+result $? "without the package's module (none in a folder above) nothing is Triton" "$(head -3 out)"
+rm -rf "$lone"
+
+mkdir -p fifo/pk/ops && cp proj/ops/scale.py fifo/pk/ops/ && sed -i 's/from proj\./from pk./' fifo/pk/ops/scale.py
+if mkfifo fifo/pk/triton_utils.py 2>/dev/null; then
+	timeout 20 "$TILEADVISE" --check fifo >out 2>&1
+	rc=$?
+	result $([ $rc -eq 0 ] && echo 0 || echo 1) "a module file that is a FIFO is not read: --check ends, nothing seen" "rc=$rc" "$(cat out)"
+else
+	skip "a module file that is a FIFO is not read" "mkfifo failed"
+fi
+finish
