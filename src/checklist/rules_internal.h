@@ -169,4 +169,10 @@ bool ta_rules_attention_at(const ta_model *m, int ki, size_t loop);
  * (tl.arange(0, BLOCK_M) with BLOCK_M = 1 in every config). tile_shape.c */
 bool ta_tile_not_2d(const ta_model *m, const ta_kernel *k, const ta_op *op);
 
+/* The least and greatest values the configs under n give the constexpr
+ * `name` (each `"name": v` of a dict; v an integer, a name holding one, or
+ * the target of a `for v in [1, 2]` around it): false when one is not
+ * known or none is. tile_shape.c */
+bool ta_configs_range(const ta_model *m, TSNode n, const char *name, long *lo, long *hi);
+
 #endif

@@ -1870,34 +1870,6 @@ static TSNode configs_node(const ta_model *m, const ta_autotune *at)
 	return hit;
 }
 
-/* The least integer the configs under n give `name` ("name": 64 in each
- * dict): true with *min, or false when one is not a literal or none is. */
-static bool configs_min(const ta_model *m, TSNode n, const char *name, long *min)
-{
-	char *q1 = ta_xasprintf("\"%s\"", name), *q2 = ta_xasprintf("'%s'", name);
-	bool any = false, bad = false;
-	TSTreeCursor cur = ts_tree_cursor_new(n);
-	for (;;) {
-		TSNode p = ts_tree_cursor_current_node(&cur);
-		TSNode key = ta_node_field(p, "key");
-		long v;
-		if (ta_node_is(p, "pair") && (ta_node_text_eq(m->src, key, q1) || ta_node_text_eq(m->src, key, q2))) {
-			if (int_literal(m, ta_node_field(p, "value"), &v)) {
-				*min = any && *min < v ? *min : v;
-				any = true;
-			} else {
-				bad = true;
-			}
-		}
-		if (!ta_cursor_next(&cur, true) || ts_node_end_byte(ts_tree_cursor_current_node(&cur)) > ts_node_end_byte(n))
-			break;
-	}
-	ts_tree_cursor_delete(&cur);
-	free(q1);
-	free(q2);
-	return any && !bad;
-}
-
 /* The least value the constexpr parameter idx of k takes where a launch
  * does not pass it: every autotune config (the list, or the function that
  * builds it) sets it to a literal, or its default is one. False when not
@@ -1911,7 +1883,8 @@ static bool unpassed_min(const ta_model *m, const ta_kernel *k, size_t idx, long
 	const ta_autotune *at = k->autotune;
 	if (at) {
 		TSNode n = configs_node(m, at);
-		if (!ts_node_is_null(n) && configs_min(m, n, name, min))
+		long hi;
+		if (!ts_node_is_null(n) && ta_configs_range(m, n, name, min, &hi))
 			return true;
 	}
 	const char *d = k->params[idx].default_value;

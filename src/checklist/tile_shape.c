@@ -140,9 +140,7 @@ static bool loop_values(const ta_model *m, TSNode id, TSNode scope, long *lo, lo
 	return false;
 }
 
-/* The least and greatest values the configs under n give `name` (each
- * `"name": v` of a dict): false when one is not known or none is. */
-static bool configs_range(const ta_model *m, TSNode n, const char *name, long *lo, long *hi)
+bool ta_configs_range(const ta_model *m, TSNode n, const char *name, long *lo, long *hi)
 {
 	char *q1 = ta_xasprintf("\"%s\"", name), *q2 = ta_xasprintf("'%s'", name);
 	bool any = false, bad = false;
@@ -206,7 +204,7 @@ static bool configs_all_one(const ta_model *m, const ta_kernel *k, const char *n
 	}
 	for (size_t i = 0; i < n; i++) {
 		long lo = 0, hi = 0;
-		if (!configs_range(m, src[i], name, &lo, &hi) || lo != 1 || hi != 1)
+		if (!ta_configs_range(m, src[i], name, &lo, &hi) || lo != 1 || hi != 1)
 			return false;
 	}
 	return n > 0;
@@ -252,25 +250,27 @@ typedef struct tile_walk {
 	bool arange;              /* (for one operand) a tl.arange is read */
 } tile_walk;
 
-static bool is_arange(const ta_model *m, TSNode n)
+/* Whether n calls triton.language's fn (canonical name, any alias). */
+static bool tl_call(const ta_model *m, TSNode n, const char *fn)
 {
 	if (!ta_node_is(n, "call"))
 		return false;
 	char *canon = ta_model_canonical(m, ta_node_field(n, "function"));
-	bool yes = canon && ta_name_is(canon, "triton.language.arange");
+	bool yes = canon && ta_name_is(canon, fn);
 	free(canon);
 	return yes;
 }
 
-/* A loaded value: indices from memory, whose division is a gather's. */
+/* tl.arange, and tl.load: a loaded value holds indices from memory, whose
+ * division is a gather's. */
+static bool is_arange(const ta_model *m, TSNode n)
+{
+	return tl_call(m, n, "triton.language.arange");
+}
+
 static bool is_load(const ta_model *m, TSNode n)
 {
-	if (!ta_node_is(n, "call"))
-		return false;
-	char *canon = ta_model_canonical(m, ta_node_field(n, "function"));
-	bool yes = canon && ta_name_is(canon, "triton.language.load");
-	free(canon);
-	return yes;
+	return tl_call(m, n, "triton.language.load");
 }
 
 static ta_values_step find_arange(const ta_model *m, TSNode n, TSNode via, void *ctx)
