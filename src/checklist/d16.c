@@ -108,12 +108,8 @@ static bool d16_has_dot(const ta_model *m, TSNode n)
 
 static ta_values_step d16_dot_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
 {
-	if (!ta_node_is(n, "call"))
-		return TA_VALUES_DESCEND;
-	char *f = ta_node_text(m->src, ta_node_field(n, "function"));
-	size_t l = f ? strlen(f) : 0;
-	bool dot = l >= 3 && !strcmp(f + l - 3, "dot");
-	free(f);
+	(void)via;
+	bool dot = ta_call_named(m, n, "dot");
 	if (dot)
 		*(bool *)ctx = true;
 	return dot ? TA_VALUES_STOP : TA_VALUES_DESCEND;

@@ -1459,15 +1459,7 @@ static int p1_author_leaves_out(const ta_model *m, const ta_kernel *k, const boo
  * or a ceiling division. */
 static bool p1_bounding(const ta_model *m, TSNode n)
 {
-	if (ta_node_is(n, "comparison_operator"))
-		return true;
-	if (!ta_node_is(n, "call"))
-		return false;
-	char *fn = ta_node_text(m->src, ta_node_field(n, "function"));
-	size_t l = fn ? strlen(fn) : 0;
-	bool bound = fn && ((l >= 4 && !strcmp(fn + l - 4, "cdiv")) || (l >= 5 && !strcmp(fn + l - 5, "range")));
-	free(fn);
-	return bound;
+	return ta_node_is(n, "comparison_operator") || ta_call_named(m, n, "cdiv") || ta_call_named(m, n, "range");
 }
 
 /* The @jit helper of the file that call n calls, or NULL. */
@@ -2686,13 +2678,7 @@ static int p1_launch_options(const ta_model *m, const ta_kernel *k, size_t ki, p
 static ta_values_step p1_peer_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
 {
 	(void)via;
-	if (!ta_node_is(n, "call"))
-		return TA_VALUES_DESCEND;
-	char *fn = ta_node_text(m->src, ta_node_field(n, "function"));
-	size_t l = fn ? strlen(fn) : 0;
-	bool peer = l >= 10 && !strcmp(fn + l - 10, "rendezvous");
-	free(fn);
-	if (!peer)
+	if (!ta_call_named(m, n, "rendezvous"))
 		return TA_VALUES_DESCEND;
 	*(uint32_t *)ctx = ts_node_start_point(n).row + 1;
 	return TA_VALUES_STOP;

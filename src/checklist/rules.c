@@ -203,6 +203,17 @@ bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle)
 	return false;
 }
 
+bool ta_call_named(const ta_model *m, TSNode n, const char *suffix)
+{
+	if (!ta_node_is(n, "call"))
+		return false;
+	char *f = ta_node_text(m->src, ta_node_field(n, "function"));
+	size_t l = f ? strlen(f) : 0, ls = strlen(suffix);
+	bool yes = l >= ls && !strcmp(f + l - ls, suffix);
+	free(f);
+	return yes;
+}
+
 TSNode ta_rule_node(const ta_rule_ctx *c, ta_span s)
 {
 	TSNode root = ta_syntax_root(c->m->syn);

@@ -66,6 +66,10 @@ bool ta_rule_host_is_test(const ta_host *h);
  * Duplicates (the same kernel twice) are listed once. Caller frees. */
 char *ta_rule_kernel_list(const ta_kernel *const *ks, size_t n);
 bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle);
+
+/* Whether n is a call whose callee, as written, ends with suffix
+ * (`tl.dot` and `dot` for "dot", `symm_mem.rendezvous` for "rendezvous"). */
+bool ta_call_named(const ta_model *m, TSNode n, const char *suffix);
 /* Case-insensitive equality with one of the NULL-terminated names. */
 
 /* A constexpr parameter named as a mode (HEAD_DIM, STAGE, IS_CAUSAL, ...)
