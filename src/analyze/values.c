@@ -172,7 +172,8 @@ static const vdef *defs_of(const ta_model *m, const char *name, size_t len, uint
 	       t->v[end].scope == scope)
 		end++;
 	*count = end - lo;
-	return t->v + lo;
+	/* a file with no binding at all has no table to point into */
+	return *count ? t->v + lo : NULL;
 }
 
 static bool contains(TSNode outer, uint32_t at)

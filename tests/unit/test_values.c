@@ -72,6 +72,19 @@ static const char *grid_text =
 	"    grid = (B * H, nq)\n"
 	"    kern[grid](q, BLOCK_M=BLOCK_M)\n";
 
+/* A file that binds no name at all: the table of bindings is empty and a
+ * question about a name has no value (found by the CI's fuzzer: the empty
+ * table's null pointer was offset, undefined behaviour under UBSan). */
+static void test_no_bindings(void **state)
+{
+	(void)state;
+	ta_analysis *a = parse("import triton\n\n@triton.jit\ndef k(x):\n    x\n");
+	TSNode x = ident_in(a, "    x", 0, "x");
+	assert_true(ts_node_is_null(ta_values_def(a->model, x, NULL)));
+	assert_false(ta_values_reads(a->model, x, "y"));
+	ta_analysis_free(a);
+}
+
 static void test_grid_through_names(void **state)
 {
 	(void)state;
@@ -472,6 +485,7 @@ static void test_ranks_bounded(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_no_bindings),
 		cmocka_unit_test(test_grid_through_names),
 		cmocka_unit_test(test_grid_text_inlined),
 		cmocka_unit_test(test_tuples),
