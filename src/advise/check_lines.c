@@ -90,10 +90,27 @@ static bool noise(const char *line, size_t len)
 	return w != NULL || memmem(line, len, "best config selected", 20) != NULL;
 }
 
+static bool starts(const char *line, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return len >= n && !memcmp(line, prefix, n);
+}
+
+/* Lines that continue Triton's autotuning report: since Triton 3.3 it is
+ * four lines ("Triton autotuning for function NAME,", "with key as KEY,",
+ * "finished after T.TTs,", "best config selected: CONFIG;"); the middle two
+ * are noise only right after the header, so that a script's own "with key
+ * as" line still counts. */
+static bool report_continues(const char *line, size_t len)
+{
+	return starts(line, len, "with key as ") || starts(line, len, "finished after ");
+}
+
 char *ta_check_lines(const char *output)
 {
 	ta_buf b = TA_BUF_INIT;
 	ta_buf_puts(&b, "");
+	bool in_report = false; /* the line before began or continued an autotuning report */
 	for (const char *s = output; s && *s;) {
 		const char *nl = strchr(s, '\n');
 		size_t len = nl ? (size_t)(nl - s) : strlen(s);
@@ -103,7 +120,10 @@ char *ta_check_lines(const char *output)
 		bool blank = true;
 		for (size_t i = 0; i < l && blank; i++)
 			blank = isspace((unsigned char)s[i]);
-		if (!blank && !noise(s, l) && !ta_check_is_timing(s, l)) {
+		bool skip = blank || noise(s, l) || (in_report && report_continues(s, l));
+		in_report = !blank && (starts(s, l, "Triton autotuning for function ") ||
+				       (in_report && report_continues(s, l)));
+		if (!skip && !ta_check_is_timing(s, l)) {
 			if (b.len)
 				ta_buf_putc(&b, '\n');
 			ta_buf_append(&b, s, l);
