@@ -451,6 +451,31 @@ uint32_t ta_flat_index(const ta_flat *f, TSNode n)
 	return TA_FLAT_NONE;
 }
 
+uint32_t ta_flat_child_after(const ta_flat *f, uint32_t at, uint32_t goal)
+{
+	/* The subtree is in document order, so starts never decrease: the
+	 * last node starting at or before goal lies in the child holding goal
+	 * (or in the last child before it). */
+	uint32_t lo = at + 1, hi = f->nodes[at].end;
+	if (lo >= hi)
+		return TA_FLAT_NONE;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (f->nodes[mid].context[0] <= goal)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	uint32_t c = lo > at + 1 ? lo - 1 : at + 1;
+	while (c != TA_FLAT_NONE && f->nodes[c].parent != at)
+		c = f->nodes[c].parent;
+	while (c != TA_FLAT_NONE && ts_node_end_byte(ta_flat_node_at(f, c)) <= goal) {
+		uint32_t next = f->nodes[c].end;
+		c = next < f->count && f->nodes[next].parent == at ? next : TA_FLAT_NONE;
+	}
+	return c;
+}
+
 uint32_t ta_flat_field_child(const ta_flat *f, uint32_t at, TSFieldId field)
 {
 	for (uint32_t c = at + 1; c < f->nodes[at].end; c = f->nodes[c].end)

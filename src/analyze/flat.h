@@ -56,6 +56,10 @@ bool ta_flat_layout_known(void);
 /* Where ta_flat_layout_known: the node a cursor on n reaches with
  * ts_tree_cursor_goto_first_child_for_byte(goal), false where it fails. */
 bool ta_flat_child_for_byte(TSNode n, uint32_t goal, TSNode *out);
+/* The first child (named or not) of node index at that ends after byte
+ * goal, or TA_FLAT_NONE: a binary search over at's subtree, so that a
+ * block of thousands of statements is not scanned child by child. */
+uint32_t ta_flat_child_after(const ta_flat *f, uint32_t at, uint32_t goal);
 /* ts_node_named_descendant_for_byte_range(n, start, end), read from the
  * tree's arrays once the layout is known to be the runtime's. */
 TSNode ta_flat_named_descendant(TSNode n, uint32_t start, uint32_t end);

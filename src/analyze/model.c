@@ -290,8 +290,13 @@ size_t ta_model_refs_within(const ta_node_ref *v, size_t n, TSNode within, size_
 			hi = mid;
 	}
 	*first = lo;
-	size_t i = lo;
-	while (i < n && ts_node_start_byte(v[i].node) < end)
-		i++;
-	return i - lo;
+	hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (ts_node_start_byte(v[mid].node) < end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo - *first;
 }

@@ -336,6 +336,7 @@ static bool outermost_by_descent(TSNode root, uint32_t start, uint32_t end, cons
 		ts_tree_cursor_reset(&c, root);
 	}
 	size_t depth = 0;
+	uint32_t at = TA_FLAT_NONE;   /* path[depth]'s index in f, past the root */
 	ta_grow((void **)&path, &cap, 1, sizeof *path);
 	path[0] = root;
 	for (;;) {
@@ -343,18 +344,14 @@ static bool outermost_by_descent(TSNode root, uint32_t start, uint32_t end, cons
 			break;
 		TSNode ch;
 		if (by_layout) {
-			if (!ta_flat_child_for_byte(path[depth], start, &ch))
+			/* as ta_cursor_child_after: the first child ending
+			 * after start, found in the copy by a binary search */
+			uint32_t i = depth ? at : ta_flat_index(f, path[depth]);
+			uint32_t ci = i == TA_FLAT_NONE ? TA_FLAT_NONE : ta_flat_child_after(f, i, start);
+			if (ci == TA_FLAT_NONE)
 				return false;
-			/* as ta_cursor_child_after: past a child ending at start,
-			 * to its next sibling (the copy's next node with the
-			 * same parent) */
-			while (ts_node_end_byte(ch) <= start) {
-				uint32_t i = ta_flat_index(f, ch);
-				uint32_t next = i == TA_FLAT_NONE ? TA_FLAT_NONE : f->nodes[i].end;
-				if (next == TA_FLAT_NONE || next >= f->count || f->nodes[next].parent != f->nodes[i].parent)
-					return false;
-				ch = ta_flat_node_at(f, next);
-			}
+			ch = ta_flat_node_at(f, ci);
+			at = ci;
 		} else {
 			if (!ta_cursor_child_after(&c, start))
 				return false;

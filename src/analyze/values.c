@@ -14,18 +14,8 @@ const char TA_VALUES_INLINE[] = "<inline>";
 
 enum { VALUES_DEPTH = 16 };
 
-/* One name bound by one statement: where, in which function, and the
- * identifier in its target. opaque: the statement changes the name's
- * value in a way no expression gives (`x += 1`, a for target, `x[0] = v`,
- * `a, b = f()`). */
-typedef struct vdef {
-	const char *name;         /* into the file's text */
-	uint32_t len;
-	uint32_t scope;           /* 0: the module, else the function's start + 1 */
-	uint32_t point;           /* where the binding takes effect */
-	TSNode binding, target;
-	bool mutation;            /* target is the base of a subscript or attribute */
-} vdef;
+/* One name bound by one statement (values.h). */
+typedef ta_values_binding vdef;
 
 typedef struct vtable {
 	vdef *v;
@@ -174,6 +164,12 @@ static const vdef *defs_of(const ta_model *m, const char *name, size_t len, uint
 	*count = end - lo;
 	/* a file with no binding at all has no table to point into */
 	return *count ? t->v + lo : NULL;
+}
+
+const ta_values_binding *ta_values_bindings(const ta_model *m, TSNode fn, const char *name, size_t len,
+					    size_t *count)
+{
+	return defs_of(m, name, len, scope_key(fn), count);
 }
 
 static bool contains(TSNode outer, uint32_t at)

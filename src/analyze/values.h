@@ -28,6 +28,26 @@
 
 #include "analyze/model.h"
 
+/* One binding of a name: the statement that binds it (an assignment, an
+ * augmented assignment, a for statement, a `:=`), the identifier it binds,
+ * and where the binding takes effect (the statement's end; a for target's
+ * end). mutation: the identifier is the base of a subscript or attribute
+ * assigned (`x[i] = v`, `x.a = v`). */
+typedef struct ta_values_binding {
+	const char *name;         /* into the file's text */
+	uint32_t len;
+	uint32_t scope;           /* 0: the module, else the function's start + 1 */
+	uint32_t point;           /* where the binding takes effect */
+	TSNode binding, target;
+	bool mutation;
+} ta_values_binding;
+
+/* The bindings of the name (len bytes) in function fn (a null node: the
+ * module level), not those of functions nested in it, sorted by point:
+ * *count of them, NULL when none. */
+const ta_values_binding *ta_values_bindings(const ta_model *m, TSNode fn, const char *name, size_t len,
+					    size_t *count);
+
 /* The expression the identifier node id stands for where it is read, or a
  * null node when it has no known value. *binding, when given, gets the
  * binding statement (an assignment or named expression), else a null

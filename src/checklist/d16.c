@@ -57,7 +57,8 @@ static bool d16_difference(const ta_model *m, const ta_op *op, TSNode *a, TSNode
 static bool d16_find(const ta_model *m, const ta_kernel *k, int li, d16_match *x)
 {
 	memset(x, 0, sizeof *x);
-	for (size_t i = 0; i < k->op_count; i++) {
+	size_t first, end = ta_loop_ops(k, li, &first);
+	for (size_t i = first; i < end; i++) {
 		const ta_op *op = &k->ops[i];
 		TSNode a, b;
 		if (op->kind != TA_OP_EXP || op->loop != li || !d16_difference(m, op, &a, &b))
@@ -69,7 +70,7 @@ static bool d16_find(const ta_model *m, const ta_kernel *k, int li, d16_match *x
 			x->m_new = ta_node_text(m->src, ta_node_unparen(ta_node_field(b, "value")));
 		}
 	}
-	for (size_t i = 0; x->p_exp && i < k->op_count; i++) {
+	for (size_t i = first; x->p_exp && i < end; i++) {
 		const ta_op *op = &k->ops[i];
 		TSNode a, b;
 		if (op->kind != TA_OP_EXP || op->loop != li || op == x->p_exp || !d16_difference(m, op, &a, &b))

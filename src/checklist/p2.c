@@ -30,12 +30,14 @@ static bool has_even_guard(const ta_kernel *k)
 /* A reduction loop: it holds a dot or an accumulation `x += ...`. */
 static bool is_reduction_loop(ta_rule_ctx *c, int l)
 {
-	for (size_t i = 0; i < c->k->op_count; i++)
+	size_t first, end = ta_loop_ops(c->k, l, &first);
+	for (size_t i = first; i < end; i++)
 		if (c->k->ops[i].kind == TA_OP_DOT && c->k->ops[i].loop == l)
 			return true;
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
-	for (size_t i = 0; i < n; i++)
+	end = ta_rule_assigns_within(as, n, c->k->loops[l].span, &first);
+	for (size_t i = first; i < end; i++)
 		if (as[i].loop == l && as[i].augmented)
 			return true;
 	return false;
@@ -276,8 +278,8 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 	 * kernel's column bound) is not. */
 	bool *moving = ta_xcalloc(k->op_count ? k->op_count : 1, sizeof *moving);
 	for (size_t l = 0; l < k->loop_count; l++) {
-		size_t loads = 0, masked = 0;
-		for (size_t i = 0; i < k->op_count; i++) {
+		size_t loads = 0, masked = 0, first, end = ta_loop_ops(k, (int)l, &first);
+		for (size_t i = first; i < end; i++) {
 			const ta_op *op = &k->ops[i];
 			if (op->kind != TA_OP_LOAD || op->loop != (int)l)
 				continue;
@@ -305,7 +307,7 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 		if (masked != loads)
 			continue;
 		any = true;
-		for (size_t i = 0; i < k->op_count; i++) {
+		for (size_t i = first; i < end; i++) {
 			const ta_op *op = &k->ops[i];
 			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !moving[i] || op->gather ||
 			    under_even_flag(c, op))
@@ -446,29 +448,41 @@ static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
 	return NULL;
 }
 
-/* The right side of the last `name = ...` in the kernel before off, from
- * the model's list of assignments (document order) rather than a walk of
- * the kernel's tree for every name asked about. */
+/* `name = value`: not a tuple, a subscript or an augmented assignment. */
+static bool plain_assignment(const ta_values_binding *d)
+{
+	return ta_node_is(d->binding, "assignment") && ts_node_eq(ta_node_field(d->binding, "left"), d->target);
+}
+
+/* The right side of the last `name = ...` of function `within` begun
+ * before off, from the values table's bindings of the name (a binary
+ * search) rather than a pass over every assignment of the kernel. */
 static TSNode last_assign(const ta_model *m, TSNode within, const char *name, uint32_t off)
 {
-	size_t first, n = ta_model_refs_within(m->assign_nodes, m->assign_node_count, within, &first);
-	size_t lo = first, hi = first + n;   /* the first one starting at or after off */
+	size_t n;
+	const ta_values_binding *d = ta_values_bindings(m, within, name, strlen(name), &n);
+	size_t lo = 0, hi = n;   /* the first binding taking effect after off */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (ts_node_start_byte(m->assign_nodes[mid].node) < off)
+		if (d[mid].point <= off)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (size_t i = lo; i-- > first;) {
-		TSNode a = m->assign_nodes[i].node;
-		if (!ta_node_is(a, "assignment"))
-			continue;
-		TSNode l = ta_node_field(a, "left");
-		if (ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name))
-			return ta_node_field(a, "right");
-	}
-	return (TSNode){ 0 };
+	/* Plain assignments of one name do not hold one another, so by point
+	 * they are in the order they begin: the first after off begins before
+	 * it when it holds off (`x = f(x < n)`), else the last before off. */
+	TSNode found = { 0 };
+	for (size_t i = lo; i < n; i++)
+		if (plain_assignment(&d[i])) {
+			if (ts_node_start_byte(d[i].binding) < off)
+				found = ta_node_field(d[i].binding, "right");
+			break;
+		}
+	for (size_t i = lo; ts_node_is_null(found) && i-- > 0;)
+		if (plain_assignment(&d[i]))
+			found = ta_node_field(d[i].binding, "right");
+	return found;
 }
 
 /* Does the mask term read K (directly or through locals assigned from it,
@@ -1315,9 +1329,9 @@ TA_REWRITE(P2, NULL, TA_UNSAFE("assumes every K tile the loop loads starts at a 
 			continue;
 		for (size_t li = 0; li < k->loop_count; li++) {
 			/* The loops the detector reports: every tile load masked. */
-			size_t loads = 0, masked = 0;
+			size_t loads = 0, masked = 0, first, end = ta_loop_ops(k, (int)li, &first);
 			bool at = line == 0 || ta_edits_at_line(k->loops[li].header, line);
-			for (size_t i = 0; i < k->op_count; i++) {
+			for (size_t i = first; i < end; i++) {
 				const ta_op *op = &k->ops[i];
 				if (op->kind == TA_OP_LOAD && op->loop == (int)li &&
 				    (op->ptr_shape == TA_PTR_1D || op->ptr_shape == TA_PTR_2D) &&

@@ -275,16 +275,71 @@ const uint32_t *ta_rule_host_ops(const ta_rule_ctx *c, int host, ta_host_kind ki
 	return x->ops + x->at[s];
 }
 
+/* The model keeps a kernel's loops and ops in document order (a loop's
+ * nest right after it, each loop's parent before it): the lookups below are
+ * binary searches, so that a kernel of thousands of loops stays linear. */
 int ta_kernel_loop_at(const ta_kernel *k, uint32_t off)
 {
-	int best = -1;
-	for (size_t i = 0; i < k->loop_count; i++) {
-		const ta_loop *lp = &k->loops[i];
-		if (lp->span.start <= off && off < lp->span.end &&
-		    (best < 0 || lp->depth > k->loops[best].depth))
-			best = (int)i;
+	size_t lo = 0, hi = k->loop_count;   /* loops starting at or before off: [0, lo) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k->loops[mid].span.start <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return best;
+	/* The last loop starting at or before off is the innermost holding it
+	 * or nested in it: climb to the first that holds off. */
+	int l = (int)lo - 1;
+	while (l >= 0 && off >= k->loops[l].span.end)
+		l = k->loops[l].parent;
+	return l;
+}
+
+size_t ta_loop_nest_end(const ta_kernel *k, int l)
+{
+	size_t j = (size_t)l + 1;
+	while (j < k->loop_count && k->loops[j].span.start < k->loops[l].span.end)
+		j++;
+	return j;
+}
+
+size_t ta_loop_ops(const ta_kernel *k, int l, size_t *first)
+{
+	uint32_t bound[2] = { k->loops[l].span.start, k->loops[l].span.end };
+	size_t at[2];
+	for (int b = 0; b < 2; b++) {
+		size_t lo = 0, hi = k->op_count;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (k->ops[mid].span.start < bound[b])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		at[b] = lo;
+	}
+	*first = at[0];
+	return at[1];
+}
+
+size_t ta_rule_assigns_within(const ta_assign *as, size_t n, ta_span s, size_t *first)
+{
+	uint32_t bound[2] = { s.start, s.end };
+	size_t at[2];
+	for (int b = 0; b < 2; b++) {
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (as[mid].stmt.start < bound[b])
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		at[b] = lo;
+	}
+	*first = at[0];
+	return at[1];
 }
 
 bool ta_loop_within(const ta_kernel *k, int inner, int outer)
@@ -307,26 +362,27 @@ static bool mentions_loop_var(const ta_rule_ctx *c, ta_span s, const char *vars)
 	return hit;
 }
 
-/* Which assignments inside loop l give their name a value that changes
- * from one iteration to the next: those that add to it, mention a loop
- * variable, or mention a name so given, to a fixed point. */
-static bool *loop_varying(ta_rule_ctx *c, const ta_assign *as, size_t n, int l)
+/* Which assignments inside loop l (as[first .. end)) give their name a
+ * value that changes from one iteration to the next: those that add to it,
+ * mention the variable of l or of a loop in its nest, or mention a name so
+ * given, to a fixed point. varying[i - first]. */
+static bool *loop_varying(ta_rule_ctx *c, const ta_assign *as, size_t first, size_t end, int l)
 {
 	const ta_kernel *k = c->k;
-	bool *varying = ta_xcalloc(n ? n : 1, sizeof *varying);
+	size_t nest = ta_loop_nest_end(k, l);
+	bool *varying = ta_xcalloc(end > first ? end - first : 1, sizeof *varying);
 	for (bool grew = true; grew;) {
 		grew = false;
-		for (size_t i = 0; i < n; i++) {
-			if (varying[i] || as[i].loop < 0 || !ta_loop_within(k, as[i].loop, l))
+		for (size_t i = first; i < end; i++) {
+			if (varying[i - first])
 				continue;
 			bool v = as[i].augmented;
-			for (size_t j = 0; j < k->loop_count && !v; j++)
-				v = k->loops[j].var && ta_loop_within(k, (int)j, l) &&
-				    mentions_loop_var(c, as[i].rhs, k->loops[j].var);
-			for (size_t j = 0; j < n && !v; j++)
-				v = varying[j] && ta_rule_mentions(c, as[i].rhs, as[j].name);
+			for (size_t j = (size_t)l; j < nest && !v; j++)
+				v = k->loops[j].var && mentions_loop_var(c, as[i].rhs, k->loops[j].var);
+			for (size_t j = first; j < end && !v; j++)
+				v = varying[j - first] && ta_rule_mentions(c, as[i].rhs, as[j].name);
 			if (v)
-				varying[i] = grew = true;
+				varying[i - first] = grew = true;
 		}
 	}
 	return varying;
@@ -337,20 +393,20 @@ bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l)
 	const ta_kernel *k = c->k;
 	if (l < 0 || (size_t)l >= k->loop_count)
 		return false;
-	size_t n;
+	size_t n, first;
 	const ta_assign *as = ta_rule_assigns(c, &n);
-	/* varying[i]: assignment i (inside l) gives its name a changing value.
-	 * The same for every question about loop l: made once per kernel. */
+	size_t end = ta_rule_assigns_within(as, n, k->loops[l].span, &first);
+	/* The same for every question about loop l: made once per kernel. */
 	if (!c->loop_varying)
 		c->loop_varying = ta_xcalloc(k->loop_count, sizeof *c->loop_varying);
 	bool *varying = c->loop_varying[l];
 	if (!varying)
-		varying = c->loop_varying[l] = loop_varying(c, as, n, l);
+		varying = c->loop_varying[l] = loop_varying(c, as, first, end, l);
 	bool hit = false;
-	for (size_t j = 0; j < k->loop_count && !hit; j++)
-		hit = k->loops[j].var && ta_loop_within(k, (int)j, l) && mentions_loop_var(c, s, k->loops[j].var);
-	for (size_t i = 0; i < n && !hit; i++)
-		hit = varying[i] && ta_rule_mentions(c, s, as[i].name);
+	for (size_t j = (size_t)l, nest = ta_loop_nest_end(k, l); j < nest && !hit; j++)
+		hit = k->loops[j].var && mentions_loop_var(c, s, k->loops[j].var);
+	for (size_t i = first; i < end && !hit; i++)
+		hit = varying[i - first] && ta_rule_mentions(c, s, as[i].name);
 	return hit;
 }
 
@@ -496,9 +552,9 @@ bool ta_is_layout_flag(const char *name)
 int ta_rule_dots_in_loop(const ta_kernel *k, int l)
 {
 	int n = 0;
-	for (size_t i = 0; i < k->op_count; i++)
-		if (k->ops[i].kind == TA_OP_DOT && k->ops[i].loop >= 0 && ta_loop_within(k, k->ops[i].loop, l))
-			n++;
+	size_t first, end = ta_loop_ops(k, l, &first);
+	for (size_t i = first; i < end; i++)
+		n += k->ops[i].kind == TA_OP_DOT;
 	return n;
 }
 

@@ -84,8 +84,14 @@ const uint32_t *ta_rule_host_ops(const ta_rule_ctx *c, int host, ta_host_kind ki
 
 /* The kernel's assignments in document order (cached in c). */
 const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n);
+/* Those of as[0 .. n) whose statement starts inside span s: [*first, return). */
+size_t ta_rule_assigns_within(const ta_assign *as, size_t n, ta_span s, size_t *first);
 /* Innermost loop of k holding byte offset off, or -1. */
 int ta_kernel_loop_at(const ta_kernel *k, uint32_t off);
+/* The loops of l's nest, l first: indexes [l, return). */
+size_t ta_loop_nest_end(const ta_kernel *k, int l);
+/* The ops inside loop l's statement, at any depth: [*first, return). */
+size_t ta_loop_ops(const ta_kernel *k, int l, size_t *first);
 /* True when loop `inner` is `outer` or nested in it. */
 bool ta_loop_within(const ta_kernel *k, int inner, int outer);
 /* True when the expression at s can change from one iteration of loop l to

@@ -60,7 +60,8 @@ static int attention_loop(const ta_model *m, int ki, attn_shape *out, int depth)
 	const ta_kernel *k = &m->kernels[ki];
 	for (size_t l = 0; l < k->loop_count; l++) {
 		attn_shape s = { 0 };
-		for (size_t i = 0; i < k->op_count; i++) {
+		size_t first, end = ta_loop_ops(k, (int)l, &first);
+		for (size_t i = first; i < end; i++) {
 			const ta_op *op = &k->ops[i];
 			if (op->loop < 0 || !ta_loop_within(k, op->loop, (int)l))
 				continue;

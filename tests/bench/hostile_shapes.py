@@ -144,10 +144,11 @@ def parens(n):
 SHAPES = [kernels, kernels_block, launches, configs, config_names, ifs, nested_ifs,
           statements, loops, params, many, module_names, chain, parens]
 # The size each starts from in growth.sh (about 0.05-0.2 s of --check;
-# statements more: below 4,000 of them the parse hides a quadratic term).
+# statements and loops more: below 4,000 and 2,000 of them the parse hides a
+# quadratic term).
 BASE = {"kernels": 1250, "kernels_block": 1250, "launches": 6250, "configs": 3750,
         "config_names": 2000, "ifs": 2000, "nested_ifs": 250, "statements": 8000,
-        "loops": 1000, "params": 1000, "many": 500, "module_names": 5000,
+        "loops": 2000, "params": 1000, "many": 500, "module_names": 5000,
         "chain": 25000, "parens": 1250}
 
 

@@ -8,7 +8,10 @@
 # launching many kernels, one kernel launched many times, many literal
 # Configs and ifs in a row (2^n) grew far past it, and one kernel of many
 # statements (each load's pointer shape and P6 looked through every
-# assignment of the kernel) past it too. tests/bench/growth.py
+# assignment of the kernel) past it too, and one kernel of many loops (each
+# loop's questions scanned every op, assignment and loop of the kernel; P2
+# looked each masked load's names back through every assignment).
+# tests/bench/growth.py
 # prints the whole curve.
 # TAP. Env: TILEADVISE, TA_SRCDIR; GROWTH_SCALE (default 0.5) scales the sizes.
 set -u
@@ -19,9 +22,6 @@ if ! command -v "$py" >/dev/null 2>&1; then
 	echo "1..0 # SKIP no python3"
 	exit 0
 fi
-# Not here yet: many loops in one kernel still grow faster (P2's lookahead
-# asks each masked load's names back through every assignment before it;
-# tests/bench/growth.py shows it; tests/ROBUSTNESS.md).
 exec "$py" "$TA_SRCDIR/tests/bench/growth.py" "$TILEADVISE" --tap --sizes 1,4 --repeat 2 \
 	--bound 1.5 --timeout 60 --scale "${GROWTH_SCALE:-0.5}" --args "${GROWTH_ARGS:---check}" \
-	--shapes kernels,kernels_block,launches,configs,config_names,ifs,nested_ifs,statements,params,many,module_names,chain,parens
+	--shapes kernels,kernels_block,launches,configs,config_names,ifs,nested_ifs,statements,loops,params,many,module_names,chain,parens

@@ -286,6 +286,59 @@ static void expect_host_ops(const ta_host *h, const host_want *want, size_t n)
 
 #define N(a) (sizeof (a) / sizeof *(a))
 
+/* ---- the order rules rely on ---------------------------------------------- */
+
+/* A kernel's loops and ops are in document order, each loop after its
+ * parent and inside it, each op inside its loop: the rules find a loop's
+ * ops, assignments and nest by binary search (checklist/rules.c). */
+static void expect_document_order(const ta_model *m)
+{
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		const ta_kernel *k = &m->kernels[ki];
+		for (size_t i = 1; i < k->op_count; i++)
+			assert_true(k->ops[i - 1].span.start <= k->ops[i].span.start);
+		for (size_t i = 0; i < k->loop_count; i++) {
+			const ta_loop *l = &k->loops[i];
+			if (i)
+				assert_true(k->loops[i - 1].span.start <= l->span.start);
+			assert_true(l->parent < (int)i);
+			if (l->parent >= 0) {
+				assert_true(k->loops[l->parent].span.start <= l->span.start);
+				assert_true(l->span.end <= k->loops[l->parent].span.end);
+			}
+		}
+		for (size_t i = 0; i < k->op_count; i++) {
+			int l = k->ops[i].loop;
+			if (l < 0)
+				continue;
+			assert_true(k->loops[l].span.start <= k->ops[i].span.start);
+			assert_true(k->ops[i].span.start < k->loops[l].span.end);
+		}
+	}
+}
+
+static void test_document_order(void **state)
+{
+	(void)state;
+	const char *fixtures[] = { "basic.py", "autotune_forms.py", "matmul_styles.py", "descriptors.py",
+				   "wrapped.py", "from_imports.py" };
+	for (size_t i = 0; i < sizeof fixtures / sizeof *fixtures; i++) {
+		ta_analysis *a = open_fixture(fixtures[i]);
+		expect_document_order(a->model);
+		ta_analysis_free(a);
+	}
+	const char *examples[] = { "attention", "matmul", "layernorm", "softmax", "cat" };
+	for (size_t i = 0; i < sizeof examples / sizeof *examples; i++) {
+		char *path = ta_xasprintf("%s/examples/%s/%s.py", ta_test_srcdir(), examples[i], examples[i]);
+		ta_analysis *a = NULL;
+		char *err = NULL;
+		assert_int_equal(ta_analysis_open(path, &a, &err), 0);
+		expect_document_order(a->model);
+		ta_analysis_free(a);
+		free(path);
+	}
+}
+
 /* ---- fixtures ------------------------------------------------------------- */
 
 static void test_basic(void **state)
@@ -1090,6 +1143,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_nested_parens),
 		cmocka_unit_test(test_hostile_long_line),
 		cmocka_unit_test(test_hostile_many_kernels),
+		cmocka_unit_test(test_document_order),
 	};
 	return cmocka_run_group_tests_name("model", tests, NULL, teardown_all);
 }
