@@ -303,118 +303,30 @@ static bool unit_arange(const ta_model *m, const tile_walk *w, TSNode n)
 	return one;
 }
 
-/* Every binding of a plain name in each kernel, sorted by kernel, name and
- * place: built once per model (ta_index_cached), so that a name asked
- * about at every access costs a binary search. */
-typedef struct binding_row {
-	int ki;
-	const char *name;         /* owned by the table */
-	bool augmented;           /* `x += step` */
-	TSNode rhs;
-} binding_row;
-typedef struct binding_table {
-	binding_row *v;
-	size_t n, cap;
-} binding_table;
-
-static int binding_cmp(const void *a, const void *b)
-{
-	const binding_row *x = a, *y = b;
-	if (x->ki != y->ki)
-		return x->ki < y->ki ? -1 : 1;
-	int c = strcmp(x->name, y->name);
-	if (c)
-		return c;
-	uint32_t p = ts_node_start_byte(x->rhs), q = ts_node_start_byte(y->rhs);
-	return p < q ? -1 : p > q;
-}
-
-static void add_binding(const ta_model *m, binding_table *t, int ki, TSNode n)
-{
-	bool aug = ta_node_is(n, "augmented_assignment");
-	TSNode left = ta_node_field(n, "left");
-	if (!(aug || ta_node_is(n, "assignment")) || !ta_node_is(left, "identifier"))
-		return;
-	if (t->n == t->cap) {
-		t->cap = t->cap ? 2 * t->cap : 64;
-		t->v = ta_xrealloc(t->v, t->cap * sizeof *t->v);
-	}
-	t->v[t->n++] = (binding_row){ ki, ta_node_text(m->src, left), aug, ta_node_field(n, "right") };
-}
-
-/* The statements of a block and of the blocks of its compound statements
- * (if, for, while, with, try): assignments are statements, so the walk
- * goes no deeper than them. */
-static void block_bindings(const ta_model *m, binding_table *t, int ki, TSNode block, int depth)
-{
-	if (depth > 32)
-		return;
-	for (uint32_t i = 0; i < ta_node_named_count(block); i++) {
-		TSNode st = ta_node_named_child(block, i);
-		if (ta_node_is(st, "expression_statement")) {
-			add_binding(m, t, ki, ta_node_named_child(st, 0));
-			continue;
-		}
-		if (ta_node_is(st, "function_definition") || ta_node_is(st, "class_definition") ||
-		    ta_node_is(st, "decorated_definition"))
-			continue;
-		for (uint32_t j = 0; j < ta_node_named_count(st); j++) {
-			TSNode part = ta_node_named_child(st, j);
-			if (ta_node_is(part, "block") || ta_node_is(part, "elif_clause") || ta_node_is(part, "else_clause") ||
-			    ta_node_is(part, "except_clause") || ta_node_is(part, "finally_clause"))
-				block_bindings(m, t, ki, part, depth + 1);
-		}
-	}
-}
-
-static void *build_bindings(const ta_model *m)
-{
-	binding_table *t = ta_xcalloc(1, sizeof *t);
-	for (size_t ki = 0; ki < m->kernel_count; ki++) {
-		TSNode body = ta_node_field(m->kernels[ki].node, "body");
-		if (!ts_node_is_null(body))
-			block_bindings(m, t, (int)ki, body, 0);
-	}
-	if (t->n)
-		qsort(t->v, t->n, sizeof *t->v, binding_cmp);
-	return t;
-}
-
-static void free_bindings(void *p)
-{
-	binding_table *t = p;
-	for (size_t i = 0; i < t->n; i++)
-		free((char *)t->v[i].name);
-	free(t->v);
-	free(t);
-}
-
 /* The value a pointer or offsets advanced in a loop start from: the one
  * plain binding of the name in the kernel (`a_ptrs = ...` before `a_ptrs
  * += step`), whose shape the advanced value keeps. Null when the name is
- * bound otherwise, twice, or never advanced. */
+ * bound otherwise, twice, or never advanced. The values table's bindings
+ * of the name (a binary search), so that a name asked about at every
+ * access costs no walk. */
 static TSNode advanced_start(const ta_model *m, int ki, TSNode id)
 {
-	const binding_table *t = ta_index_cached(m, build_bindings, free_bindings);
-	char *name = ta_node_text(m->src, id);
-	size_t lo = 0, hi = t->n;
-	while (lo < hi) {  /* the first row of (ki, name) */
-		size_t mid = (lo + hi) / 2;
-		const binding_row *r = &t->v[mid];
-		if (r->ki < ki || (r->ki == ki && strcmp(r->name, name) < 0))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint32_t a = ts_node_start_byte(id);
+	size_t n;
+	const ta_values_binding *d = ta_values_bindings(m, m->kernels[ki].node, m->src->text + a,
+							ts_node_end_byte(id) - a, &n);
 	TSNode found = { 0 };
 	size_t plain = 0, augmented = 0;
-	for (size_t i = lo; i < t->n && t->v[i].ki == ki && !strcmp(t->v[i].name, name); i++) {
-		if (t->v[i].augmented)
+	for (size_t i = 0; i < n; i++) {
+		bool aug = ta_node_is(d[i].binding, "augmented_assignment");
+		if (!(aug || ta_node_is(d[i].binding, "assignment")) ||
+		    !ts_node_eq(ta_node_field(d[i].binding, "left"), d[i].target))
+			continue;
+		if (aug)
 			augmented++;
 		else if (plain++ == 0)
-			found = t->v[i].rhs;
+			found = ta_node_field(d[i].binding, "right");
 	}
-	free(name);
 	return plain == 1 && augmented ? found : (TSNode){ 0 };
 }
 
