@@ -572,6 +572,8 @@ static ta_exit run_walk(const options *o)
 
 static ta_exit run_catalog(const options *o)
 {
+	if (o->mode == MODE_LIST_RULES && o->format >= 0 && o->format != TA_FORMAT_TEXT && o->format != TA_FORMAT_JSON)
+		return usage_error("%s", "--list-rules writes text or json");
 	char *err;
 	ta_catalog *cat = ta_catalog_load(NULL, &err);
 	if (!cat) {
@@ -580,7 +582,9 @@ static ta_exit run_catalog(const options *o)
 		return TA_EXIT_ERROR;
 	}
 	ta_exit rc = TA_EXIT_OK;
-	if (o->mode == MODE_LIST_RULES)
+	if (o->mode == MODE_LIST_RULES && o->format == TA_FORMAT_JSON)
+		ta_explain_list_json(cat, stdout);
+	else if (o->mode == MODE_LIST_RULES)
 		ta_explain_list(cat, stdout, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
 	else
 		rc = ta_explain_entry(cat, o->explain_id, stdout);

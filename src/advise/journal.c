@@ -579,6 +579,8 @@ bool ta_journal_reconcile(ta_journal *j, uint64_t file_hash)
 
 struct ta_journal_lock {
 	char *path;               /* the lock file */
+	char *name;               /* its name in sd */
+	ta_state_dir sd;          /* the state folder, open while held */
 	int fd;
 	unsigned depth;
 };
@@ -627,7 +629,7 @@ ta_journal_lock *ta_journal_lock_take(const char *real_path, bool create, char *
 	char *name = ta_xasprintf("lock-%s", base);
 	char *path = ta_path_join(dir, name);
 	*err = NULL;
-	ta_state_dir sd = { .fd = -1 };
+	ta_state_dir sd = { .fd = -1, .dfd_parent = -1 };
 	if (held.path && !strcmp(held.path, path)) {
 		held.depth++;
 		free(name);
@@ -643,27 +645,40 @@ ta_journal_lock *ta_journal_lock_take(const char *real_path, bool create, char *
 	}
 	if (ta_state_open(real_path, create, &sd, err) != 0)
 		goto done;   /* refused (*err), or no .tileadvise/ and none wanted */
-	int fd = ta_state_lock_file(&sd, name, err);
-	if (fd < 0)
-		goto done;
-	struct timespec nap = { 0, 20 * 1000 * 1000 };
+	int fd;
 	int waited = 0;
-	while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-		if ((errno != EWOULDBLOCK && errno != EINTR) ||
-		    waited++ >= TA_JOURNAL_LOCK_WAIT_S * 50) {
-			*err = errno == EWOULDBLOCK
-			       ? ta_xasprintf("another tileadvise has been editing %s for %d s (it holds %s); "
-					      "try again when it is done", real_path, TA_JOURNAL_LOCK_WAIT_S, path)
-			       : ta_xasprintf("cannot lock %s: %s", path, strerror(errno));
-			close(fd);
+	for (;;) {
+		fd = ta_state_lock_file(&sd, name, err);
+		if (fd < 0)
 			goto done;
+		struct timespec nap = { 0, 20 * 1000 * 1000 };
+		while (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+			if ((errno != EWOULDBLOCK && errno != EINTR) ||
+			    waited++ >= TA_JOURNAL_LOCK_WAIT_S * 50) {
+				*err = errno == EWOULDBLOCK
+				       ? ta_xasprintf("another tileadvise has been editing %s for %d s (it holds %s); "
+						      "try again when it is done", real_path, TA_JOURNAL_LOCK_WAIT_S, path)
+				       : ta_xasprintf("cannot lock %s: %s", path, strerror(errno));
+				close(fd);
+				goto done;
+			}
+			nanosleep(&nap, NULL);
 		}
-		nanosleep(&nap, NULL);
+		/* The holder before us removes the lock file as it lets go (so
+		 * that no run leaves one behind): ours counts only if it is
+		 * still the file of that name, else take the one there now. */
+		struct stat locked, named;
+		if (fstat(fd, &locked) == 0 && fstatat(sd.fd, name, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    locked.st_ino == named.st_ino && locked.st_dev == named.st_dev)
+			break;
+		close(fd);
 	}
 	held.path = path;
+	held.name = name;
 	held.fd = fd;
 	held.depth = 1;
 	path = NULL;
+	name = NULL;
 	out = &held;
 	/* Ours alone now: what killed runs left behind can go. */
 	char *prefix = ta_xasprintf(".%s.tileadvise-", base);
@@ -675,6 +690,8 @@ ta_journal_lock *ta_journal_lock_take(const char *real_path, bool create, char *
 	clean_stale(ta_state_subdir(&sd, vrel, false, &ignored), NULL);
 	free(ignored);
 	free(vrel);
+	held.sd = sd;   /* kept open until the unlock */
+	sd = (ta_state_dir){ .fd = -1, .dfd_parent = -1 };
 done:
 	ta_state_close(&sd);
 	free(name);
@@ -688,8 +705,16 @@ void ta_journal_unlock(ta_journal_lock *l)
 {
 	if (!l || --l->depth > 0)
 		return;
-	close(l->fd);  /* releases the flock */
+	/* Ours while held (see the take): removed before the flock goes, so a
+	 * refused --apply or a run that changed nothing leaves no lock, and a
+	 * state folder this run made and left empty goes too. */
+	unlinkat(l->sd.fd, l->name, 0);
+	close(l->fd);
+	ta_state_drop_if_unused(&l->sd);
+	ta_state_close(&l->sd);
 	free(l->path);
+	free(l->name);
 	l->path = NULL;
+	l->name = NULL;
 	l->fd = -1;
 }

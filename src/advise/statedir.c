@@ -4,12 +4,16 @@
 #include "util/buf.h"
 #include "util/fsutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* What the folder's .gitignore says: everything in it stays out. */
+static const char GITIGNORE[] = "# Made by tileadvise: its journal, saved versions, sessions and locks.\n*\n";
 
 /* Why the name in dirfd cannot be opened as a folder (after ELOOP or
  * ENOTDIR from an O_NOFOLLOW open), for a message. */
@@ -25,11 +29,14 @@ static const char *not_folder(int dirfd, const char *name)
  * a link; made 0700 with the owner given. -1 with *err, or -1 without when
  * it is missing and create is false. */
 static int open_folder(int dirfd, const char *name, const char *shown, bool create, uid_t uid,
-		       gid_t gid, char **err)
+		       gid_t gid, bool *made, char **err)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(dirfd, name, 0700) != 0 && errno != EEXIST) {
+		if (mkdirat(dirfd, name, 0700) == 0) {
+			if (made)
+				*made = true;
+		} else if (errno != EEXIST) {
 			*err = ta_xasprintf("cannot create %s: %s", shown, strerror(errno));
 			return -1;
 		}
@@ -51,7 +58,7 @@ static int open_folder(int dirfd, const char *name, const char *shown, bool crea
 
 int ta_state_open(const char *kernel_path, bool create, ta_state_dir *d, char **err)
 {
-	*d = (ta_state_dir){ .fd = -1, .uid = (uid_t)-1, .gid = (gid_t)-1, .mode = 0600 };
+	*d = (ta_state_dir){ .fd = -1, .dfd_parent = -1, .uid = (uid_t)-1, .gid = (gid_t)-1, .mode = 0600 };
 	char *folder = ta_path_dirname(kernel_path);
 	d->path = ta_path_join(folder, ".tileadvise");
 	struct stat st;
@@ -68,17 +75,61 @@ int ta_state_open(const char *kernel_path, bool create, ta_state_dir *d, char **
 		return -1;
 	}
 	*err = NULL;
-	d->fd = open_folder(dfd, ".tileadvise", d->path, create, d->uid, d->gid, err);
-	close(dfd);
+	d->fd = open_folder(dfd, ".tileadvise", d->path, create, d->uid, d->gid, &d->made, err);
+	if (d->fd >= 0 && d->made) {
+		/* made here: keep it out of `git status` (journal, versions,
+		 * sessions, locks); a folder that was there is left as it is */
+		char *ignored = NULL;
+		if (ta_state_write(d, ".gitignore", GITIGNORE, strlen(GITIGNORE), &ignored) != 0) {
+			/* a folder that takes no file takes no journal either: the
+			 * write that follows says why */
+		}
+		free(ignored);
+	}
+	if (d->fd < 0)
+		d->made = false;
+	if (d->made)
+		d->dfd_parent = dfd;
+	else
+		close(dfd);
 	if (d->fd >= 0)
 		return 0;
 	return *err ? -1 : 1;
+}
+
+void ta_state_drop_if_unused(ta_state_dir *d)
+{
+	if (!d->made || d->fd < 0 || d->dfd_parent < 0)
+		return;
+	int fd = dup(d->fd);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	bool only_ignore = true;
+	struct dirent *e;
+	while (only_ignore && (e = readdir(dir)) != NULL)
+		only_ignore = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".gitignore");
+	closedir(dir);
+	if (only_ignore && unlinkat(d->fd, ".gitignore", 0) == 0 && unlinkat(d->dfd_parent, ".tileadvise", AT_REMOVEDIR) != 0) {
+		/* something came meanwhile: the folder stays, without the file */
+		char *ignored = NULL;
+		if (ta_state_write(d, ".gitignore", GITIGNORE, strlen(GITIGNORE), &ignored) != 0) {
+			/* as at making */
+		}
+		free(ignored);
+	}
 }
 
 void ta_state_close(ta_state_dir *d)
 {
 	if (d->fd >= 0)
 		close(d->fd);
+	if (d->dfd_parent >= 0)
+		close(d->dfd_parent);
+	d->dfd_parent = -1;
 	d->fd = -1;
 	free(d->path);
 	d->path = NULL;
@@ -99,7 +150,7 @@ int ta_state_subdir(const ta_state_dir *d, const char *rel, bool create, char **
 		char *name = ta_xstrndup(p, n);
 		ta_buf_printf(&shown, "/%s", name);
 		int next = n && strcmp(name, ".") && strcmp(name, "..")
-			   ? open_folder(fd, name, ta_buf_str(&shown), create, d->uid, d->gid, err) : -1;
+			   ? open_folder(fd, name, ta_buf_str(&shown), create, d->uid, d->gid, NULL, err) : -1;
 		if (next < 0 && !*err && (!n || !strcmp(name, ".") || !strcmp(name, "..")))
 			*err = ta_xasprintf("%s: not a folder of %s", rel, d->path);
 		free(name);

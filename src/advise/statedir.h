@@ -21,6 +21,8 @@
 
 typedef struct ta_state_dir {
 	int fd;                   /* the folder, open; -1 when there is none */
+	bool made;                /* ta_state_open made it (with its .gitignore) */
+	int dfd_parent;           /* the kernel's folder, kept open while made */
 	char *path;               /* KERNELDIR/.tileadvise, for messages */
 	uid_t uid;                /* the kernel file's owner and group */
 	gid_t gid;
@@ -29,7 +31,8 @@ typedef struct ta_state_dir {
 
 /* Opens the state folder of the kernel file at kernel_path (its folder as
  * given; the kernel's status gives the owner and mode). create: makes it
- * when missing. Returns 0; 1 when it is missing and create is false (fd
+ * when missing, with a .gitignore that keeps the whole folder out of
+ * version control (as ruff's cache folder carries one). Returns 0; 1 when it is missing and create is false (fd
  * -1, path set); -1 with *err (caller frees) when it is a symlink, not a
  * folder, or cannot be opened or made. Always ta_state_close it. */
 int ta_state_open(const char *kernel_path, bool create, ta_state_dir *d, char **err);
@@ -54,6 +57,10 @@ int ta_state_read(const ta_state_dir *d, const char *rel, size_t max, char **dat
 /* Opens (creating, with the kernel's owner and mode) the regular file name
  * in d for a lock. Returns the fd (caller closes) or -1 with *err. */
 int ta_state_lock_file(const ta_state_dir *d, const char *name, char **err);
+
+/* Removes the folder d if ta_state_open made it and it holds nothing but
+ * its .gitignore (a run that wrote nothing leaves nothing behind). */
+void ta_state_drop_if_unused(ta_state_dir *d);
 
 /* The kernel file a session path DIR/.tileadvise/session-NAME.json is
  * kept for (DIR/NAME, caller frees), or NULL when path is not one. */

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "ui/explain.h"
 #include "advise/edit.h"
+#include "util/json.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -449,4 +450,29 @@ void ta_explain_list(const ta_catalog *cat, FILE *out, bool color)
 	fputs("FIX: safe, --apply makes it; unsafe, it keeps meaning only under an assumption it states, and\n"
 	      "--apply needs --unsafe-fixes; safe/unsafe, which depends on the site; guided, a template\n"
 	      "finished by hand.\n", out);
+}
+
+void ta_explain_list_json(const ta_catalog *cat, FILE *out)
+{
+	json_t *all = json_array();
+	for (size_t i = 0; i < ta_catalog_count(cat); i++) {
+		const ta_entry *e = ta_catalog_at(cat, i);
+		ta_entry_fix rw = e->edit == TA_EDIT_MECHANICAL ? ta_entry_fix_of(e->id) : (ta_entry_fix){ 0 };
+		json_t *o = json_object();
+		json_object_set_new(o, "id", json_string(e->id));
+		json_object_set_new(o, "section", json_string(ta_section_name(e->section)));
+		json_object_set_new(o, "section_title", json_string(ta_section_title(e->section)));
+		json_object_set_new(o, "title", json_string(e->title));
+		json_object_set_new(o, "summary", json_string(e->summary ? e->summary : ""));
+		json_object_set_new(o, "edit", json_string(edit_label(e)));
+		json_object_set_new(o, "needs", json_string(ta_needs_name(e->needs)));
+		json_object_set_new(o, "status", json_string(ta_entry_status_name(e->def)));
+		json_object_set_new(o, "fix", json_string(fix_label(e)));
+		json_object_set_new(o, "assumes", rw.written && !rw.demoted && rw.assumes ? json_string(rw.assumes)
+											   : json_null());
+		json_array_append_new(all, o);
+	}
+	ta_json_dumpf(all, out, JSON_INDENT(2));
+	fputc('\n', out);
+	json_decref(all);
 }

@@ -16,6 +16,8 @@
  * title) in aligned columns, grouped by section under a header line. color
  * adds bold to headers and ids (the caller decides: isatty, NO_COLOR). */
 void ta_explain_list(const ta_catalog *cat, FILE *out, bool color);
+/* The same as a JSON array, one object per entry (--list-rules --format=json). */
+void ta_explain_list_json(const ta_catalog *cat, FILE *out);
 
 /* The --explain page of one entry (id compared without regard to case).
  * Returns TA_EXIT_OK; or TA_EXIT_ERROR when there is no such entry, after printing

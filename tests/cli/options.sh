@@ -26,7 +26,7 @@ t() {
 	else not_ok "$desc" "rc=$rc" "stdout: $(head -c 300 out)" "stderr: $(cat err)"; fi
 }
 
-echo "1..24"
+echo "1..27"
 t "--format after the file is an option" 1 '"tool": "tileadvise"' - --check k.py --format=json
 t "--select after the file selects" 1 '\[P1\]$' - --check k.py --select=P1
 if grep -q S1 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
@@ -74,6 +74,18 @@ t "--profile --gpu a100: unknown, exit 2" 2 - "^tileadvise: unknown GPU 'a100' \
 [ "$(wc -l <err)" -eq 1 ] && ok "... in one line" || not_ok "... in one line" "$(cat err)"
 t "--record-session --gpu a100: the same" 2 - "^tileadvise: unknown GPU 'a100' \(known: h200, h100\)$" \
 	--record-session s.json --gpu a100 k.py
+# --list-rules in JSON (issue 30): the same entries, in the same order, as the
+# table; a format it does not write is refused.
+t "--list-rules --format=json is JSON" 0 '^\[$' - --list-rules --format=json
+python3 -c '
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert all(set(r) >= {"id", "section", "title", "edit", "needs", "status", "fix", "assumes"} for r in rows)
+print(" ".join(r["id"] for r in rows))' out >ids 2>&1
+"$TILEADVISE" --list-rules | awk 'NR > 1 && $1 ~ /^[TLPSGD][0-9]+$/ { printf "%s%s", sep, $1; sep = " " } END { print "" }' >table_ids
+if [ -s ids ] && cmp -s ids table_ids; then ok "... with the table's entries in its order"
+else not_ok "... with the table's entries in its order" "$(cat ids)" "$(cat table_ids)"; fi
+t "--list-rules --format=sarif is refused" 2 - "^tileadvise: --list-rules writes text or json$" --list-rules --format=sarif
 # Without a GPU the refusal says what works instead.
 "$TILEADVISE" --profile k.py >out 2>err
 if ! grep -q "cannot profile: .*no NVIDIA\|cannot profile: .*libcuda" err; then

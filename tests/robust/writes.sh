@@ -35,7 +35,7 @@ exec "$py" "\$@"
 EOS
 chmod +x "$tmp/slow" "$tmp/saver"
 
-plan 9
+plan 11
 
 # ---- two --apply at once ---------------------------------------------------
 bad=0
@@ -158,4 +158,30 @@ rc=$?
 wait "$p1"
 [ "$rc" = 0 ] && [ "$(grep -c triton.cdiv "$d/k.py")" = 2 ]
 result $? "an --apply started while another holds the lock waits and then applies" "rc=$rc $(cat "$d/err")"
+
+# ---- what a run leaves (issue 30, item 7) -----------------------------------------
+# A refused --apply (an unsafe edit without --unsafe-fixes, an id with no
+# finding) leaves no .tileadvise/ at all; an applied one leaves the journal
+# and its versions, no lock, and a .gitignore that keeps the folder out of
+# `git status`.
+d="$tmp/left"
+mkdir "$d"
+cp "$kernel" "$d/k.py"
+"$TILEADVISE" --apply=S3 "$d/k.py" >/dev/null 2>&1
+rc1=$?
+"$TILEADVISE" --apply=P1 "$d/k.py" >/dev/null 2>&1
+rc2=$?
+[ "$rc1" != 0 ] && [ "$rc2" != 0 ] && [ ! -e "$d/.tileadvise" ]
+result $? "a refused --apply leaves no .tileadvise/ behind" "rc=$rc1,$rc2 $(ls -A "$d/.tileadvise" 2>&1)"
+"$TILEADVISE" --apply=D12:16 "$d/k.py" >/dev/null 2>&1
+"$TILEADVISE" --apply=P1 "$d/k.py" >/dev/null 2>&1
+ignored=yes
+if command -v git >/dev/null 2>&1; then
+	(cd "$d" && git init -q . && git status --porcelain) >"$d/status" 2>&1 || ignored=no
+	grep -q tileadvise "$d/status" && ignored=no
+fi
+left=$(cd "$d/.tileadvise" && ls -A | tr '\n' ' ')
+[ "$left" = ".gitignore journal-k.py.json versions " ] && [ "$(tail -n 1 "$d/.tileadvise/.gitignore")" = "*" ] &&
+	[ $ignored = yes ]
+result $? "an --apply leaves its journal and versions, no lock, and a .gitignore git honours" "left: $left; git: $(cat "$d/status" 2>/dev/null)"
 finish

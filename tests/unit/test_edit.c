@@ -665,6 +665,43 @@ static int fault_nth(const char *step)
 	return 0;
 }
 
+/* A new .tileadvise/ gets a .gitignore; a fault in writing it does not
+ * stop the edit (the file only keeps the folder out of git status). */
+static void test_gitignore_fault(void **state)
+{
+	(void)state;
+	kfile k;
+	kfile_setup(&k, "d4");
+	fail_step = "write";
+	fail_step_n = 1;
+	ta_fault_set(fault_nth);
+	char *msg;
+	int rc = apply_once(k.path, "D4", &msg);
+	ta_fault_set(NULL);
+	assert_true(fail_step_n <= 0);
+	assert_int_equal(rc, 0);
+	assert_true(file_is(k.path, k.after, k.alen));
+	free(msg);
+	char *ign = ta_path_join(k.dir, ".tileadvise/.gitignore");
+	struct stat st;
+	assert_int_equal(stat(ign, &st), -1);   /* the faulted write left none */
+	free(ign);
+	kfile_teardown(&k);
+	/* without a fault: there, saying '*' */
+	kfile_setup(&k, "d4");
+	assert_int_equal(apply_once(k.path, "D4", &msg), 0);
+	free(msg);
+	ign = ta_path_join(k.dir, ".tileadvise/.gitignore");
+	char *text = NULL;
+	size_t len = 0;
+	char *rerr = NULL;
+	assert_int_equal(ta_read_file(ign, 4096, &text, &len, &rerr), 0);
+	assert_non_null(strstr(text, "\n*\n"));
+	free(text);
+	free(ign);
+	kfile_teardown(&k);
+}
+
 static void test_injected_faults(void **state)
 {
 	(void)state;
@@ -675,6 +712,12 @@ static void test_injected_faults(void **state)
 		for (int nth = 1; nth <= 4; nth++) {
 			kfile k;
 			kfile_setup(&k, "d4");
+			/* the folder there already: the faults fall on the writes
+			 * an edit needs, not on the .gitignore a new folder gets
+			 * (best effort: test_gitignore_fault) */
+			char *folder = ta_path_join(k.dir, ".tileadvise");
+			assert_int_equal(mkdir(folder, 0700), 0);
+			free(folder);
 			fail_step = steps[s];
 			fail_step_n = nth;
 			ta_fault_set(fault_nth);
@@ -888,6 +931,7 @@ int main(void)
 		cmocka_unit_test(test_apply_undo_redo),
 		cmocka_unit_test(test_stale_source),
 		cmocka_unit_test(test_bad_edit_restores),
+		cmocka_unit_test(test_gitignore_fault),
 		cmocka_unit_test(test_injected_faults),
 		cmocka_unit_test(test_full_tmpfs),
 		cmocka_unit_test(test_killed_during_apply),
