@@ -177,6 +177,29 @@ static bool host_reads_gpu(const ta_rule_ctx *c, int host)
 	return seen[host] == 2;
 }
 
+/* A launch value sized to cover a whole dimension: `next_power_of_2(N)`
+ * of a value the launch does not fix, maybe capped or floored by min or
+ * max (`min(4096, next_power_of_2(N))`), here or through the wrapper's
+ * names. Such a tile follows the data, it is not a fixed choice. */
+static bool p1_sized_to_data(const ta_model *m, TSNode n, int depth)
+{
+	n = ta_values_follow(m, n);
+	if (ts_node_is_null(n) || depth > 4)
+		return false;
+	if (ta_call_named(m, n, "next_power_of_2")) {
+		TSNode args = ta_node_field(n, "arguments");
+		long v;
+		return ta_node_named_count(args) == 1 && !ta_values_int(m, ta_node_named_child(args, 0), &v);
+	}
+	if (ta_node_is(n, "call") && (ta_call_named(m, n, "min") || ta_call_named(m, n, "max"))) {
+		TSNode args = ta_node_field(n, "arguments");
+		for (uint32_t i = 0; i < ta_node_named_count(args); i++)
+			if (p1_sized_to_data(m, ta_node_named_child(args, i), depth + 1))
+				return true;
+	}
+	return false;
+}
+
 /* Launch keywords that fix tiles or launch options of an untuned kernel. */
 static ta_status p1_untuned(ta_rule_ctx *c)
 {
@@ -190,6 +213,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			continue;
 		ta_buf fixed = TA_BUF_INIT;
 		uint32_t kw_line = 0;
+		size_t data_sized = 0, chosen = 0, positional = 0;
 		/* tiles passed by position, or named otherwise than BLOCK_*: a
 		 * power of two written there or held by the wrapper's names */
 		for (size_t pi = 0; pi < c->k->param_count; pi++) {
@@ -204,15 +228,28 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", p->name, t);
 			free(t);
 			kw_line = ts_node_start_point(a).row + 1;
+			positional++;
 		}
 		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
 			const ta_param *p = ta_kernel_param(c->k, kw->name);
+			/* a tile sized to the data that no loop or grid steps by
+			 * covers its dimension whole: not a fixed choice */
+			if (p && is_tile_param(p) && !p1_tile_steps(c->m, c->k, p->name) &&
+			    p1_sized_to_data(c->m, ta_edits_node(c->m, kw->value_span), 0))
+				data_sized++;
+			else if ((p && is_tile_param(p)) || !strcmp(kw->name, "num_warps") || !strcmp(kw->name, "num_stages"))
+				chosen++;
 			if ((p && is_tile_param(p)) || !strcmp(kw->name, "num_warps") || !strcmp(kw->name, "num_stages")) {
 				ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", kw->name, kw->value);
 				kw_line = kw->span.line;
 			}
 		}
+		/* Every tile keyword sized to the data, and no launch option
+		 * written: nothing at this launch is fixed (a row-wise kernel's
+		 * `BLOCK=triton.next_power_of_2(N)`). */
+		if (fixed.len && data_sized && !chosen && !positional)
+			ta_buf_clear(&fixed);
 		if (fixed.len) {
 			ta_finding *f = ta_rule_add(c, l->span,
 				"`%s` is launched with fixed %s and no @triton.autotune", c->k->name, ta_buf_str(&fixed));
