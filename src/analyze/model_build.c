@@ -2054,6 +2054,24 @@ static bool other_arm(TSNode root, uint32_t a, uint32_t b)
 	return false;
 }
 
+/* A binding at def_at, after the read at read_at, that no loop around the
+ * read brings back to it: it never gives the read its value (a scalar
+ * `seq = tl.load(p + i)` read into a base pointer keeps its shape when a
+ * later branch binds `seq` to a loaded block). */
+static bool after_read(TSNode root, uint32_t def_at, uint32_t read_at)
+{
+	if (def_at <= read_at)
+		return false;
+	for (TSNode p = ta_node_named_at(root, read_at, read_at); !ts_node_is_null(p); p = ta_node_parent(p)) {
+		if (ta_node_is(p, "function_definition"))
+			break;
+		if ((ta_node_is(p, "for_statement") || ta_node_is(p, "while_statement")) &&
+		    def_at < ts_node_end_byte(p))
+			return false;
+	}
+	return true;
+}
+
 static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint32_t before,
 			  int depth, char ***seen, size_t *nseen, shape_info *out)
 {
@@ -2072,7 +2090,8 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 		out->branchy = true;
 	TSNode root = ts_tree_root_node(b->m->syn->tree);
 	FOR_OWNER_NAME(b, owner, name, v)
-		if (!(defs > 1 && other_arm(root, ts_node_start_byte(v->value), before)))
+		if (!(defs > 1 && (other_arm(root, ts_node_start_byte(v->value), before) ||
+				   after_read(root, ts_node_start_byte(v->value), before))))
 			shape_of(b, k, v->value, ts_node_start_byte(v->value), depth + 1, seen, nseen, out);
 }
 
