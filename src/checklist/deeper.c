@@ -1,6 +1,7 @@
 /* The deeper entries D1-D15 (from the two linked documents and from
  * patterns seen in public kernels). */
 #include "config.h"
+#include "analyze/values.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
 
@@ -649,6 +650,40 @@ static bool id_char(char ch)
 	return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
 }
 
+/* The value walk's visitor for retypes_bytes: a cast to a byte pointee
+ * (tl.uint8, tl.int8) in the value. */
+static ta_values_step bytes_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	bool *bytes = ctx;
+	if (ta_call_named(m, n, "pointer_type")) {
+		char *t = ta_node_text(m->src, ta_node_field(n, "arguments"));
+		*bytes = t && strstr(t, "int8");
+		free(t);
+	}
+	return *bytes ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+/* The pointer that `X.to(tl.pointer_type(T))` re-types is a byte pointer
+ * (X's value casts to tl.uint8: symmetric memory's peer buffers, a packed
+ * workspace): T is then where the buffer's format puts a field, which no
+ * tensor argument carries, not a dtype fixed by mistake. An address read
+ * from a table of tensors' pointers and cast straight to a float pointee
+ * (a grouped GEMM's operands) still fixes what those tensors may hold. */
+static bool retypes_bytes(const ta_rule_ctx *c, const ta_op *op)
+{
+	TSNode call = ta_rule_node(c, op->span);
+	TSNode args = ta_node_parent(call), to = ta_node_parent(args);
+	if (!ta_node_is(args, "argument_list") || !ta_node_is(to, "call"))
+		return false;
+	TSNode fn = ta_node_field(to, "function");
+	if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(c->m->src, ta_node_field(fn, "attribute"), "to"))
+		return false;
+	bool bytes = false;
+	ta_values_walk(c->m, ta_node_field(fn, "object"), bytes_visit, &bytes);
+	return bytes;
+}
+
 ta_status ta_detect_d10(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
@@ -670,7 +705,7 @@ ta_status ta_detect_d10(ta_rule_ctx *c)
 			const char *at = strstr(t, data_types[d]);
 			data = at && (at == t || !id_char(at[-1])) && !id_char(at[strlen(data_types[d])]);
 		}
-		if (!strstr(t, "dtype") && data) {
+		if (!strstr(t, "dtype") && data && !retypes_bytes(c, op)) {
 			ta_rule_add(c, op->span, "pointer type fixed to %s in `%s`: take the element type from the "
 				    "tensor (x.dtype.element_ty) so other dtypes stay correct", t, c->k->name);
 			found = true;
