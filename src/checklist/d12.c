@@ -1,6 +1,7 @@
 /* D12: Hand-written ceiling division for a grid.
  * Its detector and its rewrite. */
 #include "config.h"
+#include "analyze/values.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -20,6 +21,50 @@ static char *assigned_name(const ta_rule_ctx *c, ta_span s)
 	return ta_node_text(c->m->src, ta_node_field(a, "left"));
 }
 
+typedef struct grid_reach {
+	ta_span op;
+	bool hit;
+} grid_reach;
+
+/* n divides what the grid counts (the right of `//`, `/` or `%`, or
+ * cdiv's second argument): a tile size, not a count of programs. */
+static bool divisor(const ta_model *m, TSNode n)
+{
+	TSNode p = ta_node_parent(n);
+	if (ta_node_is(p, "binary_operator")) {
+		TSNode op = ta_node_field(p, "operator");
+		return ts_node_eq(ta_node_field(p, "right"), n) &&
+		       (ta_node_text_eq(m->src, op, "//") || ta_node_text_eq(m->src, op, "/") ||
+			ta_node_text_eq(m->src, op, "%"));
+	}
+	return ta_node_is(p, "argument_list") && ta_call_named(m, ta_node_parent(p), "cdiv") &&
+	       ta_node_named_count(p) == 2 && ts_node_eq(ta_node_named_child(p, 1), n);
+}
+
+static ta_values_step grid_reach_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	grid_reach *r = ctx;
+	if (divisor(m, n))
+		return TA_VALUES_SKIP;
+	r->hit = ts_node_start_byte(n) <= r->op.start && r->op.end <= ts_node_end_byte(n) &&
+		 !ta_node_is(n, "module") && !ta_node_is(n, "function_definition") && !ta_node_is(n, "block");
+	return r->hit ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+/* The grid's value, followed through the wrapper's names (`grid =
+ * (grid_size,)`, `grid_size = min(NUM_SMS, num_tiles_m * num_tiles_n)`,
+ * `num_tiles_m = (M + BM - 1) // BM`), holds the division at op as a count
+ * of programs (not inside a divisor: a block size rounded up). */
+static bool grid_value_holds(const ta_rule_ctx *c, const ta_launch *l, ta_span op)
+{
+	if (!l->grid_span.end)
+		return false;
+	grid_reach r = { .op = op };
+	ta_values_walk(c->m, ta_rule_node(c, l->grid_span), grid_reach_visit, &r);
+	return r.hit;
+}
+
 /* The hand-written ceiling divisions of host hi that give launch l's grid. */
 static bool d12_host(ta_rule_ctx *c, const ta_launch *l, size_t hi)
 {
@@ -36,6 +81,8 @@ static bool d12_host(ta_rule_ctx *c, const ta_launch *l, size_t hi)
 					   ta_rule_mentions(c, l->grid_span, name));
 			free(name);
 		}
+		if (!in_grid)
+			in_grid = grid_value_holds(c, l, op->span);
 		if (!in_grid)
 			continue;
 		bool dup = false;
