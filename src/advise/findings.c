@@ -113,6 +113,9 @@ static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, u
 	x->fix = 0;
 	x->fix_why = NULL;
 	x->fix_unsafe = NULL;
+	x->sites = NULL;
+	x->site_count = 0;
+	x->fix_where = NULL;
 	if ((d->seen_used + 1) * 2 > d->seen_cap) {
 		free(d->seen);
 		d->seen_cap = d->seen_cap ? d->seen_cap * 2 : 256;
@@ -182,8 +185,129 @@ static void drop_diags(diags *d, size_t from)
 		free(d->items[i].kernel);
 		free(d->items[i].fix_why);
 		free(d->items[i].fix_unsafe);
+		for (size_t k = 0; k < d->items[i].site_count; k++) {
+			free(d->items[i].sites[k].why);
+			free(d->items[i].sites[k].unsafe);
+		}
+		free(d->items[i].sites);
+		free(d->items[i].fix_where);
 	}
 	d->count = from;
+}
+
+/* ---- S1 once per kernel ------------------------------------------------------- */
+
+/* A raw tile S1 calls plain (not a gather, nor an interleaved tile: those
+ * are guided edits of their own and stay findings of their own). */
+static bool s1_plain(const ta_finding *f)
+{
+	return !strcmp(f->id, "S1") && !(f->tags & TA_TAG_GUIDED);
+}
+
+/* "12, 30 and 41" (caller frees). */
+static char *line_list(const uint32_t *v, size_t n)
+{
+	ta_buf b = TA_BUF_INIT;
+	for (size_t i = 0; i < n; i++)
+		ta_buf_printf(&b, "%s%u", i == 0 ? "" : i + 1 == n ? " and " : ", ", v[i]);
+	return ta_buf_steal(&b);
+}
+
+/* One diagnostic for the n (>= 2) plain raw tiles fs of one kernel: the
+ * first one's place, every site listed ("`q` at line 12"), with fixes
+ * which sites --apply rewrites. */
+static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const ta_finding *const *fs, size_t n)
+{
+	const ta_kernel *k = &m->kernels[fs[0]->kernel];
+	size_t loads = 0, stores = 0;
+	bool all_2d = true;
+	ta_buf sites = TA_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		const char *r = fs[i]->reason;
+		bool store = strstr(r, " stored ") != NULL;
+		store ? stores++ : loads++;
+		all_2d &= strstr(r, " raw 2D ") != NULL;
+		if (i < 6) {
+			ta_buf_puts(&sites, i == 0 ? "" : i + 1 == n ? " and " : ", ");
+			const char *e = r[0] == '`' ? strchr(r + 1, '`') : NULL;
+			if (e)
+				ta_buf_printf(&sites, "%.*s", (int)(e - r + 1), r);
+			else
+				ta_buf_puts(&sites, store ? "a store" : "a load");
+			ta_buf_printf(&sites, " at line %u", fs[i]->span.line);
+		} else if (i == 6) {
+			ta_buf_printf(&sites, " and %zu more", n - i);
+		}
+	}
+	const char *how = all_2d ? "raw 2D pointers" : "raw pointers";
+	char *what = loads && stores ? ta_xasprintf("loads %zu tile%s and stores %zu through %s", loads,
+						    loads > 1 ? "s" : "", stores, how)
+		     : ta_xasprintf("%s %zu tiles through %s", loads ? "loads" : "stores", n, how);
+	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form", k->name, what, ta_buf_str(&sites),
+				 loads && stores ? "loads and stores are" : loads ? "loads are" : "stores are");
+	diag *x = add_diag(d, path, fs[0]->span.line, fs[0]->span.col, fs[0]->span.end_line, false, "S1", msg, k->name);
+	free(msg);
+	free(what);
+	ta_buf_free(&sites);
+	if (!x)
+		return;
+	x->sites = ta_xcalloc(n, sizeof *x->sites);
+	x->site_count = n;
+	for (size_t i = 0; i < n; i++)
+		x->sites[i].line = fs[i]->span.line;
+	if (!d->fixes)
+		return;
+	/* Which sites the rewrite makes: the same question --apply=S1:LINE asks. */
+	uint32_t *ok = ta_xcalloc(n, sizeof *ok), *no = ta_xcalloc(n, sizeof *no);
+	size_t nok = 0, nno = 0;
+	char *unsafe = NULL, *why = NULL;
+	for (size_t i = 0; i < n; i++) {
+		ta_edit e;
+		char *w = NULL;
+		if (ta_rewrite_at(m, fs[i], &e, &w) == 0) {
+			ok[nok++] = fs[i]->span.line;
+			x->sites[i].fix = 1;
+			x->sites[i].unsafe = e.unsafe ? one_line(e.unsafe) : NULL;
+			if (e.unsafe && !unsafe)
+				unsafe = one_line(e.unsafe);
+			ta_edit_clear(&e);
+		} else {
+			no[nno++] = fs[i]->span.line;
+			x->sites[i].fix = -1;
+			x->sites[i].why = one_line(w ? w : "its preconditions do not hold");
+			if (!why)
+				why = ta_xstrdup(x->sites[i].why);
+		}
+		free(w);
+	}
+	x->fix = nok ? 1 : -1;
+	x->fix_unsafe = unsafe;
+	x->fix_why = why ? ta_xstrdup(why) : NULL;
+	char *okl = line_list(ok, nok), *nol = line_list(no, nno);
+	const char *ls = nok > 1 ? "s" : "", *es = nok > 1 ? "s" : "";
+	ta_buf note = TA_BUF_INIT;
+	/* the sites' assumptions differ: the first one's, and where to read
+	 * each (--diff states it) */
+	bool same = true;
+	for (size_t i = 0; i < n; i++)
+		if (x->sites[i].unsafe)
+			same &= !strcmp(x->sites[i].unsafe, unsafe);
+	if (nok && unsafe)
+		ta_buf_printf(&note, "unsafe S1 edit%s at line%s %s (--apply needs --unsafe-fixes): %s assumes %s%s",
+			      es, ls, okl, same ? "it" : "the first", unsafe + (strncmp(unsafe, "assumes ", 8) ? 0 : 8),
+			      same ? "" : " (--diff=S1:LINE states each site's)");
+	else if (nok)
+		ta_buf_printf(&note, "safe S1 edit%s at line%s %s (--apply=S1:%u makes %s)", es, ls, okl, ok[0],
+			      nok > 1 ? "the first" : "it");
+	if (nno)
+		ta_buf_printf(&note, "%sno mechanical S1 edit at line%s %s: %s", nok ? "; " : "", nno > 1 ? "s" : "",
+			      nol, why);
+	x->fix_where = ta_buf_steal(&note);
+	free(okl);
+	free(nol);
+	free(why);
+	free(ok);
+	free(no);
 }
 
 /* The findings of one model (the file's, or a part's) as diagnostics. */
@@ -191,19 +315,46 @@ static void check_model(const char *path, diags *d, const ta_model *m, const ta_
 {
 	const ta_filter *f = d->filter;
 	ta_rules_result *r = ta_rules_run(m, NULL);
+	/* S1's plain raw tiles, by kernel: a kernel with several is reported
+	 * once, its sites listed (issue 29: one load per finding made S1 most
+	 * of what --check printed on public code). */
+	const ta_finding **s1 = ta_xcalloc(r->finding_count + 1, sizeof *s1);
+	size_t *s1_count = ta_xcalloc(m->kernel_count + 1, sizeof *s1_count);
+	bool *wanted = ta_xcalloc(r->finding_count + 1, sizeof *wanted);
 	for (size_t i = 0; i < r->finding_count; i++) {
 		const ta_finding *fd = &r->findings[i];
 		int e = ta_rules_index(fd->id);
 		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !ta_filter_wants(f, fd->id))
 			continue;
-		const ta_kernel *k = &m->kernels[fd->kernel];
-		if (ta_suppressions_silence(sup, fd->span.line, k->def_line, fd->id))
+		if (ta_suppressions_silence(sup, fd->span.line, m->kernels[fd->kernel].def_line, fd->id))
 			continue;
+		wanted[i] = true;
+		if (s1_plain(fd))
+			s1_count[fd->kernel]++;
+	}
+	for (size_t i = 0; i < r->finding_count; i++) {
+		const ta_finding *fd = &r->findings[i];
+		if (!wanted[i])
+			continue;
+		const ta_kernel *k = &m->kernels[fd->kernel];
+		if (s1_plain(fd) && s1_count[fd->kernel] > 1) {
+			size_t n = 0;
+			for (size_t j = i; j < r->finding_count; j++)
+				if (wanted[j] && s1_plain(&r->findings[j]) && r->findings[j].kernel == fd->kernel) {
+					s1[n++] = &r->findings[j];
+					wanted[j] = j == i;
+				}
+			add_s1_kernel(d, path, m, s1, n);
+			continue;
+		}
 		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,
 				   fd->reason, k->name);
 		if (d->fixes)
 			note_fix(x, m, fd);
 	}
+	free(wanted);
+	free(s1_count);
+	free(s1);
 	ta_rules_result_free(r);
 }
 

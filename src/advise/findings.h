@@ -33,6 +33,17 @@ typedef struct ta_diag {
 				     here, -1 it cannot (fix_why says why); else 0 */
 	char *fix_why;
 	char *fix_unsafe;         /* fix 1: the edit's assumption when it is unsafe */
+	/* S1, once per kernel: every raw tile it stands for (the first at
+	 * line), each with fixes' outcome there, and the note that says at
+	 * which lines --apply rewrites ("unsafe S1 edits at lines 12 and 30
+	 * ...; no mechanical S1 edit at line 41: why"); NULL for one site. */
+	struct ta_diag_site {
+		uint32_t line;
+		int fix;          /* as the diagnostic's fix, for this site */
+		char *why, *unsafe;
+	} *sites;
+	size_t site_count;
+	char *fix_where;
 } ta_diag;
 
 typedef struct ta_findings ta_findings;

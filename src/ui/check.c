@@ -135,7 +135,10 @@ static void write_text(const finding *fs, size_t n, FILE *out)
 		fputs("]\n", out);
 		/* An entry the tool writes whose rewrite cannot change this site:
 		 * say why here, as --diff and --apply will. */
-		if (x->fix < 0)
+		if (x->fix_where)   /* a finding for several sites: which of them */
+			fprintf(out, "%s:%u:%u: note: %s [%s]\n", ta_text_name(x->file), x->line, x->col, x->fix_where,
+				x->id);
+		else if (x->fix < 0)
 			fprintf(out, "%s:%u:%u: note: no mechanical %s edit here: %s [%s]\n", ta_text_name(x->file), x->line,
 				x->col, x->id, x->fix_why, x->id);
 		else if (x->fix > 0 && x->fix_unsafe)
@@ -253,6 +256,22 @@ static void write_json(const finding *fs, size_t n, FILE *out)
 		json_object_set_new(o, "ids", ids_json(&fs[i]));
 		json_object_set_new(o, "kernel", x->kernel ? json_string(x->kernel) : json_null());
 		json_object_set_new(o, "message", json_string(fs[i].message));
+		if (x->site_count > 1) {   /* S1 once per kernel: every site, with fixes each one's outcome */
+			json_t *sites = json_array();
+			for (size_t k = 0; k < x->site_count; k++) {
+				const struct ta_diag_site *st = &x->sites[k];
+				json_t *so = json_pack("{s:I}", "line", (json_int_t)st->line);
+				if (st->fix > 0 && st->unsafe)
+					json_object_set_new(so, "fix", json_pack("{s:b, s:s, s:s}", "available", 1, "safety",
+										 "unsafe", "assumes", st->unsafe));
+				else if (st->fix > 0)
+					json_object_set_new(so, "fix", json_pack("{s:b, s:s}", "available", 1, "safety", "safe"));
+				else if (st->fix < 0)
+					json_object_set_new(so, "fix", json_pack("{s:b, s:s}", "available", 0, "reason", st->why));
+				json_array_append_new(sites, so);
+			}
+			json_object_set_new(o, "sites", sites);
+		}
 		/* Entries the tool writes: whether --apply=ID:LINE makes the edit. */
 		if (x->fix > 0 && x->fix_unsafe)
 			json_object_set_new(o, "fix", json_pack("{s:b, s:s, s:s}", "available", 1, "safety", "unsafe",
@@ -261,6 +280,8 @@ static void write_json(const finding *fs, size_t n, FILE *out)
 			json_object_set_new(o, "fix", json_pack("{s:b, s:s}", "available", 1, "safety", "safe"));
 		else if (x->fix < 0)
 			json_object_set_new(o, "fix", json_pack("{s:b, s:s}", "available", 0, "reason", x->fix_why));
+		if (x->fix_where)
+			json_object_set_new(json_object_get(o, "fix"), "sites", json_string(x->fix_where));
 		json_array_append_new(list, o);
 	}
 	dump(json_pack("{s:s, s:s, s:o}", "tool", "tileadvise", "version", PACKAGE_VERSION, "diagnostics", list), out);
@@ -377,6 +398,14 @@ static void write_sarif(const finding *fs, size_t nf, FILE *out)
 		json_t *r = json_pack("{s:s, s:I, s:s, s:o, s:[o]}", "ruleId", x->id, "ruleIndex",
 				      (json_int_t)(e >= 0 ? (size_t)e : n), "level", severity(x), "message",
 				      text_obj(fs[i].message), "locations", location(x, true));
+		if (x->site_count > 1) {   /* S1 once per kernel: the other sites */
+			json_t *rel = json_array();
+			for (size_t k = 1; k < x->site_count; k++)
+				json_array_append_new(rel, json_pack("{s:{s:o, s:{s:I}}}", "physicalLocation",
+								     "artifactLocation", artifact(x->file), "region",
+								     "startLine", (json_int_t)x->sites[k].line));
+			json_object_set_new(r, "relatedLocations", rel);
+		}
 		json_t *props = json_object();
 		if (fs[i].n_ids > 1)   /* the other entries this finding answers */
 			json_object_set_new(props, "ids", ids_json(&fs[i]));

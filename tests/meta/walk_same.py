@@ -154,15 +154,18 @@ def levers(path, work, mech, records=None, full=False):
         out["check:error"] = f"rc={rc} {err.strip()[:120]}"
     first = offered(name, cdir, diags)
     per = {}
+    # a finding that stands for several sites (S1, once per kernel) counts
+    # each site, with its own fix: the levers are sites
     for d in [d for d in diags if d.get("id") not in PREVIEW]:
-        e = per.setdefault(d.get("id", "?"), [0, 0, 0, False])
-        e[0] += 1
-        if "fix" in d:
-            e[3] = True
-            if d["fix"].get("available"):
-                e[1] += 1
-            else:
-                e[2] += 1
+        for site in d.get("sites") or [d]:
+            e = per.setdefault(d.get("id", "?"), [0, 0, 0, False])
+            e[0] += 1
+            if "fix" in site:
+                e[3] = True
+                if site["fix"].get("available"):
+                    e[1] += 1
+                else:
+                    e[2] += 1
     for i, (n, offers, refused, fix) in per.items():
         out[f"check:{i}"] = f"found={n} offered={offers} refused={refused}" if fix else f"found={n}"
     wdir = os.path.join(work, "walk")

@@ -70,11 +70,17 @@ done <"$tmp/entries"
 # The judged rows against today's findings on the corpus: "ID file line" for
 # every finding (one line per id of a finding), the way sample.sh counts them.
 corpus=${CORPUS:-/work/corpus}
+# A finding that stands for several sites (S1, once per kernel) counts at
+# each of them: the JSON lists their lines.
 if [ -d "$corpus" ]; then
-	(cd "$corpus" && "$TILEADVISE" --check --exit-zero --preview --show-notes . 2>/dev/null) | sed 's|^\./||' |
-		awk '{ if (!match($0, /\[[A-Z0-9, ]+\]$/)) next
-			ids = substr($0, RSTART + 1, RLENGTH - 2); n = split(ids, id, /, */)
-			split($0, loc, ":"); for (i = 1; i <= n; i++) print id[i], loc[1], loc[2] }' >"$tmp/found"
+	(cd "$corpus" && "$TILEADVISE" --check --exit-zero --preview --show-notes --format=json . 2>/dev/null) |
+		python3 -c '
+import json, sys
+for d in json.load(sys.stdin)["diagnostics"]:
+    f = d["file"][2:] if d["file"].startswith("./") else d["file"]
+    for i in d.get("ids") or []:
+        for line in [s["line"] for s in d.get("sites") or []] or [d["line"]]:
+            print(i, f, line)' >"$tmp/found"
 fi
 while read -r id status; do
 	f=$dir/$id.tsv

@@ -22,11 +22,13 @@ open(sys.argv[1], "w").write("".join(sorted({d["kernel"] + "\n" for d in ds if d
 for d in ds:
     if not d["id"] or d["id"].startswith("T") or d["id"] == "X0":
         continue
-    fix = d.get("fix")
-    state = "guided" if fix is None else ("yes" if fix["available"] else "no")
-    if state == "yes":
-        state = fix["safety"]
-    print(d["id"], d["line"], state, d.get("kernel") or "-", (fix or {}).get("reason", ""))' "$tmp/kernels"
+    # a finding for several sites (S1, once per kernel): each site as one
+    for site in d.get("sites") or [d]:
+        fix = site.get("fix")
+        state = "guided" if fix is None else ("yes" if fix["available"] else "no")
+        if state == "yes":
+            state = fix["safety"]
+        print(d["id"], site["line"], state, d.get("kernel") or "-", (fix or {}).get("reason", ""))' "$tmp/kernels"
 }
 
 # The FIX column of --list-rules: ID FIX.

@@ -8,7 +8,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 31
+plan 34
 cd "$TA_SRCDIR" || exit 1
 # Every run names --preview and --show-notes: these checks are about what each detector finds
 # and how --check prints it, entries in preview included (which of them the
@@ -27,7 +27,7 @@ fi
 
 "$TILEADVISE" --check --preview --show-notes --format=json examples/matmul/matmul.py >"$tmp/j.json"
 check "json parses and holds the findings" \
-	eval '${PYTHON3:-python3} -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d[\"diagnostics\"]) == 10" "$tmp/j.json"'
+	eval '${PYTHON3:-python3} -c "import json,sys; d=json.load(open(sys.argv[1])); assert len(d[\"diagnostics\"]) == 8 and [s[\"line\"] for x in d[\"diagnostics\"] for s in x.get(\"sites\", [])] == [29, 31, 37]" "$tmp/j.json"'
 
 "$TILEADVISE" --check --preview --show-notes --format=sarif examples >"$tmp/s.sarif"
 # One SARIF result per finding, as the text output has one line per finding
@@ -70,10 +70,37 @@ check "--exit-zero: findings printed, exit 0" eval '[ $rc -eq 0 ] && [ -s "$tmp/
 check "--exit-zero: bad input still exits 2" eval '[ $rc -eq 2 ]'
 "$TILEADVISE" --check --preview --show-notes --format=github examples/matmul/matmul.py >"$tmp/gh.out"; rc=$?
 check "--format=github: one annotation per finding" \
-	eval '[ $rc -eq 1 ] && [ "$(grep -c "^::warning file=examples/matmul/matmul.py,line=[0-9]*,endLine=[0-9]*,col=[0-9]*,title=tileadvise [A-Z][0-9]*::" "$tmp/gh.out")" -eq "$(wc -l <"$tmp/gh.out")" ] && [ "$(wc -l <"$tmp/gh.out")" -eq 10 ]'
+	eval '[ $rc -eq 1 ] && [ "$(grep -c "^::warning file=examples/matmul/matmul.py,line=[0-9]*,endLine=[0-9]*,col=[0-9]*,title=tileadvise [A-Z][0-9]*::" "$tmp/gh.out")" -eq "$(wc -l <"$tmp/gh.out")" ] && [ "$(wc -l <"$tmp/gh.out")" -eq 8 ]'
+
+# S1 once per kernel (issue 29): one finding for bmm_kernel's three raw
+# tiles, each site in the JSON with its own fix, the others SARIF's
+# relatedLocations; a suppression on one site's line leaves the others.
+"$TILEADVISE" --check --fixes --select S1 --format=json examples/matmul/matmul.py >"$tmp/s1.json"
+check "S1: one finding per kernel, every site with its fix in the JSON" \
+	eval '${PYTHON3:-python3} -c "
+import json,sys
+ds=json.load(open(sys.argv[1]))[\"diagnostics\"]
+assert len(ds)==1 and ds[0][\"line\"]==29 and \"at line 31\" in ds[0][\"message\"], ds
+assert [s[\"line\"] for s in ds[0][\"sites\"]]==[29, 31, 37]
+assert all(s[\"fix\"][\"available\"] and s[\"fix\"][\"safety\"]==\"unsafe\" for s in ds[0][\"sites\"])
+assert \"lines 29, 31 and 37\" in ds[0][\"fix\"][\"sites\"]
+" "$tmp/s1.json"'
+"$TILEADVISE" --check --select S1 --format=sarif examples/matmul/matmul.py >"$tmp/s1.sarif"
+check "S1: the other sites are SARIF relatedLocations" \
+	eval '${PYTHON3:-python3} -c "
+import json,sys
+r=json.load(open(sys.argv[1]))[\"runs\"][0][\"results\"]
+assert len(r)==1 and [x[\"physicalLocation\"][\"region\"][\"startLine\"] for x in r[0][\"relatedLocations\"]]==[31, 37]
+" "$tmp/s1.sarif"'
+cp examples/matmul/matmul.py "$tmp/mm.py"
+sed -i '31s/$/  # tileadvise: ignore[S1]/' "$tmp/mm.py"
+"$TILEADVISE" --check --select S1 "$tmp/mm.py" >"$tmp/s1sup.out"
+check "S1: a suppression on one site's line leaves the others" \
+	eval 'grep -q "loads 1 tile and stores 1 through raw 2D pointers (\`a\` at line 29 and a store at line 37)" "$tmp/s1sup.out" &&
+		[ "$(wc -l <"$tmp/s1sup.out")" -eq 1 ]'
 
 "$TILEADVISE" --check --preview --show-notes --select S1,p3 examples/matmul/matmul.py >"$tmp/sel.out"
-check "--select keeps only those ids" eval '[ "$(grep -c "\[S1\]" "$tmp/sel.out")" -eq 3 ] && [ "$(grep -vc "\[S1\]\|\[P3\]" "$tmp/sel.out")" -eq 0 ]'
+check "--select keeps only those ids" eval '[ "$(grep -c "\[S1\]" "$tmp/sel.out")" -eq 1 ] && [ "$(grep -vc "\[S1\]\|\[P3\]" "$tmp/sel.out")" -eq 0 ]'
 "$TILEADVISE" --check --preview --show-notes --ignore S1,D8,P2,P3,P4,P1 examples/matmul/matmul.py >"$tmp/ign.out"; rc=$?
 check "--ignore everything found: exit 0, no output" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/ign.out" ]'
 "$TILEADVISE" --check --preview --show-notes --select Q7 examples/matmul/matmul.py >/dev/null 2>"$tmp/bad.err"; rc=$?
