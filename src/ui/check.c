@@ -150,9 +150,20 @@ static void write_text(const finding *fs, size_t n, FILE *out)
 	}
 }
 
+/* Whether the tool writes entry e's edit (safe or unsafe, not guided). */
+static bool writes_edit(const ta_entry *e)
+{
+	if (!e || e->edit != TA_EDIT_MECHANICAL)
+		return false;
+	ta_entry_fix rw = ta_entry_fix_of(e->id);
+	return rw.written && !rw.demoted;
+}
+
 /* --statistics: how many findings each entry has, most first, with the
- * entry's title (errors count under "syntax"). */
-static void write_statistics(const finding *fs, size_t n, FILE *out)
+ * entry's title (errors count under "syntax"), [*] before the title of an
+ * entry whose edit the tool writes (ruff's fixable mark), and a last line
+ * with the total: with fixes, how many can be edited at their site. */
+static void write_statistics(const finding *fs, size_t n, bool fixes, FILE *out)
 {
 	const char **ids = ta_xcalloc(n + 1, sizeof *ids);
 	size_t *counts = ta_xcalloc(n + 1, sizeof *counts), nid = 0;
@@ -179,12 +190,24 @@ static void write_statistics(const finding *fs, size_t n, FILE *out)
 	char *cat_err = NULL;
 	ta_catalog *cat = ta_catalog_load(NULL, &cat_err);
 	free(cat_err);
+	size_t total = 0, marked = 0, editable = 0;
 	for (size_t k = 0; k < nid; k++) {
 		const ta_entry *e = cat ? ta_catalog_find(cat, ids[k]) : NULL;
 		const char *title = e ? e->title : !strcmp(ids[k], "syntax") ? "syntax errors"
 			: !strcmp(ids[k], TA_CHECK_SUPPRESSION_ID) ? "unknown id in a suppression comment" : "";
-		fprintf(out, "%5zu  %-6s %s\n", counts[k], ids[k], title);
+		bool w = writes_edit(e);
+		fprintf(out, "%5zu  %-6s %s %s\n", counts[k], ids[k], w ? "[*]" : "   ", title);
+		total += counts[k];
+		marked += w ? counts[k] : 0;
 	}
+	for (size_t i = 0; i < n; i++)
+		editable += fs[i].lead->fix > 0;
+	if (fixes)
+		fprintf(out, "%5zu  findings; %zu of them can be edited at their site (--apply=ID:LINE)\n", total,
+			editable);
+	else
+		fprintf(out, "%5zu  findings; %zu of them of entries marked [*], whose edit the tool writes "
+			"(--fixes says at which sites it can be made)\n", total, marked);
 	ta_catalog_free(cat);
 	free(ids);
 	free(counts);
@@ -489,7 +512,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	else if (o->format == TA_FORMAT_GITHUB)
 		write_github(fs, nf, out);
 	else if (o->statistics)
-		write_statistics(fs, nf, out);
+		write_statistics(fs, nf, o->fixes, out);
 	else
 		write_text(fs, nf, out);
 	free_findings(fs, nf);

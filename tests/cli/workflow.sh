@@ -9,7 +9,7 @@ set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-wf-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 ex="$TA_SRCDIR/examples"
-plan 10
+plan 12
 
 # --statistics: one line per id, its count the number of findings --check
 # prints with that id first, most first.
@@ -19,12 +19,24 @@ rc=$?
 result $([ $rc -eq 1 ] && echo 0 || echo 1) "--statistics exits 1 on findings, as --check does" "rc=$rc"
 sed -n 's/.*\[\([A-Z][0-9]*\)[],].*/\1/p' "$tmp/full" | sort | uniq -c |
 	awk '{ printf "%s %s\n", $2, $1 }' | sort >"$tmp/want"
-awk '{ printf "%s %s\n", $2, $1 }' "$tmp/stats" | sort >"$tmp/got"
+sed '$d' "$tmp/stats" >"$tmp/ids"
+awk '{ printf "%s %s\n", $2, $1 }' "$tmp/ids" | sort >"$tmp/got"
 check_diff "--statistics counts each id's findings" "$tmp/want" "$tmp/got"
-awk 'NR > 1 && $1 > prev { bad = 1 } { prev = $1 } END { exit bad }' "$tmp/stats"
+awk 'NR > 1 && $1 > prev { bad = 1 } { prev = $1 } END { exit bad }' "$tmp/ids"
 result $? "--statistics lists the most frequent first" "$(cat "$tmp/stats")"
-grep -q '^ *[0-9][0-9]*  S1  *Raw pointer loads of 2D tiles$' "$tmp/stats"
-result $? "each line gives the count, the id and the entry's title" "$(head -3 "$tmp/stats")"
+grep -q '^ *[0-9][0-9]*  S1     \[\*\] Raw pointer loads of 2D tiles$' "$tmp/ids" &&
+	grep -q '^ *[0-9][0-9]*  D11        Masks on tiles that are always full$' "$tmp/ids"
+result $? "each line gives the count, the id, [*] where the tool writes the edit, and the title" "$(head -3 "$tmp/stats")"
+# The last line: the total, and how many findings are of entries with an
+# edit (with --fixes: how many can be edited at their site).
+total=$(awk '{ n += $1 } END { print n }' "$tmp/ids")
+marked=$(awk '$3 == "[*]" { n += $1 } END { print n + 0 }' "$tmp/ids")
+tail -n 1 "$tmp/stats" | grep -q "^ *$total  findings; $marked of them of entries marked \[\*\]"
+result $? "--statistics ends with the total and the findings of entries marked [*]" "$(tail -n 1 "$tmp/stats")"
+"$TILEADVISE" --check --statistics --fixes "$ex" >"$tmp/statsfix" 2>/dev/null
+edits=$("$TILEADVISE" --check --fixes "$ex" 2>/dev/null | grep -c ': note: \(safe\|unsafe\) ')
+tail -n 1 "$tmp/statsfix" | grep -q "^ *$total  findings; $edits of them can be edited at their site"
+result $? "with --fixes, how many can be edited at their site" "$(tail -n 1 "$tmp/statsfix") (notes: $edits)"
 "$TILEADVISE" --check --statistics --format=json "$ex" >/dev/null 2>"$tmp/err"
 rc=$?
 result $([ $rc -eq 2 ] && grep -q 'statistics prints text' "$tmp/err" && echo 0 || echo 1) \
