@@ -7,6 +7,28 @@
 #include <string.h>
 #include <strings.h>
 
+/* rhs is `tl.reshape(x, (A, B))` or `x.reshape(A, B)`: a 2D tile. */
+static bool reshaped_2d(ta_rule_ctx *c, ta_span rhs)
+{
+	TSNode n = ta_node_unparen(ta_rule_node(c, rhs));
+	if (!ta_call_named(c->m, n, "reshape"))
+		return false;
+	TSNode args = ta_node_field(n, "arguments");
+	uint32_t na = ta_node_named_count(args);
+	TSNode fn = ta_node_field(n, "function");
+	/* tl.reshape(x, shape) or x.reshape(shape) / x.reshape(a, b) */
+	bool method = ta_node_is(fn, "attribute") && !ta_node_text_eq(c->m->src, ta_node_field(fn, "object"), "tl");
+	if (!method && na >= 2) {
+		TSNode shape = ta_node_named_child(args, 1);
+		return (ta_node_is(shape, "tuple") || ta_node_is(shape, "list")) && ta_node_named_count(shape) == 2;
+	}
+	if (method && na == 1) {
+		TSNode shape = ta_node_named_child(args, 0);
+		return (ta_node_is(shape, "tuple") || ta_node_is(shape, "list")) && ta_node_named_count(shape) == 2;
+	}
+	return method && na == 2;
+}
+
 /* An operand made by broadcast_to or a 3D load; *made_by_broadcast says
  * which (broadcast_to). */
 static bool broadcast_operand(ta_rule_ctx *c, const ta_op *dot, size_t arg, bool *made_by_broadcast)
@@ -20,6 +42,16 @@ static bool broadcast_operand(ta_rule_ctx *c, const ta_op *dot, size_t arg, bool
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	bool yes = false;
+	/* The binding that reaches the dot reshapes the tile to 2D (`x =
+	 * tl.reshape(x, (M, K * D))` after a 3D load): the dot's operand is 2D. */
+	const ta_assign *last = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!as[i].augmented && as[i].stmt.end <= dot->span.start && !strcmp(as[i].name, name))
+			last = &as[i];
+	if (last && reshaped_2d(c, last->rhs)) {
+		free(name);
+		return false;
+	}
 	for (size_t i = 0; i < n && !yes; i++) {
 		if (strcmp(as[i].name, name) || as[i].stmt.start > dot->span.start)
 			continue;
