@@ -148,17 +148,41 @@ static bool spelled_in(const ta_model *m, ta_span s, const char *name)
 }
 
 /* name is a factor of a product somewhere inside n. */
-static bool multiplied(const ta_model *m, TSNode n, const char *name)
+/* The other factor of a product with a loaded value is a stride or a
+ * tile size the kernel is given (`slot * stride_seq`, `row * BLOCK`): the
+ * loaded value is then an index (a cache slot, a row), not a stride, and
+ * no multiple of anything. */
+static bool index_factor(const ta_model *m, const ta_kernel *k, TSNode other)
+{
+	if (!ta_node_is(other, "identifier"))
+		return false;
+	/* through the kernel's names: `stride_seq = stride_istate_seq` */
+	TSNode v = ta_values_follow(m, other);
+	for (int i = 0; i < 2; i++) {
+		TSNode n = i ? v : other;
+		if (!ta_node_is(n, "identifier"))
+			continue;
+		char *t = ta_node_text(m->src, n);
+		const ta_param *p = ta_kernel_param(k, t);
+		bool yes = strcasestr(t, "stride") || (p && p->constexpr_);
+		free(t);
+		if (yes)
+			return true;
+	}
+	return false;
+}
+
+static bool multiplied(const ta_model *m, const ta_kernel *k, TSNode n, const char *name)
 {
 	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), "*")) {
 		TSNode l = ta_node_field(n, "left"), r = ta_node_field(n, "right");
-		if ((ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name)) ||
-		    (ta_node_is(r, "identifier") && ta_node_text_eq(m->src, r, name)))
+		if ((ta_node_is(l, "identifier") && ta_node_text_eq(m->src, l, name) && !index_factor(m, k, r)) ||
+		    (ta_node_is(r, "identifier") && ta_node_text_eq(m->src, r, name) && !index_factor(m, k, l)))
 			return true;
 	}
 	uint32_t c = ta_node_named_count(n);
 	for (uint32_t i = 0; i < c; i++)
-		if (multiplied(m, ta_node_named_child(n, i), name))
+		if (multiplied(m, k, ta_node_named_child(n, i), name))
 			return true;
 	return false;
 }
@@ -205,7 +229,7 @@ static bool tile_used(const ta_model *m, const ta_kernel *k, const char *name, c
 	bool *found = ctx, ignored;  /* used, as a stride */
 	if (used_directly(m, k, tile, &ignored)) {
 		found[0] = true;
-		found[1] |= multiplied(m, rhs, name);
+		found[1] |= multiplied(m, k, rhs, name);
 	}
 	return false;
 }
@@ -236,7 +260,7 @@ static bool used_directly(const ta_model *m, const ta_kernel *k, const char *nam
 			TSNode a = ta_edits_node(m, op->args[0]);
 			if (!ts_node_is_null(a) && reads(m, a, name) && ta_kernel_address_role(m, k, a, name)) {
 				used = true;
-				*as_stride |= multiplied(m, a, name);
+				*as_stride |= multiplied(m, k, a, name);
 			}
 		}
 		for (size_t j = 0; j < op->kwarg_count; j++) {
