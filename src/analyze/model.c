@@ -278,25 +278,22 @@ bool ta_kernel_address_role(const ta_model *m, const ta_kernel *k, TSNode addr, 
 	return stride_in(m, k, addr, name, 0);
 }
 
+/* The first of v[lo .. n) (sorted by start) starting at or after off. */
+static size_t refs_from(const ta_node_ref *v, size_t lo, size_t n, uint32_t off)
+{
+	size_t hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ts_node_start_byte(v[mid].node) < off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 size_t ta_model_refs_within(const ta_node_ref *v, size_t n, TSNode within, size_t *first)
 {
-	uint32_t start = ts_node_start_byte(within), end = ts_node_end_byte(within);
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ts_node_start_byte(v[mid].node) < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*first = lo;
-	hi = n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (ts_node_start_byte(v[mid].node) < end)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo - *first;
+	*first = refs_from(v, 0, n, ts_node_start_byte(within));
+	return refs_from(v, *first, n, ts_node_end_byte(within)) - *first;
 }
