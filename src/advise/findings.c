@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "analyze/analysis.h"
+#include "analyze/source.h"
 #include "analyze/split.h"
 #include "checklist/filter.h"
 #include "checklist/rewrite.h"
@@ -116,6 +117,9 @@ static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, u
 	x->sites = NULL;
 	x->site_count = 0;
 	x->fix_where = NULL;
+	x->end_col = 0;
+	x->edits = NULL;
+	x->edit_count = 0;
 	if ((d->seen_used + 1) * 2 > d->seen_cap) {
 		free(d->seen);
 		d->seen_cap = d->seen_cap ? d->seen_cap * 2 : 256;
@@ -126,6 +130,30 @@ static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, u
 	}
 	seen_put(d, d->count - 1);
 	return x;
+}
+
+/* The replacements of edit e as lines and columns of src (caller frees
+ * with free_edits). */
+static ta_diag_edit *edits_of(const ta_source *src, const ta_edit *e, size_t *n)
+{
+	ta_diag_edit *v = ta_xcalloc(e->repl_count + 1, sizeof *v);
+	for (size_t i = 0; i < e->repl_count; i++) {
+		const ta_repl *r = &e->repls[i];
+		v[i] = (ta_diag_edit){ .line = (uint32_t)ta_source_line_of(src, r->start),
+				       .col = (uint32_t)ta_source_column_of(src, r->start),
+				       .end_line = (uint32_t)ta_source_line_of(src, r->end),
+				       .end_col = (uint32_t)ta_source_column_of(src, r->end),
+				       .content = ta_xstrdup(r->text ? r->text : "") };
+	}
+	*n = e->repl_count;
+	return v;
+}
+
+static void free_edits(ta_diag_edit *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].content);
+	free(v);
 }
 
 /* Whether the edit of a finding the tool writes can be made at its site:
@@ -140,6 +168,7 @@ static void note_fix(diag *x, const ta_model *m, const ta_finding *f)
 	if (ta_rewrite_at(m, f, &e, &why) == 0) {
 		x->fix = 1;
 		x->fix_unsafe = e.unsafe ? one_line(e.unsafe) : NULL;
+		x->edits = edits_of(m->src, &e, &x->edit_count);
 		ta_edit_clear(&e);
 	} else {
 		x->fix = -1;
@@ -188,7 +217,9 @@ static void drop_diags(diags *d, size_t from)
 		for (size_t k = 0; k < d->items[i].site_count; k++) {
 			free(d->items[i].sites[k].why);
 			free(d->items[i].sites[k].unsafe);
+			free_edits(d->items[i].sites[k].edits, d->items[i].sites[k].edit_count);
 		}
+		free_edits(d->items[i].edits, d->items[i].edit_count);
 		free(d->items[i].sites);
 		free(d->items[i].fix_where);
 	}
@@ -251,6 +282,8 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	ta_buf_free(&sites);
 	if (!x)
 		return;
+	if (fs[0]->span.end)
+		x->end_col = (uint32_t)ta_source_column_of(m->src, fs[0]->span.end);
 	x->sites = ta_xcalloc(n, sizeof *x->sites);
 	x->site_count = n;
 	for (size_t i = 0; i < n; i++)
@@ -268,6 +301,7 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 			ok[nok++] = fs[i]->span.line;
 			x->sites[i].fix = 1;
 			x->sites[i].unsafe = e.unsafe ? one_line(e.unsafe) : NULL;
+			x->sites[i].edits = edits_of(m->src, &e, &x->sites[i].edit_count);
 			if (e.unsafe && !unsafe)
 				unsafe = one_line(e.unsafe);
 			ta_edit_clear(&e);
@@ -349,6 +383,8 @@ static void check_model(const char *path, diags *d, const ta_model *m, const ta_
 		}
 		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,
 				   fd->reason, k->name);
+		if (x && fd->span.end)
+			x->end_col = (uint32_t)ta_source_column_of(m->src, fd->span.end);
 		if (d->fixes)
 			note_fix(x, m, fd);
 	}

@@ -22,9 +22,17 @@
 #define TA_CHECK_SUPPRESSION_ID "X0"
 
 /* One diagnostic: a finding of one entry, or a syntax error. */
+/* One replacement of a fix, as an editor applies it: [start, end) by
+ * 1-based line and column (code points), replaced by content. */
+typedef struct ta_diag_edit {
+	uint32_t line, col, end_line, end_col;
+	char *content;
+} ta_diag_edit;
+
 typedef struct ta_diag {
 	const char *file;         /* borrowed from the caller's path */
 	uint32_t line, col, end_line;
+	uint32_t end_col;         /* one past the finding's last code point; 0 unknown */
 	bool error;               /* syntax error rather than a finding */
 	char id[8];
 	char *message;            /* one line */
@@ -33,6 +41,8 @@ typedef struct ta_diag {
 				     here, -1 it cannot (fix_why says why); else 0 */
 	char *fix_why;
 	char *fix_unsafe;         /* fix 1: the edit's assumption when it is unsafe */
+	ta_diag_edit *edits;      /* fix 1: what --apply=ID:LINE replaces */
+	size_t edit_count;
 	/* S1, once per kernel: every raw tile it stands for (the first at
 	 * line), each with fixes' outcome there, and the note that says at
 	 * which lines --apply rewrites ("unsafe S1 edits at lines 12 and 30
@@ -41,6 +51,8 @@ typedef struct ta_diag {
 		uint32_t line;
 		int fix;          /* as the diagnostic's fix, for this site */
 		char *why, *unsafe;
+		ta_diag_edit *edits;
+		size_t edit_count;
 	} *sites;
 	size_t site_count;
 	char *fix_where;

@@ -267,6 +267,20 @@ static void dump(json_t *root, FILE *out)
 	json_decref(root);
 }
 
+/* A fix's replacements: what --apply=ID:LINE writes, for an editor or an
+ * agent to apply (start inclusive, end exclusive, 1-based lines and
+ * columns in code points). */
+static json_t *edits_json(const ta_diag_edit *v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:{s:I, s:I}, s:{s:I, s:I}, s:o}", "start", "line",
+						   (json_int_t)v[i].line, "column", (json_int_t)v[i].col, "end",
+						   "line", (json_int_t)v[i].end_line, "column", (json_int_t)v[i].end_col,
+						   "content", ta_json_raw(v[i].content)));
+	return a;
+}
+
 static void write_json(const finding *fs, size_t n, FILE *out)
 {
 	json_t *list = json_array();
@@ -275,6 +289,8 @@ static void write_json(const finding *fs, size_t n, FILE *out)
 		json_t *o = json_pack("{s:o, s:I, s:I, s:I, s:s}", "file", ta_json_raw(x->file), "line", (json_int_t)x->line,
 				      "column", (json_int_t)x->col, "end_line", (json_int_t)x->end_line,
 				      "severity", severity(x));
+		if (x->end_col)
+			json_object_set_new(o, "end_column", json_integer(x->end_col));
 		json_object_set_new(o, "id", x->error ? json_null() : json_string(x->id));
 		json_object_set_new(o, "ids", ids_json(&fs[i]));
 		json_object_set_new(o, "kernel", x->kernel ? json_string(x->kernel) : json_null());
@@ -291,6 +307,9 @@ static void write_json(const finding *fs, size_t n, FILE *out)
 					json_object_set_new(so, "fix", json_pack("{s:b, s:s}", "available", 1, "safety", "safe"));
 				else if (st->fix < 0)
 					json_object_set_new(so, "fix", json_pack("{s:b, s:s}", "available", 0, "reason", st->why));
+				if (st->fix > 0 && st->edit_count)
+					json_object_set_new(json_object_get(so, "fix"), "edits",
+							    edits_json(st->edits, st->edit_count));
 				json_array_append_new(sites, so);
 			}
 			json_object_set_new(o, "sites", sites);
@@ -303,6 +322,8 @@ static void write_json(const finding *fs, size_t n, FILE *out)
 			json_object_set_new(o, "fix", json_pack("{s:b, s:s}", "available", 1, "safety", "safe"));
 		else if (x->fix < 0)
 			json_object_set_new(o, "fix", json_pack("{s:b, s:s}", "available", 0, "reason", x->fix_why));
+		if (x->fix > 0 && x->edit_count)
+			json_object_set_new(json_object_get(o, "fix"), "edits", edits_json(x->edits, x->edit_count));
 		if (x->fix_where)
 			json_object_set_new(json_object_get(o, "fix"), "sites", json_string(x->fix_where));
 		json_array_append_new(list, o);

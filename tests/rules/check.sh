@@ -8,7 +8,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 34
+plan 36
 cd "$TA_SRCDIR" || exit 1
 # Every run names --preview and --show-notes: these checks are about what each detector finds
 # and how --check prints it, entries in preview included (which of them the
@@ -98,6 +98,48 @@ sed -i '31s/$/  # tileadvise: ignore[S1]/' "$tmp/mm.py"
 check "S1: a suppression on one site's line leaves the others" \
 	eval 'grep -q "loads 1 tile and stores 1 through raw 2D pointers (\`a\` at line 29 and a store at line 37)" "$tmp/s1sup.out" &&
 		[ "$(wc -l <"$tmp/s1sup.out")" -eq 1 ]'
+
+# JSON fix edits and end columns (issue 30): applying a finding's edits to
+# the file gives what --apply=ID:LINE writes, for every fix of two examples
+# (each S1 site's too).
+check "json: end_column on findings" eval '"$TILEADVISE" --check --format=json examples/softmax/softmax.py |
+	${PYTHON3:-python3} -c "import json,sys; d=json.load(sys.stdin)[\"diagnostics\"]; assert d and all(x[\"end_column\"] >= 1 for x in d)"'
+cat >"$tmp/edits.py" <<'PY'
+import json, os, shutil, subprocess, sys
+ta, tmp, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+bad = []
+tried = 0
+def apply(text, edits):
+    lines = text.split("\n")
+    def off(p):
+        line = lines[p["line"] - 1]
+        return sum(len(l) + 1 for l in lines[:p["line"] - 1]) + p["column"] - 1
+    # back to front; text inserted at one place goes in the order listed
+    order = sorted(range(len(edits)), key=lambda i: (edits[i]["start"]["line"], edits[i]["start"]["column"], i))
+    for e in [edits[i] for i in reversed(order)]:
+        a, b = off(e["start"]), off(e["end"])
+        text = text[:a] + e["content"] + text[b:]
+        lines = text.split("\n")
+    return text
+for f in files:
+    out = subprocess.run([ta, "--check", "--fixes", "--unsafe-fixes", "--format=json", f], capture_output=True, text=True).stdout
+    for d in json.loads(out)["diagnostics"]:
+        for site in d.get("sites") or [d]:
+            fix = site.get("fix") or {}
+            if not fix.get("available"):
+                continue
+            tried += 1
+            want = apply(open(f).read(), fix["edits"])
+            k = os.path.join(tmp, "k.py")
+            shutil.copy(f, k)
+            r = subprocess.run([ta, "--apply=%s:%d" % (d["id"], site["line"]), "--unsafe-fixes", k], capture_output=True, text=True)
+            if r.returncode != 0 or open(k).read() != want:
+                bad.append("%s %s:%d rc=%d" % (f, d["id"], site["line"], r.returncode))
+            shutil.rmtree(os.path.join(tmp, ".tileadvise"), ignore_errors=True)
+assert tried >= 5 and not bad, (tried, bad)
+PY
+check "json: a fix's edits are what --apply writes (every fix of two examples)" \
+	eval '${PYTHON3:-python3} "$tmp/edits.py" "$TILEADVISE" "$tmp" examples/softmax/softmax.py examples/matmul/matmul.py'
 
 "$TILEADVISE" --check --preview --show-notes --select S1,p3 examples/matmul/matmul.py >"$tmp/sel.out"
 check "--select keeps only those ids" eval '[ "$(grep -c "\[S1\]" "$tmp/sel.out")" -eq 1 ] && [ "$(grep -vc "\[S1\]\|\[P3\]" "$tmp/sel.out")" -eq 0 ]'
