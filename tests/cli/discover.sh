@@ -11,7 +11,7 @@ set -u
 . "$TA_SRCDIR/tests/lib/tap.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-disc-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 26
+plan 28
 k="$TA_SRCDIR/examples/softmax/softmax.py"
 p="$tmp/p"
 for f in src/kern/a.py src/kern/scratch_tmp.py src/vendor/v.py gen/g.py myenv/lib/e.py \
@@ -132,4 +132,16 @@ result $([ $rc -eq 0 ] && [ ! -s out ] && [ ! -s "$tmp/err" ] && echo 0 || echo 
 "$TILEADVISE" --check src/kern/__init__.py src/kern/a.py >out 2>/dev/null
 rc=$?
 result $([ $rc -eq 1 ] && grep -q 'a.py:' out && echo 0 || echo 1) "... and beside a file with findings they are reported (exit 1)" "rc=$rc"
+# The pre-commit hook's entry, as .pre-commit-hooks.yaml writes it, run as
+# pre-commit does: the entry's words then the staged files.
+entry=$(sed -n 's/^  entry: tileadvise //p' "$TA_SRCDIR/.pre-commit-hooks.yaml")
+# shellcheck disable=SC2086
+"$TILEADVISE" $entry src/kern/__init__.py src/kern/a.py >out 2>/dev/null
+rc=$?
+result $([ "$entry" = --check ] && [ $rc -eq 1 ] && grep -q 'a.py:' out && echo 0 || echo 1) \
+	"the pre-commit hook's entry reports the staged files' findings (exit 1)" "entry='$entry' rc=$rc"
+# shellcheck disable=SC2086
+"$TILEADVISE" $entry src/kern/__init__.py >out 2>/dev/null
+rc=$?
+result $([ $rc -eq 0 ] && echo 0 || echo 1) "... and passes a commit of files without findings" "rc=$rc"
 finish
