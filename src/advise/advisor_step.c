@@ -62,7 +62,7 @@ static int next_site(const ta_model *m, const char *id, bool unsafe_ok, ta_edit 
 	int got = 0;
 	*why = NULL;
 	for (size_t n = 0; !got && (f = ta_rules_find(r, id, 0, n)); n++) {
-		if (ta_suppressions_silence(sup, f->span.line, m->kernels[f->kernel].def_line, f->id))
+		if (ta_suppressions_silence_finding(sup, r, f))
 			continue;
 		char *w = NULL;
 		if (ta_rewrite_at(m, f, e, &w) == 0 && (!e->unsafe || unsafe_ok)) {

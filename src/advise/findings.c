@@ -226,6 +226,30 @@ static void drop_diags(diags *d, size_t from)
 	d->count = from;
 }
 
+size_t ta_diag_base_len(const char *message)
+{
+	return ta_reason_base_len(message);
+}
+
+/* Findings a and b are one finding shown with several ids: the same place
+ * and the same reason but for a served entry's " (as ID)". */
+static bool same_finding(const ta_finding *a, const ta_finding *b)
+{
+	size_t la = ta_reason_base_len(a->reason), lb = ta_reason_base_len(b->reason);
+	return a->span.start == b->span.start && a->span.end == b->span.end && la == lb &&
+	       !strncmp(a->reason, b->reason, la);
+}
+
+/* Findings (indexes into the array ctx) by where they start. */
+static int by_start(const void *x, const void *y, void *ctx)
+{
+	const ta_finding *f = ctx;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	if (f[i].span.start != f[j].span.start)
+		return f[i].span.start < f[j].span.start ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
 /* ---- S1 once per kernel ------------------------------------------------------- */
 
 /* A raw tile S1 calls plain (not a gather, nor an interleaved tile: those
@@ -355,17 +379,46 @@ static void check_model(const char *path, diags *d, const ta_model *m, const ta_
 	const ta_finding **s1 = ta_xcalloc(r->finding_count + 1, sizeof *s1);
 	size_t *s1_count = ta_xcalloc(m->kernel_count + 1, sizeof *s1_count);
 	bool *wanted = ta_xcalloc(r->finding_count + 1, sizeof *wanted);
+	bool *silenced = ta_xcalloc(r->finding_count + 1, sizeof *silenced);
 	for (size_t i = 0; i < r->finding_count; i++) {
 		const ta_finding *fd = &r->findings[i];
 		int e = ta_rules_index(fd->id);
 		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !ta_filter_wants(f, fd->id))
 			continue;
-		if (ta_suppressions_silence(sup, fd->span.line, m->kernels[fd->kernel].def_line, fd->id))
+		if (ta_suppressions_silence(sup, fd->span.line, m->kernels[fd->kernel].def_line, fd->id)) {
+			silenced[i] = true;
 			continue;
+		}
 		wanted[i] = true;
-		if (s1_plain(fd))
-			s1_count[fd->kernel]++;
 	}
+	/* One id silences the finding it names, whatever other ids it shows
+	 * ([P1, G2]: ignore[G2] or ignore[P1] alone). Served findings sit in
+	 * their entries' places of the list: for each silenced one, the
+	 * others at its place (few) are looked at. */
+	size_t *by_place = ta_xcalloc(r->finding_count + 1, sizeof *by_place);
+	for (size_t i = 0; i < r->finding_count; i++)
+		by_place[i] = i;
+	qsort_r(by_place, r->finding_count, sizeof *by_place, by_start, r->findings);
+	for (size_t i = 0; i < r->finding_count; i++) {
+		if (!silenced[i])
+			continue;
+		uint32_t at = r->findings[i].span.start;
+		size_t lo = 0, hi = r->finding_count;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (r->findings[by_place[mid]].span.start < at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < r->finding_count && r->findings[by_place[k]].span.start == at; k++)
+			if (same_finding(&r->findings[i], &r->findings[by_place[k]]))
+				wanted[by_place[k]] = false;
+	}
+	free(by_place);
+	for (size_t i = 0; i < r->finding_count; i++)
+		if (wanted[i] && s1_plain(&r->findings[i]))
+			s1_count[r->findings[i].kernel]++;
 	for (size_t i = 0; i < r->finding_count; i++) {
 		const ta_finding *fd = &r->findings[i];
 		if (!wanted[i])
@@ -389,6 +442,7 @@ static void check_model(const char *path, diags *d, const ta_model *m, const ta_
 			note_fix(x, m, fd);
 	}
 	free(wanted);
+	free(silenced);
 	free(s1_count);
 	free(s1);
 	ta_rules_result_free(r);

@@ -58,6 +58,11 @@ typedef struct ta_diag {
 	char *fix_where;
 } ta_diag;
 
+/* Length of a message without the " (as ID)" that a served entry's
+ * finding appends: the findings of one place with the same base are one
+ * finding with several ids. */
+size_t ta_diag_base_len(const char *message);
+
 typedef struct ta_findings ta_findings;
 
 /* Findings to collect under --select and --ignore (comma lists of ids,

@@ -664,10 +664,11 @@ ta_walk *ta_walk_build(const ta_model *m, const struct ta_catalog *cat, const ta
 	return ta_walk_build_vs(m, cat, run, NULL, gpu, name);
 }
 
-/* Whether a `# tileadvise: ignore` comment silences f, as in --check. */
-static bool silenced(const ta_model *m, const ta_suppressions *sup, const ta_finding *f)
+/* Whether a `# tileadvise: ignore` comment silences f, as in --check (by
+ * any id the finding is shown with). */
+static bool silenced(const ta_rules_result *r, const ta_suppressions *sup, const ta_finding *f)
 {
-	return ta_suppressions_silence(sup, f->span.line, m->kernels[f->kernel].def_line, f->id);
+	return ta_suppressions_silence_finding(sup, r, f);
 }
 
 /* The step's edit: every site is tried, as --apply ID tries them (the user
@@ -680,7 +681,7 @@ static void make_step_edit(const ta_model *m, const ta_rules_result *r, const ta
 	size_t wi = 0;
 	for (size_t f = 0; f < r->finding_count; f++) {
 		const ta_finding *fd = &r->findings[f];
-		if (fd->kernel != ki || strcmp(fd->id, s->id) || silenced(m, sup, fd))
+		if (fd->kernel != ki || strcmp(fd->id, s->id) || silenced(r, sup, fd))
 			continue;
 		ta_walk_finding *wf = wi < s->n_findings ? &s->findings[wi] : NULL;
 		wi++;
@@ -754,7 +755,7 @@ static void fill_kernel(ta_walk *w, const ta_model *m, const ta_rules_result *r,
 			const ta_finding *fd = &r->findings[mine[j]];
 			if (strcmp(fd->id, s->id))
 				continue;
-			if (left_out || silenced(m, w->sup, fd))
+			if (left_out || silenced(r, w->sup, fd))
 				quiet++;
 			else
 				copy_finding(s, fd);

@@ -252,3 +252,22 @@ bool ta_suppressions_unknown(const ta_suppressions *sup, size_t i, ta_unknown_id
 	}
 	return false;
 }
+
+bool ta_suppressions_silence_finding(const ta_suppressions *sup, const ta_rules_result *r, const ta_finding *f)
+{
+	uint32_t def = r->model->kernels[f->kernel].def_line;
+	if (ta_suppressions_silence(sup, f->span.line, def, f->id))
+		return true;
+	if (!sup || !sup->n)
+		return false;   /* no comment in the file: nothing more to ask */
+	size_t lf = ta_reason_base_len(f->reason);
+	for (size_t i = 0; i < r->finding_count; i++) {
+		const ta_finding *g = &r->findings[i];
+		if (g == f || g->span.start != f->span.start || g->span.end != f->span.end ||
+		    ta_reason_base_len(g->reason) != lf || strncmp(g->reason, f->reason, lf))
+			continue;
+		if (ta_suppressions_silence(sup, g->span.line, r->model->kernels[g->kernel].def_line, g->id))
+			return true;
+	}
+	return false;
+}

@@ -49,6 +49,13 @@ void ta_suppressions_free(ta_suppressions *s);
 /* Whether a comment silences id for a finding at line of the kernel whose
  * def is on def_line. s may be NULL (none). */
 bool ta_suppressions_silence(const ta_suppressions *s, uint32_t line, uint32_t def_line, const char *id);
+/* Whether a comment silences finding f of r: it names f's id, or the id of
+ * another finding r shows as the same one (same place and reason but for
+ * a served entry's " (as ID)": [P1, G2] is silenced by ignore[G2] too). */
+struct ta_rules_result;
+struct ta_finding;
+bool ta_suppressions_silence_finding(const ta_suppressions *s, const struct ta_rules_result *r,
+				     const struct ta_finding *f);
 
 /* An id a comment names that the checklist does not know. */
 typedef struct ta_unknown_id {

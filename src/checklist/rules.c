@@ -876,3 +876,12 @@ ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b)
 	b->line = last.line;
 	return TA_BACKEND_TEST;
 }
+
+size_t ta_reason_base_len(const char *reason)
+{
+	size_t n = strlen(reason);
+	const char *as = strstr(reason, " (as ");
+	if (as && n && reason[n - 1] == ')' && !strchr(as + 5, ' '))
+		return (size_t)(as - reason);
+	return n;
+}

@@ -60,6 +60,11 @@ typedef struct ta_finding {
 	unsigned tags;
 } ta_finding;
 
+/* Length of a finding's reason without the " (as ID)" a served entry's
+ * finding appends: findings of one place with the same base are shown as
+ * one finding with several ids. */
+size_t ta_reason_base_len(const char *reason);
+
 typedef struct ta_rules_result {
 	const ta_model *model;    /* borrowed */
 	ta_finding *findings;     /* in entry order, then source order */

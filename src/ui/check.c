@@ -46,16 +46,6 @@ static const char *severity(const diag *x)
 	return x->error ? "error" : is_note(x) ? "note" : "warning";
 }
 
-/* Length of message without the " (as ID)" that served entries append. */
-static size_t base_len(const char *message)
-{
-	size_t n = strlen(message);
-	const char *as = strstr(message, " (as ");
-	if (as && message[n - 1] == ')' && !strchr(as + 5, ' '))
-		return (size_t)(as - message);
-	return n;
-}
-
 /* One finding: a place and a reason, with every id that reports it
  * (entries that share a detector: S3 and G4, P1 and S4/G2...). */
 typedef struct finding {
@@ -88,11 +78,11 @@ static finding *group_findings(const diag *items, size_t n_items, size_t *count)
 			f->message = ta_xstrdup(x->message);
 			continue;
 		}
-		size_t bl = base_len(x->message), server = i, m = 0;
+		size_t bl = ta_diag_base_len(x->message), server = i, m = 0;
 		size_t *members = ta_xcalloc(run - i + 1, sizeof *members);
 		for (size_t j = i; j < run; j++) {
 			const diag *y = &items[j];
-			if (done[j] || y->error || base_len(y->message) != bl || strncmp(y->message, x->message, bl))
+			if (done[j] || y->error || ta_diag_base_len(y->message) != bl || strncmp(y->message, x->message, bl))
 				continue;
 			done[j] = true;
 			members[m++] = j;

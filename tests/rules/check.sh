@@ -8,7 +8,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 36
+plan 37
 cd "$TA_SRCDIR" || exit 1
 # Every run names --preview and --show-notes: these checks are about what each detector finds
 # and how --check prints it, entries in preview included (which of them the
@@ -159,6 +159,13 @@ check "suppression on the kernel's def line" eval '[ $rc -eq 0 ] && [ ! -s "$tmp
 sed -i 's/ignore\[P1, D12\]/ignore[P1, D12, ZZ9]/' "$tmp/softmax.py"
 "$TILEADVISE" --check --preview --show-notes "$tmp/softmax.py" >"$tmp/sup3.out"; rc=$?
 check "unknown id in a suppression is reported as X0" eval '[ $rc -eq 1 ] && grep -q "unknown checklist id .ZZ9. .*\[X0\]" "$tmp/sup3.out"'
+# One id silences the finding it names, whatever other ids it shows: [S5,
+# G1] by G1 alone, [S3, G4] by S3 alone (issue 30); the other findings stay.
+cp examples/attention/attention.py "$tmp/att.py"
+sed -i '50s/$/  # tileadvise: ignore[G1]/; 77s/$/  # tileadvise: ignore[S3]/' "$tmp/att.py"
+"$TILEADVISE" --check "$tmp/att.py" >"$tmp/one.out"
+check "one id silences the finding it names, with its other ids" \
+	eval '! grep -q ":50:\|:77:" "$tmp/one.out" && grep -q ":52:14: .*\[S5, G1\]" "$tmp/one.out"'
 # The other forms: a bare ignore (every id), the line before, the file.
 cp examples/softmax/softmax.py "$tmp/bare.py"
 sed -i 's/^def softmax_kernel(.*$/& # tileadvise: ignore/' "$tmp/bare.py"
