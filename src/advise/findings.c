@@ -156,25 +156,33 @@ static void free_edits(ta_diag_edit *v, size_t n)
 	free(v);
 }
 
-/* Whether the edit of a finding the tool writes can be made at its site:
- * the same rewrite, for the same site, as --diff and --apply make. */
+/* What the rewrite of f makes at its site, the same rewrite --diff and
+ * --apply make there: *fix 1 with the edit's assumption (NULL: safe) and
+ * its replacements, or -1 with why not. */
+static void site_fix(const ta_model *m, const ta_finding *f, int *fix, char **unsafe, char **why,
+		     ta_diag_edit **edits, size_t *edit_count)
+{
+	ta_edit e;
+	char *w = NULL;
+	if (ta_rewrite_at(m, f, &e, &w) == 0) {
+		*fix = 1;
+		*unsafe = e.unsafe ? one_line(e.unsafe) : NULL;
+		*edits = edits_of(m->src, &e, edit_count);
+		ta_edit_clear(&e);
+	} else {
+		*fix = -1;
+		*why = one_line(w ? w : "its preconditions do not hold");
+	}
+	free(w);
+}
+
+/* Whether the edit of a finding the tool writes can be made at its site. */
 static void note_fix(diag *x, const ta_model *m, const ta_finding *f)
 {
 	const ta_rewrite *rw = ta_rewrite_find(f->id);
 	if (!x || !rw || rw->demoted)
 		return;
-	ta_edit e;
-	char *why = NULL;
-	if (ta_rewrite_at(m, f, &e, &why) == 0) {
-		x->fix = 1;
-		x->fix_unsafe = e.unsafe ? one_line(e.unsafe) : NULL;
-		x->edits = edits_of(m->src, &e, &x->edit_count);
-		ta_edit_clear(&e);
-	} else {
-		x->fix = -1;
-		x->fix_why = why ? one_line(why) : ta_xstrdup("its preconditions do not hold");
-		free(why);
-	}
+	site_fix(m, f, &x->fix, &x->fix_unsafe, &x->fix_why, &x->edits, &x->edit_count);
 }
 
 /* "-": the file on standard input, read whole. Reading stops one chunk
@@ -229,25 +237,6 @@ static void drop_diags(diags *d, size_t from)
 size_t ta_diag_base_len(const char *message)
 {
 	return ta_reason_base_len(message);
-}
-
-/* Findings a and b are one finding shown with several ids: the same place
- * and the same reason but for a served entry's " (as ID)". */
-static bool same_finding(const ta_finding *a, const ta_finding *b)
-{
-	size_t la = ta_reason_base_len(a->reason), lb = ta_reason_base_len(b->reason);
-	return a->span.start == b->span.start && a->span.end == b->span.end && la == lb &&
-	       !strncmp(a->reason, b->reason, la);
-}
-
-/* Findings (indexes into the array ctx) by where they start. */
-static int by_start(const void *x, const void *y, void *ctx)
-{
-	const ta_finding *f = ctx;
-	size_t i = *(const size_t *)x, j = *(const size_t *)y;
-	if (f[i].span.start != f[j].span.start)
-		return f[i].span.start < f[j].span.start ? -1 : 1;
-	return (i > j) - (i < j);
 }
 
 /* ---- S1 once per kernel ------------------------------------------------------- */
@@ -317,32 +306,25 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	/* Which sites the rewrite makes: the same question --apply=S1:LINE asks. */
 	uint32_t *ok = ta_xcalloc(n, sizeof *ok), *no = ta_xcalloc(n, sizeof *no);
 	size_t nok = 0, nno = 0;
-	char *unsafe = NULL, *why = NULL;
+	const char *unsafe = NULL, *why = NULL;   /* the first site's */
 	for (size_t i = 0; i < n; i++) {
-		ta_edit e;
-		char *w = NULL;
-		if (ta_rewrite_at(m, fs[i], &e, &w) == 0) {
-			ok[nok++] = fs[i]->span.line;
-			x->sites[i].fix = 1;
-			x->sites[i].unsafe = e.unsafe ? one_line(e.unsafe) : NULL;
-			x->sites[i].edits = edits_of(m->src, &e, &x->sites[i].edit_count);
-			if (e.unsafe && !unsafe)
-				unsafe = one_line(e.unsafe);
-			ta_edit_clear(&e);
+		struct ta_diag_site *st = &x->sites[i];
+		site_fix(m, fs[i], &st->fix, &st->unsafe, &st->why, &st->edits, &st->edit_count);
+		if (st->fix > 0) {
+			ok[nok++] = st->line;
+			if (st->unsafe && !unsafe)
+				unsafe = st->unsafe;
 		} else {
-			no[nno++] = fs[i]->span.line;
-			x->sites[i].fix = -1;
-			x->sites[i].why = one_line(w ? w : "its preconditions do not hold");
+			no[nno++] = st->line;
 			if (!why)
-				why = ta_xstrdup(x->sites[i].why);
+				why = st->why;
 		}
-		free(w);
 	}
 	x->fix = nok ? 1 : -1;
-	x->fix_unsafe = unsafe;
+	x->fix_unsafe = unsafe ? ta_xstrdup(unsafe) : NULL;
 	x->fix_why = why ? ta_xstrdup(why) : NULL;
 	char *okl = line_list(ok, nok), *nol = line_list(no, nno);
-	const char *ls = nok > 1 ? "s" : "", *es = nok > 1 ? "s" : "";
+	const char *es = nok > 1 ? "s" : "";
 	ta_buf note = TA_BUF_INIT;
 	/* the sites' assumptions differ: the first one's, and where to read
 	 * each (--diff states it) */
@@ -352,10 +334,10 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 			same &= !strcmp(x->sites[i].unsafe, unsafe);
 	if (nok && unsafe)
 		ta_buf_printf(&note, "unsafe S1 edit%s at line%s %s (--apply needs --unsafe-fixes): %s assumes %s%s",
-			      es, ls, okl, same ? "it" : "the first", unsafe + (strncmp(unsafe, "assumes ", 8) ? 0 : 8),
+			      es, es, okl, same ? "it" : "the first", unsafe + (strncmp(unsafe, "assumes ", 8) ? 0 : 8),
 			      same ? "" : " (--diff=S1:LINE states each site's)");
 	else if (nok)
-		ta_buf_printf(&note, "safe S1 edit%s at line%s %s (--apply=S1:%u makes %s)", es, ls, okl, ok[0],
+		ta_buf_printf(&note, "safe S1 edit%s at line%s %s (--apply=S1:%u makes %s)", es, es, okl, ok[0],
 			      nok > 1 ? "the first" : "it");
 	if (nno)
 		ta_buf_printf(&note, "%sno mechanical S1 edit at line%s %s: %s", nok ? "; " : "", nno > 1 ? "s" : "",
@@ -363,7 +345,6 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	x->fix_where = ta_buf_steal(&note);
 	free(okl);
 	free(nol);
-	free(why);
 	free(ok);
 	free(no);
 }
@@ -379,43 +360,16 @@ static void check_model(const char *path, diags *d, const ta_model *m, const ta_
 	const ta_finding **s1 = ta_xcalloc(r->finding_count + 1, sizeof *s1);
 	size_t *s1_count = ta_xcalloc(m->kernel_count + 1, sizeof *s1_count);
 	bool *wanted = ta_xcalloc(r->finding_count + 1, sizeof *wanted);
-	bool *silenced = ta_xcalloc(r->finding_count + 1, sizeof *silenced);
+	/* what a comment silences: one id silences the finding it names,
+	 * whatever other ids it shows ([P1, G2]: ignore[G2] alone) */
+	bool *silenced = ta_suppressions_silenced(sup, r);
 	for (size_t i = 0; i < r->finding_count; i++) {
 		const ta_finding *fd = &r->findings[i];
 		int e = ta_rules_index(fd->id);
 		if (ta_rules_status(r, fd->kernel, (size_t)e) != TA_STATUS_APPLIES || !ta_filter_wants(f, fd->id))
 			continue;
-		if (ta_suppressions_silence(sup, fd->span.line, m->kernels[fd->kernel].def_line, fd->id)) {
-			silenced[i] = true;
-			continue;
-		}
-		wanted[i] = true;
+		wanted[i] = !(silenced && silenced[i]);
 	}
-	/* One id silences the finding it names, whatever other ids it shows
-	 * ([P1, G2]: ignore[G2] or ignore[P1] alone). Served findings sit in
-	 * their entries' places of the list: for each silenced one, the
-	 * others at its place (few) are looked at. */
-	size_t *by_place = ta_xcalloc(r->finding_count + 1, sizeof *by_place);
-	for (size_t i = 0; i < r->finding_count; i++)
-		by_place[i] = i;
-	qsort_r(by_place, r->finding_count, sizeof *by_place, by_start, r->findings);
-	for (size_t i = 0; i < r->finding_count; i++) {
-		if (!silenced[i])
-			continue;
-		uint32_t at = r->findings[i].span.start;
-		size_t lo = 0, hi = r->finding_count;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (r->findings[by_place[mid]].span.start < at)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (size_t k = lo; k < r->finding_count && r->findings[by_place[k]].span.start == at; k++)
-			if (same_finding(&r->findings[i], &r->findings[by_place[k]]))
-				wanted[by_place[k]] = false;
-	}
-	free(by_place);
 	for (size_t i = 0; i < r->finding_count; i++)
 		if (wanted[i] && s1_plain(&r->findings[i]))
 			s1_count[r->findings[i].kernel]++;

@@ -253,21 +253,73 @@ bool ta_suppressions_unknown(const ta_suppressions *sup, size_t i, ta_unknown_id
 	return false;
 }
 
+/* Findings a and b are one finding shown with several ids: the same place
+ * and the same reason but for a served entry's " (as ID)". */
+static bool same_finding(const ta_finding *a, const ta_finding *b)
+{
+	size_t la = ta_reason_base_len(a->reason), lb = ta_reason_base_len(b->reason);
+	return a->span.start == b->span.start && a->span.end == b->span.end && la == lb &&
+	       !strncmp(a->reason, b->reason, la);
+}
+
+static bool silences_own(const ta_suppressions *sup, const ta_rules_result *r, const ta_finding *f)
+{
+	return ta_suppressions_silence(sup, f->span.line, r->model->kernels[f->kernel].def_line, f->id);
+}
+
 bool ta_suppressions_silence_finding(const ta_suppressions *sup, const ta_rules_result *r, const ta_finding *f)
 {
-	uint32_t def = r->model->kernels[f->kernel].def_line;
-	if (ta_suppressions_silence(sup, f->span.line, def, f->id))
+	if (silences_own(sup, r, f))
 		return true;
 	if (!sup || !sup->n)
 		return false;   /* no comment in the file: nothing more to ask */
-	size_t lf = ta_reason_base_len(f->reason);
 	for (size_t i = 0; i < r->finding_count; i++) {
 		const ta_finding *g = &r->findings[i];
-		if (g == f || g->span.start != f->span.start || g->span.end != f->span.end ||
-		    ta_reason_base_len(g->reason) != lf || strncmp(g->reason, f->reason, lf))
-			continue;
-		if (ta_suppressions_silence(sup, g->span.line, r->model->kernels[g->kernel].def_line, g->id))
+		if (g != f && same_finding(f, g) && silences_own(sup, r, g))
 			return true;
 	}
 	return false;
+}
+
+/* Findings (indexes into the array ctx) by where they start. */
+static int by_start(const void *x, const void *y, void *ctx)
+{
+	const ta_finding *f = ctx;
+	size_t i = *(const size_t *)x, j = *(const size_t *)y;
+	if (f[i].span.start != f[j].span.start)
+		return f[i].span.start < f[j].span.start ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+bool *ta_suppressions_silenced(const ta_suppressions *sup, const ta_rules_result *r)
+{
+	if (!sup || !sup->n)
+		return NULL;
+	size_t n = r->finding_count;
+	bool *out = ta_xcalloc(n + 1, sizeof *out);
+	size_t *by_place = ta_xcalloc(n + 1, sizeof *by_place);
+	for (size_t i = 0; i < n; i++)
+		by_place[i] = i;
+	qsort_r(by_place, n, sizeof *by_place, by_start, r->findings);
+	/* each finding a comment names, then those shown as the same one: at
+	 * its place, found by a binary search */
+	for (size_t i = 0; i < n; i++) {
+		if (!silences_own(sup, r, &r->findings[i]))
+			continue;
+		out[i] = true;
+		uint32_t at = r->findings[i].span.start;
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (r->findings[by_place[mid]].span.start < at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t k = lo; k < n && r->findings[by_place[k]].span.start == at; k++)
+			if (same_finding(&r->findings[i], &r->findings[by_place[k]]))
+				out[by_place[k]] = true;
+	}
+	free(by_place);
+	return out;
 }

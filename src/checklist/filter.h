@@ -56,6 +56,12 @@ struct ta_rules_result;
 struct ta_finding;
 bool ta_suppressions_silence_finding(const ta_suppressions *s, const struct ta_rules_result *r,
 				     const struct ta_finding *f);
+/* The same for every finding of r at once, in n log n (--check): an array
+ * of r->finding_count flags (caller frees), or NULL when the file has no
+ * comment and nothing is silenced. ta_suppressions_silence_finding asks
+ * one finding, passing over r's findings when the file has comments (the
+ * walk, whose rules grow kernel by kernel). */
+bool *ta_suppressions_silenced(const ta_suppressions *s, const struct ta_rules_result *r);
 
 /* An id a comment names that the checklist does not know. */
 typedef struct ta_unknown_id {

@@ -271,6 +271,25 @@ static json_t *edits_json(const ta_diag_edit *v, size_t n)
 	return a;
 }
 
+/* A fix object: whether --apply=ID:LINE makes the edit (fix 1 or -1; 0:
+ * the entry's edit is not the tool's, NULL), safe or with its assumption,
+ * and its replacements; or why not. */
+static json_t *fix_json(int fix, const char *unsafe, const char *why, const ta_diag_edit *edits, size_t n)
+{
+	json_t *o;
+	if (fix > 0 && unsafe)
+		o = json_pack("{s:b, s:s, s:s}", "available", 1, "safety", "unsafe", "assumes", unsafe);
+	else if (fix > 0)
+		o = json_pack("{s:b, s:s}", "available", 1, "safety", "safe");
+	else if (fix < 0)
+		return json_pack("{s:b, s:s}", "available", 0, "reason", why);
+	else
+		return NULL;
+	if (n)
+		json_object_set_new(o, "edits", edits_json(edits, n));
+	return o;
+}
+
 static void write_json(const finding *fs, size_t n, FILE *out)
 {
 	json_t *list = json_array();
@@ -290,32 +309,19 @@ static void write_json(const finding *fs, size_t n, FILE *out)
 			for (size_t k = 0; k < x->site_count; k++) {
 				const struct ta_diag_site *st = &x->sites[k];
 				json_t *so = json_pack("{s:I}", "line", (json_int_t)st->line);
-				if (st->fix > 0 && st->unsafe)
-					json_object_set_new(so, "fix", json_pack("{s:b, s:s, s:s}", "available", 1, "safety",
-										 "unsafe", "assumes", st->unsafe));
-				else if (st->fix > 0)
-					json_object_set_new(so, "fix", json_pack("{s:b, s:s}", "available", 1, "safety", "safe"));
-				else if (st->fix < 0)
-					json_object_set_new(so, "fix", json_pack("{s:b, s:s}", "available", 0, "reason", st->why));
-				if (st->fix > 0 && st->edit_count)
-					json_object_set_new(json_object_get(so, "fix"), "edits",
-							    edits_json(st->edits, st->edit_count));
+				json_t *fix = fix_json(st->fix, st->unsafe, st->why, st->edits, st->edit_count);
+				if (fix)
+					json_object_set_new(so, "fix", fix);
 				json_array_append_new(sites, so);
 			}
 			json_object_set_new(o, "sites", sites);
 		}
 		/* Entries the tool writes: whether --apply=ID:LINE makes the edit. */
-		if (x->fix > 0 && x->fix_unsafe)
-			json_object_set_new(o, "fix", json_pack("{s:b, s:s, s:s}", "available", 1, "safety", "unsafe",
-								"assumes", x->fix_unsafe));
-		else if (x->fix > 0)
-			json_object_set_new(o, "fix", json_pack("{s:b, s:s}", "available", 1, "safety", "safe"));
-		else if (x->fix < 0)
-			json_object_set_new(o, "fix", json_pack("{s:b, s:s}", "available", 0, "reason", x->fix_why));
-		if (x->fix > 0 && x->edit_count)
-			json_object_set_new(json_object_get(o, "fix"), "edits", edits_json(x->edits, x->edit_count));
-		if (x->fix_where)
-			json_object_set_new(json_object_get(o, "fix"), "sites", json_string(x->fix_where));
+		json_t *fix = fix_json(x->fix, x->fix_unsafe, x->fix_why, x->edits, x->edit_count);
+		if (fix && x->fix_where)
+			json_object_set_new(fix, "sites", json_string(x->fix_where));
+		if (fix)
+			json_object_set_new(o, "fix", fix);
 		json_array_append_new(list, o);
 	}
 	dump(json_pack("{s:s, s:s, s:o}", "tool", "tileadvise", "version", PACKAGE_VERSION, "diagnostics", list), out);
