@@ -50,6 +50,8 @@ typedef struct options {
 	const char *select;       /* --check: ids to report */
 	const char *ignore;       /* --check: ids to leave out */
 	bool fixes;               /* --check: whether each finding's edit can be made */
+	bool fix;                 /* --fix: make the edits first */
+	bool fix_diff;            /* --diff with no id: show them instead */
 	bool exit_zero;           /* --check: findings do not make the exit status 1 */
 	bool statistics;          /* --check: a count per entry instead of the findings */
 	bool preview;             /* --check: report the entries in preview too */
@@ -193,14 +195,9 @@ static size_t edit_distance(const char *a, const char *b, size_t n)
 	return row[n] < 3 ? row[n] : 3;
 }
 
-/* A long option given by a prefix of its name: refused, with the name.
- * `--fix` gets its own sentence: ruff's --fix applies every safe edit,
- * --fixes only annotates --check's findings. */
+/* A long option given by a prefix of its name: refused, with the name. */
 static ta_exit usage_error_hint(const char *arg, const char *full)
 {
-	if (!strncmp(arg, "--fix", 5) && (arg[5] == '\0' || arg[5] == '='))
-		return usage_error("unrecognized option '%s': there is no mass fix; --check --fixes says which "
-				   "findings have an edit, --apply ID[:LINE] FILE makes one", arg);
 	fprintf(stderr, "tileadvise: unrecognized option '%s'; did you mean '--%s'?\n", arg, full);
 	fprintf(stderr, "Try 'tileadvise --help' for more information.\n");
 	return TA_EXIT_ERROR;
@@ -273,6 +270,14 @@ static int parse_step(char *arg, options *o)
 	return 0;
 }
 
+/* Whether word is ID or ID:LINE of a checklist entry. */
+static bool names_entry(const char *word)
+{
+	char id[8];
+	uint32_t line;
+	return word && ta_edit_parse_spec(word, id, &line) == 0 && ta_entry_known(id);
+}
+
 static ta_exit parse_options(int argc, char **argv, options *o)
 {
 	struct option longopts[OPTION_COUNT + 1];
@@ -295,6 +300,11 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 	longopts[OPTION_COUNT] = (struct option){ 0 };
 	o->format = -1;
 	opterr = 0;
+	/* `--diff` alone is ruff's: the diffs --fix would make. A next word that
+	 * is a checklist id ("--diff D12") is its argument as before. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--diff") && !names_entry(i + 1 < argc ? argv[i + 1] : NULL))
+			argv[i] = (char *)"--diff=";
 	int c, nfiles = 0, li;
 	for (;;) {
 		int at = optind;
@@ -330,6 +340,11 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			break;
 		case 260:
 			o->fixes = true;
+			break;
+		case 267:
+			o->fix = true;
+			if (o->mode == MODE_NONE)
+				o->mode = MODE_CHECK;
 			break;
 		case 261:
 			o->exit_zero = true;
@@ -395,7 +410,15 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 		case 354:
 			o->unsafe_fixes = true;
 			break;
-		case 350: case 351: case 352: case 353:
+		case 351:
+			if (!*optarg) {   /* --diff alone: what --fix would do */
+				o->fix_diff = true;
+				if (o->mode == MODE_NONE)
+					o->mode = MODE_CHECK;
+				break;
+			}
+			/* fall through */
+		case 350: case 352: case 353:
 			if (o->mode == MODE_EDIT)
 				return usage_error("one edit at a time: '%s' follows another --apply, --diff, --undo "
 						   "or --redo (run tileadvise once per edit)", argv[at]);
@@ -474,6 +497,9 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 	}
 	o->files = argv + 1;
 	o->file_count = nfiles;
+	if ((o->fix || o->fix_diff) && o->mode != MODE_CHECK)
+		return usage_error("%s", o->fix ? "--fix edits the files --check reads: it goes with --check alone"
+					       : "--diff with no id shows --fix's edits: it goes with --check or --fix");
 	return TA_EXIT_OK;
 }
 
@@ -630,7 +656,8 @@ static ta_exit run_check(const options *o)
 				.ignore = o->ignore ? o->ignore : proj.ignore, .fixes = o->fixes,
 				.exit_zero = o->exit_zero, .statistics = o->statistics,
 				.exclude = ex, .n_exclude = nex, .no_gitignore = proj.respect_gitignore == 0,
-				.preview = o->preview || proj.preview == 1, .show_notes = o->show_notes };
+				.preview = o->preview || proj.preview == 1, .show_notes = o->show_notes,
+				.fix = o->fix, .fix_diff = o->fix_diff, .unsafe_fixes = o->unsafe_fixes };
 	ta_exit rc;
 	if (o->statistics && co.format != TA_FORMAT_TEXT)
 		rc = usage_error("%s", "--statistics prints text");
@@ -730,7 +757,7 @@ int main(int argc, char **argv)
 	 * carriage returns; one written to a file or pipe is left byte-exact. */
 	FILE *real_out = stdout, *real_err = stderr, *safe_out = NULL, *safe_err = NULL;
 	if (o.mode != MODE_NONE) {
-		bool diff = o.mode == MODE_EDIT;
+		bool diff = o.mode == MODE_EDIT || o.fix_diff;
 		if (!diff || isatty(STDOUT_FILENO))
 			safe_out = ta_text_safe_stream(real_out, diff);
 		safe_err = ta_text_safe_stream(real_err, false);

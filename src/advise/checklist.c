@@ -1,6 +1,7 @@
 #include "config.h"
 #include "advise/checklist.h"
 #include "advise/json_read.h"
+#include "checklist/entry.h"
 #include "checklist/rewrite.h"
 #include "util/buf.h"
 #include "util/datadir.h"
@@ -622,6 +623,11 @@ const ta_entry *ta_catalog_at(const ta_catalog *cat, size_t i)
 const ta_entry *ta_catalog_find(const ta_catalog *cat, const char *id)
 {
 	return id ? find_in(cat->entries, cat->n, id) : NULL;
+}
+
+bool ta_entry_known(const char *id)
+{
+	return ta_entry_index_of(id) >= 0;
 }
 
 ta_entry_fix ta_entry_fix_of(const char *id)

@@ -90,4 +90,8 @@ typedef struct ta_entry_fix {
 
 ta_entry_fix ta_entry_fix_of(const char *id);
 
+/* Whether id (any case) is a checklist entry's, without loading the
+ * catalog. */
+bool ta_entry_known(const char *id);
+
 #endif

@@ -206,6 +206,40 @@ static int verify(const ta_source *old_src, const ta_syntax *old_syn, const char
 	return rc;
 }
 
+int ta_edit_checked_bytes(const ta_source *src, const ta_syntax *syn, const ta_edit *e, const char *old,
+			  size_t old_len, char **bytes, size_t *len, char **msg)
+{
+	char *text;
+	size_t text_len;
+	*bytes = NULL;
+	if (ta_edit_apply_text(e, src->text, src->len, &text, &text_len, msg) != 0)
+		return -1;
+	ta_buf nb = TA_BUF_INIT;
+	if (src->had_bom)
+		ta_buf_append(&nb, "\xEF\xBB\xBF", 3);
+	if (src->cr_only)
+		for (size_t i = 0; i < text_len; i++)
+			if (text[i] == '\n')
+				text[i] = '\r';  /* the file's own line endings */
+	ta_buf_append(&nb, text, text_len);
+	free(text);
+	text_len = nb.len;
+	text = ta_buf_steal(&nb);
+	char *why = NULL;
+	if (text_len == old_len && !memcmp(text, old, old_len)) {
+		*msg = ta_xasprintf("%s: the %s edit changes nothing", src->path, e->id);
+	} else if (verify(src, syn, text, text_len, old, old_len, &why) != 0) {
+		*msg = ta_xasprintf("%s: %s not applied: %s", src->path, e->id, why);
+		free(why);
+	} else {
+		*bytes = text;
+		*len = text_len;
+		return 0;
+	}
+	free(text);
+	return -1;
+}
+
 /* ---- apply, undo, redo --------------------------------------------------- */
 
 static int read_all(const char *path, char **data, size_t *len, char **err)
@@ -283,29 +317,8 @@ int ta_edit_apply(const ta_source *src, const ta_syntax *syn, const ta_edit *e, 
 				    src->path);
 		goto out;
 	}
-	if (ta_edit_apply_text(e, src->text, src->len, &text, &text_len, msg) != 0)
+	if (ta_edit_checked_bytes(src, syn, e, old, old_len, &text, &text_len, msg) != 0)
 		goto out;
-	ta_buf nb = TA_BUF_INIT;
-	if (src->had_bom)
-		ta_buf_append(&nb, "\xEF\xBB\xBF", 3);
-	if (src->cr_only)
-		for (size_t i = 0; i < text_len; i++)
-			if (text[i] == '\n')
-				text[i] = '\r';  /* the file's own line endings */
-	ta_buf_append(&nb, text, text_len);
-	free(text);
-	text_len = nb.len;
-	text = ta_buf_steal(&nb);
-	if (text_len == old_len && !memcmp(text, old, old_len)) {
-		*msg = ta_xasprintf("%s: the %s edit changes nothing", src->path, e->id);
-		goto out;
-	}
-	char *why = NULL;
-	if (verify(src, syn, text, text_len, old, old_len, &why) != 0) {
-		*msg = ta_xasprintf("%s: %s not applied: %s", src->path, e->id, why);
-		free(why);
-		goto out;
-	}
 	/* The journal first: an interruption after it is reconciled by hash. */
 	if (ta_journal_open(real, &j, msg) != 0)
 		goto out;

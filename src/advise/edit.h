@@ -27,6 +27,16 @@
  * *st its status. */
 int ta_edit_target(const char *path, char **real, struct stat *st, char **err);
 
+/* The file's bytes after e, checked as an apply checks them (the BOM and
+ * line endings of the file kept; the new text parses with no syntax error
+ * the old one (syn) did not have and python3 compiles it when it compiled
+ * old): old is the file's bytes as read. Returns 0 with *bytes (caller
+ * frees) and *len, or -1 with *msg (caller frees): one line, "the edit
+ * changes nothing" among them. Writes nothing: --fix --diff's edits in
+ * memory and ta_edit_apply's check. */
+int ta_edit_checked_bytes(const ta_source *src, const ta_syntax *syn, const ta_edit *e, const char *old,
+			  size_t old_len, char **bytes, size_t *len, char **msg);
+
 /* Applies e to the file src was read from. Returns 0 with *msg (caller
  * frees; "applied D12 at line 37") or -1 with *msg: one line saying why
  * nothing changed (or that the prior bytes were restored). */

@@ -431,6 +431,29 @@ static bool check_parts(const char *path, diags *d, const ta_source *src, const 
 	return ok;
 }
 
+/* X0: an id a suppression comment names that the checklist does not know. */
+static void add_unknown_ids(diags *d, const char *path, const ta_suppressions *sup)
+{
+	ta_unknown_id u;
+	for (size_t i = 0; ta_filter_wants(d->filter, TA_FILTER_SUPPRESSION_ID) && ta_suppressions_unknown(sup, i, &u); i++) {
+		char *m = ta_xasprintf("unknown checklist id '%s' in a suppression comment", u.id);
+		add_diag(d, path, u.line, u.col, u.line, false, TA_FILTER_SUPPRESSION_ID, m, NULL);
+		free(m);
+	}
+}
+
+/* A whole file's analysis: its syntax errors, then its findings. */
+static void check_analysis(diags *d, const char *path, const ta_analysis *a, const ta_suppressions *sup)
+{
+	for (size_t i = 0; i < a->syn->error_count; i++) {
+		const ta_syntax_error *e = &a->syn->errors[i];
+		char *m = ta_xasprintf("syntax error: %s", e->what ? e->what : "cannot parse");
+		add_diag(d, path, (uint32_t)e->line, (uint32_t)e->column, (uint32_t)e->end_line, true, "", m, NULL);
+		free(m);
+	}
+	check_model(path, d, a->model, sup);
+}
+
 void ta_findings_check(ta_findings *d, const char *path, FILE *err, ta_exit *rc)
 {
 	ta_source *src;
@@ -442,12 +465,7 @@ void ta_findings_check(ta_findings *d, const char *path, FILE *err, ta_exit *rc)
 		return;
 	}
 	ta_suppressions *sup = ta_suppressions_read(src);
-	ta_unknown_id u;
-	for (size_t i = 0; ta_filter_wants(d->filter, TA_FILTER_SUPPRESSION_ID) && ta_suppressions_unknown(sup, i, &u); i++) {
-		char *m = ta_xasprintf("unknown checklist id '%s' in a suppression comment", u.id);
-		add_diag(d, path, u.line, u.col, u.line, false, TA_FILTER_SUPPRESSION_ID, m, NULL);
-		free(m);
-	}
+	add_unknown_ids(d, path, sup);
 	if (check_parts(path, d, src, sup)) {
 		ta_source_free(src);
 	} else {
@@ -457,16 +475,18 @@ void ta_findings_check(ta_findings *d, const char *path, FILE *err, ta_exit *rc)
 			free(msg);
 			*rc = TA_EXIT_ERROR;
 		} else {
-			for (size_t i = 0; i < a->syn->error_count; i++) {
-				const ta_syntax_error *e = &a->syn->errors[i];
-				char *m = ta_xasprintf("syntax error: %s", e->what ? e->what : "cannot parse");
-				add_diag(d, path, (uint32_t)e->line, (uint32_t)e->column, (uint32_t)e->end_line, true, "", m, NULL);
-				free(m);
-			}
-			check_model(path, d, a->model, sup);
+			check_analysis(d, path, a, sup);
 			ta_analysis_free(a);
 		}
 	}
+	ta_suppressions_free(sup);
+}
+
+void ta_findings_check_analysis(ta_findings *d, const char *path, const ta_analysis *a)
+{
+	ta_suppressions *sup = ta_suppressions_read(a->src);
+	add_unknown_ids(d, path, sup);
+	check_analysis(d, path, a, sup);
 	ta_suppressions_free(sup);
 }
 

@@ -76,6 +76,10 @@ void ta_findings_free(ta_findings *fs);
  * must outlive fs. A file that cannot be read or analysed is one line on
  * err and sets *rc to TA_EXIT_ERROR; the others are still checked. */
 void ta_findings_check(ta_findings *fs, const char *path, FILE *err, ta_exit *rc);
+/* The same for a file analysed whole already (a file --fix edits in
+ * memory), which stays the caller's. */
+struct ta_analysis;
+void ta_findings_check_analysis(ta_findings *fs, const char *path, const struct ta_analysis *a);
 /* Every diagnostic so far, sorted by file, line, column and id; valid
  * until the next ta_findings_check or ta_findings_free. */
 const ta_diag *ta_findings_sorted(ta_findings *fs, size_t *n);

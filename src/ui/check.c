@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "advise/findings.h"
+#include "advise/fix.h"
 #include "ui/discover.h"
 #include "util/buf.h"
 #include "util/text.h"
@@ -111,7 +112,7 @@ static void free_findings(finding *f, size_t n)
 	free(f);
 }
 
-static void write_text(const finding *fs, size_t n, FILE *out)
+static void write_text(const finding *fs, size_t n, bool fix_notes, FILE *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		const diag *x = fs[i].lead;
@@ -123,6 +124,8 @@ static void write_text(const finding *fs, size_t n, FILE *out)
 		for (size_t k = 0; k < fs[i].n_ids; k++)
 			fprintf(out, "%s%s", k ? ", " : "", fs[i].ids[k]);
 		fputs("]\n", out);
+		if (!fix_notes)
+			continue;
 		/* An entry the tool writes whose rewrite cannot change this site:
 		 * say why here, as --diff and --apply will. */
 		if (x->fix_where)   /* a finding for several sites: which of them */
@@ -486,6 +489,93 @@ static void write_sarif(const finding *fs, size_t nf, FILE *out)
 
 /* ---- the front end -------------------------------------------------------------- */
 
+/* The line ruff ends its text with: how many findings, how many --fix
+ * made, and (their edits known: --fixes) how many it can make. On
+ * standard error, as clang-tidy's "N warnings generated": standard output
+ * stays diagnostics alone for the scripts and editors that read it. */
+static void write_summary(const finding *fs, size_t n, const ta_check_options *o, size_t fixed, ta_exit rc,
+			  FILE *out)
+{
+	size_t found = 0, errors = 0, notes = 0, fixable = 0, unsafe = 0;
+	for (size_t i = 0; i < n; i++) {
+		const diag *x = fs[i].lead;
+		if (x->error) {
+			errors++;
+			continue;
+		}
+		if (is_note(x)) {
+			notes++;
+			continue;
+		}
+		found++;
+		for (size_t k = 0; k < (x->site_count ? x->site_count : 1); k++) {
+			int fix = x->site_count ? x->sites[k].fix : x->fix;
+			const char *uns = x->site_count ? x->sites[k].unsafe : x->fix_unsafe;
+			fixable += fix > 0 && (!uns || o->unsafe_fixes);
+			unsafe += fix > 0 && uns && !o->unsafe_fixes;
+		}
+	}
+	if (!found && !errors && !fixed && rc == TA_EXIT_ERROR)
+		return;   /* the lines that say why are the whole story */
+	if (!found && !errors && !fixed) {
+		fprintf(out, "All checks passed%s", notes ? " (" : ".\n");
+		if (notes)
+			fprintf(out, "%zu note%s).\n", notes, notes == 1 ? "" : "s");
+		return;
+	}
+	fprintf(out, "Found %zu finding%s", found + fixed, found + fixed == 1 ? "" : "s");
+	if (fixed)
+		fprintf(out, " (%zu fixed, %zu remaining)", fixed, found);
+	if (errors)
+		fprintf(out, " and %zu syntax error%s", errors, errors == 1 ? "" : "s");
+	if (notes)
+		fprintf(out, ", with %zu note%s", notes, notes == 1 ? "" : "s");
+	fputs(rc == TA_EXIT_ERROR ? "; some paths could not be checked (see above).\n" : ".\n", out);
+	if (fixable || unsafe) {
+		fprintf(out, "%zu fixable with --fix", fixable);
+		if (unsafe)
+			fprintf(out, " (%zu more with --unsafe-fixes)", unsafe);
+		fputs(".\n", out);
+	}
+}
+
+/* --fix, and --diff alone: every file's edits before the check (diffs on
+ * out instead with fix_diff). Returns how many were made. */
+static size_t fix_files(char *const *paths, size_t n, const ta_check_options *o, FILE *out, FILE *err,
+			ta_exit *rc)
+{
+	ta_fix_options fo = { .select = o->select, .ignore = o->ignore, .preview = o->preview,
+			      .unsafe_fixes = o->unsafe_fixes, .dry_run = o->fix_diff };
+	size_t made = 0, files = 0, unsafe = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(paths[i], "-")) {
+			fprintf(err, "tileadvise: -: standard input is not edited: --fix and --diff take files\n");
+			*rc = TA_EXIT_ERROR;
+			continue;
+		}
+		ta_fix_outcome fx;
+		if (ta_fix_file(paths[i], &fo, &fx, err) != 0)
+			*rc = TA_EXIT_ERROR;
+		made += fx.applied;
+		files += fx.applied > 0;
+		unsafe += fx.unsafe_left;
+		if (o->fix_diff && fx.diff)
+			fputs(fx.diff, out);
+		else if (fx.made)
+			fprintf(err, "tileadvise: %s: made %s (tileadvise --undo %s takes back one at a time)\n",
+				ta_text_name(paths[i]), fx.made, ta_text_name(paths[i]));
+		ta_fix_outcome_clear(&fx);
+	}
+	if (o->fix_diff) {
+		fprintf(err, "tileadvise: %s %zu edit%s in %zu file%s", made ? "--fix would make" : "--fix has",
+			made, made == 1 ? "" : "s", files, files == 1 ? "" : "s");
+		if (unsafe)
+			fprintf(err, " (and %zu unsafe one%s with --unsafe-fixes)", unsafe, unsafe == 1 ? "" : "s");
+		fputs(made ? "; nothing was changed\n" : " to make\n", err);
+	}
+	return made;
+}
+
 /* Whether select names the trigger id itself: the id, its section T, or ALL
  * (a notes' id list is the user asking for them). */
 static bool selects_note(const char *select, const char *id)
@@ -510,6 +600,15 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	ta_discover disc = { .exclude = o->exclude, .n_exclude = o->n_exclude,
 			     .respect_gitignore = !o->no_gitignore };
 	ta_discover_files(paths, count, &disc, &files.paths, &files.count, &files.cap, err, &rc);
+	size_t fixed = o->fix || o->fix_diff ? fix_files(files.paths, files.count, o, out, err, &rc) : 0;
+	if (o->fix_diff) {
+		/* ruff's --diff: the diffs alone, exit 1 when there are some */
+		ta_findings_free(fd);
+		for (size_t i = 0; i < files.count; i++)
+			free(files.paths[i]);
+		free(files.paths);
+		return rc == TA_EXIT_OK && fixed && !o->exit_zero ? TA_EXIT_FINDINGS : rc;
+	}
 	for (size_t i = 0; i < files.count; i++)
 		ta_findings_check(fd, files.paths[i], err, &rc);
 	size_t nd, nf;
@@ -530,8 +629,11 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 		write_github(fs, nf, out);
 	else if (o->statistics)
 		write_statistics(fs, nf, o->fixes, out);
-	else
-		write_text(fs, nf, out);
+	else {
+		write_text(fs, nf, o->fixes, out);
+		fflush(out);   /* the findings before the summary, where both go to one place */
+		write_summary(fs, nf, o, fixed, rc, err);
+	}
 	free_findings(fs, nf);
 	for (size_t i = 0; i < nd && rc == 0 && !o->exit_zero; i++)
 		if (!is_note(&d[i]))

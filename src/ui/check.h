@@ -45,6 +45,10 @@ typedef struct ta_check_options {
 	const struct ta_exclude *exclude; /* folders' files left out (ui/discover.h) */
 	size_t n_exclude;
 	bool no_gitignore;        /* read folders' files whatever .gitignore says */
+	bool fix;                 /* first make every edit --apply would make (advise/fix.h) */
+	bool fix_diff;            /* print those edits as diffs instead, change nothing, report
+				     nothing else */
+	bool unsafe_fixes;        /* fix, fix_diff: the unsafe edits too */
 } ta_check_options;
 
 /* Checks every path (files, and folders searched for *.py files as

@@ -308,8 +308,9 @@ static ssize_t safe_write(void *c, const char *buf, size_t size)
 		if (k->n_held >= sizeof k->held - 1)
 			safe_drain(k, true);
 	}
-	if (k->real == stderr)
-		fflush(k->real);
+	/* This stream buffers already (a chunk per call): an fflush of it
+	 * reaches the terminal or file, ahead of what goes to the other one. */
+	fflush(k->real);
 	return ferror(k->real) ? -1 : (ssize_t)size;
 }
 

@@ -203,8 +203,9 @@ check "return dx, *[None] * 10 parses (exit 0); return dx, *[None] * is still a 
 
 printf '\000\001' >"$tmp/binary.py"
 "$TILEADVISE" --check --preview --show-notes "$tmp/binary.py" "$tmp/missing.py" examples/cat/cat.py >"$tmp/mix.out" 2>"$tmp/mix.err"; rc=$?
-check "bad files: exit 2, one line each, others still checked" \
-	eval '[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/mix.err")" -eq 2 ] && grep -q "cat.py:33" "$tmp/mix.out"'
+check "bad files: exit 2, one line each, others still checked, and the summary says so" \
+	eval '[ $rc -eq 2 ] && [ "$(wc -l <"$tmp/mix.err")" -eq 3 ] && grep -q "cat.py:33" "$tmp/mix.out" &&
+		tail -1 "$tmp/mix.err" | grep -q "; some paths could not be checked (see above)\.$"'
 
 mkdir -p "$tmp/tree/.hidden" "$tmp/tree/b" "$tmp/outside"
 cp examples/cat/cat.py "$tmp/tree/.hidden/x.py"
@@ -226,9 +227,11 @@ mkdir -p "$tmp/pkg/sub"
 cp examples/cat/cat.py "$tmp/pkg/sub/cat.py"
 "$TILEADVISE" --check --preview --show-notes "$tmp/pkg" >"$tmp/pkg.out" 2>"$tmp/pkg.err"; rc=$?
 check "a package's empty __init__.py files are passed over (exit 1, the kernel's findings)" \
-	eval '[ $rc -eq 1 ] && [ ! -s "$tmp/pkg.err" ] && grep -q "sub/cat.py:" "$tmp/pkg.out"'
+	eval '[ $rc -eq 1 ] && grep -qx "Found 2 findings." "$tmp/pkg.err" && [ "$(wc -l <"$tmp/pkg.err")" -eq 1 ] &&
+		grep -q "sub/cat.py:" "$tmp/pkg.out"'
 "$TILEADVISE" --check --preview --show-notes "$tmp/pkg/__init__.py" >/dev/null 2>"$tmp/empty.err"; rc=$?
-check "an empty .py file named on the command line: clean, exit 0" eval '[ $rc -eq 0 ] && [ ! -s "$tmp/empty.err" ]'
+check "an empty .py file named on the command line: clean, exit 0" \
+	eval '[ $rc -eq 0 ] && [ "$(cat "$tmp/empty.err")" = "All checks passed." ]'
 
 "$TILEADVISE" --check --preview --show-notes --format=markdown examples/cat/cat.py >/dev/null 2>&1; rc=$?
 check "--check refuses markdown" eval '[ $rc -eq 2 ]'
