@@ -36,7 +36,7 @@ void ta_strv_free(char **v, size_t n)
 	free(v);
 }
 
-static void autotune_free(ta_autotune *a)
+void ta_autotune_free(ta_autotune *a)
 {
 	if (!a)
 		return;
@@ -62,7 +62,7 @@ static void kernel_free(ta_kernel *k)
 	}
 	free(k->params);
 	ta_kwargs_free(k->jit_kwargs, k->jit_kwarg_count);
-	autotune_free(k->autotune);
+	ta_autotune_free(k->autotune);
 	for (size_t i = 0; i < k->heuristic_count; i++) {
 		free(k->heuristics[i].name);
 		free(k->heuristics[i].expr);

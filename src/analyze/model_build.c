@@ -1120,6 +1120,23 @@ static int add_kernel(builder *b, int fn)
 	return f->kernel;
 }
 
+/* A kernel wrapped by a second tuner (`small = tuner(configs=SMALL,
+ * ...)(fn)` beside `large = tuner(configs=LARGE, ...)(fn)`): each launch
+ * picks from one of the lists, so the values a parameter takes are every
+ * list's. The first wrapper's place, key and keywords stay. */
+static void merge_autotune(ta_autotune *into, ta_autotune *more)
+{
+	into->configs = ta_xrealloc(into->configs, (into->config_count + more->config_count + 1) * sizeof *into->configs);
+	memcpy(into->configs + into->config_count, more->configs, more->config_count * sizeof *more->configs);
+	into->config_count += more->config_count;
+	more->config_count = 0;
+	into->branches_on_capability |= more->branches_on_capability;
+	for (size_t i = 0; i < more->vary_count; i++)
+		add_unique(&into->varies, &into->vary_count, more->varies[i]);
+	compute_varies(into);
+	ta_autotune_free(more);
+}
+
 /* A library's own autotuner decorating a jit kernel, called the way
  * triton.autotune is (FlagGems' @libtuner(configs=..., key=...)): its
  * configs and key are read the same way. */
@@ -1143,8 +1160,11 @@ static bool apply_wrapper(builder *b, int fn, TSNode expr, bool *jit_seen)
 		*jit_seen = kernel = true;
 	} else if (ta_node_is(expr, "call") && ((c && is_triton_name(c, "autotune")) || autotune_like(b, expr))) {
 		int k = add_kernel(b, fn);
-		if (!b->m->kernels[k].autotune)
-			b->m->kernels[k].autotune = parse_autotune(b, expr);
+		ta_autotune **at = &b->m->kernels[k].autotune;
+		if (!*at)
+			*at = parse_autotune(b, expr);
+		else if (ts_node_start_byte(expr) != (*at)->span.start)
+			merge_autotune(*at, parse_autotune(b, expr));
 		kernel = true;
 	} else if (c && is_triton_name(c, "heuristics") && ta_node_is(expr, "call")) {
 		int k = add_kernel(b, fn);
@@ -1213,8 +1233,9 @@ static int unwrap_function(builder *b, TSNode expr, int depth, bool *jit)
 	TSNode callee = ta_node_field(expr, "function");
 	TSNode wrapper = ta_node_is(callee, "call") ? callee : expr;
 	char *c = ta_model_canonical(b->m, ta_node_field(wrapper, "function"));
-	bool known = c && (is_triton_name(c, "jit") || is_triton_name(c, "autotune") ||
-			   is_triton_name(c, "heuristics") || has_suffix(c, "wrap_triton"));
+	bool known = (c && (is_triton_name(c, "jit") || is_triton_name(c, "autotune") ||
+			    is_triton_name(c, "heuristics") || has_suffix(c, "wrap_triton"))) ||
+		     autotune_like(b, wrapper);   /* a package's own tuner: `tuner.autotune(configs=..., key=...)(fn)` */
 	free(c);
 	if (!known)
 		return -1;

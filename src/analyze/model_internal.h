@@ -5,6 +5,8 @@
 #include "analyze/model.h"
 
 ta_span ta_span_of(const ta_source *src, TSNode n);
+/* Frees an autotune and what it owns (NULL: nothing). */
+void ta_autotune_free(ta_autotune *a);
 void ta_kwargs_free(ta_kwarg *kw, size_t n);
 void ta_strv_free(char **v, size_t n);
 

@@ -1,6 +1,7 @@
 /* The deeper entries D1-D15 (from the two linked documents and from
  * patterns seen in public kernels). */
 #include "config.h"
+#include "analyze/flat.h"
 #include "analyze/values.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -462,6 +463,69 @@ static bool d8_loaded_offsets(ta_rule_ctx *c, const ta_op *op)
 	return hit;
 }
 
+/* Whether the expression at s holds, over a value that changes with loop
+ * l, an operation that bends a step: floor division, modulo, a shift or
+ * bit mask, a conditional expression, a clamp or tl.where
+ * (`(sub // 2) * 32 + r`, `base + (32 if odd else 0)`): from one iteration
+ * to the next the offset then moves by different amounts. */
+static bool d8_bends(ta_rule_ctx *c, ta_span s, int l)
+{
+	static const char *const bending_ops[] = { "//", "%", ">>", "<<", "&", "|", NULL };
+	static const char *const bending_calls[] = { "where", "minimum", "maximum", "min", "max", "clamp", NULL };
+	TSNode root = ta_rule_node(c, s);
+	bool bent = false;
+	ta_walk w;
+	ta_walk_start(&w, root);
+	for (;;) {
+		TSNode n = ta_walk_node(&w);
+		bool bends = ta_node_is(n, "conditional_expression");
+		if (ta_node_is(n, "binary_operator")) {
+			TSNode op = ta_node_field(n, "operator");
+			for (size_t i = 0; bending_ops[i] && !bends; i++)
+				bends = ta_node_text_eq(c->m->src, op, bending_ops[i]);
+		} else if (ta_node_is(n, "call")) {
+			TSNode fn = ta_node_field(n, "function");
+			TSNode last = ta_node_is(fn, "attribute") ? ta_node_field(fn, "attribute") : fn;
+			for (size_t i = 0; bending_calls[i] && !bends; i++)
+				bends = ta_node_text_eq(c->m->src, last, bending_calls[i]);
+		}
+		bent = bends && ta_rule_varies_in_loop(c, ta_span_of(c->m->src, n), l);
+		if (bent || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return bent;
+}
+
+/* Whether the pointer of op moves by a different amount from one
+ * iteration of its loop to the next: it bends a value of the loop itself,
+ * or reads a name the loop assigns from a bent value (followed to a fixed
+ * point). Advancing by one step is then not the same pointer. */
+static bool d8_no_fixed_step(ta_rule_ctx *c, const ta_op *op)
+{
+	int l = op->loop;
+	if (d8_bends(c, op->args[0], l))
+		return true;
+	size_t na, first;
+	const ta_assign *as = ta_rule_assigns(c, &na);
+	size_t end = ta_rule_assigns_within(as, na, c->k->loops[l].span, &first);
+	bool *bent = ta_xcalloc(end - first + 1, sizeof *bent);
+	for (size_t a = first; a < end; a++)
+		bent[a - first] = d8_bends(c, as[a].rhs, l);
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (size_t a = first; a < end; a++)
+			for (size_t b = first; b < end && !bent[a - first]; b++)
+				if (bent[b - first] && ta_rule_mentions(c, as[a].rhs, as[b].name))
+					bent[a - first] = grew = true;
+	}
+	bool hit = false;
+	for (size_t a = first; a < end && !hit; a++)
+		hit = bent[a - first] && ta_rule_mentions(c, op->args[0], as[a].name);
+	free(bent);
+	return hit;
+}
+
 ta_status ta_detect_d8(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -483,6 +547,11 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 		 * a block start read from an index table) make a gather: there
 		 * is no fixed step to advance by. */
 		if (d8_loaded_offsets(c, op))
+			continue;
+		/* A pointer the loop does not move is not rebuilt in any sense
+		 * that costs (the compiler hoists it), and one whose move differs
+		 * from iteration to iteration has no one step to advance by. */
+		if (!ta_rule_varies_in_loop(c, op->args[0], op->loop) || d8_no_fixed_step(c, op))
 			continue;
 		/* A store after an inner K loop (the epilogue of each tile of a
 		 * persistent or per-group loop) moves by tile, not by a step. */

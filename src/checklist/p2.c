@@ -177,6 +177,81 @@ static bool under_even_flag(const ta_rule_ctx *c, const ta_op *op)
 	return false;
 }
 
+/* The extent loop l walks, as the name its bound reads: `K` for
+ * range(0, K, BK), range(0, tl.cdiv(K, BK)) and range(n) where
+ * `n = tl.cdiv(K, BK * SPLIT_K)`; a null node when it is no plain name. */
+static TSNode loop_extent(ta_rule_ctx *c, int l)
+{
+	const ta_loop *lp = &c->k->loops[l];
+	TSNode it = ta_rule_node(c, lp->iter);
+	TSNode args = ta_node_field(it, "arguments");
+	uint32_t n = ta_node_named_count(args);
+	if (!ta_node_is(it, "call") || n == 0 || n > 3)
+		return (TSNode){ 0 };
+	TSNode b = ta_values_follow(c->m, ta_node_named_child(args, n == 1 ? 0 : 1));
+	if (ta_node_is(b, "call") && ta_call_named(c->m, b, "cdiv"))
+		b = ta_values_follow(c->m, ta_node_named_child(ta_node_field(b, "arguments"), 0));
+	return ta_node_is(b, "identifier") ? b : (TSNode){ 0 };
+}
+
+typedef struct extent_find {
+	ta_rule_ctx *c;
+	int loop;
+	char *ext;                /* the extent's name */
+	bool compared;            /* a comparison that moves with the loop was met */
+	bool found;
+} extent_find;
+
+/* Reads the extent, not divided (`K // group_size` counts groups). */
+static ta_values_step reads_extent(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	extent_find *x = ctx;
+	if (ta_node_is(n, "binary_operator")) {
+		TSNode op = ta_node_field(n, "operator");
+		if (ta_node_text_eq(m->src, op, "//") || ta_node_text_eq(m->src, op, "/") ||
+		    ta_node_text_eq(m->src, op, "%"))
+			return TA_VALUES_SKIP;
+	}
+	if (ta_node_is(n, "identifier") && ta_node_text_eq(m->src, n, x->ext)) {
+		x->found = true;
+		return TA_VALUES_STOP;
+	}
+	return TA_VALUES_DESCEND;
+}
+
+/* A comparison that moves with the loop and bounds by the extent. */
+static ta_values_step compares_extent(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	extent_find *x = ctx;
+	if (!ta_node_is(n, "comparison_operator") || ta_node_named_count(n) != 2)
+		return TA_VALUES_DESCEND;
+	if (!ta_rule_varies_in_loop(x->c, ta_span_of(m->src, n), x->loop))
+		return TA_VALUES_SKIP;
+	x->compared = true;
+	for (uint32_t side = 0; side < 2 && !x->found; side++)
+		ta_values_walk(m, ta_node_named_child(n, side), reads_extent, x);
+	return x->found ? TA_VALUES_STOP : TA_VALUES_SKIP;
+}
+
+/* Whether op's mask, followed through the names it reads, bounds the tile
+ * by loop l's own extent (`offs_k < K`, `offs_k[None, :] < K - k * BK`):
+ * the mask EVEN_K lets go. A mask over another dimension that also moves
+ * with the loop (a group's row, `(k * BK) // group_size < K // group_size`)
+ * stays. Unknown extent, or a mask whose comparisons cannot be followed
+ * (a name bound in both branches of an if): assumed. */
+static bool mask_bounds_extent(ta_rule_ctx *c, const ta_op *op, int l)
+{
+	TSNode ext = loop_extent(c, l);
+	if (ts_node_is_null(ext))
+		return true;
+	extent_find x = { .c = c, .loop = l, .ext = ta_node_text(c->m->src, ext) };
+	ta_values_walk(c->m, ta_rule_node(c, load_mask(op)), compares_extent, &x);
+	free(x.ext);
+	return x.found || !x.compared;
+}
+
 /* Bounds that are rarely a multiple of a tile: sequence and context
  * lengths, token and row counts, vocabularies, and per-sequence ends. */
 static bool ragged_bound_name(const char *t)
@@ -222,6 +297,8 @@ static bool reduction_dim_name(const char *bound)
  * loop feeds a tl.dot, its bound is a kernel parameter (not a value loaded or computed per program:
  * the rows of a gather, a sequence's end), not one named like a length,
  * and the loop is not attention's K/V loop (sequence lengths). */
+static bool k_like_bound(ta_rule_ctx *c, const char *bound, int dots);
+
 static bool k_like_loop(ta_rule_ctx *c, int l)
 {
 	const ta_loop *lp = &c->k->loops[l];
@@ -234,7 +311,21 @@ static bool k_like_loop(ta_rule_ctx *c, int l)
 		return false;
 	if ((lp->kind != TA_LOOP_RANGE && lp->kind != TA_LOOP_TL_RANGE) || !lp->arg_count)
 		return false;
-	const char *bound = lp->args[lp->arg_count == 1 ? 0 : 1];
+	/* the bound's value: `num_k = tl.cdiv(K, BK)` before the loop is
+	 * range(tl.cdiv(K, BK)) */
+	TSNode it = ta_rule_node(c, lp->iter), args = ta_node_field(it, "arguments");
+	TSNode bn = ta_node_is(it, "call") && ta_node_named_count(args) == lp->arg_count
+		? ta_values_follow(c->m, ta_node_named_child(args, lp->arg_count == 1 ? 0 : 1)) : (TSNode){ 0 };
+	char *owned = ts_node_is_null(bn) ? NULL : ta_node_text(c->m->src, bn);
+	const char *bound = owned ? owned : lp->args[lp->arg_count == 1 ? 0 : 1];
+	bool like = k_like_bound(c, bound, dots);
+	free(owned);
+	return like;
+}
+
+/* k_like_loop's test of the bound's text. */
+static bool k_like_bound(ta_rule_ctx *c, const char *bound, int dots)
+{
 	if (dots == 0 && !reduction_dim_name(bound))
 		return false;
 	if (ragged_bound_name(bound))
@@ -310,7 +401,7 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 		for (size_t i = first; i < end; i++) {
 			const ta_op *op = &k->ops[i];
 			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !moving[i] || op->gather ||
-			    under_even_flag(c, op))
+			    under_even_flag(c, op) || !mask_bounds_extent(c, op, (int)l))
 				continue;
 			ta_finding *f = ta_rule_add(c, op->span,
 				"%s%s%s is loaded with a mask on every step of the loop at line %u: an EVEN_K "
