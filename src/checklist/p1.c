@@ -201,10 +201,30 @@ static bool p1_sized_to_data(const ta_model *m, TSNode n, int depth)
 }
 
 /* Launch keywords that fix tiles or launch options of an untuned kernel. */
+/* Whether kernel ki writes memory: a store, a descriptor store or an
+ * atomic, itself or in the @jit helpers it calls (three deep). */
+static bool p1_writes(const ta_model *m, int ki, int depth)
+{
+	if (ki < 0 || depth > 3)
+		return false;
+	const ta_kernel *k = &m->kernels[ki];
+	for (size_t i = 0; i < k->op_count; i++) {
+		ta_op_kind o = k->ops[i].kind;
+		if (o == TA_OP_STORE || o == TA_OP_DESC_STORE || o == TA_OP_ATOMIC || o == TA_OP_INLINE_ASM ||
+		    (o == TA_OP_HELPER_CALL && k->ops[i].helper != ki && p1_writes(m, k->ops[i].helper, depth + 1)))
+			return true;
+	}
+	return false;
+}
+
 static ta_status p1_untuned(ta_rule_ctx *c)
 {
 	const ta_kernel_evidence *e = ta_evidence_find(c->ev, c->k->name);
 	bool found = false;
+	/* A kernel that writes nothing (a probe that Triton compiles and
+	 * runs on this device) leaves no result whose speed anyone tunes. */
+	if (!p1_writes(c->m, c->kernel, 0))
+		return TA_STATUS_NOT_APPLICABLE;
 	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		/* a pytest function's launch checks values, it is no launch path
@@ -350,6 +370,20 @@ static char *sharing_configs(const ta_rule_ctx *c, ta_span where, size_t *count)
 	return names;
 }
 
+/* The first line where the file's host code queries the GPU (its
+ * capability, properties or backend), or 0. */
+static uint32_t capability_line(const ta_rule_ctx *c)
+{
+	uint32_t first = 0;
+	for (size_t h = 0; h < c->m->host_count; h++) {
+		size_t n;
+		const uint32_t *ix = ta_rule_host_ops(c, (int)h, TA_HOST_CAPABILITY, &n);
+		if (n && (!first || c->m->hosts[h].ops[ix[0]].span.line < first))
+			first = c->m->hosts[h].ops[ix[0]].span.line;
+	}
+	return first;
+}
+
 ta_status ta_detect_p1(ta_rule_ctx *c)
 {
 	const ta_autotune *a = c->k->autotune;
@@ -369,9 +403,16 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 		found = true;
 	}
 	if (!a->branches_on_capability) {
-		ta_finding *f = ta_rule_add(c, where,
-			"%s use%s one config list for every GPU: nothing branches on "
-			"torch.cuda.get_device_capability() or the backend", who, sharing > 1 ? "" : "s");
+		/* The host may read the GPU for other choices (a layout, a fixed
+		 * launch config beside the tuner): the sentence then says what
+		 * is so of the list alone. */
+		uint32_t cap_line = capability_line(c);
+		ta_finding *f = cap_line
+			? ta_rule_add(c, where, "%s use%s one config list for every GPU: the list does not depend on "
+				      "the GPU or the backend (the file queries the device at line %u, but not to "
+				      "build these configs)", who, sharing > 1 ? "" : "s", cap_line)
+			: ta_rule_add(c, where, "%s use%s one config list for every GPU: nothing branches on "
+				      "torch.cuda.get_device_capability() or the backend", who, sharing > 1 ? "" : "s");
 		f->tags |= TA_TAG_GPU_SPLIT;
 		found = true;
 	}
