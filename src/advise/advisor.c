@@ -315,8 +315,9 @@ static int open_session(ta_advisor *a, char **err)
 			ta_session_add_version(s, src->text, src->len, "changed outside tileadvise");
 		s->file_hash = src->hash;
 		s->file_size = src->len;
-		adv_note(a, TA_ADVISOR_NOTE, false, "resumed the session of %s (%zu edits, %zu runs)",
-			 s->created ? s->created : "before", s->n_edits, s->n_runs);
+		adv_note(a, TA_ADVISOR_NOTE, false, "resumed the session of %s (%zu edit%s, %zu run%s)",
+			 s->created ? s->created : "before", s->n_edits, s->n_edits == 1 ? "" : "s", s->n_runs,
+			 s->n_runs == 1 ? "" : "s");
 	} else {
 		a->sess = ta_session_new(a->path, src->text, src->len);
 	}

@@ -1,5 +1,5 @@
 /* The checklist catalog: every entry of the walk (T1–T5, L1–L4, P1–P7,
- * S1–S8, G1–G8, D1–D15) with its texts, loaded from data/checklist.json.
+ * S1–S8, G1–G8, D1–D16) with its texts, loaded from data/checklist.json.
  *
  * The catalog is read-only once loaded. Entries keep the file's order, which
  * is the walk order of the seed. Strings and arrays in a ta_entry belong to

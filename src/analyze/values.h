@@ -1,5 +1,5 @@
 /* What a name holds: the layer through which rules and edits read values,
- * not spellings (DESIGN.md). A grid, a tile, a launch option, a mask or a
+ * not spellings. A grid, a tile, a launch option, a mask or a
  * pointer reached through a local name, a tuple, a positional argument or
  * a loop increment is the same value as one written inline:
  *

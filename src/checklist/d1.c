@@ -36,10 +36,17 @@ ta_status ta_detect_d1(ta_rule_ctx *c)
 	}
 	if (e->local_bytes == 0 && e->registers < 200)
 		return TA_STATUS_SATISFIED;
-	ta_finding *f = ta_rule_add(c, lp->header, "`%s` spills (%u bytes of local memory per thread, %u "
-				    "registers) around the %s loop at line %u: tl.range(..., loop_unroll_factor=1) "
-				    "keeps fewer tiles live", k->name, e->local_bytes, e->registers,
-				    lp->kind == TA_LOOP_STATIC_RANGE ? "unrolled" : "heavy", lp->span.line);
+	/* 200 registers or more without local memory is the step before a
+	 * spill: say which of the two the profile shows. */
+	ta_finding *f = e->local_bytes
+		? ta_rule_add(c, lp->header, "`%s` spills (%u bytes of local memory per thread, %u registers) "
+			      "around the %s loop at line %u: tl.range(..., loop_unroll_factor=1) keeps fewer "
+			      "tiles live", k->name, e->local_bytes, e->registers,
+			      lp->kind == TA_LOOP_STATIC_RANGE ? "unrolled" : "heavy", lp->span.line)
+		: ta_rule_add(c, lp->header, "`%s` holds %u registers per thread around the %s loop at line %u "
+			      "(no local memory yet; 200 or more leaves little room before a spill): "
+			      "tl.range(..., loop_unroll_factor=1) keeps fewer tiles live", k->name, e->registers,
+			      lp->kind == TA_LOOP_STATIC_RANGE ? "unrolled" : "heavy", lp->span.line);
 	f->measure = ta_xasprintf("local memory %u B/thread, %u registers/thread", e->local_bytes, e->registers);
 	return TA_STATUS_APPLIES;
 }

@@ -1,5 +1,6 @@
-/* The deeper entries D1-D15 (from the two linked documents and from
- * patterns seen in public kernels). */
+/* The deeper entries D2-D11, from the strategy's two linked documents and
+ * from patterns seen in public kernels (D1 and D12-D16 have files of their
+ * own). */
 #include "config.h"
 #include "analyze/flat.h"
 #include "analyze/values.h"

@@ -287,6 +287,25 @@ size_t ta_rules_walk_order(const ta_rules_result *r, int kernel, const char **ou
 		emit(out, &n, done, e);
 	return n;
 }
+/* The ids the checklist knows, as ranges by section in the table's order
+ * ("T1-T5, L1-L4, ..."), made from entries.def so that it never lags. */
+static char *id_ranges(void)
+{
+	ta_buf b = TA_BUF_INIT;
+	size_t n = ta_entry_count();
+	for (size_t i = 0; i < n; i++) {
+		const char *id = ta_entry_at(i)->id;
+		size_t j = i;
+		while (j + 1 < n && ta_entry_at(j + 1)->id[0] == id[0])
+			j++;
+		ta_buf_printf(&b, "%s%s", b.len ? ", " : "", id);
+		if (j > i)
+			ta_buf_printf(&b, "-%s", ta_entry_at(j)->id);
+		i = j;
+	}
+	return ta_buf_steal(&b);
+}
+
 
 int ta_rules_parse_ids(const char *list, bool *on, char **err)
 {
@@ -304,7 +323,9 @@ int ta_rules_parse_ids(const char *list, bool *on, char **err)
 		if (*s) {
 			int i = ta_rules_index(s);
 			if (i < 0) {
-				*err = ta_xasprintf("unknown checklist id '%s' (T1-T5, L1-L4, P1-P7, S1-S8, G1-G8, D1-D15)", s);
+				char *known = id_ranges();
+				*err = ta_xasprintf("unknown checklist id '%s' (%s)", s, known);
+				free(known);
 				free(id);
 				return -1;
 			}

@@ -1,5 +1,5 @@
-/* The checklist's detectors: every entry of CHECKLIST.md (T1-T5, L1-L4,
- * P1-P7, S1-S8, G1-G8, D1-D15) run over the model of one file, giving
+/* The checklist's detectors: every entry of entries.def (T1-T5, L1-L4,
+ * P1-P7, S1-S8, G1-G8, D1-D16) run over the model of one file, giving
  * findings and, for each entry and kernel, a status.
  *
  * The entries and their order are those of entries.def (entry.h); titles,

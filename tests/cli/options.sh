@@ -30,7 +30,7 @@ t() {
 	else not_ok "$desc" "rc=$rc" "stdout: $(head -c 300 out)" "stderr: $(cat err)"; fi
 }
 
-echo "1..28"
+echo "1..29"
 t "--format after the file is an option" 1 '"tool": "tileadvise"' - --check k.py --format=json
 t "--select after the file selects" 1 '\[P1\]$' - --check k.py --select=P1
 if grep -q S1 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
@@ -47,6 +47,7 @@ t "a unique prefix is refused, the option named" 2 - "unrecognized option '--che
 t "--fixe, a prefix of --fixes, is refused" 2 - "unrecognized option '--fixe'; did you mean '--fixes'\?" --fixe k.py
 t "--fix goes with --check alone" 2 - "--fix edits the files --check reads" --fix --apply=S3 k.py
 t "a misspelling is named" 2 - "unrecognized option '--chekc'; did you mean '--check'\?" --chekc k.py
+t "an unknown id lists the ids there are, D16 included" 2 - "unknown checklist id 'Q9' \(T1-T5, L1-L4, P1-P7, S1-S8, G1-G8, D1-D16\)" --check --select=Q9 k.py
 t "two edits in one run are refused" 2 - "one edit at a time: '--apply=S8' follows another" --apply=S3 --apply=S8 k.py
 t "a flag given an argument" 2 - "option '--check' takes no argument" --check=yes k.py
 # --help fits 80 columns and groups the options.

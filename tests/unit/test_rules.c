@@ -283,6 +283,19 @@ static void test_with_profile(void **state)
 	assert_int_equal(status_of(r, "D1"), TA_STATUS_SATISFIED);
 	ta_rules_result_free(r);
 	ta_analysis_free(a);
+
+	/* 200 registers or more without local memory: D1, and its sentence
+	 * says there is no spill yet (issue 30: "spills (0 bytes ...)"). */
+	ke.registers = 232;
+	r = run_with(attention_src, &ev, &a);
+	assert_int_equal(status_of(r, "D1"), TA_STATUS_APPLIES);
+	const ta_finding *d1 = ta_rules_find(r, "D1", 0, 0);
+	assert_non_null(d1);
+	assert_null(strstr(d1->reason, "spills"));
+	assert_non_null(strstr(d1->reason, "holds 232 registers per thread"));
+	assert_non_null(strstr(d1->reason, "no local memory yet"));
+	ta_rules_result_free(r);
+	ta_analysis_free(a);
 }
 
 static void test_walk_order_default(void **state)

@@ -130,7 +130,10 @@ static void draw_log(ta_app *app, const ta_rect *r)
 	char title[160];
 	snprintf(title, sizeof title, "Output of the %s run%s%s (Esc closes)", live ? "current" : "last",
 		 !live && note ? ": " : "", !live && note ? note : "");
-	pager(app, r, title, t && *t ? t : "No output yet: nothing has run in this session.", false);
+	const char *none = ta_advisor_read_only(app->adv)
+		? "No output here: a replayed session keeps its runs' figures, not what they printed."
+		: "No output yet: nothing has run in this session.";
+	pager(app, r, title, t && *t ? t : none, false);
 	free(live);
 }
 
