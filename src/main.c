@@ -52,6 +52,7 @@ typedef struct options {
 	bool fixes;               /* --check: whether each finding's edit can be made */
 	bool fix;                 /* --fix: make the edits first */
 	bool fix_diff;            /* --diff with no id: show them instead */
+	const char *color;        /* --color: auto, always, never (NULL: auto) */
 	bool exit_zero;           /* --check: findings do not make the exit status 1 */
 	bool statistics;          /* --check: a count per entry instead of the findings */
 	bool preview;             /* --check: report the entries in preview too */
@@ -341,6 +342,11 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 		case 260:
 			o->fixes = true;
 			break;
+		case 268:
+			if (ta_text_color_wanted(optarg, STDOUT_FILENO) < 0)
+				return usage_error("--color takes auto, always or never, not '%s'", optarg);
+			o->color = optarg;
+			break;
 		case 267:
 			o->fix = true;
 			if (o->mode == MODE_NONE)
@@ -611,7 +617,7 @@ static ta_exit run_catalog(const options *o)
 	if (o->mode == MODE_LIST_RULES && o->format == TA_FORMAT_JSON)
 		ta_explain_list_json(cat, stdout);
 	else if (o->mode == MODE_LIST_RULES)
-		ta_explain_list(cat, stdout, isatty(STDOUT_FILENO) && !getenv("NO_COLOR"));
+		ta_explain_list(cat, stdout, ta_text_color_wanted(o->color, STDOUT_FILENO) == 1);
 	else
 		rc = ta_explain_entry(cat, o->explain_id, stdout);
 	ta_catalog_free(cat);
@@ -657,7 +663,8 @@ static ta_exit run_check(const options *o)
 				.exit_zero = o->exit_zero, .statistics = o->statistics,
 				.exclude = ex, .n_exclude = nex, .no_gitignore = proj.respect_gitignore == 0,
 				.preview = o->preview || proj.preview == 1, .show_notes = o->show_notes,
-				.fix = o->fix, .fix_diff = o->fix_diff, .unsafe_fixes = o->unsafe_fixes };
+				.fix = o->fix, .fix_diff = o->fix_diff, .unsafe_fixes = o->unsafe_fixes,
+				.color = ta_text_color_wanted(o->color, STDOUT_FILENO) == 1 };
 	ta_exit rc;
 	if (o->statistics && co.format != TA_FORMAT_TEXT)
 		rc = usage_error("%s", "--statistics prints text");

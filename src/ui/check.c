@@ -112,34 +112,63 @@ static void free_findings(finding *f, size_t n)
 	free(f);
 }
 
-static void write_text(const finding *fs, size_t n, bool fix_notes, FILE *out)
+/* "file:line:col: " in bold, as gcc prints a diagnostic's place. */
+static void write_place(const diag *x, bool color, FILE *out)
+{
+	ta_text_style(out, color, TA_STYLE_BOLD);
+	fprintf(out, "%s:%u:%u:", ta_text_name(x->file), x->line, x->col);
+	ta_text_style(out, color, TA_STYLE_RESET);
+	fputc(' ', out);
+}
+
+/* "warning: " (or error, note) in its colour. */
+static void write_severity(const char *what, ta_style style, bool color, FILE *out)
+{
+	ta_text_style(out, color, style);
+	fprintf(out, "%s:", what);
+	ta_text_style(out, color, TA_STYLE_RESET);
+	fputc(' ', out);
+}
+
+static void write_text(const finding *fs, size_t n, bool fix_notes, bool color, FILE *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		const diag *x = fs[i].lead;
+		write_place(x, color, out);
 		if (x->error) {
-			fprintf(out, "%s:%u:%u: error: %s\n", ta_text_name(x->file), x->line, x->col, fs[i].message);
+			write_severity("error", TA_STYLE_ERROR, color, out);
+			fprintf(out, "%s\n", fs[i].message);
 			continue;
 		}
-		fprintf(out, "%s:%u:%u: %s: %s [", ta_text_name(x->file), x->line, x->col, severity(x), fs[i].message);
-		for (size_t k = 0; k < fs[i].n_ids; k++)
-			fprintf(out, "%s%s", k ? ", " : "", fs[i].ids[k]);
+		write_severity(severity(x), is_note(x) ? TA_STYLE_NOTE : TA_STYLE_WARNING, color, out);
+		fprintf(out, "%s [", fs[i].message);
+		for (size_t k = 0; k < fs[i].n_ids; k++) {
+			fputs(k ? ", " : "", out);
+			ta_text_style(out, color, TA_STYLE_ID);
+			fputs(fs[i].ids[k], out);
+			ta_text_style(out, color, TA_STYLE_RESET);
+		}
 		fputs("]\n", out);
 		if (!fix_notes)
 			continue;
 		/* An entry the tool writes whose rewrite cannot change this site:
 		 * say why here, as --diff and --apply will. */
+		char *note = NULL;
 		if (x->fix_where)   /* a finding for several sites: which of them */
-			fprintf(out, "%s:%u:%u: note: %s [%s]\n", ta_text_name(x->file), x->line, x->col, x->fix_where,
-				x->id);
+			note = ta_xasprintf("%s [%s]", x->fix_where, x->id);
 		else if (x->fix < 0)
-			fprintf(out, "%s:%u:%u: note: no mechanical %s edit here: %s [%s]\n", ta_text_name(x->file), x->line,
-				x->col, x->id, x->fix_why, x->id);
+			note = ta_xasprintf("no mechanical %s edit here: %s [%s]", x->id, x->fix_why, x->id);
 		else if (x->fix > 0 && x->fix_unsafe)
-			fprintf(out, "%s:%u:%u: note: unsafe %s edit here (--apply needs --unsafe-fixes): it %s [%s]\n",
-				ta_text_name(x->file), x->line, x->col, x->id, x->fix_unsafe, x->id);
+			note = ta_xasprintf("unsafe %s edit here (--apply needs --unsafe-fixes): it %s [%s]", x->id,
+					    x->fix_unsafe, x->id);
 		else if (x->fix > 0)
-			fprintf(out, "%s:%u:%u: note: safe %s edit here (--apply=%s:%u makes it) [%s]\n", ta_text_name(x->file),
-				x->line, x->col, x->id, x->id, x->line, x->id);
+			note = ta_xasprintf("safe %s edit here (--apply=%s:%u makes it) [%s]", x->id, x->id, x->line, x->id);
+		if (!note)
+			continue;
+		write_place(x, color, out);
+		write_severity("note", TA_STYLE_NOTE, color, out);
+		fprintf(out, "%s\n", note);
+		free(note);
 	}
 }
 
@@ -630,7 +659,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	else if (o->statistics)
 		write_statistics(fs, nf, o->fixes, out);
 	else {
-		write_text(fs, nf, o->fixes, out);
+		write_text(fs, nf, o->fixes, o->color, out);
 		fflush(out);   /* the findings before the summary, where both go to one place */
 		write_summary(fs, nf, o, fixed, rc, err);
 	}

@@ -49,6 +49,7 @@ typedef struct ta_check_options {
 	bool fix_diff;            /* print those edits as diffs instead, change nothing, report
 				     nothing else */
 	bool unsafe_fixes;        /* fix, fix_diff: the unsafe edits too */
+	bool color;               /* text: terminal colours (gcc's: bold place, coloured severity) */
 } ta_check_options;
 
 /* Checks every path (files, and folders searched for *.py files as

@@ -2,14 +2,13 @@
 #include "ui/explain.h"
 #include "advise/edit.h"
 #include "util/json.h"
+#include "util/text.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#define BOLD "\033[1m"
-#define RESET "\033[0m"
 
 /* Columns of a UTF-8 string: one per code point (continuation bytes do not
  * count). Wide CJK glyphs would take two; the catalog has none. */
@@ -413,7 +412,6 @@ char *ta_explain_suggest(const ta_catalog *cat, const char *id)
 
 void ta_explain_list(const ta_catalog *cat, FILE *out, bool color)
 {
-	const char *bold = color ? BOLD : "", *reset = color ? RESET : "";
 	size_t n = ta_catalog_count(cat);
 	/* Column widths from the data, so a longer name never breaks alignment. */
 	int wid = 2, wsec = 7, wedit = 4, wneeds = 5, wstat = 6, wfix = 3;
@@ -432,16 +430,26 @@ void ta_explain_list(const ta_catalog *cat, FILE *out, bool color)
 		l = (int)strlen(fix_label(e));
 		wfix = l > wfix ? l : wfix;
 	}
-	fprintf(out, "%s%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s%s\n", bold, wid, "ID", wsec, "SECTION", wedit,
-		"EDIT", wneeds, "NEEDS", wstat, "STATUS", wfix, "FIX", "TITLE", reset);
+	ta_text_style(out, color, TA_STYLE_BOLD);
+	fprintf(out, "%-*s  %-*s  %-*s  %-*s  %-*s  %-*s  %s", wid, "ID", wsec, "SECTION", wedit,
+		"EDIT", wneeds, "NEEDS", wstat, "STATUS", wfix, "FIX", "TITLE");
+	ta_text_style(out, color, TA_STYLE_RESET);
+	fputc('\n', out);
 	int shown = -1;
 	for (size_t i = 0; i < n; i++) {
 		const ta_entry *e = ta_catalog_at(cat, i);
 		if ((int)e->section != shown) {
 			shown = (int)e->section;
-			fprintf(out, "\n%s%s%s\n", bold, ta_section_title(e->section), reset);
+			fputc('\n', out);
+			ta_text_style(out, color, TA_STYLE_BOLD);
+			fputs(ta_section_title(e->section), out);
+			ta_text_style(out, color, TA_STYLE_RESET);
+			fputc('\n', out);
 		}
-		fprintf(out, "%s%-*s%s  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", bold, wid, e->id, reset, wsec,
+		ta_text_style(out, color, TA_STYLE_BOLD);
+		fprintf(out, "%-*s", wid, e->id);
+		ta_text_style(out, color, TA_STYLE_RESET);
+		fprintf(out, "  %-*s  %-*s  %-*s  %-*s  %-*s  %s\n", wsec,
 			ta_section_name(e->section), wedit, edit_label(e), wneeds,
 			ta_needs_name(e->needs), wstat, ta_entry_status_name(e->def), wfix, fix_label(e), e->title);
 	}

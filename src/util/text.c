@@ -276,6 +276,12 @@ typedef struct safe_cookie {
 	unsigned flags;
 } safe_cookie;
 
+/* The streams made here, so that a style can reach what is beneath one. */
+static struct {
+	FILE *f;
+	safe_cookie *k;
+} safe_streams[4];
+
 /* Writes what k holds that the policy can decide now (all of it when
  * final). */
 static void safe_drain(safe_cookie *k, bool final)
@@ -317,6 +323,9 @@ static ssize_t safe_write(void *c, const char *buf, size_t size)
 static int safe_close(void *c)
 {
 	safe_cookie *k = c;
+	for (size_t i = 0; i < sizeof safe_streams / sizeof *safe_streams; i++)
+		if (safe_streams[i].k == k)
+			safe_streams[i].f = NULL, safe_streams[i].k = NULL;
 	safe_drain(k, true);
 	int rc = fflush(k->real);
 	free(k);
@@ -338,5 +347,40 @@ FILE *ta_text_safe_stream(FILE *real, bool keep_cr)
 	}
 	if (real == stderr)
 		setvbuf(f, NULL, _IONBF, 0);
+	for (size_t i = 0; i < sizeof safe_streams / sizeof *safe_streams; i++)
+		if (!safe_streams[i].f) {
+			safe_streams[i].f = f;
+			safe_streams[i].k = k;
+			break;
+		}
 	return f;
+}
+
+void ta_text_style(FILE *f, bool color, ta_style s)
+{
+	static const char *const sgr[] = {
+		[TA_STYLE_RESET] = "\033[0m", [TA_STYLE_BOLD] = "\033[1m", [TA_STYLE_ERROR] = "\033[1;31m",
+		[TA_STYLE_WARNING] = "\033[1;35m", [TA_STYLE_NOTE] = "\033[1;36m", [TA_STYLE_ID] = "\033[1;33m",
+	};
+	if (!color)
+		return;
+	for (size_t i = 0; i < sizeof safe_streams / sizeof *safe_streams; i++)
+		if (safe_streams[i].f == f) {
+			fflush(f);
+			fputs(sgr[s], safe_streams[i].k->real);
+			return;
+		}
+	fputs(sgr[s], f);
+}
+
+int ta_text_color_wanted(const char *when, int fd)
+{
+	if (when && !strcmp(when, "always"))
+		return 1;
+	if (when && !strcmp(when, "never"))
+		return 0;
+	if (when && strcmp(when, "auto"))
+		return -1;
+	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
+	return isatty(fd) && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
 }

@@ -74,4 +74,26 @@ void ta_md_buf_text(struct ta_buf *b, const char *s);
  * open. NULL when the C library cannot make one (write to real then). */
 FILE *ta_text_safe_stream(FILE *real, bool keep_cr);
 
+/* Terminal styles of text output (SGR sequences): bold, and the colours
+ * of a diagnostic's parts as gcc prints them. */
+typedef enum ta_style {
+	TA_STYLE_RESET,
+	TA_STYLE_BOLD,            /* a location, a header */
+	TA_STYLE_ERROR,           /* bold red */
+	TA_STYLE_WARNING,         /* bold magenta */
+	TA_STYLE_NOTE,            /* bold cyan */
+	TA_STYLE_ID,              /* bold yellow: a checklist id */
+} ta_style;
+
+/* Starts style s on f (TA_STYLE_RESET ends it) when color; else nothing.
+ * The sequence goes out as it is, also through a stream from
+ * ta_text_safe_stream, which shows an ESC of the text it is given as '?'
+ * (it is flushed and the sequence written to the stream beneath). */
+void ta_text_style(FILE *f, bool color, ta_style s);
+
+/* Whether output to fd is coloured under --color=when: "always", "never",
+ * or "auto" (and NULL): fd is a terminal, TERM is not "dumb" and NO_COLOR
+ * is unset or empty (no-color.org). -1 for another word. */
+int ta_text_color_wanted(const char *when, int fd);
+
 #endif

@@ -30,7 +30,7 @@ t() {
 	else not_ok "$desc" "rc=$rc" "stdout: $(head -c 300 out)" "stderr: $(cat err)"; fi
 }
 
-echo "1..29"
+echo "1..38"
 t "--format after the file is an option" 1 '"tool": "tileadvise"' - --check k.py --format=json
 t "--select after the file selects" 1 '\[P1\]$' - --check k.py --select=P1
 if grep -q S1 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
@@ -98,3 +98,31 @@ if ! grep -q "cannot profile: .*no NVIDIA\|cannot profile: .*libcuda" err; then
 	ok "no GPU: the message names --no-profile and --replay # SKIP a GPU is here"
 elif grep -q -- "--no-profile, or --replay SESSION" err; then ok "no GPU: the message names --no-profile and --replay"
 else not_ok "no GPU: the message names --no-profile and --replay" "$(cat err)"; fi
+# Colour (issue 30): gcc's on a terminal (bold place, magenta warning, the
+# ids in yellow), --color=always|never, NO_COLOR; a file name's own ESC is
+# still shown as '?'; --list-rules' bold reaches the terminal as bold.
+esc=$(printf '\033')
+t "--color=always colours the diagnostics" 1 "^${esc}\[1mk\.py:[0-9]+:[0-9]+:${esc}\[0m ${esc}\[1;35mwarning:" - --check --color=always k.py
+t "--color=never does not" 1 '^k\.py:[0-9]+:[0-9]+: warning:' - --check --color=never k.py
+if grep -q "$esc" out; then not_ok "... no escape at all with never"; else ok "... no escape at all with never"; fi
+t "--color=auto into a pipe does not" 1 '^k\.py:[0-9]+:[0-9]+: warning:' - --check k.py
+t "--color=sometimes is refused" 2 - "--color takes auto, always or never, not 'sometimes'" --check --color=sometimes k.py
+cp k.py "e${esc}[31mvil.py"
+"$TILEADVISE" --check --color=always "e${esc}[31mvil.py" >out 2>err
+if grep -q "e?\[31mvil\.py:" out && ! grep -q "e${esc}\[31m" out; then ok "a name's own ESC stays '?' with colour on"
+else not_ok "a name's own ESC stays '?' with colour on" "$(cat -v out | head -2)"; fi
+if command -v script >/dev/null 2>&1; then
+	script -q -c "\"$TILEADVISE\" --check k.py" /dev/null >tty_out 2>&1
+	if grep -q "${esc}\[1;35mwarning:" tty_out; then ok "on a terminal, colour by default"
+	else not_ok "on a terminal, colour by default" "$(cat -v tty_out | head -2)"; fi
+	NO_COLOR=1 script -q -c "\"$TILEADVISE\" --check k.py" /dev/null >tty_out 2>&1
+	if grep -q "$esc" tty_out; then not_ok "NO_COLOR turns it off" "$(cat -v tty_out | head -2)"
+	else ok "NO_COLOR turns it off"; fi
+	script -q -c "\"$TILEADVISE\" --list-rules" /dev/null >tty_out 2>&1
+	if grep -q "^${esc}\[1mID " tty_out && ! grep -q '?\[1m' tty_out; then ok "--list-rules on a terminal: bold, not ?[1m"
+	else not_ok "--list-rules on a terminal: bold, not ?[1m" "$(cat -v tty_out | head -2)"; fi
+else
+	for d in "on a terminal, colour by default" "NO_COLOR turns it off" "--list-rules on a terminal: bold, not ?[1m"; do
+		ok "$d # SKIP no script(1) here"
+	done
+fi
