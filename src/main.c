@@ -53,6 +53,7 @@ typedef struct options {
 	bool fix;                 /* --fix: make the edits first */
 	bool fix_diff;            /* --diff with no id: show them instead */
 	const char *color;        /* --color: auto, always, never (NULL: auto) */
+	const char *extend_select; /* --extend-select */
 	bool exit_zero;           /* --check: findings do not make the exit status 1 */
 	bool statistics;          /* --check: a count per entry instead of the findings */
 	bool preview;             /* --check: report the entries in preview too */
@@ -341,6 +342,9 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			break;
 		case 260:
 			o->fixes = true;
+			break;
+		case 269:
+			o->extend_select = optarg;
 			break;
 		case 268:
 			if (ta_text_color_wanted(optarg, STDOUT_FILENO) < 0)
@@ -657,9 +661,17 @@ static ta_exit run_check(const options *o)
 		ex[nex++] = (ta_exclude){ proj.exclude[i], proj.dir };
 	for (size_t i = 0; i < o->n_excludes; i++)
 		ex[nex++] = (ta_exclude){ o->excludes[i], cwd ? cwd : "." };
+	/* extend-select: the file's and the command line's, both */
+	char *extend = proj.extend_select && o->extend_select
+		? ta_xasprintf("%s,%s", proj.extend_select, o->extend_select) : NULL;
+	ta_file_ignore *pfi = ta_xcalloc(proj.n_pfi + 1, sizeof *pfi);
+	for (size_t i = 0; i < proj.n_pfi; i++)
+		pfi[i] = (ta_file_ignore){ { proj.pfi_patterns[i], proj.dir }, proj.pfi_ids[i] };
 	ta_check_options co = { .format = format < 0 ? TA_FORMAT_TEXT : (ta_format)format,
 				.select = o->select ? o->select : proj.select,
 				.ignore = o->ignore ? o->ignore : proj.ignore, .fixes = o->fixes,
+				.extend_select = extend ? extend : o->extend_select ? o->extend_select : proj.extend_select,
+				.file_ignores = pfi, .n_file_ignores = proj.n_pfi,
 				.exit_zero = o->exit_zero, .statistics = o->statistics,
 				.exclude = ex, .n_exclude = nex, .no_gitignore = proj.respect_gitignore == 0,
 				.preview = o->preview || proj.preview == 1, .show_notes = o->show_notes,
@@ -672,6 +684,8 @@ static ta_exit run_check(const options *o)
 		rc = ta_check_run(o->files, o->file_count, &co, stdout, stderr);
 	free(ex);
 	free(cwd);
+	free(extend);
+	free(pfi);
 	ta_project_free(&proj);
 	return rc;
 }

@@ -350,7 +350,7 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 }
 
 /* The findings of one model (the file's, or a part's) as diagnostics. */
-static void check_model(const char *path, diags *d, const ta_model *m, const ta_suppressions *sup)
+static void check_model(const char *path, diags *d, const ta_model *m, ta_suppressions *sup)
 {
 	const ta_filter *f = d->filter;
 	ta_rules_result *r = ta_rules_run(m, NULL);
@@ -363,6 +363,7 @@ static void check_model(const char *path, diags *d, const ta_model *m, const ta_
 	/* what a comment silences: one id silences the finding it names,
 	 * whatever other ids it shows ([P1, G2]: ignore[G2] alone) */
 	bool *silenced = ta_suppressions_silenced(sup, r);
+	ta_suppressions_note_used(sup, r);
 	for (size_t i = 0; i < r->finding_count; i++) {
 		const ta_finding *fd = &r->findings[i];
 		int e = ta_rules_index(fd->id);
@@ -405,7 +406,7 @@ static void check_model(const char *path, diags *d, const ta_model *m, const ta_
 /* A large file part by part, each part's tree freed before the next; false
  * (and nothing added) when a part does not parse cleanly, which the
  * whole file's analysis then reports. */
-static bool check_parts(const char *path, diags *d, const ta_source *src, const ta_suppressions *sup)
+static bool check_parts(const char *path, diags *d, const ta_source *src, ta_suppressions *sup)
 {
 	size_t part = part_bytes();
 	ta_split_part *parts;
@@ -434,16 +435,37 @@ static bool check_parts(const char *path, diags *d, const ta_source *src, const 
 /* X0: an id a suppression comment names that the checklist does not know. */
 static void add_unknown_ids(diags *d, const char *path, const ta_suppressions *sup)
 {
-	ta_unknown_id u;
-	for (size_t i = 0; ta_filter_wants(d->filter, TA_FILTER_SUPPRESSION_ID) && ta_suppressions_unknown(sup, i, &u); i++) {
-		char *m = ta_xasprintf("unknown checklist id '%s' in a suppression comment", u.id);
-		add_diag(d, path, u.line, u.col, u.line, false, TA_FILTER_SUPPRESSION_ID, m, NULL);
+	if (!ta_filter_wants(d->filter, TA_FILTER_SUPPRESSION_ID))
+		return;
+	ta_unknown_id *u;
+	size_t n = ta_suppressions_unknown(sup, &u);
+	for (size_t i = 0; i < n; i++) {
+		char *m = ta_xasprintf("unknown checklist id '%s' in a suppression comment", u[i].id);
+		add_diag(d, path, u[i].line, u[i].col, u[i].line, false, TA_FILTER_SUPPRESSION_ID, m, NULL);
 		free(m);
 	}
+	free(u);
+}
+
+/* X1 (when asked for): a suppression comment that silenced no finding,
+ * after every part of the file was checked. */
+static void add_unused(diags *d, const char *path, const ta_suppressions *sup)
+{
+	if (!ta_filter_wants(d->filter, TA_FILTER_UNUSED_ID))
+		return;
+	ta_unknown_id *u;
+	size_t n = ta_suppressions_unused(sup, &u);
+	for (size_t i = 0; i < n; i++) {
+		char *m = u[i].id ? ta_xasprintf("unused suppression: this comment silences no %s finding", u[i].id)
+				  : ta_xstrdup("unused suppression: this comment silences no finding");
+		add_diag(d, path, u[i].line, u[i].col, u[i].line, false, TA_FILTER_UNUSED_ID, m, NULL);
+		free(m);
+	}
+	free(u);
 }
 
 /* A whole file's analysis: its syntax errors, then its findings. */
-static void check_analysis(diags *d, const char *path, const ta_analysis *a, const ta_suppressions *sup)
+static void check_analysis(diags *d, const char *path, const ta_analysis *a, ta_suppressions *sup)
 {
 	for (size_t i = 0; i < a->syn->error_count; i++) {
 		const ta_syntax_error *e = &a->syn->errors[i];
@@ -479,7 +501,29 @@ void ta_findings_check(ta_findings *d, const char *path, FILE *err, ta_exit *rc)
 			ta_analysis_free(a);
 		}
 	}
+	add_unused(d, path, sup);
 	ta_suppressions_free(sup);
+}
+
+void ta_findings_check_ignoring(ta_findings *d, const char *path, const char *also_ignore, FILE *err, ta_exit *rc)
+{
+	if (!also_ignore) {
+		ta_findings_check(d, path, err, rc);
+		return;
+	}
+	ta_filter *all = d->filter, *mine = ta_filter_copy(all);
+	char *e = NULL;
+	if (ta_filter_ignore(mine, also_ignore, &e) != 0) {
+		fprintf(err, "tileadvise: %s: per-file-ignores: %s\n", ta_text_name(path), ta_text_name(e));
+		free(e);
+		ta_filter_free(mine);
+		*rc = TA_EXIT_ERROR;
+		return;
+	}
+	d->filter = mine;
+	ta_findings_check(d, path, err, rc);
+	d->filter = all;
+	ta_filter_free(mine);
 }
 
 void ta_findings_check_analysis(ta_findings *d, const char *path, const ta_analysis *a)
@@ -487,6 +531,7 @@ void ta_findings_check_analysis(ta_findings *d, const char *path, const ta_analy
 	ta_suppressions *sup = ta_suppressions_read(a->src);
 	add_unknown_ids(d, path, sup);
 	check_analysis(d, path, a, sup);
+	add_unused(d, path, sup);
 	ta_suppressions_free(sup);
 }
 
@@ -503,7 +548,8 @@ static int cmp_diag(const void *pa, const void *pb)
 	return strcmp(a->id, b->id);
 }
 
-ta_findings *ta_findings_new(const char *select, const char *ignore, bool preview, bool fixes, FILE *err)
+ta_findings *ta_findings_new(const char *select, const char *ignore, const char *extend, bool preview, bool fixes,
+			     FILE *err)
 {
 	ta_filter *flt = ta_filter_new(preview);
 	bool ok = true;
@@ -514,6 +560,11 @@ ta_findings *ta_findings_new(const char *select, const char *ignore, bool previe
 		ok = false;
 	}
 	if (ignore && ta_filter_ignore(flt, ignore, &e) != 0) {
+		fprintf(err, "tileadvise: %s\n", ta_text_name(e));
+		free(e);
+		ok = false;
+	}
+	if (extend && ta_filter_extend(flt, extend, &e) != 0) {
 		fprintf(err, "tileadvise: %s\n", ta_text_name(e));
 		free(e);
 		ok = false;

@@ -65,17 +65,21 @@ size_t ta_diag_base_len(const char *message);
 
 typedef struct ta_findings ta_findings;
 
-/* Findings to collect under --select and --ignore (comma lists of ids,
- * section letters, ALL, X0; NULL: none) and preview; fixes: run each
+/* Findings to collect under --select, --ignore and --extend-select (comma
+ * lists of ids, section letters, ALL, X0, X1; NULL: none) and preview; fixes: run each
  * written entry's rewrite at its finding. NULL when a list names an
  * unknown id (one line for each bad list on err). Free with
  * ta_findings_free. */
-ta_findings *ta_findings_new(const char *select, const char *ignore, bool preview, bool fixes, FILE *err);
+ta_findings *ta_findings_new(const char *select, const char *ignore, const char *extend, bool preview, bool fixes,
+			     FILE *err);
 void ta_findings_free(ta_findings *fs);
 /* Adds the diagnostics of the file at path ("-": standard input). path
  * must outlive fs. A file that cannot be read or analysed is one line on
  * err and sets *rc to TA_EXIT_ERROR; the others are still checked. */
 void ta_findings_check(ta_findings *fs, const char *path, FILE *err, ta_exit *rc);
+/* The same, with the ids of the list also_ignore (per-file-ignores; NULL:
+ * none) left out of this file's findings. A bad id is one line on err. */
+void ta_findings_check_ignoring(ta_findings *fs, const char *path, const char *also_ignore, FILE *err, ta_exit *rc);
 /* The same for a file analysed whole already (a file --fix edits in
  * memory), which stays the caller's. */
 struct ta_analysis;

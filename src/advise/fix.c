@@ -118,7 +118,7 @@ static int read_bytes(fixer *f, bool quiet)
  * syntax errors. */
 static int current_sites(fixer *f, const ta_analysis *a, site **sites, size_t *n)
 {
-	ta_findings *fd = ta_findings_new(f->o->select, f->o->ignore, f->o->preview, false, f->err);
+	ta_findings *fd = ta_findings_new(f->o->select, f->o->ignore, f->o->extend, f->o->preview, false, f->err);
 	if (!fd)
 		return -1;
 	ta_findings_check_analysis(fd, f->path, a);

@@ -22,7 +22,7 @@
 #define TA_FIX_MAX_EDITS 100
 
 typedef struct ta_fix_options {
-	const char *select, *ignore; /* as --check's (NULL: none) */
+	const char *select, *ignore, *extend; /* as --check's (NULL: none) */
 	bool preview;
 	bool unsafe_fixes;        /* also make edits that are unsafe */
 	bool dry_run;             /* --diff: write nothing, give the diff */

@@ -15,8 +15,10 @@
 struct ta_filter {
 	bool *select;             /* NULL: everything */
 	bool *ignore;
-	bool *named;              /* ids select names one by one (not by section or ALL) */
-	bool ignore_x0, select_x0;
+	bool *extend;             /* added to the selection (--extend-select), or NULL */
+	bool *named;              /* ids select or extend names one by one (not by section or ALL) */
+	bool ignore_x0, select_x0, extend_x0;
+	bool ignore_x1, select_x1; /* X1, off unless named */
 	bool preview;             /* entries in preview are reported too */
 };
 
@@ -28,6 +30,26 @@ ta_filter *ta_filter_new(bool preview)
 	return f;
 }
 
+static bool *copy_flags(const bool *v)
+{
+	if (!v)
+		return NULL;
+	bool *c = ta_xcalloc(ta_rules_count(), sizeof(bool));
+	memcpy(c, v, ta_rules_count() * sizeof(bool));
+	return c;
+}
+
+ta_filter *ta_filter_copy(const ta_filter *f)
+{
+	ta_filter *c = ta_xcalloc(1, sizeof *c);
+	*c = *f;
+	c->select = copy_flags(f->select);
+	c->ignore = copy_flags(f->ignore);
+	c->extend = copy_flags(f->extend);
+	c->named = copy_flags(f->named);
+	return c;
+}
+
 void ta_filter_free(ta_filter *f)
 {
 	if (!f)
@@ -35,6 +57,7 @@ void ta_filter_free(ta_filter *f)
 	free(f->select);
 	free(f->named);
 	free(f->ignore);
+	free(f->extend);
 	free(f);
 }
 
@@ -47,10 +70,10 @@ static bool is_section_letter(char c)
 	return false;
 }
 
-/* Parses an id list where X0, a section's letter (S: every S entry) and
- * ALL are allowed too. named (may be NULL) gets the ids written out one by
- * one. */
-static int parse_list(const char *list, bool *on, bool *named, bool *x0, char **err)
+/* Parses an id list where X0, X1, a section's letter (S: every S entry)
+ * and ALL are allowed too. named (may be NULL) gets the ids written out one
+ * by one. */
+static int parse_list(const char *list, bool *on, bool *named, bool *x0, bool *x1, char **err)
 {
 	ta_buf rest = TA_BUF_INIT, plain = TA_BUF_INIT;
 	const char *p = list;
@@ -60,9 +83,11 @@ static int parse_list(const char *list, bool *on, bool *named, bool *x0, char **
 		size_t n = ta_rules_count();
 		if (!strcasecmp(id, TA_FILTER_SUPPRESSION_ID)) {
 			*x0 = true;
+		} else if (!strcasecmp(id, TA_FILTER_UNUSED_ID)) {
+			*x1 = true;
 		} else if (!strcasecmp(id, "ALL")) {
-			/* every entry, and X0 */
-			*x0 = true;
+			/* every entry, X0 and X1 */
+			*x0 = *x1 = true;
 			for (size_t e = 0; e < n; e++)
 				ta_buf_printf(&rest, "%s%s", rest.len ? "," : "", ta_rules_id(e));
 		} else if (strlen(id) == 1 && is_section_letter(id[0])) {
@@ -95,22 +120,34 @@ int ta_filter_select(ta_filter *f, const char *list, char **err)
 		f->select = ta_xcalloc(n, sizeof(bool));
 		f->named = ta_xcalloc(n, sizeof(bool));
 	}
-	return parse_list(list, f->select, f->named, &f->select_x0, err);
+	return parse_list(list, f->select, f->named, &f->select_x0, &f->select_x1, err);
+}
+
+int ta_filter_extend(ta_filter *f, const char *list, char **err)
+{
+	size_t n = ta_rules_count();
+	if (!f->extend)
+		f->extend = ta_xcalloc(n, sizeof(bool));
+	if (!f->named)
+		f->named = ta_xcalloc(n, sizeof(bool));
+	return parse_list(list, f->extend, f->named, &f->extend_x0, &f->select_x1, err);
 }
 
 int ta_filter_ignore(ta_filter *f, const char *list, char **err)
 {
-	return parse_list(list, f->ignore, NULL, &f->ignore_x0, err);
+	return parse_list(list, f->ignore, NULL, &f->ignore_x0, &f->ignore_x1, err);
 }
 
 bool ta_filter_wants(const ta_filter *f, const char *id)
 {
 	if (!strcmp(id, TA_FILTER_SUPPRESSION_ID))
-		return !f->ignore_x0 && (!f->select || f->select_x0);
+		return !f->ignore_x0 && (!f->select || f->select_x0 || f->extend_x0);
+	if (!strcmp(id, TA_FILTER_UNUSED_ID))
+		return f->select_x1 && !f->ignore_x1;
 	int e = ta_rules_index(id);
 	if (e < 0)
 		return false;
-	if (f->select && !f->select[e])
+	if (f->select && !f->select[e] && !(f->extend && f->extend[e]))
 		return false;
 	/* An entry in preview speaks only when asked for: by --preview, or by
 	 * its own id in --select. */
@@ -129,11 +166,14 @@ typedef struct suppression {
 	bool all;                 /* no id list: every id */
 	char **ids;
 	size_t id_count;
+	bool *used;               /* per id (all: used[0]): it silenced a finding */
 } suppression;
 
 struct ta_suppressions {
-	suppression *items;
+	suppression *items;       /* in line order */
 	size_t n;
+	size_t *file_wide;        /* indexes of the ignore-file comments */
+	size_t n_file_wide;
 };
 
 static bool take(const char **p, const char *end, const char *word)
@@ -196,6 +236,9 @@ ta_suppressions *ta_suppressions_read(const ta_source *src)
 		}
 		if (close && !sp->id_count)
 			sp->all = true;   /* "ignore[]" */
+		sp->used = ta_xcalloc(sp->id_count + 1, sizeof *sp->used);
+		if (scope == SUP_FILE)
+			*TA_APPEND(out->file_wide, out->n_file_wide) = out->n - 1;
 	}
 	return out;
 }
@@ -208,8 +251,10 @@ void ta_suppressions_free(ta_suppressions *s)
 		for (size_t j = 0; j < s->items[i].id_count; j++)
 			free(s->items[i].ids[j]);
 		free(s->items[i].ids);
+		free(s->items[i].used);
 	}
 	free(s->items);
+	free(s->file_wide);
 	free(s);
 }
 
@@ -223,34 +268,112 @@ static bool names(const suppression *s, const char *id)
 	return false;
 }
 
-bool ta_suppressions_silence(const ta_suppressions *sup, uint32_t line, uint32_t def_line, const char *id)
+size_t ta_suppressions_unknown(const ta_suppressions *sup, ta_unknown_id **out)
 {
-	for (size_t i = 0; sup && i < sup->n; i++) {
-		const suppression *s = &sup->items[i];
-		bool here = s->scope == SUP_FILE ||
-			    (s->scope == SUP_LINE && (s->line == line || s->line == def_line)) ||
-			    (s->scope == SUP_NEXT_LINE && (s->line + 1 == line || s->line + 1 == def_line));
-		if (here && names(s, id))
-			return true;
+	size_t n = 0;
+	*out = NULL;
+	for (size_t k = 0; sup && k < sup->n; k++) {
+		const suppression *s = &sup->items[k];
+		for (size_t j = 0; j < s->id_count; j++)
+			if (ta_rules_index(s->ids[j]) < 0 && strcasecmp(s->ids[j], TA_FILTER_SUPPRESSION_ID) &&
+			    strcasecmp(s->ids[j], TA_FILTER_UNUSED_ID))
+				*TA_APPEND(*out, n) = (ta_unknown_id){ s->ids[j], s->line, s->col };
 	}
+	return n;
+}
+
+/* Marks which of s's ids (or its every-id form) names id. */
+static void mark(suppression *s, const char *id)
+{
+	if (s->all) {
+		s->used[0] = true;
+		return;
+	}
+	for (size_t j = 0; j < s->id_count; j++)
+		if (!strcasecmp(s->ids[j], id))
+			s->used[j] = true;
+}
+
+/* The comments of scope on line: [*first, return) of sup->items, which
+ * are in line order. */
+static size_t on_line(const ta_suppressions *sup, uint32_t line, size_t *first)
+{
+	size_t lo = 0, hi = sup->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sup->items[mid].line < line)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	while (hi < sup->n && sup->items[hi].line == line)
+		hi++;
+	return hi;
+}
+
+static void mark_scope(ta_suppressions *sup, uint32_t line, suppression_scope scope, const char *id)
+{
+	size_t first, end = line ? on_line(sup, line, &first) : 0;
+	for (size_t i = line ? first : 0; i < end; i++)
+		if (sup->items[i].scope == scope)
+			mark(&sup->items[i], id);
+}
+
+/* Whether a comment of scope on line names id (line 0: none). */
+static bool names_at(const ta_suppressions *sup, uint32_t line, suppression_scope scope, const char *id)
+{
+	size_t first, end = line ? on_line(sup, line, &first) : 0;
+	for (size_t i = line ? first : 0; i < end; i++)
+		if (sup->items[i].scope == scope && names(&sup->items[i], id))
+			return true;
 	return false;
 }
 
-bool ta_suppressions_unknown(const ta_suppressions *sup, size_t i, ta_unknown_id *out)
+/* By line, with a binary search: a file of many comments and findings
+ * stays n log n (the walk asks finding by finding). */
+bool ta_suppressions_silence(const ta_suppressions *sup, uint32_t line, uint32_t def_line, const char *id)
 {
-	size_t seen = 0;
+	if (!sup || !sup->n)
+		return false;
+	for (size_t k = 0; k < sup->n_file_wide; k++)
+		if (names(&sup->items[sup->file_wide[k]], id))
+			return true;
+	return names_at(sup, line, SUP_LINE, id) || names_at(sup, def_line, SUP_LINE, id) ||
+	       names_at(sup, line ? line - 1 : 0, SUP_NEXT_LINE, id) ||
+	       names_at(sup, def_line ? def_line - 1 : 0, SUP_NEXT_LINE, id);
+}
+
+void ta_suppressions_note_used(ta_suppressions *sup, const ta_rules_result *r)
+{
+	if (!sup || !sup->n)
+		return;
+	for (size_t i = 0; i < r->finding_count; i++) {
+		const ta_finding *f = &r->findings[i];
+		uint32_t def = r->model->kernels[f->kernel].def_line;
+		mark_scope(sup, f->span.line, SUP_LINE, f->id);
+		mark_scope(sup, def, SUP_LINE, f->id);
+		mark_scope(sup, f->span.line - 1, SUP_NEXT_LINE, f->id);
+		mark_scope(sup, def ? def - 1 : 0, SUP_NEXT_LINE, f->id);
+		for (size_t k = 0; k < sup->n_file_wide; k++)
+			mark(&sup->items[sup->file_wide[k]], f->id);
+	}
+}
+
+size_t ta_suppressions_unused(const ta_suppressions *sup, ta_unknown_id **out)
+{
+	size_t n = 0;
+	*out = NULL;
 	for (size_t k = 0; sup && k < sup->n; k++) {
 		const suppression *s = &sup->items[k];
-		for (size_t j = 0; j < s->id_count; j++) {
-			if (ta_rules_index(s->ids[j]) >= 0 || !strcasecmp(s->ids[j], TA_FILTER_SUPPRESSION_ID))
-				continue;
-			if (seen++ == i) {
-				*out = (ta_unknown_id){ s->ids[j], s->line, s->col };
-				return true;
-			}
-		}
+		if (s->all && !s->used[0])
+			*TA_APPEND(*out, n) = (ta_unknown_id){ NULL, s->line, s->col };
+		for (size_t j = 0; !s->all && j < s->id_count; j++)
+			/* an unknown id is X0's to report */
+			if (!s->used[j] && ta_rules_index(s->ids[j]) >= 0)
+				*TA_APPEND(*out, n) = (ta_unknown_id){ s->ids[j], s->line, s->col };
 	}
-	return false;
+	return n;
 }
 
 /* Findings a and b are one finding shown with several ids: the same place

@@ -5,8 +5,9 @@
  *
  * Id lists (--select, --ignore, pyproject's select/ignore) are
  * comma-separated ids ("S1,p3"), section letters ("S": every S entry),
- * "ALL" (every entry, and X0) and "X0", the id under which an unknown id in
- * a suppression comment is reported.
+ * "ALL" (every entry, X0 and X1), "X0", the id under which an unknown id in
+ * a suppression comment is reported, and "X1", under which a comment that
+ * silences nothing is (only when named).
  *
  * Suppression comments, after "# tileadvise:":
  *   ignore[ID,...]            this line (or, on a kernel's def line, the kernel)
@@ -23,6 +24,9 @@
 #include "analyze/source.h"
 
 #define TA_FILTER_SUPPRESSION_ID "X0"
+/* The id of a suppression comment that silences nothing (ruff's RUF100):
+ * reported only when a list names it (X1 or ALL). */
+#define TA_FILTER_UNUSED_ID "X1"
 
 typedef struct ta_filter ta_filter;
 
@@ -30,12 +34,18 @@ typedef struct ta_filter ta_filter;
  * Free with ta_filter_free. */
 ta_filter *ta_filter_new(bool preview);
 void ta_filter_free(ta_filter *f);
+/* A filter deciding as f does, to change apart from it (one file's
+ * per-file-ignores). */
+ta_filter *ta_filter_copy(const ta_filter *f);
 /* Reports only the entries list names. An entry in preview that list names
  * by its own id is reported without preview. Returns 0, or -1 with *err
  * (caller frees) naming the first unknown id. */
 int ta_filter_select(ta_filter *f, const char *list, char **err);
 /* Leaves out the entries list names. Same contract. */
 int ta_filter_ignore(ta_filter *f, const char *list, char **err);
+/* Adds the entries list names to the selection (ruff's extend-select):
+ * with no select, to the default set. Same contract. */
+int ta_filter_extend(ta_filter *f, const char *list, char **err);
 /* Whether id's findings are reported (X0 too). */
 bool ta_filter_wants(const ta_filter *f, const char *id);
 
@@ -68,7 +78,16 @@ typedef struct ta_unknown_id {
 	const char *id;           /* as written (owned by the suppressions) */
 	uint32_t line, col;       /* of the comment's '#' */
 } ta_unknown_id;
-/* The i-th such id in file order; false when there are fewer. */
-bool ta_suppressions_unknown(const ta_suppressions *s, size_t i, ta_unknown_id *out);
+/* Every such id in file order, as an array *out (caller frees; NULL when
+ * none). */
+size_t ta_suppressions_unknown(const ta_suppressions *s, ta_unknown_id **out);
+/* Notes the comments that silence a finding of r (every finding the rules
+ * made, whatever the filter reports): the comment's place and an id of
+ * the finding, or every id. Call for every part of a file. */
+void ta_suppressions_note_used(ta_suppressions *s, const struct ta_rules_result *r);
+/* The (comment, id) pairs that silenced nothing, in file order, as an
+ * array *out (caller frees; NULL when none): id is the id, or NULL for a
+ * comment naming every id. An unknown id is not one (X0 reports it). */
+size_t ta_suppressions_unused(const ta_suppressions *s, ta_unknown_id **out);
 
 #endif

@@ -80,6 +80,13 @@ void ta_project_free(ta_project *p)
 	free(p->dir);
 	free(p->select);
 	free(p->ignore);
+	free(p->extend_select);
+	for (size_t i = 0; i < p->n_pfi; i++) {
+		free(p->pfi_patterns[i]);
+		free(p->pfi_ids[i]);
+	}
+	free(p->pfi_patterns);
+	free(p->pfi_ids);
 	for (size_t i = 0; i < p->n_exclude; i++)
 		free(p->exclude[i]);
 	free(p->exclude);

@@ -4,6 +4,9 @@
  *   [tool.tileadvise]
  *   select = ["S", "P1"]          # or "S,P1"; as --select
  *   ignore = ["D4"]               # as --ignore
+ *   extend-select = ["X1"]        # as --extend-select (added to --extend-select's)
+ *   [tool.tileadvise.per-file-ignores]
+ *   "tests/test_*.py" = ["P1"]    # ids left out of the files a pattern matches
  *   exclude = ["gen/", "*_pb2.py"] # as --exclude, from this file's folder
  *   extend-exclude = [...]        # the same (added to exclude)
  *   output-format = "github"      # as --format
@@ -23,6 +26,10 @@ typedef struct ta_project {
 	char *path;               /* the pyproject.toml read; NULL: none */
 	char *dir;                /* its folder, absolute (anchors exclude) */
 	char *select, *ignore;    /* comma-separated; NULL: not set */
+	char *extend_select;      /* comma-separated; NULL: not set */
+	char **pfi_patterns;      /* per-file-ignores: a pattern (as exclude's) ... */
+	char **pfi_ids;           /* ... and its ids, comma-separated */
+	size_t n_pfi;
 	char **exclude;           /* exclude, then extend-exclude */
 	size_t n_exclude;
 	char *output_format;      /* NULL: not set */

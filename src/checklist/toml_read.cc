@@ -64,14 +64,36 @@ int read_table(const char *path, const toml::table &t, ta_project *p, FILE *warn
 		std::string k(key.str());
 		std::vector<std::string> v;
 		std::string at = where(path, node.source());
-		if (k == "select" || k == "ignore") {
+		if (k == "select" || k == "ignore" || k == "extend-select") {
 			if (!strings(node, v)) {
 				error = at + ": " + k + " takes a string or a list of strings (ids, sections, ALL)";
 				return -1;
 			}
-			char *&slot = k == "select" ? p->select : p->ignore;
+			char *&slot = k == "select" ? p->select : k == "ignore" ? p->ignore : p->extend_select;
 			std::free(slot);
 			slot = dup(joined(v));
+		} else if (k == "per-file-ignores") {
+			const toml::table *pt = node.as_table();
+			if (!pt) {
+				error = at + ": per-file-ignores takes a table: \"PATTERN\" = [ids]";
+				return -1;
+			}
+			for (auto &&[pat, ids] : *pt) {
+				std::vector<std::string> iv;
+				if (!strings(ids, iv)) {
+					error = where(path, ids.source()) + ": per-file-ignores: \"" + std::string(pat.str()) +
+						"\" takes a string or a list of strings (ids, sections, ALL)";
+					return -1;
+				}
+				size_t n = p->n_pfi + 1;
+				p->pfi_patterns = static_cast<char **>(std::realloc(p->pfi_patterns, n * sizeof(char *)));
+				p->pfi_ids = static_cast<char **>(std::realloc(p->pfi_ids, n * sizeof(char *)));
+				if (!p->pfi_patterns || !p->pfi_ids)
+					std::abort();
+				p->pfi_patterns[p->n_pfi] = dup(std::string(pat.str()));
+				p->pfi_ids[p->n_pfi] = dup(joined(iv));
+				p->n_pfi = n;
+			}
 		} else if (k == "exclude" || k == "extend-exclude") {
 			if (!strings(node, v)) {
 				error = at + ": " + k + " takes a list of patterns";
@@ -100,7 +122,8 @@ int read_table(const char *path, const toml::table &t, ta_project *p, FILE *warn
 			(k == "preview" ? p->preview : p->respect_gitignore) = *node.value<bool>() ? 1 : 0;
 		} else {
 			std::fprintf(warn, "tileadvise: %s: '%s' left out: [tool.tileadvise] reads select, ignore, "
-					   "exclude, extend-exclude, output-format, respect-gitignore and preview\n",
+					   "extend-select, per-file-ignores, exclude, extend-exclude, output-format, "
+					   "respect-gitignore and preview\n",
 				     at.c_str(), k.c_str());
 		}
 	}

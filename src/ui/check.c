@@ -568,12 +568,23 @@ static void write_summary(const finding *fs, size_t n, const ta_check_options *o
 	}
 }
 
+/* The ids per-file-ignores leaves out of path, comma-separated (caller
+ * frees), or NULL. */
+static char *file_ignores_of(const ta_check_options *o, const char *path)
+{
+	ta_buf b = TA_BUF_INIT;
+	for (size_t i = 0; i < o->n_file_ignores && strcmp(path, "-"); i++)
+		if (ta_discover_matches(&o->file_ignores[i].match, path))
+			ta_buf_printf(&b, "%s%s", b.len ? "," : "", o->file_ignores[i].ids);
+	return b.len ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
+}
+
 /* --fix, and --diff alone: every file's edits before the check (diffs on
  * out instead with fix_diff). Returns how many were made. */
 static size_t fix_files(char *const *paths, size_t n, const ta_check_options *o, FILE *out, FILE *err,
 			ta_exit *rc)
 {
-	ta_fix_options fo = { .select = o->select, .ignore = o->ignore, .preview = o->preview,
+	ta_fix_options fo = { .select = o->select, .extend = o->extend_select, .preview = o->preview,
 			      .unsafe_fixes = o->unsafe_fixes, .dry_run = o->fix_diff };
 	size_t made = 0, files = 0, unsafe = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -583,8 +594,14 @@ static size_t fix_files(char *const *paths, size_t n, const ta_check_options *o,
 			continue;
 		}
 		ta_fix_outcome fx;
+		char *also = file_ignores_of(o, paths[i]), *ign = NULL;
+		if (also && o->ignore)
+			ign = ta_xasprintf("%s,%s", o->ignore, also);
+		fo.ignore = ign ? ign : also ? also : o->ignore;
 		if (ta_fix_file(paths[i], &fo, &fx, err) != 0)
 			*rc = TA_EXIT_ERROR;
+		free(ign);
+		free(also);
 		made += fx.applied;
 		files += fx.applied > 0;
 		unsafe += fx.unsafe_left;
@@ -621,7 +638,7 @@ static bool selects_note(const char *select, const char *id)
 
 ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, FILE *out, FILE *err)
 {
-	ta_findings *fd = ta_findings_new(o->select, o->ignore, o->preview, o->fixes, err);
+	ta_findings *fd = ta_findings_new(o->select, o->ignore, o->extend_select, o->preview, o->fixes, err);
 	if (!fd)
 		return TA_EXIT_ERROR;
 	ta_exit rc = TA_EXIT_OK;
@@ -638,8 +655,11 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 		free(files.paths);
 		return rc == TA_EXIT_OK && fixed && !o->exit_zero ? TA_EXIT_FINDINGS : rc;
 	}
-	for (size_t i = 0; i < files.count; i++)
-		ta_findings_check(fd, files.paths[i], err, &rc);
+	for (size_t i = 0; i < files.count; i++) {
+		char *also = file_ignores_of(o, files.paths[i]);
+		ta_findings_check_ignoring(fd, files.paths[i], also, err, &rc);
+		free(also);
+	}
 	size_t nd, nf;
 	const diag *all = ta_findings_sorted(fd, &nd);
 	/* the trigger notes only when asked for */

@@ -22,14 +22,24 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "ui/discover.h"
 #include "util/format.h"
 #include "util/exitcode.h"
+
+/* A per-file-ignores row: the files a pattern matches leave out ids. */
+typedef struct ta_file_ignore {
+	ta_exclude match;         /* pattern and the folder it is read from */
+	const char *ids;          /* comma-separated, as --ignore */
+} ta_file_ignore;
 
 
 typedef struct ta_check_options {
 	ta_format format;         /* TEXT, JSON or SARIF */
 	const char *select;       /* comma-separated ids, or NULL for all */
 	const char *ignore;       /* comma-separated ids, or NULL */
+	const char *extend_select; /* comma-separated ids added to the selection, or NULL */
+	const ta_file_ignore *file_ignores; /* pyproject's per-file-ignores */
+	size_t n_file_ignores;
 	bool fixes;               /* for each finding of an entry the tool writes, run its
 				     rewrite at the finding's site and say whether it makes
 				     the edit (text: a note when it does not; json: "fix") */

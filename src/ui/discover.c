@@ -177,6 +177,35 @@ static bool excluded(const ta_discover *d, const char *abs, const char *name, bo
 	return false;
 }
 
+bool ta_discover_matches(const ta_exclude *e, const char *path)
+{
+	const char *name = strrchr(path, '/');
+	name = name ? name + 1 : path;
+	if (!strchr(e->pattern, '/'))
+		return fnmatch(e->pattern, name, 0) == 0;
+	/* the path from base: an absolute path, or one from the current folder */
+	char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+	char *abs = cwd ? ta_path_join(cwd, path) : ta_xstrdup(path);
+	free(cwd);
+	char *real = realpath(abs, NULL);   /* "./a/../b.py" as the base is written */
+	const char *at = real ? real : abs, *base = e->base;
+	size_t bl = strlen(base);
+	while (bl > 1 && base[bl - 1] == '/')
+		bl--;
+	bool hit = false;
+	if (!strncmp(at, base, bl) && at[bl] == '/') {
+		const char *rel = at + bl + 1, *pat = e->pattern[0] == '/' ? e->pattern + 1 : e->pattern;
+		size_t pl = strlen(pat);
+		if (pl > 3 && !strcmp(pat + pl - 3, "/**"))   /* a folder and all it holds */
+			hit = !strncmp(rel, pat, pl - 2) || match_anchored(pat, rel);
+		else
+			hit = match_anchored(pat, rel);
+	}
+	free(real);
+	free(abs);
+	return hit;
+}
+
 static bool git_ignored(walk *w, const char *abs, bool is_dir)
 {
 #ifdef HAVE_LIBGIT2

@@ -26,6 +26,13 @@ typedef struct ta_exclude {
 	const char *base;
 } ta_exclude;
 
+/* Whether path (a file: absolute, or from the current folder) matches e,
+ * as a per-file-ignores key is read: a pattern without '/' matches the
+ * file's name, one with '/' its path from base ("tests/test_*.py"; a
+ * leading "**" and '/' at any depth), and "DIR/" followed by "**" every
+ * file below DIR. */
+bool ta_discover_matches(const ta_exclude *e, const char *path);
+
 typedef struct ta_discover {
 	const ta_exclude *exclude;
 	size_t n_exclude;

@@ -141,15 +141,27 @@ def parens(n):
             "tl.arange(0, BLOCK)", ")" * n, "\n    tl.store(x_ptr + offs, 1.0)\n\nk[(1,)](None, BLOCK=16)\n"]
 
 
+def suppressions(n):
+    """n kernels, each with three suppression comments (one silencing, two not:
+    X1's question) and the findings they name."""
+    body = ("@triton.jit\ndef k%d(x, BLOCK: tl.constexpr):  # tileadvise: ignore[S8]\n"
+            "    r = tl.arange(0, BLOCK)\n"
+            "    for j in range(4):\n"
+            "        c = tl.expand_dims(r, 1)  # tileadvise: ignore[D4]\n"
+            "    # tileadvise: ignore-next-line[P1, ZZ9]\n"
+            "    tl.store(x + r, r)\n\n")
+    return [HEAD] + [body % i for i in range(n)]
+
+
 SHAPES = [kernels, kernels_block, launches, configs, config_names, ifs, nested_ifs,
-          statements, loops, params, many, module_names, chain, parens]
+          statements, loops, params, many, module_names, chain, parens, suppressions]
 # The size each starts from in growth.sh (about 0.05-0.2 s of --check;
 # statements and loops more: below 4,000 and 2,000 of them the parse hides a
 # quadratic term).
 BASE = {"kernels": 1250, "kernels_block": 1250, "launches": 6250, "configs": 3750,
         "config_names": 2000, "ifs": 2000, "nested_ifs": 250, "statements": 8000,
         "loops": 2000, "params": 1000, "many": 500, "module_names": 5000,
-        "chain": 25000, "parens": 1250}
+        "chain": 25000, "parens": 1250, "suppressions": 2000}
 
 
 def main(argv):

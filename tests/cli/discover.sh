@@ -11,7 +11,7 @@ set -u
 . "$TA_SRCDIR/tests/lib/tap.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-disc-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 28
+plan 30
 k="$TA_SRCDIR/examples/softmax/softmax.py"
 p="$tmp/p"
 for f in src/kern/a.py src/kern/scratch_tmp.py src/vendor/v.py gen/g.py myenv/lib/e.py \
@@ -111,6 +111,24 @@ printf '[tool.tileadvise]\noutput-format = "github"\nrespect-gitignore = false\n
 "$TILEADVISE" --check . >out 2>/dev/null
 if grep -q '^::warning file=./gen/g.py,' out && ! grep -qv '^::' out; then r=0; else r=1; fi
 result $r "output-format and respect-gitignore = false are read" "$(head -3 out)"
+# extend-select adds to the default set, per-file-ignores leaves ids out of
+# the files its patterns match (a name, or a path from the file's folder).
+cat >pyproject.toml <<'TOML'
+[tool.tileadvise]
+extend-select = ["X1"]
+[tool.tileadvise.per-file-ignores]
+"src/kern/*.py" = ["P1"]
+"v.py" = "D12"
+TOML
+printf '    # tileadvise: ignore-next-line[S8]\n' >>src/kern/a.py
+"$TILEADVISE" --check src >out 2>/dev/null
+got=$(sed -n 's|^\./||; s|^\([^:]*\):[0-9]*:[0-9]*: .*\[\([A-Z0-9, ]*\)\]$|\1 \2|p' out | sort -u | tr '\n' ';')
+want='src/kern/a.py D12;src/kern/a.py X1;src/vendor/v.py P1;'
+result $([ "$got" = "$want" ] && echo 0 || echo 1) "extend-select and per-file-ignores are read" "got:  $got" "want: $want"
+(cd src/kern && "$TILEADVISE" --check a.py >"$tmp/out3" 2>/dev/null)
+result $(! grep -q '\[P1\]' "$tmp/out3" && grep -q '\[D12\]' "$tmp/out3" && echo 0 || echo 1) \
+	"... a path pattern matches from the file's folder, wherever the check runs" "$(cat "$tmp/out3")"
+git checkout -q -- src/kern/a.py 2>/dev/null || cp "$k" src/kern/a.py
 printf '[tool.tileadvise]\nselect = 3\n' >pyproject.toml
 "$TILEADVISE" --check . >out 2>"$tmp/err"
 rc=$?

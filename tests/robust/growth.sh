@@ -10,7 +10,9 @@
 # statements (each load's pointer shape and P6 looked through every
 # assignment of the kernel) past it too, and one kernel of many loops (each
 # loop's questions scanned every op, assignment and loop of the kernel; P2
-# looked each masked load's names back through every assignment).
+# looked each masked load's names back through every assignment). With X1
+# on, one file of many suppression comments (each X0 and X1 question
+# scanned the comments from the first).
 # tests/bench/growth.py
 # prints the whole curve.
 # TAP. Env: TILEADVISE, TA_SRCDIR; GROWTH_SCALE (default 0.5) scales the sizes.
@@ -23,5 +25,5 @@ if ! command -v "$py" >/dev/null 2>&1; then
 	exit 0
 fi
 exec "$py" "$TA_SRCDIR/tests/bench/growth.py" "$TILEADVISE" --tap --sizes 1,4 --repeat 2 \
-	--bound 1.5 --timeout 60 --scale "${GROWTH_SCALE:-0.5}" --args "${GROWTH_ARGS:---check}" \
-	--shapes kernels,kernels_block,launches,configs,config_names,ifs,nested_ifs,statements,loops,params,many,module_names,chain,parens
+	--bound 1.5 --timeout 60 --scale "${GROWTH_SCALE:-0.5}" --args "${GROWTH_ARGS:---check --extend-select=X1}" \
+	--shapes kernels,kernels_block,launches,configs,config_names,ifs,nested_ifs,statements,loops,params,many,module_names,chain,parens,suppressions

@@ -8,7 +8,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 37
+plan 39
 cd "$TA_SRCDIR" || exit 1
 # Every run names --preview and --show-notes: these checks are about what each detector finds
 # and how --check prints it, entries in preview included (which of them the
@@ -179,6 +179,18 @@ cp examples/softmax/softmax.py "$tmp/file.py"
 printf '# tileadvise: ignore-file[D12]\n' >>"$tmp/file.py"
 "$TILEADVISE" --check --preview --show-notes "$tmp/file.py" >"$tmp/file.out"; rc=$?
 check "ignore-file silences an id in the whole file" eval '[ $rc -eq 1 ] && ! grep -q "\[D12\]" "$tmp/file.out" && grep -q "\[P1\]" "$tmp/file.out"'
+# Unused suppressions (ruff's RUF100) as X1, only when asked for: a comment
+# naming an id with no finding there; the others, and unknown ids (X0's),
+# are not reported; X1 counts findings whatever --select shows.
+cp examples/softmax/softmax.py "$tmp/unused.py"
+sed -i 's/^def softmax_kernel(.*$/& # tileadvise: ignore[S8, P1]/' "$tmp/unused.py"
+sed -i 's/^\(    \)softmax_kernel\[grid\]/\1# tileadvise: ignore-next-line[D4, ZZ8]\n&/' "$tmp/unused.py"
+printf '# tileadvise: ignore-file[D12]\n# tileadvise: ignore-file[L4]\n' >>"$tmp/unused.py"
+"$TILEADVISE" --check "$tmp/unused.py" >"$tmp/unused0.out" 2>/dev/null
+"$TILEADVISE" --check --extend-select=X1 --select=S1 "$tmp/unused.py" >"$tmp/unused.out" 2>/dev/null
+check "X1 is off by default" eval '! grep -q "\[X1\]" "$tmp/unused0.out"'
+check "--extend-select=X1: the ids that silence nothing, each at its comment" \
+	eval '[ "$(grep -c "\[X1\]" "$tmp/unused.out")" -eq 3 ] && grep -q "unused.py:[0-9]*:[0-9]*: warning: unused suppression: this comment silences no S8 finding \[X1\]" "$tmp/unused.out" && grep -q "silences no D4 finding" "$tmp/unused.out" && grep -q "silences no L4 finding" "$tmp/unused.out" && ! grep -q "no P1 finding\|no D12 finding\|ZZ8.*X1" "$tmp/unused.out"'
 "$TILEADVISE" --check --preview --show-notes --select S examples/matmul/matmul.py >"$tmp/secs.out"
 check "--select S takes the whole section" eval '[ -s "$tmp/secs.out" ] && [ "$(grep -vc "\[S[0-9]*\]" "$tmp/secs.out")" -eq 0 ]'
 "$TILEADVISE" --check --preview --show-notes --select ALL --ignore D,P examples/matmul/matmul.py >"$tmp/all.out"
