@@ -54,6 +54,8 @@ typedef struct options {
 	bool fix_diff;            /* --diff with no id: show them instead */
 	const char *color;        /* --color: auto, always, never (NULL: auto) */
 	const char *extend_select; /* --extend-select */
+	const char *config;       /* --config */
+	const char *stdin_filename; /* --stdin-filename */
 	bool exit_zero;           /* --check: findings do not make the exit status 1 */
 	bool statistics;          /* --check: a count per entry instead of the findings */
 	bool preview;             /* --check: report the entries in preview too */
@@ -346,6 +348,12 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 		case 269:
 			o->extend_select = optarg;
 			break;
+		case 270:
+			o->config = optarg;
+			break;
+		case 271:
+			o->stdin_filename = optarg;
+			break;
 		case 268:
 			if (ta_text_color_wanted(optarg, STDOUT_FILENO) < 0)
 				return usage_error("--color takes auto, always or never, not '%s'", optarg);
@@ -634,11 +642,14 @@ static ta_exit run_check(const options *o)
 		return usage_error("%s", "--check needs a FILE or folder");
 	if (o->format == TA_FORMAT_MARKDOWN || o->format == TA_FORMAT_JSONL)
 		return usage_error("%s", "--check writes text, json, sarif or github");
+	if (o->config && o->isolated)
+		return usage_error("%s", "--isolated reads no settings file; --config names one: give one of them");
 	/* The project's settings: from the first path's folder up (standard
-	 * input: the current folder). */
+	 * input: the current folder, or --stdin-filename's), or --config's. */
 	ta_project proj;
 	char *err = NULL;
-	if (ta_findings_project(o->files[0], o->isolated, &proj, stderr, &err) != 0) {
+	const char *first = !strcmp(o->files[0], "-") && o->stdin_filename ? o->stdin_filename : o->files[0];
+	if (ta_findings_project(first, o->isolated, o->config, &proj, stderr, &err) != 0) {
 		fprintf(stderr, "tileadvise: %s\n", ta_text_name(err));
 		free(err);
 		return TA_EXIT_ERROR;
@@ -671,7 +682,7 @@ static ta_exit run_check(const options *o)
 				.select = o->select ? o->select : proj.select,
 				.ignore = o->ignore ? o->ignore : proj.ignore, .fixes = o->fixes,
 				.extend_select = extend ? extend : o->extend_select ? o->extend_select : proj.extend_select,
-				.file_ignores = pfi, .n_file_ignores = proj.n_pfi,
+				.file_ignores = pfi, .n_file_ignores = proj.n_pfi, .stdin_filename = o->stdin_filename,
 				.exit_zero = o->exit_zero, .statistics = o->statistics,
 				.exclude = ex, .n_exclude = nex, .no_gitignore = proj.respect_gitignore == 0,
 				.preview = o->preview || proj.preview == 1, .show_notes = o->show_notes,

@@ -350,7 +350,7 @@ static int open_scope(ta_advisor *a, char **err)
 	char *said = NULL;
 	size_t n_said = 0;
 	FILE *warn = open_memstream(&said, &n_said);
-	int rc = ta_findings_project(a->path, a->opt.isolated, &p, warn ? warn : stderr, err);
+	int rc = ta_findings_project(a->path, a->opt.isolated, NULL, &p, warn ? warn : stderr, err);
 	if (warn)
 		fclose(warn);
 	project_notes(a, said);

@@ -2,6 +2,7 @@
 #include "config.h"
 #include "advise/findings.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,6 +21,7 @@
 struct ta_findings {
 	ta_filter *filter;
 	bool fixes;
+	const char *stdin_name;   /* "-" is reported under this name (NULL: "-") */
 	ta_diag *items;
 	size_t count, cap;
 	/* The current file's diagnostics by place, id and message, to drop a
@@ -187,7 +189,7 @@ static void note_fix(diag *x, const ta_model *m, const ta_finding *f)
 
 /* "-": the file on standard input, read whole. Reading stops one chunk
  * past the size limit of a file, which loading then refuses. */
-static int open_stdin(ta_source **src, char **msg)
+static int open_stdin(const char *name, ta_source **src, char **msg)
 {
 	ta_buf b = TA_BUF_INIT;
 	char chunk[65536];
@@ -196,9 +198,9 @@ static int open_stdin(ta_source **src, char **msg)
 		ta_buf_append(&b, chunk, n);
 	int rc = ferror(stdin) ? -1 : 0;
 	if (rc)
-		*msg = ta_xstrdup("-: cannot read standard input");
+		*msg = ta_xasprintf("%s: cannot read standard input", name);
 	else
-		rc = ta_source_from_bytes("-", b.len ? ta_buf_str(&b) : "", b.len, src, msg);
+		rc = ta_source_from_bytes(name, b.len ? ta_buf_str(&b) : "", b.len, src, msg);
 	ta_buf_free(&b);
 	return rc;
 }
@@ -476,11 +478,13 @@ static void check_analysis(diags *d, const char *path, const ta_analysis *a, ta_
 	check_model(path, d, a->model, sup);
 }
 
-void ta_findings_check(ta_findings *d, const char *path, FILE *err, ta_exit *rc)
+void ta_findings_check(ta_findings *d, const char *file, FILE *err, ta_exit *rc)
 {
 	ta_source *src;
 	char *msg;
-	if ((!strcmp(path, "-") ? open_stdin(&src, &msg) : ta_source_load(path, &src, &msg)) != 0) {
+	bool in = !strcmp(file, "-");
+	const char *path = in && d->stdin_name ? d->stdin_name : file;   /* as the diagnostics name it */
+	if ((in ? open_stdin(path, &src, &msg) : ta_source_load(file, &src, &msg)) != 0) {
 		fprintf(err, "tileadvise: %s\n", ta_text_name(msg));
 		free(msg);
 		*rc = TA_EXIT_ERROR;
@@ -599,8 +603,33 @@ void ta_findings_free(ta_findings *d)
 	free(d);
 }
 
-int ta_findings_project(const char *first, bool isolated, ta_project *p, FILE *warn, char **err)
+void ta_findings_stdin_name(ta_findings *d, const char *name)
 {
+	d->stdin_name = name;
+}
+
+int ta_findings_project(const char *first, bool isolated, const char *config, ta_project *p, FILE *warn, char **err)
+{
+	if (config) {
+		/* --config: this file's table and no other */
+		memset(p, 0, sizeof *p);
+		p->respect_gitignore = p->preview = -1;
+		*err = NULL;
+		char *real = realpath(config, NULL);
+		int rc = real ? ta_project_parse(config, p, warn, err) : -1;
+		if (!real)
+			*err = ta_xasprintf("%s: %s", config, strerror(errno));
+		else if (rc == 0 && ta_project_reads_toml())
+			*err = ta_xasprintf("%s: no [tool.tileadvise] table to read", config), rc = -1;
+		if (rc < 0) {
+			free(real);
+			ta_project_free(p);
+			return -1;
+		}
+		p->path = real;
+		p->dir = ta_path_dirname(real);
+		return 0;
+	}
 	if (isolated) {
 		memset(p, 0, sizeof *p);
 		p->respect_gitignore = p->preview = -1;

@@ -90,8 +90,13 @@ const ta_diag *ta_findings_sorted(ta_findings *fs, size_t *n);
 
 /* The [tool.tileadvise] settings for a check of first (a file, a folder,
  * or "-"): from first's folder (the current one for "-") and above;
- * isolated: none. Same contract as ta_project_find. */
-int ta_findings_project(const char *first, bool isolated, ta_project *p, FILE *warn, char **err);
+ * isolated: none; config (--config): that file's table, an error when it
+ * has none. Same contract as ta_project_find. */
+int ta_findings_project(const char *first, bool isolated, const char *config, ta_project *p, FILE *warn,
+			char **err);
+/* Reports the file "-" (standard input) as name (--stdin-filename; it must
+ * outlive fs). */
+void ta_findings_stdin_name(ta_findings *fs, const char *name);
 /* Whether this build reads pyproject.toml (toml++). */
 bool ta_findings_read_toml(void);
 

@@ -573,7 +573,9 @@ static void write_summary(const finding *fs, size_t n, const ta_check_options *o
 static char *file_ignores_of(const ta_check_options *o, const char *path)
 {
 	ta_buf b = TA_BUF_INIT;
-	for (size_t i = 0; i < o->n_file_ignores && strcmp(path, "-"); i++)
+	if (!strcmp(path, "-"))
+		path = o->stdin_filename;
+	for (size_t i = 0; path && i < o->n_file_ignores; i++)
 		if (ta_discover_matches(&o->file_ignores[i].match, path))
 			ta_buf_printf(&b, "%s%s", b.len ? "," : "", o->file_ignores[i].ids);
 	return b.len ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
@@ -641,6 +643,7 @@ ta_exit ta_check_run(char *const *paths, int count, const ta_check_options *o, F
 	ta_findings *fd = ta_findings_new(o->select, o->ignore, o->extend_select, o->preview, o->fixes, err);
 	if (!fd)
 		return TA_EXIT_ERROR;
+	ta_findings_stdin_name(fd, o->stdin_filename);
 	ta_exit rc = TA_EXIT_OK;
 	file_list files = { 0 };
 	ta_discover disc = { .exclude = o->exclude, .n_exclude = o->n_exclude,

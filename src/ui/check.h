@@ -40,6 +40,7 @@ typedef struct ta_check_options {
 	const char *extend_select; /* comma-separated ids added to the selection, or NULL */
 	const ta_file_ignore *file_ignores; /* pyproject's per-file-ignores */
 	size_t n_file_ignores;
+	const char *stdin_filename; /* "-" is reported as this (NULL: "-") */
 	bool fixes;               /* for each finding of an entry the tool writes, run its
 				     rewrite at the finding's site and say whether it makes
 				     the edit (text: a note when it does not; json: "fix") */

@@ -11,7 +11,7 @@ set -u
 . "$TA_SRCDIR/tests/lib/tap.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-disc-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 30
+plan 34
 k="$TA_SRCDIR/examples/softmax/softmax.py"
 p="$tmp/p"
 for f in src/kern/a.py src/kern/scratch_tmp.py src/vendor/v.py gen/g.py myenv/lib/e.py \
@@ -129,6 +129,21 @@ result $([ "$got" = "$want" ] && echo 0 || echo 1) "extend-select and per-file-i
 result $(! grep -q '\[P1\]' "$tmp/out3" && grep -q '\[D12\]' "$tmp/out3" && echo 0 || echo 1) \
 	"... a path pattern matches from the file's folder, wherever the check runs" "$(cat "$tmp/out3")"
 git checkout -q -- src/kern/a.py 2>/dev/null || cp "$k" src/kern/a.py
+# --stdin-filename: standard input named as that file, with its settings;
+# --config: one settings file, read wherever the check runs.
+"$TILEADVISE" --check --stdin-filename=src/kern/b.py - <"$k" >out 2>/dev/null
+result $(grep -q '^src/kern/b\.py:[0-9]*:[0-9]*: .*\[D12\]$' out && ! grep -q '\[P1\]' out && echo 0 || echo 1) \
+	"--stdin-filename names the input and takes that name's per-file-ignores" "$(cat out)"
+mkdir -p "$tmp/elsewhere" && printf '[tool.tileadvise]\nselect = ["P"]\n' >"$tmp/elsewhere/settings.toml"
+(cd "$tmp" && "$TILEADVISE" --check --config=elsewhere/settings.toml "$p/src/kern/a.py" >"$tmp/out4" 2>/dev/null)
+result $(grep -q '\[P1\]$' "$tmp/out4" && ! grep -q '\[D12\]' "$tmp/out4" && echo 0 || echo 1) \
+	"--config reads the file named and not the pyproject.toml beside the kernel" "$(cat "$tmp/out4")"
+"$TILEADVISE" --check --config=missing.toml . >out 2>"$tmp/err"
+rc=$?
+result $([ $rc -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^tileadvise: missing.toml: No such file' "$tmp/err" && echo 0 || echo 1) \
+	"--config of a missing file: one line, exit 2" "rc=$rc" "$(cat "$tmp/err")"
+"$TILEADVISE" --check --config=pyproject.toml --isolated . >out 2>"$tmp/err"
+result $([ $? -eq 2 ] && grep -q 'give one of them' "$tmp/err" && echo 0 || echo 1) "--config with --isolated is refused" "$(cat "$tmp/err")"
 printf '[tool.tileadvise]\nselect = 3\n' >pyproject.toml
 "$TILEADVISE" --check . >out 2>"$tmp/err"
 rc=$?
