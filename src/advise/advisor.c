@@ -56,6 +56,24 @@ bool ta_advisor_next_event(ta_advisor *a, ta_advisor_event *ev)
 
 /* ---- the walk ------------------------------------------------------------------ */
 
+/* The file's first syntax error, once per text, before anything else:
+ * which kernel it leaves unadvised, or that it lies outside them. */
+static void say_syntax_error(ta_advisor *a)
+{
+	const ta_syntax *syn = a->an->syn;
+	if (!syn->error_count || a->syntax_said == a->an->src->hash)
+		return;
+	a->syntax_said = a->an->src->hash;
+	const ta_syntax_error *e = &syn->errors[0];
+	const char *kernel = NULL;
+	for (size_t k = 0; k < a->walk->n_kernels && !kernel; k++)
+		if (a->walk->kernels[k].syntax_error)
+			kernel = a->walk->kernels[k].name;
+	adv_note(a, TA_ADVISOR_NOTE, true, "syntax error at line %zu, column %zu: %s%s%s%s", e->line, e->column,
+		 e->what ? e->what : "cannot parse", kernel ? "; `" : " (outside the kernels: their walk goes on)",
+		 kernel ? kernel : "", kernel ? "` is not advised until it parses" : "");
+}
+
 void adv_rebuild_walk(ta_advisor *a)
 {
 	if (!a->an || a->opt.measuring)
@@ -71,6 +89,7 @@ void adv_rebuild_walk(ta_advisor *a)
 	a->walk = w;
 	a->shown_src = a->an->src;
 	a->walk_version++;
+	say_syntax_error(a);
 }
 
 /* A lazy walk's kernel gets its steps when it is shown; what the session

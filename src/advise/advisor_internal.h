@@ -31,6 +31,7 @@ struct ta_advisor {
 	ta_session *sess;
 	ta_walk *walk;               /* the session's (sess->walk) */
 	unsigned walk_version;
+	uint64_t syntax_said;        /* the text whose syntax error was last said (its hash) */
 
 	/* what the walk reports (ta_advisor_scope): NULL filter, every entry */
 	struct ta_filter *filter;

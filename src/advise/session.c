@@ -524,8 +524,14 @@ static json_t *walk_json(const ta_walk *w)
 			}
 			json_array_append_new(steps, o);
 		}
-		json_array_append_new(ks, json_pack("{s:s, s:i, s:b, s:o}", "name", k->name, "line",
-						    (int)k->def_line, "helper", k->helper, "steps", steps));
+		json_t *ko = json_pack("{s:s, s:i, s:b, s:o}", "name", k->name, "line", (int)k->def_line, "helper",
+				       k->helper, "steps", steps);
+		if (k->syntax_error) {
+			json_object_set_new(ko, "syntax_error", jstr(k->syntax_error));
+			json_object_set_new(ko, "syntax_line", json_integer(k->syntax_line));
+			json_object_set_new(ko, "syntax_col", json_integer(k->syntax_col));
+		}
+		json_array_append_new(ks, ko);
 	}
 	return json_pack("{s:o}", "kernels", ks);
 }
@@ -923,6 +929,10 @@ static bool read_walk(reader *r, json_t *wo, ta_session *s)
 		ta_walk_kernel *k = ta_walk_add_kernel(w, name);
 		k->def_line = (uint32_t)get_int(ko, "line", 0);
 		k->helper = json_is_true(json_object_get(ko, "helper"));
+		const char *se = json_string_value(json_object_get(ko, "syntax_error"));
+		k->syntax_error = se ? ta_xstrdup(se) : NULL;
+		k->syntax_line = (uint32_t)get_int(ko, "syntax_line", 0);
+		k->syntax_col = (uint32_t)get_int(ko, "syntax_col", 0);
 		size_t j;
 		json_t *so;
 		json_array_foreach(json_object_get(ko, "steps"), j, so) {

@@ -493,6 +493,7 @@ void ta_walk_free(ta_walk *w)
 			step_free(&w->kernels[i].steps[j]);
 		free(w->kernels[i].steps);
 		free(w->kernels[i].name);
+		free(w->kernels[i].syntax_error);
 	}
 	free(w->kernels);
 	ta_rules_result_free(w->rules);
@@ -798,6 +799,23 @@ static void release_if_done(ta_walk *w)
 	w->model = NULL;
 }
 
+/* The first syntax error inside kernel k (its decorators to its last
+ * line), said into wk ("line L, column C: what"); false when none. */
+static bool syntax_error_in(const ta_model *m, const ta_kernel *k, ta_walk_kernel *wk)
+{
+	for (size_t i = 0; m->syn && i < m->syn->error_count; i++) {
+		const ta_syntax_error *e = &m->syn->errors[i];
+		if (e->line < k->span.line || e->line > k->span.end_line)
+			continue;
+		wk->syntax_error = ta_xasprintf("line %zu, column %zu: %s", e->line, e->column,
+						e->what ? e->what : "cannot parse");
+		wk->syntax_line = (uint32_t)e->line;
+		wk->syntax_col = (uint32_t)e->column;
+		return true;
+	}
+	return false;
+}
+
 static ta_walk *build(const ta_model *m, const struct ta_catalog *cat, const ta_run_figures *run,
 		      const ta_run_figures *base, const ta_gpu_info *gpu, const char *name, bool lazy,
 		      const ta_filter *filter)
@@ -828,7 +846,13 @@ static ta_walk *build(const ta_model *m, const struct ta_catalog *cat, const ta_
 		ta_walk_kernel *wk = ta_walk_add_kernel(w, mk->name);
 		wk->def_line = mk->def_line;
 		wk->helper = mk->is_helper;
-		if (lazy_kernels) {
+		if (syntax_error_in(m, mk, wk)) {
+			/* its model is the parser's guess: no steps (the rules of
+			 * a lazy walk still count it, to keep kernels and rules
+			 * in step) */
+			if (lazy_kernels)
+				w->n_kernels_pending++, wk->steps_pending = true;
+		} else if (lazy_kernels) {
 			wk->steps_pending = true;
 			w->n_kernels_pending++;
 		} else {
@@ -871,7 +895,8 @@ void ta_walk_kernel_ready(ta_walk *w, size_t k)
 		;
 	w->kernels[k].steps_pending = false;
 	w->n_kernels_pending--;
-	fill_kernel(w, w->model, w->rules, k, w->name, true);
+	if (!w->kernels[k].syntax_error)
+		fill_kernel(w, w->model, w->rules, k, w->name, true);
 	release_if_done(w);
 }
 

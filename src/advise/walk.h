@@ -211,6 +211,11 @@ typedef struct ta_walk_kernel {
 	size_t n_steps;
 	bool steps_pending;          /* lazy walk: not checked yet, no steps
 	                              * (ta_walk_kernel_ready) */
+	char *syntax_error;          /* the first syntax error inside the kernel
+	                              * ("line 12, column 9: missing `)`"), which
+	                              * leaves it with no steps: nothing is advised
+	                              * on a tree the parser had to guess; NULL: none */
+	uint32_t syntax_line, syntax_col; /* where (1-based); 0 when not known */
 } ta_walk_kernel;
 
 typedef struct ta_walk {

@@ -106,7 +106,14 @@ static void select_position(ta_app *app, const char *kernel, const char *step)
 	const ta_walk *w = ta_advisor_walk(app->adv);
 	app->kernel = 0;
 	app->step = -2;   /* none: the first row */
-	int k = ta_walk_find_kernel(w, kernel);
+	int k = -1;
+	/* A kernel that does not parse first: nothing else of it is shown
+	 * until it does. */
+	for (size_t i = 0; w && i < w->n_kernels && k < 0; i++)
+		if (w->kernels[i].syntax_error)
+			k = (int)i;
+	if (k < 0)
+		k = ta_walk_find_kernel(w, kernel);
 	/* Start on a kernel that is launched rather than a helper. */
 	if (k < 0 && w)
 		for (size_t i = 0; i < w->n_kernels; i++)

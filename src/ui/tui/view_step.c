@@ -585,6 +585,43 @@ static void measured(page *p, const ta_app *app, const ta_step *s)
 		      s->change.period_after_ns / s->change.period_before_ns, x);
 }
 
+/* A kernel that does not parse: the parser's words and the lines around
+ * the place, the column marked, as a compiler shows it. */
+static void syntax_page(page *p, ta_app *app, const ta_walk_kernel *k)
+{
+	textf(p, 1, TA_ROLE_TITLE, "%s does not parse", k->name);
+	blank(p);
+	char *what = ta_xasprintf("Syntax error, %s.", k->syntax_error);
+	wrap(p, 1, TA_ROLE_ERROR, what);
+	free(what);
+	wrap(p, 1, TA_ROLE_NORMAL, "The checklist reads the parsed file: on a kernel the parser had to guess "
+				   "at it would advise on code that is not there, so nothing is advised on this "
+				   "kernel until it parses. Fix the file: the advisor reads it again when it is "
+				   "saved.");
+	blank(p);
+	const ta_source *src = ta_advisor_source(app->adv);
+	uint32_t at = k->syntax_line;
+	if (!src || !at || at > src->line_count)
+		return;
+	uint32_t from = at > 4 ? at - 4 : 1, to = at + 2 > src->line_count ? (uint32_t)src->line_count : at + 2;
+	textf(p, 1, TA_ROLE_TITLE, "Source %s %s, lines %u-%u", ta_glyph_str(TA_G_DOT),
+	      ta_advisor_session(app->adv)->file_name, (unsigned)from, (unsigned)to);
+	for (uint32_t l = from; l <= to; l++) {
+		size_t len;
+		const char *t = ta_source_line(src, l, &len);
+		char *row = ta_xasprintf("%s%5u %s %.*s", l == at ? ta_glyph_str(TA_G_CURSOR) : " ", (unsigned)l,
+					 ta_glyph_str(TA_G_VBAR), (int)len, t ? t : "");
+		code(p, 1, l == at ? TA_ROLE_ERROR : TA_ROLE_NORMAL, row, strlen(row), app->hscroll);
+		free(row);
+		if (l == at && k->syntax_col) {
+			/* the caret under the column: 7 columns of mark and number, a bar and a space */
+			char *caret = ta_xasprintf("%*s^", (int)(k->syntax_col + 8), "");
+			code(p, 1, TA_ROLE_ERROR, caret, strlen(caret), app->hscroll);
+			free(caret);
+		}
+	}
+}
+
 static void folded_page(page *p, ta_app *app, const ta_walk_kernel *k)
 {
 	textf(p, 1, TA_ROLE_TITLE, "Steps that do not apply to %s", k->name);
@@ -612,6 +649,11 @@ static void draw(ta_app *app, const ta_rect *r)
 	const ta_step *s = ta_app_step(app);
 	if (!k) {
 		wrap(&p, 1, TA_ROLE_NORMAL, "This file defines no @triton.jit kernel: there is nothing to walk.");
+		app->page_lines = p.line;
+		return;
+	}
+	if (k->syntax_error) {
+		syntax_page(&p, app, k);
 		app->page_lines = p.line;
 		return;
 	}

@@ -133,6 +133,8 @@ static void draw(ta_app *app, const ta_rect *r)
 			ta_fmt_ns(f->per_call_ns, t, sizeof t);
 		else if (f && f->summary.count)
 			ta_fmt_ns(f->summary.median, t, sizeof t);
+		else if (k->syntax_error)
+			snprintf(t, sizeof t, "does not parse");
 		else if (k->helper)
 			snprintf(t, sizeof t, "helper");
 		else
@@ -150,7 +152,8 @@ static void draw(ta_app *app, const ta_rect *r)
 		int cw = ta_term_printf(y, x, 2, sel ? TA_ROLE_TITLE : TA_ROLE_NORMAL, "%s ",
 					sel ? ta_glyph_str(TA_G_CURSOR) : " ");
 		ta_term_put_clipped(y, x + cw, w - cw - tw - 2, k->name, sel ? TA_ROLE_TITLE : TA_ROLE_NORMAL);
-		ta_term_put(y, x + w - tw - 1, tw, t, (size_t)-1, f ? TA_ROLE_NORMAL : TA_ROLE_DIM);
+		ta_term_put(y, x + w - tw - 1, tw, t, (size_t)-1,
+			    k->syntax_error ? TA_ROLE_ERROR : f ? TA_ROLE_NORMAL : TA_ROLE_DIM);
 		y++;
 		app->n_kernel_rows++;
 	}
@@ -166,6 +169,19 @@ static void draw(ta_app *app, const ta_rect *r)
 	}
 	if (y < bottom)
 		ta_term_printf(y++, x, w, TA_ROLE_TITLE, " Walk of %s", k->name);
+	if (k->syntax_error) {
+		/* no walk on a tree the parser had to guess */
+		char *l1 = ta_xasprintf(" Syntax error, %s.", k->syntax_error);
+		if (y < bottom)
+			ta_term_put_clipped(y++, x, w, l1, TA_ROLE_ERROR);
+		if (y < bottom)
+			ta_term_put_clipped(y++, x, w, " Nothing is advised on this kernel until it parses:", TA_ROLE_NORMAL);
+		if (y < bottom)
+			ta_term_put_clipped(y++, x, w, " fix the file; the advisor reads it again on save.", TA_ROLE_NORMAL);
+		free(l1);
+		app->row_y0 = y;
+		return;
+	}
 	/* The whole walk so far: first run to last, in the verdict's colour. */
 	ta_change wc;
 	if (y < bottom && ta_session_walk_change(ta_advisor_session(app->adv), k->name, &wc, NULL, NULL)) {
