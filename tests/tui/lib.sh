@@ -114,6 +114,12 @@ ta_press() {
 # ta_step_to ID: presses j until the step page shows step ID (at most 60).
 ta_step_to() {
 	i=0
+	# from the top: the advisor opens on the first step to act on, which
+	# may lie below the one asked for
+	ta_screen >"$TA_TMP/last-screen"
+	grep -Eq "(│|\|) $1 (·|-) " "$TA_TMP/last-screen" && return 0
+	ta_keys g
+	sleep 0.2
 	while [ $i -lt 60 ]; do
 		ta_screen >"$TA_TMP/last-screen"
 		grep -Eq "(│|\|) $1 (·|-) " "$TA_TMP/last-screen" && return 0

@@ -28,7 +28,7 @@ env="TERM=screen NO_COLOR=1 LC_ALL=C.UTF-8 LANG=C.UTF-8"
 
 ta_start 100 34 "cd '$TA_SRCDIR' && env $env '$TILEADVISE' --replay $session"
 ta_wait "Walk of gemma_attn_fwd" >/dev/null
-ta_screen_is walk "walk: the kernels, the walk of gemma_attn_fwd, the page of its first step"
+ta_screen_is walk "walk: the kernels, the walk of gemma_attn_fwd, the page of its first step to act on (past the trigger notes)"
 ta_step_to S3 >/dev/null
 ta_screen_is step "step: S3's page (reason, source with its lines marked, figures, diff)"
 ta_keys d

@@ -132,6 +132,11 @@ static void select_position(ta_app *app, const char *kernel, const char *step)
 				if (!ta_step_is_open(&wk->steps[i]))
 					app->unfold = true;
 			}
+	/* No place kept: the first step to act on, past the trigger notes
+	 * (they order the walk; they are no edit to make). */
+	for (size_t i = 0; wk && app->step == -2 && i < wk->n_steps; i++)
+		if (wk->steps[i].id[0] != 'T' && wk->steps[i].mark == TA_MARK_APPLIES && ta_step_is_open(&wk->steps[i]))
+			app->step = (int)i;
 	ta_app_rebuild_rows(app);
 }
 
