@@ -26,12 +26,12 @@ typedef struct ta_device {
 	                          * made. Owned. */
 } ta_device;
 
-/* The names --gpu knows, for messages: "h200, h100". */
-#define TA_DEVICE_PRESETS "h200, h100"
+/* The names --gpu knows, for messages (profile/gpu.h). */
+#define TA_DEVICE_PRESETS ta_gpu_preset_names()
 
 /* Resolves r into *d (clear it with ta_device_clear). Returns 0, or -1 with
  * *err (caller frees) when r->preset names no known GPU:
- * "unknown GPU 'a100' (known: h200, h100)". */
+ * "unknown GPU 'v100' (known: h200, h100, ...)". */
 int ta_device_resolve(const ta_device_request *r, ta_device *d, char **err);
 void ta_device_clear(ta_device *d);
 

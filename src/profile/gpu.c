@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 /* The few driver API entry points we call, declared by hand so that no CUDA
  * header or library is needed to build. Values from cuda.h (stable ABI). */
@@ -85,31 +86,67 @@ void ta_gpu_fill_arch_rules(ta_gpu_info *g)
 		g->smem_reserved_per_block = g->cc_major >= 8 ? 1024 : 0;
 }
 
+/* Known parts, from their public specifications (NVIDIA's datasheets and
+ * the CUDA programming guide's table of limits per compute capability).
+ * The SM clock is the boost clock; the memory clock is the one the driver
+ * reports, which with the bus width gives the datasheet's bandwidth (2 x
+ * clock x bus / 8): the H200's as its driver reported on the lent machine
+ * (2026-11-29), the others solved from their datasheet bandwidth. The
+ * B200's SM count is the one measured on a machine (148: 74 per die);
+ * public figures for its L2 differ (65 to 126 MB): it is only shown. */
+typedef struct preset {
+	const char *key, *name;
+	int cc_major, cc_minor, sms, clock_mhz, mem_clock_mhz, bus_bits, l2_mib;
+	int smem_per_sm_kib, smem_optin_kib, max_threads_per_sm;
+} preset;
+
+static const preset presets[] = {
+	/* key      name                          cc     SMs  clock  memclk  bus  L2   smem optin thr */
+	{ "h200",   "NVIDIA H200",                9, 0,  132, 1980,  3761, 5120,  60, 228, 227, 2048 },
+	{ "h100",   "NVIDIA H100 80GB HBM3",      9, 0,  132, 1980,  2619, 5120,  50, 228, 227, 2048 },
+	{ "b200",   "NVIDIA B200",               10, 0,  148, 1965,  3906, 8192, 126, 228, 227, 2048 },
+	{ "a100",   "NVIDIA A100-SXM4-80GB",      8, 0,  108, 1410,  1593, 5120,  40, 164, 163, 2048 },
+	{ "l40s",   "NVIDIA L40S",                8, 9,  142, 2520,  9001,  384,  96, 100,  99, 1536 },
+	{ "rtx4090", "NVIDIA GeForce RTX 4090",   8, 9,  128, 2520, 10501,  384,  72, 100,  99, 1536 },
+};
+
+const char *ta_gpu_preset_names(void)
+{
+	static char names[128];
+	if (!names[0])
+		for (size_t i = 0; i < sizeof presets / sizeof *presets; i++)
+			snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+				 presets[i].key);
+	return names;
+}
+
 bool ta_gpu_preset(const char *name, ta_gpu_info *g)
 {
 	memset(g, 0, sizeof *g);
-	bool h200 = strcmp(name, "h200") == 0;
-	if (!h200 && strcmp(name, "h100") != 0)
+	const preset *p = NULL;
+	for (size_t i = 0; i < sizeof presets / sizeof *presets && !p; i++)
+		if (!strcasecmp(name, presets[i].key))
+			p = &presets[i];
+	if (!p)
 		return false;
-	snprintf(g->name, sizeof g->name, "%s", h200 ? "NVIDIA H200" : "NVIDIA H100 80GB HBM3");
-	g->cc_major = 9;
-	g->cc_minor = 0;
-	g->sm_count = 132;
-	g->clock_khz = 1980000;
-	/* H200: as its driver reported on the lent machine (2026-11-29) */
-	g->mem_clock_khz = h200 ? 3761000 : 2619000;
-	g->mem_bus_bits = 5120;
+	snprintf(g->name, sizeof g->name, "%s", p->name);
+	g->cc_major = p->cc_major;
+	g->cc_minor = p->cc_minor;
+	g->sm_count = p->sms;
+	g->clock_khz = p->clock_mhz * 1000;
+	g->mem_clock_khz = p->mem_clock_mhz * 1000;
+	g->mem_bus_bits = p->bus_bits;
 	g->peak_dram_gbs = 2.0 * g->mem_clock_khz * 1e3 * (g->mem_bus_bits / 8) / 1e9;
-	g->l2_bytes = (h200 ? 60 : 50) * 1024 * 1024;
+	g->l2_bytes = p->l2_mib * 1024 * 1024;
 	g->regs_per_sm = 65536;
 	g->regs_per_block = 65536;
-	g->smem_per_sm = 228 * 1024;
+	g->smem_per_sm = p->smem_per_sm_kib * 1024;
 	g->smem_per_block = 48 * 1024;
-	g->smem_per_block_optin = 227 * 1024;
+	g->smem_per_block_optin = p->smem_optin_kib * 1024;
 	g->smem_reserved_per_block = 1024;
-	g->max_threads_per_sm = 2048;
+	g->max_threads_per_sm = p->max_threads_per_sm;
 	g->max_threads_per_block = 1024;
-	g->max_blocks_per_sm = 32;
+	g->max_blocks_per_sm = 0;   /* by the architecture's rule */
 	g->warp_size = 32;
 	ta_gpu_fill_arch_rules(g);
 	return true;

@@ -35,10 +35,12 @@ typedef struct ta_gpu_info {
  * CUDA_ERROR_NO_DEVICE". Never exits. */
 int ta_gpu_query(int ordinal, ta_gpu_info *info, char **err);
 
-/* Facts of a known part for tests and for machines without a GPU:
- * "h200" (and "h100", same limits, 132 SMs); false when unknown. Clocks are
- * nominal figures, not readings. */
+/* Facts of a known part for tests and for machines without a GPU, from
+ * public specifications: h200, h100, b200, a100, l40s, rtx4090 (any case);
+ * false when unknown. Clocks are nominal figures, not readings. */
 bool ta_gpu_preset(const char *name, ta_gpu_info *info);
+/* The names ta_gpu_preset knows, for messages: "h200, h100, ...". */
+const char *ta_gpu_preset_names(void);
 
 /* Fills the per-architecture allocation rules (units, reserved memory,
  * block limit) from cc_major/cc_minor. Used by ta_gpu_query and tests. */

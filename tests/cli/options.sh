@@ -75,11 +75,11 @@ if grep -q "no launches of the file's kernels were recorded$" out; then ok "with
 else not_ok "without a capture range, no range is named" "$(cat out err)"; fi
 # An unknown --gpu is the same error for every front end: one line, exit 2
 # (the advisor's, on a terminal: tests/tui/first.sh).
-t "--profile --gpu a100: unknown, exit 2" 2 - "^tileadvise: unknown GPU 'a100' \(known: h200, h100\)$" \
-	--profile --gpu a100 --records "$TA_SRCDIR/tests/recordings/h200-2026-11-29-vector-add.jsonl" k.py
+t "--profile --gpu v100: unknown, exit 2" 2 - "^tileadvise: unknown GPU 'v100' \(known: h200, h100, b200, a100, l40s, rtx4090\)$" \
+	--profile --gpu v100 --records "$TA_SRCDIR/tests/recordings/h200-2026-11-29-vector-add.jsonl" k.py
 [ "$(wc -l <err)" -eq 1 ] && ok "... in one line" || not_ok "... in one line" "$(cat err)"
-t "--record-session --gpu a100: the same" 2 - "^tileadvise: unknown GPU 'a100' \(known: h200, h100\)$" \
-	--record-session s.json --gpu a100 k.py
+t "--record-session --gpu v100: the same" 2 - "^tileadvise: unknown GPU 'v100' \(known: h200, h100, b200, a100, l40s, rtx4090\)$" \
+	--record-session s.json --gpu v100 k.py
 # --list-rules in JSON (issue 30): the same entries, in the same order, as the
 # table; a format it does not write is refused.
 t "--list-rules --format=json is JSON" 0 '^\[$' - --list-rules --format=json

@@ -96,6 +96,39 @@ static void test_waves_and_names(void **state)
 	assert_float_equal(g.peak_dram_gbs, 2.0 * 3761e6 * 640 / 1e9, 1e-6);
 }
 
+/* The presets from public specifications (issue 30): each part's limits
+ * decide occupancy as its compute capability does. */
+static void test_presets(void **state)
+{
+	(void)state;
+	ta_gpu_info g;
+	/* A100, sm_80: 164 KiB per SM; 96 KiB + 1 KiB blocks: 1 fits (2 need 198656) */
+	assert_true(ta_gpu_preset("a100", &g));
+	assert_int_equal(g.sm_count, 108);
+	assert_int_equal(g.max_blocks_per_sm, 32);
+	ta_launch_shape s = { 256, 32, 0, 98304, 0 };
+	assert_int_equal(ta_gpu_occupancy(&g, &s).blocks_per_sm, 1);
+	assert_float_equal(g.peak_dram_gbs, 2.0 * 1593e6 * 640 / 1e9, 1e-6);   /* 2039 GB/s */
+	/* L40S and RTX 4090, sm_89: 1536 threads and 24 blocks per SM */
+	const char *ada[] = { "l40s", "RTX4090" };
+	for (size_t i = 0; i < 2; i++) {
+		assert_true(ta_gpu_preset(ada[i], &g));
+		assert_int_equal(g.cc_major * 10 + g.cc_minor, 89);
+		assert_int_equal(g.max_blocks_per_sm, 24);
+		ta_launch_shape t = { 64, 16, 0, 0, 0 };   /* 2 warps: 24 blocks by the block limit */
+		ta_occupancy o = ta_gpu_occupancy(&g, &t);
+		assert_int_equal(o.blocks_per_sm, 24);
+		assert_float_equal(o.occupancy, 48.0 / 48.0, 1e-12);
+	}
+	/* B200, sm_100: 148 SMs, Hopper's per-SM limits */
+	assert_true(ta_gpu_preset("b200", &g));
+	assert_int_equal(g.sm_count, 148);
+	assert_int_equal(g.smem_per_block_optin, 227 * 1024);
+	assert_true(ta_gpu_preset("h100", &g));
+	assert_false(ta_gpu_preset("v100", &g));
+	assert_string_equal(ta_gpu_preset_names(), "h200, h100, b200, a100, l40s, rtx4090");
+}
+
 /* No libcuda here (CI): a clear one-line reason, never a crash. When a
  * driver exists the query must succeed. */
 static void test_query_without_gpu(void **state)
@@ -119,6 +152,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_h200_table),
 		cmocka_unit_test(test_waves_and_names),
+		cmocka_unit_test(test_presets),
 		cmocka_unit_test(test_query_without_gpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -22,7 +22,7 @@ ta_keys Escape
 ta_keys q
 # An unknown --gpu is refused before anything is drawn, as --profile and
 # --record-session refuse it (tests/cli/options.sh).
-ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu a100 attention.py"
-refused() { ta_wait "^tileadvise: unknown GPU 'a100' \(known: h200, h100\)$" && ta_wait "^EXIT=2$"; }
+ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu v100 attention.py"
+refused() { ta_wait "^tileadvise: unknown GPU 'v100' \(known: h200, h100, b200, a100, l40s, rtx4090\)$" && ta_wait "^EXIT=2$"; }
 check "an unknown --gpu: one line, exit 2" refused
 finish
