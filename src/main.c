@@ -477,7 +477,8 @@ static ta_exit parse_options(int argc, char **argv, options *o)
 			o->format = ta_format_parse(optarg);
 			if (o->format < 0)
 				return usage_error("unknown format '%s' (text, markdown, json; --check: text, json, sarif, "
-						   "github; --walk: text, markdown, jsonl)", optarg);
+						   "github; --walk: text, markdown, jsonl; --profile: text, json, csv, "
+						   "markdown)", optarg);
 			break;
 		case 'h':
 			usage(stdout);
@@ -558,8 +559,9 @@ static ta_exit run_profile(const options *o)
 {
 	if (o->file_count != 1)
 		return usage_error("%s", "--profile needs one FILE (the command to run may follow --)");
-	if (o->format >= 0 && o->format != TA_FORMAT_TEXT && o->format != TA_FORMAT_JSON)
-		return usage_error("%s", "--profile writes text or json");
+	if (o->format >= 0 && o->format != TA_FORMAT_TEXT && o->format != TA_FORMAT_JSON &&
+	    o->format != TA_FORMAT_CSV && o->format != TA_FORMAT_MARKDOWN)
+		return usage_error("%s", "--profile writes text, json, csv or markdown");
 	ta_profile_request req = {
 		.file = o->files[0],
 		.analyse = true,
@@ -567,7 +569,8 @@ static ta_exit run_profile(const options *o)
 		.baseline = o->baseline,
 		.timeout_s = o->timeout_s,
 		.repeat = o->repeat,
-		.format = o->format == TA_FORMAT_JSON ? TA_PROFILE_JSON : TA_PROFILE_TEXT,
+		.format = o->format == TA_FORMAT_JSON ? TA_PROFILE_JSON : o->format == TA_FORMAT_CSV ? TA_PROFILE_CSV
+			: o->format == TA_FORMAT_MARKDOWN ? TA_PROFILE_MARKDOWN : TA_PROFILE_TEXT,
 		.records_in = o->records_in,
 		.records_out = o->records_out,
 		.gpu_preset = o->gpu_preset,

@@ -165,10 +165,13 @@ static int write_result(const ta_profile_request *req, const ta_run_part *oc, co
 			json_object_set_new(root, "baseline", ta_measure_compare_json(base, m));
 		return ta_measure_put_json(root, out);
 	}
+	if (req->format == TA_PROFILE_CSV)   /* the rows alone: a spreadsheet reads them */
+		return ta_profile_print(m, gpu, TA_PROFILE_CSV, out);
+	bool md = req->format == TA_PROFILE_MARKDOWN;
 	if (oc->describe)
-		fprintf(out, "run: %s (%d run%s)\n", oc->describe, m->runs > 0 ? m->runs : 1,
-			m->runs > 1 ? "s" : "");
-	int rc = ta_profile_print(m, gpu, TA_PROFILE_TEXT, out);
+		fprintf(out, "run: %s (%d run%s)\n%s", oc->describe, m->runs > 0 ? m->runs : 1, m->runs > 1 ? "s" : "",
+			md ? "\n" : "");
+	int rc = ta_profile_print(m, gpu, req->format == TA_PROFILE_MARKDOWN ? TA_PROFILE_MARKDOWN : TA_PROFILE_TEXT, out);
 	if (deep) {
 		ta_buf b = TA_BUF_INIT;
 		ta_deep_text(&b, deep, req->file, 8);

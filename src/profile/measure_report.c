@@ -336,10 +336,125 @@ int ta_measure_put_json(json_t *root, FILE *out)
 	return rc == 0 && !ferror(out) ? 0 : -1;
 }
 
+/* ---- rows: csv and markdown ------------------------------------------------- */
+
+/* The columns of a row: one kernel's one launch shape. Times in µs (the
+ * header says so), blank where there is no figure. */
+static const char *const row_columns[] = {
+	"kernel", "shape", "main", "launches", "steady", "autotune", "warmup", "grid", "block", "regs",
+	"smem_static_B", "smem_dynamic_B", "local_B_per_thread", "median_us", "iqr_us", "p95_us", "cv",
+	"share", "time_per_call_us", "occupancy", "blocks_per_sm", "limiter", "waves", NULL,
+};
+
+/* A CSV field: quoted when it holds a comma, a quote or a line break. */
+static void csv_field(ta_buf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		ta_buf_puts(b, s);
+		return;
+	}
+	ta_buf_putc(b, '"');
+	for (; *s; s++) {
+		if (*s == '"')
+			ta_buf_putc(b, '"');
+		ta_buf_putc(b, *s);
+	}
+	ta_buf_putc(b, '"');
+}
+
+/* A markdown cell: a pipe escaped, a line break a space. */
+static void md_cell(ta_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			ta_buf_putc(b, '\\');
+		ta_buf_putc(b, *s == '\n' || *s == '\r' ? ' ' : *s);
+	}
+}
+
+static void put_row(ta_buf *b, char *const *cells, bool md)
+{
+	for (size_t i = 0; row_columns[i]; i++) {
+		if (md) {
+			ta_buf_puts(b, i ? " | " : "| ");
+			md_cell(b, cells[i]);
+		} else {
+			if (i)
+				ta_buf_putc(b, ',');
+			csv_field(b, cells[i]);
+		}
+	}
+	ta_buf_puts(b, md ? " |\n" : "\n");
+}
+
+static void rows_measurement(ta_buf *b, const ta_measurement *m, bool md)
+{
+	size_t ncol = 0;
+	while (row_columns[ncol])
+		ncol++;
+	put_row(b, (char *const *)row_columns, md);
+	if (md) {
+		for (size_t i = 0; i < ncol; i++)
+			ta_buf_puts(b, i ? "|---" : "|---");
+		ta_buf_puts(b, "|\n");
+	}
+	char **cells = ta_xcalloc(ncol + 1, sizeof *cells);
+	for (size_t k = 0; k < m->n_kernels; k++) {
+		const ta_kernel_measure *km = &m->kernels[k];
+		char *name = display_name(km->name);
+		for (size_t g = 0; g < km->n_groups; g++) {
+			const ta_kernel_group *gr = &km->groups[g];
+			const ta_launch_config *c = &gr->cfg;
+			const ta_summary *s = &gr->summary;
+			const ta_occupancy *o = &gr->occ;
+			bool t = s->count > 0, occ = gr->has_occupancy;
+			size_t i = 0;
+			cells[i++] = ta_xstrdup(name);
+			cells[i++] = ta_xasprintf("%zu", g + 1);
+			cells[i++] = ta_xstrdup(g == km->main_group ? "yes" : "no");
+			cells[i++] = ta_xasprintf("%zu", gr->launches);
+			cells[i++] = ta_xasprintf("%zu", s->count);
+			cells[i++] = ta_xasprintf("%zu", gr->autotune);
+			cells[i++] = ta_xasprintf("%zu", gr->warmup);
+			cells[i++] = ta_xasprintf("%dx%dx%d", c->grid[0], c->grid[1], c->grid[2]);
+			cells[i++] = ta_xasprintf("%dx%dx%d", c->block[0], c->block[1], c->block[2]);
+			cells[i++] = ta_xasprintf("%u", c->regs);
+			cells[i++] = ta_xasprintf("%d", c->smem_static);
+			cells[i++] = ta_xasprintf("%d", c->smem_dynamic);
+			cells[i++] = ta_xasprintf("%u", c->local_per_thread);
+			cells[i++] = t ? ta_xasprintf("%.3f", s->median / 1e3) : ta_xstrdup("");
+			cells[i++] = t ? ta_xasprintf("%.3f", s->iqr / 1e3) : ta_xstrdup("");
+			cells[i++] = t ? ta_xasprintf("%.3f", s->p95 / 1e3) : ta_xstrdup("");
+			cells[i++] = t ? ta_xasprintf("%.4f", s->cv) : ta_xstrdup("");
+			cells[i++] = t ? ta_xasprintf("%.4f", gr->share) : ta_xstrdup("");
+			cells[i++] = gr->n_period ? ta_xasprintf("%.3f", gr->period_ns / 1e3) : ta_xstrdup("");
+			cells[i++] = occ && o->blocks_per_sm ? ta_xasprintf("%.4f", o->occupancy) : ta_xstrdup("");
+			cells[i++] = occ ? ta_xasprintf("%d", o->blocks_per_sm) : ta_xstrdup("");
+			cells[i++] = occ && o->blocks_per_sm ? ta_xstrdup(ta_limiter_name(o->limiter)) : ta_xstrdup("");
+			cells[i++] = occ && o->blocks_per_sm ? ta_xasprintf("%.3f", o->waves) : ta_xstrdup("");
+			put_row(b, cells, md);
+			for (size_t j = 0; j < ncol; j++)
+				free(cells[j]);
+		}
+		free(name);
+	}
+	free(cells);
+}
+
 int ta_profile_print(const ta_measurement *m, const ta_gpu_info *gpu, ta_profile_format format, FILE *out)
 {
 	if (format == TA_PROFILE_JSON)
 		return ta_measure_put_json(ta_measure_json(m, gpu), out);
+	if (format == TA_PROFILE_CSV || format == TA_PROFILE_MARKDOWN) {
+		ta_buf b = TA_BUF_INIT;
+		if (format == TA_PROFILE_MARKDOWN && gpu)
+			ta_buf_printf(&b, "GPU: %s (sm_%d%d, %d SMs)\n\n", gpu->name, gpu->cc_major, gpu->cc_minor,
+				      gpu->sm_count);
+		rows_measurement(&b, m, format == TA_PROFILE_MARKDOWN);
+		fputs(ta_buf_str(&b), out);
+		ta_buf_free(&b);
+		return ferror(out) ? -1 : 0;
+	}
 	ta_buf b = TA_BUF_INIT;
 	text_measurement(&b, m, gpu);
 	fputs(ta_buf_str(&b), out);

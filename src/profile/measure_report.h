@@ -13,6 +13,8 @@
 typedef enum ta_profile_format {
 	TA_PROFILE_TEXT,
 	TA_PROFILE_JSON,
+	TA_PROFILE_CSV,           /* one row per kernel and launch shape, a header first */
+	TA_PROFILE_MARKDOWN,      /* a table of the same rows, for a report or an issue */
 } ta_profile_format;
 
 /* Prints the measurement (per kernel: launches, steady-state figures per

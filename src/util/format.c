@@ -18,5 +18,7 @@ int ta_format_parse(const char *s)
 		return TA_FORMAT_GITHUB;
 	if (!strcasecmp(s, "jsonl"))
 		return TA_FORMAT_JSONL;
+	if (!strcasecmp(s, "csv"))
+		return TA_FORMAT_CSV;
 	return -1;
 }

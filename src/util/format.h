@@ -7,7 +7,8 @@
 typedef enum ta_format {
 	TA_FORMAT_TEXT, TA_FORMAT_MARKDOWN, TA_FORMAT_JSON, TA_FORMAT_SARIF,
 	TA_FORMAT_GITHUB,            /* --check: GitHub Actions workflow commands */
-	TA_FORMAT_JSONL              /* --walk: one JSON object per event */
+	TA_FORMAT_JSONL,             /* --walk: one JSON object per event */
+	TA_FORMAT_CSV                /* --profile: one row per kernel and launch shape */
 } ta_format;
 
 /* Parses "text", "markdown"/"md", "json", "sarif", "github", "jsonl"; returns -1

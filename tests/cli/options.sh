@@ -30,7 +30,7 @@ t() {
 	else not_ok "$desc" "rc=$rc" "stdout: $(head -c 300 out)" "stderr: $(cat err)"; fi
 }
 
-echo "1..38"
+echo "1..40"
 t "--format after the file is an option" 1 '"tool": "tileadvise"' - --check k.py --format=json
 t "--select after the file selects" 1 '\[P1\]$' - --check k.py --select=P1
 if grep -q S1 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
@@ -126,3 +126,21 @@ else
 		ok "$d # SKIP no script(1) here"
 	done
 fi
+# --profile --format=csv and markdown (issue 30): one row per kernel and
+# launch shape, a header first; a spreadsheet or a markdown reader takes them.
+rec="$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-attention.jsonl"
+"$TILEADVISE" --profile --gpu h200 --records "$rec" --format=csv "$TA_SRCDIR/examples/attention/attention.py" >out 2>err
+python3 - out <<'PY' >csv_check 2>&1
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert rows and rows[0]["kernel"] == "gemma_attn_fwd" and rows[0]["main"] == "yes", rows[:1]
+assert rows[0]["median_us"] == "1932.205" and rows[0]["limiter"] == "shared memory", rows[0]
+assert all(r["kernel"] == "gemma_attn_fwd" for r in rows) and len({r["shape"] for r in rows}) == len(rows)
+print("ok")
+PY
+if grep -qx ok csv_check; then ok "--profile --format=csv: a header, then one row per launch shape"
+else not_ok "--profile --format=csv: a header, then one row per launch shape" "$(cat csv_check err)"; fi
+"$TILEADVISE" --profile --gpu h200 --records "$rec" --format=markdown "$TA_SRCDIR/examples/attention/attention.py" >out 2>err
+if grep -q '^| kernel | shape | main | launches ' out && grep -q '^| gemma_attn_fwd | 1 | yes | 285 | 284 |' out; then
+	ok "--profile --format=markdown: the same rows as a table"
+else not_ok "--profile --format=markdown: the same rows as a table" "$(head -5 out)" "$(cat err)"; fi
