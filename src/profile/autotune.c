@@ -472,3 +472,10 @@ char *ta_autotune_short_config(const char *text)
 	ta_tune_config_clear(&c);
 	return ta_buf_steal(&b);
 }
+
+char *ta_autotune_config_from_shape(const ta_autotune_row *r)
+{
+	int threads = r->block[0] * r->block[1] * r->block[2];
+	return threads > 0 && threads % 32 == 0 ? ta_xasprintf("num_warps=%d (from the block)", threads / 32)
+						: ta_xstrdup("-");
+}

@@ -91,6 +91,10 @@ void ta_autotune_attach(ta_measurement *m, const ta_autotune_log *log);
 void ta_autotune_table_clear(ta_autotune_table *t);
 void ta_autotune_table_copy(ta_autotune_table *dst, const ta_autotune_table *src);
 
+/* What a row's launch shape tells of its config when Triton printed none:
+ * "num_warps=8 (from the block)", or "-" (caller frees). */
+char *ta_autotune_config_from_shape(const ta_autotune_row *r);
+
 /* Config text without what is Triton's default (num_ctas: 1, "None"
  * values): "BLOCK_M: 64, BLOCK_N: 64, num_warps: 4, num_stages: 3". Caller
  * frees. */

@@ -127,7 +127,8 @@ static void text_autotune(ta_buf *b, const ta_autotune_table *t)
 		snprintf(grid, sizeof grid, "%dx%dx%d", r->grid[0], r->grid[1], r->grid[2]);
 		if (r->has_occupancy)
 			snprintf(occ, sizeof occ, "%.1f%% %s", r->occupancy * 100, r->limiter);
-		char *cfg = r->config ? ta_autotune_short_config(r->config) : ta_xstrdup("-");
+		/* without Triton's report, what the launch shape tells of it */
+		char *cfg = r->config ? ta_autotune_short_config(r->config) : ta_autotune_config_from_shape(r);
 		ta_buf_printf(b, "  %s %8zu  %9s  %-10s  %5d  %4u  %6d  %-19s  %s\n", r->chosen ? "*" : " ",
 			      r->launches, med, grid, r->block[0] * r->block[1] * r->block[2], r->regs,
 			      r->smem_static + r->smem_dynamic, occ, ta_text_name(cfg));

@@ -271,7 +271,7 @@ static void autotune_table(page *p, const ta_autotune_table *t)
 					  : !strcmp(r->limiter, "registers") ? "regs" : r->limiter;
 			snprintf(occ, sizeof occ, "%.1f%% %s", r->occupancy * 100, lim);
 		}
-		char *cfg = r->config ? compact_config(r->config) : ta_xstrdup("-");
+		char *cfg = r->config ? compact_config(r->config) : ta_autotune_config_from_shape(r);
 		textf(p, 3, r->chosen ? TA_ROLE_OK : TA_ROLE_NORMAL, "%s %8zu %10s %5d %4u %4dK %-11s %s",
 		      r->chosen ? ta_glyph_str(TA_G_SATISFIED) : " ", r->launches, med,
 		      r->block[0] * r->block[1] * r->block[2], r->regs,
