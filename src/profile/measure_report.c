@@ -466,6 +466,48 @@ int ta_profile_print(const ta_measurement *m, const ta_gpu_info *gpu, ta_profile
 
 /* ---- against a baseline -------------------------------------------------- */
 
+/* ---- against a baseline: metric by metric ------------------------------------ */
+
+/* The main launch shape of the kernel named name in m, or NULL. */
+static const ta_kernel_group *main_group_of(const ta_measurement *m, const char *name)
+{
+	for (size_t i = 0; i < m->n_kernels; i++)
+		if (!strcmp(m->kernels[i].name, name) && m->kernels[i].n_groups)
+			return &m->kernels[i].groups[m->kernels[i].main_group];
+	return NULL;
+}
+
+/* One metric of the two main shapes, as Nsight Compute's baseline shows
+ * it: both values and the change. */
+typedef struct metric {
+	const char *name, *key, *unit;   /* key: JSON's */
+	double before, after;
+	int digits;
+} metric;
+
+static size_t metrics_of(const ta_kernel_group *b, const ta_kernel_group *a, metric *out)
+{
+	size_t n = 0;
+	out[n++] = (metric){ "launches", "launches", "", (double)b->launches, (double)a->launches, 0 };
+	out[n++] = (metric){ "threads per block", "threads_per_block", "",
+			     (double)b->cfg.block[0] * b->cfg.block[1] * b->cfg.block[2],
+			     (double)a->cfg.block[0] * a->cfg.block[1] * a->cfg.block[2], 0 };
+	out[n++] = (metric){ "blocks", "blocks", "", (double)b->cfg.grid[0] * b->cfg.grid[1] * b->cfg.grid[2],
+			     (double)a->cfg.grid[0] * a->cfg.grid[1] * a->cfg.grid[2], 0 };
+	out[n++] = (metric){ "registers", "registers", "", b->cfg.regs, a->cfg.regs, 0 };
+	out[n++] = (metric){ "shared memory", "shared_memory_bytes", " B",
+			     (double)b->cfg.smem_static + b->cfg.smem_dynamic,
+			     (double)a->cfg.smem_static + a->cfg.smem_dynamic, 0 };
+	out[n++] = (metric){ "local memory", "local_bytes_per_thread", " B/thread", b->cfg.local_per_thread,
+			     a->cfg.local_per_thread, 0 };
+	if (b->has_occupancy && a->has_occupancy) {
+		out[n++] = (metric){ "occupancy", "occupancy_percent", "%", 100 * b->occ.occupancy,
+				     100 * a->occ.occupancy, 1 };
+		out[n++] = (metric){ "waves", "waves", "", b->occ.waves, a->occ.waves, 2 };
+	}
+	return n;
+}
+
 json_t *ta_measure_compare_json(const ta_measurement *base, const ta_measurement *m)
 {
 	ta_kernel_comparison *cs;
@@ -484,6 +526,16 @@ json_t *ta_measure_compare_json(const ta_measurement *base, const ta_measurement
 			json_object_set_new(c, "ratio", json_real(cs[i].cmp.ratio));
 			json_object_set_new(c, "ci95", json_pack("[ff]", cs[i].cmp.lo, cs[i].cmp.hi));
 			json_object_set_new(c, "verdict", json_string(ta_verdict_name(cs[i].cmp.verdict)));
+			const ta_kernel_group *gb = main_group_of(base, cs[i].name), *ga = main_group_of(m, cs[i].name);
+			if (gb && ga) {
+				metric v[8];
+				size_t nv = metrics_of(gb, ga, v);
+				json_t *mo = json_object();
+				for (size_t k = 0; k < nv; k++)
+					json_object_set_new(mo, v[k].key, json_pack("{s:f,s:f}", "baseline", v[k].before,
+										   "run", v[k].after));
+				json_object_set_new(c, "metrics", mo);
+			}
 		}
 		json_array_append_new(arr, c);
 	}
@@ -508,6 +560,23 @@ void ta_measure_compare_text(const ta_measurement *base, const ta_measurement *m
 			ta_text_name(cs[i].name), cs[i].before_median_ns / 1e3, cs[i].after_median_ns / 1e3,
 			cs[i].cmp.ratio, cs[i].cmp.lo, cs[i].cmp.hi,
 			ta_verdict_name(cs[i].cmp.verdict), how);
+		/* metric by metric, the main launch shapes (Nsight Compute's
+		 * baseline view): what changed with the time */
+		const ta_kernel_group *gb = main_group_of(base, cs[i].name), *ga = main_group_of(m, cs[i].name);
+		if (!gb || !ga)
+			continue;
+		metric v[8];
+		size_t nv = metrics_of(gb, ga, v);
+		fputs("  main launch shape, baseline -> run:", out);
+		for (size_t k = 0; k < nv; k++) {
+			fprintf(out, "%s %s %.*f", k ? "," : "", v[k].name, v[k].digits, v[k].before);
+			if (v[k].after == v[k].before)
+				fprintf(out, "%s (same)", v[k].unit);
+			else
+				fprintf(out, " -> %.*f%s (%+.*f)", v[k].digits, v[k].after, v[k].unit, v[k].digits,
+					v[k].after - v[k].before);
+		}
+		fputc('\n', out);
 	}
 	free(cs);
 }
