@@ -78,6 +78,7 @@ struct ta_app {
 	int row_y0;               /* screen row of rows[list_top] in the last frame */
 	int kernel_y0;            /* screen row of the first kernel in the last frame */
 	int n_kernel_rows;        /* kernels shown there */
+	int kernel_first;         /* the first of them (the list scrolls to keep the selected one) */
 	/* The selection by name, kept while the advisor builds its walk again
 	 * (ta_app_hold, ta_app_follow). */
 	char held_kernel[256];

@@ -170,9 +170,16 @@ void ta_chrome_footer(ta_app *app, int y, int w)
 	size_t n;
 	const ta_keydef *keys = ta_keymap(&n);
 	bool can_run = ta_advisor_can_run(app->adv), ro = ta_advisor_read_only(app->adv);
+	/* help and quit keep their place at the right end, however narrow:
+	 * the others give way first (a '…' says they are there) */
+	int tail = 0;
+	for (size_t i = 0; i < n; i++)
+		if (keys[i].label && (keys[i].req == TA_REQ_HELP || keys[i].req == TA_REQ_QUIT))
+			tail += ta_term_width(keys[i].label, (size_t)-1) + 1 + ta_term_width(short_what(keys[i].req), (size_t)-1) + 2;
+	int room = w - tail - 1 > 0 ? w - tail - 1 : w;
 	for (size_t i = 0; i < n; i++) {
 		const ta_keydef *k = &keys[i];
-		if (!k->label)
+		if (!k->label || k->req == TA_REQ_HELP || k->req == TA_REQ_QUIT)
 			continue;
 		if ((k->flags & TA_KEY_WRITES) && ro)
 			continue;
@@ -185,8 +192,18 @@ void ta_chrome_footer(ta_app *app, int y, int w)
 			if (!s || !s->diff || s->mark == TA_MARK_APPLIED)
 				continue;
 		}
-		x = put_key(y, x, w, k->label, short_what(k->req));
+		x = put_key(y, x, room, k->label, short_what(k->req));
+		if (x >= room) {
+			/* it did not fit: a '…' in the last column they have says
+			 * more keys exist (? lists them all) */
+			ta_term_put(y, room - 1, 1, ta_glyph_str(TA_G_ELLIPSIS), (size_t)-1, TA_ROLE_BAR);
+			x = room + 1;
+			break;
+		}
 	}
+	for (size_t i = 0; i < n; i++)
+		if (keys[i].label && (keys[i].req == TA_REQ_HELP || keys[i].req == TA_REQ_QUIT))
+			x = put_key(y, x, w + 1, keys[i].label, short_what(keys[i].req));
 }
 
 void ta_chrome_too_small(int h, int w)

@@ -644,6 +644,11 @@ static void folded_page(page *p, ta_app *app, const ta_walk_kernel *k)
 
 static void draw(ta_app *app, const ta_rect *r)
 {
+	/* a resize (or a shorter page) never leaves the page scrolled past
+	 * its end: at most the last screenful */
+	int max_top = app->page_lines - r->h > 0 ? app->page_lines - r->h : 0;
+	if (app->page_top > max_top)
+		app->page_top = max_top;
 	page p = { .r = r, .top = app->page_top };
 	const ta_walk_kernel *k = ta_app_kernel(app);
 	const ta_step *s = ta_app_step(app);

@@ -124,7 +124,10 @@ static void draw(ta_app *app, const ta_rect *r)
 	size_t max_k = (size_t)(r->h / 3 > 1 ? r->h / 3 : 1);
 	app->kernel_y0 = y;
 	app->n_kernel_rows = 0;
-	for (size_t i = 0; wk && i < wk->n_kernels && i < max_k && y < bottom; i++) {
+	/* the selected kernel always in view: the list scrolls to it */
+	size_t first = app->kernel >= 0 && (size_t)app->kernel >= max_k ? (size_t)app->kernel - max_k + 1 : 0;
+	app->kernel_first = (int)first;
+	for (size_t i = first; wk && i < wk->n_kernels && i < first + max_k && y < bottom; i++) {
 		const ta_walk_kernel *k = &wk->kernels[i];
 		bool sel = (int)i == app->kernel;
 		char t[80] = "";
@@ -157,8 +160,14 @@ static void draw(ta_app *app, const ta_rect *r)
 		y++;
 		app->n_kernel_rows++;
 	}
-	if (wk && wk->n_kernels > max_k && y < bottom)
-		ta_term_printf(y++, x, w, TA_ROLE_DIM, "  (%zu more: Tab)", wk->n_kernels - max_k);
+	if (wk && wk->n_kernels > max_k && y < bottom) {
+		size_t below = wk->n_kernels - first - max_k;
+		if (first && below)
+			ta_term_printf(y++, x, w, TA_ROLE_DIM, "  (%zu above, %zu below: Tab)", first, below);
+		else
+			ta_term_printf(y++, x, w, TA_ROLE_DIM, "  (%zu %s: Tab)", first ? first : below,
+				       first ? "above" : "more");
+	}
 	if (y >= bottom)
 		return;
 	const ta_walk_kernel *k = ta_app_kernel(app);
@@ -167,8 +176,21 @@ static void draw(ta_app *app, const ta_rect *r)
 		ta_term_printf(y, x, w, TA_ROLE_DIM, " No @triton.jit kernel in this file.");
 		return;
 	}
-	if (y < bottom)
-		ta_term_printf(y++, x, w, TA_ROLE_TITLE, " Walk of %s", k->name);
+	if (y < bottom) {
+		/* where the selection is in the list: "3/12" */
+		int at = selected_row(app);
+		char where[32] = "";
+		if (at >= 0 && app->n_rows > 1)
+			snprintf(where, sizeof where, "%d/%zu", at + 1, app->n_rows);
+		int ww = ta_term_width(where, (size_t)-1);
+		ta_term_fill(y, x, w, TA_ROLE_NORMAL);
+		char *title = ta_xasprintf(" Walk of %s", k->name);
+		ta_term_put_clipped(y, x, w - ww - 1, title, TA_ROLE_TITLE);
+		free(title);
+		if (ww)
+			ta_term_put(y, x + w - ww - 1, ww, where, (size_t)-1, TA_ROLE_DIM);
+		y++;
+	}
 	if (k->syntax_error) {
 		/* no walk on a tree the parser had to guess */
 		char *l1 = ta_xasprintf(" Syntax error, %s.", k->syntax_error);
@@ -263,12 +285,22 @@ static unsigned request(ta_app *app, ta_req req)
 		select_row(app, (int)app->n_rows - 1);
 		break;
 	case TA_REQ_NEXT_KERNEL:
-	case TA_REQ_PREV_KERNEL:
+	case TA_REQ_PREV_KERNEL: {
 		if (!w || w->n_kernels < 2)
 			return TA_REACT_NONE;
-		show_kernel(app, (int)(((size_t)app->kernel + (req == TA_REQ_NEXT_KERNEL ? 1 : w->n_kernels - 1)) %
-				       w->n_kernels));
+		/* a helper (a @jit function only other kernels call) is passed
+		 * over: its walk is its callers'; a click still shows it */
+		size_t n = w->n_kernels, step = req == TA_REQ_NEXT_KERNEL ? 1 : n - 1, k = (size_t)app->kernel;
+		for (size_t tries = 0; tries < n; tries++) {
+			k = (k + step) % n;
+			if (!w->kernels[k].helper)
+				break;
+		}
+		if ((int)k == app->kernel)
+			return TA_REACT_NONE;
+		show_kernel(app, (int)k);
 		break;
+	}
 	case TA_REQ_FOLD:
 		app->unfold = !app->unfold;
 		ta_app_rebuild_rows(app);
@@ -285,6 +317,7 @@ static unsigned click(ta_app *app, const ta_rect *r, int y, int x)
 	(void)x;
 	int ki = y - app->kernel_y0;
 	if (ki >= 0 && ki < app->n_kernel_rows) {
+		ki += app->kernel_first;
 		if (ki == app->kernel)
 			return TA_REACT_NONE;
 		show_kernel(app, ki);
