@@ -370,18 +370,30 @@ static char *sharing_configs(const ta_rule_ctx *c, ta_span where, size_t *count)
 	return names;
 }
 
-/* The first line where the file's host code queries the GPU (its
- * capability, properties or backend), or 0. */
+/* The first line where the file queries the GPU (its capability,
+ * properties or backend), or 0. Read from the whole source, not the
+ * model's host code: a large file analysed in parts (analyze/split.h)
+ * must say the same sentence whichever part holds the query. */
 static uint32_t capability_line(const ta_rule_ctx *c)
 {
-	uint32_t first = 0;
-	for (size_t h = 0; h < c->m->host_count; h++) {
-		size_t n;
-		const uint32_t *ix = ta_rule_host_ops(c, (int)h, TA_HOST_CAPABILITY, &n);
-		if (n && (!first || c->m->hosts[h].ops[ix[0]].span.line < first))
-			first = c->m->hosts[h].ops[ix[0]].span.line;
+	static const char *const needles[] = {
+		"get_device_capability(", "get_device_properties(", "torch.version.hip", "is_hip(",
+		"get_current_target(", NULL,
+	};
+	const ta_source *src = c->m->src;
+	for (size_t l = 1; l <= src->line_count; l++) {
+		size_t len;
+		const char *t = ta_source_line(src, l, &len);
+		size_t i = 0;
+		while (i < len && (t[i] == ' ' || t[i] == '\t'))
+			i++;
+		if (i == len || t[i] == '#')
+			continue;
+		for (size_t k = 0; needles[k]; k++)
+			if (memmem(t, len, needles[k], strlen(needles[k])))
+				return (uint32_t)l;
 	}
-	return first;
+	return 0;
 }
 
 ta_status ta_detect_p1(ta_rule_ctx *c)
