@@ -3,10 +3,11 @@
 # when the kernels do not all fit (the list scrolls, and says how many lie
 # above and below), the walk's title says where the selection is ("3/5"),
 # Tab passes over a helper (a @jit function only kernels call), and a
-# resize never leaves the step page scrolled past its end.
+# resize never leaves the step page scrolled past its end; `/` searches
+# the steps, the kernels and the file's lines, n and N step through.
 . "$TA_SRCDIR/tests/tui/lib.sh"
 ta_need_tmux
-plan 7
+plan 12
 work="$TA_TMP/n"
 mkdir -p "$work"
 "${PYTHON3:-python3}" - "$work/many.py" <<'PY'
@@ -26,6 +27,17 @@ while [ $i -lt 11 ]; do ta_press Tab || break; i=$((i + 1)); done
 check "eleven Tabs on: the selected kernel is in view" ta_wait "^▶ kern11 "
 check "... with how many lie above and below" ta_wait "\(6 above, 2 below: Tab\)"
 check "... and its walk" ta_wait "Walk of kern11 "
+# / search: a kernel by name, a step by what it found, n and N, a miss
+ta_keys / k e r n 0 3 Enter
+check "/kern03 goes to the kernel" ta_wait "^▶ kern03 "
+ta_keys / c e i l i n g Enter
+check "/ceiling goes to the next step that says it: kern03's D12" ta_wait "│ D12 · Hand-written ceiling division .* kern03$|/ceiling: kern03, D12"
+ta_keys n
+check "n: the next match, kern04's D12" ta_wait "/ceiling: kern04, D12"
+ta_keys N
+check "N: back to kern03's" ta_wait "/ceiling: kern03, D12"
+ta_keys / z z q z Enter
+check "a miss says so" ta_wait "/zzqz: not found"
 ta_keys q
 # Tab passes over the helper _fast_tanh of the walked attention session.
 ta_start 120 40 "'$TILEADVISE' --replay '$TA_SRCDIR/examples/attention/session-walk.h200.json'"

@@ -339,6 +339,15 @@ unsigned ta_app_request(ta_app *app, ta_req req)
 		return TA_REACT_REDRAW;
 	case TA_REQ_WRITE:
 		return do_write(app);
+	case TA_REQ_SEARCH:
+		app->searching = true;
+		app->search_input[0] = '\0';
+		ta_app_set_message(app, false, "/");
+		return TA_REACT_REDRAW;
+	case TA_REQ_NO:       /* n with no question asked: the next match */
+		return app->search ? ta_app_search(app, false) : TA_REACT_NONE;
+	case TA_REQ_PREV_MATCH:
+		return ta_app_search(app, true);
 	case TA_REQ_CANCEL:
 		if (ta_advisor_busy(app->adv)) {
 			ta_advisor_cancel(app->adv);

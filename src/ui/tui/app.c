@@ -136,6 +136,10 @@ static unsigned on_key(ta_app *app, int code, wint_t ch)
 			return on_mouse(app);
 	}
 	int key = (int)ch;
+	/* typing after `/`: every key is text until Enter or Esc */
+	if (app->searching && !app->too_small)
+		return ta_app_search_key(app, code == KEY_CODE_YES && ch == KEY_BACKSPACE ? KEY_BACKSPACE
+					  : code == KEY_CODE_YES && ch == KEY_ENTER ? KEY_ENTER : key);
 	/* The too-small screen only knows how to quit. */
 	ta_req req = ta_keymap_lookup(key);
 	if (app->too_small)

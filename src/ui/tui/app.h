@@ -99,6 +99,11 @@ struct ta_app {
 	int overlay_left;         /* the overlay's sideways scroll, in columns */
 	int pick;                 /* the sites overlay: the finding picked */
 
+	/* `/` search (search.c) */
+	bool searching;           /* typing the text after `/` */
+	char search_input[128];
+	char *search;             /* the last text searched for (n, N) */
+
 	bool quit;
 	bool too_small;
 	int bench_fd;             /* TILEADVISE_BENCH: timing lines go here; -1 */
@@ -108,6 +113,10 @@ struct ta_app {
 int ta_app_open(ta_app *app, const ta_tui_options *o, char **err);
 void ta_app_close(ta_app *app);
 void ta_app_rebuild_rows(ta_app *app);
+/* search.c: the next (backward: previous) match of app->search, and a key
+ * typed while app->searching. Both return the reaction. */
+unsigned ta_app_search(ta_app *app, bool backward);
+unsigned ta_app_search_key(ta_app *app, int key);
 void ta_app_set_message(ta_app *app, bool error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ta_app_save(ta_app *app);

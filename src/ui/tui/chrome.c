@@ -129,6 +129,7 @@ static const char *short_what(ta_req r)
 	case TA_REQ_EDITOR: return "edit";
 	case TA_REQ_SKIP: return "skip";
 	case TA_REQ_DIFF: return "diff";
+	case TA_REQ_SEARCH: return "search";
 	case TA_REQ_LOG: return "log";
 	case TA_REQ_WRITE: return "report";
 	case TA_REQ_CANCEL: return "cancel";
@@ -192,11 +193,15 @@ void ta_chrome_footer(ta_app *app, int y, int w)
 			if (!s || !s->diff || s->mark == TA_MARK_APPLIED)
 				continue;
 		}
-		x = put_key(y, x, room, k->label, short_what(k->req));
-		if (x >= room) {
-			/* it did not fit: a '…' in the last column they have says
-			 * more keys exist (? lists them all) */
+		if (x >= room - 1) {
+			/* no room left at all: a '…' in the last column they have
+			 * says more keys exist (? lists them all) */
 			ta_term_put(y, room - 1, 1, ta_glyph_str(TA_G_ELLIPSIS), (size_t)-1, TA_ROLE_BAR);
+			x = room + 1;
+			break;
+		}
+		x = put_key(y, x, room, k->label, short_what(k->req));
+		if (x >= room) {   /* it did not fit: put_key left its '…' */
 			x = room + 1;
 			break;
 		}

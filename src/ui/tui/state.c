@@ -239,4 +239,5 @@ void ta_app_close(ta_app *app)
 	free(app->rows);
 	free(app->message);
 	free(app->prompt_text);
+	free(app->search);
 }
