@@ -642,7 +642,35 @@ static void folded_page(page *p, ta_app *app, const ta_walk_kernel *k)
 	textf(p, 1, TA_ROLE_DIM, "Enter shows them in the walk.");
 }
 
+static void draw_page(ta_app *app, const ta_rect *r);
+
+/* The page, and where it is when it does not fit: a last row of its own
+ * says "lines 1-23 of 61, Space for more" (less's prompt). */
 static void draw(ta_app *app, const ta_rect *r)
+{
+	ta_rect in = *r;
+	in.h--;
+	/* the last frame's length decides; a page that grew past the screen
+	 * is drawn again one row shorter */
+	bool cut = app->page_lines > r->h && r->h >= 3;
+	draw_page(app, cut ? &in : r);
+	if (!cut && app->page_lines > r->h && r->h >= 3) {
+		cut = true;
+		draw_page(app, &in);
+	}
+	if (!cut)
+		return;
+	int last = app->page_top + in.h < app->page_lines ? app->page_top + in.h : app->page_lines;
+	char mark[64];
+	snprintf(mark, sizeof mark, " lines %d-%d of %d%s ", app->page_top + 1, last, app->page_lines,
+		 last < app->page_lines ? ", Space for more" : "");
+	int mw = ta_term_width(mark, (size_t)-1), y = r->y + r->h - 1;
+	ta_term_fill(y, r->x, r->w, TA_ROLE_NORMAL);
+	if (mw < r->w)
+		ta_term_put(y, r->x + r->w - mw, mw, mark, (size_t)-1, TA_ROLE_DIM);
+}
+
+static void draw_page(ta_app *app, const ta_rect *r)
 {
 	/* a resize (or a shorter page) never leaves the page scrolled past
 	 * its end: at most the last screenful */
