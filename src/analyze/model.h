@@ -143,6 +143,8 @@ typedef struct ta_autotune {
 	bool has_pre_hook;        /* on autotune or on any config */
 	ta_kwarg *kwargs;         /* every keyword of the autotune call */
 	size_t kwarg_count;
+	int tuners;               /* 1; more when several tuners wrap the kernel (their configs
+				     are all here, the first one's place, key and keywords) */
 } ta_autotune;
 
 typedef struct ta_heuristic {

@@ -998,6 +998,7 @@ static void compute_varies(ta_autotune *a)
 static ta_autotune *parse_autotune(builder *b, TSNode call)
 {
 	ta_autotune *a = ta_xcalloc(1, sizeof *a);
+	a->tuners = 1;
 	a->span = span(b, call);
 	collect_args(b, call, &a->kwargs, &a->kwarg_count, NULL, NULL);
 	TSNode configs = call_kwarg(b, call, "configs");
@@ -1131,6 +1132,7 @@ static void merge_autotune(ta_autotune *into, ta_autotune *more)
 	into->config_count += more->config_count;
 	more->config_count = 0;
 	into->branches_on_capability |= more->branches_on_capability;
+	into->tuners += more->tuners;
 	for (size_t i = 0; i < more->vary_count; i++)
 		add_unique(&into->varies, &into->vary_count, more->varies[i]);
 	compute_varies(into);

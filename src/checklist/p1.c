@@ -840,6 +840,11 @@ static int p1_one_config_comment(const ta_model *m, const ta_kernel *k, size_t k
 static int p1_autotuned(const ta_model *m, const ta_kernel *k, ta_edit *out, char **why)
 {
 	const ta_autotune *a = k->autotune;
+	/* several tuners (a small-problem list and a large one) are a split the
+	 * author made: one generator for all would undo it */
+	if (a->tuners > 1)
+		return ta_edits_refuse(why, "%s is tuned by %d tuners, each with its own config list: widen each "
+				       "by hand", k->name, a->tuners);
 	/* more configs than the author's: the same round-trips break them */
 	if (p1_roundtrip(m, k, why) != 0 || p1_one_config_comment(m, k, (size_t)(k - m->kernels), why) != 0)
 		return -1;
