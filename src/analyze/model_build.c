@@ -1128,7 +1128,8 @@ static int add_kernel(builder *b, int fn)
 static void merge_autotune(ta_autotune *into, ta_autotune *more)
 {
 	into->configs = ta_xrealloc(into->configs, (into->config_count + more->config_count + 1) * sizeof *into->configs);
-	memcpy(into->configs + into->config_count, more->configs, more->config_count * sizeof *more->configs);
+	if (more->config_count)   /* a tuner whose configs are not read has none (and no array) */
+		memcpy(into->configs + into->config_count, more->configs, more->config_count * sizeof *more->configs);
 	into->config_count += more->config_count;
 	more->config_count = 0;
 	into->branches_on_capability |= more->branches_on_capability;
