@@ -404,21 +404,6 @@ ta_status ta_detect_d7(ta_rule_ctx *c)
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
 }
 
-/* Whether kernel ki loads from memory, itself or through the @jit helpers
- * it calls (three calls deep). */
-static bool d8_kernel_loads(const ta_model *m, int ki, int depth)
-{
-	if (ki < 0 || depth > 3)
-		return false;
-	const ta_kernel *h = &m->kernels[ki];
-	for (size_t i = 0; i < h->op_count; i++)
-		if (h->ops[i].kind == TA_OP_LOAD ||
-		    (h->ops[i].kind == TA_OP_HELPER_CALL && h->ops[i].helper != ki &&
-		     d8_kernel_loads(m, h->ops[i].helper, depth + 1)))
-			return true;
-	return false;
-}
-
 /* Whether the code at s loads: a tl.load or descriptor load in it, or a
  * call of a @jit helper that loads. */
 static bool d8_loads_in(const ta_rule_ctx *c, ta_span s)
@@ -429,39 +414,55 @@ static bool d8_loads_in(const ta_rule_ctx *c, ta_span s)
 		if (o->span.start < s.start || o->span.end > s.end)
 			continue;
 		if (o->kind == TA_OP_LOAD || o->kind == TA_OP_DESC_LOAD ||
-		    (o->kind == TA_OP_HELPER_CALL && o->helper != c->kernel && d8_kernel_loads(c->m, o->helper, 1)))
+		    (o->kind == TA_OP_HELPER_CALL && o->helper != c->kernel &&
+		     ta_kernel_reaches_op(c->m, o->helper, TA_OP_BIT(TA_OP_LOAD), 1)))
 			return true;
 	}
 	return false;
 }
 
-/* The pointer of op reads a value loaded in op's loop: inline, or through
- * names the loop assigns from such a value (`start = tl.load(idx + i) *
- * BLOCK; offs = start + tl.arange(0, BLOCK)`), to a fixed point. */
-static bool d8_loaded_offsets(ta_rule_ctx *c, const ta_op *op)
+/* A test on the code at s, for loop l: d8_loads_in or d8_bends. */
+typedef bool (*d8_seed_fn)(ta_rule_ctx *c, ta_span s, int l);
+
+/* Whether the pointer of op satisfies seed, inline or through names that
+ * op's loop assigns from such a value, followed to a fixed point. */
+static bool d8_pointer_reaches(ta_rule_ctx *c, const ta_op *op, d8_seed_fn seed)
 {
-	if (d8_loads_in(c, op->args[0]))
+	int l = op->loop;
+	if (seed(c, op->args[0], l))
 		return true;
-	size_t na;
+	size_t na, first;
 	const ta_assign *as = ta_rule_assigns(c, &na);
-	bool *loaded = ta_xcalloc(na ? na : 1, sizeof *loaded);
+	size_t end = ta_rule_assigns_within(as, na, c->k->loops[l].span, &first);
+	bool *marked = ta_xcalloc(end - first + 1, sizeof *marked);
+	for (size_t a = first; a < end; a++)
+		marked[a - first] = seed(c, as[a].rhs, l);
 	for (bool grew = true; grew;) {
 		grew = false;
-		for (size_t a = 0; a < na; a++) {
-			if (loaded[a] || as[a].loop < 0 || !ta_loop_within(c->k, as[a].loop, op->loop))
-				continue;
-			bool v = d8_loads_in(c, as[a].rhs);
-			for (size_t b = 0; b < na && !v; b++)
-				v = loaded[b] && ta_rule_mentions(c, as[a].rhs, as[b].name);
-			if (v)
-				loaded[a] = grew = true;
-		}
+		for (size_t a = first; a < end; a++)
+			for (size_t b = first; b < end && !marked[a - first]; b++)
+				if (marked[b - first] && ta_rule_mentions(c, as[a].rhs, as[b].name))
+					marked[a - first] = grew = true;
 	}
 	bool hit = false;
-	for (size_t a = 0; a < na && !hit; a++)
-		hit = loaded[a] && ta_rule_mentions(c, op->args[0], as[a].name);
-	free(loaded);
+	for (size_t a = first; a < end && !hit; a++)
+		hit = marked[a - first] && ta_rule_mentions(c, op->args[0], as[a].name);
+	free(marked);
 	return hit;
+}
+
+static bool d8_loads_seed(ta_rule_ctx *c, ta_span s, int l)
+{
+	(void)l;
+	return d8_loads_in(c, s);
+}
+
+/* The pointer of op reads a value loaded in op's loop: inline, or through
+ * names the loop assigns from such a value (`start = tl.load(idx + i) *
+ * BLOCK; offs = start + tl.arange(0, BLOCK)`). */
+static bool d8_loaded_offsets(ta_rule_ctx *c, const ta_op *op)
+{
+	return d8_pointer_reaches(c, op, d8_loads_seed);
 }
 
 /* Whether the expression at s holds, over a value that changes with loop
@@ -500,31 +501,11 @@ static bool d8_bends(ta_rule_ctx *c, ta_span s, int l)
 
 /* Whether the pointer of op moves by a different amount from one
  * iteration of its loop to the next: it bends a value of the loop itself,
- * or reads a name the loop assigns from a bent value (followed to a fixed
- * point). Advancing by one step is then not the same pointer. */
+ * or reads a name the loop assigns from a bent value. Advancing by one
+ * step is then not the same pointer. */
 static bool d8_no_fixed_step(ta_rule_ctx *c, const ta_op *op)
 {
-	int l = op->loop;
-	if (d8_bends(c, op->args[0], l))
-		return true;
-	size_t na, first;
-	const ta_assign *as = ta_rule_assigns(c, &na);
-	size_t end = ta_rule_assigns_within(as, na, c->k->loops[l].span, &first);
-	bool *bent = ta_xcalloc(end - first + 1, sizeof *bent);
-	for (size_t a = first; a < end; a++)
-		bent[a - first] = d8_bends(c, as[a].rhs, l);
-	for (bool grew = true; grew;) {
-		grew = false;
-		for (size_t a = first; a < end; a++)
-			for (size_t b = first; b < end && !bent[a - first]; b++)
-				if (bent[b - first] && ta_rule_mentions(c, as[a].rhs, as[b].name))
-					bent[a - first] = grew = true;
-	}
-	bool hit = false;
-	for (size_t a = first; a < end && !hit; a++)
-		hit = bent[a - first] && ta_rule_mentions(c, op->args[0], as[a].name);
-	free(bent);
-	return hit;
+	return d8_pointer_reaches(c, op, d8_bends);
 }
 
 ta_status ta_detect_d8(ta_rule_ctx *c)

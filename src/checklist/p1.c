@@ -201,29 +201,14 @@ static bool p1_sized_to_data(const ta_model *m, TSNode n, int depth)
 }
 
 /* Launch keywords that fix tiles or launch options of an untuned kernel. */
-/* Whether kernel ki writes memory: a store, a descriptor store or an
- * atomic, itself or in the @jit helpers it calls (three deep). */
-static bool p1_writes(const ta_model *m, int ki, int depth)
-{
-	if (ki < 0 || depth > 3)
-		return false;
-	const ta_kernel *k = &m->kernels[ki];
-	for (size_t i = 0; i < k->op_count; i++) {
-		ta_op_kind o = k->ops[i].kind;
-		if (o == TA_OP_STORE || o == TA_OP_DESC_STORE || o == TA_OP_ATOMIC || o == TA_OP_INLINE_ASM ||
-		    (o == TA_OP_HELPER_CALL && k->ops[i].helper != ki && p1_writes(m, k->ops[i].helper, depth + 1)))
-			return true;
-	}
-	return false;
-}
-
 static ta_status p1_untuned(ta_rule_ctx *c)
 {
 	const ta_kernel_evidence *e = ta_evidence_find(c->ev, c->k->name);
 	bool found = false;
 	/* A kernel that writes nothing (a probe that Triton compiles and
 	 * runs on this device) leaves no result whose speed anyone tunes. */
-	if (!p1_writes(c->m, c->kernel, 0))
+	if (!ta_kernel_reaches_op(c->m, c->kernel, TA_OP_BIT(TA_OP_STORE) | TA_OP_BIT(TA_OP_DESC_STORE) |
+				  TA_OP_BIT(TA_OP_ATOMIC) | TA_OP_BIT(TA_OP_INLINE_ASM), 0))
 		return TA_STATUS_NOT_APPLICABLE;
 	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {

@@ -342,6 +342,21 @@ size_t ta_rule_assigns_within(const ta_assign *as, size_t n, ta_span s, size_t *
 	return at[1];
 }
 
+_Static_assert(TA_OP__COUNT <= 64, "TA_OP_BIT needs one bit per op kind");
+
+bool ta_kernel_reaches_op(const ta_model *m, int ki, uint64_t kinds, int depth)
+{
+	if (ki < 0 || depth > 3)
+		return false;
+	const ta_kernel *k = &m->kernels[ki];
+	for (size_t i = 0; i < k->op_count; i++)
+		if ((kinds & TA_OP_BIT(k->ops[i].kind)) ||
+		    (k->ops[i].kind == TA_OP_HELPER_CALL && k->ops[i].helper != ki &&
+		     ta_kernel_reaches_op(m, k->ops[i].helper, kinds, depth + 1)))
+			return true;
+	return false;
+}
+
 bool ta_loop_within(const ta_kernel *k, int inner, int outer)
 {
 	for (int l = inner; l >= 0; l = k->loops[l].parent)

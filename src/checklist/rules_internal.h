@@ -94,6 +94,12 @@ size_t ta_loop_nest_end(const ta_kernel *k, int l);
 size_t ta_loop_ops(const ta_kernel *k, int l, size_t *first);
 /* True when loop `inner` is `outer` or nested in it. */
 bool ta_loop_within(const ta_kernel *k, int inner, int outer);
+/* One ta_op_kind as a bit of the kinds ta_kernel_reaches_op asks for. */
+#define TA_OP_BIT(kind) ((uint64_t)1 << (kind))
+/* Whether kernel ki (-1: none) has an op of kinds, itself or in the @jit
+ * helpers it calls, down to depth 3 (ki itself at depth; a helper calling
+ * itself is not followed). */
+bool ta_kernel_reaches_op(const ta_model *m, int ki, uint64_t kinds, int depth);
 /* True when the expression at s can change from one iteration of loop l to
  * the next: it mentions the variable of l or of a loop inside it, or a name
  * assigned inside l from such a value (or by `+=`), followed to a fixpoint. */
