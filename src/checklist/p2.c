@@ -357,6 +357,29 @@ static bool k_like_bound(ta_rule_ctx *c, const char *bound, int dots)
 	return true;
 }
 
+/* A loop of one step, `range(X - 1, X)` or `range(X, X + 1)`: the masked
+ * tail an author has already peeled off after an unmasked loop over the
+ * full blocks. Whitespace aside, the one bound must be the other's text. */
+static bool one_step_loop(const ta_loop *lp)
+{
+	if (lp->kind != TA_LOOP_RANGE && lp->kind != TA_LOOP_TL_RANGE)
+		return false;
+	if (lp->arg_count != 2 && !(lp->arg_count == 3 && !strcmp(lp->args[2], "1")))
+		return false;
+	char a[256], b[256];
+	size_t na = 0, nb = 0;
+	for (const char *p = lp->args[0]; *p && na < sizeof a - 1; p++)
+		if (!isspace((unsigned char)*p))
+			a[na++] = *p;
+	for (const char *p = lp->args[1]; *p && nb < sizeof b - 1; p++)
+		if (!isspace((unsigned char)*p))
+			b[nb++] = *p;
+	a[na] = b[nb] = '\0';
+	/* start + 2 == stop, either way round */
+	return (na == nb + 2 && !strncmp(a, b, nb) && !strcmp(a + nb, "-1")) ||
+	       (nb == na + 2 && !strncmp(b, a, na) && !strcmp(b + na, "+1"));
+}
+
 /* P2's attention form (below): reports loop li, true when it did. */
 static bool p2_attn_report(ta_rule_ctx *rc, size_t li);
 
@@ -390,6 +413,11 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 		}
 		if (!masked || !is_reduction_loop(c, (int)l) || !k_like_loop(c, (int)l))
 			continue;
+		/* a peeled tail: the full blocks already go unmasked */
+		if (one_step_loop(&k->loops[l])) {
+			any = true;
+			continue;
+		}
 		/* With an EVEN_* guard the masked loads are the remainder path. */
 		if (has_even_guard(k)) {
 			any = true;
