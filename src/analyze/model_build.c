@@ -1605,6 +1605,76 @@ static TSNode resolve_grid(walk *w, ta_launch *l, TSNode grid, int depth)
 	return grid;
 }
 
+/* The child of if_statement st (its consequence, an elif or the else)
+ * that holds byte offset at, as its index; -1 for the condition or none. */
+static int if_arm(TSNode st, uint32_t at)
+{
+	uint32_t n = ts_node_named_child_count(st);
+	for (uint32_t i = 1; i < n; i++) {
+		TSNode ch = ts_node_named_child(st, i);
+		if (ts_node_start_byte(ch) <= at && at < ts_node_end_byte(ch))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* a and b lie in different arms of one if statement: never both run. */
+static bool exclusive_arms(TSNode a, TSNode b)
+{
+	uint32_t at = ts_node_start_byte(b);
+	for (TSNode p = ts_node_parent(a); !ts_node_is_null(p); p = ts_node_parent(p)) {
+		if (!ta_node_is(p, "if_statement") || at < ts_node_start_byte(p) || at >= ts_node_end_byte(p))
+			continue;
+		int x = if_arm(p, ts_node_start_byte(a)), y = if_arm(p, at);
+		return x > 0 && y > 0 && x != y;
+	}
+	return false;
+}
+
+/* A grid function or lambda in the launching function, bound on another
+ * arm of an if than the grid l resolved to (`def grid(META)` when autotuning, a
+ * tuple otherwise), that reads its parameter: the grid reads META on the
+ * path where the configs exist. */
+static bool other_arm_reads_meta(walk *w, TSNode grid, TSNode def)
+{
+	builder *b = w->b;
+	if (w->fn < 0 || !ta_node_is(grid, "identifier") || ts_node_is_null(def))
+		return false;
+	char *name = text(b, grid);
+	bool reads = false;
+	for (size_t i = 0; i < b->m->function_count && !reads; i++) {
+		const ta_function *f = &b->m->functions[i];
+		if (f->parent != w->fn || strcmp(f->name, name) || ts_node_start_byte(f->node) > ts_node_start_byte(grid) ||
+		    !exclusive_arms(f->node, def))
+			continue;
+		TSNode fdef = ta_node_is(f->node, "decorated_definition") ? ta_node_field(f->node, "definition") : f->node;
+		TSNode p0 = ta_node_named_child(ta_node_field(fdef, "parameters"), 0);
+		if (ta_node_is(p0, "identifier")) {
+			char *pn = text(b, p0);
+			reads = ta_node_contains_identifier(b->src, ta_node_field(fdef, "body"), pn);
+			free(pn);
+		}
+	}
+	/* or a lambda bound to the name on another arm */
+	const var_def *v;
+	FOR_OWNER_NAME(b, w->fn, name, v) {
+		if (reads)
+			break;
+		if (!ta_node_is(v->value, "lambda") || ts_node_start_byte(v->value) > ts_node_start_byte(grid) ||
+		    !exclusive_arms(v->value, def))
+			continue;
+		TSNode ps = ta_node_field(v->value, "parameters");
+		TSNode p0 = ts_node_is_null(ps) ? null_node : ta_node_named_child(ps, 0);
+		if (ta_node_is(p0, "identifier")) {
+			char *pn = text(b, p0);
+			reads = ta_node_contains_identifier(b->src, ta_node_field(v->value, "body"), pn);
+			free(pn);
+		}
+	}
+	free(name);
+	return reads;
+}
+
 /* Dimension count and META use of a grid expression. */
 static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 {
@@ -1678,6 +1748,8 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 		if (ta_node_contains_identifier(b->src, meta_scope, params[i]))
 			l->grid_uses_meta = true;
 	ta_strv_free(params, nparams);
+	if (!l->grid_uses_meta && other_arm_reads_meta(w, grid, def))
+		l->grid_uses_meta = true;
 }
 
 /* The kernels a launch may run when its callee is chosen by a conditional
