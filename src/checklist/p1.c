@@ -200,6 +200,98 @@ static bool p1_sized_to_data(const ta_model *m, TSNode n, int depth)
 	return false;
 }
 
+/* A launch value that is a tensor's size: `x.shape[-1]`, `x.size(1)`, or
+ * arithmetic of such sizes and integers (`triton.cdiv(head_size, 32)`),
+ * here or through the wrapper's names. A cache block or a head size passed
+ * as a constexpr is the problem's shape, not a tile anyone chose, and a
+ * warp count computed from it is the author's rule, not a fixed guess. */
+static bool p1_shape_value(const ta_model *m, TSNode n, int depth, bool *reads_shape)
+{
+	n = ta_values_follow(m, n);
+	if (ts_node_is_null(n) || depth > 6)
+		return false;
+	long v;
+	if (ta_values_int(m, n, &v))
+		return true;
+	if (ta_node_is(n, "subscript")) {
+		TSNode val = ta_node_field(n, "value");
+		if (ta_node_is(val, "attribute") && ta_node_text_eq(m->src, ta_node_field(val, "attribute"), "shape")) {
+			*reads_shape = true;
+			return true;
+		}
+		return false;
+	}
+	if (ta_node_is(n, "binary_operator"))
+		return p1_shape_value(m, ta_node_field(n, "left"), depth + 1, reads_shape) &&
+		       p1_shape_value(m, ta_node_field(n, "right"), depth + 1, reads_shape);
+	if (!ta_node_is(n, "call"))
+		return false;
+	TSNode fn = ta_node_field(n, "function"), args = ta_node_field(n, "arguments");
+	if (ta_node_is(fn, "attribute") && ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "size")) {
+		*reads_shape = true;
+		return true;
+	}
+	/* min and max are not followed: a cap (`min(rank, 512)`) is a choice */
+	if (!ta_call_named(m, n, "cdiv") && !ta_call_named(m, n, "int"))
+		return false;
+	uint32_t na = ta_node_named_count(args);
+	for (uint32_t i = 0; i < na; i++)
+		if (!p1_shape_value(m, ta_node_named_child(args, i), depth + 1, reads_shape))
+			return false;
+	return na > 0;
+}
+
+static bool p1_is_shape(const ta_model *m, TSNode n)
+{
+	bool reads = false;
+	return p1_shape_value(m, n, 0, &reads) && reads;
+}
+
+/* A constexpr that shapes a block of the kernel: a tile by p1_is_tile, or
+ * a size read by tl.zeros, tl.make_block_ptr or a tensor descriptor
+ * (fla's BT, BK, BV), or handed to a @jit helper (assumed a tile there). */
+static bool p1_shapes_block(ta_rule_ctx *c, const ta_param *p)
+{
+	if (p1_is_tile(c->m, c->k, p))
+		return true;
+	if (!p->constexpr_)
+		return false;
+	for (size_t i = 0; i < c->k->op_count; i++) {
+		const ta_op *op = &c->k->ops[i];
+		if ((op->kind == TA_OP_ZEROS || op->kind == TA_OP_MAKE_BLOCK_PTR || op->kind == TA_OP_MAKE_DESCRIPTOR ||
+		     op->kind == TA_OP_HELPER_CALL) &&
+		    ta_node_contains_identifier(c->m->src, ta_rule_node(c, op->span), p->name))
+			return true;
+	}
+	return false;
+}
+
+/* Whether launch l sets a tile of the kernel, or leaves one at its
+ * default or to a heuristic: a block size whose value is not a tensor's
+ * size (one sized to cover a dimension, next_power_of_2(N), is: its warps
+ * are still chosen for it). A splat (`**config`) may set any: assumed so. */
+static bool p1_launch_has_tile(ta_rule_ctx *c, const ta_launch *l)
+{
+	if (c->k->heuristic_count || c->k->heuristics_span.end > c->k->heuristics_span.start)
+		return true;
+	TSNode call = ta_rule_node(c, l->span), args = ta_node_field(call, "arguments");
+	for (uint32_t i = 0; i < ta_node_named_count(args); i++) {
+		TSNode a = ta_node_named_child(args, i);
+		if (ta_node_is(a, "list_splat") || ta_node_is(a, "dictionary_splat"))
+			return true;
+	}
+	for (size_t pi = 0; pi < c->k->param_count; pi++) {
+		const ta_param *p = &c->k->params[pi];
+		if (!p1_shapes_block(c, p))
+			continue;
+		bool kw;
+		TSNode a = ta_values_launch_arg(c->m, l, c->k, pi, &kw);
+		if (ts_node_is_null(a) ? p->default_value != NULL : !p1_is_shape(c->m, a))
+			return true;
+	}
+	return false;
+}
+
 /* Launch keywords that fix tiles or launch options of an untuned kernel. */
 static ta_status p1_untuned(ta_rule_ctx *c)
 {
@@ -238,6 +330,11 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
 			const ta_param *p = ta_kernel_param(c->k, kw->name);
+			bool option = !strcmp(kw->name, "num_warps") || !strcmp(kw->name, "num_stages");
+			/* a tensor's size (HEAD_SIZE=q.shape[-1]), or options computed
+			 * from sizes: what the data is, not a choice to tune */
+			if (((p && is_tile_param(p)) || option) && p1_is_shape(c->m, ta_edits_node(c->m, kw->value_span)))
+				continue;
 			/* a tile sized to the data that no loop or grid steps by
 			 * covers its dimension whole: not a fixed choice */
 			if (p && is_tile_param(p) && !p1_tile_steps(c->m, c->k, p->name) &&
@@ -254,6 +351,11 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 		 * written: nothing at this launch is fixed (a row-wise kernel's
 		 * `BLOCK=triton.next_power_of_2(N)`). */
 		if (fixed.len && data_sized && !chosen && !positional)
+			ta_buf_clear(&fixed);
+		/* A kernel with no tile at this launch (none, or each one a
+		 * tensor's size): P1 tunes tiles, and num_warps alone is the
+		 * author's for a kernel of one shape. */
+		if (fixed.len && !p1_launch_has_tile(c, l))
 			ta_buf_clear(&fixed);
 		if (fixed.len) {
 			ta_finding *f = ta_rule_add(c, l->span,
