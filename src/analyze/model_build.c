@@ -1605,28 +1605,38 @@ static TSNode resolve_grid(walk *w, ta_launch *l, TSNode grid, int depth)
 	return grid;
 }
 
-/* The child of if_statement st (its consequence, an elif or the else)
- * that holds byte offset at, as its index; -1 for the condition or none. */
-static int if_arm(TSNode st, uint32_t at)
+/* Which arm of the if statement ifs holds offset off: 0 its consequence,
+ * 1... its elif clauses and else, -1 none (its condition). */
+static int arm_of(TSNode ifs, uint32_t off)
 {
-	uint32_t n = ts_node_named_child_count(st);
-	for (uint32_t i = 1; i < n; i++) {
-		TSNode ch = ts_node_named_child(st, i);
-		if (ts_node_start_byte(ch) <= at && at < ts_node_end_byte(ch))
-			return (int)i;
+	TSNode c = ta_node_field(ifs, "consequence");
+	if (!ts_node_is_null(c) && off >= ts_node_start_byte(c) && off < ts_node_end_byte(c))
+		return 0;
+	for (uint32_t i = 0, arm = 1; i < ta_node_named_count(ifs); i++) {
+		TSNode x = ta_node_named_child(ifs, i);
+		if (!ta_node_is(x, "elif_clause") && !ta_node_is(x, "else_clause"))
+			continue;
+		if (off >= ts_node_start_byte(x) && off < ts_node_end_byte(x))
+			return (int)arm;
+		arm++;
 	}
 	return -1;
 }
 
-/* a and b lie in different arms of one if statement: never both run. */
-static bool exclusive_arms(TSNode a, TSNode b)
+/* Offsets a and b lie in different arms of one if statement: a binding at
+ * a never reaches a read at b. */
+static bool other_arm(TSNode root, uint32_t a, uint32_t b)
 {
-	uint32_t at = ts_node_start_byte(b);
-	for (TSNode p = ts_node_parent(a); !ts_node_is_null(p); p = ts_node_parent(p)) {
-		if (!ta_node_is(p, "if_statement") || at < ts_node_start_byte(p) || at >= ts_node_end_byte(p))
+	for (TSNode p = ta_node_named_at(root, a, a); !ts_node_is_null(p); p = ta_node_parent(p)) {
+		if (!ta_node_is(p, "if_statement"))
 			continue;
-		int x = if_arm(p, ts_node_start_byte(a)), y = if_arm(p, at);
-		return x > 0 && y > 0 && x != y;
+		if (ta_node_is(p, "function_definition"))
+			break;
+		if (b < ts_node_start_byte(p) || b >= ts_node_end_byte(p))
+			continue;
+		int ia = arm_of(p, a), ib = arm_of(p, b);
+		if (ia >= 0 && ib >= 0 && ia != ib)
+			return true;
 	}
 	return false;
 }
@@ -1645,7 +1655,7 @@ static bool other_arm_reads_meta(walk *w, TSNode grid, TSNode def)
 	for (size_t i = 0; i < b->m->function_count && !reads; i++) {
 		const ta_function *f = &b->m->functions[i];
 		if (f->parent != w->fn || strcmp(f->name, name) || ts_node_start_byte(f->node) > ts_node_start_byte(grid) ||
-		    !exclusive_arms(f->node, def))
+		    !other_arm(ts_tree_root_node(b->m->syn->tree), ts_node_start_byte(f->node), ts_node_start_byte(def)))
 			continue;
 		TSNode fdef = ta_node_is(f->node, "decorated_definition") ? ta_node_field(f->node, "definition") : f->node;
 		TSNode p0 = ta_node_named_child(ta_node_field(fdef, "parameters"), 0);
@@ -1661,7 +1671,7 @@ static bool other_arm_reads_meta(walk *w, TSNode grid, TSNode def)
 		if (reads)
 			break;
 		if (!ta_node_is(v->value, "lambda") || ts_node_start_byte(v->value) > ts_node_start_byte(grid) ||
-		    !exclusive_arms(v->value, def))
+		    !other_arm(ts_tree_root_node(b->m->syn->tree), ts_node_start_byte(v->value), ts_node_start_byte(def)))
 			continue;
 		TSNode ps = ta_node_field(v->value, "parameters");
 		TSNode p0 = ts_node_is_null(ps) ? null_node : ta_node_named_child(ps, 0);
@@ -2114,42 +2124,6 @@ static void merge_given_axes(shape_info *out, const shape_info *inner)
 		out->rank = inner->rank;
 }
 
-/* Which arm of the if statement ifs holds offset off: 0 its consequence,
- * 1... its elif clauses and else, -1 none (its condition). */
-static int arm_of(TSNode ifs, uint32_t off)
-{
-	TSNode c = ta_node_field(ifs, "consequence");
-	if (!ts_node_is_null(c) && off >= ts_node_start_byte(c) && off < ts_node_end_byte(c))
-		return 0;
-	for (uint32_t i = 0, arm = 1; i < ta_node_named_count(ifs); i++) {
-		TSNode x = ta_node_named_child(ifs, i);
-		if (!ta_node_is(x, "elif_clause") && !ta_node_is(x, "else_clause"))
-			continue;
-		if (off >= ts_node_start_byte(x) && off < ts_node_end_byte(x))
-			return (int)arm;
-		arm++;
-	}
-	return -1;
-}
-
-/* Offsets a and b lie in different arms of one if statement: a binding at
- * a never reaches a read at b. */
-static bool other_arm(TSNode root, uint32_t a, uint32_t b)
-{
-	for (TSNode p = ta_node_named_at(root, a, a); !ts_node_is_null(p); p = ta_node_parent(p)) {
-		if (!ta_node_is(p, "if_statement"))
-			continue;
-		if (ta_node_is(p, "function_definition"))
-			break;
-		if (b < ts_node_start_byte(p) || b >= ts_node_end_byte(p))
-			continue;
-		int ia = arm_of(p, a), ib = arm_of(p, b);
-		if (ia >= 0 && ib >= 0 && ia != ib)
-			return true;
-	}
-	return false;
-}
-
 /* A binding at def_at, after the read at read_at, that no loop around the
  * read brings back to it: it never gives the read its value (a scalar
  * `seq = tl.load(p + i)` read into a base pointer keeps its shape when a
@@ -2182,6 +2156,10 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 	 * else: offs = r` gives the read in the else a 1D pointer. */
 	const var_def *v;
 	size_t end, first = owner_name_first(b, owner, name, &end), defs = end - first;
+	/* a parameter is bound once more, on entry: a read before its
+	 * rebinding (`first = tl.load(X)`, then `X = X + offs`) is of the base */
+	if (ta_kernel_param(k, name))
+		defs++;
 	if (defs > 1)
 		out->branchy = true;
 	TSNode root = ts_tree_root_node(b->m->syn->tree);
@@ -2282,9 +2260,11 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 			 * tree for the parent would walk down from the root again. */
 			TSFieldId field = ta_walk_field(&c);
 			if (field != id.attribute_f && field != id.name) {
+				/* a parameter too: `A = A + (rm[:, None] * s + rk[None, :])`
+				 * rebinds the base to a tile (one without assignments
+				 * has nothing to follow) */
 				char *name = text(b, n);
-				if (!ta_kernel_param(k, name))
-					shape_of_name(b, k, name, before, depth, seen, nseen, out);
+				shape_of_name(b, k, name, before, depth, seen, nseen, out);
 				free(name);
 			}
 			descend = false;
