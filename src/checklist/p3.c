@@ -55,8 +55,10 @@ static int tile_origin(ta_rule_ctx *c, const char *name, uint32_t before, int de
 	size_t n;
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	const ta_assign *def = NULL;
+	/* the binding in effect at the read: one that ends before it (the
+	 * read's own statement, `b = tl.trans(b)`, binds after it) */
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(as[i].name, name) && as[i].stmt.start < before && !as[i].augmented)
+		if (!strcmp(as[i].name, name) && as[i].stmt.end <= before && !as[i].augmented)
 			def = &as[i];
 	if (!def)
 		return 0;
@@ -153,15 +155,22 @@ static bool used_otherwise(const ta_model *m, const ta_kernel *k, const char *na
 	ta_edits_defs d = { 0 };
 	ta_edits_find_defs(m, k->node, name, &d);
 	uint32_t from = 0, to = ts_node_end_byte(k->node);
+	size_t own = 0;
 	for (size_t i = 0; i < d.n; i++) {
 		if (ts_node_end_byte(d.v[i]) <= off)
 			from = ts_node_end_byte(d.v[i]);
 		else if (ts_node_start_byte(d.v[i]) > off && ts_node_start_byte(d.v[i]) < to)
 			to = ts_node_start_byte(d.v[i]);
+		else if (ts_node_end_byte(d.v[i]) < to) {
+			/* the transpose's own `x = tl.trans(x)`: later reads are of
+			 * the transposed value, and its target is no read */
+			to = ts_node_end_byte(d.v[i]);
+			own = 1;
+		}
 	}
 	if (!from)
 		return false;
-	return reads_between(m, k->node, name, from, to) > 1;
+	return reads_between(m, k->node, name, from, to) > 1 + own;
 }
 
 /* The operand a transpose applies to, looked through reshapes and casts
@@ -752,6 +761,21 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 		free(name);
 		return r;
 	}
+	/* A transpose under an if that the load is not under (`if TRANS:
+	 * b = tl.trans(b)`): the load serves the other path as it is. */
+	for (TSNode p = ta_node_parent(tn); !ts_node_is_null(p) && !ta_node_is(p, "for_statement") &&
+					    !ta_node_is(p, "while_statement") && !ta_node_is(p, "function_definition");
+	     p = ta_node_parent(p)) {
+		if ((ta_node_is(p, "if_statement") || ta_node_is(p, "conditional_expression")) &&
+		    (ld->span.start < ts_node_start_byte(p) || ld->span.end > ts_node_end_byte(p))) {
+			int r = ta_edits_refuse(why, "line %u: %s is transposed only on one path of the if at line %u, "
+						"and its load at line %u serves the other as it is: load it in each "
+						"branch first", t->span.line, name ? name : "the tile",
+						ts_node_start_point(p).row + 1, ld->span.line);
+			free(name);
+			return r;
+		}
+	}
 	char *text = NULL;
 	c.calls[0] = ta_edits_node(m, ld->span);
 	if (p3_load(&c, c.calls[0], inline_load, &text, why) != 0) {
@@ -765,7 +789,18 @@ static int p3_one(const ta_model *m, const ta_kernel *k, const ta_op *t, ta_edit
 		free(text);
 		text = moved;
 	}
-	ta_edit_replace(out, ts_node_start_byte(tn), ts_node_end_byte(tn), inline_load ? text : name);
+	/* `x = tl.trans(x)` becomes nothing, not `x = x` */
+	TSNode st = ta_node_parent(tn);
+	uint32_t line_end = 0, line_start = UINT32_MAX;
+	if (!inline_load && name && ta_node_is(st, "assignment") && ts_node_eq(ta_node_field(st, "right"), tn) &&
+	    ta_node_is(ta_node_field(st, "left"), "identifier") &&
+	    ta_node_text_eq(m->src, ta_node_field(st, "left"), name) &&
+	    ta_node_is(ta_node_parent(st), "expression_statement"))
+		line_start = ta_edits_stmt_lines(m, ta_node_parent(st), &line_end);
+	if (line_start != UINT32_MAX)
+		ta_edit_replace(out, line_start, line_end, "");
+	else
+		ta_edit_replace(out, ts_node_start_byte(tn), ts_node_end_byte(tn), inline_load ? text : name);
 	ta_edit_set_title(out, "load %s transposed (rows and columns of its pointer tile swapped) instead of "
 			  "transposing it in the loop", name ? name : "the tile");
 	out->line = t->span.line;
