@@ -100,6 +100,7 @@ static ta_run *new_run(const ta_advisor *a, char *const *argv, bool timed)
 		.timeout_s = a->opt.timeout_s,
 		.tee = timed ? a->tee : NULL,
 		.read_tune = timed,
+		.tune_first = timed && !a->opt.records,
 		.output_line = timed && !a->opt.records ? spot_other_client : NULL,
 		.output_ctx = (void *)&a->spot,
 	};

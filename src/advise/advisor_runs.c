@@ -119,6 +119,8 @@ static ta_run *new_run(const ta_advisor *a, char *const *argv, bool file_kernels
 		.model = file_kernels ? a->an->model : NULL,
 		.argv = argv,
 		.timeout_s = a->opt.timeout_s,
+		/* a re-run of a file that autotunes tunes first, uninjected */
+		.tune_first = file_kernels && !a->opt.records && !a->opt.records_for,
 	};
 	return ta_run_new(&o);
 }

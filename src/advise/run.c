@@ -24,6 +24,9 @@ struct ta_run {
 	double timeout_s;
 	FILE *tee;
 	bool read_tune;              /* from the timed children's output and loaded streams */
+	bool tune_first;             /* see ta_run_opts */
+	bool warming;                /* the child in flight is the uninjected tuning run */
+	bool cancelled;              /* ta_run_cancel during it: no measured run follows */
 	bool has_tune;               /* the autotuning table is attached to the measurement */
 	void (*output_line)(void *ctx, const char *line, size_t len);
 	void *output_ctx;
@@ -31,6 +34,7 @@ struct ta_run {
 	ta_records recs;
 	ta_autotune_log tune;
 	bool feeding_tune;           /* the child in flight is a timed run read for autotuning */
+	size_t tune_blocks_before;   /* the log's blocks when the tuning run began */
 	ta_runner *child;            /* running, or the last one (its log and outcome) */
 	ta_run_mode mode;            /* of child */
 	bool noted;                  /* child's end is noted */
@@ -46,6 +50,7 @@ ta_run *ta_run_new(const ta_run_opts *o)
 {
 	ta_run *r = ta_xcalloc(1, sizeof *r);
 	r->file = dup_or_null(o->file);
+	r->tune_first = o->tune_first;
 	if (o->model) {
 		const ta_model *m = o->model;
 		r->n_names = m->kernel_count;
@@ -115,9 +120,24 @@ static void feed_output(void *ctx, const char *line, size_t len)
 	ta_run *r = ctx;
 	if (r->feeding_tune)
 		ta_autotune_log_line(&r->tune, line, len);
-	if (r->output_line)
+	/* the tuning run's output is not the measured run's */
+	if (r->output_line && !r->warming)
 		r->output_line(r->output_ctx, line, len);
 }
+
+/* Whether the file autotunes one of the kernels measured. */
+static bool file_autotunes(const ta_run *r)
+{
+	for (size_t i = 0; r->autotuned && i < r->n_names; i++)
+		if (r->autotuned[i])
+			return true;
+	return false;
+}
+
+/* Triton keeps the autotuner's choices in its cache: the tuning run fills
+ * it, the measured run reads it (Triton 3.4 and later; older ones ignore
+ * the variable and tune in the measured run, as before). */
+static const char *const tune_cache_env[] = { "TRITON_CACHE_AUTOTUNING=1", NULL };
 
 /* The mode as the records name it (TA_RUN_KIND_*), or -1. */
 static int kind_of(ta_run_mode mode)
@@ -146,20 +166,32 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 	ta_buf names = TA_BUF_INIT;
 	for (size_t i = 0; deep && i < r->n_names; i++)
 		ta_buf_printf(&names, "%s%s", i ? "," : "", r->names[i]);
+	/* A timed run of a file that autotunes: first once as it is, uninjected,
+	 * so that the autotuner tunes there (ta_run_poll then starts the
+	 * measured run). Its configs' benchmarks are no launches of the
+	 * workload, and with several keys tuned in turn they cannot be told
+	 * from it by their order alone. */
+	bool warm = mode == TA_RUN_MODE_TIMED && r->tune_first && file_autotunes(r) && !r->warming;
+	bool cache = mode == TA_RUN_MODE_TIMED && r->tune_first && file_autotunes(r);
 	ta_runner_opts ro = {
 		.argv = r->argv,
-		.injector = kind >= 0 ? r->injector : NULL,
+		.injector = kind >= 0 && !warm ? r->injector : NULL,
 		.timeout_s = r->timeout_s,
-		.records = kind >= 0 ? &r->recs : NULL,
+		.records = kind >= 0 && !warm ? &r->recs : NULL,
 		.run_index = kind >= 0 ? r->started[kind] : 0,
-		.records_tee = kind >= 0 ? r->tee : NULL,
+		.records_tee = kind >= 0 && !warm ? r->tee : NULL,
 		.output_line = tune || r->output_line ? feed_output : NULL,
 		.output_ctx = r,
-		.tee_output = kind >= 0 && r->tee != NULL,
+		.extra_env = cache ? tune_cache_env : NULL,
+		.tee_output = kind >= 0 && !warm && r->tee != NULL,
 		.deep = mode == TA_RUN_MODE_PC ? "pc" : mode == TA_RUN_MODE_SOL ? "sol" : NULL,
 		.deep_kernels = deep ? ta_buf_str(&names) : NULL,
 	};
-	r->feeding_tune = tune;
+	/* the report is read from the tuning run; from the measured one only
+	 * when the tuning run printed none (a Triton without the cache) */
+	r->feeding_tune = tune && (warm || !r->warming || r->tune.n_blocks == r->tune_blocks_before);
+	if (warm)
+		r->tune_blocks_before = r->tune.n_blocks;
 	ta_runner *child = ta_runner_start(&ro, err);
 	ta_buf_free(&names);
 	if (!child)
@@ -168,9 +200,31 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 	r->child = child;
 	r->mode = mode;
 	r->noted = false;
-	if (kind >= 0)
+	r->warming = warm;
+	r->cancelled = false;
+	if (kind >= 0 && !warm)
 		r->started[kind]++;
 	return 0;
+}
+
+/* After the tuning run: the measured run, now (true), or none when it
+ * cannot start or the run was cancelled (false: the tuning run's end
+ * stands for the run's). */
+static bool measured_after_warm(ta_run *r)
+{
+	if (!r->warming)
+		return false;
+	if (r->cancelled) {
+		r->warming = false;
+		return false;
+	}
+	char *err = NULL;
+	if (ta_run_start(r, r->mode, &err) != 0) {
+		free(err);
+		r->warming = false;
+		return false;
+	}
+	return true;
 }
 
 /* Once the child has ended: the autotuning report's last block, and the
@@ -216,6 +270,8 @@ bool ta_run_poll(ta_run *r, int timeout_ms)
 	if (!r->child)
 		return true;
 	bool done = ta_runner_poll(r->child, timeout_ms);
+	if (done && r->warming && measured_after_warm(r))
+		return false;
 	if (done)
 		child_ended(r);
 	return done;
@@ -226,13 +282,17 @@ void ta_run_wait(ta_run *r)
 	if (!r->child)
 		return;
 	ta_runner_wait(r->child);
+	if (r->warming && measured_after_warm(r))
+		ta_runner_wait(r->child);
 	child_ended(r);
 }
 
 void ta_run_cancel(ta_run *r)
 {
-	if (ta_run_running(r))
+	if (ta_run_running(r)) {
+		r->cancelled = true;
 		ta_runner_cancel(r->child);
+	}
 }
 
 bool ta_run_running(const ta_run *r)

@@ -47,6 +47,10 @@ typedef struct ta_run_opts {
 	                              * owned); NULL: none */
 	bool read_tune;              /* Triton's autotuning report is read from the output as it
 	                              * arrives, and from the "output" records ta_run_load reads */
+	bool tune_first;             /* a timed run of a file that autotunes one of its kernels
+	                              * runs it once uninjected first, with Triton's autotuning
+	                              * cache on (TRITON_CACHE_AUTOTUNING=1, in Triton's own
+	                              * cache), so that the measured run launches no tuning */
 	/* Each output line of a child when read_tune is off; may be NULL. */
 	void (*output_line)(void *ctx, const char *line, size_t len);
 	void *output_ctx;

@@ -138,10 +138,12 @@ const char *ta_runner_find_cupti(const char *hint)
  * Caller frees the array and its strings. */
 static char **child_env(const ta_runner_opts *o, int rec_fd, unsigned long long rec_ino)
 {
-	size_t n = 0;
+	size_t n = 0, nx = 0;
 	while (environ[n])
 		n++;
-	char **env = ta_xcalloc(n + 8, sizeof *env);
+	while (o->extra_env && o->extra_env[nx])
+		nx++;
+	char **env = ta_xcalloc(n + nx + 8, sizeof *env);
 	size_t k = 0;
 	const char *ld = NULL;
 	bool print_tuning = false;
@@ -183,6 +185,15 @@ static char **child_env(const ta_runner_opts *o, int rec_fd, unsigned long long 
 	 * table); a user's own setting is left alone. */
 	if (!print_tuning)
 		env[k++] = ta_xstrdup("TRITON_PRINT_AUTOTUNING=1");
+	for (size_t x = 0; x < nx; x++) {
+		const char *eq = strchr(o->extra_env[x], '=');
+		size_t len = eq ? (size_t)(eq - o->extra_env[x]) + 1 : strlen(o->extra_env[x]);
+		bool set = false;
+		for (size_t i = 0; i < n && !set; i++)
+			set = strncmp(environ[i], o->extra_env[x], len) == 0;
+		if (!set)
+			env[k++] = ta_xstrdup(o->extra_env[x]);
+	}
 	env[k] = NULL;
 	return env;
 }

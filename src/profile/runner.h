@@ -40,6 +40,8 @@ typedef struct ta_runner_opts {
 	void *output_ctx;
 	const char *deep;           /* "pc" or "sol": a --deep run (TILEADVISE_DEEP); NULL: timed */
 	const char *deep_kernels;   /* kernels the deep run looks at, commas; NULL: all */
+	const char *const *extra_env; /* NULL-terminated "NAME=VALUE" set in the child's
+	                             * environment, unless it already sets NAME; may be NULL */
 	bool tee_output;            /* also write each output line into records_tee as a
 	                             * {"type":"output","line":"..."} record, between
 	                             * record lines */

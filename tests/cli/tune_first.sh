@@ -1,0 +1,66 @@
+#!/bin/sh
+# A measured run of a file that autotunes one of its kernels runs it once
+# uninjected first, with Triton's autotuning cache on, so that the measured
+# run launches no tuning (with several keys tuned in turn, the tuning
+# launches cannot be told from the workload by their order; seen on an H100:
+# tests/gpu/results/walk-h100-2026-12-05). A fake python3 on PATH stands in
+# for the GPU and notes each run's environment; the runs themselves record
+# nothing, so the walk and --profile stop after their first measurement.
+# Prints TAP (tests/lib/tap.sh).
+set -u
+. "$TA_SRCDIR/tests/lib/tap.sh"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-tunefirst.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+TAP_ON_FAIL='[ ! -s "$tmp/err" ] || tail -n 20 "$tmp/err"; cat "$tmp/log"'
+plan 6
+mkdir -p "$tmp/bin" "$tmp/w"
+cat >"$tmp/bin/python3" <<'PY'
+#!/bin/sh
+echo "run inject=${CUDA_INJECTION64_PATH:+set} cache=${TRITON_CACHE_AUTOTUNING:-unset}" >>"$TF_LOG"
+echo "check ok"
+PY
+chmod +x "$tmp/bin/python3"
+cat >"$tmp/w/tuned.py" <<'PY'
+import triton
+import triton.language as tl
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64}), triton.Config({"BLOCK": 128})], key=["n"])
+@triton.jit
+def scale(x, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x + offs, tl.load(x + offs, mask=offs < n) * 2, mask=offs < n)
+PY
+sed '/@triton.autotune/d' "$tmp/w/tuned.py" >"$tmp/w/plain.py"
+export TF_LOG="$tmp/log" TILEADVISE_LIBDIR="$TA_BUILDDIR/src/profile/inject/.libs"
+ta() { (cd "$tmp/w" && PATH="$tmp/bin:$PATH" "$TILEADVISE" "$@") >"$tmp/out" 2>"$tmp/err"; }
+
+: >"$tmp/log"
+ta --walk --gpu h200 tuned.py
+[ "$(cat "$tmp/log")" = "run inject= cache=1
+run inject=set cache=1" ]
+result $? "--walk, autotuned file: a tuning run uninjected, then the measured run, both with the cache on"
+grep -q "the first run was not measured" "$tmp/err"
+result $? "... and a run that records nothing is still said to be unmeasured"
+
+: >"$tmp/log"
+ta --walk --gpu h200 plain.py
+[ "$(cat "$tmp/log")" = "run inject=set cache=unset" ]
+result $? "--walk, no autotune: one measured run, the environment as it was"
+
+: >"$tmp/log"
+ta --profile --gpu h200 tuned.py
+[ "$(cat "$tmp/log")" = "run inject= cache=1
+run inject=set cache=1" ]
+result $? "--profile, autotuned file: the same two runs"
+
+: >"$tmp/log"
+(cd "$tmp/w" && PATH="$tmp/bin:$PATH" TRITON_CACHE_AUTOTUNING=0 "$TILEADVISE" --profile --gpu h200 tuned.py) >/dev/null 2>&1
+[ "$(cat "$tmp/log")" = "run inject= cache=0
+run inject=set cache=0" ]
+result $? "a user's own TRITON_CACHE_AUTOTUNING is left as it is"
+
+: >"$tmp/log"
+ta --profile --gpu h200 --records "$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-matmul.jsonl" tuned.py
+[ ! -s "$tmp/log" ]
+result $? "a recorded stream runs nothing"
