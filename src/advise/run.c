@@ -179,11 +179,11 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 		.timeout_s = r->timeout_s,
 		.records = kind >= 0 && !warm ? &r->recs : NULL,
 		.run_index = kind >= 0 ? r->started[kind] : 0,
-		.records_tee = kind >= 0 && !warm ? r->tee : NULL,
+		.records_tee = kind >= 0 ? r->tee : NULL,   /* the tuning run's output too: a replay's report */
 		.output_line = tune || r->output_line ? feed_output : NULL,
 		.output_ctx = r,
 		.extra_env = cache ? tune_cache_env : NULL,
-		.tee_output = kind >= 0 && !warm && r->tee != NULL,
+		.tee_output = kind >= 0 && r->tee != NULL,
 		.deep = mode == TA_RUN_MODE_PC ? "pc" : mode == TA_RUN_MODE_SOL ? "sol" : NULL,
 		.deep_kernels = deep ? ta_buf_str(&names) : NULL,
 	};

@@ -12,11 +12,16 @@ set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-tunefirst.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 TAP_ON_FAIL='[ ! -s "$tmp/err" ] || tail -n 20 "$tmp/err"; cat "$tmp/log"'
-plan 6
+plan 7
 mkdir -p "$tmp/bin" "$tmp/w"
 cat >"$tmp/bin/python3" <<'PY'
 #!/bin/sh
 echo "run inject=${CUDA_INJECTION64_PATH:+set} cache=${TRITON_CACHE_AUTOTUNING:-unset}" >>"$TF_LOG"
+if [ -z "${CUDA_INJECTION64_PATH:-}" ]; then
+	# what Triton prints where it tunes
+	printf 'Triton autotuning for function scale,\nwith key as (1024,),\nfinished after 1.50s,\n'
+	printf 'best config selected: BLOCK: 128, num_warps: 4, num_ctas: 1, num_stages: 3, maxnreg: None;\n'
+fi
 echo "check ok"
 PY
 chmod +x "$tmp/bin/python3"
@@ -53,6 +58,11 @@ ta --profile --gpu h200 tuned.py
 [ "$(cat "$tmp/log")" = "run inject= cache=1
 run inject=set cache=1" ]
 result $? "--profile, autotuned file: the same two runs"
+
+: >"$tmp/log"
+ta --profile --gpu h200 --save-records="$tmp/saved.jsonl" tuned.py
+grep -q '"line":"best config selected: BLOCK: 128' "$tmp/saved.jsonl" && [ "$(grep -c '"line":"check ok"' "$tmp/saved.jsonl")" = 2 ]
+result $? "--save-records keeps the tuning run's output beside the measured run's (a replay has the report)"
 
 : >"$tmp/log"
 (cd "$tmp/w" && PATH="$tmp/bin:$PATH" TRITON_CACHE_AUTOTUNING=0 "$TILEADVISE" --profile --gpu h200 tuned.py) >/dev/null 2>&1
