@@ -680,6 +680,15 @@ static void parse_config(builder *b, ta_autotune *a, TSNode call)
 	TSNode dict = call_arg(call, 0);
 	if (ts_node_is_null(dict))
 		dict = call_kwarg(b, call, "kwargs");
+	/* `triton.Config(block_tile, ...)`: the dict last bound to the name
+	 * before the call, in the function that builds the list */
+	if (ta_node_is(dict, "identifier")) {
+		char *name = text(b, dict);
+		TSNode v = lookup_var(b, name, function_at(b->m, ts_node_start_byte(call)), ts_node_start_byte(call));
+		free(name);
+		if (ta_node_is(v, "dictionary"))
+			dict = v;
+	}
 	TSNode tiles = config_tiles(b, call, dict);
 	if (ts_node_is_null(tiles)) {
 		parse_config_dict(b, a, call, dict);

@@ -1,6 +1,7 @@
 /* What the detectors share: adding findings, serving another entry's,
  * and the recognisers over source text, loops and assignments. */
 #include "config.h"
+#include "analyze/values.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
 
@@ -899,4 +900,98 @@ size_t ta_reason_base_len(const char *reason)
 	if (as && n && reason[n - 1] == ')' && !strchr(as + 5, ' '))
 		return (size_t)(as - reason);
 	return n;
+}
+
+/* ---- code no config reaches -------------------------------------------------- */
+
+/* The integer values node n takes as a config's value: a literal, or the
+ * target of a for loop over a literal list of integers around it (a config
+ * list built by nested loops: `for split_k in [8, 16]: ... "SPLIT_K":
+ * split_k`). Appends to out (at most max); false when not known. */
+static bool config_ints(const ta_model *m, TSNode n, long *out, size_t *nout, size_t max)
+{
+	long v;
+	if (ta_values_int(m, n, &v)) {
+		if (*nout >= max)
+			return false;
+		out[(*nout)++] = v;
+		return true;
+	}
+	if (!ta_node_is(n, "identifier"))
+		return false;
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); p = ta_node_parent(p)) {
+		if (!ta_node_is(p, "for_statement"))
+			continue;
+		TSNode left = ta_node_field(p, "left"), right = ta_node_field(p, "right");
+		if (!ta_node_is(left, "identifier"))
+			continue;
+		char *a = ta_node_text(m->src, left), *b = ta_node_text(m->src, n);
+		bool same = !strcmp(a, b);
+		free(a);
+		free(b);
+		if (!same)
+			continue;
+		if (!ta_node_is(right, "list") && !ta_node_is(right, "tuple"))
+			return false;
+		uint32_t k = ta_node_named_count(right);
+		for (uint32_t i = 0; i < k; i++) {
+			if (!ta_values_int(m, ta_node_named_child(right, i), &v) || *nout >= max)
+				return false;
+			out[(*nout)++] = v;
+		}
+		return k > 0;
+	}
+	return false;
+}
+
+/* Whether op lies under `if NAME == V:` (or `!=`, its else) where NAME is a
+ * constexpr of an autotuned kernel that every config sets, and no config's
+ * value takes that branch: code the tuner never runs (a split-K kernel's
+ * plain store under `if SPLIT_K == 1` when every config splits K). */
+bool ta_rule_op_unreached_by_configs(ta_rule_ctx *c, const ta_op *op)
+{
+	const ta_autotune *a = c->k->autotune;
+	if (!a || !a->config_count || a->configs_kind == TA_CONFIGS_UNRESOLVED)
+		return false;
+	for (TSNode p = ta_node_parent(ta_rule_node(c, op->span)); !ts_node_is_null(p); p = ta_node_parent(p)) {
+		if (ta_node_is(p, "function_definition"))
+			break;
+		if (!ta_node_is(p, "if_statement"))
+			continue;
+		TSNode cond = ta_node_unparen(ta_node_field(p, "condition"));
+		TSNode cons = ta_node_field(p, "consequence");
+		bool in_then = ts_node_start_byte(cons) <= op->span.start && op->span.end <= ts_node_end_byte(cons);
+		if (!ta_node_is(cond, "comparison_operator") || ta_node_named_count(cond) != 2)
+			continue;
+		TSNode lhs = ta_node_named_child(cond, 0), rhs = ta_node_named_child(cond, 1);
+		long want;
+		char *op_text = NULL;
+		for (uint32_t i = 0; i < ts_node_child_count(cond); i++) {
+			TSNode t = ts_node_child(cond, i);
+			if (!ts_node_is_named(t))
+				op_text = ta_node_text(c->m->src, t);
+		}
+		bool eq = op_text && !strcmp(op_text, "=="), ne = op_text && !strcmp(op_text, "!=");
+		free(op_text);
+		if ((!eq && !ne) || !ta_node_is(lhs, "identifier") || !ta_values_int(c->m, rhs, &want))
+			continue;
+		char *name = ta_node_text(c->m->src, lhs);
+		const ta_param *prm = ta_kernel_param(c->k, name);
+		bool known = prm && prm->constexpr_, reached = false;
+		for (size_t i = 0; known && i < a->config_count && !reached; i++) {
+			const ta_kwarg *kw = ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name);
+			long vals[64];
+			size_t nv = 0;
+			if (!kw || !config_ints(c->m, ta_rule_node(c, kw->value_span), vals, &nv, 64)) {
+				known = false;
+				break;
+			}
+			for (size_t j = 0; j < nv && !reached; j++)
+				reached = (vals[j] == want) == (eq == in_then);
+		}
+		free(name);
+		if (known && !reached)
+			return true;
+	}
+	return false;
 }

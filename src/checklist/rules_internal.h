@@ -104,6 +104,9 @@ bool ta_kernel_reaches_op(const ta_model *m, int ki, uint64_t kinds, int depth);
  * the next: it mentions the variable of l or of a loop inside it, or a name
  * assigned inside l from such a value (or by `+=`), followed to a fixpoint. */
 bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l);
+/* Whether op lies in a branch of `if NAME == V` / `!=` that no autotune
+ * config of the kernel takes (every config sets the constexpr NAME). */
+bool ta_rule_op_unreached_by_configs(ta_rule_ctx *c, const ta_op *op);
 /* The ops of k named by the operand text (an identifier): ops whose target
  * is that name. */
 const ta_op *ta_op_defining(const ta_kernel *k, const char *name, uint32_t before);

@@ -309,7 +309,8 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		/* a table lookup (`tl.load(code + idx)`, every axis from the
 		 * loaded index) reads elements, not rows of a tile; a raw access
 		 * whose other branch uses a descriptor is the fast form's fallback */
-		if (op->lookup || s1_fast_form_beside(c, op) || ta_tile_not_2d(c->m, k, op))
+		if (op->lookup || s1_fast_form_beside(c, op) || ta_tile_not_2d(c->m, k, op) ||
+		    ta_rule_op_unreached_by_configs(c, op))
 			continue;
 		const char *what = op->kind == TA_OP_LOAD ? "loaded" : "stored";
 		char *ptr = op->arg_count ? ta_rule_text(c, op->args[0]) : ta_xstrdup("?");
