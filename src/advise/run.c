@@ -135,7 +135,8 @@ static bool file_autotunes(const ta_run *r)
 }
 
 /* Triton keeps the autotuner's choices in its cache: the tuning run fills
- * it, the measured run reads it (Triton 3.4 and later; older ones ignore
+ * it, the measured run reads it (a Triton with knobs.autotuning.cache, whose
+ * autotuner then keeps NAME.autotune.json in its cache; older ones ignore
  * the variable and tune in the measured run, as before). */
 static const char *const tune_cache_env[] = { "TRITON_CACHE_AUTOTUNING=1", NULL };
 
