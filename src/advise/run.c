@@ -172,8 +172,8 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 	 * measured run). Its configs' benchmarks are no launches of the
 	 * workload, and with several keys tuned in turn they cannot be told
 	 * from it by their order alone. */
-	bool warm = mode == TA_RUN_MODE_TIMED && r->tune_first && file_autotunes(r) && !r->warming;
 	bool cache = mode == TA_RUN_MODE_TIMED && r->tune_first && file_autotunes(r);
+	bool warm = cache && !r->warming;
 	ta_runner_opts ro = {
 		.argv = r->argv,
 		.injector = kind >= 0 && !warm ? r->injector : NULL,

@@ -1650,6 +1650,19 @@ static bool other_arm(TSNode root, uint32_t a, uint32_t b)
 	return false;
 }
 
+/* Whether the first parameter of params (a function's or a lambda's) is
+ * read in body: a grid that reads its META. */
+static bool reads_first_param(builder *b, TSNode params, TSNode body)
+{
+	TSNode p0 = ts_node_is_null(params) ? null_node : ta_node_named_child(params, 0);
+	if (!ta_node_is(p0, "identifier"))
+		return false;
+	char *pn = text(b, p0);
+	bool reads = ta_node_contains_identifier(b->src, body, pn);
+	free(pn);
+	return reads;
+}
+
 /* A grid function or lambda in the launching function, bound on another
  * arm of an if than the grid l resolved to (`def grid(META)` when autotuning, a
  * tuple otherwise), that reads its parameter: the grid reads META on the
@@ -1661,18 +1674,14 @@ static bool other_arm_reads_meta(walk *w, TSNode grid, TSNode def)
 		return false;
 	char *name = text(b, grid);
 	bool reads = false;
+	TSNode root = ts_tree_root_node(b->m->syn->tree);
 	for (size_t i = 0; i < b->m->function_count && !reads; i++) {
 		const ta_function *f = &b->m->functions[i];
 		if (f->parent != w->fn || strcmp(f->name, name) || ts_node_start_byte(f->node) > ts_node_start_byte(grid) ||
-		    !other_arm(ts_tree_root_node(b->m->syn->tree), ts_node_start_byte(f->node), ts_node_start_byte(def)))
+		    !other_arm(root, ts_node_start_byte(f->node), ts_node_start_byte(def)))
 			continue;
 		TSNode fdef = ta_node_is(f->node, "decorated_definition") ? ta_node_field(f->node, "definition") : f->node;
-		TSNode p0 = ta_node_named_child(ta_node_field(fdef, "parameters"), 0);
-		if (ta_node_is(p0, "identifier")) {
-			char *pn = text(b, p0);
-			reads = ta_node_contains_identifier(b->src, ta_node_field(fdef, "body"), pn);
-			free(pn);
-		}
+		reads = reads_first_param(b, ta_node_field(fdef, "parameters"), ta_node_field(fdef, "body"));
 	}
 	/* or a lambda bound to the name on another arm */
 	const var_def *v;
@@ -1680,15 +1689,9 @@ static bool other_arm_reads_meta(walk *w, TSNode grid, TSNode def)
 		if (reads)
 			break;
 		if (!ta_node_is(v->value, "lambda") || ts_node_start_byte(v->value) > ts_node_start_byte(grid) ||
-		    !other_arm(ts_tree_root_node(b->m->syn->tree), ts_node_start_byte(v->value), ts_node_start_byte(def)))
+		    !other_arm(root, ts_node_start_byte(v->value), ts_node_start_byte(def)))
 			continue;
-		TSNode ps = ta_node_field(v->value, "parameters");
-		TSNode p0 = ts_node_is_null(ps) ? null_node : ta_node_named_child(ps, 0);
-		if (ta_node_is(p0, "identifier")) {
-			char *pn = text(b, p0);
-			reads = ta_node_contains_identifier(b->src, ta_node_field(v->value, "body"), pn);
-			free(pn);
-		}
+		reads = reads_first_param(b, ta_node_field(v->value, "parameters"), ta_node_field(v->value, "body"));
 	}
 	free(name);
 	return reads;

@@ -330,22 +330,22 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
 			const ta_param *p = ta_kernel_param(c->k, kw->name);
-			bool option = !strcmp(kw->name, "num_warps") || !strcmp(kw->name, "num_stages");
+			bool tile = p && is_tile_param(p);
+			if (!tile && strcmp(kw->name, "num_warps") && strcmp(kw->name, "num_stages"))
+				continue;
+			TSNode v = ta_edits_node(c->m, kw->value_span);
 			/* a tensor's size (HEAD_SIZE=q.shape[-1]), or options computed
 			 * from sizes: what the data is, not a choice to tune */
-			if (((p && is_tile_param(p)) || option) && p1_is_shape(c->m, ta_edits_node(c->m, kw->value_span)))
+			if (p1_is_shape(c->m, v))
 				continue;
 			/* a tile sized to the data that no loop or grid steps by
 			 * covers its dimension whole: not a fixed choice */
-			if (p && is_tile_param(p) && !p1_tile_steps(c->m, c->k, p->name) &&
-			    p1_sized_to_data(c->m, ta_edits_node(c->m, kw->value_span), 0))
+			if (tile && !p1_tile_steps(c->m, c->k, p->name) && p1_sized_to_data(c->m, v, 0))
 				data_sized++;
-			else if ((p && is_tile_param(p)) || !strcmp(kw->name, "num_warps") || !strcmp(kw->name, "num_stages"))
+			else
 				chosen++;
-			if ((p && is_tile_param(p)) || !strcmp(kw->name, "num_warps") || !strcmp(kw->name, "num_stages")) {
-				ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", kw->name, kw->value);
-				kw_line = kw->span.line;
-			}
+			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", kw->name, kw->value);
+			kw_line = kw->span.line;
 		}
 		/* Every tile keyword sized to the data, and no launch option
 		 * written: nothing at this launch is fixed (a row-wise kernel's

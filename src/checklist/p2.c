@@ -357,6 +357,17 @@ static bool k_like_bound(ta_rule_ctx *c, const char *bound, int dots)
 	return true;
 }
 
+/* s without its whitespace, into out (cut at size - 1); its length. */
+static size_t squeeze(const char *s, char *out, size_t size)
+{
+	size_t n = 0;
+	for (; *s && n < size - 1; s++)
+		if (!isspace((unsigned char)*s))
+			out[n++] = *s;
+	out[n] = '\0';
+	return n;
+}
+
 /* A loop of one step, `range(X - 1, X)` or `range(X, X + 1)`: the masked
  * tail an author has already peeled off after an unmasked loop over the
  * full blocks. Whitespace aside, the one bound must be the other's text. */
@@ -367,14 +378,7 @@ static bool one_step_loop(const ta_loop *lp)
 	if (lp->arg_count != 2 && !(lp->arg_count == 3 && !strcmp(lp->args[2], "1")))
 		return false;
 	char a[256], b[256];
-	size_t na = 0, nb = 0;
-	for (const char *p = lp->args[0]; *p && na < sizeof a - 1; p++)
-		if (!isspace((unsigned char)*p))
-			a[na++] = *p;
-	for (const char *p = lp->args[1]; *p && nb < sizeof b - 1; p++)
-		if (!isspace((unsigned char)*p))
-			b[nb++] = *p;
-	a[na] = b[nb] = '\0';
+	size_t na = squeeze(lp->args[0], a, sizeof a), nb = squeeze(lp->args[1], b, sizeof b);
 	/* start + 2 == stop, either way round */
 	return (na == nb + 2 && !strncmp(a, b, nb) && !strcmp(a + nb, "-1")) ||
 	       (nb == na + 2 && !strncmp(b, a, na) && !strcmp(b + na, "+1"));

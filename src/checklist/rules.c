@@ -919,29 +919,22 @@ static bool config_ints(const ta_model *m, TSNode n, long *out, size_t *nout, si
 	}
 	if (!ta_node_is(n, "identifier"))
 		return false;
-	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p); p = ta_node_parent(p)) {
-		if (!ta_node_is(p, "for_statement"))
-			continue;
-		TSNode left = ta_node_field(p, "left"), right = ta_node_field(p, "right");
-		if (!ta_node_is(left, "identifier"))
-			continue;
-		char *a = ta_node_text(m->src, left), *b = ta_node_text(m->src, n);
-		bool same = !strcmp(a, b);
-		free(a);
-		free(b);
-		if (!same)
-			continue;
-		if (!ta_node_is(right, "list") && !ta_node_is(right, "tuple"))
+	char *name = ta_node_text(m->src, n);
+	TSNode right = { 0 };
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && ts_node_is_null(right); p = ta_node_parent(p))
+		if (ta_node_is(p, "for_statement") && ta_node_is(ta_node_field(p, "left"), "identifier") &&
+		    ta_node_text_eq(m->src, ta_node_field(p, "left"), name))
+			right = ta_node_field(p, "right");
+	free(name);
+	if (!ta_node_is(right, "list") && !ta_node_is(right, "tuple"))
+		return false;
+	uint32_t k = ta_node_named_count(right);
+	for (uint32_t i = 0; i < k; i++) {
+		if (!ta_values_int(m, ta_node_named_child(right, i), &v) || *nout >= max)
 			return false;
-		uint32_t k = ta_node_named_count(right);
-		for (uint32_t i = 0; i < k; i++) {
-			if (!ta_values_int(m, ta_node_named_child(right, i), &v) || *nout >= max)
-				return false;
-			out[(*nout)++] = v;
-		}
-		return k > 0;
+		out[(*nout)++] = v;
 	}
-	return false;
+	return k > 0;
 }
 
 /* Whether op lies under `if NAME == V:` (or `!=`, its else) where NAME is a
