@@ -386,8 +386,23 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 	bool workloads = b->calls && a->calls && b->per_call_ns > 0 && a->per_call_ns > 0;
 	if (c.n_shared && workloads && base.verdict != TA_VERDICT_NONE)
 		workload_ratio(b, a, &base, &c.cmp);
-	if (!c.n_shared && c.cmp.verdict != TA_VERDICT_NONE) {
-		/* Nothing launched alike: no verdict, and the page says what changed. */
+	if (!c.n_shared && phased && base.verdict != TA_VERDICT_NONE) {
+		/* Nothing launched alike (other tiles, an autotuned choice: every
+		 * launch of P1's edit) but the runs' parts pair up: the parts
+		 * compare, whatever their launch counts (a benchmark timed by
+		 * duration launches a faster kernel more often). The figures are
+		 * then the parts' geometric means, which the ratio is of. */
+		c.cmp = base;
+		c.by_parts = true;
+		c.before_ns = ta_stats_phase_geomean(b->steady_ns, b->n_steady, b->phase_start, b->n_phases);
+		c.after_ns = ta_stats_phase_geomean(a->steady_ns, a->n_steady, a->phase_start, a->n_phases);
+	} else if (!c.n_shared && workloads && a->calls == b->calls && base.verdict != TA_VERDICT_NONE) {
+		/* No parts to pair, but as many launches: the script made the
+		 * same calls, so what it pays per call compares. */
+		workload_ratio(b, a, &base, &c.cmp);
+	} else if (!c.n_shared && c.cmp.verdict != TA_VERDICT_NONE) {
+		/* Nothing launched alike and nothing to pair: no verdict, and
+		 * the page says what changed. */
 		c.cmp.ratio = c.before_ns > 0 ? c.after_ns / c.before_ns : 0;
 		c.cmp.lo = c.cmp.hi = c.cmp.ratio;
 		c.cmp.verdict = TA_VERDICT_CHANGED;

@@ -119,8 +119,10 @@ typedef struct ta_shape_change {
  * comparable when they launched some shape (a grid and a block; the
  * registers and shared memory an edit changes do not count) in both: the
  * shapes in both are listed shape by shape, the earlier run's largest share
- * first; when they share none the verdict is not comparable, with no
- * interval, and gone and fresh say which shapes changed. Sessions recorded
+ * first. When they share none (other tiles, an autotuned choice) but
+ * made as many launches, the script's calls were the same and the
+ * workloads compare; else the verdict is not comparable, with no
+ * interval. gone and fresh say which shapes changed. Sessions recorded
  * before the workload's figures compare the dominant shapes' launches. */
 typedef struct ta_change {
 	bool measured;               /* both runs had the kernel */
@@ -135,6 +137,8 @@ typedef struct ta_change {
 	ta_shape_figures gone[TA_CHANGE_SHAPES], fresh[TA_CHANGE_SHAPES];
 	size_t n_gone, n_fresh;      /* all of them; the arrays hold the first ones */
 	double shared_share;         /* the shared shapes' share of the earlier run's time */
+	bool by_parts;               /* no shape shared: the runs' phases paired (figures:
+	                              * their geometric means) */
 } ta_change;
 
 ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *after,

@@ -72,6 +72,8 @@ static json_t *change_json(const ta_change *c)
 		}
 		json_object_set_new(o, "shapes", sh);
 	}
+	if (c->by_parts)    /* no shape in both runs: their parts paired */
+		json_object_set_new(o, "paired_parts", json_true());
 	return o;
 }
 

@@ -453,6 +453,52 @@ static void test_change_by_shape(void **state)
 	ta_run_figures_clear(&b);
 }
 
+/* Every shape changed (P1's tiles): with as many launches the workloads
+ * compare, with an interval; with another number of launches they do not. */
+static void test_change_new_shapes(void **state)
+{
+	(void)state;
+	ta_run_figures a, b;
+	fill(&a, "k", 1000, 0);
+	fill(&b, "k", 900, 1);
+	add_shapes(&a, 3900, 2200);
+	add_shapes(&b, 1800, 1000);
+	for (size_t i = 0; i < 3; i++) {
+		a.kernels[0].shapes[i].n = b.kernels[0].shapes[i].n = 10;
+		a.kernels[0].shapes[i].iqr_ns = a.kernels[0].shapes[i].median_ns * 0.02;
+		b.kernels[0].shapes[i].iqr_ns = b.kernels[0].shapes[i].median_ns * 0.02;
+		b.kernels[0].shapes[i].grid[0] /= 4;
+	}
+	ta_change c = ta_change_between(&a, &b, "k");
+	assert_int_equal(c.n_shared, 0);
+	assert_int_equal(c.n_gone, 3);
+	assert_int_equal(c.cmp.verdict, TA_VERDICT_FASTER);
+	assert_float_equal(c.cmp.ratio, b.kernels[0].per_call_ns / a.kernels[0].per_call_ns, 1e-9);
+	assert_true(c.cmp.lo < c.cmp.ratio && c.cmp.hi > c.cmp.ratio);
+	b.kernels[0].calls = 40;      /* one more launch per call: other work */
+	c = ta_change_between(&a, &b, "k");
+	assert_int_equal(c.cmp.verdict, TA_VERDICT_CHANGED);
+	/* A benchmark timed by duration: the faster kernel launched more
+	 * often, but the run's one part pairs with the other's. */
+	ta_run_figures *r[2] = { &a, &b };
+	for (int i = 0; i < 2; i++) {
+		ta_kernel_figures *k = &r[i]->kernels[0];
+		k->n_steady = i ? 40 : 20;
+		k->steady_ns = ta_xcalloc(k->n_steady, sizeof(double));
+		for (size_t j = 0; j < k->n_steady; j++)
+			k->steady_ns[j] = (i ? 1800.0 : 3900.0) + (double)(j % 3);
+		k->phase_start = ta_xcalloc(1, sizeof(size_t));
+		k->n_phases = 1;
+	}
+	c = ta_change_between(&a, &b, "k");
+	assert_int_equal(c.cmp.verdict, TA_VERDICT_FASTER);
+	assert_float_equal(c.cmp.ratio, 1801.0 / 3901.0, 1e-9);
+	assert_float_equal(c.before_ns, 3901.0, 1e-9);
+	assert_float_equal(c.after_ns, 1801.0, 1e-9);
+	ta_run_figures_clear(&a);
+	ta_run_figures_clear(&b);
+}
+
 static void test_marks(void **state)
 {
 	(void)state;
@@ -598,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_profiled_walk),
 		cmocka_unit_test(test_change),
 		cmocka_unit_test(test_change_by_shape),
+		cmocka_unit_test(test_change_new_shapes),
 		cmocka_unit_test(test_marks),
 		cmocka_unit_test(test_annotate),
 		cmocka_unit_test(test_baseline),

@@ -531,9 +531,16 @@ static void changed_shapes(page *p, const ta_change *c)
 		textf(p, 3, TA_ROLE_DIM, "the ratio compares the %zu shape%s launched in both runs (%.0f%% of the "
 		      "time before); the others changed:", c->n_shared, c->n_shared == 1 ? "" : "s",
 		      c->shared_share * 100);
+	else if (c->by_parts)
+		wrap(p, 3, TA_ROLE_DIM, "no launch shape (grid and block) is in both runs, so the ratio pairs "
+		     "the runs' parts (a size, a mode), each counted once:");
+	else if (c->cmp.verdict != TA_VERDICT_CHANGED)
+		wrap(p, 3, TA_ROLE_DIM, "no launch shape (grid and block) is in both runs, but both made as many "
+		     "launches, so the ratio is the workloads' GPU time per call:");
 	else
-		wrap(p, 3, TA_ROLE_DIM, "not comparable: no launch shape (grid and block) is in both runs, so "
-		     "the ratio is the workloads' GPU time per call, with no interval:");
+		wrap(p, 3, TA_ROLE_DIM, "not comparable: no launch shape (grid and block) is in both runs, nor "
+		     "parts or launch counts to pair, so the ratio is the workloads' GPU time per call, with no "
+		     "interval:");
 	if (c->n_gone)
 		shape_list(p, "only before", c->gone, c->n_gone < TA_CHANGE_SHAPES ? c->n_gone : TA_CHANGE_SHAPES,
 			   c->n_gone);
