@@ -239,6 +239,7 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 	double *dur = ta_xmalloc(n * sizeof *dur);
 	uint64_t *t0 = ta_xmalloc(n * sizeof *t0), *t1 = ta_xmalloc(n * sizeof *t1);
 	int *runs = ta_xmalloc(n * sizeof *runs);
+	size_t *cfgs = ta_xmalloc(n * sizeof *cfgs);
 	size_t ns = 0;
 	for (size_t i = 0; i < n;) {
 		/* one run at a time: [i, j) */
@@ -276,6 +277,7 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 					dur[ns] = (double)(ls[t]->end_ns - ls[t]->start_ns);
 					t0[ns] = ls[t]->start_ns;
 					t1[ns] = ls[t]->end_ns;
+					cfgs[ns] = (size_t)(g - gs);
 					runs[ns++] = ls[t]->run;
 				}
 			}
@@ -350,12 +352,13 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 	free(period);
 	free(q1);
 	free(q3);
-	km->n_phases = ta_measure_phases(dur, t0, t1, runs, ns, &km->steady_ns, &km->n_steady,
+	km->n_phases = ta_measure_phases(dur, t0, t1, runs, cfgs, ns, &km->steady_ns, &km->n_steady,
 					 &km->phase_start);
 	free(dur);
 	free(t0);
 	free(t1);
 	free(runs);
+	free(cfgs);
 	if (ng)
 		qsort(km->groups, ng, sizeof *km->groups, cmp_group);
 	for (size_t t = 0; t < ng; t++)
@@ -385,7 +388,8 @@ static int cmp_u64(const void *x, const void *y)
 }
 
 size_t ta_measure_phases(const double *dur, const uint64_t *start, const uint64_t *end,
-			 const int *run, size_t n, double **steady, size_t *n_steady, size_t **starts)
+			 const int *run, const size_t *cfg, size_t n, double **steady, size_t *n_steady,
+			 size_t **starts)
 {
 	*steady = ta_xmalloc((n ? n : 1) * sizeof **steady);
 	*starts = ta_xmalloc((n ? n : 1) * sizeof **starts);
@@ -416,10 +420,26 @@ size_t ta_measure_phases(const double *dur, const uint64_t *start, const uint64_
 		while (j < n && run[j] == run[j - 1] &&
 		       (start[j] > end[j - 1] ? start[j] - end[j - 1] : 0) <= limit)
 			j++;
-		if (j - i >= 3) {
-			seg_lo[nseg] = i;
-			seg_hi[nseg] = j;
-			seg_run[nseg++] = run[i];
+		/* A change of launch configuration (another size, another mode)
+		 * with no pause between (a warm compile cache) ends a part too,
+		 * when every piece it leaves has 3 launches: a loop alternating
+		 * between configurations stays one part. */
+		size_t k = i;
+		bool pieces_ok = cfg != NULL;
+		for (size_t t = i + 1; t <= j && pieces_ok; t++)
+			if (t == j || cfg[t] != cfg[t - 1]) {
+				pieces_ok = t - k >= 3;
+				k = t;
+			}
+		for (size_t lo = i, t = i + 1; t <= j; t++) {
+			if (t < j && (!pieces_ok || cfg[t] == cfg[t - 1]))
+				continue;
+			if (t - lo >= 3) {
+				seg_lo[nseg] = lo;
+				seg_hi[nseg] = t;
+				seg_run[nseg++] = run[lo];
+			}
+			lo = t;
 		}
 		i = j;
 	}

@@ -181,12 +181,14 @@ size_t ta_measure_compare(const ta_measurement *before, const ta_measurement *af
 
 /* The phases of a time-ordered sample of steady launches (durations, start
  * and end times, run index): a new phase starts with a new run or after a
- * pause of more than 50 times the median pause (at least 10 ms); phases of
- * fewer than 3 launches are dropped; when every run (--repeat) has the same
- * number of phases, phase k pools the k-th of each run. Fills *steady (the
- * kept durations) and
- * *starts (caller frees both); returns the number of phases. */
+ * pause of more than 50 times the median pause (at least 10 ms), or with a
+ * change of cfg (each launch's configuration, NULL: not known) when every
+ * piece that leaves has at least 3 launches; phases of fewer than 3
+ * launches are dropped; when every run (--repeat) has the same number of
+ * phases, phase k pools the k-th of each run. Fills *steady (the kept
+ * durations) and *starts (caller frees both); returns the number of phases. */
 size_t ta_measure_phases(const double *dur, const uint64_t *start, const uint64_t *end,
-			 const int *run, size_t n, double **steady, size_t *n_steady, size_t **starts);
+			 const int *run, const size_t *cfg, size_t n, double **steady, size_t *n_steady,
+			 size_t **starts);
 
 #endif

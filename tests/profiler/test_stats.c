@@ -163,7 +163,7 @@ static void test_measure_phases(void **state)
 	}
 	double *steady;
 	size_t n_steady, *starts;
-	size_t p = ta_measure_phases(d, st, en, run, N, &steady, &n_steady, &starts);
+	size_t p = ta_measure_phases(d, st, en, run, NULL, N, &steady, &n_steady, &starts);
 	assert_int_equal(p, 2);            /* the lone launch is no phase */
 	assert_int_equal(n_steady, 20);
 	assert_int_equal(starts[0], 0);
@@ -172,6 +172,44 @@ static void test_measure_phases(void **state)
 		assert_float_equal(steady[i], 100, 0);
 		assert_float_equal(steady[10 + i], 200, 0);
 	}
+	free(steady);
+	free(starts);
+}
+
+/* A change of configuration with no pause between (a warm compile cache)
+ * splits a part when both pieces keep 3 launches; a loop alternating
+ * between two configurations stays one part. */
+static void test_phases_by_config(void **state)
+{
+	(void)state;
+	enum { N = 12 };
+	double d[N];
+	uint64_t st[N], en[N];
+	int run[N] = { 0 };
+	size_t cfg[N], alt[N];
+	for (int i = 0; i < N; i++) {
+		d[i] = i < 8 ? 100 : 300;
+		cfg[i] = i < 8 ? 0 : 1;
+		alt[i] = (size_t)(i % 2);
+		st[i] = (uint64_t)i * 2000;
+		en[i] = st[i] + (uint64_t)d[i];
+	}
+	double *steady;
+	size_t n_steady, *starts;
+	size_t p = ta_measure_phases(d, st, en, run, cfg, N, &steady, &n_steady, &starts);
+	assert_int_equal(p, 2);
+	assert_int_equal(starts[1], 8);
+	assert_int_equal(n_steady, N);
+	free(steady);
+	free(starts);
+	p = ta_measure_phases(d, st, en, run, alt, N, &steady, &n_steady, &starts);
+	assert_int_equal(p, 1);
+	assert_int_equal(n_steady, N);
+	free(steady);
+	free(starts);
+	cfg[10] = cfg[11] = 2;        /* a last piece of 2 launches: no split */
+	p = ta_measure_phases(d, st, en, run, cfg, N, &steady, &n_steady, &starts);
+	assert_int_equal(p, 1);
 	free(steady);
 	free(starts);
 }
@@ -197,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_compare_large),
 		cmocka_unit_test(test_compare_phased),
 		cmocka_unit_test(test_measure_phases),
+		cmocka_unit_test(test_phases_by_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
