@@ -27,6 +27,8 @@ struct ta_run {
 	bool tune_first;             /* see ta_run_opts */
 	bool warming;                /* the child in flight is the uninjected tuning run */
 	bool cancelled;              /* ta_run_cancel during it: no measured run follows */
+	bool after_warm;             /* the child in flight is the measured run after one, */
+	bool tuned_in_run;           /* and its output said it tuned a key all the same */
 	bool has_tune;               /* the autotuning table is attached to the measurement */
 	void (*output_line)(void *ctx, const char *line, size_t len);
 	void *output_ctx;
@@ -118,6 +120,8 @@ void ta_run_free(ta_run *r)
 static void feed_output(void *ctx, const char *line, size_t len)
 {
 	ta_run *r = ctx;
+	if (r->after_warm && !r->warming && ta_autotune_line_tuned(line, len))
+		r->tuned_in_run = true;
 	if (r->feeding_tune)
 		ta_autotune_log_line(&r->tune, line, len);
 	/* the tuning run's output is not the measured run's */
@@ -162,7 +166,6 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 		return -1;
 	}
 	int kind = kind_of(mode);
-	bool tune = r->read_tune && mode == TA_RUN_MODE_TIMED;
 	bool deep = mode == TA_RUN_MODE_PC || mode == TA_RUN_MODE_SOL;
 	ta_buf names = TA_BUF_INIT;
 	for (size_t i = 0; deep && i < r->n_names; i++)
@@ -174,6 +177,7 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 	 * from it by their order alone. */
 	bool cache = mode == TA_RUN_MODE_TIMED && r->tune_first && file_autotunes(r);
 	bool warm = cache && !r->warming;
+	bool tune = r->read_tune && mode == TA_RUN_MODE_TIMED;
 	ta_runner_opts ro = {
 		.argv = r->argv,
 		.injector = kind >= 0 && !warm ? r->injector : NULL,
@@ -201,6 +205,9 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 	r->child = child;
 	r->mode = mode;
 	r->noted = false;
+	/* Whether it tunes is read from its output: only when it is read. */
+	r->after_warm = cache && !warm && ro.output_line != NULL;
+	r->tuned_in_run = false;
 	r->warming = warm;
 	r->cancelled = false;
 	if (kind >= 0 && !warm)
@@ -237,9 +244,11 @@ static void child_ended(ta_run *r)
 	r->noted = true;
 	if (r->read_tune && r->mode == TA_RUN_MODE_TIMED)
 		ta_autotune_log_finish(&r->tune);
+	/* The tuning run is no run of the records (its launches are not). */
 	int kind = kind_of(r->mode);
-	if (kind >= 0)
-		ta_records_note_run(&r->recs, kind, ta_runner_result(r->child)->elapsed_s, r->tee);
+	if (kind >= 0 && !r->warming)
+		ta_records_note_run(&r->recs, kind, ta_runner_result(r->child)->elapsed_s,
+				    r->after_warm && !r->tuned_in_run, r->tee);
 }
 
 int ta_run_load(ta_run *r, const char *records, char **err)
@@ -323,7 +332,7 @@ char *ta_run_log(const ta_run *r, size_t *len)
 
 void ta_run_note(ta_run *r, ta_run_mode mode, double wall_s)
 {
-	ta_records_note_run(&r->recs, kind_of(mode), wall_s, NULL);
+	ta_records_note_run(&r->recs, kind_of(mode), wall_s, false, NULL);
 }
 
 void ta_run_read_tune(ta_run *r, const char *text, size_t len)

@@ -190,6 +190,11 @@ static bool block_fields(ta_autotune_log *l, const char *s, const char *end)
 	return any;
 }
 
+bool ta_autotune_line_tuned(const char *line, size_t len)
+{
+	return after(line, len, HEADER) != NULL;
+}
+
 void ta_autotune_log_line(ta_autotune_log *l, const char *line, size_t len)
 {
 	if (len > 0 && line[len - 1] == '\r')

@@ -62,6 +62,9 @@ typedef struct ta_autotune_log {
 void ta_autotune_log_init(ta_autotune_log *l);
 /* One line of output (without its "\n"; a "\r" is dropped). */
 void ta_autotune_log_line(ta_autotune_log *l, const char *line, size_t len);
+/* Whether a line of output starts a report block: the autotuner tuned a
+ * key in that run (a choice read from Triton's cache prints none). */
+bool ta_autotune_line_tuned(const char *line, size_t len);
 /* Splits text into lines and feeds them (a last line without "\n" too). */
 void ta_autotune_log_text(ta_autotune_log *l, const char *text, size_t len);
 /* Ends the output: a block being read counts as truncated. */

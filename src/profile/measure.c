@@ -247,6 +247,9 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 		while (j < n && ls[j]->run == ls[i]->run)
 			j++;
 		ta_launch_config final_cfg = config_of(ls[j - 1]);
+		/* A run that read the autotuner's choices from the cache tuned
+		 * nothing: every launch of it is the workload's. */
+		bool tuning = may_autotune && !(recs && ta_records_run_untuned(recs, ls[i]->run));
 		size_t fs = j;   /* start of the final stretch */
 		while (fs > i) {
 			ta_launch_config x = config_of(ls[fs - 1]);
@@ -260,7 +263,7 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 			if (g->first_seq == SIZE_MAX)
 				g->first_seq = t;
 			g->last_seq = t;
-			if (may_autotune && t < fs && !same_config(&c, &final_cfg) &&
+			if (tuning && t < fs && !same_config(&c, &final_cfg) &&
 			    is_tuning_block(ls, i, fs, &c, &final_cfg)) {
 				g->launches++;
 				g->autotune++;

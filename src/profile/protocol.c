@@ -47,6 +47,7 @@ void ta_records_clear(ta_records *r)
 	for (size_t i = 0; i < r->n_calls; i++)
 		free(r->calls[i].name);
 	free(r->calls);
+	free(r->untuned);
 	ta_records_init(r);
 }
 
@@ -306,6 +307,8 @@ static bool decode_run(ta_records *r, json_t *o)
 		return false;
 	for (int k = 0; k < 3; k++)
 		if (strcmp(mode, run_kinds[k]) == 0) {
+			if (k == TA_RUN_KIND_TIMED && json_is_false(json_object_get(o, "tuned")))
+				*TA_PUSH(r->untuned, r->n_untuned, r->cap_untuned) = (int)r->run_count[k];
 			r->run_wall_s[k] += json_number_value(wall);
 			r->run_count[k]++;
 			return true;
@@ -313,15 +316,26 @@ static bool decode_run(ta_records *r, json_t *o)
 	return false;
 }
 
-void ta_records_note_run(ta_records *r, int kind, double wall_s, FILE *tee)
+void ta_records_note_run(ta_records *r, int kind, double wall_s, bool untuned, FILE *tee)
 {
 	if (kind < 0 || kind > 2)
 		return;
+	untuned &= kind == TA_RUN_KIND_TIMED;
+	if (untuned)
+		*TA_PUSH(r->untuned, r->n_untuned, r->cap_untuned) = (int)r->run_count[kind];
 	r->run_wall_s[kind] += wall_s;
 	r->run_count[kind]++;
 	if (tee)
-		fprintf(tee, "{\"type\":\"run\",\"mode\":\"%s\",\"wall_s\":%.3f}\n", run_kinds[kind],
-			wall_s);
+		fprintf(tee, "{\"type\":\"run\",\"mode\":\"%s\",\"wall_s\":%.3f%s}\n", run_kinds[kind],
+			wall_s, untuned ? ",\"tuned\":false" : "");
+}
+
+bool ta_records_run_untuned(const ta_records *r, int run)
+{
+	for (size_t i = 0; i < r->n_untuned; i++)
+		if (r->untuned[i] == run)
+			return true;
+	return false;
 }
 
 bool ta_proto_decode_line(ta_records *r, const char *line, size_t len, int run)

@@ -204,13 +204,22 @@ typedef struct ta_records {
 	 * the overhead of --deep is their ratio. */
 	double run_wall_s[3];
 	size_t run_count[3];
+	/* Timed runs known to have tuned nothing (a measured run after a
+	 * tuning run whose choices it read from Triton's cache): their run
+	 * indexes, in order. The measurement takes none of their launches for
+	 * the autotuner's. */
+	int *untuned;
+	size_t n_untuned, cap_untuned;
 } ta_records;
 
 enum { TA_RUN_KIND_TIMED, TA_RUN_KIND_PC, TA_RUN_KIND_SOL };
 
 /* Notes a run of kind (TA_RUN_KIND_*) that took wall_s in r and, when tee
- * is non-NULL, writes its "run" line there. */
-void ta_records_note_run(ta_records *r, int kind, double wall_s, FILE *tee);
+ * is non-NULL, writes its "run" line there; untuned: a timed run known to
+ * have tuned nothing (its "run" line says "tuned": false). */
+void ta_records_note_run(ta_records *r, int kind, double wall_s, bool untuned, FILE *tee);
+/* Whether the timed run of that index tuned nothing (see untuned). */
+bool ta_records_run_untuned(const ta_records *r, int run);
 
 #define TA_RECORDS_INIT { .driver_version = -1 }
 

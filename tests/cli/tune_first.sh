@@ -12,7 +12,7 @@ set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-tunefirst.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 TAP_ON_FAIL='[ ! -s "$tmp/err" ] || tail -n 20 "$tmp/err"; cat "$tmp/log"'
-plan 7
+plan 9
 mkdir -p "$tmp/bin" "$tmp/w"
 cat >"$tmp/bin/python3" <<'PY'
 #!/bin/sh
@@ -63,6 +63,14 @@ result $? "--profile, autotuned file: the same two runs"
 ta --profile --gpu h200 --save-records="$tmp/saved.jsonl" tuned.py
 grep -q '"line":"best config selected: BLOCK: 128' "$tmp/saved.jsonl" && [ "$(grep -c '"line":"check ok"' "$tmp/saved.jsonl")" = 2 ]
 result $? "--save-records keeps the tuning run's output beside the measured run's (a replay has the report)"
+[ "$(grep -c '"type":"run"' "$tmp/saved.jsonl")" = 1 ] && grep -q '"type":"run","mode":"timed".*"tuned":false' "$tmp/saved.jsonl"
+result $? "... one run line, the measured run's: it printed no tuning, so none of its launches is the tuner's"
+
+# a Triton that ignores the cache tunes in the measured run as well
+sed -i 's/^if \[ -z "${CUDA_INJECTION64_PATH:-}" \]; then/if true; then/' "$tmp/bin/python3"
+ta --profile --gpu h200 --save-records="$tmp/saved2.jsonl" tuned.py
+[ "$(grep -c '"type":"run"' "$tmp/saved2.jsonl")" = 1 ] && ! grep -q '"tuned":false' "$tmp/saved2.jsonl"
+result $? "... a measured run that tuned all the same is not said to be untuned"
 
 : >"$tmp/log"
 (cd "$tmp/w" && PATH="$tmp/bin:$PATH" TRITON_CACHE_AUTOTUNING=0 "$TILEADVISE" --profile --gpu h200 tuned.py) >/dev/null 2>&1

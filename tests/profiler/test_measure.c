@@ -148,6 +148,18 @@ static void test_size_sweep(void **state)
 	assert_int_equal(k->autotune_launches, 8);
 	assert_int_equal(k->warmup_launches, 1);
 	ta_measurement_free(m);
+	/* ... unless the run is known to have tuned nothing (the measured run
+	 * after a tuning run, as its "run" line says): every size is steady */
+	const char run_line[] = "{\"type\":\"run\",\"mode\":\"timed\",\"wall_s\":1.5,\"tuned\":false}";
+	assert_true(ta_proto_decode_line(&r, run_line, sizeof run_line - 1, 0));
+	assert_true(ta_records_run_untuned(&r, 0));
+	assert_false(ta_records_run_untuned(&r, 1));
+	m = ta_measure_build(&r, NULL, NULL, 0, NULL);
+	k = ta_measure_find(m, "k");
+	assert_int_equal(k->autotune_launches, 0);
+	assert_int_equal(k->warmup_launches, 3);
+	assert_int_equal(k->n_phases, 3);    /* each size a part: the configuration changed */
+	ta_measurement_free(m);
 	ta_records_clear(&r);
 }
 

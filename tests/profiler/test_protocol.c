@@ -201,7 +201,7 @@ static void test_deep_records(void **state)
 	assert_non_null(strstr(line, "\"bad\":null"));
 	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
 	FILE *tee = tmpfile();
-	ta_records_note_run(&r, TA_RUN_KIND_PC, 6.5, tee);
+	ta_records_note_run(&r, TA_RUN_KIND_PC, 6.5, false, tee);
 	rewind(tee);
 	assert_non_null(fgets(line, sizeof line, tee));
 	fclose(tee);
