@@ -390,6 +390,31 @@ TSNode ta_values_def(const ta_model *m, TSNode id, TSNode *binding)
 	return v;
 }
 
+TSNode ta_values_unpacked(const ta_model *m, TSNode id, uint32_t *index)
+{
+	const vdef *d = def_of(m, id);
+	if (!d || d->mutation || !is_kind(d->binding, "assignment"))
+		return null_node();
+	TSNode left = ta_node_unparen(ta_node_field(d->binding, "left"));
+	TSNode right = ta_node_unparen(ta_node_field(d->binding, "right"));
+	if (!is_pattern(left) || ts_node_is_null(right) || is_kind(right, "expression_list") ||
+	    is_kind(right, "tuple") || is_kind(right, "list") || is_kind(right, "assignment"))
+		return null_node();
+	uint32_t nl = ta_node_named_count(left), at = nl;
+	for (uint32_t i = 0; i < nl; i++) {
+		TSNode t = ta_node_unparen(ta_node_named_child(left, i));
+		if (is_kind(t, "list_splat_pattern"))
+			return null_node();   /* the places after it are not known */
+		if (ts_node_eq(t, d->target))
+			at = i;
+	}
+	if (at == nl)
+		return null_node();
+	if (index)
+		*index = at;
+	return right;
+}
+
 TSNode ta_values_follow(const ta_model *m, TSNode n)
 {
 	n = ta_node_unparen(n);

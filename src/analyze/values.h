@@ -54,6 +54,12 @@ const ta_values_binding *ta_values_bindings(const ta_model *m, TSNode fn, const 
  * node. The value of `a, b = x, y` for b is the node y. */
 TSNode ta_values_def(const ta_model *m, TSNode id, TSNode *binding);
 
+/* When the reaching definition of the name id unpacks an expression that
+ * is not written as a tuple (`B, H, N, D = q.shape`, `m, n = x.size()`,
+ * `a, b = f()`): that expression, with the target's place in *index (may
+ * be NULL); else a null node (also when a target is starred). */
+TSNode ta_values_unpacked(const ta_model *m, TSNode id, uint32_t *index);
+
 /* n without parentheses, followed through its definitions while it is an
  * identifier with a known value (at most 16 steps). */
 TSNode ta_values_follow(const ta_model *m, TSNode n);

@@ -205,6 +205,17 @@ static bool p1_sized_to_data(const ta_model *m, TSNode n, int depth)
  * here or through the wrapper's names. A cache block or a head size passed
  * as a constexpr is the problem's shape, not a tile anyone chose, and a
  * warp count computed from it is the author's rule, not a fixed guess. */
+/* `x.shape` or `x.size()`: a tensor's sizes, all of them. */
+static bool p1_reads_shape(const ta_model *m, TSNode e)
+{
+	if (ta_node_is(e, "attribute"))
+		return ta_node_text_eq(m->src, ta_node_field(e, "attribute"), "shape");
+	if (!ta_node_is(e, "call") || ta_node_named_count(ta_node_field(e, "arguments")) != 0)
+		return false;
+	TSNode fn = ta_node_field(e, "function");
+	return ta_node_is(fn, "attribute") && ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "size");
+}
+
 static bool p1_shape_value(const ta_model *m, TSNode n, int depth, bool *reads_shape)
 {
 	n = ta_values_follow(m, n);
@@ -213,6 +224,12 @@ static bool p1_shape_value(const ta_model *m, TSNode n, int depth, bool *reads_s
 	long v;
 	if (ta_values_int(m, n, &v))
 		return true;
+	/* `B, H, N, D = q.shape` or `= q.size()`: N is a size */
+	TSNode from = ta_node_is(n, "identifier") ? ta_values_unpacked(m, n, NULL) : (TSNode){ 0 };
+	if (!ts_node_is_null(from) && p1_reads_shape(m, from)) {
+		*reads_shape = true;
+		return true;
+	}
 	if (ta_node_is(n, "subscript")) {
 		TSNode val = ta_node_field(n, "value");
 		if (ta_node_is(val, "attribute") && ta_node_text_eq(m->src, ta_node_field(val, "attribute"), "shape")) {

@@ -140,6 +140,19 @@ static void test_tuples(void **state)
 	assert_int_equal(v, 2);
 	assert_value(a, ident_in(a, "use(", 0, "B"), "<none>");
 	assert_value(a, ident_in(a, "use(", 0, "D"), "<none>");
+	/* ... but unpacked from q.shape, at their places */
+	uint32_t at = 9;
+	char *from = text(a, ta_values_unpacked(a->model, ident_in(a, "use(", 0, "D"), &at));
+	assert_string_equal(from, "q.shape");
+	assert_int_equal(at, 3);
+	free(from);
+	assert_true(ts_node_is_null(ta_values_unpacked(a->model, ident_in(a, "use(", 0, "BM"), NULL)));
+	ta_analysis_free(a);
+	/* a starred target: the places are not known */
+	a = parse("def f(q):\n"
+		  "    *lead, N = q.shape\n"
+		  "    use(N)\n");
+	assert_true(ts_node_is_null(ta_values_unpacked(a->model, ident_in(a, "use(", 0, "N"), NULL)));
 	ta_analysis_free(a);
 }
 
