@@ -12,7 +12,7 @@ defs="$TA_SRCDIR/src/options.def"
 
 options=$(sed -n 's/^OPTION("\([a-z-]*\)".*/\1/p' "$defs")
 ids=$("$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/ {print $1}')
-count=$(( $(echo "$options" | wc -l) * 2 + $(echo "$ids" | wc -l) + 2 ))
+count=$(( $(echo "$options" | wc -l) * 2 + $(echo "$ids" | wc -l) + 3 ))
 plan "$count"
 
 readme="$TA_SRCDIR/README.md"
@@ -56,6 +56,11 @@ trap 'rm -rf "$tmp"' EXIT
 printf '%s\n' "$from_man" >"$tmp/man"
 printf '%s\n' "$from_table" >"$tmp/table"
 check_diff "man page CHECKLIST section equals the table (ids, order, titles)" "$tmp/table" "$tmp/man"
+# The key list and the CHECKLIST section are written by man/gen-sections.py
+# from keys.def, entries.def and checklist.json: the page is as it writes it.
+"$PYTHON3" "$TA_SRCDIR/man/gen-sections.py" --check "$TA_SRCDIR" >"$tmp/gen.diff" 2>&1
+result $? "man page's generated parts are as man/gen-sections.py writes them (run it after changing a .def)" \
+	"$(head -n 30 "$tmp/gen.diff")"
 if command -v groff >/dev/null 2>&1; then
 	warnings=$(groff -man -ww -z "$man" 2>&1)
 	if [ -z "$warnings" ]; then ok "groff -man -ww -z reports nothing"
