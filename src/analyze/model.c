@@ -138,11 +138,16 @@ void ta_model_free(ta_model *m)
 	free(m);
 }
 
-void ta_model_index_kernel(ta_model *m, const char *name, int kernel)
+void ta_model_index_kernel(ta_model *m, const char *name, int kernel, bool rebinds)
 {
 	size_t len = strlen(name);
-	if (ta_namemap_find(&m->kernel_names, name, len))
-		return;   /* the first binding of a name wins */
+	ta_namemap_slot *s = ta_namemap_find(&m->kernel_names, name, len);
+	if (s) {
+		/* the first binding of a name wins, unless this one rebinds it */
+		if (rebinds)
+			s->value = (uint32_t)kernel;
+		return;
+	}
 	ta_namemap_add(&m->kernel_names, ta_xstrdup(name), len, (uint32_t)kernel);
 }
 

@@ -1074,6 +1074,15 @@ static void parse_heuristics(builder *b, ta_kernel *k, TSNode call)
 
 /* ---- kernels ------------------------------------------------------------- */
 
+/* Whether a definition (decorated or not) is a statement of the module. */
+static bool top_level(TSNode def)
+{
+	TSNode p = ts_node_parent(def);
+	if (ta_node_is(p, "decorated_definition"))
+		p = ts_node_parent(p);
+	return ta_node_is(p, "module");
+}
+
 static int add_kernel(builder *b, int fn)
 {
 	ta_function *f = &b->m->functions[fn];
@@ -1083,7 +1092,11 @@ static int add_kernel(builder *b, int fn)
 	f = &b->m->functions[fn];
 	f->kernel = (int)b->m->kernel_count - 1;
 	k->name = ta_xstrdup(f->name);
-	ta_model_index_kernel(b->m, k->name, f->kernel);
+	/* `def k` twice at the top level: the launches run the second */
+	int prev = ta_model_find_kernel(b->m, k->name);
+	bool rebinds = prev >= 0 && top_level(f->node) && top_level(b->m->kernels[prev].node) &&
+		       ts_node_start_byte(f->node) > ts_node_start_byte(b->m->kernels[prev].node);
+	ta_model_index_kernel(b->m, k->name, f->kernel, rebinds);
 	k->span = f->span;
 	TSNode def = ta_node_is(f->node, "decorated_definition") ? ta_node_field(f->node, "definition") : f->node;
 	k->node = def;
@@ -1224,7 +1237,7 @@ static void add_alias(builder *b, int kernel, const char *name)
 	if (!strcmp(k->name, name))
 		return;
 	add_unique(&k->aliases, &k->alias_count, name);
-	ta_model_index_kernel(b->m, name, kernel);
+	ta_model_index_kernel(b->m, name, kernel, false);
 }
 
 /* `k = triton.autotune(...)(triton.jit(fn))` and the like: unwrap the calls

@@ -11,6 +11,9 @@ void ta_kwargs_free(ta_kwarg *kw, size_t n);
 void ta_strv_free(char **v, size_t n);
 
 /* Enters a kernel name or alias (the first binding of a name wins). */
-void ta_model_index_kernel(ta_model *m, const char *name, int kernel);
+/* Indexes kernel under name. An earlier binding of the name stays, unless
+ * rebinds: a later definition at the module's top level, which Python
+ * binds over the earlier one before any launch runs. */
+void ta_model_index_kernel(ta_model *m, const char *name, int kernel, bool rebinds);
 
 #endif

@@ -415,11 +415,79 @@ TSNode ta_values_unpacked(const ta_model *m, TSNode id, uint32_t *index)
 	return right;
 }
 
+static bool same_text(const ta_model *m, TSNode a, TSNode b)
+{
+	uint32_t la = ts_node_end_byte(a) - ts_node_start_byte(a), lb = ts_node_end_byte(b) - ts_node_start_byte(b);
+	return !ts_node_is_null(a) && !ts_node_is_null(b) && la == lb &&
+	       !memcmp(m->src->text + ts_node_start_byte(a), m->src->text + ts_node_start_byte(b), la);
+}
+
+/* The first parameter's name node of a function definition, or null. */
+static TSNode first_param(TSNode fn)
+{
+	TSNode ps = ta_node_field(fn, "parameters");
+	TSNode p = ts_node_is_null(ps) || !ta_node_named_count(ps) ? null_node() : ta_node_named_child(ps, 0);
+	if (is_kind(p, "typed_parameter") || is_kind(p, "default_parameter") || is_kind(p, "typed_default_parameter"))
+		p = is_kind(p, "typed_parameter") ? ta_node_named_child(p, 0) : ta_node_field(p, "name");
+	return is_kind(p, "identifier") ? p : null_node();
+}
+
+/* The method `name` of the class holding the method fn, or null. */
+static TSNode sibling_method(const ta_model *m, TSNode fn, const char *name)
+{
+	TSNode holder = ts_node_parent(fn);
+	if (is_kind(holder, "decorated_definition"))
+		holder = ts_node_parent(holder);
+	TSNode cls = ts_node_parent(holder);
+	if (!is_kind(holder, "block") || !is_kind(cls, "class_definition"))
+		return null_node();
+	for (uint32_t i = 0; i < ta_node_named_count(holder); i++) {
+		TSNode d = ta_node_named_child(holder, i);
+		if (is_kind(d, "decorated_definition"))
+			d = ta_node_field(d, "definition");
+		if (is_kind(d, "function_definition") && ta_node_text_eq(m->src, ta_node_field(d, "name"), name))
+			return d;
+	}
+	return null_node();
+}
+
+/* An autograd Function's `ctx.NAME` read in backward: the value forward
+ * gives it (`ctx.BLOCK = BLOCK`), when forward sets it once, else null. */
+static TSNode ctx_saved(const ta_model *m, TSNode attr)
+{
+	TSNode obj = ta_node_field(attr, "object"), fn = function_of(attr), p = first_param(fn);
+	if (!is_kind(obj, "identifier") || ts_node_is_null(p) || !ta_node_text_eq(m->src, ta_node_field(fn, "name"), "backward") ||
+	    !same_text(m, p, obj))
+		return null_node();
+	TSNode fwd = sibling_method(m, fn, "forward"), fp = first_param(fwd);
+	if (ts_node_is_null(fp) || ts_node_is_null(ta_node_field(fwd, "body")))
+		return null_node();
+	TSNode value = null_node();
+	int count = 0;
+	ta_walk w;
+	ta_walk_start(&w, ta_node_field(fwd, "body"));
+	for (bool more = true; more;) {
+		TSNode n = ta_walk_node(&w);
+		/* another function's or class's ctx is not this one */
+		bool scope = is_kind(n, "function_definition") || is_kind(n, "class_definition") || is_kind(n, "lambda");
+		TSNode l = is_kind(n, "assignment") ? ta_node_field(n, "left") : null_node();
+		if (is_kind(l, "attribute") && same_text(m, ta_node_field(l, "object"), fp) &&
+		    same_text(m, ta_node_field(l, "attribute"), ta_node_field(attr, "attribute"))) {
+			value = ta_node_field(n, "right");
+			count++;
+		}
+		more = ta_walk_next(&w, !scope);
+	}
+	ta_walk_finish(&w);
+	return count == 1 ? value : null_node();
+}
+
 TSNode ta_values_follow(const ta_model *m, TSNode n)
 {
 	n = ta_node_unparen(n);
-	for (int i = 0; i < VALUES_DEPTH && is_kind(n, "identifier"); i++) {
-		TSNode v = ta_values_def(m, n, NULL);
+	for (int i = 0; i < VALUES_DEPTH; i++) {
+		TSNode v = is_kind(n, "identifier") ? ta_values_def(m, n, NULL)
+			 : is_kind(n, "attribute") ? ctx_saved(m, n) : null_node();
 		if (ts_node_is_null(v))
 			break;
 		n = ta_node_unparen(v);
@@ -457,6 +525,12 @@ bool ta_values_walk(const ta_model *m, TSNode n, ta_values_visit visit, void *ct
 				if (!ts_node_is_null(v))
 					*TA_PUSH(stack, sn, cap) = (vframe){ v, f.n, f.depth + 1 };
 			}
+			continue;
+		}
+		/* backward's ctx.NAME: the value forward saved there */
+		TSNode saved = is_kind(f.n, "attribute") && f.depth < VALUES_DEPTH ? ctx_saved(m, f.n) : null_node();
+		if (!ts_node_is_null(saved)) {
+			*TA_PUSH(stack, sn, cap) = (vframe){ saved, f.n, f.depth + 1 };
 			continue;
 		}
 		uint32_t c = ta_node_named_count(f.n);

@@ -61,7 +61,9 @@ TSNode ta_values_def(const ta_model *m, TSNode id, TSNode *binding);
 TSNode ta_values_unpacked(const ta_model *m, TSNode id, uint32_t *index);
 
 /* n without parentheses, followed through its definitions while it is an
- * identifier with a known value (at most 16 steps). */
+ * identifier with a known value (at most 16 steps), or, in an autograd
+ * Function's backward, `ctx.NAME` that forward sets once (`ctx.BLOCK =
+ * BLOCK`): its value there. ta_values_walk follows the same. */
 TSNode ta_values_follow(const ta_model *m, TSNode n);
 
 /* A walk over the value tree of n: the nodes of n in document order, where

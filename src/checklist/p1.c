@@ -29,14 +29,56 @@ static bool is_tile_param(const ta_param *p)
 	       strncasecmp(p->name, "TILE", 4) == 0 || strstr(p->name, "_SIZE") != NULL;
 }
 
-/* Whether parameter p of k is a tile: a constexpr named as one, or one
- * that bounds a tl.arange of the kernel, whatever its name
- * (`tl.arange(0, BM)`, `tl.arange(0, TILE_Q)`). */
+/* Whether k gives a block or its loop the size `name`: a tl.arange,
+ * tl.zeros, tl.full, reshape or broadcast, block pointer or descriptor, a
+ * descriptor's load or store, or a @jit helper reads it, or a loop's range
+ * does (through the kernel's names: `end = min(start + BLOCK_M, n)`). A
+ * BLOCK read only as a number (a chunk's decay `tl.exp(-s * BLOCK)`, the
+ * offset of a chunk other kernels of the pipeline share) is the
+ * algorithm's length, not a tile one kernel can tune. */
+static bool p1_sizes_something(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	for (size_t i = 0; i < k->loop_count; i++)
+		if (ta_values_reads(m, ta_edits_node(m, k->loops[i].iter), name))
+			return true;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		switch (op->kind) {
+		case TA_OP_ARANGE:
+		case TA_OP_ZEROS:
+		case TA_OP_RESHAPE:
+		case TA_OP_BROADCAST_TO:
+		case TA_OP_MAKE_BLOCK_PTR:
+		case TA_OP_MAKE_DESCRIPTOR:
+		case TA_OP_DESC_LOAD:
+		case TA_OP_DESC_STORE:
+		case TA_OP_HELPER_CALL:
+		case TA_OP_OTHER:   /* tl.full([BLOCK], ...), tl.view(x, (BLOCK, N)) */
+			if (ta_values_reads(m, ta_edits_node(m, op->span), name))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
+/* A constexpr named as a tile (BLOCK_*, *_SIZE, TILE*) that sizes a block
+ * or a loop of k. */
+static bool p1_named_tile(const ta_model *m, const ta_kernel *k, const ta_param *p)
+{
+	return is_tile_param(p) && p1_sizes_something(m, k, p->name);
+}
+
+/* Whether parameter p of k is a tile: a constexpr named as one that sizes
+ * something, or one that bounds a tl.arange of the kernel, whatever its
+ * name (`tl.arange(0, BM)`, `tl.arange(0, TILE_Q)`). */
 static bool p1_is_tile(const ta_model *m, const ta_kernel *k, const ta_param *p)
 {
 	if (!p->constexpr_)
 		return false;
-	if (is_tile_param(p))
+	if (p1_named_tile(m, k, p))
 		return true;
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
@@ -200,11 +242,6 @@ static bool p1_sized_to_data(const ta_model *m, TSNode n, int depth)
 	return false;
 }
 
-/* A launch value that is a tensor's size: `x.shape[-1]`, `x.size(1)`, or
- * arithmetic of such sizes and integers (`triton.cdiv(head_size, 32)`),
- * here or through the wrapper's names. A cache block or a head size passed
- * as a constexpr is the problem's shape, not a tile anyone chose, and a
- * warp count computed from it is the author's rule, not a fixed guess. */
 /* `x.shape` or `x.size()`: a tensor's sizes, all of them. */
 static bool p1_reads_shape(const ta_model *m, TSNode e)
 {
@@ -216,6 +253,11 @@ static bool p1_reads_shape(const ta_model *m, TSNode e)
 	return ta_node_is(fn, "attribute") && ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "size");
 }
 
+/* A launch value that is a tensor's size: `x.shape[-1]`, `x.size(1)`, or
+ * arithmetic of such sizes and integers (`triton.cdiv(head_size, 32)`),
+ * here or through the wrapper's names. A cache block or a head size passed
+ * as a constexpr is the problem's shape, not a tile anyone chose, and a
+ * warp count computed from it is the author's rule, not a fixed guess. */
 static bool p1_shape_value(const ta_model *m, TSNode n, int depth, bool *reads_shape)
 {
 	n = ta_values_follow(m, n);
@@ -309,6 +351,62 @@ static bool p1_launch_has_tile(ta_rule_ctx *c, const ta_launch *l)
 	return false;
 }
 
+/* Whether the launch value v is computed from the name another tile
+ * keyword of launch l passes (not keyword `self`): a warp count computed
+ * from a block sized to the data (`num_warps=min(BLOCK_N // 256, 16)`) is
+ * the author's rule for it (data_sized: only tiles sized to the data that
+ * no loop steps by); else, a count that divides by the tile
+ * (`NUM_BLOCK=n // BLOCK` beside `BLOCK=BLOCK`) follows it. */
+typedef struct p1_mention {
+	const ta_source *src;
+	const char *text;
+	bool found;
+} p1_mention;
+
+static ta_values_step p1_mention_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)m;
+	(void)via;
+	p1_mention *u = ctx;
+	if (ta_node_text_eq(u->src, n, u->text)) {
+		u->found = true;
+		return TA_VALUES_STOP;
+	}
+	return TA_VALUES_DESCEND;
+}
+
+static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t self, TSNode v, bool data_sized)
+{
+	for (size_t i = 0; i < l->kwarg_count; i++) {
+		const ta_kwarg *kw = &l->kwargs[i];
+		const ta_param *p = i == self ? NULL : ta_kernel_param(c->k, kw->name);
+		TSNode w = p && is_tile_param(p) ? ta_node_unparen(ta_edits_node(c->m, kw->value_span)) : (TSNode){ 0 };
+		/* a name, or backward's ctx.NAME */
+		if (!ta_node_is(w, "identifier") && !ta_node_is(w, "attribute"))
+			continue;
+		p1_mention u = { .src = c->m->src, .text = kw->value };
+		TSNode x = ta_values_follow(c->m, v);
+		if (!data_sized) {
+			/* a count: the tile is what it divides by */
+			bool floor_div = ta_node_is(x, "binary_operator") &&
+					 ta_node_text_eq(c->m->src, ta_node_field(x, "operator"), "//");
+			if (floor_div)
+				x = ta_node_field(x, "right");
+			else if (ta_call_named(c->m, x, "cdiv") &&
+				 ta_node_named_count(ta_node_field(x, "arguments")) == 2)
+				x = ta_node_named_child(ta_node_field(x, "arguments"), 1);
+			else
+				continue;
+		}
+		/* TILE_M=block, TILE_N=block: the same value, not one from the other */
+		if (!ta_node_text_eq(c->m->src, ta_node_unparen(v), kw->value))
+			ta_values_walk(c->m, x, p1_mention_visit, &u);
+		if (u.found && (!data_sized || (!p1_tile_steps(c->m, c->k, p->name) && p1_sized_to_data(c->m, w, 0))))
+			return true;
+	}
+	return false;
+}
+
 /* Launch keywords that fix tiles or launch options of an untuned kernel. */
 static ta_status p1_untuned(ta_rule_ctx *c)
 {
@@ -335,7 +433,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			bool kw;
 			TSNode a = p1_is_tile(c->m, c->k, p) ? ta_values_launch_arg(c->m, l, c->k, pi, &kw) : (TSNode){ 0 };
 			long v;
-			if (ts_node_is_null(a) || (kw && is_tile_param(p)) || !ta_values_int(c->m, a, &v) || v <= 0 ||
+			if (ts_node_is_null(a) || (kw && p1_named_tile(c->m, c->k, p)) || !ta_values_int(c->m, a, &v) || v <= 0 ||
 			    (v & (v - 1)) || !p1_tile_steps(c->m, c->k, p->name))
 				continue;
 			char *t = ta_node_text(c->m->src, a);
@@ -347,7 +445,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
 			const ta_param *p = ta_kernel_param(c->k, kw->name);
-			bool tile = p && is_tile_param(p);
+			bool tile = p && p1_named_tile(c->m, c->k, p);
 			if (!tile && strcmp(kw->name, "num_warps") && strcmp(kw->name, "num_stages"))
 				continue;
 			TSNode v = ta_edits_node(c->m, kw->value_span);
@@ -355,9 +453,14 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			 * from sizes: what the data is, not a choice to tune */
 			if (p1_is_shape(c->m, v))
 				continue;
+			/* a count computed from another tile follows it */
+			if (tile && p1_follows_launch_tile(c, l, j, v, false))
+				continue;
 			/* a tile sized to the data that no loop or grid steps by
-			 * covers its dimension whole: not a fixed choice */
-			if (tile && !p1_tile_steps(c->m, c->k, p->name) && p1_sized_to_data(c->m, v, 0))
+			 * covers its dimension whole, and warps computed from it are
+			 * the author's rule: not a fixed choice */
+			if ((tile && !p1_tile_steps(c->m, c->k, p->name) && p1_sized_to_data(c->m, v, 0)) ||
+			    (!tile && p1_follows_launch_tile(c, l, j, v, true)))
 				data_sized++;
 			else
 				chosen++;
