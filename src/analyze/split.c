@@ -436,6 +436,12 @@ size_t ta_split(const ta_source *src, size_t part_bytes, ta_split_part **out)
 			alloc = (int)i;
 		unite(s.segs, alloc, (int)i);
 	}
+	/* A torch.autograd.Function anywhere in the file changes what P1's
+	 * edit may assume of every launch (autograd checks the versions of the
+	 * tensors it saved): such a file is analysed whole. */
+	for (size_t i = 0; i < s.nseg; i++)
+		if (memmem(src->text + s.segs[i].start, s.segs[i].end - s.segs[i].start, "autograd", 8))
+			goto done;
 	/* A def under a foreign decorator that module-level code may jit. */
 	for (size_t i = 0; other >= 0 && i < s.nseg; i++)
 		if (s.segs[i].foreign && find(s.segs, (int)i) == find(s.segs, other))

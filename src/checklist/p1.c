@@ -64,11 +64,44 @@ static bool p1_sizes_something(const ta_model *m, const ta_kernel *k, const char
 	return false;
 }
 
+/* The tile-ordering group of a GEMM's program ids (GROUP_SIZE_M, GROUP_M):
+ * it sizes no block, but it is a launch choice autotune configs carry. */
+static bool is_swizzle_group(const char *name)
+{
+	if (strncmp(name, "GROUP_", 6))
+		return false;
+	name += 6;
+	if (!strncmp(name, "SIZE_", 5))
+		name += 5;
+	return (name[0] == 'M' || name[0] == 'N') && name[1] == '\0';
+}
+
 /* A constexpr named as a tile (BLOCK_*, *_SIZE, TILE*) that sizes a block
- * or a loop of k. */
+ * or a loop of k, or its program ids' ordering group. */
 static bool p1_named_tile(const ta_model *m, const ta_kernel *k, const ta_param *p)
 {
-	return is_tile_param(p) && p1_sizes_something(m, k, p->name);
+	return is_tile_param(p) && (is_swizzle_group(p->name) || p1_sizes_something(m, k, p->name));
+}
+
+/* Whether the launch value v is, through the wrapper's names, backward's
+ * ctx.NAME: forward chose it, and what forward saved was computed with it
+ * (a chunk size, a block the saved statistics were reduced over), so
+ * backward's launch has no choice there; warps forward computed and saved
+ * are the author's rule. A tile backward computes from a size it reads
+ * from ctx (next_power_of_2(ctx.N)) is backward's own. */
+static bool p1_saved_by_forward(const ta_model *m, TSNode v)
+{
+	TSNode n = ta_node_unparen(v);
+	for (int i = 0; i < 16 && ta_node_is(n, "identifier"); i++) {
+		TSNode d = ta_values_def(m, n, NULL);
+		if (ts_node_is_null(d))
+			break;
+		n = ta_node_unparen(d);
+	}
+	if (!ta_node_is(n, "attribute") || !ta_node_text_eq(m->src, ta_node_field(n, "object"), "ctx"))
+		return false;
+	TSNode fn = ta_node_ancestor(n, "function_definition");
+	return !ts_node_is_null(fn) && ta_node_text_eq(m->src, ta_node_field(fn, "name"), "backward");
 }
 
 /* Whether parameter p of k is a tile: a constexpr named as one that sizes
@@ -425,7 +458,6 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			continue;
 		ta_buf fixed = TA_BUF_INIT;
 		uint32_t kw_line = 0;
-		size_t data_sized = 0, chosen = 0, positional = 0;
 		/* tiles passed by position, or named otherwise than BLOCK_*: a
 		 * power of two written there or held by the wrapper's names */
 		for (size_t pi = 0; pi < c->k->param_count; pi++) {
@@ -434,13 +466,12 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			TSNode a = p1_is_tile(c->m, c->k, p) ? ta_values_launch_arg(c->m, l, c->k, pi, &kw) : (TSNode){ 0 };
 			long v;
 			if (ts_node_is_null(a) || (kw && p1_named_tile(c->m, c->k, p)) || !ta_values_int(c->m, a, &v) || v <= 0 ||
-			    (v & (v - 1)) || !p1_tile_steps(c->m, c->k, p->name))
+			    (v & (v - 1)) || !p1_tile_steps(c->m, c->k, p->name) || p1_saved_by_forward(c->m, a))
 				continue;
 			char *t = ta_node_text(c->m->src, a);
 			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", p->name, t);
 			free(t);
 			kw_line = ts_node_start_point(a).row + 1;
-			positional++;
 		}
 		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
@@ -453,25 +484,21 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			 * from sizes: what the data is, not a choice to tune */
 			if (p1_is_shape(c->m, v))
 				continue;
-			/* a count computed from another tile follows it */
-			if (tile && p1_follows_launch_tile(c, l, j, v, false))
+			/* a count computed from another tile follows it; forward's
+			 * choice read back from ctx is not backward's to make */
+			if ((tile && p1_follows_launch_tile(c, l, j, v, false)) || p1_saved_by_forward(c->m, v))
 				continue;
 			/* a tile sized to the data that no loop or grid steps by
-			 * covers its dimension whole, and warps computed from it are
-			 * the author's rule: not a fixed choice */
+			 * covers its dimension whole (a row-wise kernel's
+			 * `BLOCK=triton.next_power_of_2(N)`, a padded head size), and
+			 * warps computed from it are the author's rule: neither is a
+			 * fixed choice, and neither is named */
 			if ((tile && !p1_tile_steps(c->m, c->k, p->name) && p1_sized_to_data(c->m, v, 0)) ||
 			    (!tile && p1_follows_launch_tile(c, l, j, v, true)))
-				data_sized++;
-			else
-				chosen++;
+				continue;
 			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", kw->name, kw->value);
 			kw_line = kw->span.line;
 		}
-		/* Every tile keyword sized to the data, and no launch option
-		 * written: nothing at this launch is fixed (a row-wise kernel's
-		 * `BLOCK=triton.next_power_of_2(N)`). */
-		if (fixed.len && data_sized && !chosen && !positional)
-			ta_buf_clear(&fixed);
 		/* A kernel with no tile at this launch (none, or each one a
 		 * tensor's size): P1 tunes tiles, and num_warps alone is the
 		 * author's for a kernel of one shape. */
