@@ -134,4 +134,31 @@ FRESH
 						found[ph] + missed[ph], 100 * found[ph] / (found[ph] + missed[ph]), nk[ph] }' "$k" | sort
 		[ -f "$k" ] || printf '\nNo kernels read for recall.\n'
 	done
+	# Findings re-read after a change, kept apart from the projects' phases.
+	for f in "$dir"/fresh/reread/*.tsv; do
+		[ -f "$f" ] || continue
+		printf '\n### Re-read: %s\n\n' "$(basename "$f" .tsv)"
+		sed -n '1,2p' "$f" | sed 's/^# /- /'
+		awk -F'\t' '!/^#/ && NF { n++; a[$4]++; b[$5]++ }
+			END { printf "\n%d findings: then %d true, %d false, %d debatable; now %d true, %d false, %d debatable, %d withdrawn (%d rightly).\n",
+				n, a["true"], a["false"], a["debatable"], b["true"], b["false"], b["debatable"],
+				b["withdrawn-right"] + b["withdrawn-wrong"], b["withdrawn-right"] }' "$f"
+	done
+	# Every project at its latest phase (the phase of its file's last row),
+	# summed: the figure issue 29 measures against.
+	printf '\n### All fresh projects, each at its latest phase\n\n'
+	printf '| Entry | Judged | True | False | Debatable | Strict precision |\n'
+	printf '|-------|-------:|-----:|------:|----------:|-----------------:|\n'
+	for f in "$dir"/fresh/*.tsv; do
+		case $f in *.kernels.tsv) continue ;; esac
+		last=$(awk -F'\t' '!/^#/ && NF { p = $1 } END { print p }' "$f")
+		awk -F'\t' -v last="$last" '!/^#/ && NF && $1 == last { print $2 "\t" $5 }' "$f"
+	done | awk -F'\t' '{ n[$1]++; v[$1, $2]++; t++; tv[$2]++ }
+		END {
+			for (id in n)
+				printf "| %s | %d | %d | %d | %d | %.0f%% |\n", id, n[id], v[id, "true"], v[id, "false"],
+					v[id, "debatable"], 100 * v[id, "true"] / n[id]
+			printf "| zz all | %d | %d | %d | %d | %.1f%% |\n", t, tv["true"], tv["false"], tv["debatable"],
+				100 * tv["true"] / t
+		}' | sort -t'|' -k2,2 | sed 's/^| zz all /| all /'
 fi
