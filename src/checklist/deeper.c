@@ -508,6 +508,18 @@ static bool d8_no_fixed_step(ta_rule_ctx *c, const ta_op *op)
 	return d8_pointer_reaches(c, op, d8_bends);
 }
 
+/* How many broadcast index terms (`x[:, None]`, `y[None, :]`) the code at
+ * s writes. */
+static int d8_broadcasts(ta_rule_ctx *c, ta_span s)
+{
+	char *t = ta_rule_text(c, s);
+	int n = 0;
+	for (const char *p = t; (p = strstr(p, "None")); p += 4)
+		n++;
+	free(t);
+	return n;
+}
+
 ta_status ta_detect_d8(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -524,6 +536,12 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 		 * pointers built before the loop: that is the advanced form. The
 		 * rebuilt one broadcasts its offsets inside the loop. */
 		if (!ta_rule_contains(c, op->args[0], "None]") && !ta_rule_contains(c, op->args[0], "[None"))
+			continue;
+		/* One broadcast row term added to a tile of column pointers built
+		 * before the loop (`q_cols + offs[:, None] * d`, the offsets kept
+		 * for the masks) rebuilds one [BLOCK] product, not the pointer
+		 * arithmetic: that is near the advanced form already. */
+		if (d8_broadcasts(c, op->args[0]) < 2)
 			continue;
 		/* Offsets loaded in the loop (paged KV: `kv_loc = tl.load(...)`,
 		 * a block start read from an index table) make a gather: there
