@@ -369,7 +369,11 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 		c.before_ns = b->summary.median;
 		c.after_ns = a->summary.median;
 	}
-	if (b->calls && a->calls && b->per_call_ns > 0 && a->per_call_ns > 0) {
+	/* the base comparison's own figures (the parts' geometric means when
+	 * phased), before the workloads stand in for them */
+	double base_before_ns = c.before_ns, base_after_ns = c.after_ns;
+	bool workloads = b->calls && a->calls && b->per_call_ns > 0 && a->per_call_ns > 0;
+	if (workloads) {
 		/* The workloads: what the user's program pays per call. */
 		c.before_ns = b->per_call_ns;
 		c.after_ns = a->per_call_ns;
@@ -383,7 +387,6 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 	}
 	ta_comparison base = c.cmp;
 	compare_shapes(b, a, &c);
-	bool workloads = b->calls && a->calls && b->per_call_ns > 0 && a->per_call_ns > 0;
 	if (c.n_shared && workloads && base.verdict != TA_VERDICT_NONE)
 		workload_ratio(b, a, &base, &c.cmp);
 	if (!c.n_shared && phased && base.verdict != TA_VERDICT_NONE) {
@@ -394,8 +397,8 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 		 * then the parts' geometric means, which the ratio is of. */
 		c.cmp = base;
 		c.by_parts = true;
-		c.before_ns = ta_stats_phase_geomean(b->steady_ns, b->n_steady, b->phase_start, b->n_phases);
-		c.after_ns = ta_stats_phase_geomean(a->steady_ns, a->n_steady, a->phase_start, a->n_phases);
+		c.before_ns = base_before_ns;
+		c.after_ns = base_after_ns;
 	} else if (!c.n_shared && workloads && a->calls == b->calls && base.verdict != TA_VERDICT_NONE) {
 		/* No parts to pair, but as many launches: the script made the
 		 * same calls, so what it pays per call compares. */

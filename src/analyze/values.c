@@ -455,9 +455,13 @@ static TSNode sibling_method(const ta_model *m, TSNode fn, const char *name)
  * gives it (`ctx.BLOCK = BLOCK`), when forward sets it once, else null. */
 static TSNode ctx_saved(const ta_model *m, TSNode attr)
 {
-	TSNode obj = ta_node_field(attr, "object"), fn = function_of(attr), p = first_param(fn);
-	if (!is_kind(obj, "identifier") || ts_node_is_null(p) || !ta_node_text_eq(m->src, ta_node_field(fn, "name"), "backward") ||
-	    !same_text(m, p, obj))
+	/* cheap tests first: ta_values_walk asks this of every attribute */
+	TSNode obj = ta_node_field(attr, "object");
+	if (!is_kind(obj, "identifier"))
+		return null_node();
+	TSNode fn = function_of(attr);
+	if (ts_node_is_null(fn) || !ta_node_text_eq(m->src, ta_node_field(fn, "name"), "backward") ||
+	    !same_text(m, first_param(fn), obj))
 		return null_node();
 	TSNode fwd = sibling_method(m, fn, "forward"), fp = first_param(fwd);
 	if (ts_node_is_null(fp) || ts_node_is_null(ta_node_field(fwd, "body")))
@@ -482,17 +486,27 @@ static TSNode ctx_saved(const ta_model *m, TSNode attr)
 	return count == 1 ? value : null_node();
 }
 
-TSNode ta_values_follow(const ta_model *m, TSNode n)
+static TSNode follow(const ta_model *m, TSNode n, bool through_ctx)
 {
 	n = ta_node_unparen(n);
 	for (int i = 0; i < VALUES_DEPTH; i++) {
 		TSNode v = is_kind(n, "identifier") ? ta_values_def(m, n, NULL)
-			 : is_kind(n, "attribute") ? ctx_saved(m, n) : null_node();
+			 : through_ctx && is_kind(n, "attribute") ? ctx_saved(m, n) : null_node();
 		if (ts_node_is_null(v))
 			break;
 		n = ta_node_unparen(v);
 	}
 	return n;
+}
+
+TSNode ta_values_follow(const ta_model *m, TSNode n)
+{
+	return follow(m, n, true);
+}
+
+TSNode ta_values_follow_names(const ta_model *m, TSNode n)
+{
+	return follow(m, n, false);
 }
 
 /* ---- the walk ---------------------------------------------------------------- */

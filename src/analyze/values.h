@@ -65,6 +65,8 @@ TSNode ta_values_unpacked(const ta_model *m, TSNode id, uint32_t *index);
  * Function's backward, `ctx.NAME` that forward sets once (`ctx.BLOCK =
  * BLOCK`): its value there. ta_values_walk follows the same. */
 TSNode ta_values_follow(const ta_model *m, TSNode n);
+/* The same through names only: stops at backward's `ctx.NAME`. */
+TSNode ta_values_follow_names(const ta_model *m, TSNode n);
 
 /* A walk over the value tree of n: the nodes of n in document order, where
  * each identifier with a known value is visited and then stands for its

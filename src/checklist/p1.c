@@ -91,13 +91,7 @@ static bool p1_named_tile(const ta_model *m, const ta_kernel *k, const ta_param 
  * from ctx (next_power_of_2(ctx.N)) is backward's own. */
 static bool p1_saved_by_forward(const ta_model *m, TSNode v)
 {
-	TSNode n = ta_node_unparen(v);
-	for (int i = 0; i < 16 && ta_node_is(n, "identifier"); i++) {
-		TSNode d = ta_values_def(m, n, NULL);
-		if (ts_node_is_null(d))
-			break;
-		n = ta_node_unparen(d);
-	}
+	TSNode n = ta_values_follow_names(m, v);
 	if (!ta_node_is(n, "attribute") || !ta_node_text_eq(m->src, ta_node_field(n, "object"), "ctx"))
 		return false;
 	TSNode fn = ta_node_ancestor(n, "function_definition");
@@ -384,12 +378,6 @@ static bool p1_launch_has_tile(ta_rule_ctx *c, const ta_launch *l)
 	return false;
 }
 
-/* Whether the launch value v is computed from the name another tile
- * keyword of launch l passes (not keyword `self`): a warp count computed
- * from a block sized to the data (`num_warps=min(BLOCK_N // 256, 16)`) is
- * the author's rule for it (data_sized: only tiles sized to the data that
- * no loop steps by); else, a count that divides by the tile
- * (`NUM_BLOCK=n // BLOCK` beside `BLOCK=BLOCK`) follows it. */
 typedef struct p1_mention {
 	const ta_source *src;
 	const char *text;
@@ -408,8 +396,24 @@ static ta_values_step p1_mention_visit(const ta_model *m, TSNode n, TSNode via, 
 	return TA_VALUES_DESCEND;
 }
 
+/* Whether the launch value v is computed from the name another tile
+ * keyword of launch l passes (not keyword `self`): a warp count computed
+ * from a block sized to the data (`num_warps=min(BLOCK_N // 256, 16)`) is
+ * the author's rule for it (data_sized: only tiles sized to the data that
+ * no loop steps by); else, a count that divides by the tile
+ * (`NUM_BLOCK=n // BLOCK` beside `BLOCK=BLOCK`) follows it. */
 static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t self, TSNode v, bool data_sized)
 {
+	TSNode x = ta_values_follow(c->m, v);
+	if (!data_sized) {
+		/* a count: the tile is what it divides by */
+		if (ta_node_is(x, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(x, "operator"), "//"))
+			x = ta_node_field(x, "right");
+		else if (ta_call_named(c->m, x, "cdiv") && ta_node_named_count(ta_node_field(x, "arguments")) == 2)
+			x = ta_node_named_child(ta_node_field(x, "arguments"), 1);
+		else
+			return false;
+	}
 	for (size_t i = 0; i < l->kwarg_count; i++) {
 		const ta_kwarg *kw = &l->kwargs[i];
 		const ta_param *p = i == self ? NULL : ta_kernel_param(c->k, kw->name);
@@ -418,19 +422,6 @@ static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t se
 		if (!ta_node_is(w, "identifier") && !ta_node_is(w, "attribute"))
 			continue;
 		p1_mention u = { .src = c->m->src, .text = kw->value };
-		TSNode x = ta_values_follow(c->m, v);
-		if (!data_sized) {
-			/* a count: the tile is what it divides by */
-			bool floor_div = ta_node_is(x, "binary_operator") &&
-					 ta_node_text_eq(c->m->src, ta_node_field(x, "operator"), "//");
-			if (floor_div)
-				x = ta_node_field(x, "right");
-			else if (ta_call_named(c->m, x, "cdiv") &&
-				 ta_node_named_count(ta_node_field(x, "arguments")) == 2)
-				x = ta_node_named_child(ta_node_field(x, "arguments"), 1);
-			else
-				continue;
-		}
 		/* TILE_M=block, TILE_N=block: the same value, not one from the other */
 		if (!ta_node_text_eq(c->m->src, ta_node_unparen(v), kw->value))
 			ta_values_walk(c->m, x, p1_mention_visit, &u);
