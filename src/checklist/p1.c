@@ -2233,6 +2233,14 @@ static void p1_tile_at_launch(const ta_model *m, const ta_launch *l, p1_tile *ti
 			      int v)
 {
 	char *at = ta_node_text(m->src, arg);
+	/* backward's ctx.BLOCK: forward chose it and computed what it saved
+	 * (and often the grid) with it; backward alone cannot tune it */
+	if (p1_saved_by_forward(m, arg)) {
+		p1_tile_fix(tile, ta_xasprintf("%s=%s is forward's choice, read back from ctx: what forward saved "
+					       "was computed with it", tile->name, at));
+		free(at);
+		return;
+	}
 	if (!v) {
 		TSNode a = ta_node_unparen(arg);
 		p1_tile_fix(tile, ta_node_is(a, "integer") ?
