@@ -185,7 +185,9 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 		.records = kind >= 0 && !warm ? &r->recs : NULL,
 		.run_index = kind >= 0 ? r->started[kind] : 0,
 		.records_tee = kind >= 0 ? r->tee : NULL,   /* the tuning run's output too: a replay's report */
-		.output_line = tune || r->output_line ? feed_output : NULL,
+		/* a measured run after a tuning run is read for whether it tuned
+		 * all the same, whoever asked for the run (a walk's re-run too) */
+		.output_line = tune || cache || r->output_line ? feed_output : NULL,
 		.output_ctx = r,
 		.extra_env = cache ? tune_cache_env : NULL,
 		.tee_output = kind >= 0 && r->tee != NULL,
@@ -205,8 +207,7 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 	r->child = child;
 	r->mode = mode;
 	r->noted = false;
-	/* Whether it tunes is read from its output: only when it is read. */
-	r->after_warm = cache && !warm && ro.output_line != NULL;
+	r->after_warm = cache && !warm;
 	r->tuned_in_run = false;
 	r->warming = warm;
 	r->cancelled = false;

@@ -12,7 +12,7 @@ set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-tunefirst.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 TAP_ON_FAIL='[ ! -s "$tmp/err" ] || tail -n 20 "$tmp/err"; cat "$tmp/log"'
-plan 9
+plan 11
 mkdir -p "$tmp/bin" "$tmp/w"
 cat >"$tmp/bin/python3" <<'PY'
 #!/bin/sh
@@ -82,3 +82,72 @@ result $? "a user's own TRITON_CACHE_AUTOTUNING is left as it is"
 ta --profile --gpu h200 --records "$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-matmul.jsonl" tuned.py
 [ ! -s "$tmp/log" ]
 result $? "a recorded stream runs nothing"
+
+# The walk's re-run after an edit that adds @triton.autotune: it tunes
+# first too, and its measured run, which printed no tuning, has no tuning
+# launches. Here the injected runs write the same records each time: 12
+# launches of one configuration, then 30 of another (a check size, then
+# the benchmark, as naive_fmha's D64 and D128 on an H100). Read as the
+# autotuner's trials, the 12 would leave the workload the 30 faster ones
+# and the step 0.94x "faster" on identical launches.
+cat >"$tmp/w/walked.py" <<'PY'
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def scale(x, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(x + offs, tl.load(x + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+def run(x):
+    n = x.numel()
+    block = 128
+    scale[(triton.cdiv(n, block),)](x, n, BLOCK=block)
+    return x
+
+
+if __name__ == "__main__":
+    run(torch.ones(4096, device="cuda"))
+PY
+"$PYTHON3" - "$tmp/recs.jsonl" <<'PY'
+import json, sys
+t, corr, out = 10**12, 0, [{"type": "hello", "v": 1, "pid": 7, "cupti": 130001, "driver": 13000}]
+def launch(grid, block, ns):
+    global t, corr
+    corr += 1
+    out.append({"type": "kernel", "pid": 7, "name": "scale", "start": t, "end": t + ns, "grid": [grid, 1, 1],
+                "block": [block, 1, 1], "regs": 20, "smem_static": 0, "smem_dynamic": 0, "local": 0,
+                "device": 0, "stream": 7, "corr": corr, "graph": 0, "graph_node": 0})
+    t += ns + 2000
+for i in range(12):
+    launch(64, 128, 50000 + (i % 3) * 100)
+t += 5000000
+for i in range(30):
+    launch(32, 256, 40000 + (i % 4) * 100)
+out.append({"type": "bye", "pid": 7, "written": len(out) + 1, "dropped": 0, "lost": 0})
+open(sys.argv[1], "w").write("".join(json.dumps(x) + "\n" for x in out))
+PY
+cat >"$tmp/bin/python3" <<'PY'
+#!/bin/sh
+echo "run inject=${CUDA_INJECTION64_PATH:+set} cache=${TRITON_CACHE_AUTOTUNING:-unset}" >>"$TF_LOG"
+if [ -z "${CUDA_INJECTION64_PATH:-}" ] && grep -q triton.autotune "$1"; then
+	printf 'Triton autotuning for function scale,\nwith key as (4096,),\nfinished after 1.50s,\n'
+	printf 'best config selected: BLOCK: 256, num_warps: 8, num_ctas: 1, num_stages: 3, maxnreg: None;\n'
+fi
+[ -z "${TILEADVISE_RECORD_FD:-}" ] ||
+	"$TF_PY" -c 'import os, sys; os.write(int(os.environ["TILEADVISE_RECORD_FD"]), open(sys.argv[1], "rb").read())' "$TF_RECORDS"
+echo "check ok"
+PY
+: >"$tmp/log"
+TF_PY=$(command -v "$PYTHON3") TF_RECORDS="$tmp/recs.jsonl" ta --walk --gpu h200 --select P1 --unsafe-fixes walked.py
+grep -q "P1: scale 42.9 us -> 42.9 us, 1.000 .* within noise" "$tmp/err" &&
+	grep -q "run inject= cache=1" "$tmp/log"
+result $? "--walk: the re-run after P1 tunes first, and its measured run has no tuning launches (same launches, same figure)"
+"$PYTHON3" -c '
+import json, sys
+s = json.load(open(sys.argv[1] + "/.tileadvise/session-walked.py.json"))
+sys.exit(0 if [k["autotune"] for r in s["runs"] for k in r["kernels"]] == [0, 0] else 1)' "$tmp/w"
+result $? "... the session says so: no run has autotuning launches"
