@@ -16,7 +16,10 @@
 #define CACHE_SLOTS 64
 
 /* The names by which projects re-export Triton: anything else is not
- * looked up (no file is read for `from .utils import cdiv_fn`). */
+ * looked up (no file is read for `from .utils import cdiv_fn`). Besides
+ * Triton's own names, a project's aliases of them say so in their name
+ * (Fast-LLM's triton_jit, triton_autotune, TritonConfig, tl_arange,
+ * tl_constexpr). */
 static bool reexported_name(const char *name)
 {
 	static const char *const names[] = { "triton", "tl", "language", "jit", "autotune", "heuristics", "Config",
@@ -24,7 +27,7 @@ static bool reexported_name(const char *name)
 	for (size_t i = 0; names[i]; i++)
 		if (!strcmp(names[i], name))
 			return true;
-	return false;
+	return !strncmp(name, "tl_", 3) || !strncmp(name, "triton_", 7) || !strncmp(name, "Triton", 6);
 }
 
 /* The file of module (absolute `a.b`, or relative `..a`) as imported from
@@ -107,21 +110,90 @@ static char *import_binding(const ta_source *src, const char *path, TSNode st, c
 	return result;
 }
 
-/* The module-level statements of a block (if, elif, else, try and except
- * bodies included; not functions or classes), searched for want. */
 static char *search_block(const ta_source *src, const char *path, TSNode block, const char *want, int depth,
-			  int nest)
+			  int nest);
+
+/* A dotted name `a.b.c` whose head the module binds to Triton: its full
+ * name (`tl.arange` with tl = triton.language: triton.language.arange). */
+static char *dotted_value(const ta_source *src, const char *path, TSNode root, TSNode v, int depth)
+{
+	TSNode head = v;
+	while (ta_node_is(head, "attribute"))
+		head = ta_node_field(head, "object");
+	if (!ta_node_is(head, "identifier"))
+		return NULL;
+	char *h = ta_node_text(src, head), *full = ta_node_text(src, v), *r = NULL;
+	/* the head as the module itself binds it (an import, or an alias of
+	 * its own), one level: `tl_arange = tl.arange` asks for tl */
+	char *t = strcmp(h, "triton") && reexported_name(h) ? search_block(src, path, root, h, depth + MAX_DEPTH, 0) :
+		  !strcmp(h, "triton") ? ta_xstrdup("triton") : NULL;
+	if (t && !strchr(full, ' ') && !strchr(full, '\n'))
+		r = ta_xasprintf("%s%s", t, full + strlen(h));
+	free(t);
+	free(h);
+	free(full);
+	return r;
+}
+
+/* What `want = value` at module level binds want to, when that is Triton:
+ * an alias (`tl_constexpr = tl.constexpr`), or a decorator wrapped by a
+ * project's own call (`triton_jit = try_decorate(lambda: triton.jit)`,
+ * `partial(triton.autotune, ...)`), which stands for that decorator: Triton's
+ * jit, autotune and heuristics alone, since a wrapped function is no longer
+ * the function. */
+static char *assign_binding(const ta_source *src, const char *path, TSNode root, TSNode st, const char *want,
+			    int depth)
+{
+	if (!ta_node_is(st, "expression_statement") || depth > 2 * MAX_DEPTH)
+		return NULL;
+	TSNode a = ta_node_named_child(st, 0);
+	if (!ta_node_is(a, "assignment"))
+		return NULL;
+	TSNode l = ta_node_field(a, "left"), v = ta_node_field(a, "right");
+	if (!ta_node_is(l, "identifier") || !ta_node_text_eq(src, l, want) || ts_node_is_null(v))
+		return NULL;
+	if (ta_node_is(v, "attribute") || ta_node_is(v, "identifier"))
+		return dotted_value(src, path, root, v, depth);
+	if (!ta_node_is(v, "call"))
+		return NULL;
+	TSNode args = ta_node_field(v, "arguments");
+	for (uint32_t i = 0; i < ta_node_named_count(args); i++) {
+		TSNode x = ta_node_named_child(args, i);
+		if (ta_node_is(x, "lambda"))
+			x = ta_node_field(x, "body");
+		if (!ta_node_is(x, "attribute"))
+			continue;
+		char *r = dotted_value(src, path, root, x, depth);
+		if (r && (!strcmp(r, "triton.jit") || !strcmp(r, "triton.autotune") || !strcmp(r, "triton.heuristics") ||
+			  !strcmp(r, "triton.runtime.jit") || !strcmp(r, "triton.runtime.autotune")))
+			return r;
+		free(r);
+	}
+	return NULL;
+}
+
+/* The module-level statements of a block (if, elif, else, try and except
+ * bodies included; not functions or classes), searched for want: its
+ * imports, then a module-level assignment. */
+static char *search_in(const ta_source *src, const char *path, TSNode root, TSNode block, const char *want,
+		       int depth, int nest)
 {
 	char *r = NULL;
 	for (uint32_t i = 0; i < ta_node_named_count(block) && !r && nest < 8; i++) {
 		TSNode s = ta_node_named_child(block, i);
 		if (ta_node_is(s, "if_statement") || ta_node_is(s, "try_statement") || ta_node_is(s, "elif_clause") ||
 		    ta_node_is(s, "else_clause") || ta_node_is(s, "except_clause") || ta_node_is(s, "block"))
-			r = search_block(src, path, s, want, depth, nest + 1);
-		else
-			r = import_binding(src, path, s, want, depth);
+			r = search_in(src, path, root, s, want, depth, nest + 1);
+		else if (!(r = import_binding(src, path, s, want, depth)))
+			r = assign_binding(src, path, root, s, want, depth);
 	}
 	return r;
+}
+
+static char *search_block(const ta_source *src, const char *path, TSNode block, const char *want, int depth,
+			  int nest)
+{
+	return search_in(src, path, block, block, want, depth, nest);
 }
 
 static struct cache_slot {

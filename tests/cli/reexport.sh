@@ -4,7 +4,12 @@
 # `from ..triton_utils import ...`) has its kernels seen when that module
 # binds the names to Triton; a module that binds them to something else,
 # or none found, leaves the file without Triton, and a module file that is
-# not a regular file is not read (no hang).
+# not a regular file is not read (no hang). A project's own spellings of
+# Triton stand for it too: `triton_jit = defer(lambda: triton.jit)` (a
+# wrapper around the decorator, applied as `@triton_jit()`), `tl_arange =
+# tl.arange` and `tl_constexpr = tl.constexpr` bound in a branch of the
+# module (Fast-LLM's form), or plain `triton_jit = triton.jit`; the same
+# wrapper around another library's jit is not Triton.
 # Env: TILEADVISE (the binary), TA_SRCDIR (the source tree).
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -12,7 +17,7 @@ set -u
 . "$TA_SRCDIR/tests/lib/tap.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-reexp-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 6
+plan 9
 cp -R "$TA_SRCDIR/tests/fixtures/reexport/." "$tmp/"
 cd "$tmp" || exit 99
 
@@ -24,6 +29,12 @@ grep -q '^\./proj/ops/shift\.py:16:5: warning: `shift_kernel`' out
 result $? "a relative import (from ..triton_utils): the kernel is seen" "$(cat out)"
 ! grep -q 'fake' out
 result $? "a module whose tl is not Triton's: nothing seen" "$(grep fake out)"
+grep -q '^\./wrap/ops/fill\.py:15:5: warning: `fill_kernel` is launched with fixed BLOCK=1024' out
+result $? "@triton_jit() wrapping triton.jit, tl_arange and tl_constexpr aliases: the kernel and its tile are seen" "$(cat out)"
+grep -q '^\./wrap/ops/negate\.py:16:5: warning: `negate_kernel` is launched with fixed BLOCK=512' out
+result $? "plain aliases through a relative import, the decorator bare: seen" "$(cat out)"
+! grep -q 'not_a_kernel_either' out && "$TILEADVISE" --report other/fake2.py 2>&1 | grep -q 'fake2.py: 0 kernels'
+result $? "the same wrapper around numba.jit: no kernel" "$("$TILEADVISE" --report other/fake2.py 2>&1 | head -3)"
 
 "$TILEADVISE" --report proj/ops/scale.py >out 2>&1
 grep -q '^proj/ops/scale.py: 1 kernel, 1 launch' out
