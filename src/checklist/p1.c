@@ -98,6 +98,75 @@ static bool p1_saved_by_forward(const ta_model *m, TSNode v)
 	return !ts_node_is_null(fn) && ta_node_text_eq(m->src, ta_node_field(fn, "name"), "backward");
 }
 
+/* How function fn binds name as a parameter: 0 not, 1 without a default
+ * (or `**kw`, or a default of None), -1 with another default (a config
+ * written out there is fixed). */
+static int p1_param_binding(const ta_model *m, TSNode fn, const char *name)
+{
+	TSNode ps = ta_node_field(fn, "parameters");
+	for (uint32_t i = 0; i < ta_node_named_count(ps); i++) {
+		TSNode p = ta_node_named_child(ps, i), id = p, dflt = { 0 };
+		if (ta_node_is(p, "default_parameter") || ta_node_is(p, "typed_default_parameter")) {
+			id = ta_node_field(p, "name");
+			dflt = ta_node_field(p, "value");
+		} else if (ta_node_is(p, "typed_parameter") || ta_node_is(p, "dictionary_splat_pattern")) {
+			id = ta_node_named_child(p, 0);
+			if (ta_node_is(id, "dictionary_splat_pattern"))
+				id = ta_node_named_child(id, 0);
+		}
+		if (!ta_node_is(id, "identifier") || !ta_node_text_eq(m->src, id, name))
+			continue;
+		return ts_node_is_null(dflt) || ta_node_text_eq(m->src, dflt, "None") ? 1 : -1;
+	}
+	return 0;
+}
+
+/* Whether the launch value v is read from a configuration the wrapper is
+ * given or looks up: `run_config["BLOCK_M"]`, `best.kwargs["BLOCK_M"]` or
+ * `cfg.num_warps` (through
+ * the wrapper's names too), where every binding of run_config in the
+ * wrapper is a parameter (`**run_config`, `config=None`) or the result of a
+ * call (`run_config = KernelConfig.try_to_get_best_config(M, N, K)`).
+ * Such a tile is tuned where the configuration comes from (lightllm's
+ * tuned files per GPU and shape), not fixed at the launch; one bound to a
+ * dict written out (`cfg = {"BLOCK_M": 64}`, or as a default) is fixed. */
+static bool p1_from_given_config(const ta_model *m, TSNode v)
+{
+	TSNode x = ta_node_unparen(ta_values_follow(m, v)), base = { 0 };
+	if (ta_node_is(x, "subscript") && ta_node_is(ta_node_field(x, "subscript"), "string"))
+		base = ta_node_field(x, "value");
+	else if (ta_node_is(x, "attribute"))
+		base = ta_node_field(x, "object");
+	/* the configuration object itself: `best.kwargs["BLOCK_M"]` reads best */
+	while (ta_node_is(base, "attribute"))
+		base = ta_node_field(base, "object");
+	TSNode fn = ta_node_is(base, "identifier") ? ta_node_ancestor(base, "function_definition") : (TSNode){ 0 };
+	if (ts_node_is_null(fn))
+		return false;
+	char *name = ta_node_text(m->src, base);
+	int given = p1_param_binding(m, fn, name);
+	size_t n;
+	const ta_values_binding *d = ta_values_bindings(m, fn, name, strlen(name), &n);
+	bool looked_up = false, fixed = false;
+	for (size_t i = 0; i < n && given >= 0; i++) {
+		TSNode r = ta_node_is(d[i].binding, "assignment") && ts_node_eq(ta_node_field(d[i].binding, "left"),
+										 d[i].target)
+			   ? ta_node_unparen(ta_node_field(d[i].binding, "right")) : (TSNode){ 0 };
+		/* `cfg = cfg or lookup(...)` keeps what was given */
+		if (ta_node_is(r, "boolean_operator") && ta_node_text_eq(m->src, ta_node_field(r, "operator"), "or") &&
+		    ta_node_text_eq(m->src, ta_node_field(r, "left"), name))
+			r = ta_node_unparen(ta_node_field(r, "right"));
+		/* a call other than dict(...) looks the configuration up */
+		if (d[i].mutation || !ta_node_is(r, "call") || ta_call_named(m, r, "dict")) {
+			fixed = true;
+			break;
+		}
+		looked_up = true;
+	}
+	free(name);
+	return !fixed && (given > 0 || (given == 0 && looked_up));
+}
+
 /* Whether parameter p of k is a tile: a constexpr named as one that sizes
  * something, or one that bounds a tl.arange of the kernel, whatever its
  * name (`tl.arange(0, BM)`, `tl.arange(0, TILE_Q)`). */
@@ -435,7 +504,7 @@ static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t se
 static ta_status p1_untuned(ta_rule_ctx *c)
 {
 	const ta_kernel_evidence *e = ta_evidence_find(c->ev, c->k->name);
-	bool found = false;
+	bool found = false, tuned_elsewhere = false;
 	/* A kernel that writes nothing (a probe that Triton compiles and
 	 * runs on this device) leaves no result whose speed anyone tunes. */
 	if (!ta_kernel_reaches_op(c->m, c->kernel, TA_OP_BIT(TA_OP_STORE) | TA_OP_BIT(TA_OP_DESC_STORE) |
@@ -447,6 +516,21 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 		 * whose tiles anyone tunes */
 		if (l->host >= 0 && ta_rule_host_is_test(&c->m->hosts[l->host]))
 			continue;
+		/* a launch whose tiles or options come (any of them) from a
+		 * configuration the wrapper is given or looks up is tuned there:
+		 * what else it passes (a cap on a tuned tile, warps beside a
+		 * tuned tile) is that tuning's to choose */
+		bool given = false;
+		for (size_t j = 0; j < l->kwarg_count && !given; j++) {
+			const ta_param *p = ta_kernel_param(c->k, l->kwargs[j].name);
+			if ((p && p1_named_tile(c->m, c->k, p)) || !strcmp(l->kwargs[j].name, "num_warps") ||
+			    !strcmp(l->kwargs[j].name, "num_stages"))
+				given = p1_from_given_config(c->m, ta_edits_node(c->m, l->kwargs[j].value_span));
+		}
+		if (given) {
+			tuned_elsewhere = true;
+			continue;
+		}
 		ta_buf fixed = TA_BUF_INIT;
 		uint32_t kw_line = 0;
 		/* tiles passed by position, or named otherwise than BLOCK_*: a
@@ -511,7 +595,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 		}
 		ta_buf_free(&fixed);
 	}
-	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
+	return found ? TA_STATUS_APPLIES : tuned_elsewhere ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
 }
 
 /* The kernels whose autotune reads the same config list as k's, in file
@@ -2817,35 +2901,6 @@ static int p1_one_config_comment(const ta_model *m, const ta_kernel *k, size_t k
 	return 0;
 }
 
-/* A launch value read from a tuned configuration: a string-keyed lookup
- * (`run_config["num_warps"]`, `cfg.kwargs["BLOCK_M"]`) or a config's
- * `.num_warps` / `.num_stages`, directly or through a name the launching
- * function binds only to such values. */
-static bool p1_looked_up(const ta_model *m, TSNode host, TSNode v, int depth)
-{
-	v = ta_node_unparen(v);
-	if (ta_node_is(v, "subscript"))
-		return ta_node_is(ta_node_unparen(ta_node_field(v, "subscript")), "string");
-	if (ta_node_is(v, "attribute")) {
-		TSNode a = ta_node_field(v, "attribute");
-		return ta_node_text_eq(m->src, a, "num_warps") || ta_node_text_eq(m->src, a, "num_stages");
-	}
-	if (!ta_node_is(v, "identifier") || depth >= 2)
-		return false;
-	char *name = ta_node_text(m->src, v);
-	ta_edits_defs d = { 0 };
-	ta_edits_find_defs(m, host, name, &d);
-	/* every binding of it is a lookup (a default overwritten after the
-	 * lookup is what the launch gets) */
-	bool all = d.n > 0 && !d.more;
-	for (size_t i = 0; i < d.n && all; i++) {
-		TSNode val = ta_node_is(d.v[i], "assignment") ? p1_bound_value(m, d.v[i], name) : (TSNode){ 0 };
-		all = !ts_node_is_null(val) && p1_looked_up(m, host, val, depth + 1);
-	}
-	free(name);
-	return all;
-}
-
 /* The wrapper already tunes k: a launch takes num_warps or num_stages,
  * which the edit would tune, from a configuration looked up per shape
  * (lightllm's run_config, a forward pass's best_config). An autotune would
@@ -2855,11 +2910,10 @@ static int p1_tuned_by_wrapper(const ta_model *m, const ta_kernel *k, size_t ki,
 {
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
-		TSNode host = p1_host_node(m, l);
 		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
 			if ((!strcmp(kw->name, "num_warps") || !strcmp(kw->name, "num_stages")) &&
-			    p1_looked_up(m, host, ta_edits_node(m, kw->value_span), 0))
+			    p1_from_given_config(m, ta_edits_node(m, kw->value_span)))
 				return ta_edits_refuse(why, "line %u: the launch takes %s=%s from a configuration the "
 						       "wrapper looks up, a tuning of its own that an autotune would "
 						       "override", kw->span.line, kw->name, kw->value);
