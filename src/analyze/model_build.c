@@ -2135,6 +2135,43 @@ typedef struct shape_info {
 static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t before,
 		     int depth, char ***seen, size_t *nseen, shape_info *out);
 
+/* tl.zeros, tl.full or tl.ones written in place: one value everywhere. */
+static bool constant_block(const builder *b, TSNode n)
+{
+	n = ta_node_unparen(n);
+	if (!ta_node_is(n, "call"))
+		return false;
+	char *cn = ta_model_canonical(b->m, ta_node_field(n, "function"));
+	const char *tl = tl_function(cn);
+	bool c = tl && (!strcmp(tl, "zeros") || !strcmp(tl, "full") || !strcmp(tl, "ones"));
+	free(cn);
+	return c;
+}
+
+/* A reduction over every axis (tl.sum(x), tl.max(x): no axis given, by
+ * position or keyword): a scalar whatever x is. */
+static bool full_reduction(const builder *b, const char *tl, TSNode call)
+{
+	static const char *const reductions[] = { "sum", "max", "min", "argmax", "argmin", "xor_sum", NULL };
+	bool red = false;
+	for (size_t i = 0; reductions[i] && !red; i++)
+		red = !strcmp(tl, reductions[i]);
+	if (!red)
+		return false;
+	TSNode args = ta_node_field(call, "arguments");
+	uint32_t n = ta_node_named_count(args), pos = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode a = ta_node_named_child(args, i);
+		if (ta_node_is(a, "keyword_argument")) {
+			if (text_eq(b, ta_node_field(a, "name"), "axis") && !text_eq(b, ta_node_field(a, "value"), "None"))
+				return false;
+		} else if (!ta_node_is(a, "comment") && pos++ >= 1 && !text_eq(b, a, "None")) {
+			return false;
+		}
+	}
+	return pos >= 1;
+}
+
 /* What a value contributes once it is given axes (x[:, None], expand_dims,
  * reshape, broadcast_to): all of it but its bare range. */
 static void merge_given_axes(shape_info *out, const shape_info *inner)
@@ -2167,6 +2204,42 @@ static bool after_read(TSNode root, uint32_t def_at, uint32_t read_at)
 	return true;
 }
 
+/* `p += offs` (or -=) in the kernel rebinds p to p + offs: what the
+ * offsets add to p's shape. A pointer parameter advanced by 2D offsets
+ * (`lhs_ptr += rows[:, None] * s_m + cols[None, :] * s_k`, then
+ * tl.load(lhs_ptr)) is a tile, as `a_ptrs = lhs_ptr + ...` would be. The
+ * file's assignments are in document order: the kernel's are found by a
+ * binary search. */
+static void shape_of_advances(builder *b, const ta_kernel *k, const char *name, uint32_t before, int depth,
+			      char ***seen, size_t *nseen, shape_info *out)
+{
+	const ta_model *m = b->m;
+	size_t lo = 0, hi = m->assign_node_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ts_node_start_byte(m->assign_nodes[mid].node) < k->def_span.start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	TSNode root = ts_tree_root_node(m->syn->tree);
+	for (size_t i = lo; i < m->assign_node_count; i++) {
+		TSNode n = m->assign_nodes[i].node;
+		if (ts_node_start_byte(n) >= k->def_span.end)
+			break;
+		if (!ta_node_is(n, "augmented_assignment"))
+			continue;
+		TSNode l = ta_node_field(n, "left"), r = ta_node_field(n, "right");
+		if (!ta_node_is(l, "identifier") || !text_eq(b, l, name) || ts_node_is_null(r) ||
+		    !(text_eq(b, ta_node_field(n, "operator"), "+=") || text_eq(b, ta_node_field(n, "operator"), "-=")))
+			continue;
+		if (other_arm(root, ts_node_start_byte(n), before) || after_read(root, ts_node_start_byte(n), before))
+			continue;
+		out->branchy = true;   /* what it adds depends on where p is read */
+		shape_of(b, k, r, ts_node_start_byte(r), depth + 1, seen, nseen, out);
+	}
+}
+
 static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint32_t before,
 			  int depth, char ***seen, size_t *nseen, shape_info *out)
 {
@@ -2192,6 +2265,7 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 		if (!(defs > 1 && (other_arm(root, ts_node_start_byte(v->value), before) ||
 				   after_read(root, ts_node_start_byte(v->value), before))))
 			shape_of(b, k, v->value, ts_node_start_byte(v->value), depth + 1, seen, nseen, out);
+	shape_of_advances(b, k, name, before, depth, seen, nseen, out);
 }
 
 static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t before,
@@ -2219,14 +2293,18 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 					spans |= 1u << (i - 1);
 			}
 			if (none) {
-				out->dims |= spans;
-				out->direct |= spans;
-				if ((int)nsub - 1 > out->rank)
-					out->rank = (int)nsub - 1;
 				/* the subscripted value's range is given an axis: not bare
 				 * (a part of this expression: the same depth) */
 				shape_info inner = { 0 };
 				shape_of(b, k, ta_node_named_child(n, 0), before, depth, seen, nseen, &inner);
+				/* a constant block (`tl.zeros([BM], ...)[:, None]`) spans
+				 * nothing: its rows are the same address */
+				if (!constant_block(b, ta_node_named_child(n, 0))) {
+					out->dims |= spans;
+					out->direct |= spans;
+				}
+				if ((int)nsub - 1 > out->rank)
+					out->rank = (int)nsub - 1;
 				merge_given_axes(out, &inner);
 				descend = false;
 			}
@@ -2237,6 +2315,8 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				out->arange = out->bare = true;
 			else if (tl && !strcmp(tl, "make_block_ptr"))
 				out->block_ptr = true;
+			else if (tl && full_reduction(b, tl, n))
+				descend = false;   /* a scalar: `tl.sum(ends <= row)` is no index per row */
 			else if (tl && !strcmp(tl, "load")) {
 				/* A loaded block of offsets makes a gather; a scalar loaded
 				 * from a pointer table does not. Its own question: names
