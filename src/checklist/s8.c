@@ -3,6 +3,7 @@
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "analyze/flat.h"
+#include "analyze/values.h"
 #include "util/buf.h"
 
 #include <ctype.h>
@@ -310,6 +311,36 @@ static int s8_launch_value(const ta_model *m, const ta_launch *l, const char *t)
 	return passed ? 3 : 4;
 }
 
+/* The launch's value for parameter pi is computed from what it passes for
+ * the autotune key alone (Fast-LLM's `not (row_dim % 128 == col_dim % 256
+ * == inner_dim % 64 == 0)` beside row_dim, col_dim and inner_dim in the
+ * key): each key gets one mode, so the key separates the modes already. */
+static bool s8_key_decides(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t pi)
+{
+	const ta_autotune *a = k->autotune;
+	bool kw;
+	TSNode v = a ? ta_values_launch_arg(m, l, k, pi, &kw) : (TSNode){ 0 };
+	if (ts_node_is_null(v))
+		return false;
+	v = ta_values_follow(m, v);   /* `masked = M % 64 != 0`, then masked */
+	char **names;
+	size_t n = ta_edits_names(m, v, &names);
+	bool all = n > 0;
+	for (size_t i = 0; i < n && all; i++) {
+		bool passed = false;
+		for (size_t j = 0; j < k->param_count && !passed; j++) {
+			if (!in_key(a, k->params[j].name))
+				continue;
+			char *t = ta_edits_launch_arg(m, l, k, j);
+			passed = t && !strcmp(t, names[i]);
+			free(t);
+		}
+		all = passed;
+	}
+	ta_edits_names_free(names, n);
+	return all;
+}
+
 /* What the file's launches show of parameter pi: ONE_MODE when every
  * launch passes a value that is one mode or one Triton's key already
  * separates (s8_launch_value; the literals agreeing), STAND_IN when one
@@ -325,6 +356,8 @@ static int s8_launches_show(const ta_model *m, const ta_kernel *k, size_t ki, si
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		char *t = ta_edits_launch_arg(m, l, k, pi);
 		int kind = t ? s8_launch_value(m, l, t) : 0;
+		if (kind == 0 && t && s8_key_decides(m, l, k, pi))
+			kind = 5;   /* one mode per key: separated already */
 		stand_in |= kind == 4;
 		one &= kind != 0 && kind != 4 && (kind != 1 || !first || !strcmp(first, t));
 		any = true;
