@@ -1555,6 +1555,17 @@ static void walk_host_call(walk *w, TSNode call, TSNode parent)
 				add_host_op(w, kind, call, parent, canon, obj);
 				return;
 			}
+			/* x.new_zeros(n) allocates as torch.zeros(n, device=x.device)
+			 * does: a tensor of x's device and dtype */
+			static const char *const news[] = { "new_empty", "new_zeros", "new_ones", "new_full", NULL };
+			for (size_t i = 0; news[i]; i++)
+				if (text_eq(b, attr, news[i])) {
+					free(canon);
+					add_host_op(w, TA_HOST_ALLOC, call, parent, ta_xasprintf("torch.Tensor.%s", news[i]), obj);
+					int hi = host_index(b, w->fn);
+					b->m->hosts[hi].ops[b->m->hosts[hi].op_count - 1].has_device = true;
+					return;
+				}
 		}
 	}
 	if (!canon)

@@ -98,7 +98,8 @@ static bool output_alloc(const ta_host_op *op)
 {
 	static const char *const names[] = {
 		"torch.empty", "torch.zeros", "torch.ones", "torch.full", "torch.empty_like",
-		"torch.zeros_like", "torch.ones_like", "torch.full_like", "torch.empty_strided", NULL,
+		"torch.zeros_like", "torch.ones_like", "torch.full_like", "torch.empty_strided", "torch.Tensor.new_empty",
+		"torch.Tensor.new_zeros", "torch.Tensor.new_ones", "torch.Tensor.new_full", NULL,
 	};
 	return op->kind == TA_HOST_ALLOC && op->callee && ta_name_among(op->callee, names);
 }
@@ -108,15 +109,23 @@ static bool output_alloc(const ta_host_op *op)
 static char *launched_names(const ta_rule_ctx *c, const ta_host *h)
 {
 	const ta_kernel **ks = ta_xcalloc(h->launch_count ? h->launch_count : 1, sizeof *ks);
-	size_t n = 0;
+	size_t n = 0, other = 0;
 	for (size_t i = 0; i < h->launch_count; i++) {
 		int k = c->m->launches[h->launches[i]].kernel;
 		if (k >= 0)
 			ks[n++] = &c->m->kernels[k];
+		else
+			other++;
 	}
 	char *names = ta_rule_kernel_list(ks, n);
 	free(ks);
-	return names;
+	if (!other)
+		return names;
+	/* launches of kernels defined in another module count too */
+	char *all = ta_xasprintf("%s%s%zu kernel%s defined elsewhere", names, *names ? " and " : "", other,
+				 other == 1 ? "" : "s");
+	free(names);
+	return all;
 }
 
 /* D3 counts the allocations of one path through the wrapper: the arms of an
@@ -263,9 +272,14 @@ ta_status ta_detect_d3(ta_rule_ctx *c)
 			continue;
 		const ta_host_op *first = &h->ops[__builtin_ctzll(path)];
 		char *kernels = launched_names(c, h);
-		ta_finding *f = ta_rule_add(c, first->span, "`%s` allocates %zu tensors on %s before "
-					    "launching %s: one slab with views into it is cheaper", h->name, n,
-					    d3_conditional(c, h, path) ? "one path through it" : "every call", kernels);
+		/* the kernels are the function's, not the path's: a path of
+		 * an if need not launch them all */
+		bool one_path = d3_conditional(c, h, path);
+		ta_finding *f = ta_rule_add(c, first->span, one_path
+			? "`%s` allocates %zu tensors on one path through it (it launches %s): one slab with views "
+			  "into it is cheaper"
+			: "`%s` allocates %zu tensors on every call before launching %s: one slab with views into it "
+			  "is cheaper", h->name, n, kernels);
 		free(kernels);
 		for (size_t i = 0; i < h->op_count && i < 64; i++)
 			if (path >> i & 1)

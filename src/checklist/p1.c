@@ -167,6 +167,134 @@ static bool p1_from_given_config(const ta_model *m, TSNode v)
 	return !fixed && (given > 0 || (given == 0 && looked_up));
 }
 
+/* Whether the launch value v is what a function of the project returns
+ * (`BLOCK_SIZE, num_warps = calculate_settings(n)`, `bs = pick_block(n)`):
+ * the author's rule for it, kept in a helper (most compute a block that
+ * covers the row and warps for it), not a choice fixed at the launch.
+ * Triton's, torch's, math's and Python's own functions compute, they do
+ * not choose. */
+static bool p1_from_helper(const ta_model *m, TSNode v)
+{
+	TSNode x = ta_values_follow(m, v);
+	if (ta_node_is(x, "identifier")) {
+		TSNode u = ta_values_unpacked(m, x, NULL);
+		if (!ts_node_is_null(u))
+			x = u;
+	}
+	x = ta_node_unparen(x);
+	if (!ta_node_is(x, "call"))
+		return false;
+	/* a function by its name, or a module's (`utils.pick(n)`); a method of
+	 * a value (`q.size(3)`, `x.numel()`) reads the data */
+	TSNode f = ta_node_field(x, "function");
+	if (ta_node_is(f, "attribute")) {
+		TSNode head = f;
+		while (ta_node_is(head, "attribute"))
+			head = ta_node_field(head, "object");
+		char *h = ta_node_is(head, "identifier") ? ta_node_text(m->src, head) : NULL;
+		bool module = false;
+		for (size_t i = 0; h && i < m->import_count && !module; i++)
+			module = !strcmp(m->imports[i].alias, h);
+		free(h);
+		if (!module)
+			return false;
+	} else if (!ta_node_is(f, "identifier")) {
+		return false;
+	}
+	char *fn = ta_model_canonical(m, f);
+	static const char *const builtins[] = { "min", "max", "int", "len", "round", "abs", "pow", "divmod", "sum",
+						"float", "bool", NULL };
+	bool helper = fn && strncmp(fn, "triton", 6) && strncmp(fn, "torch", 5) && strncmp(fn, "math.", 5) &&
+		      !ta_name_among(fn, builtins) && !strchr(fn, '(');
+	free(fn);
+	return helper;
+}
+
+/* A test that asks which GPU runs: a capability or shared-memory query
+ * (`major >= 9` with major from torch.cuda.get_device_capability(), fla's
+ * check_shared_mem('hopper'), is_hopper()). */
+static const char *const p1_gpu_queries[] = {
+	"get_device_capability", "get_device_properties", "check_shared_mem", "is_hopper", "is_ampere",
+	"is_blackwell", "is_tesla", "is_sm90", "is_sm100", "get_current_target", NULL,
+};
+
+static bool p1_gpu_call(const ta_model *m, TSNode n)
+{
+	if (!ta_node_is(n, "call"))
+		return false;
+	char *t = ta_node_text(m->src, ta_node_field(n, "function"));
+	bool q = false;
+	for (size_t i = 0; p1_gpu_queries[i] && !q; i++)
+		q = strstr(t, p1_gpu_queries[i]) != NULL;
+	free(t);
+	return q;
+}
+
+static ta_values_step p1_gpu_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	bool *found = ctx;
+	if (ta_node_is(n, "identifier")) {
+		TSNode u = ta_values_unpacked(m, n, NULL);
+		*found = !ts_node_is_null(u) && p1_gpu_call(m, ta_node_unparen(u));
+	} else {
+		*found = p1_gpu_call(m, n);
+	}
+	return *found ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+static bool p1_gpu_test(const ta_model *m, TSNode cond)
+{
+	bool found = false;
+	if (!ts_node_is_null(cond))
+		ta_values_walk(m, cond, p1_gpu_visit, &found);
+	return found;
+}
+
+/* The statement st lies in an arm of an if (or elif) that tests the GPU. */
+static bool p1_in_gpu_branch(const ta_model *m, TSNode st)
+{
+	for (TSNode p = ta_node_parent(st), below = st; !ts_node_is_null(p); below = p, p = ta_node_parent(p)) {
+		if (ta_node_is(p, "function_definition"))
+			break;
+		if ((ta_node_is(p, "if_statement") || ta_node_is(p, "elif_clause")) &&
+		    !ts_node_eq(below, ta_node_field(p, "condition")) && p1_gpu_test(m, ta_node_field(p, "condition")))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the launch value v is chosen per GPU by hand: every binding of
+ * the name in the wrapper sits in an arm of an if that tests the GPU (fla's
+ * `if check_shared_mem('hopper'): BT, num_warps = 128, 8 elif ...`), or is
+ * a conditional expression on such a test (`(128, 3) if major >= 9 else
+ * (64, 2)`). The author's choice per GPU, not one fixed for all. */
+static bool p1_per_gpu(const ta_model *m, TSNode v)
+{
+	TSNode x = ta_node_unparen(v);
+	if (ta_node_is(x, "conditional_expression") && ta_node_named_count(x) == 3)
+		return p1_gpu_test(m, ta_node_named_child(x, 1));
+	if (!ta_node_is(x, "identifier"))
+		return false;
+	TSNode fn = ta_node_ancestor(x, "function_definition");
+	if (ts_node_is_null(fn))
+		return false;
+	char *name = ta_node_text(m->src, x);
+	size_t n;
+	const ta_values_binding *d = ta_values_bindings(m, fn, name, strlen(name), &n);
+	free(name);
+	bool all = n > 0;
+	for (size_t i = 0; i < n && all; i++) {
+		if (p1_in_gpu_branch(m, d[i].binding))
+			continue;
+		TSNode r = ta_node_is(d[i].binding, "assignment") ? ta_node_unparen(ta_node_field(d[i].binding, "right"))
+								    : (TSNode){ 0 };
+		all = ta_node_is(r, "conditional_expression") && ta_node_named_count(r) == 3 &&
+		      p1_gpu_test(m, ta_node_named_child(r, 1));
+	}
+	return all;
+}
+
 /* Whether parameter p of k is a tile: a constexpr named as one that sizes
  * something, or one that bounds a tl.arange of the kernel, whatever its
  * name (`tl.arange(0, BM)`, `tl.arange(0, TILE_Q)`). */
@@ -349,6 +477,44 @@ static bool p1_reads_shape(const ta_model *m, TSNode e)
 	return ta_node_is(fn, "attribute") && ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "size");
 }
 
+/* ta_values_walk's visitor for p1_size_rule: a name unpacked from a
+ * tensor's sizes (`b, h, dim, dstate = state.shape`), or a size read in
+ * place (`x.shape[1]`). */
+static ta_values_step p1_size_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	bool *found = ctx;
+	if (ta_node_is(n, "identifier")) {
+		TSNode u = ta_values_unpacked(m, n, NULL);
+		if (!ts_node_is_null(u) && p1_reads_shape(m, ta_node_unparen(u)))
+			*found = true;
+	} else if (ta_node_is(n, "subscript") && p1_reads_shape(m, ta_node_unparen(ta_node_field(n, "value")))) {
+		*found = true;
+	}
+	return *found ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+/* Whether the launch value v is chosen by a rule on the data's sizes:
+ * `BLOCK_M, num_warps = (32, 4) if dstate <= 16 else ((16, 4) if dstate
+ * <= 32 else ...)` with dstate a tensor's size (mamba's selective state
+ * update, tuned by hand since an autotune would overwrite its state). The
+ * author computes it: P1 keeps options the author computes. */
+static bool p1_size_rule(const ta_model *m, TSNode v)
+{
+	TSNode x = ta_values_follow(m, v);
+	if (ta_node_is(x, "identifier")) {
+		TSNode u = ta_values_unpacked(m, x, NULL);
+		if (!ts_node_is_null(u))
+			x = u;
+	}
+	x = ta_node_unparen(x);
+	if (!ta_node_is(x, "conditional_expression") || ta_node_named_count(x) != 3)
+		return false;
+	bool found = false;
+	ta_values_walk(m, ta_node_named_child(x, 1), p1_size_visit, &found);
+	return found;
+}
+
 /* A launch value that is a tensor's size: `x.shape[-1]`, `x.size(1)`, or
  * arithmetic of such sizes and integers (`triton.cdiv(head_size, 32)`),
  * here or through the wrapper's names. A cache block or a head size passed
@@ -483,17 +649,23 @@ static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t se
 		else
 			return false;
 	}
-	for (size_t i = 0; i < l->kwarg_count; i++) {
-		const ta_kwarg *kw = &l->kwargs[i];
-		const ta_param *p = i == self ? NULL : ta_kernel_param(c->k, kw->name);
-		TSNode w = p && is_tile_param(p) ? ta_node_unparen(ta_edits_node(c->m, kw->value_span)) : (TSNode){ 0 };
+	/* every tile the launch passes, by keyword or by position */
+	const char *own = self < l->kwarg_count ? l->kwargs[self].name : NULL;
+	for (size_t pi = 0; pi < c->k->param_count; pi++) {
+		const ta_param *p = &c->k->params[pi];
+		if (!is_tile_param(p) || (own && !strcmp(p->name, own)))
+			continue;
+		bool kw;
+		TSNode w = ta_node_unparen(ta_values_launch_arg(c->m, l, c->k, pi, &kw));
 		/* a name, or backward's ctx.NAME */
 		if (!ta_node_is(w, "identifier") && !ta_node_is(w, "attribute"))
 			continue;
-		p1_mention u = { .src = c->m->src, .text = kw->value };
+		char *wt = ta_node_text(c->m->src, w);
+		p1_mention u = { .src = c->m->src, .text = wt };
 		/* TILE_M=block, TILE_N=block: the same value, not one from the other */
-		if (!ta_node_text_eq(c->m->src, ta_node_unparen(v), kw->value))
+		if (!ta_node_text_eq(c->m->src, ta_node_unparen(v), wt))
 			ta_values_walk(c->m, x, p1_mention_visit, &u);
+		free(wt);
 		if (u.found && (!data_sized || (!p1_tile_steps(c->m, c->k, p->name) && p1_sized_to_data(c->m, w, 0))))
 			return true;
 	}
@@ -526,6 +698,14 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			if ((p && p1_named_tile(c->m, c->k, p)) || !strcmp(l->kwargs[j].name, "num_warps") ||
 			    !strcmp(l->kwargs[j].name, "num_stages"))
 				given = p1_from_given_config(c->m, ta_edits_node(c->m, l->kwargs[j].value_span));
+		}
+		/* a tile (by keyword or position) a helper of the project
+		 * computes, or a rule on the data's sizes chooses */
+		for (size_t pi = 0; pi < c->k->param_count && !given; pi++) {
+			bool kw;
+			TSNode a = p1_is_tile(c->m, c->k, &c->k->params[pi])
+				   ? ta_values_launch_arg(c->m, l, c->k, pi, &kw) : (TSNode){ 0 };
+			given = !ts_node_is_null(a) && (p1_from_helper(c->m, a) || p1_size_rule(c->m, a));
 		}
 		if (given) {
 			tuned_elsewhere = true;
@@ -560,8 +740,10 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			if (p1_is_shape(c->m, v))
 				continue;
 			/* a count computed from another tile follows it; forward's
-			 * choice read back from ctx is not backward's to make */
-			if ((tile && p1_follows_launch_tile(c, l, j, v, false)) || p1_saved_by_forward(c->m, v))
+			 * choice read back from ctx is not backward's to make; a
+			 * value the author picks per GPU is that choice */
+			if ((tile && p1_follows_launch_tile(c, l, j, v, false)) || p1_saved_by_forward(c->m, v) ||
+			    p1_per_gpu(c->m, v) || p1_size_rule(c->m, v))
 				continue;
 			/* a tile sized to the data that no loop or grid steps by
 			 * covers its dimension whole (a row-wise kernel's
@@ -709,6 +891,11 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 {
 	const ta_autotune *a = c->k->autotune;
 	if (c->k->is_helper)
+		return TA_STATUS_NOT_APPLICABLE;
+	/* a back-end's own folder is the project's split by back-end already,
+	 * and its warps and stages are not CUDA's (FlagGems' _cambricon, fla's
+	 * triton_ascend): the edit refuses there too (ta_edits_other_backend) */
+	if (ta_file_other_backend(c->m, NULL) == TA_BACKEND_FOLDER)
 		return TA_STATUS_NOT_APPLICABLE;
 	if (!a)
 		return p1_untuned(c);
