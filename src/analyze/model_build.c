@@ -49,6 +49,12 @@ typedef struct builder {
 	} *host_matches;
 	size_t host_match_count, host_match_cap;
 	bool *cfg_seen;           /* functions already read for one autotune's configs */
+	struct advance {          /* the kernel's `p += offs` / `p -= offs`, by name */
+		const char *name;     /* into the file's text */
+		uint32_t len;
+		TSNode node;
+	} *advances;              /* of the kernel whose pointers are being classified */
+	size_t advance_count;
 } builder;
 
 static const TSNode null_node;
@@ -2221,11 +2227,22 @@ static bool after_read(TSNode root, uint32_t def_at, uint32_t read_at)
  * tl.load(lhs_ptr)) is a tile, as `a_ptrs = lhs_ptr + ...` would be. The
  * file's assignments are in document order: the kernel's are found by a
  * binary search. */
-static void shape_of_advances(builder *b, const ta_kernel *k, const char *name, uint32_t before, int depth,
-			      char ***seen, size_t *nseen, shape_info *out)
+static int by_advance_name(const void *x, const void *y)
+{
+	const struct advance *a = x, *c = y;
+	if (a->len != c->len)
+		return a->len < c->len ? -1 : 1;
+	int r = memcmp(a->name, c->name, a->len);
+	return r ? r : ts_node_start_byte(a->node) < ts_node_start_byte(c->node) ? -1 : 1;
+}
+
+/* The kernel's advances, sorted by name (once per kernel: a kernel of
+ * thousands of loads asks for each of its names). */
+static void index_advances(builder *b, const ta_kernel *k)
 {
 	const ta_model *m = b->m;
-	size_t lo = 0, hi = m->assign_node_count;
+	b->advance_count = 0;
+	size_t lo = 0, hi = m->assign_node_count, cap = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (ts_node_start_byte(m->assign_nodes[mid].node) < k->def_span.start)
@@ -2233,17 +2250,42 @@ static void shape_of_advances(builder *b, const ta_kernel *k, const char *name, 
 		else
 			hi = mid;
 	}
-	TSNode root = ts_tree_root_node(m->syn->tree);
 	for (size_t i = lo; i < m->assign_node_count; i++) {
 		TSNode n = m->assign_nodes[i].node;
 		if (ts_node_start_byte(n) >= k->def_span.end)
 			break;
 		if (!ta_node_is(n, "augmented_assignment"))
 			continue;
-		TSNode l = ta_node_field(n, "left"), r = ta_node_field(n, "right");
-		if (!ta_node_is(l, "identifier") || !text_eq(b, l, name) || ts_node_is_null(r) ||
+		TSNode l = ta_node_field(n, "left");
+		if (!ta_node_is(l, "identifier") || ts_node_is_null(ta_node_field(n, "right")) ||
 		    !(text_eq(b, ta_node_field(n, "operator"), "+=") || text_eq(b, ta_node_field(n, "operator"), "-=")))
 			continue;
+		struct advance *a = TA_PUSH(b->advances, b->advance_count, cap);
+		a->name = b->src->text + ts_node_start_byte(l);
+		a->len = ts_node_end_byte(l) - ts_node_start_byte(l);
+		a->node = n;
+	}
+	if (b->advance_count)
+		qsort(b->advances, b->advance_count, sizeof *b->advances, by_advance_name);
+}
+
+static void shape_of_advances(builder *b, const ta_kernel *k, const char *name, uint32_t before, int depth,
+			      char ***seen, size_t *nseen, shape_info *out)
+{
+	size_t len = strlen(name), lo = 0, hi = b->advance_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct advance *a = &b->advances[mid];
+		int c = a->len != len ? (a->len < len ? -1 : 1) : memcmp(a->name, name, len);
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	TSNode root = ts_tree_root_node(b->m->syn->tree);
+	for (size_t i = lo; i < b->advance_count && b->advances[i].len == len &&
+			    !memcmp(b->advances[i].name, name, len); i++) {
+		TSNode n = b->advances[i].node, r = ta_node_field(n, "right");
 		if (other_arm(root, ts_node_start_byte(n), before) || after_read(root, ts_node_start_byte(n), before))
 			continue;
 		out->branchy = true;   /* what it adds depends on where p is read */
@@ -2430,6 +2472,7 @@ static void classify_pointers(builder *b)
 	for (size_t ki = 0; ki < b->m->kernel_count; ki++) {
 		ta_kernel *k = &b->m->kernels[ki];
 		/* at most one slot per load or store, half the table left free */
+		index_advances(b, k);
 		shape_memo sm = { .cap = 2 * k->op_count + 1 };
 		sm.slots = ta_xcalloc(sm.cap, sizeof *sm.slots);
 		for (size_t i = 0; i < k->op_count; i++) {
@@ -2685,6 +2728,7 @@ ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 	for (size_t i = 0; i < b.var_count; i++)
 		free(b.vars[i].name);
 	free(b.vars);
+	free(b.advances);
 	free(b.by_owner);
 	free(b.owner_start);
 	free(b.fn_host);

@@ -89,7 +89,7 @@ name = "p"   # tileadvise reads only its own table
 [tool.tileadvise]
 select = ["P"]
 exclude = ["src/vendor"]
-preview = false
+preview = true   # P1, the P finding here, is in preview
 colour = "always"
 TOML
 "$TILEADVISE" --check . >out 2>"$tmp/err"
@@ -116,6 +116,7 @@ result $r "output-format and respect-gitignore = false are read" "$(head -3 out)
 cat >pyproject.toml <<'TOML'
 [tool.tileadvise]
 extend-select = ["X1"]
+preview = true
 [tool.tileadvise.per-file-ignores]
 "src/kern/*.py" = ["P1"]
 "v.py" = "D12"
@@ -134,7 +135,7 @@ git checkout -q -- src/kern/a.py 2>/dev/null || cp "$k" src/kern/a.py
 "$TILEADVISE" --check --stdin-filename=src/kern/b.py - <"$k" >out 2>/dev/null
 result $(grep -q '^src/kern/b\.py:[0-9]*:[0-9]*: .*\[D12\]$' out && ! grep -q '\[P1\]' out && echo 0 || echo 1) \
 	"--stdin-filename names the input and takes that name's per-file-ignores" "$(cat out)"
-mkdir -p "$tmp/elsewhere" && printf '[tool.tileadvise]\nselect = ["P"]\n' >"$tmp/elsewhere/settings.toml"
+mkdir -p "$tmp/elsewhere" && printf '[tool.tileadvise]\nselect = ["P"]\npreview = true\n' >"$tmp/elsewhere/settings.toml"
 (cd "$tmp" && "$TILEADVISE" --check --config=elsewhere/settings.toml "$p/src/kern/a.py" >"$tmp/out4" 2>/dev/null)
 result $(grep -q '\[P1\]$' "$tmp/out4" && ! grep -q '\[D12\]' "$tmp/out4" && echo 0 || echo 1) \
 	"--config reads the file named and not the pyproject.toml beside the kernel" "$(cat "$tmp/out4")"

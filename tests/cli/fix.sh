@@ -57,8 +57,8 @@ grep -q '^tileadvise: \./softmax.py: made D12 at line 37 ' "$tmp/e"
 result $? "--fix names each edit it made" "$(cat "$tmp/e")"
 grep -Eq '^Found [0-9]+ findings \([0-9]+ fixed, [0-9]+ remaining\)\.$' "$tmp/e"
 result $? "--fix ends with the findings fixed and left" "$(tail -2 "$tmp/e")"
-! grep -q 'D12\]$' "$tmp/o" && grep -q '\[P1\]$' "$tmp/o"
-result $? "what --fix made is no longer reported; unsafe edits are left" "$(cat "$tmp/o")"
+! grep -q 'D12\]$' "$tmp/o" && grep -q '\[S1\]$' "$tmp/o"
+result $? "what --fix made is no longer reported; unsafe edits (S1's) are left" "$(cat "$tmp/o")"
 "$TILEADVISE" --diff . >"$tmp/d3" 2>"$tmp/e3"
 rc=$?
 result $([ $rc -eq 0 ] && [ ! -s "$tmp/d3" ] && echo 0 || echo 1) "after --fix, --diff has nothing left to make" \
@@ -72,8 +72,8 @@ result $? "--undo takes --fix's edits back one at a time ($nl in layernorm.py)"
 
 # --unsafe-fixes: the unsafe ones too
 "$TILEADVISE" --fix --unsafe-fixes matmul.py >/dev/null 2>"$tmp/e"
-grep -q 'made .*P1 at line' "$tmp/e" && grep -q 'S1 at line' "$tmp/e"
-result $? "--fix --unsafe-fixes makes the unsafe edits too" "$(cat "$tmp/e")"
+grep -q 'made .*P2 at line' "$tmp/e" && grep -q 'S1 at line' "$tmp/e"
+result $? "--fix --unsafe-fixes makes the unsafe edits too (P2's, S1's)" "$(cat "$tmp/e")"
 
 # what is silenced, not selected, or broken is not touched
 fresh || exit 99

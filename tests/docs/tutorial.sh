@@ -21,8 +21,9 @@ result $? "the whole walk, as the tutorial quotes it"
 cp "$TA_SRCDIR/examples/softmax/softmax.py" "$tmp/softmax.py"
 cd "$tmp" || exit 99
 "$TILEADVISE" --check softmax.py >out 2>err
-grep -q '\[D12\]$' out && grep -q '\[P1\]$' out && grep -q '^Found 2 findings\.$' err
-result $? "--check: D12 and P1, then the summary"
+"$TILEADVISE" --check --preview softmax.py >out2 2>/dev/null
+grep -q '\[D12\]$' out && ! grep -q '\[P1\]$' out && grep -q '^Found 1 finding\.$' err && grep -q '\[P1\]$' out2
+result $? "--check: D12, then the summary; P1 (in preview) with --preview"
 "$TILEADVISE" --diff=D12 softmax.py >out 2>&1
 grep -q '^+.*triton\.cdiv(n_rows, rows_per_program)' out
 result $? "--diff=D12 shows the triton.cdiv edit"

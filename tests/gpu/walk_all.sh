@@ -1,7 +1,8 @@
 #!/bin/sh
 # `tileadvise --walk` on the GPU over every bundled example (examples/*/)
 # and every naive kernel of tests/gpu/kernels/naive_*.py: each walked with
-# --unsafe-fixes and --format=jsonl on a copy, the file's own run as its
+# --preview (P1, the naive kernels' first lever, is in preview), --unsafe-fixes
+# and --format=jsonl on a copy, the file's own run as its
 # test (a re-run that fails or whose check lines differ is broken), each
 # step kept only when measured faster. Its sessions are what
 # examples/NAME/session-walk.h200.json is re-recorded from (each names
@@ -172,7 +173,7 @@ walk_one() {
 	budget=$((left - 60))
 	[ $budget -ge 30 ] || budget=30
 	# shellcheck disable=SC2086
-	(cd "$tree" && exec timeout -s INT -k 30 "$left" "$TA" --walk --unsafe-fixes --format=jsonl \
+	(cd "$tree" && exec timeout -s INT -k 30 "$left" "$TA" --walk --preview --unsafe-fixes --format=jsonl \
 		--budget="$budget" --timeout="$TIMEOUT" ${TA_WALK_EXTRA:-} "$rel") \
 		>"$W/out/$t.jsonl" 2>"$W/out/$t.stderr"
 	rc=$?
