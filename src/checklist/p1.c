@@ -1771,6 +1771,11 @@ static bool *p1_restored(const ta_model *m, const ta_kernel *k, uint32_t *line)
 	return restore;
 }
 
+bool *ta_rule_tuner_restores(const ta_model *m, const ta_kernel *k, uint32_t *line)
+{
+	return p1_restored(m, k, line);
+}
+
 static char *p1_rmw_args(const ta_model *m, const ta_kernel *k, char **names, uint32_t *line)
 {
 	ta_buf b = TA_BUF_INIT, n = TA_BUF_INIT;

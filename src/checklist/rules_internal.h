@@ -154,6 +154,13 @@ ta_backend_kind ta_file_other_backend(const ta_model *m, ta_backend_fact *b);
  * quoted device name) or a read of a back-end flag (IS_AMD, ...). */
 bool ta_text_backend_test(const char *t, size_t n);
 
+/* Which parameters of k an autotuner must restore between its trial
+ * launches (read and written, accumulated into with atomics, or written
+ * through an alias of one read), as restore[i] (caller frees); *line: the
+ * first such write, 0 when none. P1's edit lists them in restore_value;
+ * S8's refuses to add a key that would tune such a kernel again. */
+bool *ta_rule_tuner_restores(const ta_model *m, const ta_kernel *k, uint32_t *line);
+
 /* The T2 layout-flag vocabulary (also used by L1). */
 bool ta_is_layout_flag(const char *name);
 

@@ -555,6 +555,25 @@ TA_REWRITE(S8, NULL, TA_SAFE)
 		const ta_autotune *a = k->autotune;
 		if (!a || (line && !ta_edits_at_line(k->span, line) && !ta_edits_at_line(a->span, line)))
 			continue;
+		/* A new key is a new tuning: its trial launches run on the
+		 * caller's tensors, so a kernel that reads and writes one needs
+		 * the autotune to restore it (restore_value, reset_to_zero). */
+		uint32_t wline;
+		bool *restore = ta_rule_tuner_restores(m, k, &wline);
+		const ta_kwarg *rv = ta_kwarg_find(a->kwargs, a->kwarg_count, "restore_value");
+		const ta_kwarg *rz = ta_kwarg_find(a->kwargs, a->kwarg_count, "reset_to_zero");
+		const char *unrestored = NULL;
+		for (size_t i = 0; i < k->param_count && !unrestored; i++)
+			if (restore[i] && !(rv && ta_edits_word_in(rv->value, strlen(rv->value), k->params[i].name)) &&
+			    !(rz && ta_edits_word_in(rz->value, strlen(rz->value), k->params[i].name)))
+				unrestored = k->params[i].name;
+		free(restore);
+		if (unrestored) {
+			ta_sites_refuse(&s, ta_xasprintf("line %u: %s reads and writes `%s`, which its autotune does not "
+							 "restore: a wider key would tune again on the caller's data (add "
+							 "restore_value first)", wline, k->name, unrestored));
+			continue;
+		}
 		TSNode list = a->key_span.end > a->key_span.start ? ta_edits_node(m, a->key_span) : (TSNode){ 0 };
 		if (!ta_node_is(list, "list")) {
 			ta_sites_refuse(&s, ta_xasprintf("%s: the autotune key is not a literal list", k->name));
