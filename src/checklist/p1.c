@@ -167,6 +167,19 @@ static bool p1_from_given_config(const ta_model *m, TSNode v)
 	return !fixed && (given > 0 || (given == 0 && looked_up));
 }
 
+/* v's value through the wrapper's names, and through a tuple it was
+ * unpacked from (`BLOCK, warps = f(n)`: f(n)), without parentheses. */
+static TSNode p1_unpacked_value(const ta_model *m, TSNode v)
+{
+	TSNode x = ta_values_follow(m, v);
+	if (ta_node_is(x, "identifier")) {
+		TSNode u = ta_values_unpacked(m, x, NULL);
+		if (!ts_node_is_null(u))
+			x = u;
+	}
+	return ta_node_unparen(x);
+}
+
 /* Whether the launch value v is what a function of the project returns
  * (`BLOCK_SIZE, num_warps = calculate_settings(n)`, `bs = pick_block(n)`):
  * the author's rule for it, kept in a helper (most compute a block that
@@ -175,13 +188,7 @@ static bool p1_from_given_config(const ta_model *m, TSNode v)
  * not choose. */
 static bool p1_from_helper(const ta_model *m, TSNode v)
 {
-	TSNode x = ta_values_follow(m, v);
-	if (ta_node_is(x, "identifier")) {
-		TSNode u = ta_values_unpacked(m, x, NULL);
-		if (!ts_node_is_null(u))
-			x = u;
-	}
-	x = ta_node_unparen(x);
+	TSNode x = p1_unpacked_value(m, v);
 	if (!ta_node_is(x, "call"))
 		return false;
 	/* a function by its name, or a module's (`utils.pick(n)`); a method of
@@ -501,13 +508,7 @@ static ta_values_step p1_size_visit(const ta_model *m, TSNode n, TSNode via, voi
  * author computes it: P1 keeps options the author computes. */
 static bool p1_size_rule(const ta_model *m, TSNode v)
 {
-	TSNode x = ta_values_follow(m, v);
-	if (ta_node_is(x, "identifier")) {
-		TSNode u = ta_values_unpacked(m, x, NULL);
-		if (!ts_node_is_null(u))
-			x = u;
-	}
-	x = ta_node_unparen(x);
+	TSNode x = p1_unpacked_value(m, v);
 	if (!ta_node_is(x, "conditional_expression") || ta_node_named_count(x) != 3)
 		return false;
 	bool found = false;
