@@ -822,3 +822,29 @@ bool ta_values_int(const ta_model *m, TSNode n, long *out)
 		*out = neg ? -v : v;
 	return ok;
 }
+
+static bool int_choices(const ta_model *m, TSNode n, long *out, size_t max, size_t *count, int depth)
+{
+	long v;
+	if (ta_values_int(m, n, &v)) {
+		for (size_t i = 0; i < *count; i++)
+			if (out[i] == v)
+				return true;
+		if (*count == max)
+			return false;
+		out[(*count)++] = v;
+		return true;
+	}
+	n = ta_values_follow(m, n);
+	/* `a if c else b`: children a, c, b */
+	if (depth > 8 || !is_kind(n, "conditional_expression") || ta_node_named_count(n) != 3)
+		return false;
+	return int_choices(m, ta_node_named_child(n, 0), out, max, count, depth + 1) &&
+	       int_choices(m, ta_node_named_child(n, 2), out, max, count, depth + 1);
+}
+
+bool ta_values_int_choices(const ta_model *m, TSNode n, long *out, size_t max, size_t *count)
+{
+	*count = 0;
+	return int_choices(m, n, out, max, count, 0);
+}

@@ -160,4 +160,11 @@ bool ta_values_bound_between(const ta_model *m, TSNode id, uint32_t lo, uint32_t
  * gets it. */
 bool ta_values_int(const ta_model *m, TSNode n, long *out);
 
+/* The integers n may hold: one as ta_values_int reads it, or a conditional
+ * expression (`4 if d <= 64 else 8`, nested, through names) each of whose
+ * branches may only hold integers. The distinct values go to out (at most
+ * max), *count of them. False when a branch holds anything else or there
+ * are more than max. */
+bool ta_values_int_choices(const ta_model *m, TSNode n, long *out, size_t max, size_t *count);
+
 #endif

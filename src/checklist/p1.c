@@ -101,8 +101,18 @@ static bool p1_saved_by_forward(const ta_model *m, TSNode v)
 /* How function fn binds name as a parameter: 0 not, 1 without a default
  * (or `**kw`, or a default of None), -1 with another default (a config
  * written out there is fixed). */
+static int p1_param_binding_default(const ta_model *m, TSNode fn, const char *name, TSNode *dflt_out);
+
 static int p1_param_binding(const ta_model *m, TSNode fn, const char *name)
 {
+	TSNode d;
+	return p1_param_binding_default(m, fn, name, &d);
+}
+
+/* The same, with the default's node in *dflt_out (null when none). */
+static int p1_param_binding_default(const ta_model *m, TSNode fn, const char *name, TSNode *dflt_out)
+{
+	*dflt_out = (TSNode){ 0 };
 	TSNode ps = ta_node_field(fn, "parameters");
 	for (uint32_t i = 0; i < ta_node_named_count(ps); i++) {
 		TSNode p = ta_node_named_child(ps, i), id = p, dflt = { 0 };
@@ -116,9 +126,34 @@ static int p1_param_binding(const ta_model *m, TSNode fn, const char *name)
 		}
 		if (!ta_node_is(id, "identifier") || !ta_node_text_eq(m->src, id, name))
 			continue;
+		*dflt_out = dflt;
 		return ts_node_is_null(dflt) || ta_node_text_eq(m->src, dflt, "None") ? 1 : -1;
 	}
 	return 0;
+}
+
+/* Whether the launch value v is a parameter of the wrapper that the
+ * caller passes (no default, or None) and the wrapper never binds again
+ * (`WINDOW_SIZE=window_size`, `CHUNK=chunk_size`): the caller's value, a
+ * window or chunk of the algorithm, not a choice fixed at the launch. */
+static bool p1_caller_value(const ta_model *m, TSNode v)
+{
+	TSNode x = ta_node_unparen(ta_values_follow(m, v));
+	if (!ta_node_is(x, "identifier"))
+		return false;
+	TSNode fn = ta_node_ancestor(x, "function_definition");
+	if (ts_node_is_null(fn))
+		return false;
+	char *name = ta_node_text(m->src, x);
+	size_t n = 0;
+	ta_values_bindings(m, fn, name, strlen(name), &n);
+	TSNode dflt = { 0 };
+	int how = n == 0 ? p1_param_binding_default(m, fn, name, &dflt) : 0;
+	free(name);
+	/* a default that is no tile (`window_size_left=-1`) leaves the value
+	 * to the caller; a power of two there is the author's fixed choice */
+	long d;
+	return how == 1 || (how == -1 && !(ta_values_int(m, dflt, &d) && d > 0 && !(d & (d - 1))));
 }
 
 /* Whether the launch value v is read from a configuration the wrapper is
@@ -674,6 +709,21 @@ static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t se
 }
 
 /* Launch keywords that fix tiles or launch options of an untuned kernel. */
+/* Whether launch l passes some tile (by keyword or position) that a
+ * helper of the project computes, a rule on the data's sizes chooses or
+ * the wrapper's caller gives. */
+static bool p1_computed_tile(ta_rule_ctx *c, const ta_launch *l)
+{
+	for (size_t pi = 0; pi < c->k->param_count; pi++) {
+		bool kw;
+		TSNode a = p1_is_tile(c->m, c->k, &c->k->params[pi]) ? ta_values_launch_arg(c->m, l, c->k, pi, &kw)
+								       : (TSNode){ 0 };
+		if (!ts_node_is_null(a) && (p1_from_helper(c->m, a) || p1_size_rule(c->m, a) || p1_caller_value(c->m, a)))
+			return true;
+	}
+	return false;
+}
+
 static ta_status p1_untuned(ta_rule_ctx *c)
 {
 	const ta_kernel_evidence *e = ta_evidence_find(c->ev, c->k->name);
@@ -700,20 +750,13 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			    !strcmp(l->kwargs[j].name, "num_stages"))
 				given = p1_from_given_config(c->m, ta_edits_node(c->m, l->kwargs[j].value_span));
 		}
-		/* a tile (by keyword or position) a helper of the project
-		 * computes, or a rule on the data's sizes chooses */
-		for (size_t pi = 0; pi < c->k->param_count && !given; pi++) {
-			bool kw;
-			TSNode a = p1_is_tile(c->m, c->k, &c->k->params[pi])
-				   ? ta_values_launch_arg(c->m, l, c->k, pi, &kw) : (TSNode){ 0 };
-			given = !ts_node_is_null(a) && (p1_from_helper(c->m, a) || p1_size_rule(c->m, a));
-		}
 		if (given) {
 			tuned_elsewhere = true;
 			continue;
 		}
 		ta_buf fixed = TA_BUF_INIT;
 		uint32_t kw_line = 0;
+		bool tile_fixed = false;
 		/* tiles passed by position, or named otherwise than BLOCK_*: a
 		 * power of two written there or held by the wrapper's names */
 		for (size_t pi = 0; pi < c->k->param_count; pi++) {
@@ -728,6 +771,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", p->name, t);
 			free(t);
 			kw_line = ts_node_start_point(a).row + 1;
+			tile_fixed = true;
 		}
 		for (size_t j = 0; j < l->kwarg_count; j++) {
 			const ta_kwarg *kw = &l->kwargs[j];
@@ -744,7 +788,8 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			 * choice read back from ctx is not backward's to make; a
 			 * value the author picks per GPU is that choice */
 			if ((tile && p1_follows_launch_tile(c, l, j, v, false)) || p1_saved_by_forward(c->m, v) ||
-			    p1_per_gpu(c->m, v) || p1_size_rule(c->m, v))
+			    p1_per_gpu(c->m, v) || p1_size_rule(c->m, v) || p1_from_helper(c->m, v) ||
+			    p1_caller_value(c->m, v))
 				continue;
 			/* a tile sized to the data that no loop or grid steps by
 			 * covers its dimension whole (a row-wise kernel's
@@ -756,6 +801,15 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 				continue;
 			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", kw->name, kw->value);
 			kw_line = kw->span.line;
+			tile_fixed |= tile;
+		}
+		/* Warps or stages beside tiles a helper of the project computes,
+		 * or a rule on the data's sizes chooses, and no fixed tile: the
+		 * author's launch rule, like warps computed from such a tile. */
+		if (!tile_fixed && p1_computed_tile(c, l)) {
+			ta_buf_free(&fixed);
+			tuned_elsewhere = true;
+			continue;
 		}
 		/* A kernel with no tile at this launch (none, or each one a
 		 * tensor's size): P1 tunes tiles, and num_warps alone is the
@@ -986,6 +1040,16 @@ typedef struct p1_seed {
 	bool keep_stages;         /* the launches' depths stay candidates on every GPU */
 	bool pin_stages, pin_warps; /* the author's num_stages=1 / num_warps=1: every config keeps it */
 	char *extra;              /* launch options every config carries (", num_ctas=1"), or NULL */
+	/* options a launch computes per call (`4 if BLOCK_D <= 64 else 8`):
+	 * each value is tried in every config, which keeps the author's choice
+	 * only where the key holds what the choice reads */
+	struct {
+		TSNode value;
+		const ta_launch *launch;
+		const char *option;
+		uint32_t line;
+	} computed[4];
+	size_t computed_count;
 } p1_seed;
 
 static void p1_seed_free(p1_seed *s)
@@ -1474,7 +1538,10 @@ static size_t p1_derived(const ta_model *m, const ta_kernel *k, const char *para
 		ta_walk_start(&cur, k->node);
 		for (;;) {
 			TSNode a = ta_walk_node(&cur);
-			if (ta_node_is(a, "assignment") || ta_node_is(a, "augmented_assignment")) {
+			/* `p += N` steps a pointer by N: p keeps the tensor it points
+			 * into, and N is no address (tileadvise's own rewrite of an
+			 * indexed loop into an advanced pointer) */
+			if (ta_node_is(a, "assignment")) {
 				TSNode l = ta_node_field(a, "left"), r = ta_node_field(a, "right");
 				if (ta_node_is(l, "identifier") && !ts_node_is_null(r)) {
 					char *lt = ta_node_text(m->src, l);
@@ -2248,9 +2315,22 @@ typedef struct p1_tile {
 typedef struct p1_tiles {
 	p1_tile v[8];
 	size_t n;
+	bool dot;                 /* the kernel (or a helper it calls) multiplies tiles */
 	bool divisible;           /* the kernel has unmasked accesses: keep what divides */
 	uint32_t divisible_line;
 } p1_tiles;
+
+/* The largest tile tried: tl.dot's operands from 16 up to 256 rows of
+ * the grid's (128 along a loop's step), which registers and shared
+ * memory bound; a kernel without a dot (a row reduction, an elementwise
+ * pass) holds a vector per program, for which chunks of thousands are the
+ * usual size. */
+static int p1_tile_hi(const p1_tiles *t, const p1_tile *p)
+{
+	if (!t->dot)
+		return 8192;
+	return p->grid ? 256 : 128;
+}
 
 static void p1_tiles_free(p1_tiles *t)
 {
@@ -2582,6 +2662,7 @@ static void p1_tile_at_launch(const ta_model *m, const ta_launch *l, p1_tile *ti
 static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_tiles *t)
 {
 	size_t launches = 0, passed[8] = { 0 };
+	t->dot = ta_kernel_reaches_op(m, (int)ki, TA_OP_BIT(TA_OP_DOT), 0);
 	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		launches++;
@@ -2648,7 +2729,7 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
 	 * launched: moving it into one-valued configs gains nothing. */
 	for (size_t x = 0; x < t->n; x++) {
 		p1_tile *tile = &t->v[x];
-		int hi = tile->grid ? 256 : 128, nv = t->divisible ? tile->seed / 2 : tile->seed * 2;
+		int hi = p1_tile_hi(t, tile), nv = t->divisible ? tile->seed / 2 : tile->seed * 2;
 		if (tile->tuned && (nv < 16 || nv > hi)) {
 			p1_tile_fix(tile, ta_xasprintf("%s=%d is outside the tiles tried (16 to %d)", tile->name,
 						       tile->seed, hi));
@@ -2659,7 +2740,7 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
 
 /* The tile dicts tried: the launched one, the grid tiles doubled, with the
  * loop tiles doubled too, and the first grid tile alone doubled; from 16
- * (tl.dot's least) to 256 (128 for loop tiles). Where the kernel relies on
+ * (tl.dot's least) to p1_tile_hi. Where the kernel relies on
  * the sizes being multiples of the tiles, the tiles only shrink (halves
  * divide what the launched tile divides). Loop tiles alone, doubled or
  * halved, when no tile is the grid's. */
@@ -2686,7 +2767,7 @@ static void p1_tile_dicts(const p1_tiles *t, p1_seed *s)
 				first = false;
 			if (p->tuned && change) {
 				int nvv = t->divisible ? v / 2 : v * 2;
-				int hi = p->grid ? 256 : 128;
+				int hi = p1_tile_hi(t, p);
 				if (nvv >= 16 && nvv <= hi)
 					v = nvv;
 			}
@@ -3020,8 +3101,8 @@ static int p1_roundtrip(const ta_model *m, const ta_kernel *k, char **why)
 					continue;
 				/* a load before the store in a loop (`acc = load(p); store(p,
 				 * acc + x)` each pass) reads what the same thread wrote: not one */
-				if (ld->span.line <= st->span.line)
-					continue;
+				if (ld->span.line <= st->span.line || ld->span.start < st->span.end)
+					continue;  /* nor one inside the store's own arguments */
 				/* tl.debug_barrier() between them orders the whole program */
 				if (memmem(m->src->text + st->span.end, ld->span.start - st->span.end, "debug_barrier", 13))
 					continue;
@@ -3132,6 +3213,159 @@ static bool p1_config_option(const char *name)
 	return false;
 }
 
+/* The values a launch option computed per call may take
+ * (`num_warps=4 if BLOCK_D <= 64 else 8`): warps a power of two from 2 to
+ * 16, stages from 2 to 8. A 1 among them is a pin for some calls, which
+ * no config list keeps. */
+static bool p1_option_choices(const ta_model *m, TSNode v, int which, long *out, size_t *count)
+{
+	if (!ta_values_int_choices(m, v, out, 4, count) || *count < 2)
+		return false;
+	for (size_t i = 0; i < *count; i++) {
+		long c = out[i];
+		if (which == 0 ? c < 2 || c > 16 || (c & (c - 1)) : c < 2 || c > 8)
+			return false;
+	}
+	return true;
+}
+
+typedef struct p1_keyed {
+	const ta_kernel *k;
+	const ta_launch *l;
+	const char *key;
+	char *unkeyed;            /* the first value read that the key does not cover */
+} p1_keyed;
+
+typedef struct p1_text_find {
+	const char *text;
+	bool found;
+} p1_text_find;
+
+static ta_values_step p1_text_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	p1_text_find *f = ctx;
+	if (ts_node_end_byte(n) - ts_node_start_byte(n) == strlen(f->text) && ta_node_text_eq(m->src, n, f->text)) {
+		f->found = true;
+		return TA_VALUES_STOP;
+	}
+	return TA_VALUES_DESCEND;
+}
+
+/* Whether launch l passes, for a parameter the key holds (any parameter
+ * when dtype: the tuner keys on every tensor argument's dtype), a value
+ * whose tree holds the text (a name, `x.shape[1]`). */
+static bool p1_key_holds(const ta_model *m, const p1_keyed *c, const char *text, bool dtype)
+{
+	for (size_t i = 0; i < c->k->param_count; i++) {
+		char *q = ta_xasprintf("\"%s\"", c->k->params[i].name);
+		bool keyed = dtype || strstr(c->key, q);
+		free(q);
+		if (!keyed)
+			continue;
+		TSNode arg = ta_values_launch_arg(m, c->l, c->k, i, NULL);
+		p1_text_find f = { .text = text };
+		if (!ts_node_is_null(arg))
+			ta_values_walk(m, arg, p1_text_visit, &f);
+		if (f.found)
+			return true;
+	}
+	return false;
+}
+
+/* The name at the root of a chain of attributes, subscripts and calls
+ * (`x` of `x.shape[1]`, of `x.size(0)`), or a null node. */
+static TSNode p1_chain_root(TSNode n)
+{
+	for (;;) {
+		if (ta_node_is(n, "attribute"))
+			n = ta_node_field(n, "object");
+		else if (ta_node_is(n, "subscript"))
+			n = ta_node_field(n, "value");
+		else if (ta_node_is(n, "call"))
+			n = ta_node_field(n, "function");
+		else
+			return ta_node_is(n, "identifier") ? n : (TSNode){ 0 };
+	}
+}
+
+static bool p1_import_alias(const ta_model *m, TSNode id)
+{
+	char *h = ta_node_text(m->src, id);
+	bool module = false;
+	for (size_t i = 0; i < m->import_count && !module; i++)
+		module = !strcmp(m->imports[i].alias, h);
+	free(h);
+	return module;
+}
+
+/* What a computed option reads, leaf by leaf: a name with no known value
+ * (a parameter of the wrapper, a size unpacked from a shape) or a chain on
+ * one (`x.shape[1]`, `x.size(0)`, `x.dtype`) is covered when a keyed
+ * argument's value holds it; what is called, module functions and GPU
+ * queries (the tuner measures on the GPU) are not data. */
+static ta_values_step p1_keyed_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	p1_keyed *c = ctx;
+	TSNode up = ta_node_parent(n);
+	if (p1_gpu_call(m, n))
+		return TA_VALUES_SKIP;
+	if ((ta_node_is(up, "attribute") && ts_node_eq(ta_node_field(up, "attribute"), n)) ||
+	    (ta_node_is(up, "keyword_argument") && ts_node_eq(ta_node_field(up, "name"), n)))
+		return TA_VALUES_SKIP;
+	bool chain = ta_node_is(n, "attribute") || ta_node_is(n, "subscript") || ta_node_is(n, "call");
+	TSNode root = chain ? p1_chain_root(n) : ta_node_is(n, "identifier") ? n : (TSNode){ 0 };
+	if (ts_node_is_null(root))
+		return TA_VALUES_DESCEND;
+	if (chain && ta_node_is(n, "call") && ts_node_eq(root, ta_node_field(n, "function")))
+		return TA_VALUES_DESCEND;  /* helper(x): its arguments are what it reads */
+	if (p1_import_alias(m, root)) {
+		/* triton.next_power_of_2(d): d is what it reads */
+		return ta_node_is(n, "call") ? TA_VALUES_DESCEND : TA_VALUES_SKIP;
+	}
+	if (ta_node_is(up, "call") && ts_node_eq(ta_node_field(up, "function"), n))
+		return TA_VALUES_SKIP;  /* the function of a call handled above */
+	TSNode v = ta_values_follow_names(m, root);
+	if (!ts_node_is_null(v) && !ts_node_eq(v, root))
+		return TA_VALUES_DESCEND;  /* the name stands for its value */
+	bool dtype = ta_node_is(n, "attribute") && ta_node_text_eq(m->src, ta_node_field(n, "attribute"), "dtype") &&
+		     ts_node_eq(ta_node_field(n, "object"), root);
+	char *text = ta_node_text(m->src, dtype ? root : n);
+	if (p1_key_holds(m, c, text, dtype)) {
+		free(text);
+		return TA_VALUES_SKIP;
+	}
+	c->unkeyed = text;
+	return TA_VALUES_STOP;
+}
+
+/* Each option a launch computes per call reads only what the key holds:
+ * per key value the tuner then tries the author's choice among the
+ * others. Refused (-1, *why) otherwise. */
+static int p1_computed_keyed(const ta_model *m, const ta_kernel *k, const p1_seed *s, const char *key, char **why)
+{
+	for (size_t i = 0; i < s->computed_count; i++) {
+		p1_keyed c = { .k = k, .l = s->computed[i].launch, .key = key };
+		ta_values_walk(m, s->computed[i].value, p1_keyed_visit, &c);
+		if (!c.unkeyed)
+			continue;
+		TSNode val = ta_values_follow(m, s->computed[i].value);
+		char *vt = ta_node_text(m->src, val);
+		for (char *p = vt; *p; p++)
+			if (*p == '\n' || *p == '\r' || *p == '\t')
+				*p = ' ';
+		int rc = ta_edits_refuse(why, "line %u: the launch computes %s=%s per call from %s, which the autotune "
+					 "key [%s] does not hold: one tuned config per key would replace the author's "
+					 "choice per call; tune %s by hand", s->computed[i].line, s->computed[i].option, vt,
+					 c.unkeyed, key, k->name);
+		free(vt);
+		free(c.unkeyed);
+		return rc;
+	}
+	return 0;
+}
+
 /* The launches' options, taken out of them for the configs: num_warps and
  * num_stages seed what is tuned, where every launch pins one to 1 that
  * stays in every config (the author's deliberate choice); num_ctas,
@@ -3170,6 +3404,25 @@ static int p1_launch_options(const ta_model *m, const ta_kernel *k, size_t ki, p
 			TSNode vn = ta_edits_node(m, kw->value_span);
 			long v = 0;
 			bool lit = ta_values_int(m, vn, &v) && v > 0 && v < 1000;
+			long choice[4];
+			size_t nc = 0;
+			if (!lit && which >= 0 && s->computed_count < 4 &&
+			    p1_option_choices(m, vn, which, choice, &nc)) {
+				/* the tuner tries each value the author computes */
+				for (size_t c = 0; c < nc; c++)
+					iset_add(which ? &s->stages : &s->warps, (int)choice[c]);
+				s->computed[s->computed_count].value = vn;
+				s->computed[s->computed_count].launch = l;
+				s->computed[s->computed_count].option = kw->name;
+				s->computed[s->computed_count++].line = kw->span.line;
+				*fixes = true;
+				passed[which]++;
+				TSNode arg = ta_edits_node(m, kw->span);
+				if (!ta_node_is(arg, "keyword_argument") || ta_edits_drop_arg(m, out, arg) != 0)
+					return ta_edits_refuse(why, "line %u: cannot take %s= out of the launch",
+							       kw->span.line, kw->name);
+				continue;
+			}
 			if (!lit && which >= 0) {
 				/* a name shows what it holds: num_warps=num_warps (4 if d <= 64 else 8) */
 				TSNode val = ta_values_follow(m, vn);
@@ -3380,6 +3633,8 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		rc = ta_edits_refuse(why, "the file does not import %s", torch ? "triton" : "torch");
 	else if (ta_edits_name_taken(m, fn))
 		rc = ta_edits_refuse(why, "the name %s() is taken", fn);
+	else
+		rc = p1_computed_keyed(m, k, &s, key, why);
 	if (rc == 0) {
 		if (tuned) {
 			p1_tile_dicts(&tiles, &s);
@@ -3412,6 +3667,16 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 				      tiles.divisible_line);
 		if (tuned && kept.len)
 			ta_buf_printf(&title, "; kept as launched: %s", ta_buf_str(&kept));
+		for (size_t i = 0; i < s.computed_count; i++) {
+			long ch[4];
+			size_t nc = 0;
+			ta_values_int_choices(m, s.computed[i].value, ch, 4, &nc);
+			ta_buf_printf(&title, "; %s, computed per call at line %u (", s.computed[i].option,
+				      s.computed[i].line);
+			for (size_t c = 0; c < nc; c++)
+				ta_buf_printf(&title, "%s%ld", c ? (c + 1 == nc ? " or " : ", ") : "", ch[c]);
+			ta_buf_printf(&title, ") from what the key holds, is tried in every config");
+		}
 		if (rmw)
 			ta_buf_printf(&title, "; %s (written back from line %u) restored after each config tried",
 				      rmw_names, wl);

@@ -39,7 +39,7 @@
 # 11 P2 look-ahead     pre p2_prefetch; rules p2_lookahead
 # 12 P1 tensor key     pre p1_mask_key, p1_lens_only / p1_unpinned, p1_two_depths (HEAD_DIM)
 #    P1 constexpr size pre p1_head_dim (K beside T: configs that fit one head dim, not another)
-#    P1 two depths     pre p1_two_depths (computed: refused) / p1_one_depth; golden p1_rmw
+#    P1 two depths     pre p1_two_depths (computed from HEAD_DIM: tuned) / p1_one_depth; golden p1_rmw
 #    P1 tile ratio     pre p1_tile_ratio / p1_tile_ratio_ok (a kernel computing BLOCK_M // BLOCK_N)
 #    P1 test fixture   pre p1_in_test / p1_in_test_ok (a kernel declared inside def test_...)
 #    P1 author's key   pre p1_cache_key (a rounded stand-in), p1_sibling_key / p1_sibling_key_ok
@@ -71,8 +71,8 @@
 #                      (EVEN_K after them); golden p2_tab_crlf
 #    P1 launch options pre p1_num_ctas, p1_maxnreg_bound (into every config), p1_opts_splat,
 #                      p1_maxnreg_computed / p1_unpinned
-#    P1 computed opts  pre p1_computed_bound, p1_computed_helper, p1_computed_warps,
-#                      p1_computed_stages, p1_two_depths / p1_one_depth, p1_unpinned; golden p1_untuned
+#    P1 computed opts  pre p1_computed_rows, p1_computed_helper, p1_computed_warps,
+#                      p1_computed_stages / p1_computed_bound, p1_computed_dtype, p1_two_depths; golden p1_untuned
 #    P1 round-trips    pre p1_scratch, p1_scratch_named, p1_scratch_helper, p1_one_warp,
 #                      p1_race_comment / p1_scratch_ok
 #    P1 widening RMW   pre p1_widen_rmw, p1_widen_rmw_named, p1_widen_rmw_helper / p1_widen_reset
