@@ -2142,6 +2142,7 @@ typedef struct shape_info {
 	bool arange;              /* a tl.arange flows in: at least 1D */
 	bool block_ptr;
 	bool loaded;              /* a loaded value flows in (a gather) */
+	uint32_t loaded_at;       /* where the first such load starts, + 1 */
 	unsigned direct;          /* the dims spanned outside loaded values */
 	bool bare;                /* a range not given an axis (`+ tl.arange(0, C)`):
 				     it broadcasts on the last one */
@@ -2196,6 +2197,8 @@ static void merge_given_axes(shape_info *out, const shape_info *inner)
 	out->arange |= inner->arange;
 	out->block_ptr |= inner->block_ptr;
 	out->loaded |= inner->loaded;
+	if (!out->loaded_at)
+		out->loaded_at = inner->loaded_at;
 	out->branchy |= inner->branchy;
 	out->dims |= inner->dims;
 	out->direct |= inner->direct;
@@ -2380,8 +2383,11 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				size_t nlseen = 0;
 				shape_of(b, k, call_arg(n, 0), before, depth + 1, &lseen, &nlseen, &inner);
 				ta_strv_free(lseen, nlseen);
-				if (inner.arange || inner.dims)
+				if (inner.arange || inner.dims) {
 					out->loaded = true;
+					if (!out->loaded_at)
+						out->loaded_at = ts_node_start_byte(n) + 1;
+				}
 				out->arange |= inner.arange;
 				out->dims |= inner.dims;
 				out->branchy |= inner.branchy;
@@ -2524,6 +2530,7 @@ static void classify_pointers(builder *b)
 					__builtin_popcount(si.dims) >= 2 ? TA_PTR_2D :
 					si.arange || si.dims ? TA_PTR_1D : TA_PTR_SCALAR;
 			op->gather = si.loaded && op->ptr_shape == TA_PTR_2D;
+			op->gather_at = op->gather ? si.loaded_at : 0;
 			op->lookup = op->gather && !si.direct;
 		}
 		free(sm.slots);

@@ -79,6 +79,44 @@ static bool s1_shape_flag(const ta_rule_ctx *c, TSNode cond)
  * same access through a descriptor (`if USE_TMA: x = desc.load(...) else:
  * x = tl.load(...)`, or the same as a conditional expression): the fast
  * form is there already, this is its fallback. */
+/* Where a gathered access's index comes from: the line of the load that
+ * gives the rows, and, when that load sits in a branch that does not also
+ * hold the access (`if HAS_VALIDS: offs = tl.load(valids + offs)`), the
+ * branch's condition as "when C" or "unless C" (caller frees; NULL when
+ * every path gathers). */
+static char *s1_gather_when(const ta_rule_ctx *c, const ta_op *op, uint32_t *line)
+{
+	*line = 0;
+	if (!op->gather_at)
+		return NULL;
+	TSNode root = ta_syntax_root(c->m->syn);
+	TSNode ld = ta_node_named_at(root, op->gather_at - 1, op->gather_at - 1);
+	if (ts_node_is_null(ld))
+		return NULL;
+	*line = ts_node_start_point(ld).row + 1;
+	for (TSNode p = ta_node_parent(ld), below = ld; !ts_node_is_null(p); below = p, p = ta_node_parent(p)) {
+		if (ta_node_is(p, "function_definition"))
+			break;
+		if (op->span.start >= ts_node_start_byte(p) && op->span.start < ts_node_end_byte(p))
+			break;  /* the access is in the same arm */
+		bool arm_if = ta_node_is(p, "if_statement") || ta_node_is(p, "elif_clause");
+		if (arm_if && !ts_node_eq(below, ta_node_field(p, "condition"))) {
+			char *cond = ta_node_text(c->m->src, ta_node_field(p, "condition"));
+			char *w = ta_xasprintf("when %s", cond);
+			free(cond);
+			return w;
+		}
+		if (ta_node_is(p, "else_clause")) {
+			TSNode i = ta_node_parent(p);
+			char *cond = ta_node_text(c->m->src, ta_node_field(i, "condition"));
+			char *w = ta_xasprintf("unless %s", cond);
+			free(cond);
+			return w;
+		}
+	}
+	return NULL;
+}
+
 static bool s1_fast_form_beside(const ta_rule_ctx *c, const ta_op *op)
 {
 	bool store = op->kind == TA_OP_STORE;
@@ -323,12 +361,32 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		long step = op->arg_count ? s1_last_step(c, ta_rule_node(c, op->args[0]), op->span.start, rank, 0) : 0;
 		ta_finding *f;
 		if (op->gather) {
+			/* TMA gathers and scatters rows on Blackwell only: on Hopper
+			 * the finding says so, and that an index given only under a
+			 * flag leaves a plain tile, which a descriptor loads anywhere */
 			bool store = op->kind == TA_OP_STORE;
-			f = ta_rule_add(c, op->span,
-				"%s%s%s tile %s through a %s %dD pointer `%s` (rows from a loaded index): "
-				"a descriptor %s is the fast form", op->target ? "`" : "",
-				op->target ? op->target : "a", op->target ? "`" : "", what, store ? "scattered" : "gathered",
-				rank, ptr, store ? "scatter" : "gather");
+			uint32_t il = 0;
+			char *when = s1_gather_when(c, op, &il);
+			char from[64] = "a loaded index";
+			if (il)
+				snprintf(from, sizeof from, "the index loaded at line %u", il);
+			if (when)
+				f = ta_rule_add(c, op->span,
+					"%s%s%s tile %s through a 2D pointer `%s` whose rows come from %s %s, and "
+					"otherwise form a plain tile: a descriptor %s is the fast form of the first "
+					"on Blackwell (sm_100 and later; Hopper's TMA has no row %s), a descriptor %s "
+					"of the second on Hopper too", op->target ? "`" : "",
+					op->target ? op->target : "a", op->target ? "`" : "", what, ptr, from, when,
+					store ? "scatter" : "gather", store ? "scatter" : "gather",
+					store ? "store" : "load");
+			else
+				f = ta_rule_add(c, op->span,
+					"%s%s%s tile %s through a %s %dD pointer `%s` (rows from %s): a descriptor %s "
+					"is the fast form on Blackwell (sm_100 and later); Hopper's TMA has no row %s",
+					op->target ? "`" : "", op->target ? op->target : "a", op->target ? "`" : "", what,
+					store ? "scattered" : "gathered", rank, ptr, from, store ? "scatter" : "gather",
+					store ? "scatter" : "gather");
+			free(when);
 			f->tags |= TA_TAG_GUIDED;
 		} else if (step) {
 			f = ta_rule_add(c, op->span,
