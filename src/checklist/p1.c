@@ -132,6 +132,139 @@ static int p1_param_binding_default(const ta_model *m, TSNode fn, const char *na
 	return 0;
 }
 
+/* The file's calls of plain names (`f(...)`), sorted by name, built once
+ * per model: where a wrapper is called from, and what it is given. */
+typedef struct p1_call {
+	const char *name;         /* into the file's text */
+	uint32_t len;
+	TSNode call;
+} p1_call;
+
+typedef struct p1_calls {
+	p1_call *v;
+	size_t n;
+} p1_calls;
+
+static int p1_call_cmp(const void *a, const void *b)
+{
+	const p1_call *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->name, y->name, n);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static void *p1_build_calls(const ta_model *m)
+{
+	p1_calls *c = ta_xcalloc(1, sizeof *c);
+	size_t cap = 0;
+	ta_walk w;
+	ta_walk_start(&w, ta_syntax_root(m->syn));
+	for (;;) {
+		TSNode n = ta_walk_node(&w);
+		TSNode f = ta_node_is(n, "call") ? ta_node_field(n, "function") : (TSNode){ 0 };
+		if (ta_node_is(f, "identifier")) {
+			if (c->n == cap) {
+				cap = cap ? cap * 2 : 64;
+				c->v = ta_xrealloc(c->v, cap * sizeof *c->v);
+			}
+			uint32_t a = ts_node_start_byte(f);
+			c->v[c->n++] = (p1_call){ m->src->text + a, ts_node_end_byte(f) - a, n };
+		}
+		if (!ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	if (c->n)
+		qsort(c->v, c->n, sizeof *c->v, p1_call_cmp);
+	return c;
+}
+
+static void p1_free_calls(void *p)
+{
+	p1_calls *c = p;
+	free(c->v);
+	free(c);
+}
+
+/* Whether every call of function fn in the file passes a literal for its
+ * parameter name (by keyword, or at position pos): the wrapper's callers
+ * fix it there. False when the file never calls fn. */
+static bool p1_callers_fix(const ta_model *m, TSNode fn, const char *name, int pos)
+{
+	const p1_calls *c = ta_index_cached(m, p1_build_calls, p1_free_calls);
+	TSNode fname = ta_node_field(fn, "name");
+	if (ts_node_is_null(fname) || !c->n)
+		return false;
+	uint32_t a = ts_node_start_byte(fname);
+	p1_call key = { .name = m->src->text + a, .len = ts_node_end_byte(fname) - a };
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p1_call_cmp(&c->v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t calls = 0;
+	for (size_t i = lo; i < c->n && !p1_call_cmp(&c->v[i], &key); i++) {
+		TSNode args = ta_node_field(c->v[i].call, "arguments"), given = { 0 };
+		uint32_t na = ta_node_named_count(args);
+		int at = 0;
+		for (uint32_t j = 0; j < na && ts_node_is_null(given); j++) {
+			TSNode x = ta_node_named_child(args, j);
+			if (ta_node_is(x, "keyword_argument")) {
+				if (ta_node_text_eq(m->src, ta_node_field(x, "name"), name))
+					given = ta_node_field(x, "value");
+			} else if (ta_node_is(x, "list_splat") || ta_node_is(x, "dictionary_splat")) {
+				return false;
+			} else if (at++ == pos) {
+				given = x;
+			}
+		}
+		long v;
+		if (ts_node_is_null(given) || !ta_values_int(m, given, &v))
+			return false;
+		calls++;
+	}
+	return calls > 0;
+}
+
+/* The place of parameter name among fn's positional parameters, or -1. */
+static int p1_param_place(const ta_model *m, TSNode fn, const char *name)
+{
+	TSNode ps = ta_node_field(fn, "parameters");
+	int at = 0;
+	for (uint32_t i = 0; i < ta_node_named_count(ps); i++) {
+		TSNode p = ta_node_named_child(ps, i);
+		if (ta_node_is(p, "keyword_separator") || ta_node_is(p, "list_splat_pattern") ||
+		    ta_node_is(p, "dictionary_splat_pattern"))
+			return -1;
+		TSNode id = ta_node_is(p, "identifier") ? p : ta_node_is(p, "typed_parameter") ? ta_node_named_child(p, 0)
+			    : ta_node_field(p, "name");
+		if (ta_node_is(id, "identifier") && ta_node_text_eq(m->src, id, name))
+			return at;
+		at++;
+	}
+	return -1;
+}
+
+/* Whether the launch value v is a parameter of the wrapper (bound nowhere
+ * else in it) for which every call in the file passes a literal. */
+static bool p1_fixed_by_callers(const ta_model *m, TSNode v)
+{
+	TSNode x = ta_node_unparen(ta_values_follow(m, v));
+	TSNode fn = ta_node_is(x, "identifier") ? ta_node_ancestor(x, "function_definition") : (TSNode){ 0 };
+	if (ts_node_is_null(fn))
+		return false;
+	char *name = ta_node_text(m->src, x);
+	size_t n = 0;
+	ta_values_bindings(m, fn, name, strlen(name), &n);
+	bool fixed = n == 0 && p1_param_binding(m, fn, name) != 0 &&
+		     p1_callers_fix(m, fn, name, p1_param_place(m, fn, name));
+	free(name);
+	return fixed;
+}
+
 /* Whether the launch value v is a parameter of the wrapper that the
  * caller passes (no default, or None) and the wrapper never binds again
  * (`WINDOW_SIZE=window_size`, `CHUNK=chunk_size`): the caller's value, a
@@ -139,6 +272,10 @@ static int p1_param_binding_default(const ta_model *m, TSNode fn, const char *na
 static bool p1_caller_value(const ta_model *m, TSNode v)
 {
 	TSNode x = ta_node_unparen(ta_values_follow(m, v));
+	/* int(block_size): the caller's value still */
+	if (ta_node_is(x, "call") && ta_node_text_eq(m->src, ta_node_field(x, "function"), "int") &&
+	    ta_node_named_count(ta_node_field(x, "arguments")) == 1)
+		x = ta_node_unparen(ta_values_follow(m, ta_node_named_child(ta_node_field(x, "arguments"), 0)));
 	if (!ta_node_is(x, "identifier"))
 		return false;
 	TSNode fn = ta_node_ancestor(x, "function_definition");
@@ -149,11 +286,16 @@ static bool p1_caller_value(const ta_model *m, TSNode v)
 	ta_values_bindings(m, fn, name, strlen(name), &n);
 	TSNode dflt = { 0 };
 	int how = n == 0 ? p1_param_binding_default(m, fn, name, &dflt) : 0;
-	free(name);
 	/* a default that is no tile (`window_size_left=-1`) leaves the value
-	 * to the caller; a power of two there is the author's fixed choice */
+	 * to the caller; a power of two there is the author's fixed choice,
+	 * and so are literals every caller in the file passes
+	 * (`_gemm(x, w, block_size_m=32, num_warps=8)` per decode/prefill) */
 	long d;
-	return how == 1 || (how == -1 && !(ta_values_int(m, dflt, &d) && d > 0 && !(d & (d - 1))));
+	bool given = how == 1 || (how == -1 && !(ta_values_int(m, dflt, &d) && d > 0 && !(d & (d - 1))));
+	if (given && p1_callers_fix(m, fn, name, p1_param_place(m, fn, name)))
+		given = false;
+	free(name);
+	return given;
 }
 
 /* Whether the launch value v is read from a configuration the wrapper is
@@ -551,6 +693,59 @@ static bool p1_size_rule(const ta_model *m, TSNode v)
 	return found;
 }
 
+/* Whether the condition reads a tensor's size (through the wrapper's
+ * names: `next_pow2_M <= 32` with next_pow2_M from M, M from x.shape). */
+static bool p1_size_test(const ta_model *m, TSNode cond)
+{
+	bool found = false;
+	if (!ts_node_is_null(cond))
+		ta_values_walk(m, cond, p1_size_visit, &found);
+	return found;
+}
+
+/* The statement st lies in an arm of an if (or elif) that tests a size. */
+static bool p1_in_size_branch(const ta_model *m, TSNode st)
+{
+	for (TSNode p = ta_node_parent(st), below = st; !ts_node_is_null(p); below = p, p = ta_node_parent(p)) {
+		if (ta_node_is(p, "function_definition"))
+			break;
+		if ((ta_node_is(p, "if_statement") || ta_node_is(p, "elif_clause")) &&
+		    !ts_node_eq(below, ta_node_field(p, "condition")) && p1_size_test(m, ta_node_field(p, "condition")))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the launch value v (through the name it is unpacked from) is
+ * chosen per size by an if chain: every binding of the name in the wrapper
+ * sits in an arm of an if that tests a tensor's size, or is a conditional
+ * on one (`if next_pow2_M <= 32: tile_shape = (64, 64, 256) elif ...`,
+ * then `bm, bn, bk = tile_shape`). The author's size rule, as p1_size_rule
+ * reads it written as one expression. */
+static bool p1_size_branches(const ta_model *m, TSNode v)
+{
+	TSNode x = p1_unpacked_value(m, v);
+	if (!ta_node_is(x, "identifier"))
+		return false;
+	TSNode fn = ta_node_ancestor(x, "function_definition");
+	if (ts_node_is_null(fn))
+		return false;
+	char *name = ta_node_text(m->src, x);
+	size_t n;
+	const ta_values_binding *d = ta_values_bindings(m, fn, name, strlen(name), &n);
+	free(name);
+	bool all = n > 0;
+	for (size_t i = 0; i < n && all; i++) {
+		if (p1_in_size_branch(m, d[i].binding))
+			continue;
+		TSNode r = ta_node_is(d[i].binding, "assignment") ? ta_node_unparen(ta_node_field(d[i].binding, "right"))
+								    : (TSNode){ 0 };
+		all = ta_node_is(r, "conditional_expression") && ta_node_named_count(r) == 3 &&
+		      p1_size_test(m, ta_node_named_child(r, 1));
+	}
+	return all;
+}
+
 /* A launch value that is a tensor's size: `x.shape[-1]`, `x.size(1)`, or
  * arithmetic of such sizes and integers (`triton.cdiv(head_size, 32)`),
  * here or through the wrapper's names. A cache block or a head size passed
@@ -718,10 +913,31 @@ static bool p1_computed_tile(ta_rule_ctx *c, const ta_launch *l)
 		bool kw;
 		TSNode a = p1_is_tile(c->m, c->k, &c->k->params[pi]) ? ta_values_launch_arg(c->m, l, c->k, pi, &kw)
 								       : (TSNode){ 0 };
-		if (!ts_node_is_null(a) && (p1_from_helper(c->m, a) || p1_size_rule(c->m, a) || p1_caller_value(c->m, a)))
+		if (!ts_node_is_null(a) && (p1_from_helper(c->m, a) || p1_size_rule(c->m, a) || p1_caller_value(c->m, a) ||
+					    p1_size_branches(c->m, a)))
 			return true;
 	}
 	return false;
+}
+
+static TSNode p1_grid_node(const ta_model *m, const ta_launch *l);
+
+/* A launch of one program (`k[(1,)](...)`, through a name too): a serial
+ * step (a prefix, a finalisation) whose tiles are built around the counts
+ * it covers, with no occupancy or waves for a config to trade. Two fresh
+ * judges read P1 there as false. */
+static bool p1_single_program(const ta_model *m, const ta_launch *l)
+{
+	TSNode g = ta_node_unparen(ta_values_follow(m, p1_grid_node(m, l)));
+	if (!ta_node_is(g, "tuple") && !ta_node_is(g, "list"))
+		return false;
+	uint32_t n = ta_node_named_count(g);
+	for (uint32_t i = 0; i < n; i++) {
+		long v;
+		if (!ta_values_int(m, ta_node_named_child(g, i), &v) || v != 1)
+			return false;
+	}
+	return n > 0;
 }
 
 static ta_status p1_untuned(ta_rule_ctx *c)
@@ -737,7 +953,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
 		/* a pytest function's launch checks values, it is no launch path
 		 * whose tiles anyone tunes */
-		if (l->host >= 0 && ta_rule_host_is_test(&c->m->hosts[l->host]))
+		if ((l->host >= 0 && ta_rule_host_is_test(&c->m->hosts[l->host])) || p1_single_program(c->m, l))
 			continue;
 		/* a launch whose tiles or options come (any of them) from a
 		 * configuration the wrapper is given or looks up is tuned there:
@@ -764,8 +980,12 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			bool kw;
 			TSNode a = p1_is_tile(c->m, c->k, p) ? ta_values_launch_arg(c->m, l, c->k, pi, &kw) : (TSNode){ 0 };
 			long v;
-			if (ts_node_is_null(a) || (kw && p1_named_tile(c->m, c->k, p)) || !ta_values_int(c->m, a, &v) || v <= 0 ||
-			    (v & (v - 1)) || !p1_tile_steps(c->m, c->k, p->name) || p1_saved_by_forward(c->m, a))
+			if (ts_node_is_null(a) || (kw && p1_named_tile(c->m, c->k, p)) || !p1_tile_steps(c->m, c->k, p->name) ||
+			    p1_saved_by_forward(c->m, a))
+				continue;
+			/* a power of two written there, or passed as a literal by every
+			 * caller of the wrapper in the file */
+			if (ta_values_int(c->m, a, &v) ? v <= 0 || (v & (v - 1)) : !p1_fixed_by_callers(c->m, a))
 				continue;
 			char *t = ta_node_text(c->m->src, a);
 			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", p->name, t);
@@ -789,7 +1009,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			 * value the author picks per GPU is that choice */
 			if ((tile && p1_follows_launch_tile(c, l, j, v, false)) || p1_saved_by_forward(c->m, v) ||
 			    p1_per_gpu(c->m, v) || p1_size_rule(c->m, v) || p1_from_helper(c->m, v) ||
-			    p1_caller_value(c->m, v))
+			    p1_caller_value(c->m, v) || p1_size_branches(c->m, v))
 				continue;
 			/* a tile sized to the data that no loop or grid steps by
 			 * covers its dimension whole (a row-wise kernel's
