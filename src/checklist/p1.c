@@ -1044,7 +1044,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 				f->tags |= TA_TAG_PER_GPU_CHOICE;
 			if (e && e->median_ns > 0 && e->median_ns < P1_SHORT_LAUNCH_NS)
 				f->measure = ta_xasprintf(
-					"each launch runs %.1f us on the GPU: the autotuner adds host work to every "
+					"each launch runs %.1f µs on the GPU: the autotuner adds host work to every "
 					"call (its key, its cache lookup), which can cost more than a better config "
 					"saves at this size; time the whole call, not only the kernel",
 					e->median_ns / 1e3);

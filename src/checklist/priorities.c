@@ -146,7 +146,7 @@ ta_status ta_detect_p7(ta_rule_ctx *c)
 		ta_finding *f = ta_rule_add(c, where,
 			"`%s` launches %.0f short programs on %u SMs: a persistent loop over tiles saves "
 			"the per-program start", c->k->name, blocks, c->ev->sm_count);
-		f->measure = ta_xasprintf("%.0f blocks, %.1f waves, median %.1f us", blocks, e->waves, e->median_ns / 1e3);
+		f->measure = ta_xasprintf("%.0f blocks, %.1f waves, median %.1f µs", blocks, e->waves, e->median_ns / 1e3);
 		return TA_STATUS_APPLIES;
 	}
 	if (c->k->persistent && e->waves > 0 && e->waves < 0.5 && e->occupancy > 0) {

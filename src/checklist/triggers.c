@@ -447,7 +447,7 @@ ta_status ta_detect_t4(ta_rule_ctx *c)
 	ta_finding *f = ta_rule_add(c, c->k->def_span,
 				    "`%s` uses descriptors for its tiles but runs %.2fx the baseline's time",
 				    c->k->name, e->baseline_ratio);
-	f->measure = ta_xasprintf("median %.1f us vs baseline ratio %.2f", e->median_ns / 1e3, e->baseline_ratio);
+	f->measure = ta_xasprintf("median %.1f µs vs baseline ratio %.2f", e->median_ns / 1e3, e->baseline_ratio);
 	return TA_STATUS_APPLIES;
 }
 
@@ -467,7 +467,7 @@ static ta_status t5_from_ceilings(ta_rule_ctx *c, const ta_kernel_evidence *e)
 				    "`%s` runs far below both ceilings (DRAM %.1f%%, SM %.1f%% of peak) with no "
 				    "baseline to compare: check raw 2D loads, broadcast+dot and fixed tiles first",
 				    c->k->name, e->dram_pct, e->sm_pct);
-	f->measure = ta_xasprintf("median %.1f us; DRAM %.1f%%, SM %.1f%% of peak (--deep counters)",
+	f->measure = ta_xasprintf("median %.1f µs; DRAM %.1f%%, SM %.1f%% of peak (--deep counters)",
 				  e->median_ns / 1e3, e->dram_pct, e->sm_pct);
 	return TA_STATUS_APPLIES;
 }
@@ -487,6 +487,6 @@ ta_status ta_detect_t5(ta_rule_ctx *c)
 	ta_finding *f = ta_rule_add(c, c->k->def_span,
 				    "`%s` runs %.1fx the baseline's time: check raw 2D loads, broadcast+dot and fixed tiles first",
 				    c->k->name, e->baseline_ratio);
-	f->measure = ta_xasprintf("median %.1f us, %.1fx the baseline", e->median_ns / 1e3, e->baseline_ratio);
+	f->measure = ta_xasprintf("median %.1f µs, %.1fx the baseline", e->median_ns / 1e3, e->baseline_ratio);
 	return TA_STATUS_APPLIES;
 }

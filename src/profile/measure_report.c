@@ -67,7 +67,7 @@ static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main, bool s
 		      c->block[2], c->regs, c->smem_static, c->smem_dynamic, c->local_per_thread);
 	if (g->n_durations > 0) {
 		const ta_summary *s = &g->summary;
-		ta_buf_printf(b, "      median %.1f us  IQR %.1f us  p95 %.1f us  CV %.1f%%  n=%zu",
+		ta_buf_printf(b, "      median %.1f µs  IQR %.1f µs  p95 %.1f µs  CV %.1f%%  n=%zu",
 			      s->median / 1e3, s->iqr / 1e3, s->p95 / 1e3, s->cv * 100, s->count);
 		if (shares)
 			ta_buf_printf(b, "  %.0f%% of the GPU time", g->share * 100);
@@ -81,8 +81,8 @@ static void text_group(ta_buf *b, const ta_kernel_group *g, bool is_main, bool s
 		ta_buf_printf(b, "      GPU times of %zu of %zu launches (adaptive tracing: the rest counted)\n",
 			      g->n_durations + g->warmup + g->n_tune, g->launches);
 	if (g->n_period) {
-		ta_buf_printf(b, "      time per call %.1f us (median host time from the kernel's previous launch "
-			      "to this one, IQR %.1f-%.1f us, n=%llu)", g->period_ns / 1e3, g->period_q1_ns / 1e3,
+		ta_buf_printf(b, "      time per call %.1f µs (median host time from the kernel's previous launch "
+			      "to this one, IQR %.1f-%.1f µs, n=%llu)", g->period_ns / 1e3, g->period_q1_ns / 1e3,
 			      g->period_q3_ns / 1e3, (unsigned long long)g->n_period);
 		if (g->n_durations && g->period_ns > 0 && g->summary.median <= g->period_ns)
 			ta_buf_printf(b, ": GPU %.0f%% of it", 100 * g->summary.median / g->period_ns);
@@ -118,7 +118,7 @@ static void text_autotune(ta_buf *b, const ta_autotune_table *t)
 	if (t->seconds >= 0)
 		ta_buf_printf(b, ", tuning took %.2f s", t->seconds);
 	ta_buf_puts(b, t->tunings ? " (Triton's report)\n" : " (no report from Triton: chosen = steady state)\n");
-	ta_buf_puts(b, "    launches  median us  grid        block  regs  smem B  occupancy            config\n");
+	ta_buf_puts(b, "    launches  median µs  grid        block  regs  smem B  occupancy            config\n");
 	for (size_t i = 0; i < t->n_rows; i++) {
 		const ta_autotune_row *r = &t->rows[i];
 		char med[32] = "-", grid[40], occ[40] = "-";
@@ -161,7 +161,7 @@ static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_in
 		for (size_t g = 0; g < k->n_groups; g++)
 			steady += k->groups[g].n_durations > 0;
 		if (steady > 1)
-			ta_buf_printf(b, "  per call %.1f us over %zu steady launches of %zu shapes\n",
+			ta_buf_printf(b, "  per call %.1f µs over %zu steady launches of %zu shapes\n",
 				      k->steady_total_ns / (double)k->steady_calls / 1e3, k->steady_calls, steady);
 		for (size_t g = 0; g < k->n_groups; g++)
 			text_group(b, &k->groups[g], g == k->main_group, steady > 1);
@@ -175,7 +175,7 @@ static void text_measurement(ta_buf *b, const ta_measurement *m, const ta_gpu_in
 			char *name = display_name(m->others[i].name);
 			/* a record's name is any text: a line break of it would be a
 			 * line of ours ("::error ..." to a CI log) */
-			ta_buf_printf(b, "%s %s (%zu, %.1f us)", i ? "," : ";", ta_text_name(name), m->others[i].launches,
+			ta_buf_printf(b, "%s %s (%zu, %.1f µs)", i ? "," : ";", ta_text_name(name), m->others[i].launches,
 				      m->others[i].total_ns / 1e3);
 			free(name);
 		}
@@ -556,7 +556,7 @@ void ta_measure_compare_text(const ta_measurement *base, const ta_measurement *m
 		char how[64] = "";
 		if (cs[i].by_phase && cs[i].cmp.phases > 1)
 			snprintf(how, sizeof how, " (%zu phases compared in order)", cs[i].cmp.phases);
-		fprintf(out, "vs baseline: %s %.1f us -> %.1f us, ratio %.3f [%.3f, %.3f]: %s%s\n",
+		fprintf(out, "vs baseline: %s %.1f µs -> %.1f µs, ratio %.3f [%.3f, %.3f]: %s%s\n",
 			ta_text_name(cs[i].name), cs[i].before_median_ns / 1e3, cs[i].after_median_ns / 1e3,
 			cs[i].cmp.ratio, cs[i].cmp.lo, cs[i].cmp.hi,
 			ta_verdict_name(cs[i].cmp.verdict), how);

@@ -46,7 +46,7 @@ static void on_signal(int sig)
 
 static void us(char *b, size_t n, double ns)
 {
-	snprintf(b, n, "%.1f us", ns / 1e3);
+	snprintf(b, n, "%.1f µs", ns / 1e3);
 }
 
 static const char *verdict_text(const ta_change *c)

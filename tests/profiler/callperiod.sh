@@ -20,10 +20,10 @@ for fmt in text json; do
 done
 # 799 launches of the chosen config counted by the callback, 252 of them
 # timed (the first 32 or so in full, then one a millisecond); the period
-# of the loop (the script's own perf_counter said 196.4 us) next to 143 us.
+# of the loop (the script's own perf_counter said 196.4 µs) next to 143 µs.
 grep -q "GPU times of 252 of 799 launches (adaptive tracing" "$tmp/got.text"
 result $? "the sampled launches are said, with the counted ones"
-grep -q "time per call 193.7 us (median host time from the kernel's previous launch to this one, IQR 48.1-203.5 us, n=799): GPU 74% of it" "$tmp/got.text"
+grep -q "time per call 193.7 µs (median host time from the kernel's previous launch to this one, IQR 48.1-203.5 µs, n=799): GPU 74% of it" "$tmp/got.text"
 result $? "the time per call of the dominant shape, with the GPU's share of it"
 grep -q "at::native::vectorized_elementwise_kernel (948," "$tmp/got.text"
 result $? "other kernels' launches are the counted ones"

@@ -17,13 +17,13 @@ cmp_runs() {  # cmp_runs BEFORE AFTER EXPECTED-LINE DESCRIPTION
 	[ "$got" = "$3" ]
 	result $? "$4" "want: $3" "got:  $got"
 }
-cmp_runs 2 3 "vs baseline: gemma_attn_fwd 1906.8 us -> 1908.8 us, ratio 1.001 [0.986, 1.006]: within noise (8 phases compared in order)" \
+cmp_runs 2 3 "vs baseline: gemma_attn_fwd 1906.8 µs -> 1908.8 µs, ratio 1.001 [0.986, 1.006]: within noise (8 phases compared in order)" \
 	"S5 step: 8 phases paired, within noise"
-cmp_runs 3 4 "vs baseline: gemma_attn_fwd 1908.8 us -> 1914.6 us, ratio 1.003 [0.986, 1.017]: within noise (8 phases compared in order)" \
+cmp_runs 3 4 "vs baseline: gemma_attn_fwd 1908.8 µs -> 1914.6 µs, ratio 1.003 [0.986, 1.017]: within noise (8 phases compared in order)" \
 	"S3 step: 8 phases paired, within noise"
 # The figures are the dominant shapes' (most GPU time); the runs launched
 # other sets of shapes, so they are not comparable.
-cmp_runs 4 5 "vs baseline: gemma_attn_fwd 1928.9 us -> 795.5 us, ratio 0.412 [0.410, 0.551]: not comparable: the launch configuration changed" \
+cmp_runs 4 5 "vs baseline: gemma_attn_fwd 1928.9 µs -> 795.5 µs, ratio 0.412 [0.410, 0.551]: not comparable: the launch configuration changed" \
 	"S6 step: phases and configurations changed, not comparable"
 # Metric by metric, as Nsight Compute's baseline view (issue 30): the main
 # launch shapes' launches, threads, blocks, registers, memory, occupancy and

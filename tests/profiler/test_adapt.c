@@ -50,7 +50,7 @@ static void test_interval(void **state)
 	assert_false(ta_adapt_median_tight(x, 0, 0, 0.01, NULL, NULL));
 }
 
-/* Launches every 10 us; each launch's GPU time arrives (as if from its
+/* Launches every 10 µs; each launch's GPU time arrives (as if from its
  * record) right away; decisions after every 16 launches, as buffers do. */
 static void test_converges_then_samples(void **state)
 {
@@ -78,9 +78,9 @@ static void test_converges_then_samples(void **state)
 	assert_int_equal(s->traced, traced);
 	/* full until about 30 samples settled it (decided every 16) */
 	assert_true(first_untraced >= 31 && first_untraced <= 48);
-	/* then one per ms of 10 us launches: 1 in 100 */
+	/* then one per ms of 10 µs launches: 1 in 100 */
 	assert_true(traced > 200 && traced < 300);
-	/* the period: every launch 10 us after the previous one */
+	/* the period: every launch 10 µs after the previous one */
 	assert_int_equal(s->n_period, 19999);
 	assert_true(fabs(ta_adapt_period_quantile(s, 0.5) - 10000) < 0.01 * 10000);
 	ta_adapt_free(&a);
@@ -174,7 +174,7 @@ static void test_periods(void **state)
 	for (size_t i = 0; i < 1000; i++) {
 		ta_adapt_launch(&a, &fa, "k", i % 2 ? G2 : G1, BL, 0, t);
 		ta_adapt_launch(&a, &fb, "other", G1, BL, 0, t + 3000);
-		t += i % 2 ? 50000 : 20000;   /* k(G1) ... 20 us ... k(G2) ... 50 us ... k(G1) */
+		t += i % 2 ? 50000 : 20000;   /* k(G1) ... 20 µs ... k(G2) ... 50 µs ... k(G1) */
 	}
 	assert_int_equal(a.n_kernels, 2);
 	const ta_adapt_shape *g1 = &a.shapes[0], *o = &a.shapes[1], *g2 = &a.shapes[2];

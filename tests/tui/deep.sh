@@ -37,7 +37,7 @@ ta_keys q
 ta_wait "^EXIT=0" >/dev/null
 
 ta_start 140 50 "cd '$work' && env LC_ALL=C LANG=C NO_COLOR=1 '$TILEADVISE' --no-profile matmul.py"
-ta_wait "matmul_kernel +2004\.5 us" >/dev/null
+ta_wait "matmul_kernel +2004\.5 µs" >/dev/null
 ta_keys g
 ta_wait "(│|\|) T3 (·|-) " >/dev/null
 ta_step_to S1 >/dev/null

@@ -428,7 +428,7 @@ static void test_tuning_refusals(void **state)
 		"    for i in range(n):\n"
 		"        tl.store(x_ptr + i * BLOCK + offs, 0.0, mask=offs < tl.load(lens + i))\n\n\n"
 		"def run(x, lens):\n"
-		"    k[(1,)](x, lens, lens.numel(), BLOCK=256, num_warps=4)\n",
+		"    k[(x.shape[0],)](x, lens, lens.numel(), BLOCK=256, num_warps=4)\n",
 		"P1", "line 7: of what k reads in a mask, range or cdiv, lens is a tensor, n is in do_not_specialize");
 	/* S8: the key holds the length rounded on purpose (seqlen // 32): no
 	 * finding, so no edit adds the raw length. */

@@ -215,7 +215,7 @@ static void test_p1_short_launches(void **state)
 	ta_rules_result *r = run_with(short_copy_src, &ev, &a);
 	assert_int_equal(status_of(r, "P1"), TA_STATUS_APPLIES);
 	assert_non_null(p1_measure(r));
-	assert_non_null(strstr(p1_measure(r), "each launch runs 5.3 us on the GPU"));
+	assert_non_null(strstr(p1_measure(r), "each launch runs 5.3 µs on the GPU"));
 	ta_rules_result_free(r);
 	ta_analysis_free(a);
 	/* A long kernel: no such note. */
