@@ -19,6 +19,7 @@
 #include "advise/fix.h"
 #include "ui/discover.h"
 #include "util/buf.h"
+#include "util/datadir.h"
 #include "util/text.h"
 #include "util/json.h"
 #include "util/fsutil.h"
@@ -362,21 +363,28 @@ static void write_json(const finding *fs, size_t n, FILE *out)
 /* A path as a URI reference: unreserved characters and '/' kept. An
  * absolute path becomes a file:// URI; a relative one is relative to the
  * %SRCROOT% base (the folder the check ran in). */
-static json_t *artifact(const char *path)
+/* path as a URI: file:// before an absolute one, every byte outside the
+ * unreserved set and '/' percent-encoded. */
+static void uri_path(ta_buf *b, const char *path)
 {
-	ta_buf b = TA_BUF_INIT;
-	bool absolute = path[0] == '/';
-	if (absolute)
-		ta_buf_puts(&b, "file://");
+	if (path[0] == '/')
+		ta_buf_puts(b, "file://");
 	while (path[0] == '.' && path[1] == '/')
 		path += 2;
 	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
 		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		    strchr("-._~/", *p))
-			ta_buf_putc(&b, (char)*p);
+			ta_buf_putc(b, (char)*p);
 		else
-			ta_buf_printf(&b, "%%%02X", *p);
+			ta_buf_printf(b, "%%%02X", *p);
 	}
+}
+
+static json_t *artifact(const char *path)
+{
+	ta_buf b = TA_BUF_INIT;
+	bool absolute = path[0] == '/';
+	uri_path(&b, path);
 	json_t *o = json_pack("{s:s}", "uri", ta_buf_str(&b));
 	if (!absolute)
 		json_object_set_new(o, "uriBaseId", json_string("%SRCROOT%"));
@@ -391,7 +399,7 @@ static json_t *text_obj(const char *s)
 
 /* A rule's descriptions: the catalog's title and summary, and as help what
  * --explain prints; without the catalog, plain pointers to --explain. */
-static json_t *sarif_rule(const ta_catalog *cat, size_t e, size_t n)
+static json_t *sarif_rule(const ta_catalog *cat, const char *help_page, size_t e, size_t n)
 {
 	const char *id = e < n ? ta_entry_at(e)->id : TA_CHECK_SUPPRESSION_ID;
 	const ta_entry *entry = e < n && cat ? ta_catalog_find(cat, id) : NULL;
@@ -416,6 +424,15 @@ static json_t *sarif_rule(const ta_catalog *cat, size_t e, size_t n)
 	json_t *r = json_pack("{s:s, s:o, s:o, s:o, s:{s:s}}", "id", id, "shortDescription", text_obj(shortd),
 			      "fullDescription", text_obj(full), "help", text_obj(help),
 			      "defaultConfiguration", "level", id[0] == 'T' ? "note" : "warning");
+	/* the entry's page: the checklist's HTML beside the catalog (installed
+	 * with it, or the source tree's when run from the build tree) */
+	if (entry && help_page) {
+		ta_buf u = TA_BUF_INIT;
+		uri_path(&u, help_page);
+		ta_buf_printf(&u, "#%s", id);
+		json_object_set_new(r, "helpUri", json_string(ta_buf_str(&u)));
+		ta_buf_free(&u);
+	}
 	/* How the entry's findings are fixed, from the table: a property of the
 	 * rule, true of every finding without running a rewrite. */
 	const ta_entry_def *d = e < n ? ta_entry_find(id) : NULL;
@@ -454,8 +471,12 @@ static void write_sarif(const finding *fs, size_t nf, FILE *out)
 	ta_catalog *cat = ta_catalog_load(NULL, &cat_err);
 	free(cat_err);
 	json_t *rules = json_array();
+	char *page = ta_xasprintf("%s/checklist.html", ta_datadir());
+	char *help_page = realpath(page, NULL);
+	free(page);
 	for (size_t e = 0; e <= n; e++)
-		json_array_append_new(rules, sarif_rule(cat, e, n));
+		json_array_append_new(rules, sarif_rule(cat, help_page, e, n));
+	free(help_page);
 	ta_catalog_free(cat);
 	json_t *results = json_array(), *notes = json_array();
 	for (size_t i = 0; i < nf; i++) {

@@ -12,7 +12,7 @@ defs="$TA_SRCDIR/src/options.def"
 
 options=$(sed -n 's/^OPTION("\([a-z-]*\)".*/\1/p' "$defs")
 ids=$("$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/ {print $1}')
-count=$(( $(echo "$options" | wc -l) * 2 + $(echo "$ids" | wc -l) + 3 ))
+count=$(( $(echo "$options" | wc -l) * 2 + $(echo "$ids" | wc -l) + 4 ))
 plan "$count"
 
 readme="$TA_SRCDIR/README.md"
@@ -61,6 +61,11 @@ check_diff "man page CHECKLIST section equals the table (ids, order, titles)" "$
 "$PYTHON3" "$TA_SRCDIR/man/gen-sections.py" --check "$TA_SRCDIR" >"$tmp/gen.diff" 2>&1
 result $? "man page's generated parts are as man/gen-sections.py writes them (run it after changing a .def)" \
 	"$(head -n 30 "$tmp/gen.diff")"
+# The checklist's page (a SARIF rule's helpUri) is as data/gen-checklist-html.py
+# writes it from the catalog.
+"$PYTHON3" "$TA_SRCDIR/data/gen-checklist-html.py" --check "$TA_SRCDIR" >"$tmp/html.diff" 2>&1
+result $? "data/checklist.html is as data/gen-checklist-html.py writes it (run it after changing checklist.json)" \
+	"$(head -n 30 "$tmp/html.diff")"
 if command -v groff >/dev/null 2>&1; then
 	warnings=$(groff -man -ww -z "$man" 2>&1)
 	if [ -z "$warnings" ]; then ok "groff -man -ww -z reports nothing"

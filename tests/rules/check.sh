@@ -8,7 +8,7 @@
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 39
+plan 40
 cd "$TA_SRCDIR" || exit 1
 # Every run names --preview and --show-notes: these checks are about what each detector finds
 # and how --check prints it, entries in preview included (which of them the
@@ -53,6 +53,20 @@ for r in run[\"results\"]:
     loc=r[\"locations\"][0][\"physicalLocation\"][\"artifactLocation\"]
     assert loc[\"uriBaseId\"]==\"%SRCROOT%\" and not loc[\"uri\"].startswith(\"/\")
 assert run[\"originalUriBaseIds\"][\"%SRCROOT%\"][\"uri\"].startswith(\"file:///\")
+" "$tmp/s.sarif"'
+# Each entry's rule links to its section of the checklist's page, which
+# holds an anchor of that id.
+check "sarif: each entry's helpUri is its anchor in the checklist's page" \
+	eval '${PYTHON3:-python3} -c "
+import json,sys,urllib.parse
+d=json.load(open(sys.argv[1]))
+rules=[r for r in d[\"runs\"][0][\"tool\"][\"driver\"][\"rules\"] if r[\"id\"]!=\"X0\"]
+assert rules
+for r in rules:
+    u=urllib.parse.urlparse(r[\"helpUri\"])
+    assert u.scheme==\"file\" and u.fragment==r[\"id\"], r
+    page=open(urllib.parse.unquote(u.path)).read()
+    assert (\"id=\\\"%s\\\"\" % r[\"id\"]) in page, r[\"id\"]
 " "$tmp/s.sarif"'
 "$TILEADVISE" --check --preview --show-notes --format=sarif "$TA_SRCDIR/examples/cat/cat.py" >"$tmp/abs.sarif"
 check "sarif: an absolute path is a file:// URI" \
