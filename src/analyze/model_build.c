@@ -55,6 +55,11 @@ typedef struct builder {
 		TSNode node;
 	} *advances;              /* of the kernel whose pointers are being classified */
 	size_t advance_count;
+	struct helper_call {      /* the calls of @triton.jit helpers, by callee */
+		size_t helper, caller, op;
+	} *helper_calls;
+	size_t helper_call_count;
+	bool helper_calls_built;
 } builder;
 
 static const TSNode null_node;
@@ -2296,6 +2301,80 @@ static void shape_of_advances(builder *b, const ta_kernel *k, const char *name, 
 	}
 }
 
+static int by_helper(const void *x, const void *y)
+{
+	const struct helper_call *a = x, *c = y;
+	if (a->helper != c->helper)
+		return a->helper < c->helper ? -1 : 1;
+	if (a->caller != c->caller)
+		return a->caller < c->caller ? -1 : 1;
+	return (a->op > c->op) - (a->op < c->op);
+}
+
+/* Every call of a helper kernel, sorted by callee, once per model. */
+static void index_helper_calls(builder *b)
+{
+	size_t cap = 0;
+	for (size_t ci = 0; ci < b->m->kernel_count; ci++) {
+		const ta_kernel *caller = &b->m->kernels[ci];
+		for (size_t i = 0; i < caller->op_count; i++) {
+			const ta_op *op = &caller->ops[i];
+			if (op->kind != TA_OP_HELPER_CALL || op->helper < 0)
+				continue;
+			if (b->helper_call_count == cap) {
+				cap = cap ? cap * 2 : 16;
+				b->helper_calls = ta_xrealloc(b->helper_calls, cap * sizeof *b->helper_calls);
+			}
+			b->helper_calls[b->helper_call_count++] = (struct helper_call){ (size_t)op->helper, ci, i };
+		}
+	}
+	if (b->helper_call_count)
+		qsort(b->helper_calls, b->helper_call_count, sizeof *b->helper_calls, by_helper);
+	b->helper_calls_built = true;
+}
+
+/* A parameter of a @triton.jit helper holds what its callers pass: a
+ * pointer tile built in the kernel and handed over (`_mm_backward(...,
+ * b_ptrs, ...)` with b_ptrs = C + offs_v[:, None] * s) keeps the caller's
+ * axes, on which the helper adds its own (`b_ptrs + d[None, :] * s_d`).
+ * Each call site's argument, read in its kernel where the call is. */
+static void shape_of_passed(builder *b, const ta_kernel *k, const char *name, int depth, shape_info *out)
+{
+	const ta_param *p = ta_kernel_param(k, name);
+	if (!p || p->constexpr_ || depth > 4)
+		return;
+	size_t pi = (size_t)(p - k->params), self = (size_t)(k - b->m->kernels);
+	TSNode root = ts_tree_root_node(b->m->syn->tree);
+	if (!b->helper_calls_built)
+		index_helper_calls(b);
+	size_t lo = 0, hi = b->helper_call_count;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (b->helper_calls[mid].helper < self)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t h = lo; h < b->helper_call_count && b->helper_calls[h].helper == self; h++) {
+		const ta_kernel *caller = &b->m->kernels[b->helper_calls[h].caller];
+		{
+			const ta_op *op = &caller->ops[b->helper_calls[h].op];
+			const ta_kwarg *kw = ta_kwarg_find(op->kwargs, op->kwarg_count, name);
+			ta_span a = kw ? kw->value_span : pi < op->arg_count ? op->args[pi] : (ta_span){ 0 };
+			if (a.end <= a.start)
+				continue;
+			TSNode arg = ta_node_named_at(root, a.start, a.end);
+			char **cseen = NULL;
+			size_t ncseen = 0;
+			shape_info inner = { 0 };
+			shape_of(b, caller, arg, op->span.start, depth + 1, &cseen, &ncseen, &inner);
+			ta_strv_free(cseen, ncseen);
+			merge_given_axes(out, &inner);
+			out->bare |= inner.bare;
+		}
+	}
+}
+
 static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint32_t before,
 			  int depth, char ***seen, size_t *nseen, shape_info *out)
 {
@@ -2322,6 +2401,7 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 				   after_read(root, ts_node_start_byte(v->value), before))))
 			shape_of(b, k, v->value, ts_node_start_byte(v->value), depth + 1, seen, nseen, out);
 	shape_of_advances(b, k, name, before, depth, seen, nseen, out);
+	shape_of_passed(b, k, name, depth, out);
 }
 
 static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t before,
@@ -2736,6 +2816,7 @@ ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 		free(b.vars[i].name);
 	free(b.vars);
 	free(b.advances);
+	free(b.helper_calls);
 	free(b.by_owner);
 	free(b.owner_start);
 	free(b.fn_host);
