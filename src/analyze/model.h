@@ -74,7 +74,8 @@ typedef struct ta_op {
 	int ptr_rank;             /* 2 for [:, None] + [None, :], 3 for 3D */
 	bool has_mask;
 	bool gather;              /* rows come from a loaded index tensor */
-	uint32_t gather_at;       /* where the load of that index starts, + 1 (0: not known) */
+	uint32_t gather_at[4];    /* where the loads of that index start, + 1 (one per caller
+				     of a helper that passes a gathered tile; 0: none more) */
 	bool lookup;              /* a gather whose every dimension comes from the
 				     loaded index: an element-wise table lookup
 				     (`tl.load(code + idx)`), not rows of a tile */

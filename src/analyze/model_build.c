@@ -2147,7 +2147,7 @@ typedef struct shape_info {
 	bool arange;              /* a tl.arange flows in: at least 1D */
 	bool block_ptr;
 	bool loaded;              /* a loaded value flows in (a gather) */
-	uint32_t loaded_at;       /* where the first such load starts, + 1 */
+	uint32_t loaded_at[4];    /* where such loads start, + 1 (the first four) */
 	unsigned direct;          /* the dims spanned outside loaded values */
 	bool bare;                /* a range not given an axis (`+ tl.arange(0, C)`):
 				     it broadcasts on the last one */
@@ -2195,6 +2195,18 @@ static bool full_reduction(const builder *b, const char *tl, TSNode call)
 	return pos >= 1;
 }
 
+static void add_loaded_at(shape_info *out, uint32_t at)
+{
+	for (size_t i = 0; i < 4; i++) {
+		if (out->loaded_at[i] == at)
+			return;
+		if (!out->loaded_at[i]) {
+			out->loaded_at[i] = at;
+			return;
+		}
+	}
+}
+
 /* What a value contributes once it is given axes (x[:, None], expand_dims,
  * reshape, broadcast_to): all of it but its bare range. */
 static void merge_given_axes(shape_info *out, const shape_info *inner)
@@ -2202,8 +2214,8 @@ static void merge_given_axes(shape_info *out, const shape_info *inner)
 	out->arange |= inner->arange;
 	out->block_ptr |= inner->block_ptr;
 	out->loaded |= inner->loaded;
-	if (!out->loaded_at)
-		out->loaded_at = inner->loaded_at;
+	for (size_t i = 0; i < 4 && inner->loaded_at[i]; i++)
+		add_loaded_at(out, inner->loaded_at[i]);
 	out->branchy |= inner->branchy;
 	out->dims |= inner->dims;
 	out->direct |= inner->direct;
@@ -2465,8 +2477,7 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				ta_strv_free(lseen, nlseen);
 				if (inner.arange || inner.dims) {
 					out->loaded = true;
-					if (!out->loaded_at)
-						out->loaded_at = ts_node_start_byte(n) + 1;
+					add_loaded_at(out, ts_node_start_byte(n) + 1);
 				}
 				out->arange |= inner.arange;
 				out->dims |= inner.dims;
@@ -2610,7 +2621,8 @@ static void classify_pointers(builder *b)
 					__builtin_popcount(si.dims) >= 2 ? TA_PTR_2D :
 					si.arange || si.dims ? TA_PTR_1D : TA_PTR_SCALAR;
 			op->gather = si.loaded && op->ptr_shape == TA_PTR_2D;
-			op->gather_at = op->gather ? si.loaded_at : 0;
+			for (size_t g = 0; op->gather && g < 4; g++)
+				op->gather_at[g] = si.loaded_at[g];
 			op->lookup = op->gather && !si.direct;
 		}
 		free(sm.slots);

@@ -79,18 +79,16 @@ static bool s1_shape_flag(const ta_rule_ctx *c, TSNode cond)
  * same access through a descriptor (`if USE_TMA: x = desc.load(...) else:
  * x = tl.load(...)`, or the same as a conditional expression): the fast
  * form is there already, this is its fallback. */
-/* Where a gathered access's index comes from: the line of the load that
- * gives the rows, and, when that load sits in a branch that does not also
- * hold the access (`if HAS_VALIDS: offs = tl.load(valids + offs)`), the
- * branch's condition as "when C" or "unless C" (caller frees; NULL when
- * every path gathers). */
-static char *s1_gather_when(const ta_rule_ctx *c, const ta_op *op, uint32_t *line)
+/* Where the index of one load that gives a gathered access its rows
+ * comes from: the load's line, and, when that load sits in a branch that
+ * does not also hold the access (`if HAS_VALIDS: offs = tl.load(valids +
+ * offs)`), the branch's condition as "when C" or "unless C" (caller frees;
+ * NULL when it loads on every path). */
+static char *s1_gather_when(const ta_rule_ctx *c, const ta_op *op, uint32_t at, uint32_t *line)
 {
 	*line = 0;
-	if (!op->gather_at)
-		return NULL;
 	TSNode root = ta_syntax_root(c->m->syn);
-	TSNode ld = ta_node_named_at(root, op->gather_at - 1, op->gather_at - 1);
+	TSNode ld = ta_node_named_at(root, at - 1, at - 1);
 	if (ts_node_is_null(ld))
 		return NULL;
 	*line = ts_node_start_point(ld).row + 1;
@@ -115,6 +113,36 @@ static char *s1_gather_when(const ta_rule_ctx *c, const ta_op *op, uint32_t *lin
 		}
 	}
 	return NULL;
+}
+
+/* Where a gathered access's rows come from, every index load that reaches
+ * it (a helper's parameter: one per caller that passes a gathered tile):
+ * "the index loaded at line 155 when HAS_VOCAB_ORDERING or at line 151
+ * when HAS_VALIDS". *flagged: each of them under a flag, so the rows are
+ * a plain tile otherwise. Caller frees. */
+static char *s1_gather_sources(const ta_rule_ctx *c, const ta_op *op, bool *flagged)
+{
+	ta_buf b = TA_BUF_INIT;
+	size_t n = 0;
+	*flagged = true;
+	for (size_t g = 0; g < 4 && op->gather_at[g]; g++) {
+		uint32_t line;
+		char *when = s1_gather_when(c, op, op->gather_at[g], &line);
+		if (!line) {
+			free(when);
+			continue;
+		}
+		*flagged &= when != NULL;
+		ta_buf_printf(&b, "%s%sline %u%s%s", n ? " or " : "the index loaded at ", n ? "at " : "", line,
+			      when ? " " : "", when ? when : "");
+		n++;
+		free(when);
+	}
+	if (!n) {
+		*flagged = false;
+		ta_buf_puts(&b, "a loaded index");
+	}
+	return ta_buf_steal(&b);
 }
 
 static bool s1_fast_form_beside(const ta_rule_ctx *c, const ta_op *op)
@@ -364,19 +392,15 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 			/* TMA gathers and scatters rows on Blackwell only: on Hopper
 			 * the finding says so, and that an index given only under a
 			 * flag leaves a plain tile, which a descriptor loads anywhere */
-			bool store = op->kind == TA_OP_STORE;
-			uint32_t il = 0;
-			char *when = s1_gather_when(c, op, &il);
-			char from[64] = "a loaded index";
-			if (il)
-				snprintf(from, sizeof from, "the index loaded at line %u", il);
-			if (when)
+			bool store = op->kind == TA_OP_STORE, flagged;
+			char *from = s1_gather_sources(c, op, &flagged);
+			if (flagged)
 				f = ta_rule_add(c, op->span,
-					"%s%s%s tile %s through a 2D pointer `%s` whose rows come from %s %s, and "
+					"%s%s%s tile %s through a 2D pointer `%s` whose rows come from %s, and "
 					"otherwise form a plain tile: a descriptor %s is the fast form of the first "
 					"on Blackwell (sm_100 and later; Hopper's TMA has no row %s), a descriptor %s "
 					"of the second on Hopper too", op->target ? "`" : "",
-					op->target ? op->target : "a", op->target ? "`" : "", what, ptr, from, when,
+					op->target ? op->target : "a", op->target ? "`" : "", what, ptr, from,
 					store ? "scatter" : "gather", store ? "scatter" : "gather",
 					store ? "store" : "load");
 			else
@@ -386,7 +410,7 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 					op->target ? "`" : "", op->target ? op->target : "a", op->target ? "`" : "", what,
 					store ? "scattered" : "gathered", rank, ptr, from, store ? "scatter" : "gather",
 					store ? "scatter" : "gather");
-			free(when);
+			free(from);
 			f->tags |= TA_TAG_GUIDED;
 		} else if (step) {
 			f = ta_rule_add(c, op->span,
