@@ -2147,7 +2147,8 @@ typedef struct shape_info {
 	bool arange;              /* a tl.arange flows in: at least 1D */
 	bool block_ptr;
 	bool loaded;              /* a loaded value flows in (a gather) */
-	uint32_t loaded_at[4];    /* where such loads start, + 1 (the first four) */
+	uint32_t loaded_at[4];    /* where the first such load starts, + 1; a helper's
+				     parameter: one per call that passes a gathered tile */
 	unsigned direct;          /* the dims spanned outside loaded values */
 	bool bare;                /* a range not given an axis (`+ tl.arange(0, C)`):
 				     it broadcasts on the last one */
@@ -2214,8 +2215,10 @@ static void merge_given_axes(shape_info *out, const shape_info *inner)
 	out->arange |= inner->arange;
 	out->block_ptr |= inner->block_ptr;
 	out->loaded |= inner->loaded;
-	for (size_t i = 0; i < 4 && inner->loaded_at[i]; i++)
-		add_loaded_at(out, inner->loaded_at[i]);
+	/* the first load a value reads is where its index comes from; the
+	 * others a helper's callers pass are alternatives (shape_of_passed) */
+	for (size_t i = 0; !out->loaded_at[0] && i < 4 && inner->loaded_at[i]; i++)
+		out->loaded_at[i] = inner->loaded_at[i];
 	out->branchy |= inner->branchy;
 	out->dims |= inner->dims;
 	out->direct |= inner->direct;
@@ -2381,7 +2384,11 @@ static void shape_of_passed(builder *b, const ta_kernel *k, const char *name, in
 			shape_info inner = { 0 };
 			shape_of(b, caller, arg, op->span.start, depth + 1, &cseen, &ncseen, &inner);
 			ta_strv_free(cseen, ncseen);
+			uint32_t first = inner.loaded_at[0];
+			inner.loaded_at[0] = 0;
 			merge_given_axes(out, &inner);
+			if (first)
+				add_loaded_at(out, first);  /* one per call: alternatives */
 			out->bare |= inner.bare;
 		}
 	}
@@ -2477,7 +2484,8 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				ta_strv_free(lseen, nlseen);
 				if (inner.arange || inner.dims) {
 					out->loaded = true;
-					add_loaded_at(out, ts_node_start_byte(n) + 1);
+					if (!out->loaded_at[0])
+						out->loaded_at[0] = ts_node_start_byte(n) + 1;
 				}
 				out->arange |= inner.arange;
 				out->dims |= inner.dims;

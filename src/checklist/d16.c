@@ -16,6 +16,7 @@
 #include "config.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
+#include "analyze/flat.h"
 #include "analyze/values.h"
 #include "util/buf.h"
 
@@ -40,12 +41,50 @@ static void d16_free(d16_match *x)
 	free(x->m_i);
 }
 
-/* The argument of an exp op as `A - B`: A and B, or null nodes. */
-static bool d16_difference(const ta_model *m, const ta_op *op, TSNode *a, TSNode *b)
+/* In loop, the last `name -= B` before offset at: B, or a null node. */
+static TSNode d16_inplace_sub(const ta_model *m, TSNode loop, TSNode name, uint32_t at)
+{
+	TSNode found = { 0 };
+	ta_walk w;
+	ta_walk_start(&w, loop);
+	for (;;) {
+		TSNode n = ta_walk_node(&w);
+		if (ts_node_start_byte(n) >= at)
+			break;
+		if (ta_node_is(n, "augmented_assignment") &&
+		    ta_node_text_eq(m->src, ta_node_field(n, "operator"), "-=")) {
+			TSNode l = ta_node_field(n, "left");
+			uint32_t ls = ts_node_start_byte(l), le = ts_node_end_byte(l);
+			uint32_t ns = ts_node_start_byte(name), ne = ts_node_end_byte(name);
+			if (ta_node_is(l, "identifier") && le - ls == ne - ns &&
+			    !memcmp(m->src->text + ls, m->src->text + ns, le - ls))
+				found = ta_node_unparen(ta_node_field(n, "right"));
+		}
+		if (!ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return found;
+}
+
+/* The argument of an exp op as `A - B`: A and B, or null nodes. Written
+ * there, through a name bound to the difference (`d = s - m[:, None]`,
+ * tl.exp(d)), or as S after `S -= B` in the loop (`s -= m[:, None]`,
+ * tl.exp(s)): the same value. */
+static bool d16_difference(const ta_model *m, const ta_kernel *k, const ta_op *op, TSNode *a, TSNode *b)
 {
 	if (op->arg_count < 1)
 		return false;
-	TSNode d = ta_node_unparen(ta_edits_node(m, op->args[0]));
+	TSNode arg = ta_node_unparen(ta_edits_node(m, op->args[0]));
+	TSNode d = ta_node_unparen(ta_values_follow(m, arg));
+	if (ta_node_is(arg, "identifier") && !ta_node_is(d, "binary_operator") && op->loop >= 0) {
+		TSNode sub = d16_inplace_sub(m, ta_edits_node(m, k->loops[op->loop].span), arg, op->span.start);
+		if (!ts_node_is_null(sub)) {
+			*a = arg;
+			*b = sub;
+			return true;
+		}
+	}
 	if (!ta_node_is(d, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(d, "operator"), "-"))
 		return false;
 	*a = ta_node_unparen(ta_node_field(d, "left"));
@@ -61,7 +100,7 @@ static bool d16_find(const ta_model *m, const ta_kernel *k, int li, d16_match *x
 	for (size_t i = first; i < end; i++) {
 		const ta_op *op = &k->ops[i];
 		TSNode a, b;
-		if (op->kind != TA_OP_EXP || op->loop != li || !d16_difference(m, op, &a, &b))
+		if (op->kind != TA_OP_EXP || op->loop != li || !d16_difference(m, k, op, &a, &b))
 			continue;
 		if (ta_edits_bcast_kind(m, b) == 1 && ta_node_is(a, "identifier") &&
 		    ta_node_is(ta_node_unparen(ta_node_field(b, "value")), "identifier") && !x->p_exp) {
@@ -73,7 +112,7 @@ static bool d16_find(const ta_model *m, const ta_kernel *k, int li, d16_match *x
 	for (size_t i = first; x->p_exp && i < end; i++) {
 		const ta_op *op = &k->ops[i];
 		TSNode a, b;
-		if (op->kind != TA_OP_EXP || op->loop != li || op == x->p_exp || !d16_difference(m, op, &a, &b))
+		if (op->kind != TA_OP_EXP || op->loop != li || op == x->p_exp || !d16_difference(m, k, op, &a, &b))
 			continue;
 		if (ta_node_is(a, "identifier") && ta_node_is(b, "identifier") && ta_node_text_eq(m->src, b, x->m_new)) {
 			x->alpha_exp = op;
@@ -168,6 +207,14 @@ static int d16_logits(const ta_model *m, const ta_kernel *k, d16_match *x, char 
 				       x->s, x->loop->span.line);
 	for (size_t i = 0; i < d.n; i++) {
 		TSNode a = d.v[i];
+		/* S -= M_new[:, None]: the scaled logits less their scaled max */
+		if (ta_node_is(a, "augmented_assignment") && ta_node_text_eq(m->src, ta_node_field(a, "operator"), "-=")) {
+			TSNode r = ta_node_unparen(ta_node_field(a, "right"));
+			TSNode v = ta_node_unparen(ta_node_field(r, "value"));
+			if (ta_edits_bcast_kind(m, r) == 1 && ta_node_is(v, "identifier") &&
+			    ta_node_text_eq(m->src, v, x->m_new))
+				continue;
+		}
 		if (!ta_node_is(a, "assignment"))
 			return ta_edits_refuse(why, "line %u: %s is updated in place; only S = ... is followed",
 					       ts_node_start_point(a).row + 1, x->s);
