@@ -5,6 +5,7 @@
 #include "analyze/flat.h"
 #include "analyze/index.h"
 #include "analyze/model_internal.h"
+#include "analyze/values.h"
 #include "analyze/reexport.h"
 #include "analyze/namemap.h"
 #include "util/buf.h"
@@ -2394,6 +2395,36 @@ static void shape_of_passed(builder *b, const ta_kernel *k, const char *name, in
 	}
 }
 
+/* The binding v reads name in its own value (`b_kt = tl.load(b_kt, ...)`)
+ * at offset before: the value it binds reaches that read only around the
+ * loop, and not when another binding of name in the same loop, on the
+ * read's path, comes first each pass (`b_kt = k + offs` at the loop's
+ * top): the tile read is that pointer, not the loaded values. */
+static bool killed_before_read(const builder *b, int owner, const char *name, const var_def *v, uint32_t before)
+{
+	if (before < ts_node_start_byte(v->value) || before >= ts_node_end_byte(v->value))
+		return false;
+	TSNode root = ts_tree_root_node(b->m->syn->tree), loop = { 0 };
+	for (TSNode p = ta_node_named_at(root, before, before); !ts_node_is_null(p); p = ta_node_parent(p)) {
+		if (ta_node_is(p, "function_definition"))
+			break;
+		if (ta_node_is(p, "for_statement") || ta_node_is(p, "while_statement")) {
+			loop = p;
+			break;
+		}
+	}
+	if (ts_node_is_null(loop))
+		return false;
+	const var_def *w;
+	FOR_OWNER_NAME(b, owner, name, w) {
+		uint32_t at = ts_node_start_byte(w->value);
+		if (w != v && at > ts_node_start_byte(loop) && at < before && !other_arm(root, at, before) &&
+		    ta_values_runs_before(ta_node_parent(w->value), before))
+			return true;
+	}
+	return false;
+}
+
 static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint32_t before,
 			  int depth, char ***seen, size_t *nseen, shape_info *out)
 {
@@ -2417,7 +2448,8 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 	TSNode root = ts_tree_root_node(b->m->syn->tree);
 	FOR_OWNER_NAME(b, owner, name, v)
 		if (!(defs > 1 && (other_arm(root, ts_node_start_byte(v->value), before) ||
-				   after_read(root, ts_node_start_byte(v->value), before))))
+				   after_read(root, ts_node_start_byte(v->value), before) ||
+				   killed_before_read(b, owner, name, v, before))))
 			shape_of(b, k, v->value, ts_node_start_byte(v->value), depth + 1, seen, nseen, out);
 	shape_of_advances(b, k, name, before, depth, seen, nseen, out);
 	shape_of_passed(b, k, name, depth, out);
