@@ -435,29 +435,31 @@ static bool p1_gpu_test(const ta_model *m, TSNode cond)
 	return found;
 }
 
-/* The statement st lies in an arm of an if (or elif) that tests the GPU. */
-static bool p1_in_gpu_branch(const ta_model *m, TSNode st)
+typedef bool (*p1_test)(const ta_model *m, TSNode cond);
+
+/* The statement st lies in an arm of an if (or elif) whose condition
+ * passes test. */
+static bool p1_in_branch(const ta_model *m, TSNode st, p1_test test)
 {
 	for (TSNode p = ta_node_parent(st), below = st; !ts_node_is_null(p); below = p, p = ta_node_parent(p)) {
 		if (ta_node_is(p, "function_definition"))
 			break;
 		if ((ta_node_is(p, "if_statement") || ta_node_is(p, "elif_clause")) &&
-		    !ts_node_eq(below, ta_node_field(p, "condition")) && p1_gpu_test(m, ta_node_field(p, "condition")))
+		    !ts_node_eq(below, ta_node_field(p, "condition")) && test(m, ta_node_field(p, "condition")))
 			return true;
 	}
 	return false;
 }
 
-/* Whether the launch value v is chosen per GPU by hand: every binding of
- * the name in the wrapper sits in an arm of an if that tests the GPU (fla's
- * `if check_shared_mem('hopper'): BT, num_warps = 128, 8 elif ...`), or is
- * a conditional expression on such a test (`(128, 3) if major >= 9 else
- * (64, 2)`). The author's choice per GPU, not one fixed for all. */
-static bool p1_per_gpu(const ta_model *m, TSNode v)
+/* Whether the value x is chosen by a condition test passes: a conditional
+ * expression on one (`(128, 3) if major >= 9 else (64, 2)`), or a name
+ * every binding of which in the wrapper sits in an arm of an if whose
+ * condition passes (`if check_shared_mem('hopper'): BT, num_warps = 128, 8
+ * elif ...`) or is such a conditional expression. */
+static bool p1_chosen_by(const ta_model *m, TSNode x, p1_test test)
 {
-	TSNode x = ta_node_unparen(v);
 	if (ta_node_is(x, "conditional_expression") && ta_node_named_count(x) == 3)
-		return p1_gpu_test(m, ta_node_named_child(x, 1));
+		return test(m, ta_node_named_child(x, 1));
 	if (!ta_node_is(x, "identifier"))
 		return false;
 	TSNode fn = ta_node_ancestor(x, "function_definition");
@@ -469,14 +471,22 @@ static bool p1_per_gpu(const ta_model *m, TSNode v)
 	free(name);
 	bool all = n > 0;
 	for (size_t i = 0; i < n && all; i++) {
-		if (p1_in_gpu_branch(m, d[i].binding))
+		if (p1_in_branch(m, d[i].binding, test))
 			continue;
 		TSNode r = ta_node_is(d[i].binding, "assignment") ? ta_node_unparen(ta_node_field(d[i].binding, "right"))
 								    : (TSNode){ 0 };
 		all = ta_node_is(r, "conditional_expression") && ta_node_named_count(r) == 3 &&
-		      p1_gpu_test(m, ta_node_named_child(r, 1));
+		      test(m, ta_node_named_child(r, 1));
 	}
 	return all;
+}
+
+/* Whether the launch value v is chosen per GPU by hand (p1_chosen_by a GPU
+ * test, as written at the launch): the author's choice per GPU, not one
+ * fixed for all. */
+static bool p1_per_gpu(const ta_model *m, TSNode v)
+{
+	return p1_chosen_by(m, ta_node_unparen(v), p1_gpu_test);
 }
 
 /* Whether parameter p of k is a tile: a constexpr named as one that sizes
@@ -678,21 +688,6 @@ static ta_values_step p1_size_visit(const ta_model *m, TSNode n, TSNode via, voi
 	return *found ? TA_VALUES_STOP : TA_VALUES_DESCEND;
 }
 
-/* Whether the launch value v is chosen by a rule on the data's sizes:
- * `BLOCK_M, num_warps = (32, 4) if dstate <= 16 else ((16, 4) if dstate
- * <= 32 else ...)` with dstate a tensor's size (mamba's selective state
- * update, tuned by hand since an autotune would overwrite its state). The
- * author computes it: P1 keeps options the author computes. */
-static bool p1_size_rule(const ta_model *m, TSNode v)
-{
-	TSNode x = p1_unpacked_value(m, v);
-	if (!ta_node_is(x, "conditional_expression") || ta_node_named_count(x) != 3)
-		return false;
-	bool found = false;
-	ta_values_walk(m, ta_node_named_child(x, 1), p1_size_visit, &found);
-	return found;
-}
-
 /* Whether the condition reads a tensor's size (through the wrapper's
  * names: `next_pow2_M <= 32` with next_pow2_M from M, M from x.shape). */
 static bool p1_size_test(const ta_model *m, TSNode cond)
@@ -703,47 +698,16 @@ static bool p1_size_test(const ta_model *m, TSNode cond)
 	return found;
 }
 
-/* The statement st lies in an arm of an if (or elif) that tests a size. */
-static bool p1_in_size_branch(const ta_model *m, TSNode st)
-{
-	for (TSNode p = ta_node_parent(st), below = st; !ts_node_is_null(p); below = p, p = ta_node_parent(p)) {
-		if (ta_node_is(p, "function_definition"))
-			break;
-		if ((ta_node_is(p, "if_statement") || ta_node_is(p, "elif_clause")) &&
-		    !ts_node_eq(below, ta_node_field(p, "condition")) && p1_size_test(m, ta_node_field(p, "condition")))
-			return true;
-	}
-	return false;
-}
-
 /* Whether the launch value v (through the name it is unpacked from) is
- * chosen per size by an if chain: every binding of the name in the wrapper
- * sits in an arm of an if that tests a tensor's size, or is a conditional
- * on one (`if next_pow2_M <= 32: tile_shape = (64, 64, 256) elif ...`,
- * then `bm, bn, bk = tile_shape`). The author's size rule, as p1_size_rule
- * reads it written as one expression. */
-static bool p1_size_branches(const ta_model *m, TSNode v)
+ * chosen by a rule on the data's sizes, as one expression (`BLOCK_M,
+ * num_warps = (32, 4) if dstate <= 16 else ...` with dstate a tensor's
+ * size: mamba's selective state update, tuned by hand since an autotune
+ * would overwrite its state) or as an if chain (`if next_pow2_M <= 32:
+ * tile_shape = (64, 64, 256) elif ...`, then `bm, bn, bk = tile_shape`).
+ * The author computes it: P1 keeps options the author computes. */
+static bool p1_size_rule(const ta_model *m, TSNode v)
 {
-	TSNode x = p1_unpacked_value(m, v);
-	if (!ta_node_is(x, "identifier"))
-		return false;
-	TSNode fn = ta_node_ancestor(x, "function_definition");
-	if (ts_node_is_null(fn))
-		return false;
-	char *name = ta_node_text(m->src, x);
-	size_t n;
-	const ta_values_binding *d = ta_values_bindings(m, fn, name, strlen(name), &n);
-	free(name);
-	bool all = n > 0;
-	for (size_t i = 0; i < n && all; i++) {
-		if (p1_in_size_branch(m, d[i].binding))
-			continue;
-		TSNode r = ta_node_is(d[i].binding, "assignment") ? ta_node_unparen(ta_node_field(d[i].binding, "right"))
-								    : (TSNode){ 0 };
-		all = ta_node_is(r, "conditional_expression") && ta_node_named_count(r) == 3 &&
-		      p1_size_test(m, ta_node_named_child(r, 1));
-	}
-	return all;
+	return p1_chosen_by(m, p1_unpacked_value(m, v), p1_size_test);
 }
 
 /* A launch value that is a tensor's size: `x.shape[-1]`, `x.size(1)`, or
@@ -913,8 +877,7 @@ static bool p1_computed_tile(ta_rule_ctx *c, const ta_launch *l)
 		bool kw;
 		TSNode a = p1_is_tile(c->m, c->k, &c->k->params[pi]) ? ta_values_launch_arg(c->m, l, c->k, pi, &kw)
 								       : (TSNode){ 0 };
-		if (!ts_node_is_null(a) && (p1_from_helper(c->m, a) || p1_size_rule(c->m, a) || p1_caller_value(c->m, a) ||
-					    p1_size_branches(c->m, a)))
+		if (!ts_node_is_null(a) && (p1_from_helper(c->m, a) || p1_size_rule(c->m, a) || p1_caller_value(c->m, a)))
 			return true;
 	}
 	return false;
@@ -1009,7 +972,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			 * value the author picks per GPU is that choice */
 			if ((tile && p1_follows_launch_tile(c, l, j, v, false)) || p1_saved_by_forward(c->m, v) ||
 			    p1_per_gpu(c->m, v) || p1_size_rule(c->m, v) || p1_from_helper(c->m, v) ||
-			    p1_caller_value(c->m, v) || p1_size_branches(c->m, v))
+			    p1_caller_value(c->m, v))
 				continue;
 			/* a tile sized to the data that no loop or grid steps by
 			 * covers its dimension whole (a row-wise kernel's
