@@ -28,7 +28,7 @@ refused() {
 ta() { "$TILEADVISE" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?; }
 why() { echo "rc=$rc $(head -c 400 "$tmp/err")"; }
 
-plan 33
+plan 35
 
 # ---- every byte value ------------------------------------------------------
 printf '' >"$tmp/all.py"
@@ -44,6 +44,16 @@ done
 tail -c 255 "$tmp/all.py" >"$tmp/nonul.py"
 ta --check "$tmp/nonul.py"
 refused "invalid UTF-8"; result $? "bytes 1-255 (no NUL): invalid UTF-8 in one line" "$(why)"
+
+# ---- a parse that runs past its time budget ---------------------------------
+# Bytes that are not Python can make tree-sitter's error recovery superlinear
+# (a fuzzed 233 KB file: 2.6 s); the parse stops at a budget some 25 times
+# what code of that size takes. A 1 ms budget stands in for such a file here.
+awk 'BEGIN { for (i = 0; i < 4000; i++) printf "f(x[%d, (y if z else {w: \n", i }' >"$tmp/slowparse.py"
+for mode in --report --check; do
+	TILEADVISE_PARSE_BUDGET_MS=1 ta $mode "$tmp/slowparse.py"
+	refused "parsing stopped after"; result $? "a parse past its budget, $mode: exit 2 in one line" "$(why)"
+done
 
 # Each byte value alone, raw inside a kernel's body (most make syntax
 # errors): ASCII gives a result (0 or 1), the rest one line (exit 2).
