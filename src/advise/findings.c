@@ -110,6 +110,7 @@ static diag *add_diag(diags *d, const char *file, uint32_t line, uint32_t col, u
 	x->col = col ? col : 1;
 	x->end_line = end_line >= line ? end_line : line;
 	x->error = error;
+	x->note = false;
 	snprintf(x->id, sizeof x->id, "%s", id);
 	x->message = one_line(message);
 	x->kernel = kernel ? ta_xstrdup(kernel) : NULL;
@@ -289,9 +290,24 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	char *what = loads && stores ? ta_xasprintf("loads %zu tile%s and stores %zu through %s", loads,
 						    loads > 1 ? "s" : "", stores, how)
 		     : ta_xasprintf("%s %zu tiles through %s", loads ? "loads" : "stores", n, how);
-	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form", k->name, what, ta_buf_str(&sites),
-				 loads && stores ? "loads and stores are" : loads ? "loads are" : "stores are");
+	/* each of them once per program, outside the kernel's loop: a note
+	 * (the detector's reasons say where the loop is) */
+	bool notes = true;
+	for (size_t i = 0; i < n; i++)
+		notes &= (fs[i]->tags & TA_TAG_NOTE) != 0;
+	const char *loop = notes ? strstr(fs[0]->reason, ", outside the loop at line ") : NULL;
+	unsigned loop_line = 0;
+	if (loop)
+		sscanf(loop, ", outside the loop at line %u", &loop_line);
+	char *once = loop_line ? ta_xasprintf(", but each is moved once per program, outside the loop at line %u: "
+					      "little to gain there", loop_line)
+			       : ta_xstrdup("");
+	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form%s", k->name, what, ta_buf_str(&sites),
+				 loads && stores ? "loads and stores are" : loads ? "loads are" : "stores are", once);
+	free(once);
 	diag *x = add_diag(d, path, fs[0]->span.line, fs[0]->span.col, fs[0]->span.end_line, false, "S1", msg, k->name);
+	if (x)
+		x->note = loop_line != 0;
 	free(msg);
 	free(what);
 	ta_buf_free(&sites);
@@ -395,6 +411,8 @@ static void check_model(const char *path, diags *d, const ta_model *m, ta_suppre
 				   fd->reason, k->name);
 		if (x && fd->span.end)
 			x->end_col = (uint32_t)ta_source_column_of(m->src, fd->span.end);
+		if (x)
+			x->note = (fd->tags & TA_TAG_NOTE) != 0;
 		if (d->fixes)
 			note_fix(x, m, fd);
 	}

@@ -34,6 +34,7 @@ typedef struct ta_diag {
 	uint32_t line, col, end_line;
 	uint32_t end_col;         /* one past the finding's last code point; 0 unknown */
 	bool error;               /* syntax error rather than a finding */
+	bool note;                /* a finding read for information (TA_TAG_NOTE) */
 	char id[8];
 	char *message;            /* one line */
 	char *kernel;             /* may be NULL */

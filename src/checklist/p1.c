@@ -363,11 +363,20 @@ static TSNode p1_unpacked_value(const ta_model *m, TSNode v)
  * covers the row and warps for it), not a choice fixed at the launch.
  * Triton's, torch's, math's and Python's own functions compute, they do
  * not choose. */
-static bool p1_from_helper(const ta_model *m, TSNode v)
+static bool p1_from_helper_at(const ta_model *m, TSNode v, int depth)
 {
 	TSNode x = p1_unpacked_value(m, v);
-	if (!ta_node_is(x, "call"))
+	if (!ta_node_is(x, "call") || depth > 3)
 		return false;
+	/* a helper's value capped or floored (`min(get_next_power_of_2(H),
+	 * 4096)`) is still the helper's rule */
+	if (ta_call_named(m, x, "min") || ta_call_named(m, x, "max")) {
+		TSNode args = ta_node_field(x, "arguments");
+		for (uint32_t i = 0; i < ta_node_named_count(args); i++)
+			if (p1_from_helper_at(m, ta_node_named_child(args, i), depth + 1))
+				return true;
+		return false;
+	}
 	/* a function by its name, or a module's (`utils.pick(n)`); a method of
 	 * a value (`q.size(3)`, `x.numel()`) reads the data */
 	TSNode f = ta_node_field(x, "function");
@@ -392,6 +401,11 @@ static bool p1_from_helper(const ta_model *m, TSNode v)
 		      !ta_name_among(fn, builtins) && !strchr(fn, '(');
 	free(fn);
 	return helper;
+}
+
+static bool p1_from_helper(const ta_model *m, TSNode v)
+{
+	return p1_from_helper_at(m, v, 0);
 }
 
 /* A test that asks which GPU runs: a capability or shared-memory query
@@ -903,6 +917,18 @@ static bool p1_single_program(const ta_model *m, const ta_launch *l)
 	return n > 0;
 }
 
+/* `NAME=value` for the message: the value a name or an expression holds
+ * where it is a known integer (`BLOCK_SIZE_B=1`, not `BLOCK_SIZE_B=BLOCK_SIZE_B`),
+ * else the text written at the launch. */
+static void p1_put_fixed(const ta_model *m, ta_buf *out, const char *name, TSNode v, const char *text)
+{
+	long iv;
+	if (!ts_node_is_null(v) && strcmp(ts_node_type(v), "integer") && ta_values_int(m, v, &iv))
+		ta_buf_printf(out, "%s%s=%ld", out->len ? ", " : "", name, iv);
+	else
+		ta_buf_printf(out, "%s%s=%s", out->len ? ", " : "", name, text);
+}
+
 static ta_status p1_untuned(ta_rule_ctx *c)
 {
 	const ta_kernel_evidence *e = ta_evidence_find(c->ev, c->k->name);
@@ -951,7 +977,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			if (ta_values_int(c->m, a, &v) ? v <= 0 || (v & (v - 1)) : !p1_fixed_by_callers(c->m, a))
 				continue;
 			char *t = ta_node_text(c->m->src, a);
-			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", p->name, t);
+			p1_put_fixed(c->m, &fixed, p->name, a, t);
 			free(t);
 			kw_line = ts_node_start_point(a).row + 1;
 			tile_fixed = true;
@@ -982,7 +1008,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			if ((tile && !p1_tile_steps(c->m, c->k, p->name) && p1_sized_to_data(c->m, v, 0)) ||
 			    (!tile && p1_follows_launch_tile(c, l, j, v, true)))
 				continue;
-			ta_buf_printf(&fixed, "%s%s=%s", fixed.len ? ", " : "", kw->name, kw->value);
+			p1_put_fixed(c->m, &fixed, kw->name, v, kw->value);
 			kw_line = kw->span.line;
 			tile_fixed |= tile;
 		}

@@ -252,6 +252,44 @@ static bool mask_bounds_extent(ta_rule_ctx *c, const ta_op *op, int l)
 	return x.found || !x.compared;
 }
 
+/* The comparisons a load's mask is made of (through the kernel's names,
+ * each binding of a name bound in two arms): whether some move with loop
+ * l (the K bound) and some do not (a row or column bound, `mask_m`). */
+static void mask_parts(ta_rule_ctx *c, TSNode n, int l, uint32_t before, int depth, bool *moving, bool *fixed)
+{
+	n = ta_node_unparen(n);
+	if (ts_node_is_null(n) || depth > 6)
+		return;
+	if (ta_node_is(n, "comparison_operator")) {
+		ta_span s = { .start = ts_node_start_byte(n), .end = ts_node_end_byte(n) };
+		*(ta_rule_varies_in_loop(c, s, l) ? moving : fixed) = true;
+		return;
+	}
+	if (ta_node_is(n, "identifier")) {
+		TSNode fn = ta_node_ancestor(n, "function_definition");
+		char *name = ta_node_text(c->m->src, n);
+		size_t nb;
+		const ta_values_binding *d = ta_values_bindings(c->m, fn, name, strlen(name), &nb);
+		free(name);
+		for (size_t i = 0; i < nb; i++)
+			if (!d[i].mutation && ta_node_is(d[i].binding, "assignment") &&
+			    ts_node_start_byte(d[i].binding) < before)
+				mask_parts(c, ta_node_field(d[i].binding, "right"), l, before, depth + 1, moving, fixed);
+		return;
+	}
+	for (uint32_t i = 0; i < ta_node_named_count(n); i++)
+		mask_parts(c, ta_node_named_child(n, i), l, before, depth + 1, moving, fixed);
+}
+
+/* Whether the mask of op also bounds another axis, which no EVEN_K flag
+ * lifts (`mask_m[:, None] & mask_k[None, :]`). */
+static bool mask_bounds_other_axis(ta_rule_ctx *c, const ta_op *op, int l)
+{
+	bool moving = false, fixed = false;
+	mask_parts(c, ta_rule_node(c, load_mask(op)), l, op->span.start, 0, &moving, &fixed);
+	return moving && fixed;
+}
+
 /* Bounds that are rarely a multiple of a tile: sequence and context
  * lengths, token and row counts, vocabularies, and per-sequence ends. */
 static bool ragged_bound_name(const char *t)
@@ -435,11 +473,19 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !moving[i] || op->gather ||
 			    under_even_flag(c, op) || !mask_bounds_extent(c, op, (int)l))
 				continue;
+			/* the loop's own bound by name (`V` in a loop over V), else K */
+			TSNode ext = loop_extent(c, (int)l);
+			char *bound = ts_node_is_null(ext) ? ta_xstrdup("K") : ta_node_text(c->m->src, ext);
+			char *what = mask_bounds_other_axis(c, op, (int)l)
+					     ? ta_xasprintf("drop its bound on %s (the bound on the other axis stays)", bound)
+					     : ta_xstrdup("skip it");
 			ta_finding *f = ta_rule_add(c, op->span,
 				"%s%s%s is loaded with a mask on every step of the loop at line %u: an EVEN_K "
-				"heuristic would let the divisible case skip it",
+				"heuristic would let the divisible case %s",
 				op->target ? "`" : "", op->target ? op->target : "a tile", op->target ? "`" : "",
-				k->loops[l].span.line);
+				k->loops[l].span.line, what);
+			free(what);
+			free(bound);
 			ta_finding_line(f, k->loops[l].span.line);
 			found = true;
 		}

@@ -43,6 +43,11 @@ typedef enum ta_status {
  * can take only part of its findings (S4 takes P1's GPU-split findings; G2
  * leaves out the fixed launches whose wrapper picks them per GPU). */
 enum { TA_TAG_GPU_SPLIT = 1u << 0, TA_TAG_GUIDED = 1u << 1, TA_TAG_PER_GPU_CHOICE = 1u << 2 };
+/* A finding with nothing to change on the GPU it is read for (a row
+ * gather, whose descriptor form is Blackwell's, read for Hopper): --check
+ * prints it as a note, which --show-notes shows and the exit status
+ * ignores. */
+enum { TA_TAG_NOTE = 1u << 3 };
 
 /* A finding carries its site: the kernel it is about, the host function
  * its span lies in (when it points at host code), and the span. A rewrite

@@ -79,6 +79,20 @@ static bool s1_shape_flag(const ta_rule_ctx *c, TSNode cond)
  * same access through a descriptor (`if USE_TMA: x = desc.load(...) else:
  * x = tl.load(...)`, or the same as a conditional expression): the fast
  * form is there already, this is its fallback. */
+/* Whether the profiled GPU gathers rows by descriptor (Blackwell: B100,
+ * B200, B300, GB200, the RTX 50 series); without a profile the checklist
+ * reads for Hopper, where TMA has no row gather. */
+static bool s1_row_gather_gpu(const ta_rule_ctx *c)
+{
+	static const char *const blackwell[] = { "B100", "B200", "B300", "GB200", "GB300", "Blackwell", "RTX 50",
+						 NULL };
+	const char *d = c->ev ? c->ev->device : NULL;
+	for (size_t i = 0; d && blackwell[i]; i++)
+		if (strstr(d, blackwell[i]))
+			return true;
+	return false;
+}
+
 /* Where the index of one load that gives a gathered access its rows
  * comes from: the load's line, and, when that load sits in a branch that
  * does not also hold the access (`if HAS_VALIDS: offs = tl.load(valids +
@@ -115,6 +129,156 @@ static char *s1_gather_when(const ta_rule_ctx *c, const ta_op *op, uint32_t at, 
 	return NULL;
 }
 
+/* ---- a gather chosen by a branch ----------------------------------------
+ * `if y_grouped: rows = M_block else: rows = M_idx` with M_idx loaded: the
+ * index load itself runs on every path, but the access reads it only
+ * through a name an arm of an if binds (cute-kernels' scatter2scatter). */
+
+typedef struct s1_reach {
+	const ta_rule_ctx *c;
+	TSNode ld;               /* the index load */
+	TSNode access;           /* the load or store that reads rows */
+	char *when;              /* out: "when C" / "unless C" */
+	int depth;
+} s1_reach;
+
+static bool s1_reaches(s1_reach *r, TSNode n);
+static bool s1_param_reaches(s1_reach *r, TSNode id);
+
+/* The arm of an if holding node n but not the access, as "when C" or
+ * "unless C" (caller frees), or NULL. */
+static char *s1_arm_of(const s1_reach *r, TSNode n)
+{
+	uint32_t at = ts_node_start_byte(r->access);
+	for (TSNode p = ta_node_parent(n), below = n; !ts_node_is_null(p); below = p, p = ta_node_parent(p)) {
+		if (ta_node_is(p, "function_definition") || (at >= ts_node_start_byte(p) && at < ts_node_end_byte(p)))
+			return NULL;
+		if ((ta_node_is(p, "if_statement") || ta_node_is(p, "elif_clause")) &&
+		    !ts_node_eq(below, ta_node_field(p, "condition")) && !ta_node_is(below, "else_clause") &&
+		    !ta_node_is(below, "elif_clause")) {
+			char *cond = ta_node_text(r->c->m->src, ta_node_field(p, "condition"));
+			char *w = ta_xasprintf("when %s", cond);
+			free(cond);
+			return w;
+		}
+		if (ta_node_is(p, "else_clause")) {
+			char *cond = ta_node_text(r->c->m->src, ta_node_field(ta_node_parent(p), "condition"));
+			char *w = ta_xasprintf("unless %s", cond);
+			free(cond);
+			return w;
+		}
+	}
+	return NULL;
+}
+
+/* A parameter of the helper the access is in (c->k): whether what a call
+ * of it in the load's function passes reaches the load, the arms read
+ * from that call. */
+static bool s1_param_reaches(s1_reach *r, TSNode id)
+{
+	const ta_rule_ctx *c = r->c;
+	char *name = ta_node_text(c->m->src, id);
+	const ta_param *p = ta_kernel_param(c->k, name);
+	TSNode ld_fn = ta_node_ancestor(r->ld, "function_definition"), root = ta_syntax_root(c->m->syn);
+	bool yes = false;
+	for (size_t ki = 0; p && ki < c->m->kernel_count && !yes; ki++) {
+		const ta_kernel *caller = &c->m->kernels[ki];
+		for (size_t i = 0; i < caller->op_count && !yes; i++) {
+			const ta_op *op = &caller->ops[i];
+			if (op->kind != TA_OP_HELPER_CALL || op->helper != c->kernel ||
+			    op->span.start < ts_node_start_byte(ld_fn) || op->span.start >= ts_node_end_byte(ld_fn))
+				continue;
+			size_t pi = (size_t)(p - c->k->params);
+			const ta_kwarg *kw = ta_kwarg_find(op->kwargs, op->kwarg_count, name);
+			ta_span a = kw ? kw->value_span : pi < op->arg_count ? op->args[pi] : (ta_span){ 0 };
+			if (a.end <= a.start)
+				continue;
+			TSNode saved = r->access;
+			r->access = ta_node_named_at(root, op->span.start, op->span.end);
+			yes = s1_reaches(r, ta_node_named_at(root, a.start, a.end));
+			r->access = saved;
+		}
+	}
+	free(name);
+	return yes;
+}
+
+/* Whether the name's bindings reach the load: with several, where only
+ * those of one arm do, r->when says which. */
+static bool s1_name_reaches(s1_reach *r, TSNode id)
+{
+	TSNode fn = ta_node_ancestor(id, "function_definition");
+	char *name = ta_node_text(r->c->m->src, id);
+	size_t n;
+	const ta_values_binding *d = ta_values_bindings(r->c->m, fn, name, strlen(name), &n);
+	free(name);
+	size_t reach = 0, plain = 0, last = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (d[i].mutation || ts_node_start_byte(d[i].binding) >= ts_node_start_byte(r->access) ||
+		    !ta_node_is(d[i].binding, "assignment"))
+			continue;
+		if (s1_reaches(r, ta_node_field(d[i].binding, "right"))) {
+			reach++;
+			last = i;
+		} else {
+			plain++;
+		}
+	}
+	if (reach == 1 && plain && !r->when)
+		r->when = s1_arm_of(r, d[last].binding);
+	if (reach || plain)
+		return reach > 0;
+	return s1_param_reaches(r, id);
+}
+
+static bool s1_reaches(s1_reach *r, TSNode n)
+{
+	if (ts_node_is_null(n) || r->depth > 8)
+		return false;
+	/* the load itself, or a part of it; a node around it is descended
+	 * into, for the arm that holds it */
+	if (ts_node_start_byte(n) >= ts_node_start_byte(r->ld) && ts_node_end_byte(n) <= ts_node_end_byte(r->ld))
+		return true;
+	if (ta_node_is(n, "identifier")) {
+		r->depth++;
+		bool yes = s1_name_reaches(r, n);
+		r->depth--;
+		return yes;
+	}
+	/* `M_block if y_grouped else M_idx`: the index on one side */
+	if (ta_node_is(n, "conditional_expression") && ta_node_named_count(n) == 3) {
+		bool lhs = s1_reaches(r, ta_node_named_child(n, 0)), rhs = s1_reaches(r, ta_node_named_child(n, 2));
+		if (lhs != rhs && !r->when) {
+			char *cond = ta_node_text(r->c->m->src, ta_node_named_child(n, 1));
+			r->when = ta_xasprintf("%s %s", lhs ? "when" : "unless", cond);
+			free(cond);
+		}
+		return lhs || rhs;
+	}
+	for (uint32_t i = 0; i < ta_node_named_count(n); i++)
+		if (s1_reaches(r, ta_node_named_child(n, i)))
+			return true;
+	return false;
+}
+
+/* "when C" / "unless C" where the access reads the index loaded at `at`
+ * only through a name one arm of an if binds (in the access's function,
+ * or in a caller that passes it to the helper the access is in); NULL
+ * otherwise. */
+static char *s1_gather_branch(const ta_rule_ctx *c, const ta_op *op, uint32_t at)
+{
+	TSNode root = ta_syntax_root(c->m->syn), access = ta_rule_node(c, op->span);
+	TSNode ld = ta_node_named_at(root, at - 1, at - 1);
+	if (ts_node_is_null(ld) || !op->arg_count)
+		return NULL;
+	s1_reach r = { .c = c, .ld = ld, .access = access };
+	if (!s1_reaches(&r, ta_rule_node(c, op->args[0]))) {
+		free(r.when);
+		return NULL;
+	}
+	return r.when;
+}
+
 /* Where a gathered access's rows come from, every index load that reaches
  * it (a helper's parameter: one per caller that passes a gathered tile):
  * "the index loaded at line 155 when HAS_VOCAB_ORDERING or at line 151
@@ -128,6 +292,8 @@ static char *s1_gather_sources(const ta_rule_ctx *c, const ta_op *op, bool *flag
 	for (size_t g = 0; g < 4 && op->gather_at[g]; g++) {
 		uint32_t line;
 		char *when = s1_gather_when(c, op, op->gather_at[g], &line);
+		if (!when && line)
+			when = s1_gather_branch(c, op, op->gather_at[g]);
 		if (!line) {
 			free(when);
 			continue;
@@ -359,10 +525,108 @@ static long s1_last_step(ta_rule_ctx *c, TSNode ptr, uint32_t before, int rank, 
 	return 0;
 }
 
+/* The line of the first loop of k that moves tiles (a 2D load, gathered
+ * or plain, a descriptor load, or a dot), or 0: where a kernel with a
+ * serial or reduction loop spends its time. A loop of scalar or row loads
+ * (a search over group ends, a forward substitution) is not. */
+static uint32_t s1_loading_loop(const ta_model *m, const ta_kernel *k, int depth)
+{
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->loop >= 0 && ((op->kind == TA_OP_LOAD && op->ptr_shape == TA_PTR_2D) ||
+				      op->kind == TA_OP_DESC_LOAD || op->kind == TA_OP_DOT))
+			return k->loops[op->loop].span.line;
+	}
+	/* the loop split into a helper the kernel calls */
+	for (size_t i = 0; i < k->op_count && depth < 2; i++) {
+		const ta_op *op = &k->ops[i];
+		uint32_t at = op->kind == TA_OP_HELPER_CALL && op->helper >= 0 && (size_t)op->helper < m->kernel_count
+				      ? s1_loading_loop(m, &m->kernels[op->helper], depth + 1) : 0;
+		if (at)
+			return at;
+	}
+	return 0;
+}
+
+/* Whether a helper k calls moves a plain raw 2D tile in a loop of its own
+ * (the K loop split into a helper): then k's loop work is raw tiles, and
+ * k's tiles outside it are sites of the same finding, as if inlined. */
+static bool s1_helper_loop_raw(const ta_model *m, const ta_kernel *k, int depth)
+{
+	for (size_t i = 0; i < k->op_count && depth < 2; i++) {
+		const ta_op *call = &k->ops[i];
+		if (call->kind != TA_OP_HELPER_CALL || call->helper < 0 || (size_t)call->helper >= m->kernel_count)
+			continue;
+		const ta_kernel *h = &m->kernels[call->helper];
+		for (size_t j = 0; j < h->op_count; j++)
+			if ((h->ops[j].kind == TA_OP_LOAD || h->ops[j].kind == TA_OP_STORE) && h->ops[j].loop >= 0 &&
+			    h->ops[j].ptr_shape == TA_PTR_2D && !h->ops[j].gather)
+				return true;
+		if (s1_helper_loop_raw(m, h, depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* A kernel whose every plain raw tile is read or written once per program,
+ * outside the loop that loads what the kernel works through (weights
+ * before a recurrence whose steps gather their rows, an epilogue store
+ * after a descriptor K loop): TMA's gain is in the loop it pipelines; a
+ * tile moved once saves the address math of one tile. The findings from
+ * `from` on become notes that say so. */
+static void s1_outside_loop_notes(ta_rule_ctx *c, size_t from)
+{
+	const ta_kernel *k = c->k;
+	uint32_t loop = s1_loading_loop(c->m, k, 0);
+	/* a helper without loops of its own: where its callers call it (the
+	 * Q tile's load split into a helper called before the KV loop) */
+	bool called = false, outside = true;
+	for (size_t ki = 0; !loop && !k->loop_count && ki < c->m->kernel_count && outside; ki++) {
+		const ta_kernel *caller = &c->m->kernels[ki];
+		for (size_t i = 0; i < caller->op_count && outside; i++) {
+			const ta_op *op = &caller->ops[i];
+			if (op->kind != TA_OP_HELPER_CALL || op->helper != c->kernel)
+				continue;
+			uint32_t at = s1_loading_loop(c->m, caller, 0);
+			called = true;
+			outside = op->loop < 0 && at;
+			if (outside && !loop)
+				loop = at;
+		}
+	}
+	if (!loop || (called && !outside) || s1_helper_loop_raw(c->m, k, 0))
+		return;
+	size_t plain = 0;
+	for (size_t i = from; i < c->res->finding_count; i++) {
+		const ta_finding *f = &c->res->findings[i];
+		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & (TA_TAG_GUIDED | TA_TAG_NOTE)))
+			continue;
+		const ta_op *op = NULL;
+		for (size_t j = 0; j < k->op_count && !op; j++)
+			if (k->ops[j].span.start == f->span.start)
+				op = &k->ops[j];
+		if (!op || op->loop >= 0)
+			return;
+		plain++;
+	}
+	for (size_t i = from; plain && i < c->res->finding_count; i++) {
+		ta_finding *f = &c->res->findings[i];
+		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & (TA_TAG_GUIDED | TA_TAG_NOTE)))
+			continue;
+		char *r = ta_xasprintf("%s, but this tile is %s once per program, outside the loop at line %u: "
+				       "little to gain there", f->reason,
+				       strstr(f->reason, " stored ") ? "stored" : "loaded", loop);
+		free(f->reason);
+		f->reason = r;
+		f->tags |= TA_TAG_NOTE;
+	}
+}
+
 ta_status ta_detect_s1(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	bool found = false;
+	size_t first = c->res->finding_count;
 	/* Tensor descriptors are TMA, a feature of NVIDIA GPUs: a file under
 	 * an Ascend, ROCm or other back-end's folder has no such fast form,
 	 * nor a kernel only launched for one. */
@@ -403,13 +667,24 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 					op->target ? op->target : "a", op->target ? "`" : "", what, ptr, from,
 					store ? "scatter" : "gather", store ? "scatter" : "gather",
 					store ? "store" : "load");
-			else
+			else if (s1_row_gather_gpu(c))
 				f = ta_rule_add(c, op->span,
 					"%s%s%s tile %s through a %s %dD pointer `%s` (rows from %s): a descriptor %s "
-					"is the fast form on Blackwell (sm_100 and later); Hopper's TMA has no row %s",
+					"is the fast form on this GPU (Blackwell, sm_100 and later)",
+					op->target ? "`" : "", op->target ? op->target : "a", op->target ? "`" : "", what,
+					store ? "scattered" : "gathered", rank, ptr, from, store ? "scatter" : "gather");
+			else {
+				/* on Hopper there is nothing to change: read for
+				 * information, a note */
+				f = ta_rule_add(c, op->span,
+					"%s%s%s tile %s through a %s %dD pointer `%s` (rows from %s): on Hopper this "
+					"raw access is the form to keep (its TMA has no row %s); a descriptor %s is the "
+					"fast form on Blackwell (sm_100 and later)",
 					op->target ? "`" : "", op->target ? op->target : "a", op->target ? "`" : "", what,
 					store ? "scattered" : "gathered", rank, ptr, from, store ? "scatter" : "gather",
 					store ? "scatter" : "gather");
+				f->tags |= TA_TAG_NOTE;
+			}
 			free(from);
 			f->tags |= TA_TAG_GUIDED;
 		} else if (step) {
@@ -429,6 +704,8 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		free(ptr);
 		found = true;
 	}
+	if (found)
+		s1_outside_loop_notes(c, first);
 	if (found)
 		return TA_STATUS_APPLIES;
 	return uses_descriptors(k) || s1_kernel_has_desc(c->m, c->kernel, false, 0) ||

@@ -218,6 +218,98 @@ static bool s8_passed_to_selecting_helper(const ta_model *m, int ki, const char 
  * elif, conditional expression, the condition of a while), a keyword that
  * picks an instruction's variant, or a helper's parameter that does. Such
  * a value compiles a different kernel whose best config may differ. */
+/* Whether node a is the name x, as written. */
+static bool s8_is_name(const ta_model *m, TSNode a, TSNode x)
+{
+	if (!ta_node_is(a, "identifier"))
+		return false;
+	char *t = ta_node_text(m->src, x);
+	bool yes = ta_node_text_eq(m->src, a, t);
+	free(t);
+	return yes;
+}
+
+/* Whether e calls anything (`1 + tl.exp(-x)`: a silu, not a scale). */
+static bool s8_computes(TSNode e)
+{
+	if (ta_node_is(e, "call"))
+		return true;
+	for (uint32_t i = 0; i < ta_node_named_count(e); i++)
+		if (s8_computes(ta_node_named_child(e, i)))
+			return true;
+	return false;
+}
+
+/* `x * e`, `x / e` or `tl.maximum(x, e)` (tl.minimum too) of the name x:
+ * the value scaled or clamped, nothing else computed from it. */
+static bool s8_scales(const ta_model *m, TSNode e, TSNode x)
+{
+	e = ta_node_unparen(e);
+	if (ta_node_is(e, "binary_operator")) {
+		TSNode op = ta_node_field(e, "operator");
+		return (ta_node_text_eq(m->src, op, "*") || ta_node_text_eq(m->src, op, "/")) &&
+		       s8_is_name(m, ta_node_unparen(ta_node_field(e, "left")), x) &&
+		       !s8_computes(ta_node_field(e, "right"));
+	}
+	if (ta_call_named(m, e, "maximum") || ta_call_named(m, e, "minimum")) {
+		TSNode args = ta_node_field(e, "arguments");
+		return ta_node_named_count(args) == 2 && s8_is_name(m, ta_node_named_child(args, 0), x) &&
+		       !s8_computes(ta_node_named_child(args, 1));
+	}
+	return false;
+}
+
+/* A statement that scales or clamps a value in place: `x /= B`, `x *= s`,
+ * `x = x / n`, `x = tl.maximum(x, 0.0)`. */
+static bool s8_scale_statement(const ta_model *m, TSNode st)
+{
+	if (!ta_node_is(st, "expression_statement") || ta_node_named_count(st) != 1)
+		return false;
+	TSNode a = ta_node_named_child(st, 0), left = ta_node_field(a, "left");
+	if (!ta_node_is(left, "identifier"))
+		return false;
+	if (ta_node_is(a, "augmented_assignment")) {
+		TSNode op = ta_node_field(a, "operator");
+		return ta_node_text_eq(m->src, op, "*=") || ta_node_text_eq(m->src, op, "/=");
+	}
+	return ta_node_is(a, "assignment") && s8_scales(m, ta_node_field(a, "right"), left);
+}
+
+static bool s8_block_scales(const ta_model *m, TSNode block)
+{
+	uint32_t n = ta_node_named_count(block);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode st = ta_node_named_child(block, i);
+		if (!ta_node_is(st, "comment") && !s8_scale_statement(m, st))
+			return false;
+	}
+	return n > 0;
+}
+
+/* Whether what the test of x (an if or a conditional expression) selects
+ * may cost differently: anything but scaling or clamping a value (`if
+ * reduction == "mean": x /= B`, `x = x / n if MEAN else x`, a relu's
+ * tl.maximum), which costs the same in every config, so that the best
+ * config is the same in both modes. A dtype, an address or any other
+ * computation it picks counts as work. */
+static bool s8_selects_work(const ta_model *m, TSNode x)
+{
+	if (ta_node_is(x, "conditional_expression") && ta_node_named_count(x) == 3) {
+		TSNode a = ta_node_unparen(ta_node_named_child(x, 0)), b = ta_node_unparen(ta_node_named_child(x, 2));
+		return !((ta_node_is(b, "identifier") && s8_scales(m, a, b)) ||
+			 (ta_node_is(a, "identifier") && s8_scales(m, b, a)));
+	}
+	if (!ta_node_is(x, "if_statement") || !s8_block_scales(m, ta_node_field(x, "consequence")))
+		return true;
+	for (uint32_t i = 0; i < ta_node_named_count(x); i++) {
+		TSNode arm = ta_node_named_child(x, i);
+		if ((ta_node_is(arm, "else_clause") || ta_node_is(arm, "elif_clause")) &&
+		    !s8_block_scales(m, ta_node_field(arm, "body")))
+			return true;
+	}
+	return false;
+}
+
 static bool s8_selects_code(const ta_model *m, int ki, const char *name, int depth)
 {
 	const ta_kernel *k = &m->kernels[ki];
@@ -239,7 +331,7 @@ static bool s8_selects_code(const ta_model *m, int ki, const char *name, int dep
 			cond = ta_node_field(x, "condition");
 		else if (ta_node_is(x, "conditional_expression") && ta_node_named_count(x) == 3)
 			cond = ta_node_named_child(x, 1);
-		hit = !ts_node_is_null(cond) && s8_flag_test(m, cond, name);
+		hit = !ts_node_is_null(cond) && s8_flag_test(m, cond, name) && s8_selects_work(m, x);
 		if (hit || !ta_walk_next(&w, true))
 			break;
 	}

@@ -37,10 +37,11 @@ typedef struct file_list {
 /* ---- writers ------------------------------------------------------------------- */
 
 /* Triggers decide the walk order; they are not defects, so they print as
- * notes and do not make the exit status 1. */
+ * notes and do not make the exit status 1; nor do findings read for
+ * information on the GPU they are read for. */
 static bool is_note(const diag *x)
 {
-	return !x->error && x->id[0] == 'T';
+	return !x->error && (x->note || x->id[0] == 'T');
 }
 
 static const char *severity(const diag *x)
@@ -654,7 +655,8 @@ static bool selects_note(const char *select, const char *id)
 	char *copy = ta_xstrdup(select), *save = NULL;
 	bool yes = false;
 	for (char *t = strtok_r(copy, ", ", &save); t && !yes; t = strtok_r(NULL, ", ", &save))
-		yes = !strcasecmp(t, id) || !strcasecmp(t, "T") || !strcasecmp(t, "ALL");
+		yes = !strcasecmp(t, id) || (strlen(t) == 1 && toupper((unsigned char)*t) == id[0]) ||
+		      !strcasecmp(t, "ALL");
 	free(copy);
 	return yes;
 }

@@ -104,10 +104,14 @@ def check_json(name, cwd):
         return rc, None, err
 
 
-def offered(name, cwd, diags=None):
-    """The entries --check --preview --fixes offers to edit at some site of the file."""
-    if diags is None:
-        diags = check_json(name, cwd)[1] or []
+def offered(name, cwd):
+    """The entries --check --preview --fixes offers to edit at some site of the file, notes included (an
+    S1 tile moved once per program outside the kernel's loop is a note, and its edit is still offered)."""
+    rc, text, err = run(["--check", "--preview", "--show-notes", "--fixes", "--format=json", name], cwd)
+    try:
+        diags = json.loads(text).get("diagnostics", [])
+    except ValueError:
+        diags = []
     return {d.get("id") for d in diags if d.get("fix", {}).get("available")}
 
 
@@ -152,7 +156,7 @@ def levers(path, work, mech, records=None, full=False):
     if diags is None:
         diags = []
         out["check:error"] = f"rc={rc} {err.strip()[:120]}"
-    first = offered(name, cdir, diags)
+    first = offered(name, cdir)
     per = {}
     # a finding that stands for several sites (S1, once per kernel) counts
     # each site, with its own fix: the levers are sites

@@ -227,6 +227,46 @@ static void test_p1_short_launches(void **state)
 	ta_analysis_free(a);
 }
 
+/* Rows gathered through a loaded index: TMA gathers rows on Blackwell only,
+ * so read for Hopper (no profile, or an H200's) the finding is a note with
+ * nothing to change; on a B200's profile it is a finding to act on. */
+static const char gather_src[] =
+	"import triton\nimport triton.language as tl\n\n"
+	"@triton.jit\n"
+	"def embed(ids_ptr, emb_ptr, out_ptr, D, BLOCK_R: tl.constexpr, BLOCK_D: tl.constexpr):\n"
+	"    r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)\n"
+	"    d = tl.arange(0, BLOCK_D)\n"
+	"    ids = tl.load(ids_ptr + r)\n"
+	"    x = tl.load(emb_ptr + ids[:, None] * D + d[None, :])\n"
+	"    tl.store(out_ptr + r[:, None] * D + d[None, :], x)\n";
+
+static const ta_finding *gather_finding(const ta_rules_result *r)
+{
+	for (size_t i = 0; i < r->finding_count; i++)
+		if (!strcmp(r->findings[i].id, "S1") && strstr(r->findings[i].reason, "gathered"))
+			return &r->findings[i];
+	return NULL;
+}
+
+static void test_s1_gather_by_gpu(void **state)
+{
+	(void)state;
+	static const char *const devices[] = { NULL, "NVIDIA H200", "NVIDIA B200" };
+	for (int i = 0; i < 3; i++) {
+		ta_kernel_evidence ke = { .name = "embed", .launches = 10, .median_ns = 50000 };
+		ta_evidence ev = { .device = devices[i], .sm_count = 132, .kernels = &ke, .kernel_count = 1 };
+		ta_analysis *a;
+		ta_rules_result *r = run_with(gather_src, devices[i] ? &ev : NULL, &a);
+		const ta_finding *f = gather_finding(r);
+		assert_non_null(f);
+		bool blackwell = i == 2;
+		assert_int_equal((f->tags & TA_TAG_NOTE) != 0, !blackwell);
+		assert_int_equal(strstr(f->reason, "on Hopper this raw access is the form to keep") != NULL, !blackwell);
+		ta_rules_result_free(r);
+		ta_analysis_free(a);
+	}
+}
+
 static void test_without_profile(void **state)
 {
 	(void)state;
@@ -352,7 +392,7 @@ int main(void)
 	}
 	closedir(d);
 	qsort(paths, n, sizeof *paths, cmp_str);
-	struct CMUnitTest *tests = calloc(n + 5, sizeof *tests);
+	struct CMUnitTest *tests = calloc(n + 6, sizeof *tests);
 	for (size_t i = 0; i < n; i++) {
 		tests[i].name = strrchr(paths[i], '/') + 1;
 		tests[i].test_func = check_fixture;
@@ -363,7 +403,8 @@ int main(void)
 	tests[n + 2] = (struct CMUnitTest)cmocka_unit_test(test_walk_order_default);
 	tests[n + 3] = (struct CMUnitTest)cmocka_unit_test(test_parse_ids);
 	tests[n + 4] = (struct CMUnitTest)cmocka_unit_test(test_p1_short_launches);
-	int rc = _cmocka_run_group_tests("rules", tests, n + 5, NULL, NULL);
+	tests[n + 5] = (struct CMUnitTest)cmocka_unit_test(test_s1_gather_by_gpu);
+	int rc = _cmocka_run_group_tests("rules", tests, n + 6, NULL, NULL);
 	for (size_t i = 0; i < n; i++)
 		free(paths[i]);
 	free(paths);
