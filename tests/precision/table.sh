@@ -109,7 +109,8 @@ FRESH
 		case $f in *.kernels.tsv) continue ;; esac
 		k=${f%.tsv}.kernels.tsv
 		head -n 1 "$f" | sed 's/^# /\n/; s/$/./'
-		sed -n '2,3p' "$f" | sed 's/^# /- /'
+		# the header's notes on each phase, up to the columns' line
+		awk 'NR > 1 && /^# / && !/^# phase\t/ { sub(/^# /, "- "); print; next } NR > 1 { exit }' "$f"
 		printf '\n| Entry | Phase | Judged | True | False | Debatable | Strict precision |\n'
 		printf '|-------|-------|-------:|-----:|------:|----------:|-----------------:|\n'
 		awk -F'\t' '/^#/ || NF == 0 { next }
@@ -126,7 +127,7 @@ FRESH
 						tv[ph, "false"], tv[ph, "debatable"], 100 * tv[ph, "true"] / t[ph]
 			}' "$f" | sort -t'|' -k2,2 -k3,3r
 		[ ! -f "$k" ] || awk -F'\t' '/^#/ || NF == 0 { next }
-			{ nk[$1]++; f = $5 == "-" ? 0 : split($5, a, " "); m = $6 == "-" ? 0 : split($6, b, " ")
+			{ nk[$1]++; f = $5 == "-" ? 0 : split($5, a, /[, ]+/); m = $6 == "-" ? 0 : split($6, b, /[, ]+/)
 			  found[$1] += f; missed[$1] += m }
 			END { printf "\n"
 				for (ph in nk)
