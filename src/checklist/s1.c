@@ -98,6 +98,31 @@ static bool s1_row_gather_gpu(const ta_rule_ctx *c)
  * does not also hold the access (`if HAS_VALIDS: offs = tl.load(valids +
  * offs)`), the branch's condition as "when C" or "unless C" (caller frees;
  * NULL when it loads on every path). */
+/* The arm of an if holding node n but not the byte `access` (where the
+ * access is), as "when C" or "unless C" (caller frees), or NULL. */
+static char *s1_arm_holding(const ta_rule_ctx *c, TSNode n, uint32_t access)
+{
+	for (TSNode p = ta_node_parent(n), below = n; !ts_node_is_null(p); below = p, p = ta_node_parent(p)) {
+		if (ta_node_is(p, "function_definition") || (access >= ts_node_start_byte(p) && access < ts_node_end_byte(p)))
+			return NULL;
+		if ((ta_node_is(p, "if_statement") || ta_node_is(p, "elif_clause")) &&
+		    !ts_node_eq(below, ta_node_field(p, "condition")) && !ta_node_is(below, "else_clause") &&
+		    !ta_node_is(below, "elif_clause")) {
+			char *cond = ta_node_text(c->m->src, ta_node_field(p, "condition"));
+			char *w = ta_xasprintf("when %s", cond);
+			free(cond);
+			return w;
+		}
+		if (ta_node_is(p, "else_clause")) {
+			char *cond = ta_node_text(c->m->src, ta_node_field(ta_node_parent(p), "condition"));
+			char *w = ta_xasprintf("unless %s", cond);
+			free(cond);
+			return w;
+		}
+	}
+	return NULL;
+}
+
 static char *s1_gather_when(const ta_rule_ctx *c, const ta_op *op, uint32_t at, uint32_t *line)
 {
 	*line = 0;
@@ -106,27 +131,7 @@ static char *s1_gather_when(const ta_rule_ctx *c, const ta_op *op, uint32_t at, 
 	if (ts_node_is_null(ld))
 		return NULL;
 	*line = ts_node_start_point(ld).row + 1;
-	for (TSNode p = ta_node_parent(ld), below = ld; !ts_node_is_null(p); below = p, p = ta_node_parent(p)) {
-		if (ta_node_is(p, "function_definition"))
-			break;
-		if (op->span.start >= ts_node_start_byte(p) && op->span.start < ts_node_end_byte(p))
-			break;  /* the access is in the same arm */
-		bool arm_if = ta_node_is(p, "if_statement") || ta_node_is(p, "elif_clause");
-		if (arm_if && !ts_node_eq(below, ta_node_field(p, "condition"))) {
-			char *cond = ta_node_text(c->m->src, ta_node_field(p, "condition"));
-			char *w = ta_xasprintf("when %s", cond);
-			free(cond);
-			return w;
-		}
-		if (ta_node_is(p, "else_clause")) {
-			TSNode i = ta_node_parent(p);
-			char *cond = ta_node_text(c->m->src, ta_node_field(i, "condition"));
-			char *w = ta_xasprintf("unless %s", cond);
-			free(cond);
-			return w;
-		}
-	}
-	return NULL;
+	return s1_arm_holding(c, ld, op->span.start);
 }
 
 /* ---- a gather chosen by a branch ----------------------------------------
@@ -145,31 +150,6 @@ typedef struct s1_reach {
 static bool s1_reaches(s1_reach *r, TSNode n);
 static bool s1_param_reaches(s1_reach *r, TSNode id);
 
-/* The arm of an if holding node n but not the access, as "when C" or
- * "unless C" (caller frees), or NULL. */
-static char *s1_arm_of(const s1_reach *r, TSNode n)
-{
-	uint32_t at = ts_node_start_byte(r->access);
-	for (TSNode p = ta_node_parent(n), below = n; !ts_node_is_null(p); below = p, p = ta_node_parent(p)) {
-		if (ta_node_is(p, "function_definition") || (at >= ts_node_start_byte(p) && at < ts_node_end_byte(p)))
-			return NULL;
-		if ((ta_node_is(p, "if_statement") || ta_node_is(p, "elif_clause")) &&
-		    !ts_node_eq(below, ta_node_field(p, "condition")) && !ta_node_is(below, "else_clause") &&
-		    !ta_node_is(below, "elif_clause")) {
-			char *cond = ta_node_text(r->c->m->src, ta_node_field(p, "condition"));
-			char *w = ta_xasprintf("when %s", cond);
-			free(cond);
-			return w;
-		}
-		if (ta_node_is(p, "else_clause")) {
-			char *cond = ta_node_text(r->c->m->src, ta_node_field(ta_node_parent(p), "condition"));
-			char *w = ta_xasprintf("unless %s", cond);
-			free(cond);
-			return w;
-		}
-	}
-	return NULL;
-}
 
 /* A parameter of the helper the access is in (c->k): whether what a call
  * of it in the load's function passes reaches the load, the arms read
@@ -225,7 +205,7 @@ static bool s1_name_reaches(s1_reach *r, TSNode id)
 		}
 	}
 	if (reach == 1 && plain && !r->when)
-		r->when = s1_arm_of(r, d[last].binding);
+		r->when = s1_arm_holding(r->c, d[last].binding, ts_node_start_byte(r->access));
 	if (reach || plain)
 		return reach > 0;
 	return s1_param_reaches(r, id);
