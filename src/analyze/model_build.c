@@ -1690,8 +1690,8 @@ static bool other_arm(TSNode root, uint32_t a, uint32_t b)
  * read in body: a grid that reads its META. */
 static bool reads_first_param(builder *b, TSNode params, TSNode body)
 {
-	TSNode p0 = ts_node_is_null(params) ? null_node : ta_node_named_child(params, 0);
-	if (!ta_node_is(p0, "identifier"))
+	TSNode p0 = ta_node_param_name(ts_node_is_null(params) ? null_node : ta_node_named_child(params, 0));
+	if (ts_node_is_null(p0))
 		return false;
 	char *pn = text(b, p0);
 	bool reads = ta_node_contains_identifier(b->src, body, pn);
@@ -1748,8 +1748,8 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 		TSNode ps = ta_node_field(def, "parameters");
 		uint32_t n = ta_node_named_count(ps);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode p = ta_node_named_child(ps, i);
-			if (ta_node_is(p, "identifier")) {
+			TSNode p = ta_node_param_name(ta_node_named_child(ps, i));
+			if (!ts_node_is_null(p)) {
 				char *t = text(b, p);
 				add_unique(&params, &nparams, t);
 				free(t);
@@ -1761,8 +1761,8 @@ static void analyze_grid(walk *w, ta_launch *l, TSNode grid)
 		TSNode ps = ta_node_field(fdef, "parameters");
 		uint32_t n = ta_node_named_count(ps);
 		for (uint32_t i = 0; i < n; i++) {
-			TSNode p = ta_node_named_child(ps, i);
-			if (ta_node_is(p, "identifier")) {
+			TSNode p = ta_node_param_name(ta_node_named_child(ps, i));
+			if (!ts_node_is_null(p)) {
 				char *t = text(b, p);
 				add_unique(&params, &nparams, t);
 				free(t);

@@ -88,6 +88,20 @@ static inline TSNode ta_node_unparen(TSNode n)
 		n = ta_node_named_child(n, 0);
 	return n;
 }
+/* The name of parameter p of a def or lambda: p itself, or the identifier
+ * of `x: T`, `x=1`, `x: T = 1`; a null node for `*args`, `**kw`, `*`, `/`. */
+static inline TSNode ta_node_param_name(TSNode p)
+{
+	if (ta_node_is(p, "identifier"))
+		return p;
+	if (ta_node_is(p, "typed_parameter")) {
+		TSNode id = ta_node_named_count(p) ? ts_node_named_child(p, 0) : p;
+		return ta_node_is(id, "identifier") ? id : (TSNode){ 0 };
+	}
+	if (ta_node_is(p, "default_parameter") || ta_node_is(p, "typed_default_parameter"))
+		return ts_node_child_by_field_name(p, "name", 4);
+	return (TSNode){ 0 };
+}
 /* Whether n is an expression of a tree without errors (a call, an operator,
  * a literal, a comprehension, a lambda, ...): no statement, assignment or
  * assert lies inside one, so walks looking for those pass over it. */

@@ -170,6 +170,25 @@ static bool d16_logits_from_dot(const ta_model *m, const d16_match *x)
 	return dot;
 }
 
+/* Whether the logits are scaled in the loop (`s = tl.dot(q, k) * scale`,
+ * `s *= scale`, `s = s * scale`): log2(e) folds into that factor. With no
+ * factor, exp2 needs the multiply by log2(e) that tl.exp already makes
+ * (it lowers to ex2 of x * log2(e)): nothing is saved. */
+static bool d16_logits_scaled(const ta_model *m, const d16_match *x)
+{
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, ta_edits_node(m, x->loop->span), x->s, &d);
+	for (size_t i = 0; i < d.n; i++) {
+		TSNode b = d.v[i];
+		if (ta_node_is(b, "augmented_assignment") && ta_node_text_eq(m->src, ta_node_field(b, "operator"), "*="))
+			return true;
+		TSNode r = ta_node_unparen(ta_node_field(b, "right"));
+		if (ta_node_is(r, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(r, "operator"), "*"))
+			return true;
+	}
+	return false;
+}
+
 ta_status ta_detect_d16(ta_rule_ctx *c)
 {
 	bool found = false;
@@ -177,7 +196,7 @@ ta_status ta_detect_d16(ta_rule_ctx *c)
 		d16_match x;
 		if (!d16_find(c->m, c->k, (int)li, &x))
 			continue;
-		if (!d16_logits_from_dot(c->m, &x)) {
+		if (!d16_logits_from_dot(c->m, &x) || !d16_logits_scaled(c->m, &x)) {
 			d16_free(&x);
 			continue;
 		}

@@ -136,13 +136,34 @@ typedef struct d3_walk {
 	uint64_t allocs;          /* bit i: h->ops[i] is a per-call allocation */
 } d3_walk;
 
-static uint64_t allocs_within(const d3_walk *w, TSNode n)
+static uint64_t allocs_spanned(const d3_walk *w, TSNode n)
 {
 	uint64_t in = 0;
 	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
 	for (size_t i = 0; i < w->h->op_count && i < 64; i++)
 		if ((w->allocs >> i & 1) && w->h->ops[i].span.start >= a && w->h->ops[i].span.end <= b)
 			in |= (uint64_t)1 << i;
+	return in;
+}
+
+/* The allocations inside n on one path: of `zeros_like(x) if c else
+ * empty_like(x)`, the arm with more (the two are alternatives). */
+static uint64_t allocs_within(const d3_walk *w, TSNode n)
+{
+	uint64_t in = allocs_spanned(w, n);
+	if (__builtin_popcountll(in) < 2)
+		return in;
+	ta_walk c;
+	ta_walk_start(&c, n);
+	do {
+		TSNode e = ta_walk_node(&c);
+		if (!ta_node_is(e, "conditional_expression") || ta_node_named_count(e) != 3)
+			continue;
+		uint64_t yes = allocs_spanned(w, ta_node_named_child(e, 0));
+		uint64_t no = allocs_spanned(w, ta_node_named_child(e, 2));
+		in &= ~(__builtin_popcountll(yes) >= __builtin_popcountll(no) ? no : yes);
+	} while (ta_walk_next(&c, true));
+	ta_walk_finish(&c);
 	return in;
 }
 

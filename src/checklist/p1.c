@@ -19,6 +19,12 @@
 #define P1_ASSUMES_TUNING P1_ASSUMES_WRITES ", that its configs differ in rounding only"
 #define P1_ASSUMES_TUNING_ONLY P1_ASSUMES_WRITES " and that its configs differ in rounding only"
 
+#define P1_ASSUMES_BRANCH P1_ASSUMES_TUNING ", that it runs on NVIDIA GPUs (the configs follow CUDA's compute capability, which ROCm reports as its gfx version), and that CUDA may start when the module is imported (its configs function calls torch.cuda.get_device_capability() as the decorator runs; a process that forks workers after importing it cannot use CUDA in them)"
+/* A plain store through a pointer the kernel loads from a table: each
+ * config's trial stores the same values again, unless the kernel reads
+ * what it stores (nothing can check which tensors the table points at). */
+#define P1_ASSUMES_TABLE_STORE "; it also assumes that what it stores at line %u, through a pointer it loads from memory, is nothing it reads (each config tried stores there again)"
+
 #define P1_CUDA_BRANCH "a torch.cuda.get_device_capability() branch does not fit it: write its configs per back-end by hand"
 
 static bool is_tile_param(const ta_param *p)
@@ -239,9 +245,8 @@ static int p1_param_place(const ta_model *m, TSNode fn, const char *name)
 		if (ta_node_is(p, "keyword_separator") || ta_node_is(p, "list_splat_pattern") ||
 		    ta_node_is(p, "dictionary_splat_pattern"))
 			return -1;
-		TSNode id = ta_node_is(p, "identifier") ? p : ta_node_is(p, "typed_parameter") ? ta_node_named_child(p, 0)
-			    : ta_node_field(p, "name");
-		if (ta_node_is(id, "identifier") && ta_node_text_eq(m->src, id, name))
+		TSNode id = ta_node_param_name(p);
+		if (!ts_node_is_null(id) && ta_node_text_eq(m->src, id, name))
 			return at;
 		at++;
 	}
@@ -296,6 +301,87 @@ static bool p1_caller_value(const ta_model *m, TSNode v)
 		given = false;
 	free(name);
 	return given;
+}
+
+static bool p1_is_allocation(const ta_model *m, TSNode n)
+{
+	static const char *const allocs[] = { "empty", "zeros", "ones", "full", NULL };
+	for (size_t i = 0; allocs[i]; i++)
+		if (ta_call_named(m, n, allocs[i]))
+			return true;
+	return false;
+}
+
+/* `x.flatten()`, `x.view(...)`: the same data as name, another shape. */
+static bool p1_view_of(const ta_model *m, TSNode n, const char *name)
+{
+	static const char *const views[] = { "flatten", "view", "reshape", "squeeze", "unsqueeze", "t",
+					     "transpose", "permute", "contiguous", NULL };
+	TSNode fn = ta_node_is(n, "call") ? ta_node_field(n, "function") : (TSNode){ 0 };
+	if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(m->src, ta_node_field(fn, "object"), name))
+		return false;
+	for (size_t i = 0; views[i]; i++)
+		if (ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), views[i]))
+			return true;
+	return false;
+}
+
+/* Whether the wrapper fn returns the tensor bound by assignment a as it was
+ * allocated: its name in a return statement, and every binding of it an
+ * allocation or a view of it (not `dq = dq.sum(0)`, a partial result
+ * reduced first). */
+static bool p1_returned(const ta_model *m, TSNode fn, TSNode a)
+{
+	TSNode left = ta_node_field(a, "left");
+	if (!ta_node_is(left, "identifier"))
+		return false;
+	char *name = ta_node_text(m->src, left);
+	size_t nb = 0;
+	const ta_values_binding *b = ta_values_bindings(m, fn, name, strlen(name), &nb);
+	for (size_t i = 0; i < nb; i++) {
+		TSNode r = ta_node_is(b[i].binding, "assignment") ? ta_node_field(b[i].binding, "right") : (TSNode){ 0 };
+		if (!p1_is_allocation(m, ta_node_unparen(r)) && !p1_view_of(m, ta_node_unparen(r), name)) {
+			free(name);
+			return false;
+		}
+	}
+	bool yes = false;
+	ta_walk w;
+	ta_walk_start(&w, ta_node_field(fn, "body"));
+	do {
+		TSNode n = ta_walk_node(&w);
+		yes = ta_node_is(n, "return_statement") && ta_node_contains_identifier(m->src, n, name);
+	} while (!yes && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	free(name);
+	return yes;
+}
+
+/* Whether the launch value v, a name in the wrapper, also sizes a tensor
+ * the wrapper allocates and returns (`x_scale = torch.empty((cdiv(M,
+ * block_m), cdiv(K, block_k)))`, one scale per group of group_size): the
+ * tile is the data's layout, a quantisation block the caller's output is
+ * shaped by, not a choice the launch fixes. A buffer of partial results
+ * the wrapper keeps to itself is sized by a tile that can be tuned. */
+static bool p1_sizes_allocation(const ta_model *m, TSNode v)
+{
+	TSNode x = ta_node_unparen(v);
+	TSNode fn = ta_node_is(x, "identifier") ? ta_node_ancestor(x, "function_definition") : (TSNode){ 0 };
+	if (ts_node_is_null(fn))
+		return false;
+	char *name = ta_node_text(m->src, x);
+	bool yes = false;
+	ta_walk w;
+	ta_walk_start(&w, ta_node_field(fn, "body"));
+	do {
+		TSNode n = ta_walk_node(&w);
+		bool sized = p1_is_allocation(m, n) && ta_values_reads(m, ta_node_field(n, "arguments"), name);
+		TSNode a = sized ? ta_node_parent(n) : (TSNode){ 0 };
+		yes = ta_node_is(a, "assignment") && p1_returned(m, fn, a);
+	} while (!yes && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	free(name);
+	return yes;
 }
 
 /* Whether the launch value v is read from a configuration the wrapper is
@@ -998,7 +1084,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			 * value the author picks per GPU is that choice */
 			if ((tile && p1_follows_launch_tile(c, l, j, v, false)) || p1_saved_by_forward(c->m, v) ||
 			    p1_per_gpu(c->m, v) || p1_size_rule(c->m, v) || p1_from_helper(c->m, v) ||
-			    p1_caller_value(c->m, v))
+			    p1_caller_value(c->m, v) || p1_sizes_allocation(c->m, v))
 				continue;
 			/* a tile sized to the data that no loop or grid steps by
 			 * covers its dimension whole (a row-wise kernel's
@@ -1151,6 +1237,27 @@ static uint32_t capability_line(const ta_rule_ctx *c)
 	return 0;
 }
 
+/* Whether k builds its own pipeline with Triton's low-level extension
+ * (triton.language.extra.tlx: buffers it allocates, barriers it waits on,
+ * warp groups it assigns): its depth is its buffer count, and num_stages
+ * and num_warps are fixed by that design, not knobs the tuner turns. */
+static bool p1_pipelines_by_hand(const ta_model *m, const ta_kernel *k)
+{
+	bool yes = false;
+	ta_walk w;
+	ta_walk_start(&w, k->node);
+	do {
+		TSNode n = ta_walk_node(&w);
+		if (!ta_node_is(n, "call"))
+			continue;
+		char *canon = ta_model_canonical(m, ta_node_field(n, "function"));
+		yes = canon && strstr(canon, "language.extra.tlx.") != NULL;
+		free(canon);
+	} while (!yes && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	return yes;
+}
+
 ta_status ta_detect_p1(ta_rule_ctx *c)
 {
 	const ta_autotune *a = c->k->autotune;
@@ -1170,7 +1277,7 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 	size_t sharing;
 	char *who = sharing_configs(c, where, &sharing);
 	if (!varies(a, "num_stages") && !varies(a, "num_warps") && !option_unknown(a, "num_stages") &&
-	    !option_unknown(a, "num_warps")) {
+	    !option_unknown(a, "num_warps") && !p1_pipelines_by_hand(c->m, c->k)) {
 		ta_rule_add(c, where, "the autotune configs of %s vary neither num_stages nor num_warps", who);
 		found = true;
 	}
@@ -2250,12 +2357,14 @@ static int p1_restores_caller_tensor(const ta_model *m, const ta_kernel *k, size
 
 /* A store or atomic of k whose address reaches none of its parameters (a
  * pointer loaded from a table): what it writes cannot be named in
- * restore_value. Its line, or 0. */
-static uint32_t p1_unnamed_write(const ta_model *m, const ta_kernel *k)
+ * restore_value. Its line, or 0. With atomics_only, only an atomic counts:
+ * a plain store there writes the same values on each config's trial (so it
+ * is stated as an assumption, not refused), while an atomic adds again. */
+static uint32_t p1_unnamed_write(const ta_model *m, const ta_kernel *k, bool atomics_only)
 {
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
-		if (op->kind != TA_OP_ATOMIC && op->kind != TA_OP_STORE)
+		if (op->kind != TA_OP_ATOMIC && (atomics_only || op->kind != TA_OP_STORE))
 			continue;
 		TSNode addr = p1_address(m, op);
 		bool named = false;
@@ -2517,6 +2626,7 @@ typedef struct p1_tile {
 	size_t param;             /* its index */
 	int seed;                 /* the value launched */
 	bool grid;                /* the grid divides a size by it (triton.cdiv) */
+	bool split;               /* a persistent kernel divides a size by it itself */
 	bool tuned;
 	char *fixed;              /* why it stays as launched, or NULL */
 } p1_tile;
@@ -2534,11 +2644,18 @@ typedef struct p1_tiles {
  * memory bound; a kernel without a dot (a row reduction, an elementwise
  * pass) holds a vector per program, for which chunks of thousands are the
  * usual size. */
+/* The tile splits the work among programs: through the grid, or through
+ * a persistent kernel's own count of tiles. */
+static bool p1_splits(const p1_tile *p)
+{
+	return p->grid || p->split;
+}
+
 static int p1_tile_hi(const p1_tiles *t, const p1_tile *p)
 {
 	if (!t->dot)
 		return 8192;
-	return p->grid ? 256 : 128;
+	return p1_splits(p) ? 256 : 128;
 }
 
 static void p1_tiles_free(p1_tiles *t)
@@ -2619,10 +2736,11 @@ static TSNode p1_grid_fn(const ta_model *m, const ta_launch *l, TSNode *param)
 	} else {
 		return (TSNode){ 0 };
 	}
-	if (ta_node_named_count(ps) != 1 || !ta_node_is(ta_node_named_child(ps, 0), "identifier"))
+	TSNode p0 = ta_node_param_name(ta_node_named_child(ps, 0));
+	if (ta_node_named_count(ps) != 1 || ts_node_is_null(p0))
 		return (TSNode){ 0 };
 	if (param)
-		*param = ta_node_named_child(ps, 0);
+		*param = p0;
 	return body;
 }
 
@@ -2868,6 +2986,93 @@ static void p1_tile_at_launch(const ta_model *m, const ta_launch *l, p1_tile *ti
  * in the launch and as divisors in the grid's value; a grid tile or a loop
  * step of the kernel) and which stay as launched (computed, a whole
  * dimension, read elsewhere). */
+/* What e stands for in helper h called by call (a null node: h is the
+ * kernel itself): its value, where a parameter of h is what the call
+ * passes for it, followed in the caller. */
+static TSNode p1_value_via_call(const ta_model *m, const ta_kernel *h, TSNode call, TSNode e)
+{
+	TSNode v = ts_node_is_null(e) ? e : ta_values_follow(m, e);
+	if (ts_node_is_null(call) || !ta_node_is(v, "identifier"))
+		return v;
+	for (size_t i = 0; i < h->param_count; i++)
+		if (ta_node_text_eq(m->src, v, h->params[i].name)) {
+			TSNode a = ta_edits_call_arg(m, call, (uint32_t)i, h->params[i].name);
+			return ts_node_is_null(a) ? a : ta_values_follow(m, a);
+		}
+	return v;
+}
+
+typedef enum p1_persist { P1_NOT_PERSISTENT, P1_STEPS_BY_GRID, P1_STEPS_OTHERWISE } p1_persist;
+
+/* How h's loops that start at the program id step: by the program count
+ * itself, or by something else (a NUM_SMS the launch passes). */
+static p1_persist p1_loops_step(const ta_model *m, const ta_kernel *h, TSNode call)
+{
+	p1_persist r = P1_NOT_PERSISTENT;
+	for (size_t l = 0; l < h->loop_count; l++) {
+		const ta_loop *lp = &h->loops[l];
+		if ((lp->kind != TA_LOOP_RANGE && lp->kind != TA_LOOP_TL_RANGE) || lp->arg_count < 3)
+			continue;
+		TSNode it = ta_node_unparen(ta_edits_node(m, lp->iter));
+		TSNode start = p1_value_via_call(m, h, call, ta_edits_call_arg(m, it, 0, NULL));
+		if (!ta_call_named(m, start, "program_id"))
+			continue;
+		TSNode step = p1_value_via_call(m, h, call, ta_edits_call_arg(m, it, 2, NULL));
+		if (ta_node_is(step, "integer"))
+			continue;   /* a fixed stride, as the model reads it: not persistent */
+		if (!ta_call_named(m, step, "num_programs"))
+			return P1_STEPS_OTHERWISE;
+		r = P1_STEPS_BY_GRID;
+	}
+	return r;
+}
+
+/* A persistent kernel whose every tile loop starts at the program id and
+ * steps by the program count itself (`for tile in range(pid, total,
+ * tl.num_programs(0))`, the values bound to names, or passed to a helper
+ * that holds the loop) covers its tiles for any grid: its tiles, warps and
+ * stages can be tuned with the grid as launched. A step the launch passes
+ * (NUM_SMS) ties the grid to the step, and a stepped `tile += ...` form is
+ * not read here: both are done by hand. */
+static p1_persist p1_persistence(const ta_model *m, const ta_kernel *k)
+{
+	p1_persist r = p1_loops_step(m, k, (TSNode){ 0 });
+	for (size_t i = 0; i < k->op_count && r != P1_STEPS_OTHERWISE; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->kind != TA_OP_HELPER_CALL || op->helper < 0 || &m->kernels[op->helper] == k)
+			continue;
+		p1_persist h = p1_loops_step(m, &m->kernels[op->helper], ta_edits_node(m, op->span));
+		if (h != P1_NOT_PERSISTENT)
+			r = h;
+	}
+	if (r == P1_NOT_PERSISTENT && k->persistent)
+		r = P1_STEPS_OTHERWISE;     /* the stepped form */
+	return r;
+}
+
+/* Whether k divides a size by its tile `name` itself (`(M + BLOCK_M - 1) //
+ * BLOCK_M`, tl.cdiv(M, BLOCK_M)): a persistent kernel counts its tiles so,
+ * where another kernel's grid does. */
+static bool p1_kernel_divides_by(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	bool yes = false;
+	ta_walk w;
+	ta_walk_start(&w, k->node);
+	do {
+		TSNode n = ta_walk_node(&w), by = { 0 };
+		if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), "//"))
+			by = ta_node_field(n, "right");
+		else if (ta_call_named(m, n, "cdiv"))
+			by = ta_edits_call_arg(m, n, 1, NULL);
+		if (!ts_node_is_null(by)) {
+			TSNode v = ta_values_follow_names(m, by);
+			yes = ta_node_is(v, "identifier") && ta_node_text_eq(m->src, v, name);
+		}
+	} while (!yes && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	return yes;
+}
+
 static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_tiles *t)
 {
 	size_t launches = 0, passed[8] = { 0 };
@@ -2911,13 +3116,15 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
 		if (passed[x] != launches)
 			p1_tile_fix(&t->v[x], ta_xasprintf("%s is not passed at every launch", t->v[x].name));
 	p1_tile_ratios(m, k, t);
+	bool by_grid = p1_persistence(m, k) == P1_STEPS_BY_GRID;
 	for (size_t x = 0; x < t->n; x++) {
 		p1_tile *tile = &t->v[x];
+		tile->split = by_grid && p1_kernel_divides_by(m, k, tile->name);
 		bool step = false;
 		for (size_t i = 0; i < k->loop_count && !step; i++)
 			for (size_t a = 0; a < k->loops[i].arg_count && !step; a++)
 				step = ta_edits_word_in(k->loops[i].args[a], strlen(k->loops[i].args[a]), tile->name);
-		if (!tile->grid && !step)
+		if (!p1_splits(tile) && !step)
 			p1_tile_fix(tile, ta_xasprintf("%s covers a whole dimension (neither the grid nor a loop "
 						       "steps by it)", tile->name));
 		tile->tuned = !tile->fixed;
@@ -2959,8 +3166,8 @@ static void p1_tile_dicts(const p1_tiles *t, p1_seed *s)
 	size_t nv = 0;
 	bool any_grid = false, any_loop = false;
 	for (size_t i = 0; i < t->n; i++) {
-		any_grid |= t->v[i].tuned && t->v[i].grid;
-		any_loop |= t->v[i].tuned && !t->v[i].grid;
+		any_grid |= t->v[i].tuned && p1_splits(&t->v[i]);
+		any_loop |= t->v[i].tuned && !p1_splits(&t->v[i]);
 	}
 	for (int form = 0; form < 5; form++) {
 		if ((form == 1 && !any_grid) || (form == 2 && (!any_grid || !any_loop)) || (form == 3 && !any_grid) ||
@@ -2970,9 +3177,9 @@ static void p1_tile_dicts(const p1_tiles *t, p1_seed *s)
 		for (size_t i = 0; i < t->n; i++) {
 			const p1_tile *p = &t->v[i];
 			int v = p->seed;
-			bool change = form == 1 ? p->grid : form == 2 || form == 4 ? true : form == 3 ? p->grid && first :
-				      false;
-			if (p->grid)
+			bool change = form == 1 ? p1_splits(p) : form == 2 || form == 4 ? true :
+				      form == 3 ? p1_splits(p) && first : false;
+			if (p1_splits(p))
 				first = false;
 			if (p->tuned && change) {
 				int nvv = t->divisible ? v / 2 : v * 2;
@@ -3746,16 +3953,17 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 	TSNode dd = ta_node_parent(k->node);
 	if (!ta_node_is(dd, "decorated_definition"))
 		return ta_edits_refuse(why, "%s: triton.jit is applied by a call, not a decorator", k->name);
-	if (k->persistent)
+	if (p1_persistence(m, k) == P1_STEPS_OTHERWISE)
 		return ta_edits_refuse(why, "persistent %s: occupancy must change its grid and tile-loop step too, "
 				       "which is done by hand", k->name);
 	if (ta_edits_other_backend(m, P1_CUDA_BRANCH, why) != 0)
 		return -1;
-	uint32_t unnamed = p1_unnamed_write(m, k);
+	uint32_t unnamed = p1_unnamed_write(m, k, true);
 	if (unnamed)
-		return ta_edits_refuse(why, "line %u: %s writes through an address that comes from none of its "
-				       "arguments: autotuning runs it once per config, and what it writes cannot be "
+		return ta_edits_refuse(why, "line %u: %s adds atomically through an address that comes from none of "
+				       "its arguments: autotuning runs it once per config, and what it adds to cannot be "
 				       "named in restore_value", unnamed, k->name);
+	uint32_t table_store = p1_unnamed_write(m, k, false);
 	if (p1_foreign_launcher(m, k, why) != 0 || p1_peer_kernel(m, k, ki, why) != 0)
 		return -1;
 	if (p1_aten_package(m, why) != 0)
@@ -3855,8 +4063,13 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		uint32_t at = ta_edits_line_start(m, ts_node_start_byte(dd));
 		char *ind = ta_edits_indent_at(m, ts_node_start_byte(dd));
 		char *def = p1_function(m, k, &s, fn, torch, config, ind);
-		if (!strstr(def, "get_device_capability"))
-			ta_edit_set_unsafe(out, "%s", P1_ASSUMES_TUNING_ONLY);  /* no GPU branch, nothing at import */
+		bool branch = strstr(def, "get_device_capability") != NULL;
+		/* no GPU branch: nothing at import */
+		if (table_store)
+			ta_edit_set_unsafe(out, "%s" P1_ASSUMES_TABLE_STORE,
+					   branch ? P1_ASSUMES_BRANCH : P1_ASSUMES_TUNING_ONLY, table_store);
+		else if (!branch)
+			ta_edit_set_unsafe(out, "%s", P1_ASSUMES_TUNING_ONLY);
 		/* every config runs on the user's tensors while tuning: what the
 		 * kernel reads and writes back gets its first contents again */
 		uint32_t wl = 0;
@@ -3952,7 +4165,7 @@ static int p1_widen_restore(const ta_model *m, const ta_kernel *k, ta_edit *out,
 		ta_buf_printf(&quoted, "%s\"%s\"", quoted.len ? ", " : "", k->params[i].name);
 	}
 	int rc = 0;
-	uint32_t unnamed = names.len ? p1_unnamed_write(m, k) : 0;
+	uint32_t unnamed = names.len ? p1_unnamed_write(m, k, false) : 0;
 	if (!names.len)
 		goto done;
 	if (unnamed) {
@@ -4075,7 +4288,7 @@ static char *p1_in_test(const ta_model *m, const ta_kernel *k)
 /* The configs branch on torch.cuda.get_device_capability(), which ROCm
  * answers with its gfx version (an MI300 says (9, 4), the Hopper branch):
  * files that test for another back-end are refused, the rest assume CUDA. */
-TA_REWRITE(P1, NULL, TA_UNSAFE(P1_ASSUMES_TUNING ", that it runs on NVIDIA GPUs (the configs follow CUDA's compute capability, which ROCm reports as its gfx version), and that CUDA may start when the module is imported (its configs function calls torch.cuda.get_device_capability() as the decorator runs; a process that forks workers after importing it cannot use CUDA in them)"))
+TA_REWRITE(P1, NULL, TA_UNSAFE(P1_ASSUMES_BRANCH))
 {
 	ta_sites s = TA_SITES_INIT;
 	for (size_t ki = 0; ki < m->kernel_count; ki++) {

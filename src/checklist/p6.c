@@ -101,6 +101,12 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 		bool pointer = ta_rule_contains(c, a->rhs, "pointer_type");
 		if (!pointer && !stride)
 			continue;
+		/* A loaded length capped per sample (a jagged row of `seqlen =
+		 * tl.minimum(seqlen, max_length)` elements): no leading dimension,
+		 * no host can promise a multiple of 8, and a hint on the load
+		 * would not reach the capped value the address reads. */
+		if (!pointer && ta_rule_clamped(c->m, k, a->name))
+			continue;
 		any = true;
 		if (already_assumed(c->m, k, a->name))
 			continue;

@@ -1,6 +1,7 @@
 /* What the detectors share: adding findings, serving another entry's,
  * and the recognisers over source text, loops and assignments. */
 #include "config.h"
+#include "analyze/flat.h"
 #include "analyze/values.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
@@ -202,6 +203,22 @@ bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle)
 		if (!memcmp(t + i, needle, n))
 			return true;
 	return false;
+}
+
+bool ta_rule_clamped(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	bool yes = false;
+	ta_walk w;
+	ta_walk_start(&w, k->node);
+	do {
+		TSNode n = ta_walk_node(&w);
+		if (!ta_node_is(n, "assignment") || !ta_node_text_eq(m->src, ta_node_field(n, "left"), name))
+			continue;
+		TSNode r = ta_node_unparen(ta_node_field(n, "right"));
+		yes = ta_call_named(m, r, "minimum") || ta_call_named(m, r, "maximum");
+	} while (!yes && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	return yes;
 }
 
 bool ta_call_named(const ta_model *m, TSNode n, const char *suffix)

@@ -70,6 +70,10 @@ bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle);
 /* Whether n is a call whose callee, as written, ends with suffix
  * (`tl.dot` and `dot` for "dot", `symm_mem.rendezvous` for "rendezvous"). */
 bool ta_call_named(const ta_model *m, TSNode n, const char *suffix);
+/* Whether k binds name to a clamp (`n = tl.minimum(n, cap)`, `len =
+ * tl.maximum(lo, x)`): a length capped per sample, never a leading
+ * dimension, whose alignment no host can promise. */
+bool ta_rule_clamped(const ta_model *m, const ta_kernel *k, const char *name);
 /* Case-insensitive equality with one of the NULL-terminated names. */
 
 /* A constexpr parameter named as a mode (HEAD_DIM, STAGE, IS_CAUSAL, ...)

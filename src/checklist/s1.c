@@ -6,6 +6,9 @@
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
 
+/* What every S1 edit assumes; the host asserts it where it can. */
+#define S1_ASSUMES "assumes each tensor read through a descriptor has a 16-byte aligned base and strides (TMA's rule) and Triton 3.4 or newer (tl.make_tensor_descriptor)"
+
 #include <ctype.h>
 #include <stdarg.h>
 #include <limits.h>
@@ -602,6 +605,95 @@ static void s1_outside_loop_notes(ta_rule_ctx *c, size_t from)
 	}
 }
 
+/* A row stride that is a length the kernel loads and caps (`offs_m[:,
+ * None] * seqlen` with `seqlen = tl.load(lengths + b)` and `seqlen =
+ * tl.minimum(seqlen, max_len)`, or the cap bound to another name): a
+ * jagged row's length, which TMA's rule of 16-byte strides does not allow
+ * in general, so no descriptor describes the tile. */
+static bool s1_loaded(const ta_model *m, TSNode v, bool pointer);
+
+typedef struct s1_len_walk {
+	const ta_model *m;
+	const ta_kernel *k;
+	bool found;
+} s1_len_walk;
+
+/* Some binding of the identifier id in the kernel is a tl.load. */
+static bool s1_loaded_def(const s1_len_walk *w, TSNode id)
+{
+	char *name = ta_node_text(w->m->src, id);
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(w->m, w->k->node, name, &d);
+	free(name);
+	bool loaded = false;
+	for (size_t i = 0; i < d.n && !loaded; i++)
+		loaded = ta_node_is(d.v[i], "assignment") &&
+			 s1_loaded(w->m, ta_node_unparen(ta_node_field(d.v[i], "right")), false);
+	return loaded;
+}
+
+static bool s1_loaded_length(const s1_len_walk *w, TSNode id)
+{
+	if (!ta_node_is(id, "identifier"))
+		return false;
+	char *name = ta_node_text(w->m->src, id);
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(w->m, w->k->node, name, &d);
+	bool loaded = false;
+	for (size_t i = 0; i < d.n && !loaded; i++) {
+		TSNode r = ta_node_is(d.v[i], "assignment") ? ta_node_unparen(ta_node_field(d.v[i], "right"))
+							   : (TSNode){ 0 };
+		loaded = s1_loaded(w->m, r, false);
+		/* truncated = tl.minimum(seq_len, cap), seq_len loaded */
+		TSNode a0 = ta_call_named(w->m, r, "minimum") ? ta_node_unparen(ta_edits_call_arg(w->m, r, 0, NULL))
+							      : (TSNode){ 0 };
+		if (!loaded && ta_node_is(a0, "identifier") && !ta_node_text_eq(w->m->src, a0, name))
+			loaded = s1_loaded_def(w, a0);
+	}
+	bool yes = loaded && ta_rule_clamped(w->m, w->k, name);
+	free(name);
+	return yes;
+}
+
+static ta_values_step s1_len_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	s1_len_walk *w = ctx;
+	if (!ta_node_is(n, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(n, "operator"), "*"))
+		return TA_VALUES_DESCEND;
+	TSNode l = ta_node_unparen(ta_node_field(n, "left")), r = ta_node_unparen(ta_node_field(n, "right"));
+	for (int side = 0; side < 2 && !w->found; side++) {
+		TSNode idx = side ? r : l, f = side ? l : r;
+		if (!ta_node_is(idx, "subscript"))
+			continue;
+		char *t = ta_node_text(m->src, idx);
+		w->found = t && strstr(t, "None") && s1_loaded_length(w, f);
+		free(t);
+	}
+	return w->found ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+static bool s1_length_stride(ta_rule_ctx *c, const ta_op *op)
+{
+	if (!op->arg_count)
+		return false;
+	s1_len_walk w = { c->m, c->k, false };
+	TSNode p = ta_node_unparen(ta_rule_node(c, op->args[0]));
+	ta_values_walk(c->m, p, s1_len_visit, &w);
+	/* a pointer tile bound once and advanced in the loop (`a_ptrs +=
+	 * BLOCK_N`) has no single value: its first binding holds the rows */
+	if (!w.found && ta_node_is(p, "identifier")) {
+		char *name = ta_node_text(c->m->src, p);
+		ta_edits_defs d = { 0 };
+		ta_edits_find_defs(c->m, c->k->node, name, &d);
+		free(name);
+		for (size_t i = 0; i < d.n && !w.found; i++)
+			if (ta_node_is(d.v[i], "assignment"))
+				ta_values_walk(c->m, ta_node_field(d.v[i], "right"), s1_len_visit, &w);
+	}
+	return w.found;
+}
+
 ta_status ta_detect_s1(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -620,7 +712,7 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		 * loaded index) reads elements, not rows of a tile; a raw access
 		 * whose other branch uses a descriptor is the fast form's fallback */
 		if (op->lookup || s1_fast_form_beside(c, op) || ta_tile_not_2d(c->m, k, op) ||
-		    ta_rule_op_unreached_by_configs(c, op))
+		    ta_rule_op_unreached_by_configs(c, op) || (!op->gather && s1_length_stride(c, op)))
 			continue;
 		const char *what = op->kind == TA_OP_LOAD ? "loaded" : "stored";
 		char *ptr = op->arg_count ? ta_rule_text(c, op->args[0]) : ta_xstrdup("?");
@@ -829,6 +921,10 @@ typedef struct s1_ctx {
 	TSNode adv, loop;
 	int adv_axis;
 	char *adv_off, *adv_step, *adv_extent;
+	/* The base is a pointer the kernel loads from a table, and its row
+	 * stride a value it loads (a grouped GEMM's a_ptrs and lds): nothing
+	 * the host holds says their alignment, so the edit states it. */
+	bool table;
 	char *why;
 } s1_ctx;
 
@@ -2064,6 +2160,85 @@ static bool params_only(const ta_kernel *k, const char *expr)
 	return true;
 }
 
+/* The single value the kernel binds name to (followed through a few
+ * plain renamings), or a null node. */
+static TSNode s1_kernel_value(s1_ctx *c, const char *name)
+{
+	const ta_model *m = c->m;
+	char *n = ta_xstrdup(name);
+	TSNode v = { 0 };
+	for (int hop = 0; hop < 4; hop++) {
+		ta_edits_defs d = { 0 };
+		ta_edits_find_defs(m, c->k->node, n, &d);
+		/* `x = tl.multiple_of(x, 8)` after x's binding only adds a hint */
+		TSNode one = { 0 };
+		size_t values = 0;
+		for (size_t i = 0; i < d.n; i++) {
+			TSNode r = ta_node_is(d.v[i], "assignment") ? ta_node_unparen(ta_node_field(d.v[i], "right"))
+								   : (TSNode){ 0 };
+			bool hint = (ta_call_named(m, r, "multiple_of") || ta_call_named(m, r, "max_contiguous")) &&
+				    ta_node_text_eq(m->src, ta_edits_call_arg(m, r, 0, NULL), n);
+			if (!hint) {
+				one = d.v[i];
+				values++;
+			}
+		}
+		free(n);
+		n = NULL;
+		if (values != 1 || d.more || !ta_node_is(one, "assignment"))
+			return (TSNode){ 0 };
+		v = ta_node_unparen(ta_node_field(one, "right"));
+		if (!ta_node_is(v, "identifier"))
+			return v;
+		n = ta_node_text(m->src, v);
+	}
+	free(n);
+	return (TSNode){ 0 };
+}
+
+/* `tl.load(...)`, or `tl.load(...).to(T)`: a value read from memory as is
+ * (not a difference of offsets, a length or a product). With pointer, the
+ * cast must make it a pointer (`.to(tl.pointer_type(tl.float16))`). */
+static bool s1_loaded(const ta_model *m, TSNode v, bool pointer)
+{
+	bool cast = false;
+	if (ta_node_is(v, "call")) {
+		TSNode fn = ta_node_field(v, "function");
+		if (ta_node_is(fn, "attribute") && ta_node_text_eq(m->src, ta_node_field(fn, "attribute"), "to")) {
+			TSNode ty = ta_edits_call_arg(m, v, 0, NULL);
+			cast = ta_call_named(m, ty, "pointer_type");
+			v = ta_node_unparen(ta_node_field(fn, "object"));
+		}
+	}
+	return ta_call_named(m, v, "load") && (!pointer || cast);
+}
+
+/* The table form of TMA's rule (c->table): the base starts from a pointer
+ * the kernel loads and casts, and the row stride is exactly a value it
+ * loads, or a parameter. */
+static bool s1_table_base(s1_ctx *c)
+{
+	const char *rs = c->ax[0].stride;
+	if (!c->bterm_n || !rs)
+		return false;
+	/* the base's first term, through the names that bind it to a sum
+	 * (`a_tile = a_base + rows * lda + ks`, loaded as `a_tile + k0`) */
+	TSNode v = ta_node_unparen(c->bterm[0]);
+	for (int hop = 0; hop < 4 && ta_node_is(v, "identifier"); hop++) {
+		char *b = ta_node_text(c->m->src, v);
+		v = s1_kernel_value(c, b);
+		free(b);
+		while (ta_node_is(v, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(v, "operator"), "+"))
+			v = ta_node_unparen(ta_node_field(v, "left"));
+	}
+	if (ts_node_is_null(v) || !s1_loaded(c->m, v, true))
+		return false;
+	if (s1_param_index(c->k, rs) < c->k->param_count)
+		return true;
+	TSNode sv = s1_kernel_value(c, rs);
+	return !ts_node_is_null(sv) && s1_loaded(c->m, sv, false);
+}
+
 /* TMA's rule where the kernel does not take the tensor's strides (it
  * computes its row stride, `out_base + rows * out_w + cols`): at every
  * launch, the base tensor's address and the row stride the kernel uses,
@@ -2077,6 +2252,10 @@ static int s1_expr_contract(s1_ctx *c, ta_edit *out, bool *wrote)
 	const ta_kernel *k = c->k;
 	const char *rs = c->ax[0].stride;
 	size_t bi = s1_base_param(c);
+	if (bi == k->param_count && s1_table_base(c)) {
+		c->table = true;
+		return 0;
+	}
 	if (bi == k->param_count)
 		return s1_fail(c, "the tile's base does not start from a parameter of %s: its 16-byte alignment "
 			       "cannot be checked on the host", k->name);
@@ -2682,6 +2861,10 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 				  op->kwargs[i].name, op->kwargs[i].value);
 		free(t0);
 	}
+	if (c.table)
+		ta_edit_set_unsafe(out, "%s; nothing checks it for %s and its row stride %s, which %s loads from "
+				   "memory: the tables are on the GPU, and reading them on the host would wait for it "
+				   "on every call", S1_ASSUMES, c.base, c.ax[0].stride, k->name);
 	if (contract) {
 		char *t0 = ta_xstrdup(out->title ? out->title : "");
 		ta_edit_set_title(out, "%s; TMA's unit last stride and 16-byte alignment asserted at the launches", t0);
@@ -2707,7 +2890,7 @@ static bool s1_site(const ta_model *m, const ta_kernel *k, const ta_op *op)
 }
 
 /* Rewrite: tl.make_tensor_descriptor and desc.load/store for a raw 2D tile, plus the host allocator. */
-TA_REWRITE(S1, NULL, TA_UNSAFE("assumes each tensor read through a descriptor has a 16-byte aligned base and strides (TMA's rule) and Triton 3.4 or newer (tl.make_tensor_descriptor)"))
+TA_REWRITE(S1, NULL, TA_UNSAFE(S1_ASSUMES))
 {
 	return ta_edits_each_op(m, kernel_or_host, line, s1_site, s1_one, out, why_not,
 				"no raw 2D pointer tile load or store");

@@ -609,11 +609,33 @@ static char *s8_missing(ta_rule_ctx *c)
 	return missing.len ? ta_buf_steal(&missing) : (ta_buf_free(&missing), NULL);
 }
 
+/* The autotune tries one config: a list of one written in the decorator,
+ * or a module variable bound once to such a list (one bound on each arm
+ * of a back-end test may hold more on the other). */
+static bool s8_one_config(const ta_model *m, const ta_autotune *a)
+{
+	if (a->config_count != 1 || a->vary_count || a->tuners != 1)
+		return false;
+	if (a->configs_kind == TA_CONFIGS_LIST)
+		return true;
+	if (a->configs_kind != TA_CONFIGS_NAME)
+		return false;
+	char *name = ta_edits_text(m, a->configs_span.start, a->configs_span.end);
+	size_t n = 0;
+	ta_values_bindings(m, (TSNode){ 0 }, name, strlen(name), &n);
+	free(name);
+	return n == 1;
+}
+
 ta_status ta_detect_s8(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	const ta_autotune *a = k->autotune;
 	if (!a)
+		return TA_STATUS_NOT_APPLICABLE;
+	/* One config: Triton's tuner neither keys nor benchmarks it, so no
+	 * mode can share a stale choice (P1 is what widens the list). */
+	if (s8_one_config(c->m, a))
 		return TA_STATUS_NOT_APPLICABLE;
 	char *lacks = s8_missing(c);
 	ta_buf missing = TA_BUF_INIT;

@@ -24,7 +24,9 @@ static void count_op(attn_shape *s, const ta_op *op)
 			s->dot_lines[s->dots] = op->span.line;
 		s->dots++;
 		break;
-	case TA_OP_MAX: case TA_OP_MAXIMUM:
+	case TA_OP_MAX:
+		/* the row max of the scores; an elementwise tl.maximum alone
+		 * (`start = tl.maximum(lo, j)`, a loop bound) is no softmax */
 		s->maxes++;
 		break;
 	case TA_OP_EXP: case TA_OP_EXP2:
