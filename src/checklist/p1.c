@@ -2382,6 +2382,73 @@ static uint32_t p1_unnamed_write(const ta_model *m, const ta_kernel *k, bool ato
 	return 0;
 }
 
+/* The pointers loaded from memory (`p = tl.load(tab + i).to(tl.pointer_type(...))`)
+ * an address reaches through its names. */
+typedef struct p1_table_ptrs {
+	const char *names[8];
+	size_t n;
+	bool hit;                 /* with want: one of want's names was reached */
+	const struct p1_table_ptrs *want;
+} p1_table_ptrs;
+
+static ta_values_step p1_table_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	p1_table_ptrs *t = ctx;
+	if (!ta_node_is(n, "identifier"))
+		return TA_VALUES_DESCEND;
+	TSNode v = ta_values_def(m, n, NULL);
+	if (ts_node_is_null(v) || !ta_node_contains_identifier(m->src, v, "pointer_type") ||
+	    !ta_node_contains_identifier(m->src, v, "load"))
+		return TA_VALUES_DESCEND;
+	uint32_t s0 = ts_node_start_byte(n), e0 = ts_node_end_byte(n);
+	const char *text = m->src->text + s0;
+	size_t len = e0 - s0;
+	for (size_t i = 0; t->want && i < t->want->n && !t->hit; i++)
+		t->hit = strlen(t->want->names[i]) == len && !memcmp(t->want->names[i], text, len);
+	if (!t->want && t->n < 8)
+		t->names[t->n++] = text;   /* not NUL-terminated: compared by length */
+	return t->hit ? TA_VALUES_STOP : TA_VALUES_SKIP;
+}
+
+/* A store of k through a pointer it loads from a table (p1_unnamed_write)
+ * whose pointer a load of k also reads through: the kernel updates what
+ * the table points at in place, which no restore_value can name. Its
+ * line, or 0. */
+static uint32_t p1_table_rmw(const ta_model *m, const ta_kernel *k)
+{
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *st = &k->ops[i];
+		if (st->kind != TA_OP_STORE)
+			continue;
+		p1_table_ptrs w = { .n = 0 };
+		ta_values_walk(m, p1_address(m, st), p1_table_visit, &w);
+		/* the names, NUL-terminated */
+		char *own[8];
+		for (size_t j = 0; j < w.n; j++) {
+			const char *e = w.names[j];
+			size_t len = 0;
+			while (isalnum((unsigned char)e[len]) || e[len] == '_')
+				len++;
+			own[j] = ta_xstrndup(e, len);
+			w.names[j] = own[j];
+		}
+		bool rmw = false;
+		for (size_t j = 0; j < k->op_count && w.n && !rmw; j++) {
+			if (k->ops[j].kind != TA_OP_LOAD)
+				continue;
+			p1_table_ptrs r = { .want = &w };
+			ta_values_walk(m, p1_address(m, &k->ops[j]), p1_table_visit, &r);
+			rmw = r.hit;
+		}
+		for (size_t j = 0; j < w.n; j++)
+			free(own[j]);
+		if (rmw)
+			return st->span.line;
+	}
+	return 0;
+}
+
 /* The file is written for (or also for) a back-end other than CUDA, where
  * what (a CUDA capability branch, a CUDA allocator) does not fit. Returns 0,
  * or -1 with *why. */
@@ -3963,6 +4030,11 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 		return ta_edits_refuse(why, "line %u: %s adds atomically through an address that comes from none of "
 				       "its arguments: autotuning runs it once per config, and what it adds to cannot be "
 				       "named in restore_value", unnamed, k->name);
+	uint32_t rmw_line = p1_table_rmw(m, k);
+	if (rmw_line)
+		return ta_edits_refuse(why, "line %u: %s reads and writes through a pointer it loads from memory: "
+				       "autotuning runs it once per config, and what it updates in place cannot be named "
+				       "in restore_value", rmw_line, k->name);
 	uint32_t table_store = p1_unnamed_write(m, k, false);
 	if (p1_foreign_launcher(m, k, why) != 0 || p1_peer_kernel(m, k, ki, why) != 0)
 		return -1;

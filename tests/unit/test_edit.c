@@ -407,8 +407,9 @@ static void test_tuning_refusals(void **state)
 		"    w = 8 if torch.version.hip else 4\n"
 		"    k[(triton.cdiv(x.numel(), 256),)](x, x.numel(), BLOCK=256, num_warps=w)\n",
 		"P1", "line 13: the file tests torch.version.hip");
-	/* P1: a store through a pointer loaded from a table: what autotuning
-	 * would overwrite cannot be named in restore_value. */
+	/* P1: a load and a store through one pointer loaded from a table: what
+	 * autotuning would update in place cannot be named in restore_value
+	 * (a store alone there is tuned under a stated assumption). */
 	expect_refusal("p1tab.py",
 		"import torch\nimport triton\nimport triton.language as tl\n\n\n@triton.jit\n"
 		"def k(tab_ptr, n, BLOCK: tl.constexpr):\n"
@@ -417,7 +418,7 @@ static void test_tuning_refusals(void **state)
 		"    tl.store(p + offs, tl.load(p + offs, mask=offs < n) * 2, mask=offs < n)\n\n\n"
 		"def run(tab, n):\n"
 		"    k[(tab.numel(),)](tab, n, BLOCK=256, num_warps=4)\n",
-		"P1", "line 10: k writes through an address that comes from none of its arguments");
+		"P1", "line 10: k reads and writes through a pointer it loads from memory");
 	/* P1 keys on sizes only: never a tensor (keyed by identity) nor an
 	 * argument kept from specialisation; none left, no autotune. */
 	expect_refusal("p1key.py",
