@@ -2,32 +2,15 @@
 three kernels of pop_layernorm_fwd_bwd at [4096, 1536]: 2000 launches back to
 back, then one synchronize; per-launch wall time, median of 5 such runs.
 Usage: python3 launch_cost.py (in this folder, after probe.py's versions)."""
-import importlib.util
 import statistics
 import time
 
 import torch
 import triton
 
+from probe import Pinned, load
+
 HERE = __file__.rsplit("/", 1)[0] or "."
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, f"{HERE}/{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-class Pinned:
-    """An autotuned kernel launched with the config its tuner chose, tuner bypassed."""
-    def __init__(self, tuner):
-        self.tuner, self.cfg = tuner, tuner.best_config
-
-    def __getitem__(self, grid):
-        def launch(*args, **kw):
-            return self.tuner.fn[grid](*args, **kw, **self.cfg.all_kwargs())
-        return launch
 
 
 def per_launch_us(fn, n=2000, runs=5):

@@ -51,19 +51,24 @@ def measure(label, mod, inputs):
     print(f"  {label:18s} do_bench {ms * 1e3:8.1f} us   host {host_us(fn):8.1f} us/call", flush=True)
 
 
-for M, N in SIZES:
-    print(f"[{M}, {N}]", flush=True)
-    for v in VERSIONS:
-        mod = load(v)
-        inputs = mod.make_inputs(M, N)
-        measure(v, mod, inputs)
-        tuned = [k for k in KERNELS if hasattr(getattr(mod, k), "best_config")]
-        for k in tuned:
-            print(f"    {k}: {getattr(mod, k).best_config}")
-        if v == "p1_all":
+def main():
+    for M, N in SIZES:
+        print(f"[{M}, {N}]", flush=True)
+        for v in VERSIONS:
+            mod = load(v)
+            inputs = mod.make_inputs(M, N)
+            measure(v, mod, inputs)
+            tuned = [k for k in KERNELS if hasattr(getattr(mod, k), "best_config")]
             for k in tuned:
-                setattr(mod, k, Pinned(getattr(mod, k)))
-            out, ref = mod.layernorm_fwd_bwd(*inputs), mod.reference(*inputs)
-            ok = mod._compare("pinned", out, ref)
-            measure("p1_all pinned", mod, inputs)
-            print(f"    pinned outputs {'match' if ok else 'DIFFER'}")
+                print(f"    {k}: {getattr(mod, k).best_config}")
+            if v == "p1_all":
+                for k in tuned:
+                    setattr(mod, k, Pinned(getattr(mod, k)))
+                out, ref = mod.layernorm_fwd_bwd(*inputs), mod.reference(*inputs)
+                ok = mod._compare("pinned", out, ref)
+                measure("p1_all pinned", mod, inputs)
+                print(f"    pinned outputs {'match' if ok else 'DIFFER'}")
+
+
+if __name__ == "__main__":
+    main()
