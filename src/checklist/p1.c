@@ -2383,11 +2383,12 @@ static uint32_t p1_unnamed_write(const ta_model *m, const ta_kernel *k, bool ato
 }
 
 /* The pointers loaded from memory (`p = tl.load(tab + i).to(tl.pointer_type(...))`)
- * an address reaches through its names. */
+ * an address reaches through its names: collected (names, owned), or,
+ * with want, whether one of want's names is reached (hit). */
 typedef struct p1_table_ptrs {
-	const char *names[8];
+	char *names[8];
 	size_t n;
-	bool hit;                 /* with want: one of want's names was reached */
+	bool hit;
 	const struct p1_table_ptrs *want;
 } p1_table_ptrs;
 
@@ -2401,13 +2402,10 @@ static ta_values_step p1_table_visit(const ta_model *m, TSNode n, TSNode via, vo
 	if (ts_node_is_null(v) || !ta_node_contains_identifier(m->src, v, "pointer_type") ||
 	    !ta_node_contains_identifier(m->src, v, "load"))
 		return TA_VALUES_DESCEND;
-	uint32_t s0 = ts_node_start_byte(n), e0 = ts_node_end_byte(n);
-	const char *text = m->src->text + s0;
-	size_t len = e0 - s0;
 	for (size_t i = 0; t->want && i < t->want->n && !t->hit; i++)
-		t->hit = strlen(t->want->names[i]) == len && !memcmp(t->want->names[i], text, len);
+		t->hit = ta_node_text_eq(m->src, n, t->want->names[i]);
 	if (!t->want && t->n < 8)
-		t->names[t->n++] = text;   /* not NUL-terminated: compared by length */
+		t->names[t->n++] = ta_node_text(m->src, n);
 	return t->hit ? TA_VALUES_STOP : TA_VALUES_SKIP;
 }
 
@@ -2423,16 +2421,6 @@ static uint32_t p1_table_rmw(const ta_model *m, const ta_kernel *k)
 			continue;
 		p1_table_ptrs w = { .n = 0 };
 		ta_values_walk(m, p1_address(m, st), p1_table_visit, &w);
-		/* the names, NUL-terminated */
-		char *own[8];
-		for (size_t j = 0; j < w.n; j++) {
-			const char *e = w.names[j];
-			size_t len = 0;
-			while (isalnum((unsigned char)e[len]) || e[len] == '_')
-				len++;
-			own[j] = ta_xstrndup(e, len);
-			w.names[j] = own[j];
-		}
 		bool rmw = false;
 		for (size_t j = 0; j < k->op_count && w.n && !rmw; j++) {
 			if (k->ops[j].kind != TA_OP_LOAD)
@@ -2442,7 +2430,7 @@ static uint32_t p1_table_rmw(const ta_model *m, const ta_kernel *k)
 			rmw = r.hit;
 		}
 		for (size_t j = 0; j < w.n; j++)
-			free(own[j]);
+			free(w.names[j]);
 		if (rmw)
 			return st->span.line;
 	}
@@ -2706,11 +2694,6 @@ typedef struct p1_tiles {
 	uint32_t divisible_line;
 } p1_tiles;
 
-/* The largest tile tried: tl.dot's operands from 16 up to 256 rows of
- * the grid's (128 along a loop's step), which registers and shared
- * memory bound; a kernel without a dot (a row reduction, an elementwise
- * pass) holds a vector per program, for which chunks of thousands are the
- * usual size. */
 /* The tile splits the work among programs: through the grid, or through
  * a persistent kernel's own count of tiles. */
 static bool p1_splits(const p1_tile *p)
@@ -2718,6 +2701,11 @@ static bool p1_splits(const p1_tile *p)
 	return p->grid || p->split;
 }
 
+/* The largest tile tried: tl.dot's operands from 16 up to 256 rows of
+ * the grid's (128 along a loop's step), which registers and shared
+ * memory bound; a kernel without a dot (a row reduction, an elementwise
+ * pass) holds a vector per program, for which chunks of thousands are the
+ * usual size. */
 static int p1_tile_hi(const p1_tiles *t, const p1_tile *p)
 {
 	if (!t->dot)
@@ -3047,12 +3035,6 @@ static void p1_tile_at_launch(const ta_model *m, const ta_launch *l, p1_tile *ti
 	}
 }
 
-/* What the untuned kernel's launches do with its tiles: which can be tuned
- * (a literal power of two at every launch, by keyword or by position,
- * written there or through the wrapper's names, which are read nowhere but
- * in the launch and as divisors in the grid's value; a grid tile or a loop
- * step of the kernel) and which stay as launched (computed, a whole
- * dimension, read elsewhere). */
 /* What e stands for in helper h called by call (a null node: h is the
  * kernel itself): its value, where a parameter of h is what the call
  * passes for it, followed in the caller. */
@@ -3140,6 +3122,12 @@ static bool p1_kernel_divides_by(const ta_model *m, const ta_kernel *k, const ch
 	return yes;
 }
 
+/* What the untuned kernel's launches do with its tiles: which can be tuned
+ * (a literal power of two at every launch, by keyword or by position,
+ * written there or through the wrapper's names, which are read nowhere but
+ * in the launch and as divisors in the grid's value; a grid tile or a loop
+ * step of the kernel) and which stay as launched (computed, a whole
+ * dimension, read elsewhere). */
 static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_tiles *t)
 {
 	size_t launches = 0, passed[8] = { 0 };

@@ -6,15 +6,15 @@
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
 
-/* What every S1 edit assumes; the host asserts it where it can. */
-#define S1_ASSUMES "assumes each tensor read through a descriptor has a 16-byte aligned base and strides (TMA's rule) and Triton 3.4 or newer (tl.make_tensor_descriptor)"
-
 #include <ctype.h>
 #include <stdarg.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* What every S1 edit assumes; the host asserts it where it can. */
+#define S1_ASSUMES "assumes each tensor read through a descriptor has a 16-byte aligned base and strides (TMA's rule) and Triton 3.4 or newer (tl.make_tensor_descriptor)"
 
 static bool uses_descriptors(const ta_kernel *k)
 {
@@ -637,17 +637,16 @@ static bool s1_loaded_length(const s1_len_walk *w, TSNode id)
 	if (!ta_node_is(id, "identifier"))
 		return false;
 	char *name = ta_node_text(w->m->src, id);
+	bool loaded = s1_loaded_def(w, id);
+	/* truncated = tl.minimum(seq_len, cap), seq_len loaded */
 	ta_edits_defs d = { 0 };
 	ta_edits_find_defs(w->m, w->k->node, name, &d);
-	bool loaded = false;
 	for (size_t i = 0; i < d.n && !loaded; i++) {
 		TSNode r = ta_node_is(d.v[i], "assignment") ? ta_node_unparen(ta_node_field(d.v[i], "right"))
 							   : (TSNode){ 0 };
-		loaded = s1_loaded(w->m, r, false);
-		/* truncated = tl.minimum(seq_len, cap), seq_len loaded */
 		TSNode a0 = ta_call_named(w->m, r, "minimum") ? ta_node_unparen(ta_edits_call_arg(w->m, r, 0, NULL))
 							      : (TSNode){ 0 };
-		if (!loaded && ta_node_is(a0, "identifier") && !ta_node_text_eq(w->m->src, a0, name))
+		if (ta_node_is(a0, "identifier") && !ta_node_text_eq(w->m->src, a0, name))
 			loaded = s1_loaded_def(w, a0);
 	}
 	bool yes = loaded && ta_rule_clamped(w->m, w->k, name);
