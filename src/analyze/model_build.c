@@ -851,7 +851,13 @@ static void collect_configs_in(builder *b, ta_autotune *a, TSNode root, int dept
 					a->branches_on_capability = true;
 			}
 			TSNode left = ta_node_field(n, "left");
-			if (ta_node_is(left, "identifier")) {
+			/* `for BM in [64]`: one value, nothing swept */
+			TSNode one = ta_node_unparen(right);
+			if ((ta_node_is(one, "list") || ta_node_is(one, "tuple")) && ta_node_named_count(one) == 1)
+				left = (TSNode){ 0 };
+			if (ts_node_is_null(left)) {
+				/* nothing */
+			} else if (ta_node_is(left, "identifier")) {
 				char *t = text(b, left);
 				add_unique(&vars, &nvars, t);
 				free(t);

@@ -77,7 +77,8 @@ ta_status ta_detect_g8(ta_rule_ctx *c)
 	static const char *const causal[] = { "STAGE", "IS_CAUSAL", "CAUSAL", NULL };
 	const ta_param *p = NULL;
 	for (size_t i = 0; i < c->k->param_count && !p; i++)
-		if (c->k->params[i].constexpr_ && ta_name_among(c->k->params[i].name, causal))
+		if (c->k->params[i].constexpr_ && ta_name_among(c->k->params[i].name, causal) &&
+		    ta_rule_kernel_reads(c->m, c->k, c->k->params[i].name))
 			p = &c->k->params[i];
 	bool sweeps = false;
 	for (size_t i = 0; i < a->vary_count; i++)
@@ -121,7 +122,8 @@ TA_REWRITE(G8, NULL, TA_SAFE)
 			continue;
 		const ta_param *p = NULL;
 		for (size_t i = 0; i < k->param_count && !p; i++)
-			if (k->params[i].constexpr_ && ta_name_among(k->params[i].name, causal))
+			if (k->params[i].constexpr_ && ta_name_among(k->params[i].name, causal) &&
+			    ta_rule_kernel_reads(m, k, k->params[i].name))
 				p = &k->params[i];
 		const char *bm = config_name(a, "BLOCK_M"), *bn = config_name(a, "BLOCK_N");
 		if (!p || (!bm && !bn))

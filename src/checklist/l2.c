@@ -101,8 +101,9 @@ static uint32_t sizes_grid_axis(ta_rule_ctx *c, const char *name, bool **pid)
 	return pid_product(c, name, as, *pid, n);
 }
 
-/* A parameter the configs set (not num_warps / num_stages) that sizes each
- * program's share of a grid axis, with the line that shows it; NULL when
+/* A parameter the configs tune (set to more than one value; not num_warps
+ * / num_stages) that sizes each program's share of a grid axis, with the
+ * line that shows it; NULL when
  * the configs are not resolved from the source (what they set is unknown),
  * set only warps and stages, or set only tiles of loops inside a program. */
 static const char *tuned_grid_parameter(ta_rule_ctx *c, const ta_autotune *a, uint32_t *line)
@@ -124,6 +125,12 @@ static const char *tuned_grid_parameter(ta_rule_ctx *c, const ta_autotune *a, ui
 			if (again || !ta_kernel_param(c->k, name))
 				continue;
 			*TA_PUSH(tried, ntried, cap) = name;
+			/* one value in every config (`for BM in [64]`): nothing tuned */
+			bool varies = false;
+			for (size_t v = 0; v < a->vary_count && !varies; v++)
+				varies = !strcmp(a->varies[v], name);
+			if (!varies)
+				continue;
 			uint32_t l = sizes_grid_axis(c, name, &pid);
 			if (l) {
 				*line = l;

@@ -882,6 +882,19 @@ static bool p1_shapes_block(ta_rule_ctx *c, const ta_param *p)
 	return false;
 }
 
+/* k has no loop, nor a helper it calls (num_stages pipelines loops: a
+ * kernel without one runs the same at every depth). */
+static bool p1_loopless(const ta_model *m, const ta_kernel *k, int depth)
+{
+	if (k->loop_count || depth > 3)
+		return false;
+	for (size_t i = 0; i < k->op_count; i++)
+		if (k->ops[i].kind == TA_OP_HELPER_CALL && k->ops[i].helper >= 0 &&
+		    &m->kernels[k->ops[i].helper] != k && !p1_loopless(m, &m->kernels[k->ops[i].helper], depth + 1))
+			return false;
+	return true;
+}
+
 /* Whether launch l sets a tile of the kernel, or leaves one at its
  * default or to a heuristic: a block size whose value is not a tensor's
  * size (one sized to cover a dimension, next_power_of_2(N), is: its warps
@@ -1073,6 +1086,8 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			const ta_param *p = ta_kernel_param(c->k, kw->name);
 			bool tile = p && p1_named_tile(c->m, c->k, p);
 			if (!tile && strcmp(kw->name, "num_warps") && strcmp(kw->name, "num_stages"))
+				continue;
+			if (!strcmp(kw->name, "num_stages") && p1_loopless(c->m, c->k, 0))
 				continue;
 			TSNode v = ta_edits_node(c->m, kw->value_span);
 			/* a tensor's size (HEAD_SIZE=q.shape[-1]), or options computed

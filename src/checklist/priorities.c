@@ -115,8 +115,9 @@ ta_status ta_detect_p4(ta_rule_ctx *c)
 		char *who = kernels_on_grid(c, l->grid_def_span, &on_grid);
 		bool several = on_grid > 1;
 		ta_finding *f = ta_rule_add(c, l->grid_def_span,
-			"dot kernel%s %s %s launched on a 3D grid (%s, %s, %s): a 2D grid with grouped "
-			"program ids keeps tiles of one batch together in L2", several ? "s" : "", who,
+			"dot kernel%s %s %s launched on a 3D grid (%s, %s, %s): a 2D grid of (tiles, batch) "
+			"with the tile ids grouped by GROUP_SIZE_M runs tiles that share rows of A and "
+			"columns of B one after the other, so those are read from L2", several ? "s" : "", who,
 			several ? "are" : "is", l->grid_dim_text[0], l->grid_dim_text[1], l->grid_dim_text[2]);
 		free(who);
 		ta_finding_line(f, l->span.line);

@@ -950,3 +950,27 @@ TSNode ta_edits_launch_arg_node(const ta_model *m, const ta_launch *l, const ta_
 {
 	return ta_values_launch_arg(m, l, k, idx, NULL);
 }
+
+TSNode ta_edits_configs_node(const ta_model *m, const ta_autotune *at)
+{
+	if (at->configs_kind == TA_CONFIGS_LIST || at->configs_kind == TA_CONFIGS_COMPREHENSION)
+		return ta_edits_node(m, at->configs_span);
+	if (!at->configs_function && at->configs_kind != TA_CONFIGS_NAME)
+		return (TSNode){ 0 };
+	char *want = at->configs_function ? ta_xstrdup(at->configs_function) : ta_edits_text(m, at->configs_span.start,
+												      at->configs_span.end);
+	TSNode root = ta_syntax_root(m->syn), hit = { 0 };
+	for (uint32_t i = 0; i < ts_node_named_child_count(root) && ts_node_is_null(hit); i++) {
+		TSNode n = ta_node_named_child(root, i);
+		if (ta_node_is(n, "decorated_definition"))
+			n = ta_node_field(n, "definition");
+		if (ta_node_is(n, "expression_statement"))
+			n = ta_node_named_child(n, 0);
+		TSNode name = ta_node_is(n, "function_definition") ? ta_node_field(n, "name") :
+			      ta_node_is(n, "assignment") ? ta_node_field(n, "left") : (TSNode){ 0 };
+		if (!ts_node_is_null(name) && ta_node_text_eq(m->src, name, want))
+			hit = n;
+	}
+	free(want);
+	return hit;
+}

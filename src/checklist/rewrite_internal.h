@@ -251,4 +251,8 @@ size_t ta_edits_chain_rec(const ta_model *m, TSNode n, const char *op, TSNode *t
 
 size_t ta_edits_chain_terms(const ta_model *m, TSNode n, const char *op, TSNode *terms, size_t max);
 
+/* The node that builds the autotune's configs: the list as written, or the
+ * module's function or variable it names. Null when not found. */
+TSNode ta_edits_configs_node(const ta_model *m, const ta_autotune *at);
+
 #endif

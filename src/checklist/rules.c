@@ -205,6 +205,27 @@ bool ta_rule_contains(const ta_rule_ctx *c, ta_span s, const char *needle)
 	return false;
 }
 
+static bool reads_under(const ta_model *m, TSNode n, const char *name)
+{
+	if (ta_node_is(n, "identifier"))
+		return ta_node_text_eq(m->src, n, name);
+	if (ta_node_is(n, "keyword_argument"))   /* f(NAME=...): its value only */
+		return reads_under(m, ta_node_field(n, "value"), name);
+	if (ta_node_is(n, "attribute"))           /* x.NAME: x only */
+		return reads_under(m, ta_node_field(n, "object"), name);
+	uint32_t nc = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < nc; i++)
+		if (reads_under(m, ts_node_named_child(n, i), name))
+			return true;
+	return false;
+}
+
+bool ta_rule_kernel_reads(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	TSNode body = ta_node_field(k->node, "body");
+	return ts_node_is_null(body) || reads_under(m, body, name);
+}
+
 bool ta_rule_clamped(const ta_model *m, const ta_kernel *k, const char *name)
 {
 	bool yes = false;

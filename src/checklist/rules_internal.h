@@ -74,6 +74,9 @@ bool ta_call_named(const ta_model *m, TSNode n, const char *suffix);
  * tl.maximum(lo, x)`): a length capped per sample, never a leading
  * dimension, whose alignment no host can promise. */
 bool ta_rule_clamped(const ta_model *m, const ta_kernel *k, const char *name);
+/* Whether k's body reads name (a parameter no statement reads, STAGE
+ * kept in a signature for its callers, selects nothing). */
+bool ta_rule_kernel_reads(const ta_model *m, const ta_kernel *k, const char *name);
 /* Case-insensitive equality with one of the NULL-terminated names. */
 
 /* A constexpr parameter named as a mode (HEAD_DIM, STAGE, IS_CAUSAL, ...)

@@ -693,6 +693,31 @@ static bool s1_length_stride(ta_rule_ctx *c, const ta_op *op)
 	return w.found;
 }
 
+/* The access follows a spin lock taken in its function (`while
+ * tl.atomic_cas(lock, 0, 1) == 1: pass`, then the read-modify-write, then
+ * tl.atomic_xchg): TMA's copies are asynchronous and not ordered by the
+ * lock's atomics, so the raw access is the form to keep there. Returns
+ * the lock's line, or 0. */
+static uint32_t s1_under_lock(const ta_model *m, TSNode n)
+{
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && !ta_node_is(p, "function_definition");
+	     n = p, p = ta_node_parent(p)) {
+		if (!ta_node_is(p, "block"))
+			continue;
+		for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
+			TSNode st = ts_node_named_child(p, i);
+			if (ts_node_start_byte(st) >= ts_node_start_byte(n))
+				break;
+			if (!ta_node_is(st, "while_statement"))
+				continue;
+			TSNode cond = ta_node_field(st, "condition");
+			if (ta_edits_reads_in(m, ts_node_start_byte(cond), ts_node_end_byte(cond), "atomic_cas"))
+				return ts_node_start_point(st).row + 1;
+		}
+	}
+	return 0;
+}
+
 ta_status ta_detect_s1(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -711,6 +736,7 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		 * loaded index) reads elements, not rows of a tile; a raw access
 		 * whose other branch uses a descriptor is the fast form's fallback */
 		if (op->lookup || s1_fast_form_beside(c, op) || ta_tile_not_2d(c->m, k, op) ||
+		    s1_under_lock(c->m, ta_rule_node(c, op->span)) ||
 		    ta_rule_op_unreached_by_configs(c, op) || (!op->gather && s1_length_stride(c, op)))
 			continue;
 		const char *what = op->kind == TA_OP_LOAD ? "loaded" : "stored";
@@ -924,6 +950,7 @@ typedef struct s1_ctx {
 	 * stride a value it loads (a grouped GEMM's a_ptrs and lds): nothing
 	 * the host holds says their alignment, so the edit states it. */
 	bool table;
+	char *table_ty;           /* the element type it casts the table's pointer to */
 	char *why;
 } s1_ctx;
 
@@ -946,6 +973,7 @@ static void s1_free(s1_ctx *c)
 	free(c->adv_off);
 	free(c->adv_step);
 	free(c->adv_extent);
+	free(c->table_ty);
 }
 
 static int s1_fail(s1_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1180,6 +1208,8 @@ static int s1_term(s1_ctx *c, TSNode t, int axis)
  * one) and then, as a statement of its own, advances it (`p += BLOCK_K *
  * stride_k`). Returns the definition's right side and
  * sets ptr_def, adv and loop; a null node when p is not bound that way. */
+static int s1_versioned_arm(const ta_model *m, const ta_kernel *k, TSNode x, TSNode *ifs);
+
 static TSNode advanced_def(s1_ctx *c, const char *name)
 {
 	const ta_model *m = c->m;
@@ -1198,6 +1228,18 @@ static TSNode advanced_def(s1_ctx *c, const char *name)
 		body = ta_node_parent(top);
 	}
 	TSNode loop = ta_node_parent(body);
+	/* In the descriptor copy of a loop this rule wrote twice, the twin's
+	 * advance (the loop as written, in the else arm) is not this one's. */
+	TSNode vifs;
+	if (ta_node_is(loop, "for_statement") && s1_versioned_arm(m, c->k, loop, &vifs) == 1) {
+		TSNode twin = ta_node_field(ta_node_field(vifs, "alternative"), "body");
+		size_t kept = 0;
+		for (size_t i = 0; i < d.n; i++)
+			if (!(ts_node_start_byte(d.v[i]) >= ts_node_start_byte(twin) &&
+			      ts_node_end_byte(d.v[i]) <= ts_node_end_byte(twin)))
+				d.v[kept++] = d.v[i];
+		d.n = kept;
+	}
 	if (d.n != 2 || d.more || !ta_node_is(d.v[0], "assignment") || !ta_node_is(d.v[1], "augmented_assignment") ||
 	    !ta_node_is(ta_node_field(d.v[0], "left"), "identifier") ||
 	    !ta_node_is(ta_node_field(d.v[1], "left"), "identifier") ||
@@ -1293,8 +1335,8 @@ static int s1_advance(s1_ctx *c)
 	}
 	char *v = ta_node_is(var, "identifier") ? ta_node_text(m->src, var) : NULL;
 	ta_edits_defs vd = { 0 };
-	if (v)
-		ta_edits_find_defs(m, c->k->node, v, &vd);
+	if (v)   /* bound by this loop alone (a twin of it binds its own) */
+		ta_edits_find_defs(m, c->loop, v, &vd);
 	if (!v || vd.n != 1 || vd.more || !is_range || n == 0 || n > 3 ||
 	    (n >= 2 && !ta_node_text_eq(m->src, a[0], "0"))) {
 		free(v);
@@ -2232,10 +2274,18 @@ static bool s1_table_base(s1_ctx *c)
 	}
 	if (ts_node_is_null(v) || !s1_loaded(c->m, v, true))
 		return false;
-	if (s1_param_index(c->k, rs) < c->k->param_count)
-		return true;
-	TSNode sv = s1_kernel_value(c, rs);
-	return !ts_node_is_null(sv) && s1_loaded(c->m, sv, false);
+	bool ok = s1_param_index(c->k, rs) < c->k->param_count;
+	if (!ok) {
+		TSNode sv = s1_kernel_value(c, rs);
+		ok = !ts_node_is_null(sv) && s1_loaded(c->m, sv, false);
+	}
+	if (ok) {
+		/* `.to(tl.pointer_type(T))`: T */
+		TSNode pt = ta_edits_call_arg(c->m, v, 0, NULL);
+		TSNode ty = ta_edits_call_arg(c->m, pt, 0, NULL);
+		c->table_ty = ts_node_is_null(ty) ? NULL : ta_node_text(c->m->src, ty);
+	}
+	return ok;
 }
 
 /* TMA's rule where the kernel does not take the tensor's strides (it
@@ -2362,32 +2412,6 @@ static int s1_expr_contract(s1_ctx *c, ta_edit *out, bool *wrote)
 	return rc;
 }
 
-/* The node that builds k's configs: the list as written, or the module's
- * function or variable the autotune names. Null when not found. */
-static TSNode configs_node(const ta_model *m, const ta_autotune *at)
-{
-	if (at->configs_kind == TA_CONFIGS_LIST || at->configs_kind == TA_CONFIGS_COMPREHENSION)
-		return ta_edits_node(m, at->configs_span);
-	if (!at->configs_function && at->configs_kind != TA_CONFIGS_NAME)
-		return (TSNode){ 0 };
-	char *want = at->configs_function ? ta_xstrdup(at->configs_function) : ta_edits_text(m, at->configs_span.start,
-												      at->configs_span.end);
-	TSNode root = ta_syntax_root(m->syn), hit = { 0 };
-	for (uint32_t i = 0; i < ts_node_named_child_count(root) && ts_node_is_null(hit); i++) {
-		TSNode n = ta_node_named_child(root, i);
-		if (ta_node_is(n, "decorated_definition"))
-			n = ta_node_field(n, "definition");
-		if (ta_node_is(n, "expression_statement"))
-			n = ta_node_named_child(n, 0);
-		TSNode name = ta_node_is(n, "function_definition") ? ta_node_field(n, "name") :
-			      ta_node_is(n, "assignment") ? ta_node_field(n, "left") : (TSNode){ 0 };
-		if (!ts_node_is_null(name) && ta_node_text_eq(m->src, name, want))
-			hit = n;
-	}
-	free(want);
-	return hit;
-}
-
 /* The least value the constexpr parameter idx of k takes where a launch
  * does not pass it: every autotune config (the list, or the function that
  * builds it) sets it to a literal, or its default is one. False when not
@@ -2400,7 +2424,7 @@ static bool unpassed_min(const ta_model *m, const ta_kernel *k, size_t idx, long
 			return false;
 	const ta_autotune *at = k->autotune;
 	if (at) {
-		TSNode n = configs_node(m, at);
+		TSNode n = ta_edits_configs_node(m, at);
 		long hi;
 		if (!ts_node_is_null(n) && ta_configs_range(m, n, name, min, &hi))
 			return true;
@@ -2637,6 +2661,241 @@ static bool s1_signal_after(const ta_model *m, const ta_op *op, TSNode store)
 	return signal && (looped || (op->span.start >= ts_node_end_byte(store) && !s1_exclusive(at, store)));
 }
 
+/* ---- S1 on table bases: the loop written twice ------------------------- */
+
+/* Bits of an element of the type a table's pointer is cast to, or 0. */
+static int s1_elem_bits(const char *ty)
+{
+	static const struct { const char *name; int bits; } known[] = {
+		{ "float16", 16 }, { "bfloat16", 16 }, { "int16", 16 }, { "uint16", 16 },
+		{ "float32", 32 }, { "int32", 32 }, { "uint32", 32 },
+		{ "float64", 64 }, { "int64", 64 }, { "uint64", 64 },
+		{ "int8", 8 }, { "uint8", 8 }, { "float8e4nv", 8 }, { "float8e5", 8 },
+		{ "float8e4b15", 8 }, { "float8e4b8", 8 }, { "float8e5b16", 8 },
+	};
+	const char *dot = ty ? strrchr(ty, '.') : NULL;
+	const char *n = dot ? dot + 1 : ty;
+	for (size_t i = 0; n && i < sizeof known / sizeof known[0]; i++)
+		if (!strcmp(n, known[i].name))
+			return known[i].bits;
+	return 0;
+}
+
+/* A guard this edit writes: name's one binding in k is an `&` of tests
+ * `x % N == 0`. */
+static bool s1_guard_name(const ta_model *m, const ta_kernel *k, TSNode id)
+{
+	if (!ta_node_is(id, "identifier"))
+		return false;
+	char *n = ta_node_text(m->src, id);
+	ta_edits_defs d = { 0 };
+	ta_edits_find_defs(m, k->node, n, &d);
+	free(n);
+	if (d.n != 1 || d.more || !ta_node_is(d.v[0], "assignment"))
+		return false;
+	TSNode t[8];
+	size_t nt = flat_operands(m, ta_node_field(d.v[0], "right"), "&", t, 8);
+	for (size_t i = 0; i < nt; i++) {
+		TSNode cmp = ta_node_unparen(t[i]);
+		if (!ta_node_is(cmp, "comparison_operator") || ts_node_child_count(cmp) != 3 ||
+		    strcmp(ts_node_type(ts_node_child(cmp, 1)), "=="))
+			return false;
+		TSNode l = ta_node_unparen(ts_node_child(cmp, 0));
+		long zero;
+		if (!int_literal(m, ts_node_child(cmp, 2), &zero) || zero != 0 || !ta_node_is(l, "binary_operator") ||
+		    !ta_node_text_eq(m->src, ta_node_field(l, "operator"), "%"))
+			return false;
+	}
+	return nt > 0;
+}
+
+/* Whether x is one arm of a loop this edit wrote twice: the only statement
+ * of `if GUARDS: x else: twin`, the twin of the same kind and (a loop)
+ * header, GUARDS the names of guards. 1: x is the descriptor copy, 2: the
+ * loop as written; 0: neither. *ifs: the if. */
+static int s1_versioned_arm(const ta_model *m, const ta_kernel *k, TSNode x, TSNode *ifs)
+{
+	TSNode blk = ta_node_parent(x), arm = ta_node_parent(blk);
+	if (!ta_node_is(blk, "block") || ta_node_named_count(blk) != 1)
+		return 0;
+	bool in_else = ta_node_is(arm, "else_clause");
+	TSNode i = in_else ? ta_node_parent(arm) : arm;
+	if (!ta_node_is(i, "if_statement") || ta_node_named_count(i) != 3)
+		return 0;
+	TSNode then = ta_node_field(i, "consequence"), alt = ta_node_field(i, "alternative");
+	TSNode body = ta_node_is(alt, "else_clause") ? ta_node_field(alt, "body") : (TSNode){ 0 };
+	if (ts_node_is_null(body) || ta_node_named_count(then) != 1 || ta_node_named_count(body) != 1)
+		return 0;
+	TSNode a = ta_node_named_child(then, 0), b = ta_node_named_child(body, 0);
+	if (strcmp(ts_node_type(a), ts_node_type(b)))
+		return 0;
+	if (ta_node_is(a, "for_statement")) {
+		char *la = ta_node_text(m->src, ta_node_field(a, "left")), *ra = ta_node_text(m->src, ta_node_field(a, "right"));
+		bool same = ta_node_text_eq(m->src, ta_node_field(b, "left"), la) &&
+			    ta_node_text_eq(m->src, ta_node_field(b, "right"), ra);
+		free(la);
+		free(ra);
+		if (!same)
+			return 0;
+	}
+	TSNode g[8];
+	size_t ng = flat_operands(m, ta_node_field(i, "condition"), "&", g, 8);
+	for (size_t j = 0; j < ng; j++)
+		if (!s1_guard_name(m, k, ta_node_unparen(g[j])))
+			return 0;
+	if (!ng)
+		return 0;
+	*ifs = i;
+	return in_else ? 2 : 1;
+}
+
+/* What the access steps through: the loop that advances its pointer, or
+ * the innermost loop whose variable a tile axis starts from (`k0`, `k *
+ * BK`); else the access's own statement. */
+static TSNode s1_version_unit(s1_ctx *c)
+{
+	if (!ts_node_is_null(c->adv))
+		return c->loop;
+	for (TSNode p = ta_node_parent(c->stmt); !ts_node_is_null(p) && !ta_node_is(p, "function_definition");
+	     p = ta_node_parent(p)) {
+		if (!ta_node_is(p, "for_statement"))
+			continue;
+		char *v = ta_node_text(c->m->src, ta_node_field(p, "left"));
+		bool steps = false;
+		for (int a = 0; a < 2 && !steps; a++)
+			steps = c->ax[a].start && ta_edits_word_in(c->ax[a].start, strlen(c->ax[a].start), v);
+		free(v);
+		if (steps)
+			return p;
+		break;
+	}
+	return c->stmt;
+}
+
+/* Text [s, e) of the source with the replacements r (sorted by start,
+ * inside [s, e), not overlapping) made. */
+typedef struct s1_sub { uint32_t start, end; const char *text; } s1_sub;
+
+static char *s1_text_with(const ta_model *m, uint32_t s, uint32_t e, s1_sub *r, size_t n)
+{
+	ta_buf b = TA_BUF_INIT;
+	uint32_t at = s;
+	for (size_t i = 0; i < n; i++) {
+		ta_buf_append(&b, m->src->text + at, r[i].start - at);
+		ta_buf_puts(&b, r[i].text);
+		at = r[i].end;
+	}
+	ta_buf_append(&b, m->src->text + at, e - at);
+	return ta_buf_steal(&b);
+}
+
+/* S1 where the base and row stride come from tables on the GPU
+ * (c->table): no host check can see them, so the kernel checks them for
+ * each problem and takes the descriptor only where TMA's rule holds. What
+ * the access steps through (s1_version_unit) is written twice, `if
+ * GUARD:` the descriptor copy, `else:` as written; a loop this edit wrote
+ * twice already takes one more guard and the access in its descriptor
+ * copy. A branch per access inside the loop would be simpler and cost the
+ * loop its pipelining (4.5x slower on an H100:
+ * tests/gpu/results/s1-table-probe-2026-12-06). mk: the descriptor's
+ * line to insert at `at` (NULL: made already). */
+static int s1_versioned(s1_ctx *c, TSNode at, const char *mk, const char *acc, const char *tl, ta_edit *out)
+{
+	const ta_model *m = c->m;
+	TSNode x = s1_version_unit(c), ifs = { 0 };
+	uint32_t xe, xs = ta_edits_stmt_lines(m, x, &xe);
+	if (xs == UINT32_MAX)
+		return s1_fail(c, "line %u: the statement the access steps through shares its line with other "
+			       "code", c->op->span.line);
+	int arm = s1_versioned_arm(m, c->k, x, &ifs);
+	if (arm == 2)
+		return s1_fail(c, "line %u: the loop as written, kept for problems TMA's 16-byte rule refuses "
+			       "(its descriptor copy is above)", c->op->span.line);
+	/* the guard: the row stride and the base, 16-byte multiples */
+	char *gname = NULL;
+	for (int i = 1; !gname || ta_edits_ident_count(m, c->k->node, gname) > 0; i++) {
+		free(gname);
+		char *stem = desc_name(c);
+		gname = i == 1 ? ta_xasprintf("%s_ok", stem) : ta_xasprintf("%s_ok%d", stem, i);
+		free(stem);
+	}
+	int bits = s1_elem_bits(c->table_ty);
+	const char *rs = c->ax[0].stride;
+	bool simple = ta_node_is(c->bterm[0], "identifier") && c->bterm_n == 1;
+	char *rows = bits ? ta_xasprintf("%s %% %d == 0", rs, 128 / bits)
+			  : ta_xasprintf("%s * %s%s%s.dtype.element_ty.primitive_bitwidth %% 128 == 0", rs,
+					 simple ? "" : "(", c->base, simple ? "" : ")");
+	uint32_t gat = arm == 1 ? ts_node_start_byte(ifs) : ts_node_start_byte(x);
+	char *gind = ta_edits_indent_at(m, gat);
+	char *guard = ta_xasprintf("%s%s = (%s) & (%s%s%s.to(%s.int64) %% 16 == 0)\n", gind, gname, rows,
+				   simple ? "" : "(", c->base, simple ? "" : ")", tl);
+	free(rows);
+	/* the advance goes from the descriptor copy when nothing else there reads the pointer */
+	s1_sub adv = { 0 };
+	char *pn = NULL;
+	if (!ts_node_is_null(c->adv)) {
+		pn = ta_node_text(m->src, ta_node_field(c->ptr_def, "left"));
+		uint32_t end, st = ta_edits_stmt_lines(m, c->adv, &end);
+		if (st != UINT32_MAX && ta_edits_ident_count(m, x, pn) == 2)
+			adv = (s1_sub){ st, end, "" };
+	}
+	uint32_t as = ta_edits_line_start(m, ts_node_start_byte(at));
+	bool at_x = ts_node_eq(at, x), at_in = !at_x && ts_node_start_byte(at) >= xs && ts_node_end_byte(at) <= xe;
+	int rc = 0;
+	if (arm == 1) {
+		/* one more guard on the if, the access in its descriptor copy */
+		TSNode cond = ta_node_field(ifs, "condition");
+		char *ct = ta_node_text(m->src, cond);
+		char *nc = ta_xasprintf("%s & %s", ct, gname);
+		ta_edit_replace(out, ts_node_start_byte(cond), ts_node_end_byte(cond), nc);
+		free(ct);
+		free(nc);
+		uint32_t is = ta_edits_line_start(m, gat);
+		bool together = mk && as == is;
+		char *pre = ta_xasprintf("%s%s", together ? mk : "", guard);
+		ta_edit_replace(out, is, is, pre);
+		free(pre);
+		if (mk && !together)
+			ta_edit_replace(out, as, as, mk);
+		ta_edit_replace(out, c->op->span.start, c->op->span.end, acc);
+		if (adv.text)
+			ta_edit_replace(out, adv.start, adv.end, "");
+	} else {
+		s1_sub r[3];
+		size_t n = 0;
+		if (mk && at_in)
+			r[n++] = (s1_sub){ as, as, mk };
+		r[n++] = (s1_sub){ c->op->span.start, c->op->span.end, acc };
+		if (adv.text)
+			r[n++] = adv;
+		for (size_t i = 1; i < n; i++)    /* by start: a few entries */
+			for (size_t j = i; j > 0 && r[j].start < r[j - 1].start; j--) {
+				s1_sub t = r[j];
+				r[j] = r[j - 1];
+				r[j - 1] = t;
+			}
+		char *fast = s1_text_with(m, xs, xe, r, n);
+		char *slow = ta_edits_text(m, xs, xe);
+		const char *unit = ta_edits_indent_unit(m, gind);
+		char *f2 = ta_edits_reindent(fast, unit), *s2 = ta_edits_reindent(slow, unit);
+		char *text = ta_xasprintf("%s%s%sif %s:\n%s%selse:\n%s", mk && at_x ? mk : "", guard, gind, gname, f2,
+					  gind, s2);
+		ta_edit_replace(out, xs, xe, text);
+		if (mk && !at_x && !at_in)
+			ta_edit_replace(out, as, as, mk);
+		free(fast);
+		free(slow);
+		free(f2);
+		free(s2);
+		free(text);
+	}
+	free(pn);
+	free(gind);
+	free(guard);
+	free(gname);
+	return rc;
+}
+
 static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
 {
 	s1_ctx c = { .m = m, .k = k, .op = op };
@@ -2647,6 +2906,10 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		return ta_edits_refuse(why, "line %u: rows come from a loaded index (a gather): guided", op->span.line);
 	if (op->ptr_rank != 2 || !ta_node_is(c.call, "call") || ts_node_is_null(c.stmt))
 		return ta_edits_refuse(why, "line %u: not a 2D tile access", op->span.line);
+	uint32_t lock = s1_under_lock(m, c.call);
+	if (lock)
+		return ta_edits_refuse(why, "line %u: under the spin lock taken at line %u: a TMA copy is "
+				       "asynchronous and the lock's atomics do not order it", op->span.line, lock);
 	/* What holds for the whole file comes first: where it fails, no form
 	 * of the access would make the edit possible. A CUDA allocator and TMA
 	 * do not fit a file written for another back-end; tl.make_tensor_descriptor
@@ -2802,14 +3065,14 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	}
 	/* The same descriptor made earlier in the same block (the other
 	 * branch of P2's EVEN if) is used again rather than made twice. */
-	char *same = s1_same_descriptor(&c, at, tl, args);
+	char *same = s1_same_descriptor(&c, at, tl, args), *mk = NULL;
 	if (same) {
 		free(name);
 		name = same;
 	} else {
-		char *mk = ta_xasprintf("%s%s = %s.make_tensor_descriptor(%s)\n", ind, name, tl, args);
-		ta_edit_replace(out, ls, ls, mk);
-		free(mk);
+		mk = ta_xasprintf("%s%s = %s.make_tensor_descriptor(%s)\n", ind, name, tl, args);
+		if (!c.table)
+			ta_edit_replace(out, ls, ls, mk);
 	}
 	free(args);
 	free(ind);
@@ -2830,12 +3093,19 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 	}
 	char *acc = load ? ta_xasprintf("%s.load([%s, %s])%s", name, at_[0], at_[1], transposed ? ".T" : "") :
 		    ta_xasprintf("%s.store([%s, %s], %s)", name, at_[0], at_[1], vt);
-	ta_edit_replace(out, op->span.start, op->span.end, acc);
+	int vr = c.table ? s1_versioned(&c, at, mk, acc, tl, out) : 0;
+	if (!c.table)
+		ta_edit_replace(out, op->span.start, op->span.end, acc);
+	free(mk);
 	free(acc);
 	free(vt);
 	free(at_[0]);
 	free(at_[1]);
-	if (!ts_node_is_null(c.adv)) {
+	if (vr != 0)
+		goto done;
+	if (c.table) {
+		/* s1_versioned made the rest */
+	} else if (!ts_node_is_null(c.adv)) {
 		/* The advance goes with the pointer when nothing else reads it. */
 		char *pn = ta_node_text(m->src, ta_node_field(c.ptr_def, "left"));
 		uint32_t end, st = ta_edits_stmt_lines(m, c.adv, &end);
@@ -2860,10 +3130,16 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 				  op->kwargs[i].name, op->kwargs[i].value);
 		free(t0);
 	}
-	if (c.table)
-		ta_edit_set_unsafe(out, "%s; nothing checks it for %s and its row stride %s, which %s loads from "
-				   "memory: the tables are on the GPU, and reading them on the host would wait for it "
-				   "on every call", S1_ASSUMES, c.base, c.ax[0].stride, k->name);
+	if (c.table) {
+		char *t0 = ta_xstrdup(out->title ? out->title : "");
+		ta_edit_set_title(out, "%s, where %s and its row stride %s are 16-byte aligned (checked in %s for each "
+				  "problem: the tables are on the GPU); as written elsewhere", t0, c.base,
+				  c.ax[0].stride, k->name);
+		free(t0);
+		ta_edit_set_unsafe(out, "assumes Triton 3.4 or newer (tl.make_tensor_descriptor); TMA's 16-byte rule "
+				   "for %s and %s is checked in the kernel, which runs the code as written where it "
+				   "fails", c.base, c.ax[0].stride);
+	}
 	if (contract) {
 		char *t0 = ta_xstrdup(out->title ? out->title : "");
 		ta_edit_set_title(out, "%s; TMA's unit last stride and 16-byte alignment asserted at the launches", t0);

@@ -353,7 +353,11 @@ static bool s8_selects_code(const ta_model *m, int ki, const char *name, int dep
 static int s8_launch_value(const ta_model *m, const ta_launch *l, const char *t)
 {
 	size_t n = strlen(t);
-	if (isdigit((unsigned char)t[0]) || !strcmp(t, "True") || !strcmp(t, "False") || t[0] == '"' || t[0] == '\'')
+	char *num_end = NULL;
+	if (isdigit((unsigned char)t[0]))
+		(void)strtod(t, &num_end);     /* `3`, not `3 if causal else 1` */
+	if ((num_end && !*num_end) || !strcmp(t, "True") || !strcmp(t, "False") ||
+	    ((t[0] == '"' || t[0] == '\'') && n > 1 && t[n - 1] == t[0] && !memchr(t + 1, t[0], n - 2)))
 		return 1;
 	bool ident = n && !isdigit((unsigned char)t[0]);
 	for (size_t i = 0; i < n && ident; i++)
@@ -404,7 +408,8 @@ static int s8_launch_value(const ta_model *m, const ta_launch *l, const char *t)
 }
 
 /* The launch's value for parameter pi is computed from what it passes for
- * the autotune key alone (Fast-LLM's `not (row_dim % 128 == col_dim % 256
+ * the autotune key alone, through modules' functions and builtins
+ * (`triton.next_power_of_2(d)` beside head_size=d; Fast-LLM's `not (row_dim % 128 == col_dim % 256
  * == inner_dim % 64 == 0)` beside row_dim, col_dim and inner_dim in the
  * key): each key gets one mode, so the key separates the modes already. */
 static bool s8_key_decides(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t pi)
@@ -418,7 +423,19 @@ static bool s8_key_decides(const ta_model *m, const ta_launch *l, const ta_kerne
 	char **names;
 	size_t n = ta_edits_names(m, v, &names);
 	bool all = n > 0;
+	static const char *const pure[] = { "min", "max", "abs", "int", "bool", "round", NULL };
+	size_t read = 0;
 	for (size_t i = 0; i < n && all; i++) {
+		/* triton's and math's functions (`triton.next_power_of_2(d)`)
+		 * and builtins give one value per argument: what they read
+		 * decides (not a project's function: it may read a setting) */
+		bool module = ta_name_among(names[i], pure);
+		for (size_t j = 0; j < m->import_count && !module; j++)
+			module = !strcmp(m->imports[j].alias, names[i]) &&
+				 (!strcmp(m->imports[j].target, "triton") || !strcmp(m->imports[j].target, "math"));
+		if (module)
+			continue;
+		read++;
 		bool passed = false;
 		for (size_t j = 0; j < k->param_count && !passed; j++) {
 			if (!in_key(a, k->params[j].name))
@@ -430,7 +447,7 @@ static bool s8_key_decides(const ta_model *m, const ta_launch *l, const ta_kerne
 		all = passed;
 	}
 	ta_edits_names_free(names, n);
-	return all;
+	return all && read > 0;
 }
 
 /* What the file's launches show of parameter pi: ONE_MODE when every
@@ -557,21 +574,22 @@ static bool s8_guards_optional(const ta_model *m, const ta_kernel *k, const char
 	return false;
 }
 
-/* A constexpr parameter that is a mode of the kernel: named as one
- * (HEAD_DIM, STAGE, ...), or a flag selecting code by what it does
+/* A constexpr parameter the kernel reads that is a mode of it: named as
+ * one (HEAD_DIM, STAGE, ...), or a flag selecting code by what it does
  * (HAS_BIAS, FUSE_ADD, a precision), unless the file's launches show it
- * one mode or one the autotuner's own key separates, or, where they show
- * no stand-in tensor, it only guards an optional tensor. */
+ * one mode or one the autotuner's own key separates, or, for a flag,
+ * where they show no stand-in tensor, it only guards an optional tensor. */
 static bool s8_mode(ta_rule_ctx *c, size_t pi)
 {
 	const ta_param *p = &c->k->params[pi];
-	if (!p->constexpr_)
-		return false;
-	if (ta_s8_mode_param(p->name))
-		return true;
-	if (!s8_selects_code(c->m, c->kernel, p->name, 0))
+	if (!p->constexpr_ || !ta_rule_kernel_reads(c->m, c->k, p->name))
 		return false;
 	int shown = s8_launches_show(c->m, c->k, (size_t)c->kernel, pi);
+	/* a mode by name: unless this kernel's own launches show one value */
+	if (ta_s8_mode_param(p->name))
+		return c->k->launch_count == 0 || shown != S8_ONE_MODE;
+	if (!s8_selects_code(c->m, c->kernel, p->name, 0))
+		return false;
 	if (shown == S8_ONE_MODE)
 		return false;
 	return shown == S8_STAND_IN || !s8_guards_optional(c->m, c->k, p->name);
@@ -610,14 +628,38 @@ static char *s8_missing(ta_rule_ctx *c)
 }
 
 /* The autotune tries one config: a list of one written in the decorator,
- * or a module variable bound once to such a list (one bound on each arm
+ * one Config in loops over one value each, or a module variable bound
+ * once to such a list (one bound on each arm
  * of a back-end test may hold more on the other). */
+/* Every loop in n runs over a literal of one item (`for s in [4]`). */
+static bool s8_single_sweeps(TSNode n)
+{
+	if (ta_node_is(n, "for_in_clause") || ta_node_is(n, "for_statement")) {
+		TSNode r = ta_node_unparen(ta_node_field(n, "right"));
+		if (!(ta_node_is(r, "list") || ta_node_is(r, "tuple")) || ta_node_named_count(r) != 1)
+			return false;
+	}
+	uint32_t nc = ts_node_named_child_count(n);
+	for (uint32_t i = 0; i < nc; i++)
+		if (!s8_single_sweeps(ts_node_named_child(n, i)))
+			return false;
+	return true;
+}
+
+/* The autotune tries one config: a list of one written in the decorator,
+ * one Config in loops over one value each (the model sweeps nothing
+ * there), or a module variable bound once to such a list (one bound on
+ * each arm of a back-end test may hold more on the other). */
 static bool s8_one_config(const ta_model *m, const ta_autotune *a)
 {
 	if (a->config_count != 1 || a->vary_count || a->tuners != 1)
 		return false;
 	if (a->configs_kind == TA_CONFIGS_LIST)
 		return true;
+	if (a->configs_kind == TA_CONFIGS_FUNCTION || a->configs_kind == TA_CONFIGS_COMPREHENSION) {
+		TSNode n = ta_edits_configs_node(m, a);
+		return !ts_node_is_null(n) && s8_single_sweeps(n);
+	}
 	if (a->configs_kind != TA_CONFIGS_NAME)
 		return false;
 	char *name = ta_edits_text(m, a->configs_span.start, a->configs_span.end);

@@ -112,14 +112,14 @@ static const struct attention_hint {
 
 /* "; its parameters A, B are what G1, G3 and G5 check", or "" (caller
  * frees). */
-static char *hint_clause(const ta_kernel *k)
+static char *hint_clause(const ta_model *m, const ta_kernel *k)
 {
 	ta_buf names = TA_BUF_INIT;
 	unsigned items = 0;       /* bit i: G(i) */
 	size_t count = 0;
 	for (size_t i = 0; i < k->param_count; i++)
 		for (const struct attention_hint *h = attention_hints; h->name; h++) {
-			if (strcasecmp(k->params[i].name, h->name))
+			if (strcasecmp(k->params[i].name, h->name) || !ta_rule_kernel_reads(m, k, k->params[i].name))
 				continue;
 			ta_buf_printf(&names, "%s%s", count++ ? ", " : "", k->params[i].name);
 			for (const char *g = h->items; (g = strchr(g, 'G')); g++)
@@ -148,7 +148,7 @@ ta_status ta_detect_t1(ta_rule_ctx *c)
 	int l = attention_loop(c->m, c->kernel, &s, 0);
 	if (l == -1)
 		return TA_STATUS_NOT_APPLICABLE;
-	char *hints = hint_clause(c->k);
+	char *hints = hint_clause(c->m, c->k);
 	ta_finding *f;
 	if (l >= 0) {
 		f = ta_rule_add(c, c->k->def_span,

@@ -51,6 +51,9 @@
 #    values (issue 27) pre p1_grid_count_used, p1_grid_rebound / p1_grid_local, p1_grid_positional,
 #                      p1_grid_renamed, p1_grid_hand_cdiv
 #    S1 named bound    pre s1_adv_named_other / s1_adv_named_bound, s1_adv_named_steps
+#    S1 table bases    pre s1_table_twin (the loop as written is not rewritten), s1_spin_lock (a
+#                      read-modify-write under a lock) / s1_table_base, s1_table_two (the loop written
+#                      twice, one if for both loads, the store as a statement), s1_table_hinted
 #    S1 stride values  pre s1_stride_rebound, s1_rows_overlap / s1_stride_named, s1_stride_starred,
 #                      s1_stride_guessed (ranks asserted), s1_store_broadcast
 #    S1 mask values    pre s1_store_atomic / s1_mask_parts, s1_mask_flag_named
