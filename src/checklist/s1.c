@@ -948,7 +948,8 @@ typedef struct s1_ctx {
 	char *adv_off, *adv_step, *adv_extent;
 	/* The base is a pointer the kernel loads from a table, and its row
 	 * stride a value it loads (a grouped GEMM's a_ptrs and lds): nothing
-	 * the host holds says their alignment, so the edit states it. */
+	 * the host holds says their alignment, so the kernel checks it
+	 * (s1_versioned). */
 	bool table;
 	char *table_ty;           /* the element type it casts the table's pointer to */
 	char *why;
@@ -1203,13 +1204,13 @@ static int s1_term(s1_ctx *c, TSNode t, int axis)
 	return s1_offsets(c, &c->ax[axis]);
 }
 
+static int s1_versioned_arm(const ta_model *m, const ta_kernel *k, TSNode x, TSNode *ifs);
+
 /* The K loop of Triton's matmul tutorial: `p = base + ...` before a for
  * loop whose body reads p (in a statement of its own, or in a branch of
  * one) and then, as a statement of its own, advances it (`p += BLOCK_K *
  * stride_k`). Returns the definition's right side and
  * sets ptr_def, adv and loop; a null node when p is not bound that way. */
-static int s1_versioned_arm(const ta_model *m, const ta_kernel *k, TSNode x, TSNode *ifs);
-
 static TSNode advanced_def(s1_ctx *c, const char *name)
 {
 	const ta_model *m = c->m;
@@ -2841,7 +2842,6 @@ static int s1_versioned(s1_ctx *c, TSNode at, const char *mk, const char *acc, c
 	}
 	uint32_t as = ta_edits_line_start(m, ts_node_start_byte(at));
 	bool at_x = ts_node_eq(at, x), at_in = !at_x && ts_node_start_byte(at) >= xs && ts_node_end_byte(at) <= xe;
-	int rc = 0;
 	if (arm == 1) {
 		/* one more guard on the if, the access in its descriptor copy */
 		TSNode cond = ta_node_field(ifs, "condition");
@@ -2893,7 +2893,7 @@ static int s1_versioned(s1_ctx *c, TSNode at, const char *mk, const char *acc, c
 	free(gind);
 	free(guard);
 	free(gname);
-	return rc;
+	return 0;
 }
 
 static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edit *out, char **why)
