@@ -852,8 +852,7 @@ static void collect_configs_in(builder *b, ta_autotune *a, TSNode root, int dept
 			}
 			TSNode left = ta_node_field(n, "left");
 			/* `for BM in [64]`: one value, nothing swept */
-			TSNode one = ta_node_unparen(right);
-			if ((ta_node_is(one, "list") || ta_node_is(one, "tuple")) && ta_node_named_count(one) == 1)
+			if (ta_node_one_item_literal(right))
 				left = (TSNode){ 0 };
 			if (ts_node_is_null(left)) {
 				/* nothing */

@@ -88,6 +88,13 @@ static inline TSNode ta_node_unparen(TSNode n)
 		n = ta_node_named_child(n, 0);
 	return n;
 }
+/* A list or tuple literal of one item (`[64]`, `(4,)`): a loop over it
+ * takes one value. */
+static inline bool ta_node_one_item_literal(TSNode n)
+{
+	n = ta_node_unparen(n);
+	return (ta_node_is(n, "list") || ta_node_is(n, "tuple")) && ta_node_named_count(n) == 1;
+}
 /* The name of parameter p of a def or lambda: p itself, or the identifier
  * of `x: T`, `x=1`, `x: T = 1`; a null node for `*args`, `**kw`, `*`, `/`. */
 static inline TSNode ta_node_param_name(TSNode p)

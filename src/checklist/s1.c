@@ -2773,23 +2773,6 @@ static TSNode s1_version_unit(s1_ctx *c)
 	return c->stmt;
 }
 
-/* Text [s, e) of the source with the replacements r (sorted by start,
- * inside [s, e), not overlapping) made. */
-typedef struct s1_sub { uint32_t start, end; const char *text; } s1_sub;
-
-static char *s1_text_with(const ta_model *m, uint32_t s, uint32_t e, s1_sub *r, size_t n)
-{
-	ta_buf b = TA_BUF_INIT;
-	uint32_t at = s;
-	for (size_t i = 0; i < n; i++) {
-		ta_buf_append(&b, m->src->text + at, r[i].start - at);
-		ta_buf_puts(&b, r[i].text);
-		at = r[i].end;
-	}
-	ta_buf_append(&b, m->src->text + at, e - at);
-	return ta_buf_steal(&b);
-}
-
 /* S1 where the base and row stride come from tables on the GPU
  * (c->table): no host check can see them, so the kernel checks them for
  * each problem and takes the descriptor only where TMA's rule holds. What
@@ -2832,13 +2815,13 @@ static int s1_versioned(s1_ctx *c, TSNode at, const char *mk, const char *acc, c
 				   simple ? "" : "(", c->base, simple ? "" : ")", tl);
 	free(rows);
 	/* the advance goes from the descriptor copy when nothing else there reads the pointer */
-	s1_sub adv = { 0 };
-	char *pn = NULL;
+	uint32_t adv_end, adv = UINT32_MAX;
 	if (!ts_node_is_null(c->adv)) {
-		pn = ta_node_text(m->src, ta_node_field(c->ptr_def, "left"));
-		uint32_t end, st = ta_edits_stmt_lines(m, c->adv, &end);
-		if (st != UINT32_MAX && ta_edits_ident_count(m, x, pn) == 2)
-			adv = (s1_sub){ st, end, "" };
+		char *pn = ta_node_text(m->src, ta_node_field(c->ptr_def, "left"));
+		adv = ta_edits_stmt_lines(m, c->adv, &adv_end);
+		if (ta_edits_ident_count(m, x, pn) != 2)
+			adv = UINT32_MAX;
+		free(pn);
 	}
 	uint32_t as = ta_edits_line_start(m, ts_node_start_byte(at));
 	bool at_x = ts_node_eq(at, x), at_in = !at_x && ts_node_start_byte(at) >= xs && ts_node_end_byte(at) <= xe;
@@ -2858,23 +2841,30 @@ static int s1_versioned(s1_ctx *c, TSNode at, const char *mk, const char *acc, c
 		if (mk && !together)
 			ta_edit_replace(out, as, as, mk);
 		ta_edit_replace(out, c->op->span.start, c->op->span.end, acc);
-		if (adv.text)
-			ta_edit_replace(out, adv.start, adv.end, "");
+		if (adv != UINT32_MAX)
+			ta_edit_replace(out, adv, adv_end, "");
 	} else {
-		s1_sub r[3];
-		size_t n = 0;
+		/* the descriptor copy: x's text with the access (and the advance,
+		 * the descriptor where it goes inside x) rewritten */
+		ta_edit copy;
+		ta_edit_init(&copy, "S1", out->crlf);
 		if (mk && at_in)
-			r[n++] = (s1_sub){ as, as, mk };
-		r[n++] = (s1_sub){ c->op->span.start, c->op->span.end, acc };
-		if (adv.text)
-			r[n++] = adv;
-		for (size_t i = 1; i < n; i++)    /* by start: a few entries */
-			for (size_t j = i; j > 0 && r[j].start < r[j - 1].start; j--) {
-				s1_sub t = r[j];
-				r[j] = r[j - 1];
-				r[j - 1] = t;
-			}
-		char *fast = s1_text_with(m, xs, xe, r, n);
+			ta_edit_replace(&copy, as - xs, as - xs, mk);
+		ta_edit_replace(&copy, c->op->span.start - xs, c->op->span.end - xs, acc);
+		if (adv != UINT32_MAX)
+			ta_edit_replace(&copy, adv - xs, adv_end - xs, "");
+		char *fast = NULL, *err = NULL;
+		size_t fast_len;
+		int rc = ta_edit_apply_text(&copy, m->src->text + xs, xe - xs, &fast, &fast_len, &err);
+		ta_edit_clear(&copy);
+		if (rc != 0) {
+			free(gind);
+			free(guard);
+			free(gname);
+			int r = s1_fail(c, "line %u: %s", c->op->span.line, err);
+			free(err);
+			return r;
+		}
 		char *slow = ta_edits_text(m, xs, xe);
 		const char *unit = ta_edits_indent_unit(m, gind);
 		char *f2 = ta_edits_reindent(fast, unit), *s2 = ta_edits_reindent(slow, unit);
@@ -2889,7 +2879,6 @@ static int s1_versioned(s1_ctx *c, TSNode at, const char *mk, const char *acc, c
 		free(s2);
 		free(text);
 	}
-	free(pn);
 	free(gind);
 	free(guard);
 	free(gname);

@@ -627,18 +627,12 @@ static char *s8_missing(ta_rule_ctx *c)
 	return missing.len ? ta_buf_steal(&missing) : (ta_buf_free(&missing), NULL);
 }
 
-/* The autotune tries one config: a list of one written in the decorator,
- * one Config in loops over one value each, or a module variable bound
- * once to such a list (one bound on each arm
- * of a back-end test may hold more on the other). */
 /* Every loop in n runs over a literal of one item (`for s in [4]`). */
 static bool s8_single_sweeps(TSNode n)
 {
-	if (ta_node_is(n, "for_in_clause") || ta_node_is(n, "for_statement")) {
-		TSNode r = ta_node_unparen(ta_node_field(n, "right"));
-		if (!(ta_node_is(r, "list") || ta_node_is(r, "tuple")) || ta_node_named_count(r) != 1)
-			return false;
-	}
+	if ((ta_node_is(n, "for_in_clause") || ta_node_is(n, "for_statement")) &&
+	    !ta_node_one_item_literal(ta_node_field(n, "right")))
+		return false;
 	uint32_t nc = ts_node_named_child_count(n);
 	for (uint32_t i = 0; i < nc; i++)
 		if (!s8_single_sweeps(ts_node_named_child(n, i)))

@@ -1,10 +1,10 @@
-"""Makes the S1 variants of the P1-tuned grouped GEMM (p1.py) that this probe
+"""Makes the S1 variants of the P1-tuned grouped GEMM (run3/walk/v1.py) that this probe
 times: unsafe (descriptors always, as S1 writes them today), branch (each
 access picks the descriptor or the raw load per problem, inside the loop) and
 version (the K loop written twice, the descriptor copy taken when every base
 and row stride of the problem is 16-byte aligned). Run here: python3 make_variants.py"""
 
-SRC = open("p1.py").read()
+SRC = open("run3/walk/v1.py").read()
 
 LOOP = """        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
         for k0 in range(0, K, BLOCK_K):

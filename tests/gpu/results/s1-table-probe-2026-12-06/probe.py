@@ -1,7 +1,7 @@
 """Can S1's descriptors over table-loaded bases be made safe by checking each
 problem's alignment in the kernel, and what does the check cost? Times the
-grouped GEMM as written (v0), after P1 (p1), and three S1 forms over p1 made
-by make_variants.py: unsafe (descriptors always), branch (per access, inside
+grouped GEMM as written (v0), after P1 (p1; both from the walk in
+run3/walk), and three S1 forms over p1 made by make_variants.py (run it first): unsafe (descriptors always), branch (per access, inside
 the K loop), version (the K loop twice). Checks each against torch at the
 kernel's check sizes (leading dimensions 257, 70, ... included) and times it
 on the bench problems, all aligned, and on a mix where half the problems have
@@ -14,12 +14,15 @@ import triton
 
 HERE = __file__.rsplit("/", 1)[0] or "."
 VERSIONS = ["v0", "p1", "unsafe", "branch", "version"]
+FILES = {"v0": "run3/walk/v0.py", "p1": "run3/walk/v1.py"}   # the others: NAME.py here
 ALIGNED = ((2048, 2048, 2048), (4096, 1024, 2048), (1024, 4096, 1024), (3072, 3072, 1536)) * 2
 MIXED = ((2048, 2048, 2047), (4096, 1024, 2048), (1024, 4096, 1023), (3072, 3072, 1536)) * 2
 
 
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, f"{HERE}/{name}.py")
+def load(name, path=None):
+    """The module at path (relative to this folder), by default NAME's file."""
+    path = path or FILES.get(name, f"{name}.py")
+    spec = importlib.util.spec_from_file_location(name, f"{HERE}/{path}")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

@@ -3,18 +3,9 @@
 output, K stepped by `k * BK`, positional tiles) against the original, at
 problems whose leading dimensions are and are not 16-byte multiples.
 Usage: python3 two_check.py (in this folder)."""
-import importlib.util
-
 import torch
 
-HERE = __file__.rsplit("/", 1)[0] or "."
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, f"{HERE}/{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+from probe import load
 
 
 def inputs(problems):
@@ -31,7 +22,8 @@ def inputs(problems):
 
 
 def main():
-    v0, s1 = load("two_v0"), load("two_s1")
+    v0 = load("two_v0", "../../../fixtures/edits/preconditions/s1_table_two.py")
+    s1 = load("two_s1")
     ok = True
     for problems in (((128, 128, 64), (256, 64, 128)), ((100, 130, 257), (64, 64, 64), (33, 77, 70)),
                      ((257, 100, 130), (1, 17, 5))):
