@@ -29,6 +29,9 @@ struct ta_run {
 	bool cancelled;              /* ta_run_cancel during it: no measured run follows */
 	bool after_warm;             /* the child in flight is the measured run after one, */
 	bool tuned_in_run;           /* and its output said it tuned a key all the same */
+	bool warm_whole;             /* the tuning run before it exited, status 0 */
+	bool again;                  /* the child in flight is that measured run made again */
+	bool made_again;             /* this run's measured child was made again once */
 	bool has_tune;               /* the autotuning table is attached to the measurement */
 	void (*output_line)(void *ctx, const char *line, size_t len);
 	void *output_ctx;
@@ -176,7 +179,9 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 	 * workload, and with several keys tuned in turn they cannot be told
 	 * from it by their order alone. */
 	bool cache = mode == TA_RUN_MODE_TIMED && r->tune_first && file_autotunes(r);
-	bool warm = cache && !r->warming;
+	bool warm = cache && !r->warming && !r->again;
+	if (!r->warming && !r->again)
+		r->made_again = false;
 	bool tune = r->read_tune && mode == TA_RUN_MODE_TIMED;
 	ta_runner_opts ro = {
 		.argv = r->argv,
@@ -210,6 +215,7 @@ int ta_run_start(ta_run *r, ta_run_mode mode, char **err)
 	r->after_warm = cache && !warm;
 	r->tuned_in_run = false;
 	r->warming = warm;
+	r->again = false;
 	r->cancelled = false;
 	if (kind >= 0 && !warm)
 		r->started[kind]++;
@@ -227,6 +233,8 @@ static bool measured_after_warm(ta_run *r)
 		r->warming = false;
 		return false;
 	}
+	const ta_run_result *w = ta_runner_result(r->child);
+	r->warm_whole = w && w->state == TA_RUN_EXITED && w->exit_status == 0;
 	char *err = NULL;
 	if (ta_run_start(r, r->mode, &err) != 0) {
 		free(err);
@@ -250,6 +258,35 @@ static void child_ended(ta_run *r)
 	if (kind >= 0 && !r->warming)
 		ta_records_note_run(&r->recs, kind, ta_runner_result(r->child)->elapsed_s,
 				    r->after_warm && !r->tuned_in_run, r->tee);
+}
+
+/* A measured run that tuned all the same because the tuning run before it
+ * stopped early (at its time limit: a tuner that compiles dozens of configs
+ * can take minutes): its launches mix the tuner's trials with the
+ * workload's, and where every launch has one shape (a persistent grid)
+ * nothing tells them apart. Its records are dropped and it is made once
+ * more, now that its own tuning has filled the cache. (Where the tuning run
+ * ended well and the measured one tuned anyway, Triton keeps no cache: a
+ * third run would tune again.) Returns whether the new child started. */
+static bool measured_again(ta_run *r)
+{
+	const ta_run_result *res = r->child ? ta_runner_result(r->child) : NULL;
+	if (!r->after_warm || r->warm_whole || !r->tuned_in_run || r->made_again || r->cancelled || !res ||
+	    res->state != TA_RUN_EXITED || res->exit_status != 0)
+		return false;
+	int kind = kind_of(r->mode);
+	if (kind < 0)
+		return false;
+	ta_records_drop_run(&r->recs, res->elapsed_s, r->tee);
+	r->started[kind]--;
+	r->made_again = r->again = true;
+	char *err = NULL;
+	if (ta_run_start(r, r->mode, &err) != 0) {
+		free(err);
+		r->again = false;
+		return false;
+	}
+	return true;
 }
 
 int ta_run_load(ta_run *r, const char *records, char **err)
@@ -283,6 +320,8 @@ bool ta_run_poll(ta_run *r, int timeout_ms)
 	bool done = ta_runner_poll(r->child, timeout_ms);
 	if (done && r->warming && measured_after_warm(r))
 		return false;
+	if (done && measured_again(r))
+		return false;
 	if (done)
 		child_ended(r);
 	return done;
@@ -294,6 +333,8 @@ void ta_run_wait(ta_run *r)
 		return;
 	ta_runner_wait(r->child);
 	if (r->warming && measured_after_warm(r))
+		ta_runner_wait(r->child);
+	if (measured_again(r))
 		ta_runner_wait(r->child);
 	child_ended(r);
 }

@@ -299,12 +299,36 @@ static bool decode_sol(ta_records *r, json_t *o)
 
 static const char *const run_kinds[] = { "timed", "pc", "sol" };
 
+/* Forgets the kernel and calls records since the last "run" line. */
+static void drop_since_run(ta_records *r)
+{
+	for (size_t i = r->kernels_at_run; i < r->n_kernels; i++)
+		free(r->kernels[i].name);
+	if (r->n_kernels > r->kernels_at_run)
+		r->n_kernels = r->kernels_at_run;
+	for (size_t i = r->calls_at_run; i < r->n_calls; i++)
+		free(r->calls[i].name);
+	if (r->n_calls > r->calls_at_run)
+		r->n_calls = r->calls_at_run;
+}
+
+static void mark_run(ta_records *r)
+{
+	r->kernels_at_run = r->n_kernels;
+	r->calls_at_run = r->n_calls;
+}
+
 static bool decode_run(ta_records *r, json_t *o)
 {
 	const char *mode = json_string_value(json_object_get(o, "mode"));
 	json_t *wall = json_object_get(o, "wall_s");
 	if (!mode || !json_is_number(wall) || json_number_value(wall) < 0)
 		return false;
+	if (strcmp(mode, "timed") == 0 && json_is_true(json_object_get(o, "dropped"))) {
+		drop_since_run(r);
+		return true;
+	}
+	mark_run(r);
 	for (int k = 0; k < 3; k++)
 		if (strcmp(mode, run_kinds[k]) == 0) {
 			if (k == TA_RUN_KIND_TIMED && json_is_false(json_object_get(o, "tuned")))
@@ -323,11 +347,19 @@ void ta_records_note_run(ta_records *r, int kind, double wall_s, bool untuned, F
 	untuned &= kind == TA_RUN_KIND_TIMED;
 	if (untuned)
 		*TA_PUSH(r->untuned, r->n_untuned, r->cap_untuned) = (int)r->run_count[kind];
+	mark_run(r);
 	r->run_wall_s[kind] += wall_s;
 	r->run_count[kind]++;
 	if (tee)
 		fprintf(tee, "{\"type\":\"run\",\"mode\":\"%s\",\"wall_s\":%.3f%s}\n", run_kinds[kind],
 			wall_s, untuned ? ",\"tuned\":false" : "");
+}
+
+void ta_records_drop_run(ta_records *r, double wall_s, FILE *tee)
+{
+	drop_since_run(r);
+	if (tee)
+		fprintf(tee, "{\"type\":\"run\",\"mode\":\"timed\",\"wall_s\":%.3f,\"dropped\":true}\n", wall_s);
 }
 
 bool ta_records_run_untuned(const ta_records *r, int run)

@@ -210,6 +210,9 @@ typedef struct ta_records {
 	 * the autotuner's. */
 	int *untuned;
 	size_t n_untuned, cap_untuned;
+	/* Kernel and calls records before the last "run" line: a dropped run's
+	 * records are the ones after them. */
+	size_t kernels_at_run, calls_at_run;
 } ta_records;
 
 enum { TA_RUN_KIND_TIMED, TA_RUN_KIND_PC, TA_RUN_KIND_SOL };
@@ -218,6 +221,11 @@ enum { TA_RUN_KIND_TIMED, TA_RUN_KIND_PC, TA_RUN_KIND_SOL };
  * is non-NULL, writes its "run" line there; untuned: a timed run known to
  * have tuned nothing (its "run" line says "tuned": false). */
 void ta_records_note_run(ta_records *r, int kind, double wall_s, bool untuned, FILE *tee);
+/* Drops the records of the timed run that just ended (those since the
+ * last "run" line): a measured run that tuned all the same after its
+ * tuning run, made again. It counts as no run; when tee is non-NULL its
+ * "run" line says "dropped": true, and loading the stream drops them too. */
+void ta_records_drop_run(ta_records *r, double wall_s, FILE *tee);
 /* Whether the timed run of that index tuned nothing (see untuned). */
 bool ta_records_run_untuned(const ta_records *r, int run);
 

@@ -12,7 +12,7 @@ set -u
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-tunefirst.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 TAP_ON_FAIL='[ ! -s "$tmp/err" ] || tail -n 20 "$tmp/err"; cat "$tmp/log"'
-plan 11
+plan 14
 mkdir -p "$tmp/bin" "$tmp/w"
 cat >"$tmp/bin/python3" <<'PY'
 #!/bin/sh
@@ -151,3 +151,36 @@ import json, sys
 s = json.load(open(sys.argv[1] + "/.tileadvise/session-walked.py.json"))
 sys.exit(0 if [k["autotune"] for r in s["runs"] for k in r["kernels"]] == [0, 0] else 1)' "$tmp/w"
 result $? "... the session says so: no run has autotuning launches"
+
+# A tuning run that stops early (its time limit, on the H100 a P1 of 16
+# configs compiled and tried over four keys: 212 s against the walk's 150)
+# leaves keys untuned, and the measured run tunes them: its launches mix the
+# tuner's trials with the workload's. It is dropped and made once more; the
+# stream keeps its records behind a "dropped" run line, so a replay drops
+# them too. Here the tuning run exits 1 as a run stopped at its limit would
+# not exit 0; the first measured run tunes, the second reads the cache.
+cat >"$tmp/bin/python3" <<'PY'
+#!/bin/sh
+echo "run inject=${CUDA_INJECTION64_PATH:+set} cache=${TRITON_CACHE_AUTOTUNING:-unset}" >>"$TF_LOG"
+[ -n "${CUDA_INJECTION64_PATH:-}" ] || exit 1
+if [ ! -e "$TF_LOG.tuned" ]; then
+	: >"$TF_LOG.tuned"
+	printf 'Triton autotuning for function scale,\nwith key as (4096,),\nfinished after 1.50s,\n'
+	printf 'best config selected: BLOCK: 256, num_warps: 8, num_ctas: 1, num_stages: 3, maxnreg: None;\n'
+fi
+"$TF_PY" -c 'import os, sys; os.write(int(os.environ["TILEADVISE_RECORD_FD"]), open(sys.argv[1], "rb").read())' "$TF_RECORDS"
+echo "check ok"
+PY
+: >"$tmp/log"
+rm -f "$tmp/log.tuned"
+TF_PY=$(command -v "$PYTHON3") TF_RECORDS="$tmp/recs.jsonl" ta --profile --gpu h200 --save-records="$tmp/saved3.jsonl" tuned.py
+[ "$(cat "$tmp/log")" = "run inject= cache=1
+run inject=set cache=1
+run inject=set cache=1" ]
+result $? "a tuning run that did not end well: the measured run that tuned all the same is made again"
+grep -q '"type":"run","mode":"timed".*"dropped":true' "$tmp/saved3.jsonl" &&
+	[ "$(grep -c '"type":"run"' "$tmp/saved3.jsonl")" = 2 ] && grep -q '"tuned":false' "$tmp/saved3.jsonl"
+result $? "... the stream says the first was dropped, the second tuned nothing"
+grep -q "scale: 42 launches" "$tmp/out" &&
+	(cd "$tmp/w" && "$TILEADVISE" --profile --gpu h200 --records "$tmp/saved3.jsonl" tuned.py) 2>/dev/null | grep -q "scale: 42 launches"
+result $? "... its launches are counted once, live and in a replay of the stream"
