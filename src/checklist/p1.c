@@ -1273,6 +1273,8 @@ static bool p1_pipelines_by_hand(const ta_model *m, const ta_kernel *k)
 	return yes;
 }
 
+static int p1_roundtrip(const ta_model *m, const ta_kernel *k, char **why);
+
 ta_status ta_detect_p1(ta_rule_ctx *c)
 {
 	const ta_autotune *a = c->k->autotune;
@@ -1283,6 +1285,12 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 	 * triton_ascend): the edit refuses there too (ta_edits_other_backend) */
 	if (ta_file_other_backend(c->m, NULL) == TA_BACKEND_FOLDER)
 		return TA_STATUS_NOT_APPLICABLE;
+	/* A kernel that reads back what it stored, with no barrier, is right
+	 * under its own launch options at most: more configs would break it,
+	 * and the edit refuses (p1_roundtrip). */
+	char *rt = NULL;
+	if (p1_roundtrip(c->m, c->k, &rt) != 0)
+		return ta_rule_withhold(c, rt);
 	if (!a)
 		return p1_untuned(c);
 	if (a->configs_kind == TA_CONFIGS_UNRESOLVED || a->configs_kind == TA_CONFIGS_NONE || a->config_count == 0)
@@ -3540,70 +3548,148 @@ static int p1_aten_package(const ta_model *m, char **why)
 	return rc;
 }
 
+/* Whether the op at ld cannot run after the one at st in one program: st
+ * sits in an arm that returns (`if y == ignore: store zeros; return`), or
+ * in another arm of the if that holds ld (`if reduction == 0: store`,
+ * `elif ...: load`). */
+static bool p1_cannot_follow(const ta_model *m, ta_span st, ta_span ld)
+{
+	TSNode s = ta_edits_node(m, st);
+	if (ts_node_is_null(s))
+		return false;
+	for (TSNode b = ta_node_parent(s); !ts_node_is_null(b); b = ta_node_parent(b)) {
+		if (ts_node_start_byte(b) <= ld.start && ld.end <= ts_node_end_byte(b))
+			return ta_node_is(b, "if_statement");
+		uint32_t n = ta_node_named_count(b);
+		if (ta_node_is(b, "block") && n && ta_node_is(ta_node_named_child(b, n - 1), "return_statement"))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the helper takes a spin lock around its accesses (stick-breaking
+ * attention's locked accumulation into dK): the lock's atomics order one
+ * call's write before another's read. */
+static bool p1_locked_helper(const ta_model *m, const ta_kernel *h, int depth)
+{
+	for (size_t i = 0; i < h->op_count; i++) {
+		const ta_op *op = &h->ops[i];
+		if ((op->kind == TA_OP_STORE || op->kind == TA_OP_LOAD) &&
+		    ta_edits_under_spin_lock(m, ta_edits_node(m, op->span)))
+			return true;
+		if (op->kind == TA_OP_HELPER_CALL && depth < 3 && op->helper >= 0 &&
+		    (size_t)op->helper < m->kernel_count && &m->kernels[op->helper] != h &&
+		    p1_locked_helper(m, &m->kernels[op->helper], depth + 1))
+			return true;
+	}
+	return false;
+}
+
+/* Whether the helper call op writes through an argument that mentions
+ * one of names, unlocked. */
+static bool p1_helper_writes(const ta_model *m, const ta_op *op, char **names, size_t c)
+{
+	if (op->helper < 0 || (size_t)op->helper >= m->kernel_count)
+		return false;
+	const ta_kernel *h = &m->kernels[op->helper];
+	if (p1_locked_helper(m, h, 0))
+		return false;
+	for (size_t a = 0; a < op->arg_count && a < h->param_count; a++) {
+		uint32_t hl = 0;
+		if (p1_mentions_any(m, ta_edits_node(m, op->args[a]), names, c) &&
+		    (p1_access(m, h, h->params[a].name, 1, &hl) & P1_WRITE))
+			return true;
+	}
+	return false;
+}
+
+/* The line where k reads back what it stored through base (a parameter,
+ * or a pointer it loads from a table) with no barrier between, or 0; the
+ * store's line in *wl. */
+static uint32_t p1_roundtrip_of(const ta_model *m, const ta_kernel *k, const char *base, uint32_t *wl)
+{
+	char **v;
+	size_t c = p1_derived(m, k, base, &v);
+	uint32_t rl = 0;
+	for (size_t i = 0; i < k->op_count && !rl; i++) {
+		const ta_op *st = &k->ops[i];
+		if (st->kind == TA_OP_HELPER_CALL) {
+			/* written inside a helper it hands the address to, read
+			 * back here (an attention pooling kernel's row maxima,
+			 * rescaled after its loop) */
+			if (!p1_helper_writes(m, st, v, c))
+				continue;
+		} else if (st->kind != TA_OP_STORE || !p1_mentions_any(m, p1_address(m, st), v, c) ||
+			   ta_edits_under_spin_lock(m, ta_edits_node(m, st->span))) {
+			continue;
+		}
+		for (size_t j = 0; j < k->op_count && !rl; j++) {
+			const ta_op *ld = &k->ops[j];
+			/* a load before the store in a loop (`acc = load(p); store(p,
+			 * acc + x)` each pass) reads what the same thread wrote: not one */
+			if (ld->span.line <= st->span.line || ld->span.start < st->span.end)
+				continue;  /* nor one inside the store's own arguments */
+			bool reads = false;
+			if (ld->kind == TA_OP_HELPER_CALL && ld->helper >= 0 && (size_t)ld->helper < m->kernel_count) {
+				/* read back inside a helper it hands the address to */
+				const ta_kernel *h = &m->kernels[ld->helper];
+				for (size_t a = 0; a < ld->arg_count && a < h->param_count && !reads; a++) {
+					uint32_t hl = 0;
+					reads = p1_mentions_any(m, ta_edits_node(m, ld->args[a]), v, c) &&
+						(p1_access(m, h, h->params[a].name, 1, &hl) & P1_READ);
+				}
+			} else if (ld->kind == TA_OP_LOAD) {
+				reads = p1_mentions_any(m, p1_address(m, ld), v, c);
+			}
+			/* tl.debug_barrier() between them orders the whole program */
+			if (!reads || p1_cannot_follow(m, st->span, ld->span) ||
+			    memmem(m->src->text + st->span.end, ld->span.start - st->span.end, "debug_barrier", 13))
+				continue;
+			*wl = st->span.line;
+			rl = ld->span.line;
+		}
+	}
+	p1_names_free(v, c);
+	return rl;
+}
+
 /* k reads back, in the same program, memory it stored (a scratch
- * round-trip): a load through a parameter after a store through it, here
- * or in a helper it hands the address to, with no tl.debug_barrier()
- * between them. Which thread reads what another wrote, and
- * when, depends on num_warps, on the layouts and on the pipelining a config
- * picks: such a kernel is correct under its own launch options at best
+ * round-trip): a load through a parameter, or a pointer loaded from a
+ * table, after a store through it, here or in a helper it hands the
+ * address to, with no tl.debug_barrier() between them (nor a spin lock
+ * around them). Which thread reads what another wrote, and when, depends
+ * on num_warps, on the layouts and on the pipelining a config picks: such a kernel is correct under its own launch options at best
  * (lightllm's grouped_topk_kernel gave other experts on the H200 with more
  * warps; a public FlashAttention forward gave wrong rows under 21-23 of 24
  * configs). Returns 0, or -1 with *why citing both lines. */
 static int p1_roundtrip(const ta_model *m, const ta_kernel *k, char **why)
 {
-	for (size_t p = 0; p < k->param_count; p++) {
-		if (k->params[p].constexpr_)
-			continue;
-		char **v;
-		size_t c = p1_derived(m, k, k->params[p].name, &v);
-		uint32_t wl = 0, rl = 0;
-		for (size_t i = 0; i < k->op_count && !rl; i++) {
-			const ta_op *st = &k->ops[i];
-			if (st->kind != TA_OP_STORE)
-				continue;
-			TSNode sa = p1_address(m, st);
-			if (!p1_mentions_any(m, sa, v, c))
-				continue;
-			for (size_t j = 0; j < k->op_count && !rl; j++) {
-				const ta_op *ld = &k->ops[j];
-				if (ld->kind == TA_OP_HELPER_CALL && ld->span.line > st->span.line && ld->helper >= 0 &&
-				    (size_t)ld->helper < m->kernel_count) {
-					/* read back inside a helper it hands the address to */
-					const ta_kernel *h = &m->kernels[ld->helper];
-					for (size_t a = 0; a < ld->arg_count && a < h->param_count && !rl; a++) {
-						uint32_t hl = 0;
-						if (p1_mentions_any(m, ta_edits_node(m, ld->args[a]), v, c) &&
-						    (p1_access(m, h, h->params[a].name, 1, &hl) & P1_READ)) {
-							wl = st->span.line;
-							rl = ld->span.line;
-						}
-					}
-					continue;
-				}
-				if (ld->kind != TA_OP_LOAD)
-					continue;
-				TSNode la = p1_address(m, ld);
-				if (!p1_mentions_any(m, la, v, c))
-					continue;
-				/* a load before the store in a loop (`acc = load(p); store(p,
-				 * acc + x)` each pass) reads what the same thread wrote: not one */
-				if (ld->span.line <= st->span.line || ld->span.start < st->span.end)
-					continue;  /* nor one inside the store's own arguments */
-				/* tl.debug_barrier() between them orders the whole program */
-				if (memmem(m->src->text + st->span.end, ld->span.start - st->span.end, "debug_barrier", 13))
-					continue;
-				wl = st->span.line;
-				rl = ld->span.line;
-			}
-		}
-		p1_names_free(v, c);
-		if (rl)
-			return ta_edits_refuse(why, "line %u: %s writes %s at line %u and reads it back in the same program "
-					       "(line %u), which is right under its own launch options at most: another "
-					       "config's warps, layouts or pipelining may read before the write lands, so no "
-					       "autotune edit", rl, k->name, k->params[p].name, wl, rl);
+	/* the bases: the kernel's pointer parameters, and the pointers it
+	 * loads from a table (`R = tl.load(ptrs + z).to(tl.pointer_type(...))`) */
+	char *bases[32];
+	size_t nb = 0;
+	for (size_t p = 0; p < k->param_count && nb < 32; p++)
+		if (!k->params[p].constexpr_)
+			bases[nb++] = ta_xstrdup(k->params[p].name);
+	size_t first, count = ta_model_refs_within(m->assign_nodes, m->assign_node_count, k->node, &first);
+	for (size_t i = first; i < first + count && nb < 32; i++) {
+		TSNode a = m->assign_nodes[i].node, l = ta_node_field(a, "left"), r = ta_node_field(a, "right");
+		if (ta_node_is(a, "assignment") && ta_node_is(l, "identifier") && !ts_node_is_null(r) &&
+		    ta_node_contains_identifier(m->src, r, "pointer_type") && ta_node_contains_identifier(m->src, r, "load"))
+			bases[nb++] = ta_node_text(m->src, l);
 	}
-	return 0;
+	int rc = 0;
+	for (size_t b = 0; b < nb && rc == 0; b++) {
+		uint32_t wl = 0, rl = p1_roundtrip_of(m, k, bases[b], &wl);
+		if (rl)
+			rc = ta_edits_refuse(why, "line %u: %s writes %s at line %u and reads it back in the same program "
+					     "(line %u), which is right under its own launch options at most: another "
+					     "config's warps, layouts or pipelining may read before the write lands, so no "
+					     "autotune edit", rl, k->name, bases[b], wl, rl);
+	}
+	for (size_t b = 0; b < nb; b++)
+		free(bases[b]);
+	return rc;
 }
 
 /* A comment of the kernel, or on or just above one of its launches, says

@@ -198,6 +198,135 @@ static bool multiplied(const ta_model *m, const ta_kernel *k, TSNode n, const ch
 	return false;
 }
 
+static bool is_op(const ta_model *m, TSNode n, const char *op)
+{
+	return ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), op);
+}
+
+/* The terms of a sum, left to right (at most max). */
+static size_t sum_terms(const ta_model *m, TSNode n, TSNode *t, size_t count, size_t max)
+{
+	n = ta_node_unparen(n);
+	if (is_op(m, n, "+")) {
+		count = sum_terms(m, ta_node_field(n, "left"), t, count, max);
+		return sum_terms(m, ta_node_field(n, "right"), t, count, max);
+	}
+	if (count < max)
+		t[count] = n;
+	return count + 1;
+}
+
+
+/* Whether the value of n holds a tl.arange, following local names (one
+ * whose value is unknown may). */
+static bool holds_range(const ta_model *m, const ta_kernel *k, TSNode n, int depth)
+{
+	n = ta_node_unparen(n);
+	if (ts_node_is_null(n) || depth > 8)
+		return true;
+	if (ta_node_is(n, "identifier")) {
+		char *t = ta_node_text(m->src, n);
+		bool param = ta_kernel_param(k, t) != NULL;
+		free(t);
+		if (param)
+			return false;
+		TSNode v = ta_values_follow(m, n);
+		return ta_node_is(v, "identifier") || holds_range(m, k, v, depth + 1);
+	}
+	if (ta_node_is(n, "call")) {
+		char *fn = ta_model_canonical(m, ta_node_field(n, "function"));
+		bool arange = fn && !strcmp(fn, "triton.language.arange");
+		free(fn);
+		if (arange)
+			return true;
+	}
+	uint32_t c = ta_node_named_count(n);
+	for (uint32_t i = 0; i < c; i++)
+		if (holds_range(m, k, ta_node_named_child(n, i), depth + 1))
+			return true;
+	return false;
+}
+
+/* A factor that may be 1 at run time: a kernel parameter (Triton
+ * specializes an integer argument of 1 at launch) or the literal 1. */
+static bool may_be_one(const ta_model *m, const ta_kernel *k, TSNode n)
+{
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "integer"))
+		return ta_node_text_eq(m->src, n, "1");
+	if (!ta_node_is(n, "identifier"))
+		return false;
+	char *t = ta_node_text(m->src, n);
+	const ta_param *p = ta_kernel_param(k, t);
+	free(t);
+	return p && !p->constexpr_;
+}
+
+static bool unit_sum(const ta_model *m, const ta_kernel *k, TSNode n, int depth);
+
+/* One term of an address: whether it may step one element along an axis. */
+static bool unit_term(const ta_model *m, const ta_kernel *k, TSNode t, int depth)
+{
+	t = ta_node_unparen(t);
+	if (ts_node_is_null(t) || depth > 8)
+		return true;
+	if (ta_node_is(t, "subscript"))      /* offs[None, :] */
+		return unit_term(m, k, ta_node_field(t, "value"), depth + 1);
+	if (ta_node_is(t, "identifier")) {
+		char *name = ta_node_text(m->src, t);
+		bool param = ta_kernel_param(k, name) != NULL;
+		free(name);
+		if (param)
+			return false;         /* a base or a scalar: no axis */
+		TSNode v = ta_values_follow(m, t);
+		return ta_node_is(v, "identifier") || unit_sum(m, k, v, depth + 1);
+	}
+	if (ta_node_is(t, "call")) {
+		TSNode f = ta_node_field(t, "function");
+		char *fn = ta_model_canonical(m, f);
+		bool arange = fn && !strcmp(fn, "triton.language.arange");
+		bool load = fn && !strcmp(fn, "triton.language.load");
+		free(fn);
+		if (arange)
+			return true;
+		if (load)
+			return false;         /* a value read from memory: a scalar index or base */
+		/* x.to(...), tl.multiple_of(x, ...), tl.broadcast_to(x, ...): x */
+		TSNode x = ta_node_is(f, "attribute") ? ta_node_field(f, "object")
+						      : ta_node_named_child(ta_node_field(t, "arguments"), 0);
+		return unit_term(m, k, x, depth + 1);
+	}
+	if (is_op(m, t, "*")) {
+		TSNode l = ta_node_field(t, "left"), r = ta_node_field(t, "right");
+		return (holds_range(m, k, l, depth + 1) && may_be_one(m, k, r)) ||
+		       (holds_range(m, k, r, depth + 1) && may_be_one(m, k, l));
+	}
+	if (is_op(m, t, "-"))
+		return unit_term(m, k, ta_node_field(t, "left"), depth + 1) ||
+		       unit_term(m, k, ta_node_field(t, "right"), depth + 1);
+	if (ta_node_is(t, "integer") || ta_node_is(t, "float") || is_op(m, t, "//") || is_op(m, t, "%"))
+		return false;
+	return true;                  /* a form not read here: it may */
+}
+
+/* Whether an address may read consecutive elements along some axis: a
+ * term holding a tl.arange that is not scaled, or scaled by a kernel
+ * parameter that may be 1. An alignment hint pays only there (wider
+ * loads); where every axis steps by a stride loaded from memory (one
+ * element of a per-sequence table per row) nothing is vectorised, and no
+ * host can promise such a stride is a multiple of anything. */
+static bool unit_sum(const ta_model *m, const ta_kernel *k, TSNode n, int depth)
+{
+	TSNode t[16];
+	size_t c = sum_terms(m, n, t, 0, 16);
+	if (c > 16)
+		return true;
+	for (size_t i = 0; i < c; i++)
+		if (unit_term(m, k, t[i], depth))
+			return true;
+	return false;
+}
+
 static bool is_memory_op(const ta_op *op)
 {
 	return op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE || op->kind == TA_OP_MAKE_DESCRIPTOR ||
@@ -269,7 +398,11 @@ static bool used_directly(const ta_model *m, const ta_kernel *k, const char *nam
 			continue;
 		if (op->arg_count && spelled_in(m, op->args[0], name)) {
 			TSNode a = ta_edits_node(m, op->args[0]);
-			if (!ts_node_is_null(a) && reads(m, a, name) && ta_kernel_address_role(m, k, a, name)) {
+			/* a descriptor's base must be aligned (TMA); a raw access's
+			 * alignment pays only along a contiguous axis */
+			bool raw = op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE;
+			if (!ts_node_is_null(a) && reads(m, a, name) && ta_kernel_address_role(m, k, a, name) &&
+			    (!raw || unit_sum(m, k, a, 0))) {
 				used = true;
 				*as_stride |= multiplied(m, k, a, name);
 			}
@@ -318,24 +451,6 @@ static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *n
 	return hinted(m, k, name) || each_tile_from(m, k, name, tile_hinted, NULL);
 }
 
-
-static bool is_op(const ta_model *m, TSNode n, const char *op)
-{
-	return ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), op);
-}
-
-/* The terms of a sum, left to right (at most max). */
-static size_t sum_terms(const ta_model *m, TSNode n, TSNode *t, size_t count, size_t max)
-{
-	n = ta_node_unparen(n);
-	if (is_op(m, n, "+")) {
-		count = sum_terms(m, ta_node_field(n, "left"), t, count, max);
-		return sum_terms(m, ta_node_field(n, "right"), t, count, max);
-	}
-	if (count < max)
-		t[count] = n;
-	return count + 1;
-}
 
 /* The entry index of a table read: `i` (every entry), `i * S` or `S * i`
  * (every S-th, from 0). Returns the stride S (1 for `i`), 0 otherwise. */

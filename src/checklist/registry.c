@@ -193,7 +193,30 @@ void ta_rules_result_free(ta_rules_result *r)
 	}
 	free(r->findings);
 	free(r->status);
+	for (size_t i = 0; r->withheld && i < r->kernel_count * ENTRY_COUNT; i++)
+		free(r->withheld[i]);
+	free(r->withheld);
 	free(r);
+}
+
+const char *ta_rules_withheld(const ta_rules_result *r, const char *id)
+{
+	int e = ta_rules_index(id);
+	for (size_t k = 0; r && r->withheld && e >= 0 && k < r->kernel_count; k++)
+		if (r->withheld[k * ENTRY_COUNT + (size_t)e])
+			return r->withheld[k * ENTRY_COUNT + (size_t)e];
+	return NULL;
+}
+
+ta_status ta_rule_withhold(ta_rule_ctx *c, char *why)
+{
+	ta_rules_result *r = c->res;
+	if (!r->withheld)
+		r->withheld = ta_xcalloc(r->kernel_count * ENTRY_COUNT, sizeof *r->withheld);
+	char **slot = &r->withheld[(size_t)c->kernel * ENTRY_COUNT + c->entry];
+	free(*slot);
+	*slot = why;
+	return TA_STATUS_NOT_APPLICABLE;
 }
 
 ta_status ta_rules_status(const ta_rules_result *r, int kernel, size_t entry)

@@ -91,6 +91,9 @@ int ta_rewrite_first(const ta_model *m, const ta_rules_result *r, const char *id
 	if (*at)
 		return -1;
 	const ta_entry_def *d = ta_entry_find(id);
+	const char *withheld = line ? NULL : ta_rules_withheld(r, id);
+	if (withheld)
+		return ta_edits_none(why_not, "%s does not apply to this file: %s", d ? d->id : id, withheld);
 	return ta_edits_none(why_not, line ? "%s does not apply on line %u (tileadvise --check lists where it does)"
 				       : "%s does not apply to this file", d ? d->id : id, line);
 }

@@ -974,3 +974,24 @@ TSNode ta_edits_configs_node(const ta_model *m, const ta_autotune *at)
 	free(want);
 	return hit;
 }
+
+/* See rewrite_internal.h. */
+uint32_t ta_edits_under_spin_lock(const ta_model *m, TSNode n)
+{
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && !ta_node_is(p, "function_definition");
+	     n = p, p = ta_node_parent(p)) {
+		if (!ta_node_is(p, "block"))
+			continue;
+		for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
+			TSNode st = ts_node_named_child(p, i);
+			if (ts_node_start_byte(st) >= ts_node_start_byte(n))
+				break;
+			if (!ta_node_is(st, "while_statement"))
+				continue;
+			TSNode cond = ta_node_field(st, "condition");
+			if (ta_edits_reads_in(m, ts_node_start_byte(cond), ts_node_end_byte(cond), "atomic_cas"))
+				return ts_node_start_point(st).row + 1;
+		}
+	}
+	return 0;
+}

@@ -213,6 +213,12 @@ int ta_l2_grid_meta(const ta_model *m, const ta_launch *l, const char *const *na
 /* The identifier name occurs as code in [start, end): a word in a comment
  * or a string is no use of it. */
 bool ta_edits_reads_in(const ta_model *m, uint32_t start, uint32_t end, const char *name);
+/* The node follows a spin lock taken in its function (`while
+ * tl.atomic_cas(lock, 0, 1) == 1: pass`, then a read-modify-write, then
+ * tl.atomic_xchg): the lock's atomics order what it guards, which TMA's
+ * asynchronous copies are not, and which needs no barrier between
+ * programs' or calls' turns. Returns the lock's line, or 0. */
+uint32_t ta_edits_under_spin_lock(const ta_model *m, TSNode n);
 /* name is bound or read anywhere in the file. */
 bool ta_edits_name_taken(const ta_model *m, const char *name);
 

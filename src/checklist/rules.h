@@ -78,6 +78,10 @@ typedef struct ta_rules_result {
 	ta_status *status;        /* kernel_count x ta_rules_count(), row per kernel */
 	size_t kernel_count;
 	size_t kernels_run;       /* kernels 0 .. kernels_run - 1 have been checked */
+	char **withheld;          /* kernel_count x ta_rules_count(): why an entry whose
+	                           * shape is there does not apply (the code relies on
+	                           * what its edit would change), or NULL; see
+	                           * ta_rules_withheld */
 	const ta_evidence *ev;    /* borrowed, for ta_rules_run_next; may be NULL */
 } ta_rules_result;
 
@@ -106,6 +110,10 @@ size_t ta_rules_run_next(ta_rules_result *r);
 void ta_rules_result_free(ta_rules_result *r);
 
 ta_status ta_rules_status(const ta_rules_result *r, int kernel, size_t entry);
+/* Why id does not apply to a kernel that has its shape (the first such
+ * kernel's reason: "line 14: k writes buf at line 13 and reads it back
+ * ..."), or NULL: what --diff and --apply say instead of "does not apply". */
+const char *ta_rules_withheld(const ta_rules_result *r, const char *id);
 
 /* The host function holding byte offset off (the innermost), the module's
  * host when off is at top level, or -1 inside a kernel. */

@@ -37,6 +37,12 @@ void ta_rule_ctx_release(ta_rule_ctx *c);
 
 typedef ta_status (*ta_detector)(ta_rule_ctx *c);
 
+/* The entry's shape is there but the code relies on what its edit would
+ * change (a scratch round trip under P1's configs): no finding, and why
+ * (owned from here) for --diff and --apply to say. Returns
+ * TA_STATUS_NOT_APPLICABLE. */
+ta_status ta_rule_withhold(ta_rule_ctx *c, char *why);
+
 /* Adds a finding of the current entry for the current kernel; the reason is
  * printf-formatted. The span's line is the first evidence line. */
 ta_finding *ta_rule_add(ta_rule_ctx *c, ta_span span, const char *fmt, ...)

@@ -693,31 +693,6 @@ static bool s1_length_stride(ta_rule_ctx *c, const ta_op *op)
 	return w.found;
 }
 
-/* The access follows a spin lock taken in its function (`while
- * tl.atomic_cas(lock, 0, 1) == 1: pass`, then the read-modify-write, then
- * tl.atomic_xchg): TMA's copies are asynchronous and not ordered by the
- * lock's atomics, so the raw access is the form to keep there. Returns
- * the lock's line, or 0. */
-static uint32_t s1_under_lock(const ta_model *m, TSNode n)
-{
-	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && !ta_node_is(p, "function_definition");
-	     n = p, p = ta_node_parent(p)) {
-		if (!ta_node_is(p, "block"))
-			continue;
-		for (uint32_t i = 0; i < ts_node_named_child_count(p); i++) {
-			TSNode st = ts_node_named_child(p, i);
-			if (ts_node_start_byte(st) >= ts_node_start_byte(n))
-				break;
-			if (!ta_node_is(st, "while_statement"))
-				continue;
-			TSNode cond = ta_node_field(st, "condition");
-			if (ta_edits_reads_in(m, ts_node_start_byte(cond), ts_node_end_byte(cond), "atomic_cas"))
-				return ts_node_start_point(st).row + 1;
-		}
-	}
-	return 0;
-}
-
 ta_status ta_detect_s1(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -736,7 +711,7 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		 * loaded index) reads elements, not rows of a tile; a raw access
 		 * whose other branch uses a descriptor is the fast form's fallback */
 		if (op->lookup || s1_fast_form_beside(c, op) || ta_tile_not_2d(c->m, k, op) ||
-		    s1_under_lock(c->m, ta_rule_node(c, op->span)) ||
+		    ta_edits_under_spin_lock(c->m, ta_rule_node(c, op->span)) ||
 		    ta_rule_op_unreached_by_configs(c, op) || (!op->gather && s1_length_stride(c, op)))
 			continue;
 		const char *what = op->kind == TA_OP_LOAD ? "loaded" : "stored";
@@ -2895,7 +2870,7 @@ static int s1_one(const ta_model *m, const ta_kernel *k, const ta_op *op, ta_edi
 		return ta_edits_refuse(why, "line %u: rows come from a loaded index (a gather): guided", op->span.line);
 	if (op->ptr_rank != 2 || !ta_node_is(c.call, "call") || ts_node_is_null(c.stmt))
 		return ta_edits_refuse(why, "line %u: not a 2D tile access", op->span.line);
-	uint32_t lock = s1_under_lock(m, c.call);
+	uint32_t lock = ta_edits_under_spin_lock(m, c.call);
 	if (lock)
 		return ta_edits_refuse(why, "line %u: under the spin lock taken at line %u: a TMA copy is "
 				       "asynchronous and the lock's atomics do not order it", op->span.line, lock);

@@ -10,18 +10,27 @@
 #include <string.h>
 #include <strings.h>
 
-/* What an online-softmax loop holds: dots, a running max, an exponential. */
+/* What an online-softmax loop holds: dots, a running max, an exponential.
+ * A dot is counted once however often its helper is called: a scores-only
+ * helper called in the loop and again for the last block has one dot (QK,
+ * no PV), not two. */
 typedef struct attn_shape {
 	int dots, maxes, exps;
 	uint32_t dot_lines[2];
+	const ta_op *dot_ops[2];
 } attn_shape;
 
 static void count_op(attn_shape *s, const ta_op *op)
 {
 	switch (op->kind) {
 	case TA_OP_DOT:
-		if (s->dots < 2)
+		for (int i = 0; i < s->dots && i < 2; i++)
+			if (s->dot_ops[i] == op)
+				return;
+		if (s->dots < 2) {
 			s->dot_lines[s->dots] = op->span.line;
+			s->dot_ops[s->dots] = op;
+		}
 		s->dots++;
 		break;
 	case TA_OP_MAX:
@@ -148,7 +157,10 @@ ta_status ta_detect_t1(ta_rule_ctx *c)
 	int l = attention_loop(c->m, c->kernel, &s, 0);
 	if (l == -1)
 		return TA_STATUS_NOT_APPLICABLE;
-	char *hints = hint_clause(c->m, c->k);
+	/* The hints name a launched kernel's parameters (an autotune key, a
+	 * launch): a helper's are what its caller passes, maybe changed
+	 * (tutorial 06's inner loop gets `4 - STAGE`). */
+	char *hints = c->k->is_helper ? ta_xstrdup("") : hint_clause(c->m, c->k);
 	ta_finding *f;
 	if (l >= 0) {
 		f = ta_rule_add(c, c->k->def_span,
