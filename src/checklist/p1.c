@@ -1815,15 +1815,18 @@ enum { P1_READ = 1, P1_WRITE = 2, P1_ATOMIC = 4 };
 static bool p1_base_in(const ta_model *m, TSNode n, const char *name)
 {
 	n = ta_node_unparen(n);
+	/* down a + or - chain's left side in a loop: a chain of 100,000 terms
+	 * (tests/robust/long_chain.sh) would overflow the stack recursing */
+	while (ta_node_is(n, "binary_operator")) {
+		TSNode op = ta_node_field(n, "operator");
+		if (!ta_node_text_eq(m->src, op, "+") && !ta_node_text_eq(m->src, op, "-"))
+			return false;
+		n = ta_node_unparen(ta_node_field(n, "left"));
+	}
 	if (ts_node_is_null(n))
 		return false;
 	if (ta_node_is(n, "identifier"))
 		return ta_node_text_eq(m->src, n, name);
-	if (ta_node_is(n, "binary_operator")) {
-		TSNode op = ta_node_field(n, "operator");
-		bool plus = ta_node_text_eq(m->src, op, "+"), minus = ta_node_text_eq(m->src, op, "-");
-		return (plus || minus) && p1_base_in(m, ta_node_field(n, "left"), name);
-	}
 	if (ta_node_is(n, "conditional_expression"))
 		return p1_base_in(m, ta_node_named_child(n, 0), name) || p1_base_in(m, ta_node_named_child(n, 2), name);
 	if (ta_node_is(n, "call")) {

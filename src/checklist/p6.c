@@ -203,17 +203,29 @@ static bool is_op(const ta_model *m, TSNode n, const char *op)
 	return ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), op);
 }
 
-/* The terms of a sum, left to right (at most max). */
+/* The terms of a sum, left to right (at most max written; the count of
+ * all returned). The left side of a chain is walked in a loop: a chain of
+ * 100,000 terms (tests/robust/long_chain.sh) would overflow the stack
+ * recursing. */
 static size_t sum_terms(const ta_model *m, TSNode n, TSNode *t, size_t count, size_t max)
 {
 	n = ta_node_unparen(n);
-	if (is_op(m, n, "+")) {
-		count = sum_terms(m, ta_node_field(n, "left"), t, count, max);
-		return sum_terms(m, ta_node_field(n, "right"), t, count, max);
+	size_t depth = 0;
+	for (TSNode b = n; is_op(m, b, "+"); b = ta_node_unparen(ta_node_field(b, "left")))
+		depth++;
+	if (depth == 0) {
+		if (count < max)
+			t[count] = n;
+		return count + 1;
 	}
-	if (count < max)
-		t[count] = n;
-	return count + 1;
+	TSNode *spine = ta_xmalloc(depth * sizeof *spine), b = n;
+	for (size_t i = 0; i < depth; i++, b = ta_node_unparen(ta_node_field(b, "left")))
+		spine[i] = b;
+	count = sum_terms(m, b, t, count, max);
+	for (size_t i = depth; i-- > 0;)
+		count = sum_terms(m, ta_node_field(spine[i], "right"), t, count, max);
+	free(spine);
+	return count;
 }
 
 
