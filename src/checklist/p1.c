@@ -3588,19 +3588,17 @@ static bool p1_locked_helper(const ta_model *m, const ta_kernel *h, int depth)
 	return false;
 }
 
-/* Whether the helper call op writes through an argument that mentions
- * one of names, unlocked. */
-static bool p1_helper_writes(const ta_model *m, const ta_op *op, char **names, size_t c)
+/* Whether the helper call op accesses (P1_READ, P1_WRITE) through an
+ * argument that mentions one of names. */
+static bool p1_helper_access(const ta_model *m, const ta_op *op, char **names, size_t c, unsigned bit)
 {
-	if (op->helper < 0 || (size_t)op->helper >= m->kernel_count)
+	if (op->kind != TA_OP_HELPER_CALL || op->helper < 0 || (size_t)op->helper >= m->kernel_count)
 		return false;
 	const ta_kernel *h = &m->kernels[op->helper];
-	if (p1_locked_helper(m, h, 0))
-		return false;
 	for (size_t a = 0; a < op->arg_count && a < h->param_count; a++) {
 		uint32_t hl = 0;
 		if (p1_mentions_any(m, ta_edits_node(m, op->args[a]), names, c) &&
-		    (p1_access(m, h, h->params[a].name, 1, &hl) & P1_WRITE))
+		    (p1_access(m, h, h->params[a].name, 1, &hl) & bit))
 			return true;
 	}
 	return false;
@@ -3620,7 +3618,7 @@ static uint32_t p1_roundtrip_of(const ta_model *m, const ta_kernel *k, const cha
 			/* written inside a helper it hands the address to, read
 			 * back here (an attention pooling kernel's row maxima,
 			 * rescaled after its loop) */
-			if (!p1_helper_writes(m, st, v, c))
+			if (!p1_helper_access(m, st, v, c, P1_WRITE) || p1_locked_helper(m, &m->kernels[st->helper], 0))
 				continue;
 		} else if (st->kind != TA_OP_STORE || !p1_mentions_any(m, p1_address(m, st), v, c) ||
 			   ta_edits_under_spin_lock(m, ta_edits_node(m, st->span))) {
@@ -3632,18 +3630,9 @@ static uint32_t p1_roundtrip_of(const ta_model *m, const ta_kernel *k, const cha
 			 * acc + x)` each pass) reads what the same thread wrote: not one */
 			if (ld->span.line <= st->span.line || ld->span.start < st->span.end)
 				continue;  /* nor one inside the store's own arguments */
-			bool reads = false;
-			if (ld->kind == TA_OP_HELPER_CALL && ld->helper >= 0 && (size_t)ld->helper < m->kernel_count) {
-				/* read back inside a helper it hands the address to */
-				const ta_kernel *h = &m->kernels[ld->helper];
-				for (size_t a = 0; a < ld->arg_count && a < h->param_count && !reads; a++) {
-					uint32_t hl = 0;
-					reads = p1_mentions_any(m, ta_edits_node(m, ld->args[a]), v, c) &&
-						(p1_access(m, h, h->params[a].name, 1, &hl) & P1_READ);
-				}
-			} else if (ld->kind == TA_OP_LOAD) {
-				reads = p1_mentions_any(m, p1_address(m, ld), v, c);
-			}
+			/* read back here, or inside a helper it hands the address to */
+			bool reads = ld->kind == TA_OP_LOAD ? p1_mentions_any(m, p1_address(m, ld), v, c)
+							    : p1_helper_access(m, ld, v, c, P1_READ);
 			/* tl.debug_barrier() between them orders the whole program */
 			if (!reads || p1_cannot_follow(m, st->span, ld->span) ||
 			    memmem(m->src->text + st->span.end, ld->span.start - st->span.end, "debug_barrier", 13))
