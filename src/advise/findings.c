@@ -295,19 +295,22 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	bool notes = true;
 	for (size_t i = 0; i < n; i++)
 		notes &= (fs[i]->tags & TA_TAG_NOTE) != 0;
-	const char *loop = notes ? strstr(fs[0]->reason, ", outside the loop at line ") : NULL;
-	unsigned loop_line = 0;
-	if (loop)
-		sscanf(loop, ", outside the loop at line %u", &loop_line);
-	char *once = loop_line ? ta_xasprintf(", but each is moved once per program, outside the loop at line %u: "
-					      "little to gain there", loop_line)
-			       : ta_xstrdup("");
-	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form%s", k->name, what, ta_buf_str(&sites),
-				 loads && stores ? "loads and stores are" : loads ? "loads are" : "stores are", once);
+	/* the detector's reasons end in ", but this tile is loaded once per
+	 * program, WHERE: little to gain there" */
+	const char *where = notes ? strstr(fs[0]->reason, " once per program, ") : NULL;
+	char *once = where ? ta_xasprintf(", but each is moved%s", where) : ta_xstrdup("");
+	/* the raw accesses the detector left out, as its reasons name them */
+	const char *lo = strstr(fs[0]->reason, " (left out: ");
+	const char *lo_end = lo ? strchr(lo, ')') : NULL;
+	char *left = lo_end ? ta_xstrndup(lo, (size_t)(lo_end - lo + 1)) : ta_xstrdup("");
+	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form%s%s", k->name, what,
+				 ta_buf_str(&sites), loads && stores ? "loads and stores are" : loads ? "loads are" : "stores are",
+				 left, once);
+	free(left);
 	free(once);
 	diag *x = add_diag(d, path, fs[0]->span.line, fs[0]->span.col, fs[0]->span.end_line, false, "S1", msg, k->name);
 	if (x)
-		x->note = loop_line != 0;
+		x->note = where != NULL;
 	free(msg);
 	free(what);
 	ta_buf_free(&sites);

@@ -1304,7 +1304,9 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 		ta_rule_add(c, where, "the autotune configs of %s vary neither num_stages nor num_warps", who);
 		found = true;
 	}
-	if (!a->branches_on_capability) {
+	/* A kernel that neither loops nor multiplies has no pipeline depth
+	 * and no MMA shape for a GPU to change: one list serves every GPU. */
+	if (!a->branches_on_capability && !ta_kernel_one_shot(c->m, (int)c->kernel)) {
 		/* The host may read the GPU for other choices (a layout, a fixed
 		 * launch config beside the tuner): the sentence then says what
 		 * is so of the list alone. */

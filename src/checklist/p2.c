@@ -252,6 +252,22 @@ static bool mask_bounds_extent(ta_rule_ctx *c, const ta_op *op, int l)
 	return x.found || !x.compared;
 }
 
+/* The values the name id is given by the plain bindings in its function
+ * that start before `before` (each arm's, for a name bound in two): up
+ * to max, into out. */
+static size_t values_before(ta_rule_ctx *c, TSNode id, uint32_t before, TSNode *out, size_t max)
+{
+	TSNode fn = ta_node_ancestor(id, "function_definition");
+	char *name = ta_node_text(c->m->src, id);
+	size_t nb, n = 0;
+	const ta_values_binding *d = ta_values_bindings(c->m, fn, name, strlen(name), &nb);
+	free(name);
+	for (size_t i = 0; i < nb && n < max; i++)
+		if (!d[i].mutation && ta_node_is(d[i].binding, "assignment") && ts_node_start_byte(d[i].binding) < before)
+			out[n++] = ta_node_field(d[i].binding, "right");
+	return n;
+}
+
 /* The comparisons a load's mask is made of (through the kernel's names,
  * each binding of a name bound in two arms): whether some move with loop
  * l (the K bound) and some do not (a row or column bound, `mask_m`). */
@@ -266,19 +282,81 @@ static void mask_parts(ta_rule_ctx *c, TSNode n, int l, uint32_t before, int dep
 		return;
 	}
 	if (ta_node_is(n, "identifier")) {
-		TSNode fn = ta_node_ancestor(n, "function_definition");
-		char *name = ta_node_text(c->m->src, n);
-		size_t nb;
-		const ta_values_binding *d = ta_values_bindings(c->m, fn, name, strlen(name), &nb);
-		free(name);
-		for (size_t i = 0; i < nb; i++)
-			if (!d[i].mutation && ta_node_is(d[i].binding, "assignment") &&
-			    ts_node_start_byte(d[i].binding) < before)
-				mask_parts(c, ta_node_field(d[i].binding, "right"), l, before, depth + 1, moving, fixed);
+		TSNode v[8];
+		size_t nv = values_before(c, n, before, v, 8);
+		for (size_t i = 0; i < nv; i++)
+			mask_parts(c, v[i], l, before, depth + 1, moving, fixed);
 		return;
 	}
 	for (uint32_t i = 0; i < ta_node_named_count(n); i++)
 		mask_parts(c, ta_node_named_child(n, i), l, before, depth + 1, moving, fixed);
+}
+
+/* The left-most kernel parameter in n that stays fixed in loop l: the
+ * bound of `offs < L - start` is L. */
+static const ta_param *fixed_param(ta_rule_ctx *c, TSNode n, int l)
+{
+	n = ta_node_unparen(n);
+	if (ts_node_is_null(n))
+		return NULL;
+	if (ta_node_is(n, "identifier")) {
+		char *name = ta_node_text(c->m->src, n);
+		const ta_param *p = ta_kernel_param(c->k, name);
+		free(name);
+		ta_span s = { .start = ts_node_start_byte(n), .end = ts_node_end_byte(n) };
+		return p && !ta_rule_varies_in_loop(c, s, l) ? p : NULL;
+	}
+	if (ta_node_is(n, "call") || ta_node_is(n, "attribute") || ta_node_is(n, "subscript"))
+		return NULL;
+	for (uint32_t i = 0; i < ta_node_named_count(n); i++) {
+		const ta_param *p = fixed_param(c, ta_node_named_child(n, i), l);
+		if (p)
+			return p;
+	}
+	return NULL;
+}
+
+/* The parameter the mask of op bounds the loop's offsets by (`K` of
+ * `offs_k < K - k * BLOCK_K`, `L` of `n_mask = offs_n < L - idx * BLOCK_N`),
+ * through the kernel's names bound before op; NULL when none is found. */
+static const ta_param *masked_bound(ta_rule_ctx *c, TSNode n, int l, uint32_t before, int depth)
+{
+	n = ta_node_unparen(n);
+	if (ts_node_is_null(n) || depth > 6)
+		return NULL;
+	if (ta_node_is(n, "comparison_operator")) {
+		ta_span s = { .start = ts_node_start_byte(n), .end = ts_node_end_byte(n) };
+		if (ta_node_named_count(n) != 2 || !ta_rule_varies_in_loop(c, s, l))
+			return NULL;
+		char *op = ta_node_text(c->m->src, ts_node_child(n, 1));
+		bool upper = !strcmp(op, "<") || !strcmp(op, "<=");
+		bool lower = !strcmp(op, ">") || !strcmp(op, ">=");
+		free(op);
+		return upper ? fixed_param(c, ta_node_named_child(n, 1), l)
+		       : lower ? fixed_param(c, ta_node_named_child(n, 0), l) : NULL;
+	}
+	if (ta_node_is(n, "identifier")) {
+		TSNode v[8];
+		size_t nv = values_before(c, n, before, v, 8);
+		for (size_t i = 0; i < nv; i++) {
+			const ta_param *p = masked_bound(c, v[i], l, before, depth + 1);
+			if (p)
+				return p;
+		}
+		return NULL;
+	}
+	if (ta_node_is(n, "call") || ta_node_is(n, "subscript")) {
+		/* `mask[:, None]` and `(a < b)[None, :]` keep their comparison */
+		if (ta_node_is(n, "subscript"))
+			return masked_bound(c, ta_node_field(n, "value"), l, before, depth + 1);
+		return NULL;
+	}
+	for (uint32_t i = 0; i < ta_node_named_count(n); i++) {
+		const ta_param *p = masked_bound(c, ta_node_named_child(n, i), l, before, depth + 1);
+		if (p)
+			return p;
+	}
+	return NULL;
 }
 
 /* Whether the mask of op also bounds another axis, which no EVEN_K flag
@@ -473,17 +551,37 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 			if (op->kind != TA_OP_LOAD || op->loop != (int)l || !moving[i] || op->gather ||
 			    under_even_flag(c, op) || !mask_bounds_extent(c, op, (int)l))
 				continue;
-			/* the loop's own bound by name (`V` in a loop over V), else K */
+			/* The flag is named after the dimension the mask bounds (the
+			 * checklist's rule, and the edit's name): the parameter the
+			 * mask compares with, else the loop's own bound (`V` in a loop
+			 * over V), else K. */
+			const ta_param *bp = masked_bound(c, ta_rule_node(c, load_mask(op)), (int)l, op->span.start, 0);
 			TSNode ext = loop_extent(c, (int)l);
-			char *bound = ts_node_is_null(ext) ? ta_xstrdup("K") : ta_node_text(c->m->src, ext);
+			char *bound = bp ? ta_xstrdup(bp->name)
+				      : ts_node_is_null(ext) ? ta_xstrdup("K") : ta_node_text(c->m->src, ext);
+			char *flag = ta_xasprintf("EVEN_%s", bound);
+			for (char *p = flag; *p; p++)
+				*p = (char)toupper((unsigned char)*p);
 			char *what = mask_bounds_other_axis(c, op, (int)l)
 					     ? ta_xasprintf("drop its bound on %s (the bound on the other axis stays)", bound)
 					     : ta_xstrdup("skip it");
-			ta_finding *f = ta_rule_add(c, op->span,
-				"%s%s%s is loaded with a mask on every step of the loop at line %u: an EVEN_K "
-				"heuristic would let the divisible case %s",
-				op->target ? "`" : "", op->target ? op->target : "a tile", op->target ? "`" : "",
-				k->loops[l].span.line, what);
+			/* a constexpr bound is known when the kernel compiles: the
+			 * kernel can test it itself, no heuristic needed (the edit
+			 * still writes one, which is as good) */
+			ta_finding *f = bp && bp->constexpr_
+				? ta_rule_add(c, op->span,
+					"%s%s%s is loaded with a mask on every step of the loop at line %u: `%s` is a "
+					"tl.constexpr, so its divisibility by the tile is known when the kernel compiles, "
+					"and an %s flag (a heuristic, or that test written in the kernel) would let the "
+					"divisible case %s",
+					op->target ? "`" : "", op->target ? op->target : "a tile", op->target ? "`" : "",
+					k->loops[l].span.line, bound, flag, what)
+				: ta_rule_add(c, op->span,
+					"%s%s%s is loaded with a mask on every step of the loop at line %u: an %s "
+					"heuristic would let the divisible case %s",
+					op->target ? "`" : "", op->target ? op->target : "a tile", op->target ? "`" : "",
+					k->loops[l].span.line, flag, what);
+			free(flag);
 			free(what);
 			free(bound);
 			ta_finding_line(f, k->loops[l].span.line);

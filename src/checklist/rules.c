@@ -396,6 +396,73 @@ bool ta_kernel_reaches_op(const ta_model *m, int ki, uint64_t kinds, int depth)
 	return false;
 }
 
+/* Kernel ki, or a helper it calls (down to depth 3), has a loop or a tl.dot. */
+static bool loops_or_dots(const ta_model *m, int ki, int depth)
+{
+	if (ki < 0 || depth > 3)
+		return false;
+	const ta_kernel *k = &m->kernels[ki];
+	if (k->loop_count)
+		return true;
+	for (size_t i = 0; i < k->op_count; i++)
+		if (k->ops[i].kind == TA_OP_DOT ||
+		    (k->ops[i].kind == TA_OP_HELPER_CALL && k->ops[i].helper != ki &&
+		     loops_or_dots(m, k->ops[i].helper, depth + 1)))
+			return true;
+	return false;
+}
+
+/* Whether kernel ki calls a function by a plain name that is neither a
+ * Python builtin nor a kernel of this file: a @jit helper imported from
+ * another module, whose loops and dots are not seen here. */
+static bool calls_unseen(const ta_model *m, int ki)
+{
+	static const char *const builtins[] = { "range", "len", "min", "max", "abs", "int", "float", "bool", "print",
+						"isinstance", "getattr", "tuple", "list", "zip", "enumerate",
+						"static_print", "static_assert", NULL };
+	bool unseen = false;
+	ta_walk w;
+	ta_walk_start(&w, m->kernels[ki].node);
+	do {
+		TSNode n = ta_walk_node(&w);
+		if (!ta_node_is(n, "call"))
+			continue;
+		TSNode fn = ta_node_field(n, "function");
+		if (!ta_node_is(fn, "identifier"))
+			continue;
+		char *name = ta_node_text(m->src, fn);
+		bool known = ta_model_find_kernel(m, name) >= 0;
+		for (int i = 0; builtins[i] && !known; i++)
+			known = !strcmp(name, builtins[i]);
+		if (!known) {
+			char *canon = ta_model_canonical(m, fn);
+			known = canon && !strncmp(canon, "triton.", 7);
+			free(canon);
+		}
+		unseen = !known;
+		free(name);
+	} while (!unseen && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	return unseen;
+}
+
+static bool one_shot(const ta_model *m, int ki, int depth)
+{
+	if (loops_or_dots(m, ki, 0) || calls_unseen(m, ki))
+		return false;
+	for (size_t c = 0; c < m->kernel_count; c++)
+		for (size_t i = 0; i < m->kernels[c].op_count; i++)
+			if (m->kernels[c].ops[i].kind == TA_OP_HELPER_CALL && m->kernels[c].ops[i].helper == ki &&
+			    ((int)c == ki || depth >= 2 || !one_shot(m, (int)c, depth + 1)))
+				return false;
+	return true;
+}
+
+bool ta_kernel_one_shot(const ta_model *m, int ki)
+{
+	return ki >= 0 && (size_t)ki < m->kernel_count && one_shot(m, ki, 0);
+}
+
 bool ta_loop_within(const ta_kernel *k, int inner, int outer)
 {
 	for (int l = inner; l >= 0; l = k->loops[l].parent)
@@ -795,7 +862,8 @@ bool ta_rule_size_at_most(ta_rule_ctx *c, TSNode size, long most, const char **p
 
 /* Folder names of other back-ends than CUDA. */
 static const char *const backend_dirs[] = {
-	"rocm", "amd", "hip", "npu", "ascend", "cambricon", "mlu", "xpu", "musa", "mthreads", "kunlunxin", NULL,
+	"rocm", "amd", "hip", "npu", "ascend", "cambricon", "mlu", "xpu", "musa", "mthreads", "kunlunxin",
+	"iluvatar", "metax", NULL,
 };
 
 /* Tests that a file branches on the back-end it runs on: calls, and the

@@ -113,6 +113,10 @@ bool ta_loop_within(const ta_kernel *k, int inner, int outer);
  * helpers it calls, down to depth 3 (ki itself at depth; a helper calling
  * itself is not followed). */
 bool ta_kernel_reaches_op(const ta_model *m, int ki, uint64_t kinds, int depth);
+/* Whether the program that runs kernel ki moves its data once: neither ki
+ * nor the helpers it calls has a loop or a tl.dot, and no kernel calling
+ * it (up to two levels) has either. */
+bool ta_kernel_one_shot(const ta_model *m, int ki);
 /* True when the expression at s can change from one iteration of loop l to
  * the next: it mentions the variable of l or of a loop inside it, or a name
  * assigned inside l from such a value (or by `+=`), followed to a fixpoint. */
@@ -207,6 +211,10 @@ bool ta_rules_attention_at(const ta_model *m, int ki, size_t loop);
  * packed rows read again) or an axis of length 1 wherever the kernel runs
  * (tl.arange(0, BLOCK_M) with BLOCK_M = 1 in every config). tile_shape.c */
 bool ta_tile_not_2d(const ta_model *m, const ta_kernel *k, const ta_op *op);
+/* Whether op's 2D pointer indexes rows by a division of a range
+ * (`rows // heads`, or a value computed from one): rows that repeat or are
+ * permuted, which no descriptor box describes. */
+bool ta_tile_rows_repeat(const ta_model *m, const ta_kernel *k, const ta_op *op);
 
 /* The least and greatest values the configs under n give the constexpr
  * `name` (each `"name": v` of a dict; v an integer, a name holding one, or

@@ -551,6 +551,49 @@ static bool s1_helper_loop_raw(const ta_model *m, const ta_kernel *k, int depth)
 	return false;
 }
 
+/* Turn the plain S1 findings of c's kernel from `from` on into notes that
+ * end in `why`; none when one of them is in a loop. */
+static void s1_notes(ta_rule_ctx *c, size_t from, const char *why)
+{
+	const ta_kernel *k = c->k;
+	size_t plain = 0;
+	for (size_t i = from; i < c->res->finding_count; i++) {
+		const ta_finding *f = &c->res->findings[i];
+		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & (TA_TAG_GUIDED | TA_TAG_NOTE)))
+			continue;
+		const ta_op *op = NULL;
+		for (size_t j = 0; j < k->op_count && !op; j++)
+			if (k->ops[j].span.start == f->span.start)
+				op = &k->ops[j];
+		if (!op || op->loop >= 0)
+			return;
+		plain++;
+	}
+	for (size_t i = from; plain && i < c->res->finding_count; i++) {
+		ta_finding *f = &c->res->findings[i];
+		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & (TA_TAG_GUIDED | TA_TAG_NOTE)))
+			continue;
+		char *r = ta_xasprintf("%s, but this tile is %s once per program, %s: little to gain there", f->reason,
+				       strstr(f->reason, " stored ") ? "stored" : "loaded", why);
+		free(f->reason);
+		f->reason = r;
+		f->tags |= TA_TAG_NOTE;
+	}
+}
+
+/* A kernel with no loop and no tl.dot, nor any kernel calling it (a
+ * row-dot preprocess, a merge of split results, an elementwise pass):
+ * each tile crosses memory once, coalesced raw loads already stream it at
+ * bandwidth, and there is no loop for TMA to pipeline nor an MMA to stage
+ * for. Its findings become notes. */
+static bool s1_one_shot_notes(ta_rule_ctx *c, size_t from)
+{
+	if (!ta_kernel_one_shot(c->m, (int)c->kernel))
+		return false;
+	s1_notes(c, from, "in a kernel with no loop and no tl.dot");
+	return true;
+}
+
 /* A kernel whose every plain raw tile is read or written once per program,
  * outside the loop that loads what the kernel works through (weights
  * before a recurrence whose steps gather their rows, an epilogue store
@@ -579,30 +622,9 @@ static void s1_outside_loop_notes(ta_rule_ctx *c, size_t from)
 	}
 	if (!loop || (called && !outside) || s1_helper_loop_raw(c->m, k, 0))
 		return;
-	size_t plain = 0;
-	for (size_t i = from; i < c->res->finding_count; i++) {
-		const ta_finding *f = &c->res->findings[i];
-		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & (TA_TAG_GUIDED | TA_TAG_NOTE)))
-			continue;
-		const ta_op *op = NULL;
-		for (size_t j = 0; j < k->op_count && !op; j++)
-			if (k->ops[j].span.start == f->span.start)
-				op = &k->ops[j];
-		if (!op || op->loop >= 0)
-			return;
-		plain++;
-	}
-	for (size_t i = from; plain && i < c->res->finding_count; i++) {
-		ta_finding *f = &c->res->findings[i];
-		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & (TA_TAG_GUIDED | TA_TAG_NOTE)))
-			continue;
-		char *r = ta_xasprintf("%s, but this tile is %s once per program, outside the loop at line %u: "
-				       "little to gain there", f->reason,
-				       strstr(f->reason, " stored ") ? "stored" : "loaded", loop);
-		free(f->reason);
-		f->reason = r;
-		f->tags |= TA_TAG_NOTE;
-	}
+	char *why = ta_xasprintf("outside the loop at line %u", loop);
+	s1_notes(c, from, why);
+	free(why);
 }
 
 /* A row stride that is a length the kernel loads and caps (`offs_m[:,
@@ -693,6 +715,37 @@ static bool s1_length_stride(ta_rule_ctx *c, const ta_op *op)
 	return w.found;
 }
 
+/* " (left out: the raw 2D loads at lines 12 and 14, whose rows are a
+ * division or remainder of a range, which no descriptor box describes)",
+ * or NULL when the kernel has no such access (caller frees). */
+static char *s1_left_out(ta_rule_ctx *c)
+{
+	const ta_kernel *k = c->k;
+	uint32_t lines[8];
+	size_t n = 0, loads = 0, stores = 0;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D || op->gather ||
+		    op->lookup || !ta_tile_rows_repeat(c->m, k, op))
+			continue;
+		op->kind == TA_OP_LOAD ? loads++ : stores++;
+		if (n < 8 && (n == 0 || lines[n - 1] != op->span.line))
+			lines[n++] = op->span.line;
+	}
+	if (!n)
+		return NULL;
+	ta_buf b = TA_BUF_INIT;
+	size_t all = loads + stores;
+	ta_buf_printf(&b, " (left out: the raw 2D %s at line%s ",
+		      loads && stores ? (all > 1 ? "loads and stores" : "access") : loads ? (all > 1 ? "loads" : "load")
+											: (all > 1 ? "stores" : "store"),
+		      n > 1 ? "s" : "");
+	for (size_t i = 0; i < n; i++)
+		ta_buf_printf(&b, "%s%u", i == 0 ? "" : i + 1 == n ? " and " : ", ", lines[i]);
+	ta_buf_printf(&b, ", whose rows are a division or remainder of a range, which no descriptor box describes)");
+	return ta_buf_steal(&b);
+}
+
 ta_status ta_detect_s1(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -703,6 +756,10 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 	 * nor a kernel only launched for one. */
 	if (ta_file_other_backend(c->m, NULL) == TA_BACKEND_FOLDER || s1_other_backend_twin(c))
 		return TA_STATUS_NOT_APPLICABLE;
+	/* The raw 2D accesses left out because their rows are a division of a
+	 * range (a permutation, a head split): the findings name them, so that
+	 * their counts are not read as every raw access of the kernel. */
+	char *left_out = s1_left_out(c);
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
 		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D)
@@ -723,6 +780,12 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 				*p = ' ';
 		int rank = op->ptr_rank >= 2 ? op->ptr_rank : 2;
 		long step = op->arg_count ? s1_last_step(c, ta_rule_node(c, op->args[0]), op->span.start, rank, 0) : 0;
+		/* an interleave by 3 (packed 24-bit values): the whole tile is
+		 * 3 x a power of two wide, which no Triton tile is */
+		if (step > 1 && (step & (step - 1))) {
+			free(ptr);
+			continue;
+		}
 		ta_finding *f;
 		if (op->gather) {
 			/* TMA gathers and scatters rows on Blackwell only: on Hopper
@@ -762,21 +825,27 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		} else if (step) {
 			f = ta_rule_add(c, op->span,
 				"%s%s%s tile %s with a raw %dD %spointer `%s` whose last axis steps by %ld: a tensor "
-				"descriptor needs a last stride of 1, so the fast form %ss the whole interleaved tile "
-				"through one and splits it in registers (tl.reshape, tl.split)", op->target ? "`" : "",
+				"descriptor needs a last stride of 1, so the fast form %s", op->target ? "`" : "",
 				op->target ? op->target : "a", op->target ? "`" : "", what, rank,
-				op->has_mask ? "masked " : "", ptr, step, op->kind == TA_OP_LOAD ? "load" : "store");
+				op->has_mask ? "masked " : "", ptr, step,
+				op->kind == TA_OP_LOAD
+					? "loads the whole interleaved tile through one and splits it in registers "
+					  "(tl.reshape, tl.split)"
+					: "joins the interleaved tile in registers (tl.join, tl.reshape) and stores "
+					  "it whole through one");
 			f->tags |= TA_TAG_GUIDED;
 		} else {
 			f = ta_rule_add(c, op->span, "%s%s%s tile %s with a raw %dD %spointer `%s`: a tensor "
-				"descriptor %s is the fast form", op->target ? "`" : "",
+				"descriptor %s is the fast form%s", op->target ? "`" : "",
 				op->target ? op->target : "a", op->target ? "`" : "", what, rank,
-				op->has_mask ? "masked " : "", ptr, op->kind == TA_OP_LOAD ? "load" : "store");
+				op->has_mask ? "masked " : "", ptr, op->kind == TA_OP_LOAD ? "load" : "store",
+				left_out ? left_out : "");
 		}
 		free(ptr);
 		found = true;
 	}
-	if (found)
+	free(left_out);
+	if (found && !s1_one_shot_notes(c, first))
 		s1_outside_loop_notes(c, first);
 	if (found)
 		return TA_STATUS_APPLIES;

@@ -330,6 +330,26 @@ static TSNode advanced_start(const ta_model *m, int ki, TSNode id)
 	return plain == 1 && augmented ? found : (TSNode){ 0 };
 }
 
+static ta_values_step tile_visit(const ta_model *m, TSNode n, TSNode via, void *ctx);
+
+/* Walks the value of each plain binding of the name id before it in the
+ * kernel; false when the walk stopped. */
+static bool arms_visit(const ta_model *m, tile_walk *w, TSNode id)
+{
+	uint32_t a = ts_node_start_byte(id);
+	size_t n;
+	const ta_values_binding *d = ta_values_bindings(m, m->kernels[w->ki].node, m->src->text + a,
+							ts_node_end_byte(id) - a, &n);
+	bool go = true;
+	w->depth++;
+	for (size_t i = 0; i < n && go && d[i].point <= a; i++)
+		if (!d[i].mutation && ta_node_is(d[i].binding, "assignment") &&
+		    ts_node_eq(ta_node_field(d[i].binding, "left"), d[i].target))
+			go = ta_values_walk(m, ta_node_field(d[i].binding, "right"), tile_visit, w);
+	w->depth--;
+	return go;
+}
+
 static ta_values_step tile_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
 {
 	(void)via;
@@ -348,6 +368,10 @@ static ta_values_step tile_visit(const ta_model *m, TSNode n, TSNode via, void *
 			w->depth--;
 			return go ? TA_VALUES_SKIP : TA_VALUES_STOP;
 		}
+		/* a name bound on each arm of an if (`s = out_s` or `s = out_s
+		 * - n`): the tile's rows are whatever either arm gives */
+		if (!param && ts_node_is_null(ta_values_def(m, n, NULL)))
+			return arms_visit(m, w, n) ? TA_VALUES_SKIP : TA_VALUES_STOP;
 		return TA_VALUES_DESCEND;
 	}
 	if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), "//")) {
@@ -366,15 +390,28 @@ static ta_values_step tile_visit(const ta_model *m, TSNode n, TSNode via, void *
 	return is_load(m, n) ? TA_VALUES_SKIP : TA_VALUES_DESCEND;
 }
 
-bool ta_tile_not_2d(const ta_model *m, const ta_kernel *k, const ta_op *op)
+/* Walks op's 2D pointer; false when op has none. */
+static bool tile_walk_of(const ta_model *m, const ta_kernel *k, const ta_op *op, tile_walk *w)
 {
 	if (op->ptr_shape != TA_PTR_2D || !op->arg_count)
 		return false;
 	TSNode p = ta_edits_node(m, op->args[0]);
 	if (ts_node_is_null(p))
 		return false;
-	tile_walk w = { .k = k, .ki = (int)(k - m->kernels) };
-	ta_values_walk(m, p, tile_visit, &w);
+	*w = (tile_walk){ .k = k, .ki = (int)(k - m->kernels) };
+	ta_values_walk(m, p, tile_visit, w);
+	return true;
+}
+
+bool ta_tile_not_2d(const ta_model *m, const ta_kernel *k, const ta_op *op)
+{
+	tile_walk w;
 	/* one axis of length 1 leaves a 3D pointer a tile of two */
-	return w.repeats || (w.unit && op->ptr_rank <= 2);
+	return tile_walk_of(m, k, op, &w) && (w.repeats || (w.unit && op->ptr_rank <= 2));
+}
+
+bool ta_tile_rows_repeat(const ta_model *m, const ta_kernel *k, const ta_op *op)
+{
+	tile_walk w;
+	return tile_walk_of(m, k, op, &w) && w.repeats;
 }

@@ -1,6 +1,7 @@
 /* The trigger table: T1-T5 decide which sections the walk opens first. */
 #include "config.h"
 #include "checklist/rules_internal.h"
+#include "checklist/rewrite_internal.h"
 #include "analyze/flat.h"
 #include "util/buf.h"
 
@@ -20,12 +21,37 @@ typedef struct attn_shape {
 	const ta_op *dot_ops[2];
 } attn_shape;
 
-static void count_op(attn_shape *s, const ta_op *op)
+/* Whether the ops a and b sit in different arms of one if (`if is_fp32:
+ * tl.dot(q, k, input_precision="ieee") else: tl.dot(q, k)`): one product
+ * written twice, only one of which runs. */
+static bool exclusive_arms(const ta_model *m, const ta_op *a, const ta_op *b)
+{
+	TSNode na = ta_edits_node(m, a->span), nb = ta_edits_node(m, b->span);
+	if (ts_node_is_null(na) || ts_node_is_null(nb))
+		return false;
+	for (TSNode i = ta_node_ancestor(na, "if_statement"); !ts_node_is_null(i);
+	     i = ta_node_ancestor(i, "if_statement")) {
+		uint32_t is = ts_node_start_byte(i), ie = ts_node_end_byte(i);
+		if (ts_node_start_byte(nb) < is || ts_node_end_byte(nb) > ie)
+			continue;
+		/* both inside this if: in one arm each? */
+		TSNode arm_a = na, arm_b = nb;
+		while (!ts_node_is_null(arm_a) && !ts_node_eq(ta_node_parent(arm_a), i))
+			arm_a = ta_node_parent(arm_a);
+		while (!ts_node_is_null(arm_b) && !ts_node_eq(ta_node_parent(arm_b), i))
+			arm_b = ta_node_parent(arm_b);
+		return !ts_node_is_null(arm_a) && !ts_node_is_null(arm_b) && !ts_node_eq(arm_a, arm_b) &&
+		       !ta_node_is(arm_a, "comparison_operator") && !ta_node_is(arm_b, "comparison_operator");
+	}
+	return false;
+}
+
+static void count_op(const ta_model *m, attn_shape *s, const ta_op *op)
 {
 	switch (op->kind) {
 	case TA_OP_DOT:
 		for (int i = 0; i < s->dots && i < 2; i++)
-			if (s->dot_ops[i] == op)
+			if (s->dot_ops[i] == op || exclusive_arms(m, s->dot_ops[i], op))
 				return;
 		if (s->dots < 2) {
 			s->dot_lines[s->dots] = op->span.line;
@@ -58,7 +84,7 @@ static void count_helper(const ta_model *m, int helper, attn_shape *s, int depth
 		return;
 	const ta_kernel *h = &m->kernels[helper];
 	for (size_t i = 0; i < h->op_count; i++) {
-		count_op(s, &h->ops[i]);
+		count_op(m, s, &h->ops[i]);
 		if (h->ops[i].kind == TA_OP_HELPER_CALL)
 			count_helper(m, h->ops[i].helper, s, depth + 1);
 	}
@@ -69,6 +95,7 @@ static void count_helper(const ta_model *m, int helper, attn_shape *s, int depth
 static int attention_loop(const ta_model *m, int ki, attn_shape *out, int depth)
 {
 	const ta_kernel *k = &m->kernels[ki];
+	int best = -1;
 	for (size_t l = 0; l < k->loop_count; l++) {
 		attn_shape s = { 0 };
 		size_t first, end = ta_loop_ops(k, (int)l, &first);
@@ -76,15 +103,19 @@ static int attention_loop(const ta_model *m, int ki, attn_shape *out, int depth)
 			const ta_op *op = &k->ops[i];
 			if (op->loop < 0 || !ta_loop_within(k, op->loop, (int)l))
 				continue;
-			count_op(&s, op);
+			count_op(m, &s, op);
 			if (op->kind == TA_OP_HELPER_CALL)
 				count_helper(m, op->helper, &s, 1);
 		}
-		if (is_attention_shape(&s)) {
+		/* the innermost such loop: the online softmax's own (a
+		 * neighbourhood kernel's KV loop under its loops over planes) */
+		if (is_attention_shape(&s) && (best < 0 || ta_loop_within(k, (int)l, best))) {
 			*out = s;
-			return (int)l;
+			best = (int)l;
 		}
 	}
+	if (best >= 0)
+		return best;
 	if (depth < 3)
 		for (size_t i = 0; i < k->op_count; i++)
 			if (k->ops[i].kind == TA_OP_HELPER_CALL && k->ops[i].helper >= 0 &&
@@ -101,7 +132,7 @@ bool ta_rules_attention_at(const ta_model *m, int ki, size_t loop)
 		const ta_op *op = &k->ops[i];
 		if (op->loop < 0 || !ta_loop_within(k, op->loop, (int)loop))
 			continue;
-		count_op(&s, op);
+		count_op(m, &s, op);
 		if (op->kind == TA_OP_HELPER_CALL)
 			count_helper(m, op->helper, &s, 1);
 	}

@@ -40,8 +40,8 @@ static bool id_char(char c)
 	return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
 
-/* True when line text carries the marker @id. */
-static bool marked(const char *line, size_t len, const char *id)
+/* True when line text carries the marker @id (with `as_note`, @id:note). */
+static bool marked_as(const char *line, size_t len, const char *id, bool as_note)
 {
 	const char *hash = NULL;
 	for (size_t i = 0; i + 2 < len; i++)
@@ -52,9 +52,15 @@ static bool marked(const char *line, size_t len, const char *id)
 	size_t n = strlen(id);
 	for (const char *p = hash; p < line + len; p++)
 		if (*p == '@' && (size_t)(line + len - p - 1) >= n && !memcmp(p + 1, id, n) &&
-		    (p + 1 + n == line + len || !id_char(p[1 + n])))
+		    (p + 1 + n == line + len || !id_char(p[1 + n])) &&
+		    (!as_note || ((size_t)(line + len - p - 1 - n) >= 5 && !memcmp(p + 1 + n, ":note", 5))))
 			return true;
 	return false;
+}
+
+static bool marked(const char *line, size_t len, const char *id)
+{
+	return marked_as(line, len, id, false);
 }
 
 static int kernel_named(const ta_model *m, const char *name)
@@ -94,6 +100,12 @@ static void check_fixture(void **state)
 				failures++;
 				continue;
 			}
+			bool notes_marked = false;
+			for (size_t ml = 1; ml <= src->line_count && !notes_marked; ml++) {
+				size_t mlen;
+				const char *mt = ta_source_line(src, ml, &mlen);
+				notes_marked = marked_as(mt, mlen, id, true);
+			}
 			ta_status got = ta_rules_status(r, k, (size_t)e);
 			if ((int)got != want) {
 				print_error("%s:%zu: %s for %s: expected %s, got %s\n", path, l, id,
@@ -110,6 +122,11 @@ static void check_fixture(void **state)
 				const char *ft = ta_source_line(src, fd->span.line, &fl);
 				if (!marked(ft, fl, id)) {
 					print_error("%s:%u: unexpected %s finding: %s\n", path, fd->span.line, id, fd->reason);
+					failures++;
+				} else if (notes_marked && marked_as(ft, fl, id, true) != ((fd->tags & TA_TAG_NOTE) != 0)) {
+					/* a file that marks notes (@ID:note) marks every one */
+					print_error("%s:%u: %s finding should %sbe a note: %s\n", path, fd->span.line, id,
+						    marked_as(ft, fl, id, true) ? "" : "not ", fd->reason);
 					failures++;
 				}
 			}
