@@ -128,7 +128,8 @@ static char *launched_names(const ta_rule_ctx *c, const ta_host *h)
 	return all;
 }
 
-/* D3 counts the allocations of one path through the wrapper: the arms of an
+/* D3 counts the scratch allocations of one path through the wrapper (not
+ * the tensors it returns or saves for backward: d3_handed_on): the arms of an
  * if are alternatives, and an arm that returns leaves what follows the if
  * off its path. Allocations are bits (the host's ops, at most 64). */
 typedef struct d3_walk {
@@ -218,6 +219,13 @@ static uint64_t path_allocs(const d3_walk *w, TSNode block)
 			rest = allocs_within(w, ta_node_field(st, "condition")) | best;
 		} else if (ta_node_is(st, "return_statement") || ta_node_is(st, "raise_statement")) {
 			rest = allocs_within(w, st);
+		} else if ((ta_node_is(st, "try_statement") || ta_node_is(st, "with_statement")) &&
+			   ta_node_is(ta_node_field(st, "body"), "block")) {
+			/* the body's own path (its ifs are alternatives there too);
+			 * an except clause's allocations are another path's */
+			TSNode body = ta_node_field(st, "body");
+			uint64_t in = path_allocs(w, body);
+			rest = block_ends_call(body) ? in : (in | rest);
 		} else {
 			rest |= allocs_within(w, st);
 		}
@@ -267,13 +275,135 @@ static void *new_d3_memos(const ta_model *m)
 	return ta_xcalloc(m->host_count + 1, sizeof(d3_memo));
 }
 
+/* Methods that give a view of their tensor, or the tensor itself. */
+static bool view_method(const char *m)
+{
+	static const char *const names[] = { "view", "view_as", "reshape", "reshape_as", "transpose", "permute", "t",
+					     "squeeze", "unsqueeze", "flatten", "unflatten", "narrow", "expand",
+					     "expand_as", "contiguous", "split", "chunk", "unbind", "select",
+					     "as_strided", "detach", "to", "type_as", "movedim", NULL };
+	for (int i = 0; names[i]; i++)
+		if (!strcmp(m, names[i]))
+			return true;
+	return false;
+}
+
+/* Whether the value n is the tensor `name` or a view of it (`o`, `(o,
+ * lse)`, `o.view(b, h, s, d)`, `o[:n]`, `{"out": o}`), not a new tensor
+ * computed from it (`o + 1`, `o.sum()`). */
+static bool gives_name(const ta_model *m, TSNode n, const char *name, int depth)
+{
+	n = ta_node_unparen(n);
+	if (ts_node_is_null(n) || depth > 8)
+		return false;
+	if (ta_node_is(n, "identifier"))
+		return ta_node_text_eq(m->src, n, name);
+	if (ta_node_is(n, "tuple") || ta_node_is(n, "expression_list") || ta_node_is(n, "list") ||
+	    ta_node_is(n, "argument_list")) {
+		for (uint32_t i = 0; i < ta_node_named_count(n); i++)
+			if (gives_name(m, ta_node_named_child(n, i), name, depth + 1))
+				return true;
+		return false;
+	}
+	if (ta_node_is(n, "dictionary")) {
+		for (uint32_t i = 0; i < ta_node_named_count(n); i++) {
+			TSNode pair = ta_node_named_child(n, i);
+			if (ta_node_is(pair, "pair") && gives_name(m, ta_node_field(pair, "value"), name, depth + 1))
+				return true;
+		}
+		return false;
+	}
+	if (ta_node_is(n, "conditional_expression"))
+		return gives_name(m, ta_node_named_child(n, 0), name, depth + 1) ||
+		       gives_name(m, ta_node_named_child(n, 2), name, depth + 1);
+	if (ta_node_is(n, "subscript"))
+		return gives_name(m, ta_node_field(n, "value"), name, depth + 1);
+	if (ta_node_is(n, "call")) {
+		TSNode fn = ta_node_field(n, "function");
+		if (!ta_node_is(fn, "attribute"))
+			return false;
+		char *meth = ta_node_text(m->src, ta_node_field(fn, "attribute"));
+		bool view = view_method(meth);
+		free(meth);
+		return view && gives_name(m, ta_node_field(fn, "object"), name, depth + 1);
+	}
+	if (ta_node_is(n, "attribute"))   /* o.T, o.mT */
+		return gives_name(m, ta_node_field(n, "object"), name, depth + 1);
+	return false;
+}
+
+/* Whether the host function hands the tensor `name` on: returns it (or a
+ * view of it), keeps it in an attribute, or passes it to
+ * ctx.save_for_backward. A tensor the caller
+ * or autograd keeps is no scratch: as a view of a slab it would keep the
+ * whole slab alive with it. */
+static bool d3_handed_on_at(const ta_rule_ctx *c, const ta_host *h, const char *name, int depth);
+
+static bool d3_handed_on(const ta_rule_ctx *c, const ta_host *h, const char *name)
+{
+	return d3_handed_on_at(c, h, name, 0);
+}
+
+static bool d3_handed_on_at(const ta_rule_ctx *c, const ta_host *h, const char *name, int depth)
+{
+	TSNode fn = ta_rule_node(c, h->span);
+	if (ta_node_is(fn, "decorated_definition"))
+		fn = ta_node_field(fn, "definition");
+	if (!ta_node_is(fn, "function_definition"))
+		return false;
+	bool handed = false;
+	ta_walk w;
+	ta_walk_start(&w, ta_node_field(fn, "body"));
+	do {
+		TSNode n = ta_walk_node(&w);
+		if (ta_node_is(n, "return_statement") && ta_node_named_count(n))
+			handed = gives_name(c->m, ta_node_named_child(n, 0), name, 0);
+		else if (ta_node_is(n, "assignment") && ta_node_is(ta_node_field(n, "left"), "attribute"))
+			/* kept on an object the caller holds: `state.buf = buf` */
+			handed = gives_name(c->m, ta_node_field(n, "right"), name, 0);
+		else if (ta_node_is(n, "assignment") && ta_node_is(ta_node_field(n, "left"), "identifier") && depth < 3 &&
+			 gives_name(c->m, ta_node_field(n, "right"), name, 0)) {
+			/* another name for it (`z_loss = z_loss_1d if z else None`) */
+			char *alias = ta_node_text(c->m->src, ta_node_field(n, "left"));
+			handed = strcmp(alias, name) && d3_handed_on_at(c, h, alias, depth + 1);
+			free(alias);
+		}
+		else if (ta_node_is(n, "call")) {
+			TSNode f = ta_node_field(n, "function");
+			char *callee = ta_node_is(f, "attribute") ? ta_node_text(c->m->src, ta_node_field(f, "attribute"))
+								  : NULL;
+			if (callee && !strcmp(callee, "save_for_backward"))
+				handed = gives_name(c->m, ta_node_field(n, "arguments"), name, 0);
+			free(callee);
+		}
+	} while (!handed && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	return handed;
+}
+
+/* The allocation op's tensor is handed on: the name it is assigned to,
+ * also through a conditional (`dx = (empty_like(x) if a else empty(...))`). */
+static bool d3_op_handed_on(const ta_rule_ctx *c, const ta_host *h, const ta_host_op *op)
+{
+	if (op->target)
+		return d3_handed_on(c, h, op->target);
+	TSNode as = ta_node_ancestor(ta_rule_node(c, op->span), "assignment");
+	TSNode left = ta_node_is(as, "assignment") ? ta_node_unparen(ta_node_field(as, "left")) : (TSNode){ 0 };
+	if (!ta_node_is(left, "identifier"))
+		return false;
+	char *name = ta_node_text(c->m->src, left);
+	bool handed = d3_handed_on(c, h, name);
+	free(name);
+	return handed;
+}
+
 static uint64_t d3_host_path(const ta_rule_ctx *c, const ta_host *h)
 {
 	d3_memo *memo = &((d3_memo *)ta_index_cached(c->m, new_d3_memos, free))[h - c->m->hosts];
 	if (!memo->done) {
 		uint64_t allocs = 0;
 		for (size_t i = 0; i < h->op_count && i < 64; i++)
-			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth == 0)
+			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth == 0 && !d3_op_handed_on(c, h, &h->ops[i]))
 				allocs |= (uint64_t)1 << i;
 		memo->path = d3_path(c, h, allocs);
 		memo->done = true;
@@ -297,10 +427,10 @@ ta_status ta_detect_d3(ta_rule_ctx *c)
 		 * an if need not launch them all */
 		bool one_path = d3_conditional(c, h, path);
 		ta_finding *f = ta_rule_add(c, first->span, one_path
-			? "`%s` allocates %zu tensors on one path through it (it launches %s): one slab with views "
-			  "into it is cheaper"
-			: "`%s` allocates %zu tensors on every call before launching %s: one slab with views into it "
-			  "is cheaper", h->name, n, kernels);
+			? "`%s` allocates %zu scratch tensors on one path through it (it launches %s): one slab "
+			  "with views into it is cheaper"
+			: "`%s` allocates %zu scratch tensors on every call before launching %s: one slab with "
+			  "views into it is cheaper", h->name, n, kernels);
 		free(kernels);
 		for (size_t i = 0; i < h->op_count && i < 64; i++)
 			if (path >> i & 1)
