@@ -8,7 +8,7 @@ set -u
 : "${TILEADVISE:=./src/tileadvise}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-opt-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-cp "$TA_SRCDIR/tests/fixtures/tui/two_kernels.py" "$tmp/k.py"
+cp "$TA_SRCDIR/tests/fixtures/cli/options.py" "$tmp/k.py"
 cd "$tmp" || exit 99
 
 n=0
