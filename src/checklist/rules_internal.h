@@ -211,10 +211,11 @@ bool ta_rules_attention_at(const ta_model *m, int ki, size_t loop);
  * packed rows read again) or an axis of length 1 wherever the kernel runs
  * (tl.arange(0, BLOCK_M) with BLOCK_M = 1 in every config). tile_shape.c */
 bool ta_tile_not_2d(const ta_model *m, const ta_kernel *k, const ta_op *op);
-/* Whether op's 2D pointer indexes rows by a division of a range
- * (`rows // heads`, or a value computed from one): rows that repeat or are
- * permuted, which no descriptor box describes. */
-bool ta_tile_rows_repeat(const ta_model *m, const ta_kernel *k, const ta_op *op);
+/* ta_tile_not_2d, walking op's pointer once; *rows_repeat (may be NULL):
+ * whether it indexes rows by a division of a range (`rows // heads`, or a
+ * value computed from one), rows that repeat or are permuted, which no
+ * descriptor box describes. */
+bool ta_tile_shape(const ta_model *m, const ta_kernel *k, const ta_op *op, bool *rows_repeat);
 
 /* The least and greatest values the configs under n give the constexpr
  * `name` (each `"name": v` of a dict; v an integer, a name holding one, or

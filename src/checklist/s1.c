@@ -715,18 +715,23 @@ static bool s1_length_stride(ta_rule_ctx *c, const ta_op *op)
 	return w.found;
 }
 
-/* " (left out: the raw 2D loads at lines 12 and 14, whose rows are a
- * division or remainder of a range, which no descriptor box describes)",
- * or NULL when the kernel has no such access (caller frees). */
-static char *s1_left_out(ta_rule_ctx *c)
+/* Which of k's raw 2D accesses are no tile (ta_tile_not_2d, one walk of
+ * each pointer): not2d[i] for op i. Returns " (left out: the raw 2D loads
+ * at lines 12 and 14, whose rows are a division or remainder of a range,
+ * which no descriptor box describes)" for the plain ones whose rows
+ * repeat, or NULL when there are none (caller frees). */
+static char *s1_left_out(ta_rule_ctx *c, bool *not2d)
 {
 	const ta_kernel *k = c->k;
 	uint32_t lines[8];
 	size_t n = 0, loads = 0, stores = 0;
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
-		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D || op->gather ||
-		    op->lookup || !ta_tile_rows_repeat(c->m, k, op))
+		bool repeats = false;
+		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D || op->lookup)
+			continue;
+		not2d[i] = ta_tile_shape(c->m, k, op, &repeats);
+		if (!repeats || op->gather)
 			continue;
 		op->kind == TA_OP_LOAD ? loads++ : stores++;
 		if (n < 8 && (n == 0 || lines[n - 1] != op->span.line))
@@ -759,7 +764,8 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 	/* The raw 2D accesses left out because their rows are a division of a
 	 * range (a permutation, a head split): the findings name them, so that
 	 * their counts are not read as every raw access of the kernel. */
-	char *left_out = s1_left_out(c);
+	bool *not2d = ta_xcalloc(k->op_count ? k->op_count : 1, sizeof *not2d);
+	char *left_out = s1_left_out(c, not2d);
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
 		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D)
@@ -767,7 +773,7 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		/* a table lookup (`tl.load(code + idx)`, every axis from the
 		 * loaded index) reads elements, not rows of a tile; a raw access
 		 * whose other branch uses a descriptor is the fast form's fallback */
-		if (op->lookup || s1_fast_form_beside(c, op) || ta_tile_not_2d(c->m, k, op) ||
+		if (op->lookup || s1_fast_form_beside(c, op) || not2d[i] ||
 		    ta_edits_under_spin_lock(c->m, ta_rule_node(c, op->span)) ||
 		    ta_rule_op_unreached_by_configs(c, op) || (!op->gather && s1_length_stride(c, op)))
 			continue;
@@ -845,6 +851,7 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		found = true;
 	}
 	free(left_out);
+	free(not2d);
 	if (found && !s1_one_shot_notes(c, first))
 		s1_outside_loop_notes(c, first);
 	if (found)

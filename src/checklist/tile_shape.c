@@ -403,15 +403,17 @@ static bool tile_walk_of(const ta_model *m, const ta_kernel *k, const ta_op *op,
 	return true;
 }
 
-bool ta_tile_not_2d(const ta_model *m, const ta_kernel *k, const ta_op *op)
+bool ta_tile_shape(const ta_model *m, const ta_kernel *k, const ta_op *op, bool *rows_repeat)
 {
 	tile_walk w;
+	bool walked = tile_walk_of(m, k, op, &w);
+	if (rows_repeat)
+		*rows_repeat = walked && w.repeats;
 	/* one axis of length 1 leaves a 3D pointer a tile of two */
-	return tile_walk_of(m, k, op, &w) && (w.repeats || (w.unit && op->ptr_rank <= 2));
+	return walked && (w.repeats || (w.unit && op->ptr_rank <= 2));
 }
 
-bool ta_tile_rows_repeat(const ta_model *m, const ta_kernel *k, const ta_op *op)
+bool ta_tile_not_2d(const ta_model *m, const ta_kernel *k, const ta_op *op)
 {
-	tile_walk w;
-	return tile_walk_of(m, k, op, &w) && w.repeats;
+	return ta_tile_shape(m, k, op, NULL);
 }
