@@ -182,7 +182,7 @@ static void finish_profile(ta_advisor *a)
 	ta_buf b = TA_BUF_INIT;
 	bool slower = false;
 	for (size_t k = 0; before && k < after->n_kernels; k++) {
-		ta_change c = ta_change_between(before, after, after->kernels[k].name);
+		ta_change c = ta_session_change(s, e->before_run, idx, after->kernels[k].name);
 		if (!c.measured)
 			continue;
 		ta_buf_printf(&b, "%s%s %.3f [%.3f, %.3f] %s", b.len ? "; " : "", after->kernels[k].name,

@@ -121,10 +121,10 @@ static bool next_step(walk *w, char id[8])
 static ta_verdict step_verdict(walk *w, const ta_session_edit *e, const char *id)
 {
 	const ta_session *s = ta_advisor_session(w->a);
-	const ta_run_figures *before = &s->runs[e->before_run], *after = &s->runs[e->after_run];
+	const ta_run_figures *after = &s->runs[e->after_run];
 	bool faster = false, slower = false, noise = false;
 	for (size_t k = 0; k < after->n_kernels; k++) {
-		ta_change c = ta_change_between(before, after, after->kernels[k].name);
+		ta_change c = ta_session_change(s, e->before_run, e->after_run, after->kernels[k].name);
 		if (!c.measured)
 			continue;
 		ta_walk_event ev = { .kind = TA_WALK_MEASURED, .id = id, .kernel = after->kernels[k].name,
@@ -251,7 +251,7 @@ static void summary(walk *w)
 	if (last >= 0 && last != r->first_run)
 		for (size_t k = 0; k < s->runs[last].n_kernels; k++) {
 			const char *name = s->runs[last].kernels[k].name;
-			ta_change c = ta_change_between(&s->runs[r->first_run], &s->runs[last], name);
+			ta_change c = ta_session_change(s, r->first_run, last, name);
 			if (!c.measured)
 				continue;
 			ta_walk_event ev = { .kind = TA_WALK_MEASURED, .kernel = name, .change = &c,

@@ -225,6 +225,45 @@ static bool run_of_broken(const ta_session *s, const ta_run_figures *r)
 	return false;
 }
 
+ta_pairing ta_session_pairing(const ta_session *s, const char *kernel)
+{
+	/* Parts pair across the session only when every run has as many:
+	 * else some steps would compare parts and others the time per call,
+	 * and a step's before would not be the previous step's after. */
+	size_t parts = 0;
+	for (size_t i = 0; i < s->n_runs; i++) {
+		const ta_kernel_figures *k = ta_run_figures_find(&s->runs[i], kernel);
+		if (!k || !k->n_durations || run_of_broken(s, &s->runs[i]))
+			continue;
+		if (k->n_phases < 2 || (parts && k->n_phases != parts))
+			return TA_PAIR_WORKLOAD;
+		parts = k->n_phases;
+	}
+	return parts ? TA_PAIR_PARTS : TA_PAIR_WORKLOAD;
+}
+
+double ta_session_figure(const ta_session *s, int run, const char *kernel, size_t *parts)
+{
+	*parts = 0;
+	const ta_kernel_figures *k =
+		run >= 0 && (size_t)run < s->n_runs ? ta_run_figures_find(&s->runs[run], kernel) : NULL;
+	if (!k)
+		return 0;
+	if (ta_session_pairing(s, kernel) == TA_PAIR_PARTS && k->n_phases >= 2) {
+		*parts = k->n_phases;
+		return ta_stats_phase_geomean(k->steady_ns, k->n_steady, k->phase_start, k->n_phases);
+	}
+	return k->calls ? k->per_call_ns : k->summary.median;
+}
+
+ta_change ta_session_change(const ta_session *s, int before, int after, const char *kernel)
+{
+	ta_change none = { 0 };
+	if (before < 0 || after < 0 || (size_t)before >= s->n_runs || (size_t)after >= s->n_runs)
+		return none;
+	return ta_change_compare(&s->runs[before], &s->runs[after], kernel, ta_session_pairing(s, kernel));
+}
+
 bool ta_session_walk_change(const ta_session *s, const char *kernel, ta_change *out, int *first,
 			    int *last)
 {
@@ -244,7 +283,7 @@ bool ta_session_walk_change(const ta_session *s, const char *kernel, ta_change *
 		*last = b;
 	if (a < 0 || b < 0)
 		return false;
-	*out = ta_change_between(&s->runs[a], &s->runs[b], kernel);
+	*out = ta_session_change(s, a, b, kernel);
 	if (!out->measured)
 		return false;
 	/* No shape launched alike from first to last (tiles and grids changed
@@ -341,8 +380,7 @@ void ta_session_annotate(const ta_session *s, ta_walk *w)
 			st->broken = ta_session_edit_broken(e);
 			if (e->before_run >= 0 && e->after_run >= 0 && (size_t)e->after_run < s->n_runs &&
 			    (size_t)e->before_run < s->n_runs) {
-				st->change = ta_change_between(&s->runs[e->before_run], &s->runs[e->after_run],
-							      w->kernels[k].name);
+				st->change = ta_session_change(s, e->before_run, e->after_run, w->kernels[k].name);
 				st->has_change = st->change.measured;
 			}
 		}

@@ -152,6 +152,20 @@ void ta_session_set_env_gpu(ta_session *s, const ta_gpu_info *gpu);
  * run or failed the test (ta_step.broken). */
 void ta_session_annotate(const ta_session *s, ta_walk *w);
 
+/* How the session's runs of kernel compare (ta_change_compare): their
+ * parts, when every run that measured it (none an edit broke) ran in as
+ * many, two or more; else the time per call. One way for all, so that a
+ * step's before is the previous step's after and the steps' ratios
+ * multiply to the whole walk's. */
+ta_pairing ta_session_pairing(const ta_session *s, const char *kernel);
+/* Run run's figure for kernel as the session compares it: the geometric
+ * mean of its parts' medians (*parts: how many) when they pair, else its
+ * GPU time per call (sessions before that: its median; *parts 0). */
+double ta_session_figure(const ta_session *s, int run, const char *kernel, size_t *parts);
+/* The change of kernel from run before to run after, compared the
+ * session's way; not measured when a run index is out of range. */
+ta_change ta_session_change(const ta_session *s, int before, int after, const char *kernel);
+
 /* The measured change of kernel over the whole walk: from the session's
  * first run that measured it to the run of the version the file is at
  * (runs of a version that an edit broke do not count), compared as

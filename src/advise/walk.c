@@ -343,8 +343,8 @@ static void workload_ratio(const ta_kernel_figures *b, const ta_kernel_figures *
 	out->verdict = verdict_of(out->lo, out->hi);
 }
 
-ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *after,
-			    const char *kernel)
+ta_change ta_change_compare(const ta_run_figures *before, const ta_run_figures *after, const char *kernel,
+			    ta_pairing how)
 {
 	ta_change c = { 0 };
 	const ta_kernel_figures *b = ta_run_figures_find(before, kernel);
@@ -387,23 +387,26 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 	}
 	ta_comparison base = c.cmp;
 	compare_shapes(b, a, &c);
-	if (c.n_shared && workloads && base.verdict != TA_VERDICT_NONE)
-		workload_ratio(b, a, &base, &c.cmp);
-	if (!c.n_shared && phased && base.verdict != TA_VERDICT_NONE) {
-		/* Nothing launched alike (other tiles, an autotuned choice: every
-		 * launch of P1's edit) but the runs' parts pair up: the parts
-		 * compare, whatever their launch counts (a benchmark timed by
-		 * duration launches a faster kernel more often). The figures are
-		 * then the parts' geometric means, which the ratio is of. */
+	if (how == TA_PAIR_AUTO)
+		how = phased && b->n_phases >= 2 ? TA_PAIR_PARTS : TA_PAIR_SHAPES;
+	if (base.verdict == TA_VERDICT_NONE)
+		return c;
+	if (phased && (how == TA_PAIR_PARTS || (!c.n_shared && how == TA_PAIR_SHAPES))) {
+		/* The parts compare, whatever their launch counts and shapes: a
+		 * mode that launches the same grid as another would otherwise
+		 * mix into one shape's median, and a benchmark timed by duration
+		 * launches a faster kernel more often. The figures are the parts'
+		 * geometric means, which the ratio is of. */
 		c.cmp = base;
 		c.by_parts = true;
 		c.before_ns = base_before_ns;
 		c.after_ns = base_after_ns;
-	} else if (!c.n_shared && workloads && a->calls == b->calls && base.verdict != TA_VERDICT_NONE) {
-		/* No parts to pair, but as many launches: the script made the
-		 * same calls, so what it pays per call compares. */
+	} else if (workloads && (c.n_shared || phased || a->calls == b->calls)) {
+		/* Shapes launched alike, parts that pair, or as many launches:
+		 * what the program pays per call compares, its interval from
+		 * the runs' spreads (else the base comparison's, carried). */
 		workload_ratio(b, a, &base, &c.cmp);
-	} else if (!c.n_shared && c.cmp.verdict != TA_VERDICT_NONE) {
+	} else if (!c.n_shared) {
 		/* Nothing launched alike and nothing to pair: no verdict, and
 		 * the page says what changed. */
 		c.cmp.ratio = c.before_ns > 0 ? c.after_ns / c.before_ns : 0;
@@ -411,6 +414,12 @@ ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *
 		c.cmp.verdict = TA_VERDICT_CHANGED;
 	}
 	return c;
+}
+
+ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *after,
+			    const char *kernel)
+{
+	return ta_change_compare(before, after, kernel, TA_PAIR_AUTO);
 }
 
 /* ---- marks --------------------------------------------------------------------- */

@@ -122,8 +122,12 @@ typedef struct ta_shape_change {
  * first. When they share none (other tiles, an autotuned choice) but
  * made as many launches, the script's calls were the same and the
  * workloads compare; else the verdict is not comparable, with no
- * interval. gone and fresh say which shapes changed. Sessions recorded
- * before the workload's figures compare the dominant shapes' launches. */
+ * interval. gone and fresh say which shapes changed. A script that runs
+ * in several parts (sizes, modes; the same number in both runs) compares
+ * by parts instead, whatever the shapes: the figures are each run's
+ * parts' geometric mean and the ratio the geometric mean of the parts'
+ * ratios, which chain the same way. Sessions recorded before the
+ * workload's figures compare the dominant shapes' launches. */
 typedef struct ta_change {
 	bool measured;               /* both runs had the kernel */
 	double before_ns, after_ns;  /* GPU time per call (sessions before that: medians) */
@@ -137,10 +141,21 @@ typedef struct ta_change {
 	ta_shape_figures gone[TA_CHANGE_SHAPES], fresh[TA_CHANGE_SHAPES];
 	size_t n_gone, n_fresh;      /* all of them; the arrays hold the first ones */
 	double shared_share;         /* the shared shapes' share of the earlier run's time */
-	bool by_parts;               /* no shape shared: the runs' phases paired (figures:
-	                              * their geometric means) */
+	bool by_parts;               /* the runs' phases paired (several parts, or one and
+	                              * no shape shared); figures: their geometric means */
 } ta_change;
 
+/* How two runs compare. PARTS pairs the runs' parts when they have as many
+ * (else as SHAPES); SHAPES compares the shapes both launched and the time
+ * per call, pairing parts only when no shape is shared; WORKLOAD never
+ * pairs parts: the figures are always the time per call, so that every
+ * comparison of a session chains, however the runs' parts differ. AUTO is
+ * PARTS for runs of several parts alike, else SHAPES. */
+typedef enum ta_pairing { TA_PAIR_AUTO, TA_PAIR_PARTS, TA_PAIR_SHAPES, TA_PAIR_WORKLOAD } ta_pairing;
+
+ta_change ta_change_compare(const ta_run_figures *before, const ta_run_figures *after, const char *kernel,
+			    ta_pairing how);
+/* ta_change_compare with TA_PAIR_AUTO. */
 ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *after,
 			    const char *kernel);
 

@@ -325,9 +325,12 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 			kg->launches = (size_t)kg->counted;
 		}
 		km->launches += kg->launches;
-		/* launches x median: an outlier does not move a shape's weight */
+		/* launches x the mean within the far fences: an outlier does not
+		 * move a shape's weight, and modes of a script that launch one
+		 * shape (a causal and a full pass) each count, where the median
+		 * would stand for the middle one alone */
 		kg->steady = steady;
-		kg->total_ns = (double)steady * kg->summary.median;
+		kg->total_ns = (double)steady * kg->summary.fenced_mean;
 		km->steady_total_ns += kg->total_ns;
 		km->steady_calls += steady;
 		kg->tune_ns = gs[t].tune;

@@ -45,7 +45,7 @@ typedef struct ta_kernel_group {
 	ta_summary summary;          /* of durations_ns, in ns */
 	size_t steady;               /* steady launches: n_durations, or counted less
 					those set apart when sampled */
-	double total_ns;             /* its GPU time: steady x median */
+	double total_ns;             /* its GPU time: steady x fenced mean */
 	double share;                /* total_ns / the kernel's steady_total_ns (0..1) */
 	bool has_occupancy;          /* when device facts were given */
 	ta_occupancy occ;

@@ -50,6 +50,16 @@ ta_summary ta_stats_summarize(const double *x, size_t n)
 	s.q3 = ta_stats_quantile_sorted(v, n, 0.75);
 	s.iqr = s.q3 - s.q1;
 	s.p95 = ta_stats_quantile_sorted(v, n, 0.95);
+	/* Tukey's far fences: what lies beyond is an outlier (a preempted
+	 * launch), what lies within counts at its value, modes and all. */
+	double lo = s.q1 - 3 * s.iqr, hi = s.q3 + 3 * s.iqr, fsum = 0;
+	size_t fn = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] >= lo && v[i] <= hi) {
+			fsum += v[i];
+			fn++;
+		}
+	s.fenced_mean = fn ? fsum / (double)fn : s.median;
 	if (n >= 2 && s.mean != 0) {
 		double ss = 0;
 		for (size_t i = 0; i < n; i++)

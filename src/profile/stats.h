@@ -10,6 +10,8 @@ typedef struct ta_summary {
 	double min, max, mean;
 	double median, q1, q3, iqr;  /* quartiles by linear interpolation (type 7) */
 	double p95;
+	double fenced_mean;          /* mean within q1 - 3 iqr .. q3 + 3 iqr: robust to
+	                              * outliers, true to a mix of modes (the median is not) */
 	double cv;                   /* sample standard deviation / mean; 0 when count < 2 */
 } ta_summary;
 

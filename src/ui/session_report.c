@@ -176,9 +176,9 @@ int ta_session_report(const ta_session *s, const ta_walk *w, FILE *out)
 			fprintf(out, "; not compared\n");
 			free(broken);
 		} else if (e->before_run >= 0 && e->after_run >= 0) {
-			const ta_run_figures *b = &s->runs[e->before_run], *a = &s->runs[e->after_run];
+			const ta_run_figures *a = &s->runs[e->after_run];
 			for (size_t k = 0; k < a->n_kernels; k++) {
-				ta_change c = ta_change_between(b, a, a->kernels[k].name);
+				ta_change c = ta_session_change(s, e->before_run, e->after_run, a->kernels[k].name);
 				if (!c.measured)
 					continue;
 				fprintf(out, "  - ");

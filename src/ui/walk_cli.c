@@ -72,7 +72,7 @@ static json_t *change_json(const ta_change *c)
 		}
 		json_object_set_new(o, "shapes", sh);
 	}
-	if (c->by_parts)    /* no shape in both runs: their parts paired */
+	if (c->by_parts)    /* the runs' parts paired */
 		json_object_set_new(o, "paired_parts", json_true());
 	return o;
 }
@@ -86,6 +86,11 @@ static json_t *run_json(const ta_session *s, int r)
 				      (json_int_t)f->launches);
 		if (f->calls)
 			json_object_set_new(o, "per_call_ns", json_real(f->per_call_ns));
+		/* the figure the steps' before and after are (their parts' mean) */
+		size_t parts;
+		json_object_set_new(o, "figure_ns", json_real(ta_session_figure(s, r, f->name, &parts)));
+		if (parts)
+			json_object_set_new(o, "parts", json_integer((json_int_t)parts));
 		json_array_append_new(ks, o);
 	}
 	return ks;
@@ -181,9 +186,14 @@ static void progress(sink *k, const ta_walk_event *ev)
 	case TA_WALK_FIRST_RUN:
 		for (size_t i = 0; i < s->runs[ev->run_after].n_kernels; i++) {
 			const ta_kernel_figures *f = &s->runs[ev->run_after].kernels[i];
-			us(b, sizeof b, f->calls ? f->per_call_ns : f->summary.median);
-			fprintf(stderr, "tileadvise: first run: %s %s%s\n", ta_text_name(f->name), b,
-				f->calls ? " per call" : "");
+			size_t parts;
+			us(b, sizeof b, ta_session_figure(s, ev->run_after, f->name, &parts));
+			if (parts)   /* the figure the steps compare: say which */
+				fprintf(stderr, "tileadvise: first run: %s %s (the geometric mean of its %zu parts)\n",
+					ta_text_name(f->name), b, parts);
+			else
+				fprintf(stderr, "tileadvise: first run: %s %s%s\n", ta_text_name(f->name), b,
+					f->calls ? " per call" : "");
 		}
 		break;
 	case TA_WALK_STEP:

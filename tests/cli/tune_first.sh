@@ -143,7 +143,7 @@ echo "check ok"
 PY
 : >"$tmp/log"
 TF_PY=$(command -v "$PYTHON3") TF_RECORDS="$tmp/recs.jsonl" ta --walk --gpu h200 --select P1 --unsafe-fixes walked.py
-grep -q "P1: scale 42.9 µs -> 42.9 µs, 1.000 .* within noise" "$tmp/err" &&
+grep -q "P1: scale 44.8 µs -> 44.8 µs, 1.000 .* within noise" "$tmp/err" &&
 	grep -q "run inject= cache=1" "$tmp/log"
 result $? "--walk: the re-run after P1 tunes first, and its measured run has no tuning launches (same launches, same figure)"
 "$PYTHON3" -c '

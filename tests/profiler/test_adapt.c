@@ -76,10 +76,11 @@ static void test_converges_then_samples(void **state)
 	assert_true(s->converged);
 	assert_int_equal(s->launches, 20000);
 	assert_int_equal(s->traced, traced);
-	/* full until about 30 samples settled it (decided every 16) */
-	assert_true(first_untraced >= 31 && first_untraced <= 48);
+	/* full for the first TA_ADAPT_FULL_LAUNCHES, settled long before */
+	assert_int_equal(first_untraced, TA_ADAPT_FULL_LAUNCHES);
 	/* then one per ms of 10 µs launches: 1 in 100 */
-	assert_true(traced > 200 && traced < 300);
+	assert_true(traced > TA_ADAPT_FULL_LAUNCHES + 100 && traced < TA_ADAPT_FULL_LAUNCHES + 200);
+	assert_int_equal(a.traced, traced);
 	/* the period: every launch 10 µs after the previous one */
 	assert_int_equal(s->n_period, 19999);
 	assert_true(fabs(ta_adapt_period_quantile(s, 0.5) - 10000) < 0.01 * 10000);
@@ -113,10 +114,11 @@ static void test_new_shape_and_drift(void **state)
 	assert_true(ta_adapt_init(&a, NULL));
 	unsigned seed = 11;
 	uint64_t t = 1;
-	for (size_t i = 0; i < 200; i++, t += 10000) {
+	for (size_t i = 0; i < TA_ADAPT_FULL_LAUNCHES + 200; i++, t += 10000) {
 		if (ta_adapt_launch(&a, &fa, "k", G1, BL, 0, t))
 			ta_adapt_sample(&a, "k", G1, BL, 0, jitter(&seed, 3000, 0.002));
-		ta_adapt_settle(&a);
+		if (i % 16 == 15)
+			ta_adapt_settle(&a);
 	}
 	assert_true(a.shapes[0].converged);
 	assert_false(ta_adapt_launch(&a, &fa, "k", G1, BL, 0, t += 10000));
@@ -131,14 +133,66 @@ static void test_new_shape_and_drift(void **state)
 	assert_true(ta_adapt_launch(&a, &fa, "k", G1, BL, 4096, t += 10000));
 	assert_int_equal(a.n_shapes, 3);
 	/* drift: the sampled launches now take twice as long */
-	for (size_t i = 0; i < 3000 && a.shapes[0].converged; i++) {
-		t += 10000;
+	for (size_t i = 0; i < 5000 && a.shapes[0].converged; i++) {
+		t += 1000000;   /* one launch per ms: each one traced */
 		if (ta_adapt_launch(&a, &fa, "k", G1, BL, 0, t))
 			ta_adapt_sample(&a, "k", G1, BL, 0, jitter(&seed, 6000, 0.002));
 		ta_adapt_settle(&a);
 	}
 	assert_false(a.shapes[0].converged);
 	assert_true(ta_adapt_launch(&a, &fa, "k", G1, BL, 0, t += 10000));
+	ta_adapt_free(&a);
+}
+
+/* A script's modes launch one shape in turn (a full pass, then a causal
+ * one 30% faster), enqueued far ahead of the GPU, so that their records
+ * come after the decisions: each mode is timed launch by launch, not
+ * sampled on the first mode's settled median; past the first launches, or
+ * once the run has timed enough in all, sampling resumes. */
+static void test_modes_of_one_shape(void **state)
+{
+	(void)state;
+	ta_adapt a;
+	assert_true(ta_adapt_init(&a, NULL));
+	unsigned seed = 5;
+	uint64_t t = 1;
+	const double mode[3] = { 1900000, 1330000, 2500000 };
+	size_t traced[3] = { 0, 0, 0 };
+	for (int m = 0; m < 3; m++)
+		for (size_t i = 0; i < 1000; i++, t += 80000) {   /* 80 µs of host time per launch */
+			if (ta_adapt_launch(&a, &fa, "k", G1, BL, 0, t)) {
+				traced[m]++;
+				ta_adapt_sample(&a, "k", G1, BL, 0, jitter(&seed, mode[m], 0.003));
+			}
+			if (i % 16 == 15)
+				ta_adapt_settle(&a);
+		}
+	for (int m = 0; m < 3; m++)
+		assert_int_equal(traced[m], 1000);
+	/* the last mode goes on past the shape's first launches: it settles
+	 * on its own times, then is sampled, 1 launch in 12.5 */
+	size_t late = 0;
+	for (size_t i = 0; i < 6000; i++, t += 80000) {
+		if (ta_adapt_launch(&a, &fa, "k", G1, BL, 0, t)) {
+			late++;
+			ta_adapt_sample(&a, "k", G1, BL, 0, jitter(&seed, mode[2], 0.003));
+		}
+		if (i % 16 == 15)
+			ta_adapt_settle(&a);
+	}
+	assert_true(a.shapes[0].converged);
+	assert_true(late > 1096 && late < 6000 - 2000);
+	/* the run's total: a new shape is sampled once settled past it */
+	a.traced = TA_ADAPT_FULL_TOTAL;
+	size_t other = 0;
+	for (size_t i = 0; i < 200; i++, t += 10000) {
+		if (ta_adapt_launch(&a, &fa, "k", G2, BL, 0, t)) {
+			other++;
+			ta_adapt_sample(&a, "k", G2, BL, 0, jitter(&seed, 3000, 0.002));
+		}
+		ta_adapt_settle(&a);
+	}
+	assert_true(other < 100);
 	ta_adapt_free(&a);
 }
 
@@ -252,6 +306,7 @@ int main(void)
 		cmocka_unit_test(test_converges_then_samples),
 		cmocka_unit_test(test_noisy_stays_full),
 		cmocka_unit_test(test_new_shape_and_drift),
+		cmocka_unit_test(test_modes_of_one_shape),
 		cmocka_unit_test(test_full_mode),
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_overflow),

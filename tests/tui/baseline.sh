@@ -16,7 +16,7 @@ mkdir -p "$work"
 cp "$TA_SRCDIR/examples/softmax/softmax.py" "$work/softmax.py"
 
 ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu h200 --records '$rec' softmax.py"
-check "the run is measured" ta_wait "softmax_kernel +262.5 µs"
+check "the run is measured" ta_wait "softmax_kernel +262.4 µs"
 check "without a baseline T5 waits for one" ta_wait "◑ T5 "
 ta_step_to T5
 check "and its page says how to give one" ta_wait_fixed "give one with --baseline CMD"

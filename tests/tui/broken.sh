@@ -31,7 +31,7 @@ tuned="$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-attention.autotune.lo
 check_ok='if cmp -s attention.py orig.py; then echo "attention: ok, max abs err 1.95e-03"; else echo "attention: MISMATCH vs torch, max abs err 4.1e+00"; fi'
 ta_start 120 40 "cd '$work' && TILEADVISE_LIBDIR='$libdir' '$TILEADVISE' --gpu h200 attention.py -- \
 	sh -c '\"$py\" \"$speak\" replay \"$rec\"; cat \"$tuned\"; $check_ok'"
-check "the first run is measured" ta_wait "gemma_attn_fwd +1932.2 µs"
+check "the first run is measured" ta_wait "gemma_attn_fwd +1874.8 µs"
 check "j moves to S3" ta_step_to S3
 ta_press a
 check "the re-run's check line differs: the revert is offered, saying why" \
@@ -54,7 +54,7 @@ ta_wait "^EXIT=0" >/dev/null
 rm -rf "$work/.tileadvise"
 ta_start 120 40 "cd '$work' && TILEADVISE_LIBDIR='$libdir' '$TILEADVISE' --gpu h200 attention.py -- \
 	sh -c '\"$py\" \"$speak\" replay \"$rec\"; cat \"$tuned\"; cmp -s attention.py orig.py || exit 1'"
-ta_wait "gemma_attn_fwd +1932.2 µs" >/dev/null
+ta_wait "gemma_attn_fwd +1874.8 µs" >/dev/null
 ta_step_to S3 >/dev/null
 ta_press a
 check "a re-run that exits non-zero is broken too" \

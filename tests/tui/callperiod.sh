@@ -14,7 +14,7 @@ cp "$TA_SRCDIR/tests/recordings/h200-2026-12-02-callperiod-adaptive.jsonl" "$wor
 
 ta_start 170 50 "cd '$work' && '$TILEADVISE' --gpu h200 --records run.jsonl attention.py"
 check "the kernel list shows the GPU time and the time per call" \
-	ta_wait_fixed "143.0 µs GPU / 193.7 µs call"
+	ta_wait_fixed "143.1 µs GPU / 193.7 µs call"
 ta_keys Enter
 check "the evidence says what the time per call is" \
 	ta_wait_fixed "time per call 193.7 µs: the median host time between successive launches of"

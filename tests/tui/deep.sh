@@ -15,7 +15,7 @@ mkdir -p "$work"
 cp "$TA_SRCDIR/tests/gpu/kernels/matmul.py" "$work/matmul.py"
 
 ta_start 140 50 "cd '$work' && '$TILEADVISE' --gpu h200 --records '$rec' matmul.py"
-check "the run is measured" ta_wait "matmul_kernel +2004\.5 µs"
+check "the run is measured" ta_wait "matmul_kernel +1942\.9 µs"
 check "S1 is reached" ta_step_to S1
 check "the dot's line is the hottest, in the gutter" ta_wait "▶   37 █  68%│         acc \+= tl\.dot"
 check "the loop header and a pointer step are warm" ta_wait "    39 ▓  10%│         b \+= BK \* sbk"
@@ -28,7 +28,7 @@ ta_wait "^EXIT=0" >/dev/null
 
 # Reopened with no records and nothing run: the session has the figures.
 ta_start 140 50 "cd '$work' && '$TILEADVISE' --no-profile matmul.py"
-ta_wait "matmul_kernel +2004\.5 µs" >/dev/null
+ta_wait "matmul_kernel +1942\.9 µs" >/dev/null
 ta_keys g
 ta_wait "(│|\|) T3 (·|-) " >/dev/null
 ta_step_to S1 >/dev/null
@@ -37,7 +37,7 @@ ta_keys q
 ta_wait "^EXIT=0" >/dev/null
 
 ta_start 140 50 "cd '$work' && env LC_ALL=C LANG=C NO_COLOR=1 '$TILEADVISE' --no-profile matmul.py"
-ta_wait "matmul_kernel +2004\.5 µs" >/dev/null
+ta_wait "matmul_kernel +1942\.9 µs" >/dev/null
 ta_keys g
 ta_wait "(│|\|) T3 (·|-) " >/dev/null
 ta_step_to S1 >/dev/null

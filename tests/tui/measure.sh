@@ -15,7 +15,7 @@ cp "$src" "$work/attention.py"
 
 ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu h200 --records '$rec' --test 'echo checking; exit 3' attention.py"
 check "the header names the GPU" ta_wait "GPU NVIDIA H200 \(sm_90, 132 SMs\)"
-check "the first run is measured" ta_wait "gemma_attn_fwd +1932.2 µs"
+check "the first run is measured" ta_wait "gemma_attn_fwd +1874.8 µs"
 check "j moves to S3" ta_step_to S3
 check "the evidence figures on the step page" ta_wait_fixed "occupancy 12.5% (2 blocks/SM, limited by shared memory), 31.03 waves"
 ta_press a

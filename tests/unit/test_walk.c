@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <jansson.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -499,6 +500,84 @@ static void test_change_new_shapes(void **state)
 	ta_run_figures_clear(&b);
 }
 
+/* A run of a script in three parts (modes) that all launch one shape: the
+ * shape's median is the middle mode's, whatever the others do. */
+static void parts_run(ta_run_figures *r, const double mode[3], size_t parts, unsigned version)
+{
+	fill(r, "k", mode[1], version);
+	ta_kernel_figures *k = &r->kernels[0];
+	k->n_steady = 90;
+	k->steady_ns = ta_xcalloc(90, sizeof(double));
+	k->phase_start = ta_xcalloc(parts, sizeof(size_t));
+	for (size_t j = 0; j < 90; j++)
+		k->steady_ns[j] = mode[j / 30] + (double)(j % 3);
+	for (size_t p = 0; p < parts; p++)
+		k->phase_start[p] = p * 90 / parts;
+	k->n_phases = parts;
+	k->n_shapes = 1;
+	k->shapes = ta_xcalloc(1, sizeof *k->shapes);
+	k->shapes[0].grid[0] = 64;
+	k->shapes[0].grid[1] = k->shapes[0].grid[2] = 1;
+	k->shapes[0].block[0] = 128;
+	k->shapes[0].block[1] = k->shapes[0].block[2] = 1;
+	k->shapes[0].calls = 90;
+	k->shapes[0].median_ns = mode[1];
+	k->shapes[0].share = 1;
+	k->calls = 90;
+	k->per_call_ns = mode[1];
+}
+
+/* The steps of a walk chain and multiply to the whole walk, compared by
+ * parts when every run has as many, else by the time per call. */
+static void test_session_chain(void **state)
+{
+	(void)state;
+	/* the middle mode moves little; the first one twice as fast */
+	const double modes[4][3] = {
+		{ 1900, 1400, 2500 }, { 1000, 1380, 2450 }, { 900, 1300, 2400 }, { 760, 1290, 2380 },
+	};
+	for (int uneven = 0; uneven < 2; uneven++) {
+		ta_session *s = ta_session_new("k.py", "x", 1);
+		for (unsigned v = 0; v < 4; v++) {
+			ta_run_figures r;
+			parts_run(&r, modes[v], uneven && v == 2 ? 2 : 3, v);
+			if (v) {
+				ta_session_add_edit(s, "S1", "k", 10 + v, "diff", s->current);
+				char text[2] = { (char)('a' + v), 0 };
+				ta_session_add_version(s, text, 1, "after");
+			}
+			ta_session_add_run(s, &r);
+			if (v) {
+				s->edits[v - 1].before_run = (int)v - 1;
+				s->edits[v - 1].after_run = (int)v;
+				s->edits[v - 1].to_version = v;
+			}
+		}
+		assert_int_equal(ta_session_pairing(s, "k"), uneven ? TA_PAIR_WORKLOAD : TA_PAIR_PARTS);
+		double product = 1, prev_after = 0;
+		for (int e = 0; e < 3; e++) {
+			ta_change c = ta_session_change(s, e, e + 1, "k");
+			assert_true(c.measured);
+			assert_int_equal(c.by_parts, !uneven);
+			if (e)
+				assert_float_equal(c.before_ns, prev_after, 1e-6);
+			prev_after = c.after_ns;
+			product *= c.cmp.ratio;
+		}
+		ta_change whole;
+		int first, last;
+		assert_true(ta_session_walk_change(s, "k", &whole, &first, &last));
+		assert_int_equal(first, 0);
+		assert_int_equal(last, 3);
+		assert_float_equal(whole.cmp.ratio, product, 1e-9);
+		assert_float_equal(whole.after_ns, prev_after, 1e-6);
+		if (!uneven)   /* the parts' geometric mean, not the middle mode */
+			assert_float_equal(whole.cmp.ratio, cbrt(761.0 / 1901.0 * 1291.0 / 1401.0 * 2381.0 / 2501.0),
+					   1e-9);
+		ta_session_free(s);
+	}
+}
+
 static void test_marks(void **state)
 {
 	(void)state;
@@ -645,6 +724,7 @@ int main(void)
 		cmocka_unit_test(test_change),
 		cmocka_unit_test(test_change_by_shape),
 		cmocka_unit_test(test_change_new_shapes),
+		cmocka_unit_test(test_session_chain),
 		cmocka_unit_test(test_marks),
 		cmocka_unit_test(test_annotate),
 		cmocka_unit_test(test_baseline),

@@ -199,9 +199,11 @@ bool ta_adapt_launch(ta_adapt *a, const void *func, const char *name, const int3
 		}
 	}
 	k->last_ns = now_ns;
-	bool trace = !a->cfg.adaptive || !s->converged || now_ns - s->last_traced_ns >= a->cfg.sample_ns;
+	bool early = s->launches <= TA_ADAPT_FULL_LAUNCHES && a->traced < TA_ADAPT_FULL_TOTAL;
+	bool trace = !a->cfg.adaptive || early || !s->converged || now_ns - s->last_traced_ns >= a->cfg.sample_ns;
 	if (trace) {
 		s->traced++;
+		a->traced++;
 		s->last_traced_ns = now_ns;
 	}
 	return trace;

@@ -5,7 +5,9 @@
  * calls, wrapper and autotuner included), and decides, launch by launch,
  * whether CUPTI should record that launch's GPU time.
  *
- * Adaptive tracing: a shape is traced in full until the 95% interval of the
+ * Adaptive tracing: a shape is traced in full for its first
+ * TA_ADAPT_FULL_LAUNCHES launches (while the run's traced total is under
+ * TA_ADAPT_FULL_TOTAL), and after that until the 95% interval of the
  * median of its GPU times is within +-half_width of the median over at
  * least min_samples launches; from then on only one launch per sample_ns of
  * host time is traced (so its figures keep following the run), and it goes
@@ -19,6 +21,15 @@
 #include <stdint.h>
 
 #define TA_ADAPT_RING 2048          /* GPU times kept per shape (most recent) */
+/* A shape's first launches are timed in full, settled or not, while the
+ * run has timed fewer than TA_ADAPT_FULL_TOTAL in all: a script's modes that
+ * launch one shape in turn (a full attention pass, then a causal one) are
+ * enqueued far ahead of the GPU, so their records come too late to unsettle
+ * the shape, and sampled by host time each later mode would be timed a few
+ * times against the first mode's settling launches, which would then stand
+ * for the shape's every launch. */
+#define TA_ADAPT_FULL_LAUNCHES 4096
+#define TA_ADAPT_FULL_TOTAL 65536
 #define TA_ADAPT_MAX_SHAPES 1024
 #define TA_ADAPT_SLOTS 4096          /* hash slots, a power of two > 2 x shapes */
 /* Host periods are counted in bins 1% wide from 64 ns up (about 20 min). */
@@ -67,6 +78,7 @@ typedef struct ta_adapt {
 	int32_t by_func[TA_ADAPT_SLOTS];   /* shape index + 1; 0: empty */
 	int32_t by_name[TA_ADAPT_SLOTS];
 	uint64_t overflow;           /* launches of shapes that did not fit (traced) */
+	uint64_t traced;             /* launches traced, every shape */
 	ta_adapt_shape *last;        /* the shape of the last launch; NULL: overflow */
 } ta_adapt;
 

@@ -525,22 +525,31 @@ static void shape_list(page *p, const char *what, const ta_shape_figures *v, siz
 /* The ratio compares launches of the same shapes: what it left out. */
 static void changed_shapes(page *p, const ta_change *c)
 {
-	if (!c->n_gone && !c->n_fresh)
+	bool changed = c->n_gone || c->n_fresh;
+	if (c->by_parts && c->cmp.phases >= 2) {
+		/* said even when no shape changed: the times are not medians */
+		char *t = ta_xasprintf("the script ran in %zu parts (a size, a mode), so the ratio pairs them, "
+				       "each counted once, and the times are their geometric means%s",
+				       c->cmp.phases, changed ? "; the launch shapes changed:" : "");
+		wrap(p, 3, TA_ROLE_DIM, t);
+		free(t);
+	} else if (!changed) {
 		return;
-	if (c->n_shared)
+	} else if (c->by_parts) {
+		wrap(p, 3, TA_ROLE_DIM, "no launch shape (grid and block) is in both runs, so the ratio pairs "
+		     "the runs' parts (a size, a mode), each counted once:");
+	} else if (c->n_shared) {
 		textf(p, 3, TA_ROLE_DIM, "the ratio compares the %zu shape%s launched in both runs (%.0f%% of the "
 		      "time before); the others changed:", c->n_shared, c->n_shared == 1 ? "" : "s",
 		      c->shared_share * 100);
-	else if (c->by_parts)
-		wrap(p, 3, TA_ROLE_DIM, "no launch shape (grid and block) is in both runs, so the ratio pairs "
-		     "the runs' parts (a size, a mode), each counted once:");
-	else if (c->cmp.verdict != TA_VERDICT_CHANGED)
+	} else if (c->cmp.verdict != TA_VERDICT_CHANGED) {
 		wrap(p, 3, TA_ROLE_DIM, "no launch shape (grid and block) is in both runs, but both made as many "
 		     "launches, so the ratio is the workloads' GPU time per call:");
-	else
+	} else {
 		wrap(p, 3, TA_ROLE_DIM, "not comparable: no launch shape (grid and block) is in both runs, nor "
 		     "parts or launch counts to pair, so the ratio is the workloads' GPU time per call, with no "
 		     "interval:");
+	}
 	if (c->n_gone)
 		shape_list(p, "only before", c->gone, c->n_gone < TA_CHANGE_SHAPES ? c->n_gone : TA_CHANGE_SHAPES,
 			   c->n_gone);
