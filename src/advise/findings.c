@@ -260,6 +260,43 @@ static char *line_list(const uint32_t *v, size_t n)
 	return ta_buf_steal(&b);
 }
 
+/* The sites whose tiles have contiguous rows and strided columns, as the
+ * detector's reasons say (" (columns step by `S`, rows are contiguous: ...)"):
+ * " (at lines 12 and 30 the columns step by `S` and the rows are
+ * contiguous: ...)", or "" (caller frees). */
+static char *s1_columns_strided(const ta_finding *const *fs, size_t n)
+{
+	static const char mark[] = " (columns step by `";
+	uint32_t lines[8];
+	size_t nl = 0;
+	const char *first = NULL;
+	bool same = true;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = strstr(fs[i]->reason, mark);
+		const char *e = p ? strchr(p + sizeof mark - 1, '`') : NULL;
+		if (!e)
+			continue;
+		if (!first)
+			first = p;
+		else
+			same &= !strncmp(first, p, (size_t)(e - p + 1));
+		if (nl < 8 && (nl == 0 || lines[nl - 1] != fs[i]->span.line))
+			lines[nl++] = fs[i]->span.line;
+	}
+	if (!first)
+		return ta_xstrdup("");
+	const char *stride = first + sizeof mark - 1, *stride_end = strchr(stride, '`');
+	const char *rest = strstr(first, ": the descriptor describes");
+	const char *rest_end = rest ? strchr(rest, ')') : NULL;
+	char *at = line_list(lines, nl);
+	char *out = ta_xasprintf(" (at line%s %s the columns step by %s%.*s%s and the rows are contiguous%.*s)",
+				 nl > 1 ? "s" : "", at, same ? "`" : "", same ? (int)(stride_end - stride) : 0,
+				 same ? stride : "", same ? "`" : "their strides",
+				 rest_end ? (int)(rest_end - rest) : 0, rest_end ? rest : "");
+	free(at);
+	return out;
+}
+
 /* One diagnostic for the n (>= 2) plain raw tiles fs of one kernel: the
  * first one's place, every site listed ("`q` at line 12"), with fixes
  * which sites --apply rewrites. */
@@ -303,9 +340,11 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	const char *lo = strstr(fs[0]->reason, " (left out: ");
 	const char *lo_end = lo ? strchr(lo, ')') : NULL;
 	char *left = lo_end ? ta_xstrndup(lo, (size_t)(lo_end - lo + 1)) : ta_xstrdup("");
-	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form%s%s", k->name, what,
+	char *cols = s1_columns_strided(fs, n);
+	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form%s%s%s", k->name, what,
 				 ta_buf_str(&sites), loads && stores ? "loads and stores are" : loads ? "loads are" : "stores are",
-				 left, once);
+				 cols, left, once);
+	free(cols);
 	free(left);
 	free(once);
 	diag *x = add_diag(d, path, fs[0]->span.line, fs[0]->span.col, fs[0]->span.end_line, false, "S1", msg, k->name);

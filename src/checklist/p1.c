@@ -737,6 +737,60 @@ static bool host_reads_gpu(const ta_rule_ctx *c, int host)
 	return seen[host] == 2;
 }
 
+/* Whether comparison cmp says that something other than the tile `tile`
+ * exceeds it (`n > tile`, `n >= tile`, `tile < n`, `tile <= n`), or with
+ * fits, that it does not (`n <= tile`, `tile >= n`, ...). The other side
+ * is no literal: `BLOCK > 65536` caps the tile, it does not bound data. */
+static bool p1_compares_to_tile(const ta_model *m, TSNode cmp, const char *tile, bool fits)
+{
+	if (!ta_node_is(cmp, "comparison_operator") || ta_node_named_count(cmp) != 2 ||
+	    ts_node_child_count(cmp) != 3)
+		return false;
+	char *op = ta_node_text(m->src, ts_node_child(cmp, 1));
+	int rel = !strcmp(op, ">") || !strcmp(op, ">=") ? 1 : !strcmp(op, "<") || !strcmp(op, "<=") ? -1 : 0;
+	free(op);
+	TSNode l = ta_node_unparen(ta_node_named_child(cmp, 0)), r = ta_node_unparen(ta_node_named_child(cmp, 1));
+	if (rel == 0)
+		return false;
+	/* the tile on the side that says "n exceeds it" */
+	bool tile_right = (rel == 1) != fits;
+	TSNode t = tile_right ? r : l, n = tile_right ? l : r;
+	return ta_node_is(t, "identifier") && ta_node_text_eq(m->src, t, tile) && !ta_node_is(n, "integer");
+}
+
+/* Whether the wrapper refuses, before launching with tile v, data wider
+ * than v: `if n > BLOCK: raise ...` or `assert n <= BLOCK` earlier in its
+ * function. The tile then covers that dimension whole: a loop that steps
+ * by it runs once, and a smaller tile would break the wrapper's promise. */
+static bool p1_host_refuses_wider(const ta_model *m, TSNode v)
+{
+	TSNode x = ta_node_unparen(v);
+	TSNode fn = ta_node_is(x, "identifier") ? ta_node_ancestor(x, "function_definition") : (TSNode){ 0 };
+	if (ts_node_is_null(fn))
+		return false;
+	char *tile = ta_node_text(m->src, x);
+	uint32_t at = ts_node_start_byte(x);
+	bool yes = false;
+	ta_walk w;
+	ta_walk_start(&w, ta_node_field(fn, "body"));
+	do {
+		TSNode n = ta_walk_node(&w);
+		if (ts_node_start_byte(n) >= at)
+			break;
+		if (ta_node_is(n, "assert_statement")) {
+			yes = p1_compares_to_tile(m, ta_node_unparen(ta_node_named_child(n, 0)), tile, true);
+		} else if (ta_node_is(n, "if_statement") &&
+			   p1_compares_to_tile(m, ta_node_unparen(ta_node_field(n, "condition")), tile, false)) {
+			TSNode body = ta_node_field(n, "consequence");
+			for (uint32_t i = 0; i < ta_node_named_count(body) && !yes; i++)
+				yes = ta_node_is(ta_node_named_child(body, i), "raise_statement");
+		}
+	} while (!yes && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	free(tile);
+	return yes;
+}
+
 /* A launch value sized to cover a whole dimension: `next_power_of_2(N)`
  * of a value the launch does not fix, maybe capped or floored by min or
  * max (`min(4096, next_power_of_2(N))`), here or through the wrapper's
@@ -974,7 +1028,8 @@ static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t se
 		if (!ta_node_text_eq(c->m->src, ta_node_unparen(v), wt))
 			ta_values_walk(c->m, x, p1_mention_visit, &u);
 		free(wt);
-		if (u.found && (!data_sized || (!p1_tile_steps(c->m, c->k, p->name) && p1_sized_to_data(c->m, w, 0))))
+		if (u.found && (!data_sized || ((!p1_tile_steps(c->m, c->k, p->name) || p1_host_refuses_wider(c->m, w)) &&
+						p1_sized_to_data(c->m, w, 0))))
 			return true;
 	}
 	return false;
@@ -1102,11 +1157,13 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			    p1_caller_value(c->m, v) || p1_sizes_allocation(c->m, v))
 				continue;
 			/* a tile sized to the data that no loop or grid steps by
-			 * covers its dimension whole (a row-wise kernel's
+			 * (or whose wrapper refuses wider data) covers its
+			 * dimension whole (a row-wise kernel's
 			 * `BLOCK=triton.next_power_of_2(N)`, a padded head size), and
 			 * warps computed from it are the author's rule: neither is a
 			 * fixed choice, and neither is named */
-			if ((tile && !p1_tile_steps(c->m, c->k, p->name) && p1_sized_to_data(c->m, v, 0)) ||
+			if ((tile && (!p1_tile_steps(c->m, c->k, p->name) || p1_host_refuses_wider(c->m, v)) &&
+			     p1_sized_to_data(c->m, v, 0)) ||
 			    (!tile && p1_follows_launch_tile(c, l, j, v, true)))
 				continue;
 			p1_put_fixed(c->m, &fixed, kw->name, v, kw->value);

@@ -718,37 +718,164 @@ static bool s1_length_stride(ta_rule_ctx *c, const ta_op *op)
 /* Which of k's raw 2D accesses are no tile (ta_tile_not_2d, one walk of
  * each pointer): not2d[i] for op i. Returns " (left out: the raw 2D loads
  * at lines 12 and 14, whose rows are a division or remainder of a range,
- * which no descriptor box describes)" for the plain ones whose rows
- * repeat, or NULL when there are none (caller frees). */
+ * which no descriptor box describes)" for the ones whose rows repeat
+ * (plain or gathered), loads and stores named apart, or NULL when there
+ * are none (caller frees). */
+/* "the raw 2D loads at lines 12 and 14" into b (n lines, at most 8). */
+static void s1_access_lines(ta_buf *b, const char *what, const uint32_t *lines, size_t n)
+{
+	ta_buf_printf(b, "the raw 2D %s%s at line%s ", what, n > 1 ? "s" : "", n > 1 ? "s" : "");
+	for (size_t i = 0; i < n; i++)
+		ta_buf_printf(b, "%s%u", i == 0 ? "" : i + 1 == n ? " and " : ", ", lines[i]);
+}
+
 static char *s1_left_out(ta_rule_ctx *c, bool *not2d)
 {
 	const ta_kernel *k = c->k;
-	uint32_t lines[8];
-	size_t n = 0, loads = 0, stores = 0;
+	uint32_t lines[2][8];
+	size_t n[2] = { 0, 0 };
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
 		bool repeats = false;
 		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D || op->lookup)
 			continue;
 		not2d[i] = ta_tile_shape(c->m, k, op, &repeats);
-		if (!repeats || op->gather)
+		/* a gathered access (an implicit GEMM's input, columns from a
+		 * loaded table) whose rows repeat is no tile either: named too */
+		if (!repeats)
 			continue;
-		op->kind == TA_OP_LOAD ? loads++ : stores++;
-		if (n < 8 && (n == 0 || lines[n - 1] != op->span.line))
-			lines[n++] = op->span.line;
+		int st = op->kind == TA_OP_STORE;
+		if (n[st] < 8 && (n[st] == 0 || lines[st][n[st] - 1] != op->span.line))
+			lines[st][n[st]++] = op->span.line;
 	}
-	if (!n)
+	if (!n[0] && !n[1])
 		return NULL;
 	ta_buf b = TA_BUF_INIT;
-	size_t all = loads + stores;
-	ta_buf_printf(&b, " (left out: the raw 2D %s at line%s ",
-		      loads && stores ? (all > 1 ? "loads and stores" : "access") : loads ? (all > 1 ? "loads" : "load")
-											: (all > 1 ? "stores" : "store"),
-		      n > 1 ? "s" : "");
-	for (size_t i = 0; i < n; i++)
-		ta_buf_printf(&b, "%s%u", i == 0 ? "" : i + 1 == n ? " and " : ", ", lines[i]);
+	ta_buf_puts(&b, " (left out: ");
+	if (n[0])
+		s1_access_lines(&b, "load", lines[0], n[0]);
+	if (n[1]) {
+		ta_buf_puts(&b, n[0] ? " and " : "");
+		s1_access_lines(&b, "store", lines[1], n[1]);
+	}
 	ta_buf_printf(&b, ", whose rows are a division or remainder of a range, which no descriptor box describes)");
 	return ta_buf_steal(&b);
+}
+
+/* The axis a term of a 2D pointer indexes: 0 for `r[:, None]`, 1 for
+ * `c[None, :]`, -1 otherwise; *scale gets the factor it is multiplied by
+ * (NULL when none). */
+static int s1_term_axis(const ta_model *m, TSNode term, TSNode *scale)
+{
+	term = ta_node_unparen(term);
+	*scale = (TSNode){ 0 };
+	if (ta_node_is(term, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(term, "operator"), "*")) {
+		TSNode l = ta_node_unparen(ta_node_field(term, "left")), r = ta_node_unparen(ta_node_field(term, "right"));
+		bool ls = ta_node_is(l, "subscript");
+		if (ls == ta_node_is(r, "subscript"))
+			return -1;
+		*scale = ls ? r : l;
+		term = ls ? l : r;
+	}
+	if (!ta_node_is(term, "subscript") || ta_node_named_count(term) != 3)
+		return -1;
+	bool first = ta_node_is(ta_node_named_child(term, 1), "slice"),
+	     last = ta_node_is(ta_node_named_child(term, 2), "slice");
+	return first && !last ? 0 : last && !first ? 1 : -1;
+}
+
+/* Whether the offsets a `r[:, None]` term subscripts are scaled where they
+ * are made (`r = offs * stride_r`, the last binding of r before `before`). */
+static bool s1_scaled_where_made(ta_rule_ctx *c, TSNode term, uint32_t before)
+{
+	TSNode v = ta_node_unparen(ta_node_named_child(ta_node_unparen(term), 0));
+	if (!ta_node_is(v, "identifier"))
+		return ta_node_is(v, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(v, "operator"), "*");
+	char *name = ta_node_text(c->m->src, v);
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n), *def = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!as[i].augmented && as[i].stmt.end <= before && !strcmp(as[i].name, name))
+			def = &as[i];
+	free(name);
+	if (!def)
+		return false;
+	TSNode r = ta_node_unparen(ta_rule_node(c, def->rhs));
+	return ta_node_is(r, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(r, "operator"), "*");
+}
+
+/* A stride written as names: `stride_wn`, `cfg.ld`, or their product
+ * (`H * V`, maybe with a literal: `2 * D`). */
+static bool s1_stride_names(const ta_model *m, TSNode n, int depth)
+{
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "identifier") || ta_node_is(n, "attribute"))
+		return true;
+	if (depth > 3 || !ta_node_is(n, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(n, "operator"), "*"))
+		return false;
+	TSNode l = ta_node_unparen(ta_node_field(n, "left")), r = ta_node_unparen(ta_node_field(n, "right"));
+	return (s1_stride_names(m, l, depth + 1) || ta_node_is(l, "integer")) &&
+	       (s1_stride_names(m, r, depth + 1) || ta_node_is(r, "integer")) &&
+	       !(ta_node_is(l, "integer") && ta_node_is(r, "integer"));
+}
+
+/* A tile whose rows are the contiguous axis: its row term unscaled and its
+ * column term scaled by a name (`w + k[:, None] + n[None, :] * stride_wn`,
+ * a weight stored N-major), the pointer followed through the name it is
+ * bound to before `before`. Returns the stride's text (caller frees), or
+ * NULL. A descriptor needs the unit stride last: it describes the
+ * transposed view, and the loaded tile is transposed back. */
+static char *s1_rows_contiguous(ta_rule_ctx *c, TSNode ptr, uint32_t before, int depth)
+{
+	ptr = ta_node_unparen(ptr);
+	if (ts_node_is_null(ptr) || depth > 3)
+		return NULL;
+	if (ta_node_is(ptr, "identifier")) {
+		/* every binding before the access says the same: a pointer bound
+		 * in both arms of a constexpr if (a state stored either way round)
+		 * is contiguous by rows in one layout only */
+		char *name = ta_node_text(c->m->src, ptr), *stride = NULL;
+		size_t n;
+		const ta_assign *as = ta_rule_assigns(c, &n);
+		bool agree = true, any = false;
+		for (size_t i = 0; i < n && agree; i++) {
+			if (as[i].augmented || as[i].stmt.end > before || strcmp(as[i].name, name))
+				continue;
+			char *st = s1_rows_contiguous(c, ta_rule_node(c, as[i].rhs), as[i].stmt.start, depth + 1);
+			agree = st && (!any || !strcmp(st, stride));
+			any = true;
+			if (stride != st) {
+				free(stride);
+				stride = st;
+			}
+		}
+		free(name);
+		if (!agree || !any) {
+			free(stride);
+			return NULL;
+		}
+		return stride;
+	}
+	TSNode t[16];
+	size_t count = ta_edits_chain_terms(c->m, ptr, "+", t, 16);
+	int rows = 0, cols = 0;
+	TSNode stride = { 0 };
+	for (size_t i = 0; i < count; i++) {
+		TSNode scale;
+		int axis = s1_term_axis(c->m, t[i], &scale);
+		if (axis == 0) {
+			rows++;
+			if (!ts_node_is_null(scale) || s1_scaled_where_made(c, t[i], before))
+				return NULL;
+		} else if (axis == 1) {
+			cols++;
+			stride = scale;
+		}
+	}
+	stride = ta_node_unparen(stride);
+	if (rows != 1 || cols != 1 || !s1_stride_names(c->m, stride, 0))
+		return NULL;
+	return ta_node_text(c->m->src, stride);
 }
 
 ta_status ta_detect_s1(ta_rule_ctx *c)
@@ -841,11 +968,22 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 					  "it whole through one");
 			f->tags |= TA_TAG_GUIDED;
 		} else {
+			char *cm = rank == 2 && op->arg_count
+					   ? s1_rows_contiguous(c, ta_rule_node(c, op->args[0]), op->span.start, 0)
+					   : NULL;
+			/* said in a form the per-kernel line keeps (advise/findings.c) */
+			char *col = cm ? ta_xasprintf(" (columns step by `%s`, rows are contiguous: the descriptor "
+						      "describes the transposed view, whose strides TMA needs in "
+						      "multiples of 16 bytes, and tl.trans transposes the tile between "
+						      "the two)", cm)
+				       : NULL;
 			f = ta_rule_add(c, op->span, "%s%s%s tile %s with a raw %dD %spointer `%s`: a tensor "
-				"descriptor %s is the fast form%s", op->target ? "`" : "",
+				"descriptor %s is the fast form%s%s", op->target ? "`" : "",
 				op->target ? op->target : "a", op->target ? "`" : "", what, rank,
 				op->has_mask ? "masked " : "", ptr, op->kind == TA_OP_LOAD ? "load" : "store",
-				left_out ? left_out : "");
+				col ? col : "", left_out ? left_out : "");
+			free(col);
+			free(cm);
 		}
 		free(ptr);
 		found = true;
