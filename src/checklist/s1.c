@@ -446,19 +446,27 @@ static long s1_literal_step(const ta_model *m, TSNode n)
 	return v > 1 ? v : 0;
 }
 
+/* The last plain binding of identifier id that ends before `before`
+ * (`x = ...`, not `x += ...`), or NULL. */
+static const ta_assign *s1_binding_before(ta_rule_ctx *c, TSNode id, uint32_t before)
+{
+	char *name = ta_node_text(c->m->src, id);
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n), *def = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (!as[i].augmented && as[i].stmt.end <= before && !strcmp(as[i].name, name))
+			def = &as[i];
+	free(name);
+	return def;
+}
+
 static long s1_last_step(ta_rule_ctx *c, TSNode ptr, uint32_t before, int rank, int depth)
 {
 	if (ts_node_is_null(ptr) || depth > 3)
 		return 0;
 	ptr = ta_node_unparen(ptr);
 	if (ta_node_is(ptr, "identifier")) {
-		char *name = ta_node_text(c->m->src, ptr);
-		size_t n;
-		const ta_assign *as = ta_rule_assigns(c, &n), *def = NULL;
-		for (size_t i = 0; i < n; i++)
-			if (!as[i].augmented && as[i].stmt.end <= before && !strcmp(as[i].name, name))
-				def = &as[i];
-		free(name);
+		const ta_assign *def = s1_binding_before(c, ptr, before);
 		return def ? s1_last_step(c, ta_rule_node(c, def->rhs), def->stmt.start, rank, depth + 1) : 0;
 	}
 	TSNode t[16];
@@ -491,13 +499,7 @@ static long s1_last_step(ta_rule_ctx *c, TSNode ptr, uint32_t before, int rank, 
 		/* the subscripted offsets scaled where they are made */
 		TSNode v = ta_node_unparen(ta_node_named_child(sub, 0));
 		if (ta_node_is(v, "identifier")) {
-			char *name = ta_node_text(c->m->src, v);
-			size_t n;
-			const ta_assign *as = ta_rule_assigns(c, &n), *def = NULL;
-			for (size_t j = 0; j < n; j++)
-				if (!as[j].augmented && as[j].stmt.end <= before && !strcmp(as[j].name, name))
-					def = &as[j];
-			free(name);
+			const ta_assign *def = s1_binding_before(c, v, before);
 			if (def)
 				v = ta_rule_node(c, def->rhs);
 		}
@@ -791,13 +793,7 @@ static bool s1_scaled_where_made(ta_rule_ctx *c, TSNode term, uint32_t before)
 	TSNode v = ta_node_unparen(ta_node_named_child(ta_node_unparen(term), 0));
 	if (!ta_node_is(v, "identifier"))
 		return ta_node_is(v, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(v, "operator"), "*");
-	char *name = ta_node_text(c->m->src, v);
-	size_t n;
-	const ta_assign *as = ta_rule_assigns(c, &n), *def = NULL;
-	for (size_t i = 0; i < n; i++)
-		if (!as[i].augmented && as[i].stmt.end <= before && !strcmp(as[i].name, name))
-			def = &as[i];
-	free(name);
+	const ta_assign *def = s1_binding_before(c, v, before);
 	if (!def)
 		return false;
 	TSNode r = ta_node_unparen(ta_rule_node(c, def->rhs));
