@@ -833,24 +833,20 @@ static char *s1_rows_contiguous(ta_rule_ctx *c, TSNode ptr, uint32_t before, int
 		char *name = ta_node_text(c->m->src, ptr), *stride = NULL;
 		size_t n;
 		const ta_assign *as = ta_rule_assigns(c, &n);
-		bool agree = true, any = false;
-		for (size_t i = 0; i < n && agree; i++) {
+		for (size_t i = 0; i < n; i++) {
 			if (as[i].augmented || as[i].stmt.end > before || strcmp(as[i].name, name))
 				continue;
 			char *st = s1_rows_contiguous(c, ta_rule_node(c, as[i].rhs), as[i].stmt.start, depth + 1);
-			agree = st && (!any || !strcmp(st, stride));
-			any = true;
-			if (stride != st) {
-				free(stride);
-				stride = st;
+			bool same = st && (!stride || !strcmp(st, stride));
+			free(stride);
+			stride = same ? st : NULL;
+			if (!same) {
+				free(st);
+				break;
 			}
 		}
 		free(name);
-		if (!agree || !any) {
-			free(stride);
-			return NULL;
-		}
-		return stride;
+		return stride;   /* NULL: no binding, or one that disagrees */
 	}
 	TSNode t[16];
 	size_t count = ta_edits_chain_terms(c->m, ptr, "+", t, 16);
