@@ -77,8 +77,9 @@ typedef struct ta_op {
 	uint32_t gather_at[4];    /* where the loads of that index start, + 1 (one per caller
 				     of a helper that passes a gathered tile; 0: none more) */
 	bool lookup;              /* a gather whose every dimension comes from the
-				     loaded index: an element-wise table lookup
-				     (`tl.load(code + idx)`), not rows of a tile */
+				     loaded index (`tl.load(code + idx)`), or whose
+				     index is itself a 2D tile: element-wise, not
+				     rows of a tile */
 	/* dot: acc given as third argument or acc= */
 	bool has_acc;
 	char *receiver;           /* DESC_LOAD/DESC_STORE: the descriptor variable */

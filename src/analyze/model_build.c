@@ -2153,6 +2153,8 @@ typedef struct shape_info {
 	bool arange;              /* a tl.arange flows in: at least 1D */
 	bool block_ptr;
 	bool loaded;              /* a loaded value flows in (a gather) */
+	unsigned loaded_dims;     /* the dims a loaded index itself spans: two or
+				     more give every element its own address */
 	uint32_t loaded_at[4];    /* where the first such load starts, + 1; a helper's
 				     parameter: one per call that passes a gathered tile */
 	unsigned direct;          /* the dims spanned outside loaded values */
@@ -2221,6 +2223,7 @@ static void merge_given_axes(shape_info *out, const shape_info *inner)
 	out->arange |= inner->arange;
 	out->block_ptr |= inner->block_ptr;
 	out->loaded |= inner->loaded;
+	out->loaded_dims |= inner->loaded_dims;
 	/* the first load a value reads is where its index comes from; the
 	 * others a helper's callers pass are alternatives (shape_of_passed) */
 	for (size_t i = 0; !out->loaded_at[0] && i < 4 && inner->loaded_at[i]; i++)
@@ -2521,6 +2524,7 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				ta_strv_free(lseen, nlseen);
 				if (inner.arange || inner.dims) {
 					out->loaded = true;
+					out->loaded_dims |= inner.dims;
 					if (!out->loaded_at[0])
 						out->loaded_at[0] = ts_node_start_byte(n) + 1;
 				}
@@ -2668,7 +2672,10 @@ static void classify_pointers(builder *b)
 			op->gather = si.loaded && op->ptr_shape == TA_PTR_2D;
 			for (size_t g = 0; op->gather && g < 4; g++)
 				op->gather_at[g] = si.loaded_at[g];
-			op->lookup = op->gather && !si.direct;
+			/* no axis of its own, or an index tile that picks each
+			 * element's address (`p + idx2d * n + cols[None, :]`,
+			 * idx2d loaded through a 2D pointer): no row moves whole */
+			op->lookup = op->gather && (!si.direct || __builtin_popcount(si.loaded_dims) >= 2);
 		}
 		free(sm.slots);
 	}
