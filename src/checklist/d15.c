@@ -16,15 +16,22 @@ ta_status ta_detect_d15(ta_rule_ctx *c)
 	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
 		for (size_t i = 0; i < h->op_count; i++) {
 			const ta_host_op *a = &h->ops[i];
-			if (a->kind != TA_HOST_ALLOC || a->has_device || !a->target)
+			if (a->kind != TA_HOST_ALLOC || a->has_device)
 				continue;
 			for (size_t j = 0; j < h->op_count; j++) {
 				const ta_host_op *t = &h->ops[j];
-				if (t->kind == TA_HOST_TO_DEVICE && t->receiver && !strcmp(t->receiver, a->target) &&
-				    t->span.start > a->span.start) {
-					ta_finding *f = ta_rule_add(c, a->span, "`%s` is allocated on the CPU and then "
-								    "copied with %s on every call: allocate it with device=",
-								    a->target, t->text);
+				/* copied later by name, or in the same expression
+				 * (`torch.zeros(n).cuda()`, `.to(x.device)` chained) */
+				bool named = a->target && t->receiver && !strcmp(t->receiver, a->target) &&
+					     t->span.start > a->span.start;
+				bool chained = t->span.start <= a->span.start && a->span.end < t->span.end;
+				if (t->kind == TA_HOST_TO_DEVICE && (named || chained)) {
+					ta_finding *f = named
+						? ta_rule_add(c, a->span, "`%s` is allocated on the CPU and then copied with %s "
+							      "on every call: allocate it with device=", a->target, t->text)
+						: ta_rule_add(c, a->span, "`%s` is allocated on the CPU and then copied to the "
+							      "GPU by `%s` on every call: allocate it with device=", a->text,
+							      t->text);
 					ta_finding_line(f, t->span.line);
 					found = true;
 					break;
@@ -87,14 +94,15 @@ static int d15_reaches(const ta_model *m, const ta_host_op *a, TSNode as, TSNode
 	return 0;
 }
 
-static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, const ta_host_op *t, ta_edit *out,
-		   char **why)
+/* The device a copy `x.cuda()` or `x.to(dev)` moves to, as text to write
+ * after `device=` (caller frees); NULL for anything else (a dtype cast, a
+ * copy with more arguments). */
+static char *copy_device(const ta_model *m, TSNode tc)
 {
-	TSNode ac = ta_edits_node(m, a->span), tc = ta_edits_node(m, t->span);
-	if (!ta_node_is(ac, "call") || !ta_node_is(tc, "call"))
-		return ta_edits_refuse(why, "line %u: the allocation or the copy is not a plain call", a->span.line);
 	TSNode tf = ta_node_field(tc, "function");
 	TSNode targs = ta_node_field(tc, "arguments");
+	if (!ta_node_is(tf, "attribute"))
+		return NULL;
 	char *meth = ta_node_text(m->src, ta_node_field(tf, "attribute"));
 	char *dev = NULL;
 	uint32_t na = ta_node_named_count(targs);
@@ -113,6 +121,29 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 		}
 	}
 	free(meth);
+	return dev;
+}
+
+/* `device=dev` written into the allocation call ac. */
+static void d15_device_into(ta_edit *out, TSNode ac, const char *dev)
+{
+	TSNode aargs = ta_node_field(ac, "arguments");
+	uint32_t an = ta_node_named_count(aargs);
+	TSNode last = an ? ta_node_named_child(aargs, an - 1) : (TSNode){ 0 };
+	char *kw = ta_xasprintf("%sdevice=%s", ts_node_is_null(last) ? "" : ", ", dev);
+	uint32_t at = ts_node_is_null(last) ? ts_node_end_byte(aargs) - 1 : ts_node_end_byte(last);
+	ta_edit_replace(out, at, at, kw);
+	free(kw);
+}
+
+static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, const ta_host_op *t, ta_edit *out,
+		   char **why)
+{
+	TSNode ac = ta_edits_node(m, a->span), tc = ta_edits_node(m, t->span);
+	if (!ta_node_is(ac, "call") || !ta_node_is(tc, "call"))
+		return ta_edits_refuse(why, "line %u: the allocation or the copy is not a plain call", a->span.line);
+	TSNode targs = ta_node_field(tc, "arguments");
+	char *dev = copy_device(m, tc);
 	if (!dev)
 		return ta_edits_refuse(why, "line %u: `%s` is not .to(device) or .cuda() with a device alone",
 				       t->span.line, t->text);
@@ -144,13 +175,7 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 				       a->target, t->span.line);
 	}
 	/* device= into the allocation. */
-	TSNode aargs = ta_node_field(ac, "arguments");
-	uint32_t an = ta_node_named_count(aargs);
-	TSNode last = an ? ta_node_named_child(aargs, an - 1) : (TSNode){ 0 };
-	char *kw = ta_xasprintf("%sdevice=%s", ts_node_is_null(last) ? "" : ", ", dev);
-	uint32_t at = ts_node_is_null(last) ? ts_node_end_byte(aargs) - 1 : ts_node_end_byte(last);
-	ta_edit_replace(out, at, at, kw);
-	free(kw);
+	d15_device_into(out, ac, dev);
 	/* `x = x.to(dev)` goes; elsewhere `x.to(dev)` becomes `x`. */
 	TSNode asg = ta_node_named_child(ts, 0);
 	uint32_t end;
@@ -172,10 +197,36 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 	return 0;
 }
 
+/* The copy t chained onto the allocation a in one expression
+ * (`torch.zeros(n).to(torch.float32).cuda()`): device= goes into the
+ * allocation and the copy's call goes, the casts between kept. */
+static int d15_chained(const ta_model *m, const ta_host *h, const ta_host_op *a, const ta_host_op *t,
+		       ta_edit *out, char **why)
+{
+	TSNode ac = ta_edits_node(m, a->span), tc = ta_edits_node(m, t->span);
+	if (!ta_node_is(ac, "call") || !ta_node_is(tc, "call"))
+		return ta_edits_refuse(why, "line %u: the allocation or the copy is not a plain call", a->span.line);
+	char *dev = copy_device(m, tc);
+	if (!dev)
+		return ta_edits_refuse(why, "line %u: `%s` is not .to(device) or .cuda() with a device alone",
+				       t->span.line, t->text);
+	TSNode obj = ta_node_field(ta_node_field(tc, "function"), "object");
+	d15_device_into(out, ac, dev);
+	ta_edit_replace(out, ts_node_end_byte(obj), ts_node_end_byte(tc), "");
+	ta_edit_set_title(out, "allocate %s on the device (device=%s) instead of copying it in %s", a->text, dev,
+			  h->name);
+	if (a->callee && (!strcmp(a->callee, "torch.randn") || !strcmp(a->callee, "torch.rand")))
+		ta_edit_set_unsafe(out, "assumes %s's random values need not equal those %s drew on the CPU for the "
+				   "same seed", a->text, a->callee);
+	out->line = a->span.line;
+	free(dev);
+	return 0;
+}
+
 static bool d15_site(const ta_model *m, const ta_host *h, const ta_host_op *a)
 {
 	(void)m, (void)h;
-	return a->kind == TA_HOST_ALLOC && !a->has_device && a->target;
+	return a->kind == TA_HOST_ALLOC && !a->has_device;
 }
 
 /* The allocation a and the first copy of it to the device after it; not a
@@ -184,9 +235,12 @@ static int d15_at(const ta_model *m, const ta_host *h, const ta_host_op *a, ta_e
 {
 	for (size_t j = 0; j < h->op_count; j++) {
 		const ta_host_op *t = &h->ops[j];
-		if (t->kind == TA_HOST_TO_DEVICE && t->receiver && !strcmp(t->receiver, a->target) &&
-		    t->span.start > a->span.start)
+		if (t->kind != TA_HOST_TO_DEVICE)
+			continue;
+		if (a->target && t->receiver && !strcmp(t->receiver, a->target) && t->span.start > a->span.start)
 			return d15_one(m, h, a, t, out, why);
+		if (t->span.start <= a->span.start && a->span.end < t->span.end)
+			return d15_chained(m, h, a, t, out, why);
 	}
 	return -2;
 }
