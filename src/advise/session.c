@@ -249,11 +249,9 @@ double ta_session_figure(const ta_session *s, int run, const char *kernel, size_
 		run >= 0 && (size_t)run < s->n_runs ? ta_run_figures_find(&s->runs[run], kernel) : NULL;
 	if (!k)
 		return 0;
-	if (ta_session_pairing(s, kernel) == TA_PAIR_PARTS && k->n_phases >= 2) {
-		*parts = k->n_phases;
-		return ta_stats_phase_geomean(k->steady_ns, k->n_steady, k->phase_start, k->n_phases);
-	}
-	return k->calls ? k->per_call_ns : k->summary.median;
+	bool by_parts = ta_session_pairing(s, kernel) == TA_PAIR_PARTS && k->n_phases >= 2;
+	*parts = by_parts ? k->n_phases : 0;
+	return ta_kernel_figure(k, by_parts, true);
 }
 
 ta_change ta_session_change(const ta_session *s, int before, int after, const char *kernel)

@@ -319,6 +319,15 @@ static void compare_shapes(const ta_kernel_figures *b, const ta_kernel_figures *
 	free(sa);
 }
 
+double ta_kernel_figure(const ta_kernel_figures *k, bool by_parts, bool per_call)
+{
+	if (by_parts && k->n_phases)
+		return ta_stats_phase_geomean(k->steady_ns, k->n_steady, k->phase_start, k->n_phases);
+	if (per_call && k->calls && k->per_call_ns > 0)
+		return k->per_call_ns;
+	return k->summary.median;
+}
+
 /* The workloads' ratio, after over before time per call, so that a walk's
  * step ratios multiply to its whole figure; its interval from the spreads
  * of both runs' configurations (a ratio of medians is near log-normal),
@@ -362,21 +371,16 @@ ta_change ta_change_compare(const ta_run_figures *before, const ta_run_figures *
 	c.cmp = phased ? ta_stats_compare_phased(b->steady_ns, b->n_steady, b->phase_start, a->steady_ns,
 						 a->n_steady, a->phase_start, b->n_phases)
 		       : ta_stats_compare(b->durations_ns, b->n_durations, a->durations_ns, a->n_durations);
-	if (phased) {
-		c.before_ns = ta_stats_phase_geomean(b->steady_ns, b->n_steady, b->phase_start, b->n_phases);
-		c.after_ns = ta_stats_phase_geomean(a->steady_ns, a->n_steady, a->phase_start, a->n_phases);
-	} else {
-		c.before_ns = b->summary.median;
-		c.after_ns = a->summary.median;
-	}
 	/* the base comparison's own figures (the parts' geometric means when
 	 * phased), before the workloads stand in for them */
+	c.before_ns = ta_kernel_figure(b, phased, false);
+	c.after_ns = ta_kernel_figure(a, phased, false);
 	double base_before_ns = c.before_ns, base_after_ns = c.after_ns;
 	bool workloads = b->calls && a->calls && b->per_call_ns > 0 && a->per_call_ns > 0;
 	if (workloads) {
 		/* The workloads: what the user's program pays per call. */
-		c.before_ns = b->per_call_ns;
-		c.after_ns = a->per_call_ns;
+		c.before_ns = ta_kernel_figure(b, false, true);
+		c.after_ns = ta_kernel_figure(a, false, true);
 	}
 	if (!a->n_shapes || !b->n_shapes) {
 		/* Sessions before shapes: the dominant launches stand for it. */

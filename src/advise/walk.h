@@ -155,6 +155,10 @@ typedef enum ta_pairing { TA_PAIR_AUTO, TA_PAIR_PARTS, TA_PAIR_SHAPES, TA_PAIR_W
 
 ta_change ta_change_compare(const ta_run_figures *before, const ta_run_figures *after, const char *kernel,
 			    ta_pairing how);
+/* The figure a comparison reads of one run's kernel: its parts' geometric
+ * mean when by_parts (and it has parts), else what the program pays per
+ * call when per_call (and the run counted calls), else its median launch. */
+double ta_kernel_figure(const ta_kernel_figures *k, bool by_parts, bool per_call);
 /* ta_change_compare with TA_PAIR_AUTO. */
 ta_change ta_change_between(const ta_run_figures *before, const ta_run_figures *after,
 			    const char *kernel);
