@@ -160,3 +160,27 @@ ta_screen_is() {
 	check_diff "$2" "$want" "$got"
 	TAP_ON_FAIL=$ta_on_fail
 }
+
+# ---- key scripts (TILEADVISE_SCRIPT): no terminal, no tmux, no polling ----
+
+# ta_script DIR KEYS ARGS...: runs the advisor in DIR on a virtual screen,
+# its keys from the key script KEYS (a file; each key taken when the
+# advisor is idle; `:screen PATH` saves the screen, `:size W H` resizes),
+# with ARGS; its output in $TA_TMP/script-out, its status returned.
+ta_script() {
+	sdir=$1 skeys=$2
+	shift 2
+	(cd "$sdir" && TILEADVISE_SCRIPT="$skeys" "$TILEADVISE" "$@") >"$TA_TMP/script-out" 2>&1
+}
+
+# ta_saved_is NAME DESC: a check that the screen a key script saved as
+# $TA_TMP/screens/NAME.txt equals tests/tui/screens/NAME.txt; with
+# TA_UPDATE_SCREENS=1 the saved screen becomes the expected one (read it
+# before committing it).
+ta_saved_is() {
+	want="$TA_SRCDIR/tests/tui/screens/$1.txt"
+	got="$TA_TMP/screens/$1.txt"
+	[ -z "${TA_UPDATE_SCREENS:-}" ] || [ ! -f "$got" ] || cp "$got" "$want"
+	[ -f "$got" ] || echo "(the key script saved no screen $1)" >"$got"
+	check_diff "$2" "$want" "$got"
+}

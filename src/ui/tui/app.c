@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "ui/tui/script.h"
 #include "ui/tui/term.h"
 #include "util/buf.h"
 
@@ -154,6 +155,35 @@ static unsigned on_key(ta_app *app, int code, wint_t ch)
 	return ta_app_request(app, req);
 }
 
+/* One step of the key script, taken while the advisor is idle: a key as
+ * the terminal would give it, a screen written out (the frame drawn at
+ * the top of the loop is the one after the last key's work), a resize;
+ * its end quits as q does. */
+static unsigned script_step(ta_app *app)
+{
+	ta_script_step st;
+	ta_script_next(app->script, &st);
+	switch (st.kind) {
+	case TA_SCRIPT_KEY:
+		return on_key(app, st.code, st.ch);
+	case TA_SCRIPT_SCREEN: {
+		char *err = NULL;
+		if (ta_term_dump(st.path, &err) != 0) {
+			ta_app_set_message(app, true, "%s", err);
+			free(err);
+			return TA_REACT_REDRAW;
+		}
+		return TA_REACT_NONE;
+	}
+	case TA_SCRIPT_SIZE:
+		ta_term_resize(st.w, st.h);
+		return TA_REACT_REDRAW;
+	case TA_SCRIPT_END:
+		break;
+	}
+	return TA_REACT_QUIT;
+}
+
 static void bench_mark(ta_app *app, const char *what, double ms)
 {
 	if (app->bench_fd < 0)
@@ -179,7 +209,9 @@ static ta_exit loop(ta_app *app)
 			bench_mark(app, "redraw_ms", now_ms() - t0);
 		}
 		struct pollfd fds[8];
-		fds[0] = (struct pollfd){ .fd = STDIN_FILENO, .events = POLLIN };
+		/* a key script's keys come when the advisor is idle, not from
+		 * the terminal */
+		fds[0] = (struct pollfd){ .fd = app->script ? -1 : STDIN_FILENO, .events = POLLIN };
 		size_t nfds = 1;
 		int timeout = 1000;   /* the file watch */
 		if (ta_advisor_busy(app->adv)) {
@@ -197,7 +229,8 @@ static ta_exit loop(ta_app *app)
 				timeout = d > 0 ? (int)d + 1 : 0;
 		}
 		bool filling = ta_advisor_walk_pending(app->adv) > 0;
-		if (filling)
+		bool scripted = app->script && !filling && !ta_advisor_busy(app->adv);
+		if (filling || scripted)
 			timeout = 0;
 		int n = poll(fds, (nfds_t)nfds, timeout);
 		if (filling && n == 0)
@@ -209,6 +242,8 @@ static ta_exit loop(ta_app *app)
 		unsigned react = 0;
 		if (ta_advisor_busy(app->adv))
 			react |= ta_app_poll(app);
+		if (scripted)
+			react |= script_step(app);
 		/* Drain every key curses has (it may have buffered some). */
 		for (;;) {
 			wint_t ch;
@@ -253,7 +288,17 @@ static ta_exit loop(ta_app *app)
 ta_exit ta_tui_run(const ta_tui_options *o)
 {
 	double t_start = now_ms();
-	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
+	const char *script = getenv("TILEADVISE_SCRIPT");
+	ta_script *keys = NULL;
+	if (script && *script) {
+		char *why = NULL;
+		keys = ta_script_open(script, &why);
+		if (!keys) {
+			fprintf(stderr, "tileadvise: %s\n", why);
+			free(why);
+			return TA_EXIT_ERROR;
+		}
+	} else if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO)) {
 		fprintf(stderr, "tileadvise: the interactive advisor needs a terminal; for scripts and CI "
 				"use 'tileadvise --check %s' (diagnostics) or 'tileadvise --report %s' (the model)\n",
 			o->file ? o->file : "FILE", o->file ? o->file : "FILE");
@@ -261,6 +306,7 @@ ta_exit ta_tui_run(const ta_tui_options *o)
 	}
 	ta_app *app = ta_xcalloc(1, sizeof *app);
 	app->bench_fd = -1;
+	app->script = keys;
 	const char *bench = getenv("TILEADVISE_BENCH");
 	if (bench && *bench)
 		app->bench_fd = open(bench, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
@@ -272,7 +318,7 @@ ta_exit ta_tui_run(const ta_tui_options *o)
 		free(app);
 		return TA_EXIT_ERROR;
 	}
-	if (ta_term_start(&err) != 0) {
+	if ((app->script ? ta_term_start_virtual(80, 24, &err) : ta_term_start(&err)) != 0) {
 		fprintf(stderr, "tileadvise: %s\n", err);
 		free(err);
 		ta_app_close(app);

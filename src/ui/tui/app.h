@@ -107,6 +107,7 @@ struct ta_app {
 	bool quit;
 	bool too_small;
 	int bench_fd;             /* TILEADVISE_BENCH: timing lines go here; -1 */
+	struct ta_script *script; /* TILEADVISE_SCRIPT: keys from a file; NULL */
 };
 
 /* state.c: opening, the selection, the advisor's events */

@@ -2,6 +2,7 @@
  * its walk, and its events turned into messages and questions. */
 #include "config.h"
 #include "ui/tui/app.h"
+#include "ui/tui/script.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -235,6 +236,8 @@ int ta_app_open(ta_app *app, const ta_tui_options *o, char **err)
 
 void ta_app_close(ta_app *app)
 {
+	ta_script_close(app->script);
+	app->script = NULL;
 	ta_advisor_free(app->adv);
 	free(app->rows);
 	free(app->message);

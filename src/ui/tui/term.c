@@ -4,6 +4,7 @@
 #include "util/text.h"
 
 #include <curses.h>
+#include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <signal.h>
@@ -58,6 +59,9 @@ int ta_role_attr(ta_role r)
 
 /* ---- restoring ----------------------------------------------------------------- */
 
+/* The virtual screen's streams (a key script): frames go nowhere. */
+static FILE *virtual_out, *virtual_in;
+
 void ta_term_stop(void)
 {
 	if (!active)
@@ -67,6 +71,11 @@ void ta_term_stop(void)
 	if (screen) {
 		delscreen(screen);
 		screen = NULL;
+	}
+	if (virtual_out) {
+		fclose(virtual_out);
+		fclose(virtual_in);
+		virtual_out = virtual_in = NULL;
 	}
 	fflush(stdout);
 }
@@ -177,13 +186,71 @@ static void setup_roles(void)
 	role_attr[TA_ROLE_ERROR] = A_REVERSE | A_BOLD;
 }
 
+static int start(const char *term, FILE *out, FILE *in, char **err);
+
 int ta_term_start(char **err)
+{
+	const char *term = getenv("TERM");
+	return start(term && *term ? term : NULL, stdout, stdin, err);
+}
+
+int ta_term_start_virtual(int w, int h, char **err)
+{
+	virtual_out = fopen("/dev/null", "w");
+	virtual_in = fopen("/dev/null", "r");
+	if (!virtual_out || !virtual_in) {
+		*err = ta_xasprintf("cannot open /dev/null for the key script's screen");
+		return -1;
+	}
+	/* the user's terminal type when it can draw, else a common one: the
+	 * screen is read back as text, whatever the type */
+	const char *term = getenv("TERM");
+	if (!term || !*term || !strcmp(term, "dumb"))
+		term = "xterm-256color";
+	if (start(term, virtual_out, virtual_in, err) != 0)
+		return -1;
+	resizeterm(h, w);
+	return 0;
+}
+
+int ta_term_resize(int w, int h)
+{
+	return resizeterm(h, w) == OK ? 0 : -1;
+}
+
+int ta_term_dump(const char *path, char **err)
+{
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		*err = ta_xasprintf("cannot write the screen to %s: %s", path, strerror(errno));
+		return -1;
+	}
+	int h, w;
+	getmaxyx(stdscr, h, w);
+	wchar_t *row = ta_xcalloc((size_t)w + 1, sizeof *row);
+	for (int y = 0; y < h; y++) {
+		int n = mvwinnwstr(stdscr, y, 0, row, w);
+		if (n == ERR)
+			n = 0;
+		row[n] = L'\0';
+		while (n > 0 && row[n - 1] == L' ')
+			row[--n] = L'\0';
+		fprintf(f, "%ls\n", row);
+	}
+	free(row);
+	if (fclose(f) != 0) {
+		*err = ta_xasprintf("cannot write the screen to %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int start(const char *term, FILE *out, FILE *in, char **err)
 {
 	setlocale(LC_ALL, "");
 	const char *cs = nl_langinfo(CODESET);
 	utf8 = cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8"));
-	const char *term = getenv("TERM");
-	screen = newterm(term && *term ? term : NULL, stdout, stdin);
+	screen = newterm(term, out, in);
 	if (!screen) {
 		*err = ta_xasprintf("cannot use the terminal (TERM=%s); set TERM to your terminal's type, "
 				    "or use --report or --check", term ? term : "unset");

@@ -47,6 +47,15 @@ typedef enum ta_glyph {
 /* Starts curses on the terminal. Returns 0, or -1 with *err (caller
  * frees). Installs the handlers that restore the terminal. */
 int ta_term_start(char **err);
+/* Starts curses on a virtual screen of w x h characters, for a key script
+ * (TILEADVISE_SCRIPT): frames go to /dev/null, ta_term_dump reads the
+ * screen back. Returns 0, or -1 with *err (caller frees). */
+int ta_term_start_virtual(int w, int h, char **err);
+/* Resizes the screen to w x h characters (a key script's :size). */
+int ta_term_resize(int w, int h);
+/* Writes the screen as text to path: one line per row, trailing blanks
+ * trimmed. Returns 0, or -1 with *err (caller frees). */
+int ta_term_dump(const char *path, char **err);
 /* The SIGINT, SIGTERM or SIGHUP received since ta_term_start, or 0: the
  * loop then ends as after q. */
 int ta_term_quit_signal(void);
