@@ -363,7 +363,23 @@ static bool p1_returned(const ta_model *m, TSNode fn, TSNode a)
  * tile is the data's layout, a quantisation block the caller's output is
  * shaped by, not a choice the launch fixes. A buffer of partial results
  * the wrapper keeps to itself is sized by a tile that can be tuned. */
+static bool p1_sizes_allocation_at(const ta_model *m, TSNode v, bool returned);
+
 static bool p1_sizes_allocation(const ta_model *m, TSNode v)
+{
+	return p1_sizes_allocation_at(m, v, true);
+}
+
+/* Whether the launch value v, a name in the wrapper, sizes any tensor the
+ * wrapper allocates, returned or not (`locks = torch.zeros(2 *
+ * GROUP_SIZE_M)`, `_dw = torch.empty((GROUP_SIZE_M, N))`): a count of
+ * buffers the kernel indexes, which the host fixed before the launch. */
+static bool p1_sizes_host_buffer(const ta_model *m, TSNode v)
+{
+	return p1_sizes_allocation_at(m, v, false);
+}
+
+static bool p1_sizes_allocation_at(const ta_model *m, TSNode v, bool returned)
 {
 	TSNode x = ta_node_unparen(v);
 	TSNode fn = ta_node_is(x, "identifier") ? ta_node_ancestor(x, "function_definition") : (TSNode){ 0 };
@@ -377,7 +393,7 @@ static bool p1_sizes_allocation(const ta_model *m, TSNode v)
 		TSNode n = ta_walk_node(&w);
 		bool sized = p1_is_allocation(m, n) && ta_values_reads(m, ta_node_field(n, "arguments"), name);
 		TSNode a = sized ? ta_node_parent(n) : (TSNode){ 0 };
-		yes = ta_node_is(a, "assignment") && p1_returned(m, fn, a);
+		yes = sized && (!returned || (ta_node_is(a, "assignment") && p1_returned(m, fn, a)));
 	} while (!yes && ta_walk_next(&w, true));
 	ta_walk_finish(&w);
 	free(name);
@@ -1155,6 +1171,13 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			if ((tile && p1_follows_launch_tile(c, l, j, v, false)) || p1_saved_by_forward(c->m, v) ||
 			    p1_per_gpu(c->m, v) || p1_size_rule(c->m, v) || p1_from_helper(c->m, v) ||
 			    p1_caller_value(c->m, v) || p1_sizes_allocation(c->m, v))
+				continue;
+			/* named as a swizzle group but sizing no block of the
+			 * kernel, while the host sizes buffers by it (one lock and
+			 * one partial row per group): a count the buffers fix, not
+			 * a tile ordering the configs could vary */
+			if (tile && is_swizzle_group(kw->name) && !p1_sizes_something(c->m, c->k, kw->name) &&
+			    p1_sizes_host_buffer(c->m, v))
 				continue;
 			/* a tile sized to the data that no loop or grid steps by
 			 * (or whose wrapper refuses wider data) covers its
