@@ -136,6 +136,18 @@ static void d15_device_into(ta_edit *out, TSNode ac, const char *dev)
 	free(kw);
 }
 
+/* The edit's title and line, and its assumption when the allocation is
+ * random: the device's generator draws other numbers than the CPU's. */
+static void d15_finish(ta_edit *out, const ta_host *h, const ta_host_op *a, const char *what, const char *dev)
+{
+	ta_edit_set_title(out, "allocate %s on the device (device=%s) instead of copying it in %s", what, dev,
+			  h->name);
+	if (a->callee && (!strcmp(a->callee, "torch.randn") || !strcmp(a->callee, "torch.rand")))
+		ta_edit_set_unsafe(out, "assumes %s's random values need not equal those %s drew on the CPU for the "
+				   "same seed", what, a->callee);
+	out->line = a->span.line;
+}
+
 static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, const ta_host_op *t, ta_edit *out,
 		   char **why)
 {
@@ -186,13 +198,7 @@ static int d15_one(const ta_model *m, const ta_host *h, const ta_host_op *a, con
 	} else {
 		ta_edit_replace(out, ts_node_start_byte(tc), ts_node_end_byte(tc), a->target);
 	}
-	ta_edit_set_title(out, "allocate %s on the device (device=%s) instead of copying it in %s", a->target, dev,
-			  h->name);
-	/* The device's generator draws other numbers than the CPU's. */
-	if (a->callee && (!strcmp(a->callee, "torch.randn") || !strcmp(a->callee, "torch.rand")))
-		ta_edit_set_unsafe(out, "assumes %s's random values need not equal those %s drew on the CPU for the "
-				   "same seed", a->target, a->callee);
-	out->line = a->span.line;
+	d15_finish(out, h, a, a->target, dev);
 	free(dev);
 	return 0;
 }
@@ -213,12 +219,7 @@ static int d15_chained(const ta_model *m, const ta_host *h, const ta_host_op *a,
 	TSNode obj = ta_node_field(ta_node_field(tc, "function"), "object");
 	d15_device_into(out, ac, dev);
 	ta_edit_replace(out, ts_node_end_byte(obj), ts_node_end_byte(tc), "");
-	ta_edit_set_title(out, "allocate %s on the device (device=%s) instead of copying it in %s", a->text, dev,
-			  h->name);
-	if (a->callee && (!strcmp(a->callee, "torch.randn") || !strcmp(a->callee, "torch.rand")))
-		ta_edit_set_unsafe(out, "assumes %s's random values need not equal those %s drew on the CPU for the "
-				   "same seed", a->text, a->callee);
-	out->line = a->span.line;
+	d15_finish(out, h, a, a->text, dev);
 	free(dev);
 	return 0;
 }
