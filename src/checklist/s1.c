@@ -2962,7 +2962,7 @@ static TSNode s1_version_unit(s1_ctx *c)
  * twice already takes one more guard and the access in its descriptor
  * copy. A branch per access inside the loop would be simpler and cost the
  * loop its pipelining (4.5x slower on an H100:
- * tests/gpu/results/s1-table-probe-2026-12-06). mk: the descriptor's
+ * results/gpu/s1-table-probe-2026-12-06). mk: the descriptor's
  * line to insert at `at` (NULL: made already). */
 static int s1_versioned(s1_ctx *c, TSNode at, const char *mk, const char *acc, const char *tl, ta_edit *out)
 {

@@ -2,7 +2,7 @@
 # --record-session OUT --step ID=RECORDS[,MEASURED]: a session of applied
 # steps made from record streams saved on a GPU, with no GPU here. The
 # recording is the attention walk of tests/gpu/edits.sh on an H200
-# (tests/gpu/results/edits-h200-2026-11-29-attention.tar.gz: v0..v5.py and
+# (results/gpu/edits-h200-2026-11-29-attention.tar.gz: v0..v5.py and
 # rec-1..5.jsonl, rec-K the run of vK). Checks: the session's edits and
 # runs as --report --replay prints them (golden record_walk.golden); each
 # example's committed session-walk.h200.json is what walks.sh makes of the
@@ -14,7 +14,7 @@ set -u
 . "$TA_SRCDIR/tests/lib/tap.sh"
 ex="$TA_SRCDIR/examples/attention"
 golden="$TA_SRCDIR/tests/cli/record_walk.golden"
-tarball="$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-attention.tar.gz"
+tarball="$TA_SRCDIR/results/gpu/edits-h200-2026-11-29-attention.tar.gz"
 v0run="$TA_SRCDIR/tests/recordings/h200-2026-11-29-example-attention.jsonl"
 # Each failure shows what the last command said.
 TAP_ON_FAIL='[ ! -s "$tmp/err" ] || cat "$tmp/err"'
@@ -67,8 +67,8 @@ result $? "five edits in effect, chained version to version and run to run"
 : >"$tmp/err"
 for rec in b attention-b; do
 	TILEADVISE="$TILEADVISE" sh "$TA_SRCDIR/tests/gpu/walks.sh" \
-		"$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-$rec.tsv" \
-		"$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-$rec.tar.gz" "$tmp/later" \
+		"$TA_SRCDIR/results/gpu/edits-h200-2026-11-29-$rec.tsv" \
+		"$TA_SRCDIR/results/gpu/edits-h200-2026-11-29-$rec.tar.gz" "$tmp/later" \
 		>/dev/null 2>"$tmp/walks-err" || { echo "walks.sh failed on $rec:"; cat "$tmp/walks-err"; } >>"$tmp/err"
 done
 # (A walk re-recorded by tests/gpu/walk_all.sh, `tileadvise --walk` on the
@@ -95,7 +95,7 @@ fi
 # tests/gpu/walks.sh, which makes such sessions for every example from
 # what edits.sh brings back, gives the same edits and runs.
 TILEADVISE="$TILEADVISE" sh "$TA_SRCDIR/tests/gpu/walks.sh" \
-	"$TA_SRCDIR/tests/gpu/results/edits-h200-2026-11-29-attention.tsv" "$tarball" "$tmp/walks" \
+	"$TA_SRCDIR/results/gpu/edits-h200-2026-11-29-attention.tsv" "$tarball" "$tmp/walks" \
 	>/dev/null 2>"$tmp/err" && edits_and_runs "$tmp/walks/attention/session-walk.h200.json" >"$tmp/w" &&
 	diff -u "$golden" "$tmp/w" >>"$tmp/err"
 result $? "tests/gpu/walks.sh writes that walk from the archive and its table"

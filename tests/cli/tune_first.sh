@@ -3,7 +3,7 @@
 # uninjected first, with Triton's autotuning cache on, so that the measured
 # run launches no tuning (with several keys tuned in turn, the tuning
 # launches cannot be told from the workload by their order; seen on an H100:
-# tests/gpu/results/walk-h100-2026-12-05). A fake python3 on PATH stands in
+# results/gpu/walk-h100-2026-12-05). A fake python3 on PATH stands in
 # for the GPU and notes each run's environment; the runs themselves record
 # nothing, so the walk and --profile stop after their first measurement.
 # Prints TAP (tests/lib/tap.sh).

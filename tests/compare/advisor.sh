@@ -13,7 +13,7 @@
 #              (with --gpu h200, with --baseline-records, with --gpu a100), the
 #              session and its --report --replay
 #   walk/      --record-session --step: tests/gpu/walks.sh over the three
-#              archives of tests/gpu/results (every example), and the five-step
+#              archives of results/gpu (every example), and the five-step
 #              attention walk of tests/cli/record_walk.sh, sessions and reports
 #   replay/    --report --replay of every committed examples/*/session*.json
 #   corpus/    --check --fixes --format=json over a list of files (one run)
@@ -111,7 +111,7 @@ done
 
 # The walks tests/gpu/walks.sh makes from what edits.sh brought back.
 for a in attention b attention-b; do
-	arch=tests/gpu/results/edits-h200-2026-11-29-$a
+	arch=results/gpu/edits-h200-2026-11-29-$a
 	TILEADVISE="$ta" sh tests/gpu/walks.sh "$arch.tsv" "$arch.tar.gz" "$tmp/walks-$a" \
 		>"$tmp/wout" 2>"$tmp/err"
 	echo "$?" >"$out/walk/walks-$a.rc"
@@ -125,7 +125,7 @@ for a in attention b attention-b; do
 	done
 done
 # The five-step attention walk of tests/cli/record_walk.sh, from its archive.
-tar -C "$tmp" -xzf tests/gpu/results/edits-h200-2026-11-29-attention.tar.gz
+tar -C "$tmp" -xzf results/gpu/edits-h200-2026-11-29-attention.tar.gz
 d="$tmp/attention"
 run "$out/walk/five" "$ta" --record-session "$tmp/five.json" --gpu h200 \
 	--records "$rec/h200-2026-11-29-example-attention.jsonl" \

@@ -27,7 +27,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 rm -rf "$DEST"
 mkdir -p "$DEST/.devbuild/src" "$DEST/.gpucorpus"
 git -C "$ROOT" archive HEAD tests/gpu examples data | tar -C "$DEST" -xf -
-rm -rf "$DEST/tests/gpu/results"
+rm -rf "$DEST/results/gpu"
 cp "$TA" "$DEST/.devbuild/src/tileadvise"
 git -C "$ROOT" rev-parse --short HEAD > "$DEST/COMMIT"
 cp "$TARGETS" "$DEST/targets.txt"

@@ -2,7 +2,7 @@
 # Takes what tests/gpu/walk_all.sh brought back from the GPU into the tree:
 # each example's session becomes examples/NAME/session-walk.h200.json (its
 # recorded walk, now made by `tileadvise --walk`), and the rest goes to
-# tests/gpu/results/walk-h200-DATE/: walks.md (one row per target, the
+# results/gpu/walk-h200-DATE/: walks.md (one row per target, the
 # rows of every call), env.txt and walk_all.log (each call's), and per
 # target TARGET.jsonl (the walk's events), TARGET.table.txt (its session's
 # --report --replay), TARGET.bare.txt (the file's own output before and
@@ -30,7 +30,7 @@ for d in "$@"; do
 	[ -n "$day" ] && date=$day
 done
 [ -n "$date" ] || date=$(date -u +%Y-%m-%d)
-out="tests/gpu/results/walk-h200-$date"
+out="results/gpu/walk-h200-$date"
 mkdir -p "$ROOT/$out" || exit 1
 : >"$ROOT/$out/env.txt"
 : >"$ROOT/$out/walk_all.log"
