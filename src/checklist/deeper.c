@@ -345,6 +345,13 @@ static bool d3_handed_on(const ta_rule_ctx *c, const ta_host *h, const char *nam
 	return d3_handed_on_at(c, h, name, 0);
 }
 
+/* `d["key"]`: an entry of a dict, by a string key. */
+static bool keyed_entry(TSNode left)
+{
+	return ta_node_is(left, "subscript") && ta_node_named_count(left) == 2 &&
+	       ta_node_is(ta_node_named_child(left, 1), "string");
+}
+
 static bool d3_handed_on_at(const ta_rule_ctx *c, const ta_host *h, const char *name, int depth)
 {
 	TSNode fn = ta_rule_node(c, h->span);
@@ -359,8 +366,11 @@ static bool d3_handed_on_at(const ta_rule_ctx *c, const ta_host *h, const char *
 		TSNode n = ta_walk_node(&w);
 		if (ta_node_is(n, "return_statement") && ta_node_named_count(n))
 			handed = gives_name(c->m, ta_node_named_child(n, 0), name, 0);
-		else if (ta_node_is(n, "assignment") && ta_node_is(ta_node_field(n, "left"), "attribute"))
-			/* kept on an object the caller holds: `state.buf = buf` */
+		else if (ta_node_is(n, "assignment") && (ta_node_is(ta_node_field(n, "left"), "attribute") ||
+							    keyed_entry(ta_node_field(n, "left"))))
+			/* kept on an object the caller holds, or in a dict
+			 * (`state.buf = buf`, `results["lens"] = lens`; a
+			 * tensor's slice, `out[a:] = t`, copies t instead) */
 			handed = gives_name(c->m, ta_node_field(n, "right"), name, 0);
 		else if (ta_node_is(n, "assignment") && ta_node_is(ta_node_field(n, "left"), "identifier") && depth < 3 &&
 			 gives_name(c->m, ta_node_field(n, "right"), name, 0)) {
@@ -373,7 +383,8 @@ static bool d3_handed_on_at(const ta_rule_ctx *c, const ta_host *h, const char *
 			TSNode f = ta_node_field(n, "function");
 			char *callee = ta_node_is(f, "attribute") ? ta_node_text(c->m->src, ta_node_field(f, "attribute"))
 								  : NULL;
-			if (callee && !strcmp(callee, "save_for_backward"))
+			/* saved for backward, or put in a list (`tiles.append(t)`) */
+			if (callee && (!strcmp(callee, "save_for_backward") || !strcmp(callee, "append")))
 				handed = gives_name(c->m, ta_node_field(n, "arguments"), name, 0);
 			free(callee);
 		}
@@ -412,6 +423,128 @@ static uint64_t d3_host_path(const ta_rule_ctx *c, const ta_host *h)
 	return memo->path;
 }
 
+/* The scratch a loop of h makes again on each pass, as a clause for D3's
+ * sentence (caller frees): the slab's count leaves it out, but the
+ * sentence says how many tensors a call makes. */
+static char *d3_loop_clause(const ta_rule_ctx *c, const ta_host *h)
+{
+	size_t in_loops = 0;
+	uint32_t loop_line = 0;
+	for (size_t i = 0; i < h->op_count && i < 64; i++)
+		if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth > 0 && !d3_op_handed_on(c, h, &h->ops[i])) {
+			if (!in_loops++)
+				loop_line = h->ops[i].span.line;
+		}
+	return in_loops ? ta_xasprintf(", and %zu more inside a loop (line %u), made again on each pass", in_loops,
+				       loop_line)
+			: ta_xstrdup("");
+}
+
+/* D3's finding on host h for its allocation path: what it goes on to do
+ * (then: `launching K`; on one path of several, does: `launches K`, the
+ * function's kernels, which that path need not all launch). */
+static void d3_report(ta_rule_ctx *c, const ta_host *h, uint64_t path, const char *then, const char *does)
+{
+	size_t n = (size_t)__builtin_popcountll(path);
+	const ta_host_op *first = &h->ops[__builtin_ctzll(path)];
+	/* the kernels are the function's, not the path's: a path of an if
+	 * need not launch them all */
+	bool one_path = d3_conditional(c, h, path);
+	char *more = d3_loop_clause(c, h);
+	ta_finding *f = ta_rule_add(c, first->span, one_path
+		? "`%s` allocates %zu scratch tensors on one path through it (it %s)%s: one slab with views into "
+		  "it is cheaper"
+		: "`%s` allocates %zu scratch tensors on every call before %s%s: one slab with views into it is "
+		  "cheaper", h->name, n, one_path ? does : then, more);
+	free(more);
+	for (size_t i = 0; i < h->op_count && i < 64; i++)
+		if (path >> i & 1)
+			ta_finding_line(f, h->ops[i].span.line);
+}
+
+/* Whether host g calls, by its plain name, a function of the file that
+ * launches a kernel: those functions, listed into out (`a`, `b` and `c`). */
+static bool d3_calls_launchers(const ta_rule_ctx *c, int g, ta_buf *out)
+{
+	const ta_model *m = c->m;
+	size_t found = 0;
+	const char *names[8];
+	for (size_t h = 0; h < m->host_count; h++) {
+		if ((int)h == g || !m->hosts[h].launch_count || !m->hosts[h].name)
+			continue;
+		size_t nc;
+		const ta_name_call *cs = ta_rule_calls_of(m, m->hosts[h].name, strlen(m->hosts[h].name), &nc);
+		bool called = false;
+		for (size_t i = 0; i < nc && !called; i++)
+			called = ta_index_host_at(m, ts_node_start_byte(cs[i].call)) == g;
+		if (called && found < 8)
+			names[found] = m->hosts[h].name;
+		found += called;
+	}
+	size_t shown = found < 8 ? found : 8;
+	for (size_t i = 0; i < shown; i++)
+		ta_buf_printf(out, "%s`%s`", !i ? "" : i + 1 == shown && shown == found ? " and " : ", ", names[i]);
+	if (found > shown)
+		ta_buf_printf(out, " and %zu more", found - shown);
+	return found > 0;
+}
+
+/* A function that runs the file as a script or a benchmark (`main`,
+ * `bench*`, `benchmark*`): it makes its inputs once, no wrapper's cost. */
+static bool d3_script_entry(const ta_host *h)
+{
+	return h->name && (!strcmp(h->name, "main") || !strncmp(h->name, "bench", 5));
+}
+
+/* A wrapper that launches k through the file's own functions (it calls
+ * `online_softmax(...)`, which launches it): its scratch is made on every
+ * call as a launching wrapper's is. Each such caller once. */
+static bool d3_through_callers(ta_rule_ctx *c)
+{
+	const ta_model *m = c->m;
+	bool found = false;
+	int seen[16];
+	size_t nseen = 0;
+	ta_host_walk walk = ta_index_host_walk(m, c->kernel);
+	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
+		if (!h->name)
+			continue;
+		size_t nc;
+		const ta_name_call *cs = ta_rule_calls_of(m, h->name, strlen(h->name), &nc);
+		for (size_t i = 0; i < nc; i++) {
+			int g = ta_index_host_at(m, ts_node_start_byte(cs[i].call));
+			bool dup = g < 0 || &m->hosts[g] == h;
+			for (size_t s = 0; s < nseen && !dup; s++)
+				dup = seen[s] == g;
+			if (dup || nseen == 16)
+				continue;
+			seen[nseen++] = g;
+			const ta_host *gh = &m->hosts[g];
+			TSNode fn = ta_rule_node(c, gh->span);
+			if (ta_node_is(fn, "decorated_definition"))
+				fn = ta_node_field(fn, "definition");
+			/* the module's own statements run once, and a wrapper that
+			 * launches kernels itself is reported as their wrapper */
+			if (!ta_node_is(fn, "function_definition") || gh->launch_count || ta_rule_host_is_test(gh) ||
+			    d3_script_entry(gh))
+				continue;
+			uint64_t path = d3_host_path(c, gh);
+			ta_buf callees = TA_BUF_INIT;
+			if (__builtin_popcountll(path) >= 3 && d3_calls_launchers(c, g, &callees)) {
+				const char *es = strstr(callees.data, " and ") ? "" : "es";
+				char *then = ta_xasprintf("calling %s, which launch%s Triton kernels", callees.data, es);
+				char *does = ta_xasprintf("calls %s, which launch%s Triton kernels", callees.data, es);
+				d3_report(c, gh, path, then, does);
+				free(does);
+				free(then);
+				found = true;
+			}
+			ta_buf_free(&callees);
+		}
+	}
+	return found;
+}
+
 ta_status ta_detect_d3(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
@@ -419,38 +552,18 @@ ta_status ta_detect_d3(ta_rule_ctx *c)
 	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
 		any = true;
 		uint64_t path = d3_host_path(c, h);
-		size_t n = (size_t)__builtin_popcountll(path);
-		if (n < 3)
+		if (__builtin_popcountll(path) < 3)
 			continue;
-		const ta_host_op *first = &h->ops[__builtin_ctzll(path)];
 		char *kernels = launched_names(c, h);
-		/* the kernels are the function's, not the path's: a path of
-		 * an if need not launch them all */
-		bool one_path = d3_conditional(c, h, path);
-		/* scratch made inside a loop is not in the slab's count, but
-		 * the sentence says how many tensors a call makes: name it */
-		size_t in_loops = 0;
-		uint32_t loop_line = 0;
-		for (size_t i = 0; i < h->op_count && i < 64; i++)
-			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth > 0 && !d3_op_handed_on(c, h, &h->ops[i])) {
-				if (!in_loops++)
-					loop_line = h->ops[i].span.line;
-			}
-		char *more = in_loops ? ta_xasprintf(", and %zu more inside a loop (line %u), made again on each pass",
-						     in_loops, loop_line)
-				      : ta_xstrdup("");
-		ta_finding *f = ta_rule_add(c, first->span, one_path
-			? "`%s` allocates %zu scratch tensors on one path through it (it launches %s)%s: one slab "
-			  "with views into it is cheaper"
-			: "`%s` allocates %zu scratch tensors on every call before launching %s%s: one slab with "
-			  "views into it is cheaper", h->name, n, kernels, more);
-		free(more);
+		char *then = ta_xasprintf("launching %s", kernels);
+		char *does = ta_xasprintf("launches %s", kernels);
+		d3_report(c, h, path, then, does);
+		free(does);
+		free(then);
 		free(kernels);
-		for (size_t i = 0; i < h->op_count && i < 64; i++)
-			if (path >> i & 1)
-				ta_finding_line(f, h->ops[i].span.line);
 		found = true;
 	}
+	found |= d3_through_callers(c);
 	if (found)
 		return TA_STATUS_APPLIES;
 	return any ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;

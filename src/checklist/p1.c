@@ -138,82 +138,20 @@ static int p1_param_binding_default(const ta_model *m, TSNode fn, const char *na
 	return 0;
 }
 
-/* The file's calls of plain names (`f(...)`), sorted by name, built once
- * per model: where a wrapper is called from, and what it is given. */
-typedef struct p1_call {
-	const char *name;         /* into the file's text */
-	uint32_t len;
-	TSNode call;
-} p1_call;
-
-typedef struct p1_calls {
-	p1_call *v;
-	size_t n;
-} p1_calls;
-
-static int p1_call_cmp(const void *a, const void *b)
-{
-	const p1_call *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->name, y->name, n);
-	return c ? c : (x->len > y->len) - (x->len < y->len);
-}
-
-static void *p1_build_calls(const ta_model *m)
-{
-	p1_calls *c = ta_xcalloc(1, sizeof *c);
-	size_t cap = 0;
-	ta_walk w;
-	ta_walk_start(&w, ta_syntax_root(m->syn));
-	for (;;) {
-		TSNode n = ta_walk_node(&w);
-		TSNode f = ta_node_is(n, "call") ? ta_node_field(n, "function") : (TSNode){ 0 };
-		if (ta_node_is(f, "identifier")) {
-			if (c->n == cap) {
-				cap = cap ? cap * 2 : 64;
-				c->v = ta_xrealloc(c->v, cap * sizeof *c->v);
-			}
-			uint32_t a = ts_node_start_byte(f);
-			c->v[c->n++] = (p1_call){ m->src->text + a, ts_node_end_byte(f) - a, n };
-		}
-		if (!ta_walk_next(&w, true))
-			break;
-	}
-	ta_walk_finish(&w);
-	if (c->n)
-		qsort(c->v, c->n, sizeof *c->v, p1_call_cmp);
-	return c;
-}
-
-static void p1_free_calls(void *p)
-{
-	p1_calls *c = p;
-	free(c->v);
-	free(c);
-}
-
 /* Whether every call of function fn in the file passes a literal for its
  * parameter name (by keyword, or at position pos): the wrapper's callers
  * fix it there. False when the file never calls fn. */
 static bool p1_callers_fix(const ta_model *m, TSNode fn, const char *name, int pos)
 {
-	const p1_calls *c = ta_index_cached(m, p1_build_calls, p1_free_calls);
 	TSNode fname = ta_node_field(fn, "name");
-	if (ts_node_is_null(fname) || !c->n)
+	if (ts_node_is_null(fname))
 		return false;
 	uint32_t a = ts_node_start_byte(fname);
-	p1_call key = { .name = m->src->text + a, .len = ts_node_end_byte(fname) - a };
-	size_t lo = 0, hi = c->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (p1_call_cmp(&c->v[mid], &key) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t nc;
+	const ta_name_call *cs = ta_rule_calls_of(m, m->src->text + a, ts_node_end_byte(fname) - a, &nc);
 	size_t calls = 0;
-	for (size_t i = lo; i < c->n && !p1_call_cmp(&c->v[i], &key); i++) {
-		TSNode args = ta_node_field(c->v[i].call, "arguments"), given = { 0 };
+	for (size_t i = 0; i < nc; i++) {
+		TSNode args = ta_node_field(cs[i].call, "arguments"), given = { 0 };
 		uint32_t na = ta_node_named_count(args);
 		int at = 0;
 		for (uint32_t j = 0; j < na && ts_node_is_null(given); j++) {

@@ -183,7 +183,15 @@ char *ta_rule_kernel_list(const ta_kernel *const *ks, size_t n)
 
 bool ta_rule_host_is_test(const ta_host *h)
 {
-	return h->name && (!strncmp(h->name, "test_", 5) || !strcmp(h->name, "test"));
+	if (!h->name || strncmp(h->name, "test", 4))
+		return false;
+	/* test, test_x, and the numbered test1, test2 of a module's own checks */
+	const char *r = h->name + 4;
+	if (*r == '_')
+		return true;
+	while (*r >= '0' && *r <= '9')
+		r++;
+	return *r == '\0';
 }
 
 bool ta_rule_mentions(const ta_rule_ctx *c, ta_span s, const char *ident)
@@ -1093,4 +1101,73 @@ bool ta_rule_op_unreached_by_configs(ta_rule_ctx *c, const ta_op *op)
 			return true;
 	}
 	return false;
+}
+
+/* ---- calls of plain names ------------------------------------------------------- */
+
+/* The file's calls of plain names (`f(...)`), sorted by name, built once
+ * per model: where a wrapper is called from, and what it is given. */
+typedef struct name_calls {
+	ta_name_call *v;
+	size_t n;
+} name_calls;
+
+static int name_call_cmp(const void *a, const void *b)
+{
+	const ta_name_call *x = a, *y = b;
+	size_t n = x->len < y->len ? x->len : y->len;
+	int c = memcmp(x->name, y->name, n);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+static void *build_name_calls(const ta_model *m)
+{
+	name_calls *c = ta_xcalloc(1, sizeof *c);
+	size_t cap = 0;
+	ta_walk w;
+	ta_walk_start(&w, ta_syntax_root(m->syn));
+	for (;;) {
+		TSNode n = ta_walk_node(&w);
+		TSNode f = ta_node_is(n, "call") ? ta_node_field(n, "function") : (TSNode){ 0 };
+		if (ta_node_is(f, "identifier")) {
+			if (c->n == cap) {
+				cap = cap ? cap * 2 : 64;
+				c->v = ta_xrealloc(c->v, cap * sizeof *c->v);
+			}
+			uint32_t a = ts_node_start_byte(f);
+			c->v[c->n++] = (ta_name_call){ m->src->text + a, ts_node_end_byte(f) - a, n };
+		}
+		if (!ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	if (c->n)
+		qsort(c->v, c->n, sizeof *c->v, name_call_cmp);
+	return c;
+}
+
+static void free_name_calls(void *p)
+{
+	name_calls *c = p;
+	free(c->v);
+	free(c);
+}
+
+const ta_name_call *ta_rule_calls_of(const ta_model *m, const char *name, size_t len, size_t *n)
+{
+	const name_calls *c = ta_index_cached(m, build_name_calls, free_name_calls);
+	ta_name_call key = { .name = name, .len = (uint32_t)len };
+	size_t lo = 0, hi = c->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (name_call_cmp(&c->v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	size_t end = lo;
+	while (end < c->n && !name_call_cmp(&c->v[end], &key))
+		end++;
+	*n = end - lo;
+	return c->v + lo;
 }

@@ -95,6 +95,17 @@ bool ta_s8_mode_param(const char *name);
  * linear when one host has thousands of ops and launches. */
 const uint32_t *ta_rule_host_ops(const ta_rule_ctx *c, int host, ta_host_kind kind, size_t *n);
 
+/* A call of a plain name in the file (`f(...)`): the name, in the file's
+ * text, and the call node. */
+typedef struct ta_name_call {
+	const char *name;
+	uint32_t len;
+	TSNode call;
+} ta_name_call;
+/* The file's calls of the plain name (name, len), from a table built once
+ * per model: *n of them from the pointer returned. */
+const ta_name_call *ta_rule_calls_of(const ta_model *m, const char *name, size_t len, size_t *n);
+
 /* The kernel's assignments in document order (cached in c). */
 const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n);
 /* Those of as[0 .. n) whose statement starts inside span s: [*first, return). */
