@@ -289,6 +289,25 @@ static bool view_method(const char *m)
 	return false;
 }
 
+/* An index that gathers (`t[t != -1]`, `t[idx_list]`, `t[mask & ok]`):
+ * the subscript is a copy of what it picks, not a view. */
+static bool copying_index(TSNode sub)
+{
+	uint32_t n = ta_node_named_count(sub);
+	for (uint32_t i = 1; i < n; i++) {
+		TSNode ix = ta_node_unparen(ta_node_named_child(sub, i));
+		if (ta_node_is(ix, "comparison_operator") || ta_node_is(ix, "boolean_operator") ||
+		    ta_node_is(ix, "not_operator") || ta_node_is(ix, "call") || ta_node_is(ix, "list"))
+			return true;
+		if (ta_node_is(ix, "binary_operator") || ta_node_is(ix, "unary_operator")) {
+			TSNode op = ta_node_field(ix, "operator");
+			if (ta_node_is(op, "&") || ta_node_is(op, "|") || ta_node_is(op, "~"))
+				return true;
+		}
+	}
+	return false;
+}
+
 /* Whether the value n is the tensor `name` or a view of it (`o`, `(o,
  * lse)`, `o.view(b, h, s, d)`, `o[:n]`, `{"out": o}`), not a new tensor
  * computed from it (`o + 1`, `o.sum()`). */
@@ -318,7 +337,7 @@ static bool gives_name(const ta_model *m, TSNode n, const char *name, int depth)
 		return gives_name(m, ta_node_named_child(n, 0), name, depth + 1) ||
 		       gives_name(m, ta_node_named_child(n, 2), name, depth + 1);
 	if (ta_node_is(n, "subscript"))
-		return gives_name(m, ta_node_field(n, "value"), name, depth + 1);
+		return !copying_index(n) && gives_name(m, ta_node_field(n, "value"), name, depth + 1);
 	if (ta_node_is(n, "call")) {
 		TSNode fn = ta_node_field(n, "function");
 		if (!ta_node_is(fn, "attribute"))
@@ -409,13 +428,97 @@ static bool d3_op_handed_on(const ta_rule_ctx *c, const ta_host *h, const ta_hos
 	return handed;
 }
 
+/* The operand a None test tests (`x is None`, `x is not None`, or a name
+ * bound once in fn to one), or a null node. */
+static TSNode none_tested(const ta_rule_ctx *c, TSNode fn, TSNode cond)
+{
+	cond = ta_node_unparen(cond);
+	if (ta_node_is(cond, "not_operator"))
+		cond = ta_node_unparen(ta_node_field(cond, "argument"));
+	if (ta_node_is(cond, "identifier")) {
+		ta_walk w;
+		char *name = ta_node_text(c->m->src, cond);
+		TSNode found = { 0 };
+		int count = 0;
+		ta_walk_start(&w, ta_node_field(fn, "body"));
+		do {
+			TSNode a = ta_walk_node(&w);
+			if (ta_node_is(a, "assignment") && ta_node_text_eq(c->m->src, ta_node_field(a, "left"), name)) {
+				found = ta_node_field(a, "right");
+				count++;
+			}
+		} while (ta_walk_next(&w, true));
+		ta_walk_finish(&w);
+		free(name);
+		if (count != 1)
+			return (TSNode){ 0 };
+		cond = ta_node_unparen(found);
+	}
+	if (!ta_node_is(cond, "comparison_operator") || ta_node_named_count(cond) != 2 ||
+	    !ta_node_is(ta_node_named_child(cond, 1), "none"))
+		return (TSNode){ 0 };
+	const char *op = ts_node_type(ts_node_child(cond, 1));
+	return !strcmp(op, "is") || !strcmp(op, "is not") ? ta_node_named_child(cond, 0) : (TSNode){ 0 };
+}
+
+/* An allocation no call makes again: a buffer kept on an object or a
+ * class, made the first time (`if Cls.buf is None: Cls.buf =
+ * torch.empty(...)`), or, in autograd's backward, a stand-in for a
+ * gradient given as None (`need = grad is not None; if need: ... else: g =
+ * torch.zeros(...)`), which autograd never gives unless the forward set
+ * set_materialize_grads(False). A default made for an optional argument
+ * of a forward (`if bias is None: bias = torch.zeros(n)`) is made on every
+ * call without it, and stays scratch. */
+static bool d3_lazy(const ta_rule_ctx *c, const ta_host_op *op)
+{
+	TSNode n = ta_rule_node(c, op->span);
+	TSNode as = ta_node_ancestor(n, "assignment");
+	TSNode fn = ta_node_ancestor(n, "function_definition");
+	/* the nearest choice around it: an if, or `a if c else b` */
+	TSNode cond = { 0 };
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(p, fn); p = ta_node_parent(p)) {
+		if (ta_node_is(p, "if_statement")) {
+			cond = ta_node_field(p, "condition");
+			break;
+		}
+		if (ta_node_is(p, "conditional_expression") && ta_node_named_count(p) == 3) {
+			cond = ta_node_named_child(p, 1);
+			break;
+		}
+	}
+	if (ts_node_is_null(as) || ts_node_is_null(fn) || ts_node_is_null(cond))
+		return false;
+	TSNode x = none_tested(c, fn, cond);
+	if (ts_node_is_null(x))
+		return false;
+	char *target = ta_node_text(c->m->src, ta_node_field(as, "left"));
+	char *tested = ta_node_text(c->m->src, x);
+	/* a buffer kept on an object or a class, made the first time */
+	bool lazy = ta_node_is(x, "attribute") && !strcmp(target, tested);
+	/* autograd's backward: a gradient it is given is never None unless
+	 * the forward turned materialising off, so the default is not made */
+	TSNode fname = ta_node_field(fn, "name");
+	if (!lazy && ta_node_is(x, "identifier") && ta_node_text_eq(c->m->src, fname, "backward")) {
+		TSNode params = ta_node_field(fn, "parameters");
+		for (uint32_t i = 0; i < ta_node_named_count(params) && !lazy; i++) {
+			TSNode pn = ta_node_param_name(ta_node_named_child(params, i));
+			lazy = !ts_node_is_null(pn) && ta_node_text_eq(c->m->src, pn, tested);
+		}
+		lazy = lazy && !ta_text_mentions(c->m->src->text, c->m->src->len, "set_materialize_grads");
+	}
+	free(target);
+	free(tested);
+	return lazy;
+}
+
 static uint64_t d3_host_path(const ta_rule_ctx *c, const ta_host *h)
 {
 	d3_memo *memo = &((d3_memo *)ta_index_cached(c->m, new_d3_memos, free))[h - c->m->hosts];
 	if (!memo->done) {
 		uint64_t allocs = 0;
 		for (size_t i = 0; i < h->op_count && i < 64; i++)
-			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth == 0 && !d3_op_handed_on(c, h, &h->ops[i]))
+			if (output_alloc(&h->ops[i]) && h->ops[i].loop_depth == 0 && !d3_op_handed_on(c, h, &h->ops[i]) &&
+			    !d3_lazy(c, &h->ops[i]))
 				allocs |= (uint64_t)1 << i;
 		memo->path = d3_path(c, h, allocs);
 		memo->done = true;
@@ -812,6 +915,37 @@ static int d8_broadcasts(ta_rule_ctx *c, ta_span s)
 	return n;
 }
 
+/* The pointer expression op reads: its argument, or, when that is a name
+ * bound again inside op's loop (plainly, once, after op), that binding's
+ * value, with its line in *line. */
+static ta_span d8_rebuilt_in_loop(ta_rule_ctx *c, const ta_op *op, uint32_t *line)
+{
+	*line = 0;
+	TSNode arg = ta_node_unparen(ta_rule_node(c, op->args[0]));
+	if (!ta_node_is(arg, "identifier"))
+		return op->args[0];
+	char *name = ta_node_text(c->m->src, arg);
+	size_t n, first;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	size_t end = ta_rule_assigns_within(as, n, c->k->loops[op->loop].span, &first);
+	const ta_assign *bound = NULL;
+	int count = 0;
+	for (size_t i = first; i < end; i++)
+		if (!strcmp(as[i].name, name)) {
+			count++;
+			bound = as[i].augmented ? NULL : &as[i];
+		}
+	free(name);
+	/* bound after the access: the pointer is carried to the next
+	 * iteration and rebuilt there, the place an advance would take (a
+	 * name bound first thing in the body and read below is that
+	 * iteration's own pointer, as written inline) */
+	if (count != 1 || !bound || bound->stmt.start < op->span.end)
+		return op->args[0];
+	*line = bound->stmt.line;
+	return bound->rhs;
+}
+
 ta_status ta_detect_d8(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -822,18 +956,24 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 		    !op->arg_count || ta_rule_dots_in_loop(k, op->loop) == 0)
 			continue;
 		any = true;
-		if (!ta_rule_contains(c, op->args[0], "*"))
+		/* a pointer tile named, and bound again inside the loop from
+		 * the whole arithmetic (`off_k += 1; k_ptrs = k_ptr + off_k[None,
+		 * :] * s + ...`): that binding is the pointer each iteration
+		 * after the first reads */
+		uint32_t rebuilt_at = 0;
+		ta_span ptr = d8_rebuilt_in_loop(c, op, &rebuilt_at);
+		if (!ta_rule_contains(c, ptr, "*"))
 			continue;
 		/* `k_ptrs + start_n * stride` adds one scalar step to a tile of
 		 * pointers built before the loop: that is the advanced form. The
 		 * rebuilt one broadcasts its offsets inside the loop. */
-		if (!ta_rule_contains(c, op->args[0], "None]") && !ta_rule_contains(c, op->args[0], "[None"))
+		if (!ta_rule_contains(c, ptr, "None]") && !ta_rule_contains(c, ptr, "[None"))
 			continue;
 		/* One broadcast row term added to a tile of column pointers built
 		 * before the loop (`q_cols + offs[:, None] * d`, the offsets kept
 		 * for the masks) rebuilds one [BLOCK] product, not the pointer
 		 * arithmetic: that is near the advanced form already. */
-		if (d8_broadcasts(c, op->args[0]) < 2)
+		if (d8_broadcasts(c, ptr) < 2)
 			continue;
 		/* Offsets loaded in the loop (paged KV: `kv_loc = tl.load(...)`,
 		 * a block start read from an index table) make a gather: there
@@ -843,7 +983,7 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 		/* A pointer the loop does not move is not rebuilt in any sense
 		 * that costs (the compiler hoists it), and one whose move differs
 		 * from iteration to iteration has no one step to advance by. */
-		if (!ta_rule_varies_in_loop(c, op->args[0], op->loop) || d8_no_fixed_step(c, op))
+		if (!ta_rule_varies_in_loop(c, ptr, op->loop) || d8_no_fixed_step(c, op))
 			continue;
 		/* A store after an inner K loop (the epilogue of each tile of a
 		 * persistent or per-group loop) moves by tile, not by a step. */
@@ -854,13 +994,21 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 			if (!dot_here)
 				continue;
 		}
-		char *ptr = ta_rule_text(c, op->args[0]);
-		if (strlen(ptr) > 60)
-			strcpy(ptr + 57, "...");
-		ta_rule_add(c, op->span, "the pointer `%s` is rebuilt on every iteration of the loop at line %u: "
-			    "advance a pointer (or descriptor offset) by one step instead", ptr,
-			    k->loops[op->loop].span.line);
-		free(ptr);
+		char *text = ta_rule_text(c, ptr);
+		if (strlen(text) > 60)
+			strcpy(text + 57, "...");
+		if (rebuilt_at) {
+			char *name = ta_rule_text(c, op->args[0]);
+			ta_rule_add(c, op->span, "the pointer `%s` is rebuilt as `%s` at line %u, on every iteration "
+				    "of the loop at line %u: advance it (or a descriptor offset) by one step instead",
+				    name, text, rebuilt_at, k->loops[op->loop].span.line);
+			free(name);
+		} else {
+			ta_rule_add(c, op->span, "the pointer `%s` is rebuilt on every iteration of the loop at line "
+				    "%u: advance a pointer (or descriptor offset) by one step instead", text,
+				    k->loops[op->loop].span.line);
+		}
+		free(text);
 		found = true;
 	}
 	if (found)
