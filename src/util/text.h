@@ -29,6 +29,11 @@
  * start), is or ends a control character: C0 but tab and newline, DEL, and
  * C1 (U+0080-U+009F, bytes C2 80-9F). */
 bool ta_text_is_control(unsigned char prev, unsigned char c);
+/* A character of a Python identifier (ASCII). */
+static inline bool ta_text_ident_char(char ch)
+{
+	return ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9');
+}
 /* Whether code point cp is a bidirectional or zero-width format character. */
 bool ta_text_format_char(uint32_t cp);
 
