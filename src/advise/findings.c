@@ -260,39 +260,35 @@ static char *line_list(const uint32_t *v, size_t n)
 	return ta_buf_steal(&b);
 }
 
-/* The sites whose tiles have contiguous rows and strided columns, as the
- * detector's reasons say (" (columns step by `S`, rows are contiguous: ...)"):
- * " (at lines 12 and 30 the columns step by `S` and the rows are
- * contiguous: ...)", or "" (caller frees). */
+/* The sites whose tiles have contiguous rows and strided columns, from the
+ * parts the detector keeps ("col_stride", "col_why"): " (at lines 12 and
+ * 30 the columns step by `S` and the rows are contiguous: ...)", or ""
+ * (caller frees). */
 static char *s1_columns_strided(const ta_finding *const *fs, size_t n)
 {
-	static const char mark[] = " (columns step by `";
 	uint32_t lines[8];
 	size_t nl = 0;
-	const char *first = NULL;
+	const char *stride = NULL, *why = NULL;
 	bool same = true;
 	for (size_t i = 0; i < n; i++) {
-		const char *p = strstr(fs[i]->reason, mark);
-		const char *e = p ? strchr(p + sizeof mark - 1, '`') : NULL;
-		if (!e)
+		const char *s = ta_finding_part_of(fs[i], "col_stride");
+		if (!s)
 			continue;
-		if (!first)
-			first = p;
-		else
-			same &= !strncmp(first, p, (size_t)(e - p + 1));
+		if (!stride) {
+			stride = s;
+			why = ta_finding_part_of(fs[i], "col_why");
+		} else {
+			same &= !strcmp(stride, s);
+		}
 		if (nl < 8 && (nl == 0 || lines[nl - 1] != fs[i]->span.line))
 			lines[nl++] = fs[i]->span.line;
 	}
-	if (!first)
+	if (!stride)
 		return ta_xstrdup("");
-	const char *stride = first + sizeof mark - 1, *stride_end = strchr(stride, '`');
-	const char *rest = strstr(first, ": the descriptor describes");
-	const char *rest_end = rest ? strchr(rest, ')') : NULL;
 	char *at = line_list(lines, nl);
-	char *out = ta_xasprintf(" (at line%s %s the columns step by %s%.*s%s and the rows are contiguous%.*s)",
-				 nl > 1 ? "s" : "", at, same ? "`" : "", same ? (int)(stride_end - stride) : 0,
-				 same ? stride : "", same ? "`" : "their strides",
-				 rest_end ? (int)(rest_end - rest) : 0, rest_end ? rest : "");
+	char *out = ta_xasprintf(" (at line%s %s the columns step by %s%s%s and the rows are contiguous%s%s)",
+				 nl > 1 ? "s" : "", at, same ? "`" : "", same ? stride : "",
+				 same ? "`" : "their strides", why ? ": " : "", why ? why : "");
 	free(at);
 	return out;
 }
@@ -337,9 +333,8 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	const char *where = notes ? strstr(fs[0]->reason, " once per program, ") : NULL;
 	char *once = where ? ta_xasprintf(", but each is moved%s", where) : ta_xstrdup("");
 	/* the raw accesses the detector left out, as its reasons name them */
-	const char *lo = strstr(fs[0]->reason, " (left out: ");
-	const char *lo_end = lo ? strchr(lo, ')') : NULL;
-	char *left = lo_end ? ta_xstrndup(lo, (size_t)(lo_end - lo + 1)) : ta_xstrdup("");
+	const char *lo = ta_finding_part_of(fs[0], "left_out");
+	char *left = ta_xstrdup(lo ? lo : "");
 	char *cols = s1_columns_strided(fs, n);
 	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form%s%s%s", k->name, what,
 				 ta_buf_str(&sites), loads && stores ? "loads and stores are" : loads ? "loads are" : "stores are",

@@ -186,11 +186,8 @@ void ta_rules_result_free(ta_rules_result *r)
 {
 	if (!r)
 		return;
-	for (size_t i = 0; i < r->finding_count; i++) {
-		free(r->findings[i].reason);
-		free(r->findings[i].lines);
-		free(r->findings[i].measure);
-	}
+	for (size_t i = 0; i < r->finding_count; i++)
+		ta_finding_release(&r->findings[i]);
 	free(r->findings);
 	free(r->status);
 	for (size_t i = 0; r->withheld && i < r->kernel_count * ENTRY_COUNT; i++)

@@ -22,6 +22,31 @@ void ta_finding_line(ta_finding *f, uint32_t line)
 	*TA_APPEND(f->lines, f->line_count) = line;
 }
 
+void ta_finding_set_part(ta_finding *f, const char *key, const char *text)
+{
+	ta_finding_part *p = TA_APPEND(f->parts, f->part_count);
+	p->key = key;
+	p->text = ta_xstrdup(text);
+}
+
+const char *ta_finding_part_of(const ta_finding *f, const char *key)
+{
+	for (size_t i = 0; i < f->part_count; i++)
+		if (!strcmp(f->parts[i].key, key))
+			return f->parts[i].text;
+	return NULL;
+}
+
+void ta_finding_release(ta_finding *f)
+{
+	free(f->reason);
+	free(f->lines);
+	free(f->measure);
+	for (size_t i = 0; i < f->part_count; i++)
+		free(f->parts[i].text);
+	free(f->parts);
+}
+
 static ta_finding *push_finding(ta_rule_ctx *c, ta_span span)
 {
 	ta_rules_result *r = c->res;

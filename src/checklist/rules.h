@@ -63,7 +63,21 @@ typedef struct ta_finding {
 	char *measure;            /* profile-backed entries: what the profile showed or
 				     must show; NULL otherwise */
 	unsigned tags;
+	struct ta_finding_part *parts; /* pieces of the reason, by key, for a line
+				     that merges several findings (S1's per-kernel
+				     line: "left_out", "col_stride"); none usually */
+	size_t part_count;
 } ta_finding;
+
+typedef struct ta_finding_part {
+	const char *key;          /* static */
+	char *text;
+} ta_finding_part;
+
+/* The piece of f's reason kept under key, or NULL. */
+const char *ta_finding_part_of(const ta_finding *f, const char *key);
+/* Frees what a finding holds (not the finding itself). */
+void ta_finding_release(ta_finding *f);
 
 /* Length of a finding's reason without the " (as ID)" a served entry's
  * finding appends: findings of one place with the same base are shown as

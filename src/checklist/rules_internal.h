@@ -48,6 +48,9 @@ ta_status ta_rule_withhold(ta_rule_ctx *c, char *why);
 ta_finding *ta_rule_add(ta_rule_ctx *c, ta_span span, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void ta_finding_line(ta_finding *f, uint32_t line);
+/* Keeps a piece of f's reason under key (static), for a line that merges
+ * several findings to read instead of parsing the reason. */
+void ta_finding_set_part(ta_finding *f, const char *key, const char *text);
 /* The current entry has a finding for the current kernel whose span starts
  * at start (one site met again through another path). */
 bool ta_rule_reported_at(const ta_rule_ctx *c, uint32_t start);

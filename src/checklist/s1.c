@@ -963,17 +963,23 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 			char *cm = rank == 2 && op->arg_count
 					   ? s1_rows_contiguous(c, ta_rule_node(c, op->args[0]), op->span.start, 0)
 					   : NULL;
-			/* said in a form the per-kernel line keeps (advise/findings.c) */
-			char *col = cm ? ta_xasprintf(" (columns step by `%s`, rows are contiguous: the descriptor "
-						      "describes the transposed view, whose strides TMA needs in "
-						      "multiples of 16 bytes, and tl.trans transposes the tile between "
-						      "the two)", cm)
+			static const char col_why[] = "the descriptor describes the transposed view, whose strides "
+						      "TMA needs in multiples of 16 bytes, and tl.trans transposes "
+						      "the tile between the two";
+			char *col = cm ? ta_xasprintf(" (columns step by `%s`, rows are contiguous: %s)", cm, col_why)
 				       : NULL;
 			f = ta_rule_add(c, op->span, "%s%s%s tile %s with a raw %dD %spointer `%s`: a tensor "
 				"descriptor %s is the fast form%s%s", op->target ? "`" : "",
 				op->target ? op->target : "a", op->target ? "`" : "", what, rank,
 				op->has_mask ? "masked " : "", ptr, op->kind == TA_OP_LOAD ? "load" : "store",
 				col ? col : "", left_out ? left_out : "");
+			/* the pieces the per-kernel line merges (advise/findings.c) */
+			if (cm) {
+				ta_finding_set_part(f, "col_stride", cm);
+				ta_finding_set_part(f, "col_why", col_why);
+			}
+			if (left_out)
+				ta_finding_set_part(f, "left_out", left_out);
 			free(col);
 			free(cm);
 		}
