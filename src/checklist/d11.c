@@ -370,6 +370,16 @@ ta_status ta_detect_d11(ta_rule_ctx *c)
 			continue;
 		const ta_kwarg *mk = ta_kwarg_find(op->kwargs, op->kwarg_count, "mask");
 		ta_span ms = mk ? mk->value_span : op->args[op->kind == TA_OP_STORE ? 2 : 1];
+		/* a mask bound to a name first (`q_mask = offs_m[:, None] < N`)
+		 * is that value */
+		TSNode mn = ta_node_unparen(ta_rule_node(c, ms));
+		if (ta_node_is(mn, "identifier")) {
+			char *name = ta_node_text(c->m->src, mn);
+			TSNode v = sole_binding(c, name, op->span.start);
+			free(name);
+			if (!ts_node_is_null(v))
+				ms = (ta_span){ .start = ts_node_start_byte(v), .end = ts_node_end_byte(v) };
+		}
 		for (size_t p = 0; p < k->param_count && !found; p++) {
 			const ta_param *pr = &k->params[p];
 			if (pr->constexpr_ || !ta_rule_mentions(c, ms, pr->name))
