@@ -3,6 +3,7 @@
  * (no edit: the mask and its other= go by hand). */
 #include "config.h"
 #include "analyze/flat.h"
+#include "analyze/values.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
 #include "util/text.h"
@@ -147,23 +148,57 @@ static bool mask_on_tile(ta_rule_ctx *c, ta_span ms, const char *tile)
 /* ---- D11: a mask that never clears a lane by itself ---------------------- */
 
 /* The value of the one binding of name in the kernel, when there is one,
- * plain and before at, and name is no parameter; a null node otherwise. */
+ * a plain assignment before at, and name is no parameter; a null node
+ * otherwise. From the bindings' index: each question costs the name's
+ * bindings, not the kernel's statements. */
 static TSNode sole_binding(ta_rule_ctx *c, const char *name, uint32_t at)
 {
 	for (size_t p = 0; p < c->k->param_count; p++)
 		if (!strcmp(c->k->params[p].name, name))
 			return (TSNode){ 0 };
 	size_t n;
-	const ta_assign *as = ta_rule_assigns(c, &n);
-	TSNode v = { 0 };
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(as[i].name, name))
+	const ta_values_binding *b = ta_values_bindings(c->m, c->k->node, name, strlen(name), &n);
+	if (n != 1 || b[0].mutation || b[0].point > at || !ta_node_is(b[0].binding, "assignment") ||
+	    !ta_node_is(ta_node_field(b[0].binding, "left"), "identifier"))
+		return (TSNode){ 0 };
+	return ta_node_unparen(ta_node_field(b[0].binding, "right"));
+}
+
+/* Whether name is bound anywhere inside span s (its loop rebinds it). */
+static bool bound_within(ta_rule_ctx *c, const char *name, ta_span s)
+{
+	size_t n;
+	const ta_values_binding *b = ta_values_bindings(c->m, c->k->node, name, strlen(name), &n);
+	for (size_t i = 0; i < n; i++)
+		if (ts_node_start_byte(b[i].binding) >= s.start && ts_node_end_byte(b[i].binding) <= s.end &&
+		    !ta_node_is(b[i].binding, "for_statement"))
+			return true;
+	return false;
+}
+
+/* The kernel's early returns at the top of its body (`if x >= bound:
+ * return`), found once per kernel. */
+typedef struct d11_returns {
+	TSNode st[16];
+	size_t n;
+} d11_returns;
+
+static void early_returns(ta_rule_ctx *c, d11_returns *r)
+{
+	r->n = 0;
+	TSNode body = ta_node_field(c->k->node, "body");
+	for (uint32_t i = 0; r->n < 16 && i < ta_node_named_count(body); i++) {
+		TSNode st = ta_node_named_child(body, i);
+		if (!ta_node_is(st, "if_statement") || ta_node_named_count(st) != 2)
 			continue;
-		if (as[i].augmented || as[i].rhs.end > at || !ts_node_is_null(v))
-			return (TSNode){ 0 };
-		v = ta_node_unparen(ta_rule_node(c, as[i].rhs));
+		TSNode cond = ta_node_unparen(ta_node_field(st, "condition"));
+		TSNode then = ta_node_field(st, "consequence");
+		if (!ta_node_is(cond, "comparison_operator") || ta_node_named_count(cond) != 2 ||
+		    ta_node_named_count(then) != 1 || !ta_node_is(ta_node_named_child(then, 0), "return_statement") ||
+		    ta_node_named_count(ta_node_named_child(then, 0)))
+			continue;
+		r->st[r->n++] = st;
 	}
-	return v;
 }
 
 static bool same_text(ta_rule_ctx *c, TSNode a, TSNode b)
@@ -221,7 +256,7 @@ static TSNode given_axes_of(TSNode x)
  * tl.arange(0, bound) (or a name bound once to it), the variable of a
  * range loop that stops at bound around at, or the kernel has returned
  * when `x >= bound`. */
-static bool below_always(ta_rule_ctx *c, TSNode x, TSNode bound, uint32_t at, ta_buf *why)
+static bool below_always(ta_rule_ctx *c, const d11_returns *r, TSNode x, TSNode bound, uint32_t at, ta_buf *why)
 {
 	x = given_axes_of(x);
 	TSNode w = range_from_zero(c, x);
@@ -242,10 +277,11 @@ static bool below_always(ta_rule_ctx *c, TSNode x, TSNode bound, uint32_t at, ta
 			      ta_node_line(w));
 		ok = true;
 	}
-	for (size_t l = 0; !ok && l < c->k->loop_count; l++) {
+	/* the loops around at, innermost first */
+	for (int l = ta_kernel_loop_at(c->k, at); !ok && l >= 0; l = c->k->loops[l].parent) {
 		const ta_loop *lp = &c->k->loops[l];
-		if (at < lp->span.start || at >= lp->span.end || !lp->var || strcmp(lp->var, name) ||
-		    lp->kind == TA_LOOP_FOR_OTHER || lp->kind == TA_LOOP_WHILE || lp->arg_count < 1 || lp->arg_count > 3)
+		if (!lp->var || strcmp(lp->var, name) || lp->kind == TA_LOOP_FOR_OTHER || lp->kind == TA_LOOP_WHILE ||
+		    lp->arg_count < 1 || lp->arg_count > 3)
 			continue;
 		if (lp->arg_count == 3) {
 			char *end;
@@ -255,13 +291,7 @@ static bool below_always(ta_rule_ctx *c, TSNode x, TSNode bound, uint32_t at, ta
 		}
 		char *b = ta_node_text(c->m->src, ta_node_unparen(bound));
 		const char *stop = lp->args[lp->arg_count == 1 ? 0 : 1];
-		size_t n, first;
-		const ta_assign *as = ta_rule_assigns(c, &n);
-		size_t in = ta_rule_assigns_within(as, n, lp->span, &first);
-		bool rebound = false;
-		for (size_t i = first; i < in; i++)
-			rebound |= !strcmp(as[i].name, name);
-		if (!rebound && !strcmp(b, stop)) {
+		if (!bound_within(c, name, lp->span) && !strcmp(b, stop)) {
 			add_reason(why, "`%s` runs over the loop at line %u, which stops at %s",
 				      name, lp->header.line, stop);
 			ok = true;
@@ -269,25 +299,15 @@ static bool below_always(ta_rule_ctx *c, TSNode x, TSNode bound, uint32_t at, ta
 		free(b);
 	}
 	/* `if x >= bound: return` at the top of the body, before at */
-	TSNode body = ta_node_field(c->k->node, "body");
-	for (uint32_t i = 0; !ok && i < ta_node_named_count(body); i++) {
-		TSNode st = ta_node_named_child(body, i);
-		if (ts_node_start_byte(st) >= at)
-			break;
-		if (!ta_node_is(st, "if_statement") || ta_node_named_count(st) != 2)
-			continue;
-		TSNode cond = ta_node_unparen(ta_node_field(st, "condition"));
-		TSNode then = ta_node_field(st, "consequence");
-		if (!ta_node_is(cond, "comparison_operator") || ta_node_named_count(cond) != 2 ||
-		    ta_node_named_count(then) != 1 || !ta_node_is(ta_node_named_child(then, 0), "return_statement") ||
-		    ta_node_named_count(ta_node_named_child(then, 0)))
-			continue;
+	for (size_t i = 0; !ok && i < r->n && ts_node_start_byte(r->st[i]) < at; i++) {
+		TSNode cond = ta_node_unparen(ta_node_field(r->st[i], "condition"));
 		const char *op = ts_node_type(ts_node_child(cond, 1));
 		TSNode a = ta_node_named_child(cond, 0), z = ta_node_named_child(cond, 1);
 		bool ge = !strcmp(op, ">=") && same_text(c, a, x) && same_text(c, z, bound);
 		bool le = !strcmp(op, "<=") && same_text(c, z, x) && same_text(c, a, bound);
 		if (ge || le) {
-			add_reason(why, "the kernel returns at line %zu when `%s` reaches it", ta_node_line(st), name);
+			add_reason(why, "the kernel returns at line %zu when `%s` reaches it", ta_node_line(r->st[i]),
+				   name);
 			ok = true;
 		}
 	}
@@ -298,7 +318,7 @@ static bool below_always(ta_rule_ctx *c, TSNode x, TSNode bound, uint32_t at, ta
 /* Whether every lane of mask m passes at `at`: each term joined by `&` is
  * `x < bound` (or `bound > x`, given axes or not) that below_always holds;
  * a name bound once stands for its value. */
-static bool mask_always(ta_rule_ctx *c, TSNode m, uint32_t at, ta_buf *why, int depth)
+static bool mask_always(ta_rule_ctx *c, const d11_returns *r, TSNode m, uint32_t at, ta_buf *why, int depth)
 {
 	m = ta_node_unparen(m);
 	if (depth > 8 || ts_node_is_null(m))
@@ -307,45 +327,47 @@ static bool mask_always(ta_rule_ctx *c, TSNode m, uint32_t at, ta_buf *why, int 
 		char *name = ta_node_text(c->m->src, m);
 		TSNode v = sole_binding(c, name, at);
 		free(name);
-		return !ts_node_is_null(v) && mask_always(c, v, ts_node_start_byte(v), why, depth + 1);
+		return !ts_node_is_null(v) && mask_always(c, r, v, ts_node_start_byte(v), why, depth + 1);
 	}
 	if (ta_node_is(m, "subscript")) {
 		TSNode v = given_axes_of(m);
-		return !ts_node_eq(v, m) && mask_always(c, v, at, why, depth + 1);
+		return !ts_node_eq(v, m) && mask_always(c, r, v, at, why, depth + 1);
 	}
 	if (ta_node_is(m, "binary_operator")) {
 		TSNode o = ta_node_field(m, "operator");
 		return ta_node_text_eq(c->m->src, o, "&") &&
-		       mask_always(c, ta_node_field(m, "left"), at, why, depth + 1) &&
-		       mask_always(c, ta_node_field(m, "right"), at, why, depth + 1);
+		       mask_always(c, r, ta_node_field(m, "left"), at, why, depth + 1) &&
+		       mask_always(c, r, ta_node_field(m, "right"), at, why, depth + 1);
 	}
 	if (!ta_node_is(m, "comparison_operator") || ta_node_named_count(m) != 2 || ts_node_child_count(m) != 3)
 		return false;
 	const char *op = ts_node_type(ts_node_child(m, 1));
 	TSNode a = ta_node_named_child(m, 0), z = ta_node_named_child(m, 1);
 	if (!strcmp(op, "<"))
-		return below_always(c, a, z, at, why);
+		return below_always(c, r, a, z, at, why);
 	if (!strcmp(op, ">"))
-		return below_always(c, z, a, at, why);
+		return below_always(c, r, z, a, at, why);
 	return false;
 }
 
 /* The loads and stores of k whose mask passes every lane by itself
  * (mask_always): reported with the reason; true when there was one. */
-static bool d11_masks_always_true(ta_rule_ctx *c)
+static bool d11_masks_always_true(ta_rule_ctx *c, uint32_t reported_at)
 {
 	bool found = false;
+	d11_returns r;
+	early_returns(c, &r);
 	for (size_t i = 0; i < c->k->op_count; i++) {
 		const ta_op *op = &c->k->ops[i];
 		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || !op->has_mask ||
-		    ta_rule_reported_at(c, op->span.start))
+		    (reported_at && op->span.start + 1 == reported_at))
 			continue;
 		const ta_kwarg *mk = ta_kwarg_find(op->kwargs, op->kwarg_count, "mask");
 		ta_span ms = mk ? mk->value_span : op->args[op->kind == TA_OP_STORE ? 2 : 1];
 		if (ms.end <= ms.start)
 			continue;
 		ta_buf why = { 0 };
-		if (mask_always(c, ta_rule_node(c, ms), op->span.start, &why, 0)) {
+		if (mask_always(c, &r, ta_rule_node(c, ms), op->span.start, &why, 0)) {
 			char *mask = ta_rule_text(c, ms);
 			bool other = ta_kwarg_find(op->kwargs, op->kwarg_count, "other") ||
 				     (op->kind == TA_OP_LOAD && op->arg_count > 2);
@@ -364,6 +386,7 @@ ta_status ta_detect_d11(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	bool found = false;
+	uint32_t reported_at = 0;   /* the op the assert's finding names, + 1 */
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
 		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || !op->has_mask)
@@ -394,6 +417,7 @@ ta_status ta_detect_d11(ta_rule_ctx *c)
 				if (as && !mask_on_tile(c, ms, tile->name))
 					as = NULL;
 				if (as) {
+					reported_at = op->span.start + 1;
 					char *mask = ta_rule_text(c, ms);
 					char *cond = asserted_condition(as->text, a);
 					ta_finding *f = ta_rule_add(c, op->span, "masked with `%s` although `%s` asserts "
@@ -412,6 +436,6 @@ ta_status ta_detect_d11(ta_rule_ctx *c)
 			}
 		}
 	}
-	found |= d11_masks_always_true(c);
+	found |= d11_masks_always_true(c, reported_at);
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
 }

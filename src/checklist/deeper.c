@@ -308,62 +308,6 @@ static bool copying_index(TSNode sub)
 	return false;
 }
 
-/* Whether the value n is the tensor `name` or a view of it (`o`, `(o,
- * lse)`, `o.view(b, h, s, d)`, `o[:n]`, `{"out": o}`), not a new tensor
- * computed from it (`o + 1`, `o.sum()`). */
-static bool gives_name(const ta_model *m, TSNode n, const char *name, int depth)
-{
-	n = ta_node_unparen(n);
-	if (ts_node_is_null(n) || depth > 8)
-		return false;
-	if (ta_node_is(n, "identifier"))
-		return ta_node_text_eq(m->src, n, name);
-	if (ta_node_is(n, "tuple") || ta_node_is(n, "expression_list") || ta_node_is(n, "list") ||
-	    ta_node_is(n, "argument_list")) {
-		for (uint32_t i = 0; i < ta_node_named_count(n); i++)
-			if (gives_name(m, ta_node_named_child(n, i), name, depth + 1))
-				return true;
-		return false;
-	}
-	if (ta_node_is(n, "dictionary")) {
-		for (uint32_t i = 0; i < ta_node_named_count(n); i++) {
-			TSNode pair = ta_node_named_child(n, i);
-			if (ta_node_is(pair, "pair") && gives_name(m, ta_node_field(pair, "value"), name, depth + 1))
-				return true;
-		}
-		return false;
-	}
-	if (ta_node_is(n, "conditional_expression"))
-		return gives_name(m, ta_node_named_child(n, 0), name, depth + 1) ||
-		       gives_name(m, ta_node_named_child(n, 2), name, depth + 1);
-	if (ta_node_is(n, "subscript"))
-		return !copying_index(n) && gives_name(m, ta_node_field(n, "value"), name, depth + 1);
-	if (ta_node_is(n, "call")) {
-		TSNode fn = ta_node_field(n, "function");
-		if (!ta_node_is(fn, "attribute"))
-			return false;
-		char *meth = ta_node_text(m->src, ta_node_field(fn, "attribute"));
-		bool view = view_method(meth);
-		free(meth);
-		return view && gives_name(m, ta_node_field(fn, "object"), name, depth + 1);
-	}
-	if (ta_node_is(n, "attribute"))   /* o.T, o.mT */
-		return gives_name(m, ta_node_field(n, "object"), name, depth + 1);
-	return false;
-}
-
-/* Whether the host function hands the tensor `name` on: returns it (or a
- * view of it), keeps it in an attribute, or passes it to
- * ctx.save_for_backward. A tensor the caller
- * or autograd keeps is no scratch: as a view of a slab it would keep the
- * whole slab alive with it. */
-static bool d3_handed_on_at(const ta_rule_ctx *c, const ta_host *h, const char *name, int depth);
-
-static bool d3_handed_on(const ta_rule_ctx *c, const ta_host *h, const char *name)
-{
-	return d3_handed_on_at(c, h, name, 0);
-}
-
 /* `d["key"]`: an entry of a dict, by a string key. */
 static bool keyed_entry(TSNode left)
 {
@@ -371,45 +315,182 @@ static bool keyed_entry(TSNode left)
 	       ta_node_is(ta_node_named_child(left, 1), "string");
 }
 
-static bool d3_handed_on_at(const ta_rule_ctx *c, const ta_host *h, const char *name, int depth)
+/* A set of names, sorted once filled (the names own their text). */
+typedef struct name_set {
+	char **v;
+	size_t n;
+} name_set;
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool set_has(const name_set *s, const char *name)
+{
+	return s->n && bsearch(&name, s->v, s->n, sizeof *s->v, cmp_str);
+}
+
+static void set_add(name_set *s, char *name)
+{
+	*TA_APPEND(s->v, s->n) = name;
+}
+
+static void set_sort(name_set *s)
+{
+	if (s->n)
+		qsort(s->v, s->n, sizeof *s->v, cmp_str);
+}
+
+static void set_free(name_set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	free(s->v);
+	s->v = NULL;
+	s->n = 0;
+}
+
+/* The names the value n is, or is a view of (`o`, `(o, lse)`,
+ * `o.view(b, h, s, d)`, `o[:n]`, `{"out": o}`; not a new tensor computed
+ * from one, `o + 1`, `o.sum()`, `t[t != -1]`), added to out. */
+static void given_names(const ta_model *m, TSNode n, int depth, name_set *out)
+{
+	n = ta_node_unparen(n);
+	if (ts_node_is_null(n) || depth > 8)
+		return;
+	if (ta_node_is(n, "identifier")) {
+		set_add(out, ta_node_text(m->src, n));
+	} else if (ta_node_is(n, "tuple") || ta_node_is(n, "expression_list") || ta_node_is(n, "list") ||
+		   ta_node_is(n, "argument_list")) {
+		for (uint32_t i = 0; i < ta_node_named_count(n); i++)
+			given_names(m, ta_node_named_child(n, i), depth + 1, out);
+	} else if (ta_node_is(n, "dictionary")) {
+		for (uint32_t i = 0; i < ta_node_named_count(n); i++) {
+			TSNode pair = ta_node_named_child(n, i);
+			if (ta_node_is(pair, "pair"))
+				given_names(m, ta_node_field(pair, "value"), depth + 1, out);
+		}
+	} else if (ta_node_is(n, "conditional_expression")) {
+		given_names(m, ta_node_named_child(n, 0), depth + 1, out);
+		given_names(m, ta_node_named_child(n, 2), depth + 1, out);
+	} else if (ta_node_is(n, "subscript")) {
+		if (!copying_index(n))
+			given_names(m, ta_node_field(n, "value"), depth + 1, out);
+	} else if (ta_node_is(n, "call")) {
+		TSNode fn = ta_node_field(n, "function");
+		if (!ta_node_is(fn, "attribute"))
+			return;
+		char *meth = ta_node_text(m->src, ta_node_field(fn, "attribute"));
+		if (view_method(meth))
+			given_names(m, ta_node_field(fn, "object"), depth + 1, out);
+		free(meth);
+	} else if (ta_node_is(n, "attribute")) {   /* o.T, o.mT */
+		given_names(m, ta_node_field(n, "object"), depth + 1, out);
+	}
+}
+
+/* The tensors a host function hands on, found in one walk of it: those it
+ * returns (or views of them), keeps in an attribute or a dict by key
+ * (`state.buf = buf`, `results["lens"] = lens`; a tensor's slice, `out[a:]
+ * = t`, copies t instead), saves for backward or puts in a list, and the
+ * names it aliases them from (`z_loss = z_loss_1d if z else None`, three
+ * aliases deep). A tensor the caller or autograd keeps is no scratch: as a
+ * view of a slab it would keep the whole slab alive with it. */
+typedef struct d3_handed {
+	name_set *hosts;          /* per host, built on first use */
+	bool *done;
+	size_t n;
+} d3_handed;
+
+static void *new_d3_handed(const ta_model *m)
+{
+	d3_handed *x = ta_xcalloc(1, sizeof *x);
+	x->n = m->host_count;
+	x->hosts = ta_xcalloc(x->n + 1, sizeof *x->hosts);
+	x->done = ta_xcalloc(x->n + 1, sizeof *x->done);
+	return x;
+}
+
+static void free_d3_handed(void *p)
+{
+	d3_handed *x = p;
+	for (size_t i = 0; i < x->n; i++)
+		set_free(&x->hosts[i]);
+	free(x->hosts);
+	free(x->done);
+	free(x);
+}
+
+static void handed_by(const ta_rule_ctx *c, const ta_host *h, name_set *handed)
 {
 	TSNode fn = ta_rule_node(c, h->span);
 	if (ta_node_is(fn, "decorated_definition"))
 		fn = ta_node_field(fn, "definition");
 	if (!ta_node_is(fn, "function_definition"))
-		return false;
-	bool handed = false;
+		return;
+	/* aliases: alias[i] is given the names of given[i] */
+	char **alias = NULL;
+	name_set *given = NULL;
+	size_t n_alias = 0;
 	ta_walk w;
 	ta_walk_start(&w, ta_node_field(fn, "body"));
 	do {
 		TSNode n = ta_walk_node(&w);
-		if (ta_node_is(n, "return_statement") && ta_node_named_count(n))
-			handed = gives_name(c->m, ta_node_named_child(n, 0), name, 0);
-		else if (ta_node_is(n, "assignment") && (ta_node_is(ta_node_field(n, "left"), "attribute") ||
-							    keyed_entry(ta_node_field(n, "left"))))
-			/* kept on an object the caller holds, or in a dict
-			 * (`state.buf = buf`, `results["lens"] = lens`; a
-			 * tensor's slice, `out[a:] = t`, copies t instead) */
-			handed = gives_name(c->m, ta_node_field(n, "right"), name, 0);
-		else if (ta_node_is(n, "assignment") && ta_node_is(ta_node_field(n, "left"), "identifier") && depth < 3 &&
-			 gives_name(c->m, ta_node_field(n, "right"), name, 0)) {
-			/* another name for it (`z_loss = z_loss_1d if z else None`) */
-			char *alias = ta_node_text(c->m->src, ta_node_field(n, "left"));
-			handed = strcmp(alias, name) && d3_handed_on_at(c, h, alias, depth + 1);
-			free(alias);
-		}
-		else if (ta_node_is(n, "call")) {
+		if (ta_node_is(n, "return_statement") && ta_node_named_count(n)) {
+			given_names(c->m, ta_node_named_child(n, 0), 0, handed);
+		} else if (ta_node_is(n, "assignment") && (ta_node_is(ta_node_field(n, "left"), "attribute") ||
+							  keyed_entry(ta_node_field(n, "left")))) {
+			given_names(c->m, ta_node_field(n, "right"), 0, handed);
+		} else if (ta_node_is(n, "assignment") && ta_node_is(ta_node_field(n, "left"), "identifier")) {
+			name_set g = { 0 };
+			given_names(c->m, ta_node_field(n, "right"), 0, &g);
+			if (g.n) {
+				alias = ta_xrealloc(alias, (n_alias + 1) * sizeof *alias);
+				given = ta_xrealloc(given, (n_alias + 1) * sizeof *given);
+				alias[n_alias] = ta_node_text(c->m->src, ta_node_field(n, "left"));
+				given[n_alias++] = g;
+			}
+		} else if (ta_node_is(n, "call")) {
 			TSNode f = ta_node_field(n, "function");
-			char *callee = ta_node_is(f, "attribute") ? ta_node_text(c->m->src, ta_node_field(f, "attribute"))
-								  : NULL;
-			/* saved for backward, or put in a list (`tiles.append(t)`) */
-			if (callee && (!strcmp(callee, "save_for_backward") || !strcmp(callee, "append")))
-				handed = gives_name(c->m, ta_node_field(n, "arguments"), name, 0);
-			free(callee);
+			TSNode attr = ta_node_is(f, "attribute") ? ta_node_field(f, "attribute") : (TSNode){ 0 };
+			if (!ts_node_is_null(attr) && (ta_node_text_eq(c->m->src, attr, "save_for_backward") ||
+						       ta_node_text_eq(c->m->src, attr, "append")))
+				given_names(c->m, ta_node_field(n, "arguments"), 0, handed);
 		}
-	} while (!handed && ta_walk_next(&w, true));
+	} while (ta_walk_next(&w, true));
 	ta_walk_finish(&w);
-	return handed;
+	set_sort(handed);
+	for (int round = 0; round < 3; round++) {
+		size_t before = handed->n;
+		for (size_t i = 0; i < n_alias; i++)
+			if (set_has(handed, alias[i]))
+				for (size_t j = 0; j < given[i].n; j++)
+					if (strcmp(given[i].v[j], alias[i]) && !set_has(handed, given[i].v[j]))
+						set_add(handed, ta_xstrdup(given[i].v[j]));
+		if (handed->n == before)
+			break;
+		set_sort(handed);
+	}
+	for (size_t i = 0; i < n_alias; i++) {
+		free(alias[i]);
+		set_free(&given[i]);
+	}
+	free(alias);
+	free(given);
+}
+
+static bool d3_handed_on(const ta_rule_ctx *c, const ta_host *h, const char *name)
+{
+	d3_handed *x = ta_index_cached(c->m, new_d3_handed, free_d3_handed);
+	size_t i = (size_t)(h - c->m->hosts);
+	if (i >= x->n)
+		return false;
+	if (!x->done[i]) {
+		x->done[i] = true;
+		handed_by(c, h, &x->hosts[i]);
+	}
+	return set_has(&x->hosts[i], name);
 }
 
 /* The allocation op's tensor is handed on: the name it is assigned to,
@@ -436,23 +517,13 @@ static TSNode none_tested(const ta_rule_ctx *c, TSNode fn, TSNode cond)
 	if (ta_node_is(cond, "not_operator"))
 		cond = ta_node_unparen(ta_node_field(cond, "argument"));
 	if (ta_node_is(cond, "identifier")) {
-		ta_walk w;
-		char *name = ta_node_text(c->m->src, cond);
-		TSNode found = { 0 };
-		int count = 0;
-		ta_walk_start(&w, ta_node_field(fn, "body"));
-		do {
-			TSNode a = ta_walk_node(&w);
-			if (ta_node_is(a, "assignment") && ta_node_text_eq(c->m->src, ta_node_field(a, "left"), name)) {
-				found = ta_node_field(a, "right");
-				count++;
-			}
-		} while (ta_walk_next(&w, true));
-		ta_walk_finish(&w);
-		free(name);
-		if (count != 1)
+		size_t n;
+		uint32_t at = ts_node_start_byte(cond);
+		const ta_values_binding *b = ta_values_bindings(c->m, fn, c->m->src->text + at,
+								ts_node_end_byte(cond) - at, &n);
+		if (n != 1 || !ta_node_is(b[0].binding, "assignment"))
 			return (TSNode){ 0 };
-		cond = ta_node_unparen(found);
+		cond = ta_node_unparen(ta_node_field(b[0].binding, "right"));
 	}
 	if (!ta_node_is(cond, "comparison_operator") || ta_node_named_count(cond) != 2 ||
 	    !ta_node_is(ta_node_named_child(cond, 1), "none"))

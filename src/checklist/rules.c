@@ -5,6 +5,7 @@
 #include "analyze/values.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
+#include "util/text.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -156,10 +157,6 @@ char *ta_rule_text(const ta_rule_ctx *c, ta_span s)
 	return ta_xstrndup(c->m->src->text + s.start, s.end - s.start);
 }
 
-static bool ident_char(char ch)
-{
-	return isalnum((unsigned char)ch) || ch == '_';
-}
 
 bool ta_text_mentions(const char *text, size_t len, const char *ident)
 {
@@ -169,9 +166,9 @@ bool ta_text_mentions(const char *text, size_t len, const char *ident)
 	for (size_t i = 0; i + n <= len; i++) {
 		if (text[i] != ident[0] || memcmp(text + i, ident, n))
 			continue;
-		if (i > 0 && (ident_char(text[i - 1]) || text[i - 1] == '.'))
+		if (i > 0 && (ta_text_ident_char(text[i - 1]) || text[i - 1] == '.'))
 			continue;
-		if (i + n < len && ident_char(text[i + n]))
+		if (i + n < len && ta_text_ident_char(text[i + n]))
 			continue;
 		return true;
 	}
@@ -542,6 +539,50 @@ static bool *loop_varying(ta_rule_ctx *c, const ta_assign *as, size_t first, siz
 	return varying;
 }
 
+/* What ta_rule_varies_in_loop knows of one loop, made on its first
+ * question: which of its assignments vary, and their names sorted (each
+ * question then looks up the names it reads, not every assignment). */
+struct ta_loop_vary {
+	bool *varying;
+	const char **names;       /* into the assignments; sorted, each once */
+	size_t n_names;
+	bool dotted;              /* some name is no plain identifier: ask each */
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Whether the text at s reads one of the sorted names as a whole word
+ * (not an attribute: ta_text_mentions's rule). */
+static bool reads_any(const ta_rule_ctx *c, ta_span s, const char *const *names, size_t n)
+{
+	if (s.end <= s.start || s.end > c->m->src->len)
+		return false;
+	const char *t = c->m->src->text + s.start;
+	size_t len = s.end - s.start;
+	char word[128];
+	for (size_t i = 0; i < len;) {
+		if (!ta_text_ident_char(t[i]) || (i > 0 && t[i - 1] == '.')) {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < len && ta_text_ident_char(t[j]))
+			j++;
+		if (j - i < sizeof word) {
+			memcpy(word, t + i, j - i);
+			word[j - i] = '\0';
+			const char *key = word;
+			if (bsearch(&key, names, n, sizeof *names, cmp_name))
+				return true;
+		}
+		i = j;
+	}
+	return false;
+}
+
 bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l)
 {
 	const ta_kernel *k = c->k;
@@ -551,16 +592,29 @@ bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l)
 	const ta_assign *as = ta_rule_assigns(c, &n);
 	size_t end = ta_rule_assigns_within(as, n, k->loops[l].span, &first);
 	/* The same for every question about loop l: made once per kernel. */
-	if (!c->loop_varying)
-		c->loop_varying = ta_xcalloc(k->loop_count, sizeof *c->loop_varying);
-	bool *varying = c->loop_varying[l];
-	if (!varying)
-		varying = c->loop_varying[l] = loop_varying(c, as, first, end, l);
+	if (!c->loop_vary)
+		c->loop_vary = ta_xcalloc(k->loop_count, sizeof *c->loop_vary);
+	struct ta_loop_vary *v = &c->loop_vary[l];
+	if (!v->varying) {
+		v->varying = loop_varying(c, as, first, end, l);
+		v->names = ta_xcalloc(end > first ? end - first : 1, sizeof *v->names);
+		for (size_t i = first; i < end; i++)
+			if (v->varying[i - first]) {
+				v->names[v->n_names++] = as[i].name;
+				for (const char *p = as[i].name; *p && !v->dotted; p++)
+					v->dotted = !ta_text_ident_char(*p);
+			}
+		qsort(v->names, v->n_names, sizeof *v->names, cmp_name);
+	}
 	bool hit = false;
 	for (size_t j = (size_t)l, nest = ta_loop_nest_end(k, l); j < nest && !hit; j++)
 		hit = k->loops[j].var && mentions_loop_var(c, s, k->loops[j].var);
-	for (size_t i = first; i < end && !hit; i++)
-		hit = varying[i - first] && ta_rule_mentions(c, s, as[i].name);
+	if (v->dotted) {
+		for (size_t i = 0; i < v->n_names && !hit; i++)
+			hit = ta_rule_mentions(c, s, v->names[i]);
+	} else if (!hit) {
+		hit = reads_any(c, s, v->names, v->n_names);
+	}
 	return hit;
 }
 
@@ -581,13 +635,15 @@ void ta_rule_ctx_release(ta_rule_ctx *c)
 	for (size_t i = 0; i < c->assign_count; i++)
 		free(c->assigns[i].name);
 	free(c->assigns);
-	for (size_t i = 0; c->loop_varying && i < c->k->loop_count; i++)
-		free(c->loop_varying[i]);
-	free(c->loop_varying);
+	for (size_t i = 0; c->loop_vary && i < c->k->loop_count; i++) {
+		free(c->loop_vary[i].varying);
+		free(c->loop_vary[i].names);
+	}
+	free(c->loop_vary);
 	c->assigns = NULL;
 	c->assign_count = 0;
 	c->assigns_done = false;
-	c->loop_varying = NULL;
+	c->loop_vary = NULL;
 }
 
 static void collect_assigns(ta_rule_ctx *c)
@@ -941,7 +997,7 @@ static long backend_flag_read(const ta_model *m, int *which)
 		size_t len = strlen(backend_flags[i]);
 		for (const char *at = strstr(text, backend_flags[i]); at && (best < 0 || at - text < best);
 		     at = strstr(at + len, backend_flags[i])) {
-			if ((at > text && ident_char(at[-1])) || ident_char(at[len]))
+			if ((at > text && ta_text_ident_char(at[-1])) || ta_text_ident_char(at[len]))
 				continue;
 			uint32_t o = (uint32_t)(at - text);
 			TSNode n = ta_node_named_at(root, o, o + (uint32_t)len);

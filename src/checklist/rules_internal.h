@@ -29,7 +29,7 @@ typedef struct ta_rule_ctx {
 	ta_assign *assigns;       /* lazily, see ta_rule_assigns */
 	size_t assign_count;
 	bool assigns_done;
-	bool **loop_varying;      /* lazily, per loop of k: see ta_rule_varies_in_loop */
+	struct ta_loop_vary *loop_vary; /* lazily, per loop of k: see ta_rule_varies_in_loop */
 } ta_rule_ctx;
 
 /* Frees what the context made lazily (its assignments, its loops' sets). */

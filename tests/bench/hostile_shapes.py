@@ -153,15 +153,40 @@ def suppressions(n):
     return [HEAD] + [body % i for i in range(n)]
 
 
+def loop_masks(n):
+    """one loop of n masked loads whose mask is the loop variable against its
+    stop, and n against a range's own width (D11 asked each mask about every
+    loop and every assignment of the kernel)."""
+    out = [HEAD, "@triton.jit\ndef k(x_ptr, n, T: tl.constexpr, BLOCK: tl.constexpr):\n",
+           "    offs = tl.arange(0, BLOCK)\n    acc = tl.zeros((BLOCK,), dtype=tl.float32)\n",
+           "    for i in range(T):\n"]
+    out += ["        acc += tl.load(x_ptr + i * %d, mask=i < T)\n"
+            "        acc += tl.load(x_ptr + offs + %d, mask=offs < BLOCK)\n" % (i, i) for i in range(n)]
+    out += ["    tl.store(x_ptr + offs, acc)\n\ndef run(x):\n    k[(1,)](x, x.numel(), T=4, BLOCK=128)\n"]
+    return out
+
+
+def wrappers(n):
+    """n wrappers, each making scratch (some only when a gradient is None)
+    and calling one launcher (D3 through the file's own functions)."""
+    out = [HEAD, KERNEL, "def launch(x):\n    k[(1,)](x, x.numel(), BLOCK=128)\n\n"]
+    out += ["def w%d(x, g):\n    need = g is not None\n    a = torch.empty_like(x)\n"
+            "    b = torch.empty_like(x) if need else torch.zeros_like(x)\n    c = torch.empty_like(x)\n"
+            "    launch(a)\n    return x\n\n" % i for i in range(n)]
+    return out
+
+
 SHAPES = [kernels, kernels_block, launches, configs, config_names, ifs, nested_ifs,
-          statements, loops, params, many, module_names, chain, parens, suppressions]
+          statements, loops, params, many, module_names, chain, parens, suppressions,
+          loop_masks, wrappers]
 # The size each starts from in growth.sh (about 0.05-0.2 s of --check;
 # statements and loops more: below 4,000 and 2,000 of them the parse hides a
 # quadratic term).
 BASE = {"kernels": 1250, "kernels_block": 1250, "launches": 6250, "configs": 3750,
         "config_names": 2000, "ifs": 2000, "nested_ifs": 250, "statements": 8000,
         "loops": 2000, "params": 1000, "many": 500, "module_names": 5000,
-        "chain": 25000, "parens": 1250, "suppressions": 2000}
+        "chain": 25000, "parens": 1250, "suppressions": 2000, "loop_masks": 2000,
+        "wrappers": 1000}
 
 
 def main(argv):

@@ -12,7 +12,10 @@
 # loop's questions scanned every op, assignment and loop of the kernel; P2
 # looked each masked load's names back through every assignment). With X1
 # on, one file of many suppression comments (each X0 and X1 question
-# scanned the comments from the first).
+# scanned the comments from the first). And one loop of many masked loads
+# (each question whether a value varies in the loop read every assignment
+# of the loop; D11 asked each mask about every assignment and loop), and
+# many wrappers calling one launcher (D3 through the file's functions).
 # tests/bench/growth.py
 # prints the whole curve.
 # TAP. Env: TILEADVISE, TA_SRCDIR; GROWTH_SCALE (default 0.5) scales the sizes.
@@ -26,4 +29,4 @@ if ! command -v "$py" >/dev/null 2>&1; then
 fi
 exec "$py" "$TA_SRCDIR/tests/bench/growth.py" "$TILEADVISE" --tap --sizes 1,4 --repeat 2 \
 	--bound 1.5 --timeout 60 --scale "${GROWTH_SCALE:-0.5}" --args "${GROWTH_ARGS:---check --extend-select=X1}" \
-	--shapes kernels,kernels_block,launches,configs,config_names,ifs,nested_ifs,statements,loops,params,many,module_names,chain,parens,suppressions
+	--shapes kernels,kernels_block,launches,configs,config_names,ifs,nested_ifs,statements,loops,params,many,module_names,chain,parens,suppressions,loop_masks,wrappers
