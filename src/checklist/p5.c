@@ -32,8 +32,9 @@ ta_status ta_detect_p5(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	const ta_op *store = NULL;
+	/* a store under a flag no run of the kernel sets is never made */
 	for (size_t i = 0; i < k->op_count && !store; i++)
-		if (k->ops[i].kind == TA_OP_DESC_STORE)
+		if (k->ops[i].kind == TA_OP_DESC_STORE && !ta_rule_op_unreached(c, &k->ops[i]))
 			store = &k->ops[i];
 	if (!store)
 		return TA_STATUS_NOT_APPLICABLE;

@@ -1184,6 +1184,142 @@ bool ta_rule_op_unreached_by_configs(ta_rule_ctx *c, const ta_op *op)
 	return false;
 }
 
+/* The truth of a flag's value written at n: 1 or 0, or -1 when it is not
+ * a literal (True, False, an integer) through the wrapper's names. */
+static int flag_literal(const ta_model *m, TSNode n)
+{
+	n = ta_values_follow(m, n);
+	long v;
+	if (ta_node_is(n, "true"))
+		return 1;
+	if (ta_node_is(n, "false"))
+		return 0;
+	return ta_values_int(m, n, &v) ? v != 0 : -1;
+}
+
+/* The truths a config's value at n takes: a literal, or the target of a
+ * for loop over a literal list around it (`for use_tma in [False]`). */
+static bool config_truths(const ta_model *m, TSNode n, bool *any_true, bool *any_false)
+{
+	int t = flag_literal(m, n);
+	if (t >= 0) {
+		*(t ? any_true : any_false) = true;
+		return true;
+	}
+	if (!ta_node_is(n, "identifier"))
+		return false;
+	char *name = ta_node_text(m->src, n);
+	TSNode right = { 0 };
+	/* a for statement around it, or a comprehension's `for x in [...]` */
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && ts_node_is_null(right); p = ta_node_parent(p)) {
+		if (ta_node_is(p, "for_statement") && ta_node_is(ta_node_field(p, "left"), "identifier") &&
+		    ta_node_text_eq(m->src, ta_node_field(p, "left"), name))
+			right = ta_node_field(p, "right");
+		for (uint32_t i = 0; ts_node_is_null(right) && ta_node_is(p, "list_comprehension") &&
+				     i < ta_node_named_count(p); i++) {
+			TSNode f = ta_node_named_child(p, i);
+			if (ta_node_is(f, "for_in_clause") && ta_node_is(ta_node_field(f, "left"), "identifier") &&
+			    ta_node_text_eq(m->src, ta_node_field(f, "left"), name))
+				right = ta_node_field(f, "right");
+		}
+	}
+	free(name);
+	right = ta_node_unparen(right);
+	if (!ta_node_is(right, "list") && !ta_node_is(right, "tuple"))
+		return false;
+	uint32_t k = ta_node_named_count(right);
+	for (uint32_t i = 0; i < k; i++) {
+		int v = flag_literal(m, ta_node_named_child(right, i));
+		if (v < 0)
+			return false;
+		*(v ? any_true : any_false) = true;
+	}
+	return k > 0;
+}
+
+/* Which truths the constexpr flag `name` takes over every run of the
+ * kernel: its autotune configs when each sets it, else each launch's
+ * keyword or the parameter's default when the kernel is private to its
+ * module. False when some value is not known (a heuristic computes it, a
+ * launch passes it by position or from a variable, a public kernel another
+ * module may launch). */
+static bool flag_truths(ta_rule_ctx *c, const char *name, bool *any_true, bool *any_false)
+{
+	*any_true = *any_false = false;
+	const ta_param *prm = ta_kernel_param(c->k, name);
+	if (!prm || !prm->constexpr_)
+		return false;
+	/* a heuristic computes it from the arguments at each launch */
+	for (size_t i = 0; i < c->k->heuristic_count; i++)
+		if (!strcmp(c->k->heuristics[i].name, name))
+			return false;
+	const ta_autotune *a = c->k->autotune;
+	bool by_configs = a && a->config_count && a->configs_kind != TA_CONFIGS_UNRESOLVED;
+	for (size_t i = 0; by_configs && i < a->config_count; i++)
+		by_configs = ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name) != NULL;
+	if (by_configs) {
+		for (size_t i = 0; i < a->config_count; i++) {
+			const ta_kwarg *kw = ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name);
+			if (!config_truths(c->m, ta_rule_node(c, kw->value_span), any_true, any_false))
+				return false;
+		}
+		return true;
+	}
+	/* the file's launches are all the launches only of a kernel private
+	 * to its module (`_name`): another module may import a public one and
+	 * launch it with the other value */
+	if (c->k->name[0] != '_')
+		return false;
+	bool any = false;
+	ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+		const ta_kwarg *kw = ta_kwarg_find(l->kwargs, l->kwarg_count, name);
+		int v = kw ? flag_literal(c->m, ta_rule_node(c, kw->value_span)) : -1;
+		if (!kw) {
+			/* by position, or left to its default */
+			size_t at = (size_t)(prm - c->k->params);
+			if (at < l->arg_count || !prm->default_value)
+				return false;
+			v = !strcmp(prm->default_value, "True") ? 1 : !strcmp(prm->default_value, "False") ? 0 :
+			    -1;
+		}
+		if (v < 0)
+			return false;
+		*(v ? any_true : any_false) = true;
+		any = true;
+	}
+	return any;
+}
+
+bool ta_rule_op_unreached(ta_rule_ctx *c, const ta_op *op)
+{
+	if (ta_rule_op_unreached_by_configs(c, op))
+		return true;
+	for (TSNode p = ta_node_parent(ta_rule_node(c, op->span)); !ts_node_is_null(p); p = ta_node_parent(p)) {
+		if (ta_node_is(p, "function_definition"))
+			break;
+		if (!ta_node_is(p, "if_statement"))
+			continue;
+		TSNode cond = ta_node_unparen(ta_node_field(p, "condition"));
+		bool negated = ta_node_is(cond, "not_operator");
+		if (negated)
+			cond = ta_node_unparen(ta_node_field(cond, "argument"));
+		if (!ta_node_is(cond, "identifier"))
+			continue;
+		TSNode cons = ta_node_field(p, "consequence");
+		bool in_then = ts_node_start_byte(cons) <= op->span.start && op->span.end <= ts_node_end_byte(cons);
+		char *name = ta_node_text(c->m->src, cond);
+		bool t, f, known = flag_truths(c, name, &t, &f);
+		free(name);
+		/* the branch runs when the flag is (then) true, or (else) false,
+		 * turned over by `not` */
+		bool needs_true = in_then != negated;
+		if (known && !(needs_true ? t : f))
+			return true;
+	}
+	return false;
+}
+
 /* ---- calls of plain names ------------------------------------------------------- */
 
 /* The file's calls of plain names (`f(...)`), sorted by name, built once

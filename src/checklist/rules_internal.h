@@ -138,6 +138,10 @@ bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l);
 /* Whether op lies in a branch of `if NAME == V` / `!=` that no autotune
  * config of the kernel takes (every config sets the constexpr NAME). */
 bool ta_rule_op_unreached_by_configs(ta_rule_ctx *c, const ta_op *op);
+/* The same, or op lies in a branch of a constexpr flag (`if USE_TMA_STORE:`,
+ * `if not FLAG:`) that no config, launch keyword or default takes: code
+ * no run of the kernel reaches. */
+bool ta_rule_op_unreached(ta_rule_ctx *c, const ta_op *op);
 /* The ops of k named by the operand text (an identifier): ops whose target
  * is that name. */
 const ta_op *ta_op_defining(const ta_kernel *k, const char *name, uint32_t before);

@@ -894,7 +894,7 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		 * whose other branch uses a descriptor is the fast form's fallback */
 		if (op->lookup || s1_fast_form_beside(c, op) || not2d[i] ||
 		    ta_edits_under_spin_lock(c->m, ta_rule_node(c, op->span)) ||
-		    ta_rule_op_unreached_by_configs(c, op) || (!op->gather && s1_length_stride(c, op)))
+		    ta_rule_op_unreached(c, op) || (!op->gather && s1_length_stride(c, op)))
 			continue;
 		const char *what = op->kind == TA_OP_LOAD ? "loaded" : "stored";
 		char *ptr = op->arg_count ? ta_rule_text(c, op->args[0]) : ta_xstrdup("?");
