@@ -1132,56 +1132,45 @@ static bool config_ints(const ta_model *m, TSNode n, long *out, size_t *nout, si
 	return k > 0;
 }
 
-/* Whether op lies under `if NAME == V:` (or `!=`, its else) where NAME is a
- * constexpr of an autotuned kernel that every config sets, and no config's
- * value takes that branch: code the tuner never runs (a split-K kernel's
- * plain store under `if SPLIT_K == 1` when every config splits K). */
-bool ta_rule_op_unreached_by_configs(ta_rule_ctx *c, const ta_op *op)
+/* Whether the branch of `if NAME == V:` (or `!=`) holding op (in_then: its
+ * consequence) is one no config takes, NAME a constexpr of an autotuned
+ * kernel that every config sets: code the tuner never runs (a split-K
+ * kernel's plain store under `if SPLIT_K == 1` when every config splits K). */
+static bool branch_unreached_by_configs(ta_rule_ctx *c, TSNode cond, bool in_then)
 {
 	const ta_autotune *a = c->k->autotune;
 	if (!a || !a->config_count || a->configs_kind == TA_CONFIGS_UNRESOLVED)
 		return false;
-	for (TSNode p = ta_node_parent(ta_rule_node(c, op->span)); !ts_node_is_null(p); p = ta_node_parent(p)) {
-		if (ta_node_is(p, "function_definition"))
-			break;
-		if (!ta_node_is(p, "if_statement"))
-			continue;
-		TSNode cond = ta_node_unparen(ta_node_field(p, "condition"));
-		TSNode cons = ta_node_field(p, "consequence");
-		bool in_then = ts_node_start_byte(cons) <= op->span.start && op->span.end <= ts_node_end_byte(cons);
-		if (!ta_node_is(cond, "comparison_operator") || ta_node_named_count(cond) != 2)
-			continue;
-		TSNode lhs = ta_node_named_child(cond, 0), rhs = ta_node_named_child(cond, 1);
-		long want;
-		char *op_text = NULL;
-		for (uint32_t i = 0; i < ts_node_child_count(cond); i++) {
-			TSNode t = ts_node_child(cond, i);
-			if (!ts_node_is_named(t))
-				op_text = ta_node_text(c->m->src, t);
-		}
-		bool eq = op_text && !strcmp(op_text, "=="), ne = op_text && !strcmp(op_text, "!=");
-		free(op_text);
-		if ((!eq && !ne) || !ta_node_is(lhs, "identifier") || !ta_values_int(c->m, rhs, &want))
-			continue;
-		char *name = ta_node_text(c->m->src, lhs);
-		const ta_param *prm = ta_kernel_param(c->k, name);
-		bool known = prm && prm->constexpr_, reached = false;
-		for (size_t i = 0; known && i < a->config_count && !reached; i++) {
-			const ta_kwarg *kw = ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name);
-			long vals[64];
-			size_t nv = 0;
-			if (!kw || !config_ints(c->m, ta_rule_node(c, kw->value_span), vals, &nv, 64)) {
-				known = false;
-				break;
-			}
-			for (size_t j = 0; j < nv && !reached; j++)
-				reached = (vals[j] == want) == (eq == in_then);
-		}
-		free(name);
-		if (known && !reached)
-			return true;
+	if (!ta_node_is(cond, "comparison_operator") || ta_node_named_count(cond) != 2)
+		return false;
+	TSNode lhs = ta_node_named_child(cond, 0), rhs = ta_node_named_child(cond, 1);
+	long want;
+	char *op_text = NULL;
+	for (uint32_t i = 0; i < ts_node_child_count(cond); i++) {
+		TSNode t = ts_node_child(cond, i);
+		if (!ts_node_is_named(t))
+			op_text = ta_node_text(c->m->src, t);
 	}
-	return false;
+	bool eq = op_text && !strcmp(op_text, "=="), ne = op_text && !strcmp(op_text, "!=");
+	free(op_text);
+	if ((!eq && !ne) || !ta_node_is(lhs, "identifier") || !ta_values_int(c->m, rhs, &want))
+		return false;
+	char *name = ta_node_text(c->m->src, lhs);
+	const ta_param *prm = ta_kernel_param(c->k, name);
+	bool known = prm && prm->constexpr_, reached = false;
+	for (size_t i = 0; known && i < a->config_count && !reached; i++) {
+		const ta_kwarg *kw = ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name);
+		long vals[64];
+		size_t nv = 0;
+		if (!kw || !config_ints(c->m, ta_rule_node(c, kw->value_span), vals, &nv, 64)) {
+			known = false;
+			break;
+		}
+		for (size_t j = 0; j < nv && !reached; j++)
+			reached = (vals[j] == want) == (eq == in_then);
+	}
+	free(name);
+	return known && !reached;
 }
 
 /* The truth of a flag's value written at n: 1 or 0, or -1 when it is not
@@ -1293,21 +1282,21 @@ static bool flag_truths(ta_rule_ctx *c, const char *name, bool *any_true, bool *
 
 bool ta_rule_op_unreached(ta_rule_ctx *c, const ta_op *op)
 {
-	if (ta_rule_op_unreached_by_configs(c, op))
-		return true;
 	for (TSNode p = ta_node_parent(ta_rule_node(c, op->span)); !ts_node_is_null(p); p = ta_node_parent(p)) {
 		if (ta_node_is(p, "function_definition"))
 			break;
 		if (!ta_node_is(p, "if_statement"))
 			continue;
 		TSNode cond = ta_node_unparen(ta_node_field(p, "condition"));
+		TSNode cons = ta_node_field(p, "consequence");
+		bool in_then = ts_node_start_byte(cons) <= op->span.start && op->span.end <= ts_node_end_byte(cons);
+		if (branch_unreached_by_configs(c, cond, in_then))
+			return true;
 		bool negated = ta_node_is(cond, "not_operator");
 		if (negated)
 			cond = ta_node_unparen(ta_node_field(cond, "argument"));
 		if (!ta_node_is(cond, "identifier"))
 			continue;
-		TSNode cons = ta_node_field(p, "consequence");
-		bool in_then = ts_node_start_byte(cons) <= op->span.start && op->span.end <= ts_node_end_byte(cons);
 		char *name = ta_node_text(c->m->src, cond);
 		bool t, f, known = flag_truths(c, name, &t, &f);
 		free(name);

@@ -135,12 +135,10 @@ bool ta_kernel_one_shot(const ta_model *m, int ki);
  * the next: it mentions the variable of l or of a loop inside it, or a name
  * assigned inside l from such a value (or by `+=`), followed to a fixpoint. */
 bool ta_rule_varies_in_loop(ta_rule_ctx *c, ta_span s, int l);
-/* Whether op lies in a branch of `if NAME == V` / `!=` that no autotune
- * config of the kernel takes (every config sets the constexpr NAME). */
-bool ta_rule_op_unreached_by_configs(ta_rule_ctx *c, const ta_op *op);
-/* The same, or op lies in a branch of a constexpr flag (`if USE_TMA_STORE:`,
- * `if not FLAG:`) that no config, launch keyword or default takes: code
- * no run of the kernel reaches. */
+/* Whether op lies in code no run of the kernel reaches: a branch of `if
+ * NAME == V` / `!=` that no autotune config takes (every config sets the
+ * constexpr NAME), or a branch of a constexpr flag (`if USE_TMA_STORE:`,
+ * `if not FLAG:`) that no config, launch keyword or default takes. */
 bool ta_rule_op_unreached(ta_rule_ctx *c, const ta_op *op);
 /* The ops of k named by the operand text (an identifier): ops whose target
  * is that name. */
