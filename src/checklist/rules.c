@@ -1362,6 +1362,9 @@ static void free_name_calls(void *p)
 const ta_name_call *ta_rule_calls_of(const ta_model *m, const char *name, size_t len, size_t *n)
 {
 	const name_calls *c = ta_index_cached(m, build_name_calls, free_name_calls);
+	*n = 0;
+	if (!c->n)
+		return NULL;   /* no calls at all: no table to point into */
 	ta_name_call key = { .name = name, .len = (uint32_t)len };
 	size_t lo = 0, hi = c->n;
 	while (lo < hi) {
