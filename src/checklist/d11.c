@@ -156,12 +156,7 @@ static TSNode sole_binding(ta_rule_ctx *c, const char *name, uint32_t at)
 	for (size_t p = 0; p < c->k->param_count; p++)
 		if (!strcmp(c->k->params[p].name, name))
 			return (TSNode){ 0 };
-	size_t n;
-	const ta_values_binding *b = ta_values_bindings(c->m, c->k->node, name, strlen(name), &n);
-	if (n != 1 || b[0].mutation || b[0].point > at || !ta_node_is(b[0].binding, "assignment") ||
-	    !ta_node_is(ta_node_field(b[0].binding, "left"), "identifier"))
-		return (TSNode){ 0 };
-	return ta_node_unparen(ta_node_field(b[0].binding, "right"));
+	return ta_rule_sole_value(c->m, c->k->node, name, strlen(name), at ? at : 1);
 }
 
 /* Whether name is bound anywhere inside span s (its loop rebinds it). */

@@ -517,13 +517,8 @@ static TSNode none_tested(const ta_rule_ctx *c, TSNode fn, TSNode cond)
 	if (ta_node_is(cond, "not_operator"))
 		cond = ta_node_unparen(ta_node_field(cond, "argument"));
 	if (ta_node_is(cond, "identifier")) {
-		size_t n;
 		uint32_t at = ts_node_start_byte(cond);
-		const ta_values_binding *b = ta_values_bindings(c->m, fn, c->m->src->text + at,
-								ts_node_end_byte(cond) - at, &n);
-		if (n != 1 || !ta_node_is(b[0].binding, "assignment"))
-			return (TSNode){ 0 };
-		cond = ta_node_unparen(ta_node_field(b[0].binding, "right"));
+		cond = ta_rule_sole_value(c->m, fn, c->m->src->text + at, ts_node_end_byte(cond) - at, 0);
 	}
 	if (!ta_node_is(cond, "comparison_operator") || ta_node_named_count(cond) != 2 ||
 	    !ta_node_is(ta_node_named_child(cond, 1), "none"))

@@ -1309,6 +1309,18 @@ bool ta_rule_op_unreached(ta_rule_ctx *c, const ta_op *op)
 	return false;
 }
 
+/* ---- a name's one value ---------------------------------------------------------- */
+
+TSNode ta_rule_sole_value(const ta_model *m, TSNode fn, const char *name, size_t len, uint32_t before)
+{
+	size_t n;
+	const ta_values_binding *b = ta_values_bindings(m, fn, name, len, &n);
+	if (n != 1 || b[0].mutation || (before && b[0].point > before) || !ta_node_is(b[0].binding, "assignment") ||
+	    !ta_node_is(ta_node_field(b[0].binding, "left"), "identifier"))
+		return (TSNode){ 0 };
+	return ta_node_unparen(ta_node_field(b[0].binding, "right"));
+}
+
 /* ---- calls of plain names ------------------------------------------------------- */
 
 /* The file's calls of plain names (`f(...)`), sorted by name, built once

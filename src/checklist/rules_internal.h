@@ -109,6 +109,11 @@ typedef struct ta_name_call {
  * per model: *n of them from the pointer returned. */
 const ta_name_call *ta_rule_calls_of(const ta_model *m, const char *name, size_t len, size_t *n);
 
+/* The value of name (len bytes) when function fn binds it once, by a plain
+ * `name = value` that takes effect before offset before (0: anywhere); a
+ * null node otherwise. From the bindings' index (analyze/values.h). */
+TSNode ta_rule_sole_value(const ta_model *m, TSNode fn, const char *name, size_t len, uint32_t before);
+
 /* The kernel's assignments in document order (cached in c). */
 const ta_assign *ta_rule_assigns(ta_rule_ctx *c, size_t *n);
 /* Those of as[0 .. n) whose statement starts inside span s: [*first, return). */
