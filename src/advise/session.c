@@ -463,6 +463,14 @@ static json_t *figures_json(const ta_run_figures *r)
 				      "regs", (json_int_t)k->regs, "local", (json_int_t)k->local_per_thread,
 				      "smem_static", (json_int_t)k->smem_static,
 				      "smem_dynamic", (json_int_t)k->smem_dynamic);
+		/* The launches each duration stands for, when sampling left some
+		 * untraced (absent: 1 each). */
+		if (k->weights) {
+			json_t *w = json_array();
+			for (size_t j = 0; j < k->n_durations; j++)
+				json_array_append_new(w, json_integer((json_int_t)k->weights[j]));
+			json_object_set_new(o, "weights", w);
+		}
 		if (k->calls) {
 			json_t *sh = json_array();
 			for (size_t j = 0; j < k->n_shapes; j++) {
@@ -866,7 +874,15 @@ static bool read_figures(reader *r, json_t *ro, ta_run_figures *f)
 			/* Stored as whole ns: read back as written (a fixed point). */
 			json_array_foreach(d, x, dv)
 				k->durations_ns[k->n_durations++] = (double)whole_ns(json_number_value(dv));
-			k->summary = ta_stats_summarize(k->durations_ns, k->n_durations);
+			json_t *w = json_object_get(ko, "weights");
+			if (json_array_size(w) == k->n_durations) {
+				k->weights = ta_xcalloc(k->n_durations, sizeof(double));
+				json_array_foreach(w, x, dv) {
+					double v = json_is_integer(dv) ? (double)json_integer_value(dv) : 1;
+					k->weights[x] = v >= 1 ? v : 1;
+				}
+			}
+			k->summary = ta_stats_summarize_weighted(k->durations_ns, k->weights, k->n_durations);
 		} else {
 			json_t *sm = json_object_get(ko, "summary");
 			k->summary.count = (size_t)get_int(sm, "n", 0);

@@ -77,6 +77,10 @@ void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
 			kf->durations_ns = ta_xmalloc(g->n_durations * sizeof(double));
 			memcpy(kf->durations_ns, g->durations_ns, g->n_durations * sizeof(double));
 			kf->n_durations = g->n_durations;
+			if (g->weights) {
+				kf->weights = ta_xmalloc(g->n_durations * sizeof(double));
+				memcpy(kf->weights, g->weights, g->n_durations * sizeof(double));
+			}
 		}
 		if (km->n_phases) {
 			kf->steady_ns = ta_xmalloc(km->n_steady * sizeof(double));
@@ -109,6 +113,7 @@ void ta_run_figures_clear(ta_run_figures *f)
 	for (size_t i = 0; i < f->n_kernels; i++) {
 		free(f->kernels[i].name);
 		free(f->kernels[i].durations_ns);
+		free(f->kernels[i].weights);
 		free(f->kernels[i].steady_ns);
 		free(f->kernels[i].phase_start);
 		free(f->kernels[i].shapes);
@@ -144,6 +149,12 @@ void ta_run_figures_copy(ta_run_figures *dst, const ta_run_figures *src)
 			memcpy(dst->kernels[i].durations_ns, src->kernels[i].durations_ns, n);
 		} else {
 			dst->kernels[i].durations_ns = NULL;
+		}
+		dst->kernels[i].weights = NULL;
+		if (src->kernels[i].weights && src->kernels[i].n_durations) {
+			size_t n = src->kernels[i].n_durations * sizeof(double);
+			dst->kernels[i].weights = ta_xmalloc(n);
+			memcpy(dst->kernels[i].weights, src->kernels[i].weights, n);
 		}
 		const ta_kernel_figures *k = &src->kernels[i];
 		dst->kernels[i].steady_ns = k->n_steady ? ta_xmalloc(k->n_steady * sizeof(double)) : NULL;

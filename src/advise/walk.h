@@ -59,8 +59,9 @@ typedef struct ta_kernel_figures {
 	double period_ns;
 	size_t n_period;
 	bool sampled;
-	ta_summary summary;          /* of durations_ns */
+	ta_summary summary;          /* of durations_ns, weighed */
 	double *durations_ns;        /* steady-state launches (owned), for comparisons */
+	double *weights;             /* the launches each stands for (owned); NULL: 1 each */
 	size_t n_durations;
 	double *steady_ns;           /* every steady launch in time order (owned) */
 	size_t n_steady;

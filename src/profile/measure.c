@@ -72,6 +72,8 @@ typedef struct group_acc {
 	size_t launches, warmup, autotune;
 	double *d;
 	size_t nd, cap;
+	double *w;                   /* the launches each d stands for; NULL: 1 each */
+	size_t capw;
 	double *tune;                /* autotuning durations */
 	size_t nt, capt;
 	size_t first_seq, last_seq, steady_seq;
@@ -94,13 +96,32 @@ static group_acc *find_group(group_acc **gs, size_t *n, size_t *cap, const ta_la
 	return g;
 }
 
+/* A steady duration and the launches it stands for (a sampled record's
+ * weight): the weights are kept only once one is above 1. */
+static void group_push(group_acc *g, double dur, uint64_t weight)
+{
+	if (weight > 1 && !g->w) {
+		g->capw = g->cap ? g->cap : 16;
+		g->w = ta_xmalloc(g->capw * sizeof *g->w);
+		for (size_t i = 0; i < g->nd; i++)
+			g->w[i] = 1;
+	}
+	if (g->w && g->nd == g->capw) {
+		g->capw = g->capw * 2;
+		g->w = ta_xrealloc(g->w, g->capw * sizeof *g->w);
+	}
+	if (g->w)
+		g->w[g->nd] = weight > 1 ? (double)weight : 1;
+	double *slot = TA_PUSH(g->d, g->nd, g->cap);
+	*slot = dur;
+}
+
 /* A run's first launch of a configuration is held back until a second one
  * shows it was a warm-up; a lone launch is kept as the measurement. */
 static void group_close_run(group_acc *g)
 {
 	if (g->pending_first) {
-		double *slot = TA_PUSH(g->d, g->nd, g->cap);
-		*slot = g->first_of_run;
+		group_push(g, g->first_of_run, 1);
 		g->pending_first = false;
 	}
 }
@@ -120,8 +141,7 @@ static void group_add(group_acc *g, const ta_kernel_rec *k)
 		g->warmup++;
 		g->pending_first = false;
 	}
-	double *slot = TA_PUSH(g->d, g->nd, g->cap);
-	*slot = dur;
+	group_push(g, dur, k->weight);
 }
 
 static int cmp_group(const void *x, const void *y)
@@ -303,8 +323,12 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 		kg->warmup = gs[t].warmup;
 		kg->autotune = gs[t].autotune;
 		kg->durations_ns = gs[t].d;
+		kg->weights = gs[t].w;
 		kg->n_durations = gs[t].nd;
-		kg->summary = ta_stats_summarize(kg->durations_ns, kg->n_durations);
+		/* Weighed by the launches each record stands for: a shape timed in
+		 * full for its first launches and sampled later is summarised over
+		 * all its launches, not mostly over the first ones. */
+		kg->summary = ta_stats_summarize_weighted(kg->durations_ns, kg->weights, kg->n_durations);
 		kg->counted = counted[t];
 		kg->n_period = n_period[t];
 		kg->period_ns = period[t];
@@ -537,8 +561,10 @@ ta_measurement *ta_measure_build(const ta_records *recs, const char *const *name
 				o = TA_PUSH(m->others, m->n_others, capo);
 				o->name = ta_xstrdup(ls[i]->name);
 			}
-			o->launches++;
-			o->total_ns += (double)(ls[i]->end_ns - ls[i]->start_ns);
+			/* each record for the launches it stands for */
+			uint64_t w = ls[i]->weight > 1 ? ls[i]->weight : 1;
+			o->launches += (size_t)w;
+			o->total_ns += (double)w * (double)(ls[i]->end_ns - ls[i]->start_ns);
 			continue;
 		}
 		bool seen = false;
@@ -595,6 +621,7 @@ void ta_measurement_free(ta_measurement *m)
 	for (size_t i = 0; i < m->n_kernels; i++) {
 		for (size_t g = 0; g < m->kernels[i].n_groups; g++) {
 			free(m->kernels[i].groups[g].durations_ns);
+			free(m->kernels[i].groups[g].weights);
 			free(m->kernels[i].groups[g].tune_ns);
 		}
 		ta_autotune_table_clear(&m->kernels[i].tune);

@@ -41,8 +41,11 @@ typedef struct ta_kernel_group {
 	size_t warmup;               /* of which first-of-run launches set apart */
 	size_t autotune;             /* of which autotuning launches set apart */
 	double *durations_ns;        /* the steady-state launches (owned) */
+	double *weights;             /* the launches each stands for (owned; with
+					adaptive tracing a sampled launch stands for
+					those left untraced before it); NULL: 1 each */
 	size_t n_durations;
-	ta_summary summary;          /* of durations_ns, in ns */
+	ta_summary summary;          /* of durations_ns weighed by weights, in ns */
 	size_t steady;               /* steady launches: n_durations, or counted less
 					those set apart when sampled */
 	double total_ns;             /* its GPU time: steady x fenced mean */

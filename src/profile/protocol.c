@@ -138,6 +138,8 @@ static bool decode_kernel(ta_records *r, json_t *o, int run)
 	k->correlation = (uint32_t)int_or(o, "corr", 0);
 	k->graph_id = (uint32_t)int_or(o, "graph", 0);
 	k->graph_node_id = (uint64_t)int_or(o, "graph_node", 0);
+	json_int_t w = int_or(o, "w", 1);
+	k->weight = w >= 1 ? (uint64_t)w : 1;
 	return true;
 }
 

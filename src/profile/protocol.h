@@ -4,7 +4,7 @@
  *   {"type":"hello","v":1,"pid":P,"cupti":V,"driver":D}
  *   {"type":"kernel","pid":P,"name":"...","start":NS,"end":NS,"grid":[x,y,z],
  *    "block":[x,y,z],"regs":R,"smem_static":B,"smem_dynamic":B,"local":B,
- *    "device":D,"stream":S,"corr":C,"graph":G,"graph_node":N}
+ *    "device":D,"stream":S,"corr":C,"graph":G,"graph_node":N,"w":W}
  *   {"type":"error","pid":P,"where":"cuptiActivityEnable","code":C,"message":"..."}
  *   {"type":"bye","pid":P,"written":N,"dropped":N,"lost":N}
  *   {"type":"calls","pid":P,"name":"...","grid":[x,y,z],"block":[x,y,z],
@@ -33,6 +33,11 @@
  *   {"type":"run","mode":"timed"|"pc"|"sol","wall_s":X}
  * "period" is the sampling interval as a power of two of cycles; "other"
  * counts samples in kernels that are not the user's (CUPTI's own count).
+ *
+ * "w" (absent: 1) is how many launches of its shape a kernel record stands
+ * for: with adaptive tracing a sampled launch stands for itself and those
+ * of its shape left untraced since the shape's previous traced launch, so
+ * that sums and means over records weigh each by it (Horvitz-Thompson).
  *
  * "driver" is omitted when unknown. "dropped" counts records CUPTI dropped
  * (its buffers were full), "lost" counts lines the injector could not write
@@ -73,6 +78,7 @@ typedef struct ta_proto_kernel {
 	uint32_t local_per_thread;  /* bytes of local memory per thread */
 	uint32_t device, stream, correlation, graph_id;
 	uint64_t graph_node_id;
+	uint64_t weight;            /* launches this one stands for; 0 or 1: itself */
 } ta_proto_kernel;
 
 /* Each writes one complete line (with its "\n" and a terminating NUL) into
@@ -135,6 +141,7 @@ typedef struct ta_kernel_rec {
 	uint32_t local_per_thread;
 	uint32_t device, stream, correlation, graph_id;
 	uint64_t graph_node_id;
+	uint64_t weight;            /* launches it stands for ("w"), 1 when absent */
 } ta_kernel_rec;
 
 /* Launch counts and host periods of one shape of one process ("calls"). */

@@ -133,6 +133,8 @@ size_t ta_proto_encode_kernel(char *out, size_t cap, long pid, const ta_proto_ke
 		k->local_per_thread, k->device, k->stream);
 	put_fmt(&c, ",\"corr\":%" PRIu32 ",\"graph\":%" PRIu32 ",\"graph_node\":%" PRIu64,
 		k->correlation, k->graph_id, k->graph_node_id);
+	if (k->weight > 1)
+		put_fmt(&c, ",\"w\":%" PRIu64, k->weight);
 	return finish(&c);
 }
 

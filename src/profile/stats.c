@@ -70,6 +70,91 @@ ta_summary ta_stats_summarize(const double *x, size_t n)
 	return s;
 }
 
+typedef struct weighed {
+	double x, w;
+} weighed;
+
+static int cmp_weighed(const void *a, const void *b)
+{
+	double x = ((const weighed *)a)->x, y = ((const weighed *)b)->x;
+	return (x > y) - (x < y);
+}
+
+/* The value at rank r (0-based) of the sample with each v[i].x repeated
+ * v[i].w times; cum[i] is the weight of v[0..i]. */
+static double weighed_at(const weighed *v, const double *cum, size_t n, double r)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {   /* the first i with cum[i] > r */
+		size_t mid = lo + (hi - lo) / 2;
+		if (cum[mid] > r)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return v[lo].x;
+}
+
+/* Type 7 over the repeated sample: rank h = (W - 1) q, between its floor
+ * and the next rank. */
+static double weighed_quantile(const weighed *v, const double *cum, size_t n, double q)
+{
+	double h = (cum[n - 1] - 1) * q, f = floor(h);
+	double a = weighed_at(v, cum, n, f), b = weighed_at(v, cum, n, f + 1 <= cum[n - 1] - 1 ? f + 1 : f);
+	return a + (h - f) * (b - a);
+}
+
+ta_summary ta_stats_summarize_weighted(const double *x, const double *w, size_t n)
+{
+	bool all_one = true;
+	for (size_t i = 0; w && i < n && all_one; i++)
+		all_one = w[i] == 1;
+	if (!w || all_one)
+		return ta_stats_summarize(x, n);
+	ta_summary s;
+	memset(&s, 0, sizeof s);
+	if (n == 0)
+		return s;
+	weighed *v = ta_xmalloc(n * sizeof *v);
+	double *cum = ta_xmalloc(n * sizeof *cum);
+	for (size_t i = 0; i < n; i++) {
+		v[i].x = x[i];
+		v[i].w = w[i] >= 1 ? w[i] : 1;
+	}
+	qsort(v, n, sizeof *v, cmp_weighed);
+	double total = 0, sum = 0;
+	for (size_t i = 0; i < n; i++) {
+		total += v[i].w;
+		cum[i] = total;
+		sum += v[i].w * v[i].x;
+	}
+	s.count = n;
+	s.min = v[0].x;
+	s.max = v[n - 1].x;
+	s.mean = sum / total;
+	s.median = weighed_quantile(v, cum, n, 0.5);
+	s.q1 = weighed_quantile(v, cum, n, 0.25);
+	s.q3 = weighed_quantile(v, cum, n, 0.75);
+	s.iqr = s.q3 - s.q1;
+	s.p95 = weighed_quantile(v, cum, n, 0.95);
+	double lo = s.q1 - 3 * s.iqr, hi = s.q3 + 3 * s.iqr, fsum = 0, fw = 0;
+	for (size_t i = 0; i < n; i++)
+		if (v[i].x >= lo && v[i].x <= hi) {
+			fsum += v[i].w * v[i].x;
+			fw += v[i].w;
+		}
+	s.fenced_mean = fw > 0 ? fsum / fw : s.median;
+	if (total > 1 && s.mean != 0) {
+		double ss = 0;
+		for (size_t i = 0; i < n; i++)
+			ss += v[i].w * (v[i].x - s.mean) * (v[i].x - s.mean);
+		s.cv = sqrt(ss / (total - 1)) / fabs(s.mean);
+	}
+	free(v);
+	free(cum);
+	return s;
+}
+
 const char *ta_verdict_name(ta_verdict v)
 {
 	switch (v) {

@@ -22,6 +22,12 @@ double ta_stats_quantile_sorted(const double *sorted, size_t n, double q);
 /* Summarises x[n] (not modified). All zero when n == 0. */
 ta_summary ta_stats_summarize(const double *x, size_t n);
 
+/* The same with x[i] standing for w[i] values (w[i] >= 1: a sampled launch
+ * weighs the launches it stands for): quantiles, means and cv are those of
+ * the sample with each x[i] repeated w[i] times; count stays n. w NULL:
+ * ta_stats_summarize, and so when every weight is 1. */
+ta_summary ta_stats_summarize_weighted(const double *x, const double *w, size_t n);
+
 typedef enum ta_verdict {
 	TA_VERDICT_NONE,             /* not enough data to say */
 	TA_VERDICT_FASTER,

@@ -87,6 +87,68 @@ static void test_converges_then_samples(void **state)
 	ta_adapt_free(&a);
 }
 
+/* Each traced launch stands for itself and the launches of its shape left
+ * untraced before it: the weights of the traced launches add up to the
+ * launches up to the last traced one, 1 each while traced in full. */
+static void test_launch_weights(void **state)
+{
+	(void)state;
+	ta_adapt a;
+	assert_true(ta_adapt_init(&a, NULL));
+	unsigned seed = 3;
+	uint64_t t = 1000000000u, sum = 0, last_traced_at = 0, heavy = 0;
+	for (size_t i = 0; i < 20000; i++, t += 10000) {
+		if (ta_adapt_launch(&a, &fa, "k", G1, BL, 0, t)) {
+			sum += a.last_weight;
+			last_traced_at = i + 1;
+			if (i < TA_ADAPT_FULL_LAUNCHES)
+				assert_int_equal(a.last_weight, 1);
+			else if (a.last_weight > 1)
+				heavy++;
+			ta_adapt_sample(&a, "k", G1, BL, 0, jitter(&seed, 3000, 0.005));
+		}
+		if (i % 16 == 15)
+			ta_adapt_settle(&a);
+	}
+	assert_int_equal(sum, last_traced_at);
+	/* one in about 100 launches traced past the full stretch (1 ms of
+	 * 10 µs launches): those stand for about 100 each */
+	assert_true(heavy > 100);
+	ta_adapt_free(&a);
+}
+
+/* The pending weights by correlation id: kept, found once, gone after;
+ * ids that collide in the table, removed in any order. */
+static void test_weight_table(void **state)
+{
+	(void)state;
+	ta_adapt a;
+	assert_true(ta_adapt_init(&a, NULL));
+	assert_true(ta_adapt_keep_weight(&a, 7, 1));   /* a weight of 1 is not kept */
+	assert_int_equal(a.n_weights, 0);
+	assert_int_equal(ta_adapt_take_weight(&a, 7), 1);
+	/* ids a table's width apart: many land in one run of slots */
+	for (uint32_t i = 0; i < 500; i++)
+		assert_true(ta_adapt_keep_weight(&a, i * 3 + 1, 2 + i));
+	assert_int_equal(a.n_weights, 500);
+	for (uint32_t i = 0; i < 500; i += 2)
+		assert_int_equal(ta_adapt_take_weight(&a, i * 3 + 1), 2 + i);
+	for (uint32_t i = 1; i < 500; i += 2)
+		assert_int_equal(ta_adapt_take_weight(&a, i * 3 + 1), 2 + i);
+	assert_int_equal(a.n_weights, 0);
+	assert_int_equal(ta_adapt_take_weight(&a, 4), 1);
+	/* a full table refuses and counts what it lost */
+	size_t cap = TA_ADAPT_WEIGHT_SLOTS / 4 * 3;
+	for (uint32_t i = 0; i < cap; i++)
+		assert_true(ta_adapt_keep_weight(&a, 100000 + i * 7, 5));
+	assert_false(ta_adapt_keep_weight(&a, 1, 5));
+	assert_int_equal(a.weights_lost, 1);
+	for (uint32_t i = 0; i < cap; i++)
+		assert_int_equal(ta_adapt_take_weight(&a, 100000 + i * 7), 5);
+	assert_int_equal(a.n_weights, 0);
+	ta_adapt_free(&a);
+}
+
 /* Noisy GPU times never settle: every launch stays traced. */
 static void test_noisy_stays_full(void **state)
 {
@@ -308,6 +370,8 @@ int main(void)
 		cmocka_unit_test(test_new_shape_and_drift),
 		cmocka_unit_test(test_modes_of_one_shape),
 		cmocka_unit_test(test_full_mode),
+		cmocka_unit_test(test_launch_weights),
+		cmocka_unit_test(test_weight_table),
 		cmocka_unit_test(test_periods),
 		cmocka_unit_test(test_overflow),
 		cmocka_unit_test(test_repeat_fast_path),

@@ -14,12 +14,13 @@
 
 static uint64_t clock_ns;
 
-static void launch(ta_records *r, const char *name, int run, int block, uint32_t regs, int grid,
-		   uint64_t dur)
+static void launch_weighed(ta_records *r, const char *name, int run, int block, uint32_t regs, int grid,
+			   uint64_t dur, uint64_t weight)
 {
 	char line[1024];
 	ta_proto_kernel k;
 	memset(&k, 0, sizeof k);
+	k.weight = weight;
 	k.name = name;
 	k.start_ns = clock_ns;
 	k.end_ns = clock_ns + dur;
@@ -31,6 +32,12 @@ static void launch(ta_records *r, const char *name, int run, int block, uint32_t
 	k.regs = regs;
 	size_t n = ta_proto_encode_kernel(line, sizeof line, 1, &k);
 	assert_true(ta_proto_decode_line(r, line, n - 1, run));
+}
+
+static void launch(ta_records *r, const char *name, int run, int block, uint32_t regs, int grid,
+		   uint64_t dur)
+{
+	launch_weighed(r, name, run, block, regs, grid, dur, 1);
 }
 
 /* One run of an autotuned kernel: 3 configurations tried 5 times each, then
@@ -397,6 +404,44 @@ static void test_sampled_launches_and_period(void **state)
 	ta_records_clear(&r);
 }
 
+/* Timed in full for its first launches, then sampled while it ran three
+ * times slower: each sampled record weighs the launches it stands for, so
+ * the shape's median and GPU time are those of its every launch, not of
+ * the launches timed in full. */
+static void test_sampled_weights(void **state)
+{
+	(void)state;
+	ta_records r;
+	ta_records_init(&r);
+	launch(&r, "drift", 0, 128, 16, 4, 9000);   /* warm-up */
+	for (int i = 0; i < 100; i++)
+		launch(&r, "drift", 0, 128, 16, 4, 1000);
+	for (int i = 0; i < 6; i++)
+		launch_weighed(&r, "drift", 0, 128, 16, 4, 3000, 50);
+	calls(&r, "drift", 0, 128, 4, 401, 107, 5000);
+	/* an other kernel, sampled alike */
+	for (int i = 0; i < 4; i++)
+		launch(&r, "fill", 0, 128, 16, 64, 500);
+	launch_weighed(&r, "fill", 0, 128, 16, 64, 900, 6);
+	calls(&r, "fill", 0, 128, 64, 10, 5, 9000);
+	const char *names[] = { "drift" };
+	ta_measurement *m = ta_measure_build(&r, names, NULL, 1, NULL);
+	const ta_kernel_measure *k = ta_measure_find(m, "drift");
+	const ta_kernel_group *g = &k->groups[k->main_group];
+	assert_int_equal(g->n_durations, 106);
+	assert_non_null(g->weights);
+	assert_int_equal(g->steady, 400);
+	/* unweighed, the median would be the first launches' 1000 ns */
+	assert_float_equal(g->summary.median, 3000, 1e-9);
+	/* 100 launches of 1000 ns and 300 of 3000 ns */
+	assert_float_equal(k->steady_total_ns, 100 * 1000.0 + 300 * 3000.0, 1e-6);
+	/* fill: 4 x 500 + 6 x 900 over 10 launches, the 10 counted */
+	assert_int_equal(m->others[0].launches, 10);
+	assert_float_equal(m->others[0].total_ns, 4 * 500.0 + 6 * 900.0, 1e-6);
+	ta_measurement_free(m);
+	ta_records_clear(&r);
+}
+
 /* A kernel not in the file, sampled: its launches and GPU time follow the
  * count. */
 static void test_sampled_other_kernel(void **state)
@@ -447,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_sampled_launches_and_period),
 		cmocka_unit_test(test_calls_full_and_pooled),
 		cmocka_unit_test(test_sampled_other_kernel),
+		cmocka_unit_test(test_sampled_weights),
 		cmocka_unit_test(test_autotune_and_warmup),
 		cmocka_unit_test(test_repeat_pooling_and_compare),
 		cmocka_unit_test(test_size_sweep),

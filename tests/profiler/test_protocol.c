@@ -45,6 +45,7 @@ static void test_round_trip(void **state)
 	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
 	n = ta_proto_encode_kernel(line, sizeof line, 42, &k);
 	assert_true(n > 0);
+	assert_null(strstr(line, "\"w\""));           /* a weight of 1 is not written */
 	assert_true(ta_proto_decode_line(&r, line, n - 1, 3));
 	n = ta_proto_encode_error(line, sizeof line, 42, "cuptiActivityEnable", 17, "not \"allowed\"\n");
 	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
@@ -75,11 +76,18 @@ static void test_round_trip(void **state)
 	assert_int_equal(d->correlation, 4242);
 	assert_int_equal(d->graph_id, 3);
 	assert_true(d->graph_node_id == (1ull << 40));
+	assert_int_equal(d->weight, 1);                 /* no "w": itself */
 	assert_int_equal(r.n_errors, 1);
 	assert_string_equal(r.errors[0], "cuptiActivityEnable: not \"allowed\"\n (code 17)");
 	assert_int_equal(r.n_bye, 1);
 	assert_true(r.written == 10 && r.dropped == 2 && r.lost == 1);
 	assert_int_equal(r.n_malformed, 0);
+	/* a sampled launch's record says how many launches it stands for */
+	k.weight = 37;
+	n = ta_proto_encode_kernel(line, sizeof line, 42, &k);
+	assert_non_null(strstr(line, ",\"w\":37}"));
+	assert_true(ta_proto_decode_line(&r, line, n - 1, 0));
+	assert_int_equal(r.kernels[1].weight, 37);
 	ta_records_clear(&r);
 }
 

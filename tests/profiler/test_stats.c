@@ -50,6 +50,38 @@ static void test_cv_and_edges(void **state)
 	assert_int_equal(s.count, 0);
 }
 
+/* A weighted summary is the summary of the sample with each value repeated
+ * its weight's times; weights of 1 (or none) give the plain summary. */
+static void test_weighted(void **state)
+{
+	(void)state;
+	double x[] = { 9, 2, 4, 7 }, w[] = { 1, 3, 2, 1 };
+	double rep[] = { 9, 2, 2, 2, 4, 4, 7 };
+	ta_summary a = ta_stats_summarize_weighted(x, w, 4), b = ta_stats_summarize(rep, 7);
+	assert_int_equal(a.count, 4);
+	assert_float_equal(a.median, b.median, EPS);
+	assert_float_equal(a.q1, b.q1, EPS);
+	assert_float_equal(a.q3, b.q3, EPS);
+	assert_float_equal(a.p95, b.p95, EPS);
+	assert_float_equal(a.mean, b.mean, EPS);
+	assert_float_equal(a.fenced_mean, b.fenced_mean, EPS);
+	assert_float_equal(a.cv, b.cv, 1e-12);
+	assert_float_equal(a.min, 2, EPS);
+	assert_float_equal(a.max, 9, EPS);
+	/* A shape timed in full at 1000 ns for 4 launches, then sampled once
+	 * for 96 launches at 3000 ns: it ran 3000 ns nearly always. */
+	double d[] = { 1000, 1000, 1000, 1000, 3000 }, dw[] = { 1, 1, 1, 1, 96 };
+	ta_summary s = ta_stats_summarize_weighted(d, dw, 5);
+	assert_float_equal(s.median, 3000, EPS);
+	assert_float_equal(s.mean, (4000.0 + 96 * 3000) / 100, EPS);
+	assert_float_equal(ta_stats_summarize(d, 5).median, 1000, EPS);
+	double ones[] = { 1, 1, 1, 1 };
+	ta_summary p = ta_stats_summarize_weighted(x, ones, 4), q = ta_stats_summarize(x, 4);
+	assert_memory_equal(&p, &q, sizeof p);
+	p = ta_stats_summarize_weighted(x, NULL, 4);
+	assert_memory_equal(&p, &q, sizeof p);
+}
+
 /* n values around `center` with +-2% deterministic jitter. */
 static double *sample(size_t n, double center, uint64_t seed)
 {
@@ -234,6 +266,7 @@ int main(void)
 		cmocka_unit_test(test_compare_degenerate),
 		cmocka_unit_test(test_compare_large),
 		cmocka_unit_test(test_compare_phased),
+		cmocka_unit_test(test_weighted),
 		cmocka_unit_test(test_measure_phases),
 		cmocka_unit_test(test_phases_by_config),
 	};

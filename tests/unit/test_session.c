@@ -67,7 +67,11 @@ static ta_session *sample(void)
 	r.kernels[0].durations_ns[0] = 100;
 	r.kernels[0].durations_ns[1] = 120;
 	r.kernels[0].durations_ns[2] = 110;
-	r.kernels[0].summary = ta_stats_summarize(r.kernels[0].durations_ns, 3);
+	/* the second a sampled launch standing for 5 */
+	r.kernels[0].weights = ta_xcalloc(3, sizeof(double));
+	r.kernels[0].weights[0] = r.kernels[0].weights[2] = 1;
+	r.kernels[0].weights[1] = 5;
+	r.kernels[0].summary = ta_stats_summarize_weighted(r.kernels[0].durations_ns, r.kernels[0].weights, 3);
 	r.kernels[0].grid[0] = 64;
 	r.kernels[0].has_occupancy = true;
 	r.kernels[0].occupancy = 0.5;
@@ -119,7 +123,10 @@ static void check_sample(const ta_session *s)
 	assert_string_equal(s->versions[1].label, "after D12");
 	assert_int_equal(s->n_runs, 1);
 	assert_int_equal(s->runs[0].kernels[0].n_durations, 3);
-	assert_true(s->runs[0].kernels[0].summary.median == 110.0);
+	/* 100, 110 and 120 x 5: the weights kept (unweighed it would be 110) */
+	assert_non_null(s->runs[0].kernels[0].weights);
+	assert_true(s->runs[0].kernels[0].weights[1] == 5.0);
+	assert_true(s->runs[0].kernels[0].summary.median == 120.0);
 	assert_string_equal(s->runs[0].kernels[0].limiter, "registers");
 	assert_int_equal(s->runs[0].kernels[0].grid[0], 64);
 	assert_int_equal(s->n_edits, 1);

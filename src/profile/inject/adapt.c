@@ -24,7 +24,9 @@ bool ta_adapt_init(ta_adapt *a, const ta_adapt_config *cfg)
 		ta_adapt_config_default(&a->cfg);
 	a->shapes = calloc(TA_ADAPT_MAX_SHAPES, sizeof *a->shapes);
 	a->kernels = calloc(TA_ADAPT_MAX_SHAPES, sizeof *a->kernels);
-	if (!a->shapes || !a->kernels) {
+	a->weight_key = calloc(TA_ADAPT_WEIGHT_SLOTS, sizeof *a->weight_key);
+	a->weight_val = calloc(TA_ADAPT_WEIGHT_SLOTS, sizeof *a->weight_val);
+	if (!a->shapes || !a->kernels || !a->weight_key || !a->weight_val) {
 		ta_adapt_free(a);
 		return false;
 	}
@@ -42,6 +44,8 @@ void ta_adapt_free(ta_adapt *a)
 		free(a->kernels[i].name);
 	free(a->shapes);
 	free(a->kernels);
+	free(a->weight_key);
+	free(a->weight_val);
 	memset(a, 0, sizeof *a);
 }
 
@@ -186,6 +190,7 @@ bool ta_adapt_launch(ta_adapt *a, const void *func, const char *name, const int3
 		s = lookup_or_add(a, func, name, grid, block, smem, hf);
 	}
 	a->last = s;
+	a->last_weight = 1;
 	if (!s)
 		return true;
 	s->launches++;
@@ -205,8 +210,66 @@ bool ta_adapt_launch(ta_adapt *a, const void *func, const char *name, const int3
 		s->traced++;
 		a->traced++;
 		s->last_traced_ns = now_ns;
+		a->last_weight = 1 + s->untraced;
+		s->untraced = 0;
+	} else {
+		s->untraced++;
 	}
 	return trace;
+}
+
+static size_t weight_slot(uint32_t correlation)
+{
+	return (size_t)(mix(0, correlation) & (TA_ADAPT_WEIGHT_SLOTS - 1));
+}
+
+bool ta_adapt_keep_weight(ta_adapt *a, uint32_t correlation, uint64_t weight)
+{
+	if (weight <= 1)
+		return true;
+	/* At most three quarters full, so that probes stay short. */
+	if (a->n_weights >= TA_ADAPT_WEIGHT_SLOTS / 4 * 3) {
+		a->weights_lost++;
+		return false;
+	}
+	uint64_t key = (uint64_t)correlation + 1;
+	size_t i = weight_slot(correlation);
+	while (a->weight_key[i] && a->weight_key[i] != key)
+		i = (i + 1) & (TA_ADAPT_WEIGHT_SLOTS - 1);
+	if (!a->weight_key[i])
+		a->n_weights++;
+	a->weight_key[i] = key;
+	a->weight_val[i] = weight;
+	return true;
+}
+
+uint64_t ta_adapt_take_weight(ta_adapt *a, uint32_t correlation)
+{
+	if (!a->n_weights)
+		return 1;
+	uint64_t key = (uint64_t)correlation + 1;
+	size_t mask = TA_ADAPT_WEIGHT_SLOTS - 1, i = weight_slot(correlation);
+	while (a->weight_key[i] && a->weight_key[i] != key)
+		i = (i + 1) & mask;
+	if (!a->weight_key[i])
+		return 1;
+	uint64_t w = a->weight_val[i];
+	/* Backward-shift deletion: move up every later entry of the run whose
+	 * home slot does not lie between the hole and it (cyclically). */
+	size_t hole = i;
+	for (size_t j = (i + 1) & mask; a->weight_key[j]; j = (j + 1) & mask) {
+		size_t home = weight_slot((uint32_t)(a->weight_key[j] - 1));
+		bool stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
+		if (stays)
+			continue;
+		a->weight_key[hole] = a->weight_key[j];
+		a->weight_val[hole] = a->weight_val[j];
+		hole = j;
+	}
+	a->weight_key[hole] = 0;
+	a->weight_val[hole] = 0;
+	a->n_weights--;
+	return w;
 }
 
 void ta_adapt_sample(ta_adapt *a, const char *name, const int32_t grid[3], const int32_t block[3],

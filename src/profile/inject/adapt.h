@@ -36,6 +36,9 @@
 #define TA_PERIOD_BINS 2400
 #define TA_PERIOD_MIN_NS 64.0
 #define TA_PERIOD_STEP 1.01
+/* Pending weights of sampled launches by correlation id (a power of two):
+ * one entry per launch that stands for others, held until its record comes. */
+#define TA_ADAPT_WEIGHT_SLOTS 8192
 
 typedef struct ta_adapt_config {
 	bool adaptive;               /* false: trace every launch (still count them) */
@@ -55,6 +58,7 @@ typedef struct ta_adapt_shape {
 	uint64_t traced;             /* of which launched while tracing was asked for */
 	uint64_t samples;            /* GPU times received (records) */
 	uint64_t last_traced_ns;
+	uint64_t untraced;           /* launches not traced since the last traced one */
 	bool converged;
 	size_t kernel;               /* index into the kernels (by name) */
 	double *ring;                /* TA_ADAPT_RING GPU times (owned), after the first */
@@ -80,6 +84,18 @@ typedef struct ta_adapt {
 	uint64_t overflow;           /* launches of shapes that did not fit (traced) */
 	uint64_t traced;             /* launches traced, every shape */
 	ta_adapt_shape *last;        /* the shape of the last launch; NULL: overflow */
+	/* The launches the last traced launch stands for: itself and those of
+	 * its shape left untraced since the shape's previous traced launch
+	 * (1 while a shape is traced in full). Its inverse is the launch's
+	 * chance of being traced: the reader weighs each GPU time by it, so a
+	 * shape's first launches, traced in full, do not stand for the later
+	 * ones that were only sampled (Horvitz-Thompson). */
+	uint64_t last_weight;
+	/* Weights above 1 waiting for their records, keyed by correlation id
+	 * (open addressing, linear probing; key 0: empty, so ids are stored + 1). */
+	uint64_t *weight_key, *weight_val;
+	size_t n_weights;
+	uint64_t weights_lost;       /* weights not kept: the table was full */
 } ta_adapt;
 
 /* False when out of memory. */
@@ -91,6 +107,15 @@ void ta_adapt_free(ta_adapt *a);
  * kernel's previous launch, and returns whether to trace it. */
 bool ta_adapt_launch(ta_adapt *a, const void *func, const char *name, const int32_t grid[3],
 		     const int32_t block[3], int32_t smem_dynamic, uint64_t now_ns);
+
+/* Keeps the weight of a traced launch (ta_adapt_launch's last_weight) for
+ * its record, found by the launch's correlation id. Weights of 1 are not
+ * kept. False when the table is full (the record will then weigh 1). */
+bool ta_adapt_keep_weight(ta_adapt *a, uint32_t correlation, uint64_t weight);
+
+/* The weight kept for a record's correlation id, removed from the table;
+ * 1 when none was kept. */
+uint64_t ta_adapt_take_weight(ta_adapt *a, uint32_t correlation);
 
 /* A GPU time from an activity record; ignored when the shape is unknown. */
 void ta_adapt_sample(ta_adapt *a, const char *name, const int32_t grid[3], const int32_t block[3],

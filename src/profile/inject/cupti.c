@@ -187,10 +187,11 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 	*max_records = 0;
 }
 
-static void kernel_line(const CUpti_ActivityKernel10 *k, char *line, size_t cap, size_t *n)
+static void kernel_line(const CUpti_ActivityKernel10 *k, uint64_t weight, char *line, size_t cap, size_t *n)
 {
 	ta_proto_kernel pk;
 	memset(&pk, 0, sizeof pk);
+	pk.weight = weight;
 	pk.name = k->name;
 	pk.start_ns = k->start;
 	pk.end_ns = k->end;
@@ -225,17 +226,21 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		if (rec->kind != CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && rec->kind != CUPTI_ACTIVITY_KIND_KERNEL)
 			continue;
 		const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
-		size_t n = 0;
-		kernel_line(k, line, sizeof line, &n);
-		batch_add_locked(line, n);
-		if (book_on && k->name && k->end > k->start) {
-			int32_t grid[3] = { k->gridX, k->gridY, k->gridZ };
-			int32_t block[3] = { k->blockX, k->blockY, k->blockZ };
+		uint64_t weight = 1;
+		if (book_on) {
 			pthread_mutex_lock(&book_lock);
-			ta_adapt_sample(&book, k->name, grid, block, k->dynamicSharedMemory,
-					(double)(k->end - k->start));
+			weight = ta_adapt_take_weight(&book, k->correlationId);
+			if (k->name && k->end > k->start) {
+				int32_t grid[3] = { k->gridX, k->gridY, k->gridZ };
+				int32_t block[3] = { k->blockX, k->blockY, k->blockZ };
+				ta_adapt_sample(&book, k->name, grid, block, k->dynamicSharedMemory,
+						(double)(k->end - k->start));
+			}
 			pthread_mutex_unlock(&book_lock);
 		}
+		size_t n = 0;
+		kernel_line(k, weight, line, sizeof line, &n);
+		batch_add_locked(line, n);
 	}
 	batch_flush_locked();
 	pthread_mutex_unlock(&batch_lock);
@@ -503,6 +508,10 @@ static void book_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, co
 		name = NULL;   /* counted as overflow: traced, not in the book */
 	pthread_mutex_lock(&book_lock);
 	bool want = ta_adapt_launch(&book, func, name, grid, block, smem, now);
+	/* A sampled launch stands for those of its shape left untraced before
+	 * it: its record carries that weight. */
+	if (want && trace == TRACE_ADAPTIVE)
+		ta_adapt_keep_weight(&book, cd->correlationId, book.last_weight);
 	/* Hurry the records of a shape that is still being traced in full:
 	 * its decision waits for them. */
 	bool hurry = false;
