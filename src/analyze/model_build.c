@@ -622,6 +622,41 @@ static void read_assignments(builder *b)
 	}
 }
 
+/* A module-level name bound only to Triton's own functions, such as
+ * `rsqrt = tl.math.rsqrt` (or `tl.libdevice.rsqrt` on an older Triton, in
+ * the other branch of a version test): the name stands for that function
+ * as an import alias would, so calls through it are Triton's, not a helper
+ * the file does not show. */
+static void read_module_aliases(builder *b)
+{
+	size_t lo = b->owner_start[0], hi = b->owner_start[1];   /* owner -1 */
+	for (size_t i = lo; i < hi;) {
+		size_t j = i;
+		const char *name = b->vars[b->by_owner[i]].name;
+		while (j < hi && !strcmp(b->vars[b->by_owner[j]].name, name))
+			j++;
+		char *first = NULL;
+		bool all = !ta_index_import_target(b->m, name, strlen(name));
+		for (size_t x = i; x < j && all; x++) {
+			TSNode v = b->vars[b->by_owner[x]].value;
+			char *c = ta_node_is(v, "attribute") ? ta_model_canonical(b->m, v) : NULL;
+			all = c && has_prefix(c, "triton.");
+			if (all && !first)
+				first = c;
+			else
+				free(c);
+		}
+		if (all && first) {
+			bool was = b->m->imports_triton;
+			add_import(b, ta_xstrdup(name), first, (uint32_t)ta_node_line(b->vars[b->by_owner[i]].value));
+			b->m->imports_triton = was;
+		} else {
+			free(first);
+		}
+		i = j;
+	}
+}
+
 /* ---- autotune configs ------------------------------------------------------ */
 
 static void add_unique(char ***v, size_t *n, const char *s)
@@ -2870,6 +2905,7 @@ ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 	for (size_t i = 0; i < m->function_count; i++)
 		b.fn_host[i] = -1;
 	read_assignments(&b);
+	read_module_aliases(&b);
 	read_decorated_kernels(&b);
 	read_wrapped_kernels(&b);
 	walk_tree(&b);

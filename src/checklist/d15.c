@@ -5,9 +5,31 @@
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+/* Whether the allocation holds data the host already has (`torch.tensor(x)`,
+ * a list of pointers, a Python scalar): allocated with device= it is built
+ * on the CPU and copied just the same, so there is no copy to save. */
+static bool d15_host_data(const ta_host_op *a)
+{
+	return a->callee && (!strcmp(a->callee, "torch.tensor") || !strcmp(a->callee, "torch.as_tensor"));
+}
+
+/* The line of the innermost branch (`if`, `elif`, `else`, `try`, a
+ * conditional expression) of its function that the allocation lies under
+ * (an `else` arm: the else's line); 0 when it runs on every call. */
+static unsigned d15_branch_line(const ta_model *m, ta_span at)
+{
+	TSNode n = ts_node_named_descendant_for_byte_range(ta_syntax_root(m->syn), at.start, at.end);
+	for (; !ts_node_is_null(n) && !ta_node_is(n, "function_definition"); n = ta_node_parent(n))
+		if (ta_node_is(n, "if_statement") || ta_node_is(n, "elif_clause") || ta_node_is(n, "else_clause") ||
+		    ta_node_is(n, "try_statement") || ta_node_is(n, "conditional_expression"))
+			return (unsigned)ta_node_line(n);
+	return 0;
+}
 
 ta_status ta_detect_d15(ta_rule_ctx *c)
 {
@@ -16,7 +38,7 @@ ta_status ta_detect_d15(ta_rule_ctx *c)
 	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
 		for (size_t i = 0; i < h->op_count; i++) {
 			const ta_host_op *a = &h->ops[i];
-			if (a->kind != TA_HOST_ALLOC || a->has_device)
+			if (a->kind != TA_HOST_ALLOC || a->has_device || d15_host_data(a))
 				continue;
 			for (size_t j = 0; j < h->op_count; j++) {
 				const ta_host_op *t = &h->ops[j];
@@ -26,12 +48,16 @@ ta_status ta_detect_d15(ta_rule_ctx *c)
 					     t->span.start > a->span.start;
 				bool chained = t->span.start <= a->span.start && a->span.end < t->span.end;
 				if (t->kind == TA_HOST_TO_DEVICE && (named || chained)) {
+					unsigned br = d15_branch_line(c->m, a->span);
+					char when[64] = "on every call";
+					if (br)
+						snprintf(when, sizeof when, "whenever the branch at line %u runs", br);
 					ta_finding *f = named
 						? ta_rule_add(c, a->span, "`%s` is allocated on the CPU and then copied with %s "
-							      "on every call: allocate it with device=", a->target, t->text)
+							      "%s: allocate it with device=", a->target, t->text, when)
 						: ta_rule_add(c, a->span, "`%s` is allocated on the CPU and then copied to the "
-							      "GPU by `%s` on every call: allocate it with device=", a->text,
-							      t->text);
+							      "GPU by `%s` %s: allocate it with device=", a->text,
+							      t->text, when);
 					ta_finding_line(f, t->span.line);
 					found = true;
 					break;
