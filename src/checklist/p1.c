@@ -1028,6 +1028,30 @@ static bool p1_single_program(const ta_model *m, const ta_launch *l)
 /* `NAME=value` for the message: the value a name or an expression holds
  * where it is a known integer (`BLOCK_SIZE_B=1`, not `BLOCK_SIZE_B=BLOCK_SIZE_B`),
  * else the text written at the launch. */
+/* Whether the tile parameter p (index pi) is left at a power-of-two
+ * default by launch l: not passed by keyword or position, no splat that
+ * could pass it, no heuristic that sets it, and it steps over a dimension. */
+static bool p1_default_tile(ta_rule_ctx *c, const ta_launch *l, const ta_param *p, size_t pi)
+{
+	char *end = NULL;
+	long v = p->default_value ? strtol(p->default_value, &end, 0) : 0;
+	if (!p->constexpr_ || !p->default_value || !end || *end || v <= 0 || (v & (v - 1)))
+		return false;
+	bool kw;
+	if (!ts_node_is_null(ta_values_launch_arg(c->m, l, c->k, pi, &kw)))
+		return false;
+	for (size_t h = 0; h < c->k->heuristic_count; h++)
+		if (c->k->heuristics[h].name && !strcmp(c->k->heuristics[h].name, p->name))
+			return false;
+	TSNode call = ta_rule_node(c, l->span), args = ta_node_field(call, "arguments");
+	for (uint32_t i = 0; i < ta_node_named_count(args); i++) {
+		TSNode a = ta_node_named_child(args, i);
+		if (ta_node_is(a, "list_splat") || ta_node_is(a, "dictionary_splat"))
+			return false;
+	}
+	return p1_tile_steps(c->m, c->k, p->name);
+}
+
 static void p1_put_fixed(const ta_model *m, ta_buf *out, const char *name, TSNode v, const char *text)
 {
 	long iv;
@@ -1077,6 +1101,15 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			bool kw;
 			TSNode a = p1_is_tile(c->m, c->k, p) ? ta_values_launch_arg(c->m, l, c->k, pi, &kw) : (TSNode){ 0 };
 			long v;
+			/* a tile the launch leaves at its default (`BLOCK: tl.constexpr
+			 * = 2048`), set by no heuristic: fixed by the signature */
+			if (ts_node_is_null(a) && p1_default_tile(c, l, p, pi)) {
+				ta_buf_printf(&fixed, "%s%s=%s (its default)", fixed.len ? ", " : "", p->name,
+					      p->default_value);
+				kw_line = p->span.line;
+				tile_fixed = true;
+				continue;
+			}
 			if (ts_node_is_null(a) || (kw && p1_named_tile(c->m, c->k, p)) || !p1_tile_steps(c->m, c->k, p->name) ||
 			    p1_saved_by_forward(c->m, a))
 				continue;
@@ -4422,6 +4455,23 @@ static bool p1_fixed_launch(const ta_model *m, const ta_kernel *k, size_t ki)
 	return false;
 }
 
+/* A tile (constexpr) a launch of the untuned kernel leaves at a power-of-two
+ * default, or NULL. */
+static const ta_param *p1_default_left(const ta_model *m, const ta_kernel *k, size_t ki)
+{
+	ta_launch_walk walk = ta_index_launch_walk(m, (int)ki);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));)
+		for (size_t i = 0; i < k->param_count; i++) {
+			const ta_param *p = &k->params[i];
+			char *end = NULL;
+			long v = p->constexpr_ && p->default_value ? strtol(p->default_value, &end, 0) : 0;
+			if (v > 0 && !(v & (v - 1)) && end && !*end &&
+			    ts_node_is_null(ta_values_launch_arg(m, l, k, i, NULL)))
+				return p;
+		}
+	return NULL;
+}
+
 /* line falls on the kernel, its autotune, a config of it (the detector
  * reports a named list at its first config) or one of its launches. */
 static bool p1_at_line(const ta_model *m, const ta_kernel *k, size_t ki, uint32_t line)
@@ -4482,6 +4532,13 @@ TA_REWRITE(P1, NULL, TA_UNSAFE(P1_ASSUMES_BRANCH))
 		}
 		char *w = NULL;
 		if (!a) {
+			const ta_param *dp = p1_fixed_launch(m, k, ki) ? NULL : p1_default_left(m, k, ki);
+			if (dp)
+				ta_sites_refuse(&s, ta_xasprintf("line %u: %s leaves %s at its default (%s in the "
+								 "signature), and this edit tunes tiles the launch "
+								 "passes: pass it at the launch, or write the configs "
+								 "by hand", k->span.line, k->name, dp->name,
+								 dp->default_value));
 			if (!p1_fixed_launch(m, k, ki))
 				continue;
 			if (ta_sites_made(&s, p1_untuned_edit(m, k, ki, out, &w), &w, out))

@@ -289,6 +289,35 @@ TSNode ta_rule_node(const ta_rule_ctx *c, ta_span s)
 	return ta_node_named_at(root, s.start, s.end);
 }
 
+/* The child of n that contains offset at, or a null node. */
+static TSNode child_holding(TSNode n, uint32_t at)
+{
+	uint32_t count = ta_node_named_count(n);
+	for (uint32_t i = 0; i < count; i++) {
+		TSNode ch = ta_node_named_child(n, i);
+		if (ts_node_start_byte(ch) <= at && at < ts_node_end_byte(ch))
+			return ch;
+	}
+	return (TSNode){ 0 };
+}
+
+bool ta_rule_apart_arms(const ta_rule_ctx *c, uint32_t a, uint32_t b)
+{
+	TSNode root = ta_syntax_root(c->m->syn);
+	for (TSNode n = ts_node_named_descendant_for_byte_range(root, a, a); !ts_node_is_null(n);
+	     n = ta_node_parent(n)) {
+		if (!ta_node_is(n, "if_statement") || ts_node_start_byte(n) > b || b >= ts_node_end_byte(n))
+			continue;
+		/* the lowest if holding both: apart when in two of its arms */
+		TSNode ca = child_holding(n, a), cb = child_holding(n, b);
+		TSNode cond = ta_node_field(n, "condition");
+		if (ts_node_is_null(ca) || ts_node_is_null(cb) || ts_node_eq(ca, cb))
+			return false;
+		return !ts_node_eq(ca, cond) && !ts_node_eq(cb, cond);
+	}
+	return false;
+}
+
 char *ta_op_arg(const ta_rule_ctx *c, const ta_op *op, size_t i)
 {
 	return i < op->arg_count ? ta_rule_text(c, op->args[i]) : NULL;

@@ -150,6 +150,9 @@ bool ta_rule_op_unreached(ta_rule_ctx *c, const ta_op *op);
 const ta_op *ta_op_defining(const ta_kernel *k, const char *name, uint32_t before);
 /* The tree node exactly covering a span (or the smallest containing it). */
 TSNode ta_rule_node(const ta_rule_ctx *c, ta_span s);
+/* Whether offsets a and b lie in different arms of one if statement (its
+ * body, an elif, the else): no pass through it runs both. */
+bool ta_rule_apart_arms(const ta_rule_ctx *c, uint32_t a, uint32_t b);
 /* Positional argument i of an op as text (caller frees), or NULL. */
 char *ta_op_arg(const ta_rule_ctx *c, const ta_op *op, size_t i);
 /* Value of a kernel parameter's candidates: every literal integer given to

@@ -43,13 +43,16 @@ ta_status ta_detect_s3(ta_rule_ctx *c)
 			    op->span.start < dot->span.start && op->loop == dot->loop)
 				z = op;
 		}
-		/* ...and nothing else may assign it in between. */
+		/* ...and nothing else may assign it in between, on the way from
+		 * the zeros to the dot (an assignment in another arm of an if
+		 * that holds the dot is not on it). */
 		if (z) {
 			size_t n;
 			const ta_assign *as = ta_rule_assigns(c, &n);
 			for (size_t a = 0; a < n && z; a++)
 				if (!strcmp(as[a].name, acc) && as[a].stmt.start > z->span.end &&
-				    as[a].stmt.end < dot->span.start)
+				    as[a].stmt.end < dot->span.start &&
+				    !ta_rule_apart_arms(c, as[a].stmt.start, dot->span.start))
 					z = NULL;
 		}
 		if (z) {
