@@ -72,6 +72,82 @@ static const ta_op *scalar_load_in(const ta_kernel *k, const size_t *loads, size
 	return best;
 }
 
+/* The mask of a load or store (positional or mask=) as a node; null when
+ * it has none. */
+static TSNode access_mask(const ta_model *m, const ta_op *op)
+{
+	const ta_kwarg *kw = ta_kwarg_find(op->kwargs, op->kwarg_count, "mask");
+	if (kw)
+		return ta_edits_node(m, kw->value_span);
+	size_t at = op->kind == TA_OP_STORE ? 2 : 1;
+	return op->arg_count > at ? ta_edits_node(m, op->args[at]) : (TSNode){ 0 };
+}
+
+/* The bound of a mask `offs < bound` (through a name the kernel binds
+ * once) when bound is itself a value loaded from memory with no hint: its
+ * name (caller frees), else NULL. */
+static char *loaded_mask_bound(ta_rule_ctx *c, TSNode mask)
+{
+	const ta_model *m = c->m;
+	TSNode fn = c->k->node;
+	for (int hop = 0; hop < 3 && ta_node_is(mask, "identifier"); hop++) {
+		char *t = ta_node_text(m->src, mask);
+		TSNode v = ta_rule_sole_value(m, fn, t, strlen(t), ts_node_start_byte(mask));
+		free(t);
+		if (ts_node_is_null(v))
+			return NULL;
+		mask = v;
+	}
+	mask = ta_node_unparen(mask);
+	if (!ta_node_is(mask, "comparison_operator") || ta_node_named_count(mask) != 2)
+		return NULL;
+	TSNode bound = ta_node_named_child(mask, 1);
+	if (!ta_node_is(bound, "identifier"))
+		return NULL;
+	char *name = ta_node_text(m->src, bound);
+	TSNode v = ta_rule_sole_value(m, fn, name, strlen(name), ts_node_start_byte(bound));
+	char *vt = ts_node_is_null(v) ? NULL : ta_node_text(m->src, v);
+	bool loaded = vt && strstr(vt, "tl.load(") && !already_assumed(m, c->k, name);
+	free(vt);
+	if (!loaded) {
+		free(name);
+		return NULL;
+	}
+	return name;
+}
+
+/* When every load and store through the pointer p is masked by a bound
+ * loaded from memory (`idx < chunk_numel`, chunk_numel a tl.load): that
+ * bound's name (caller frees). Such masks hold one lane at a time, so the
+ * accesses stay scalar whatever p's alignment. */
+static char *masked_by_loaded_bound(ta_rule_ctx *c, const char *p)
+{
+	const ta_kernel *k = c->k;
+	char *bound = NULL;
+	size_t uses = 0;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || !op->arg_count ||
+		    !ta_rule_mentions(c, op->args[0], p))
+			continue;
+		uses++;
+		TSNode mk = access_mask(c->m, op);
+		char *b = ts_node_is_null(mk) ? NULL : loaded_mask_bound(c, mk);
+		if (!b || (bound && strcmp(b, bound))) {
+			free(b);
+			free(bound);
+			return NULL;
+		}
+		free(bound);
+		bound = b;
+	}
+	if (!uses) {
+		free(bound);
+		return NULL;
+	}
+	return bound;
+}
+
 ta_status ta_detect_p6(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -116,13 +192,25 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 		 * 16 bytes, a stride to 8 elements (16 bytes of fp16). */
 		char *cond = pointer ? ta_xasprintf("%s.to(tl.int64) %% 16 == 0", a->name) :
 				       ta_xasprintf("%s %% 8 == 0", a->name);
-		ta_rule_add(c, a->stmt,
+		ta_finding *f = ta_rule_add(c, a->stmt,
 			"`%s` is %s loaded from memory and used without an alignment hint: Triton cannot know "
 			"its alignment (if the host guarantees %s, add `%s = tl.multiple_of(%s, %d)` and assert it "
 			"there)", a->name,
 			pointer ? "a pointer (cast with pointer_type)" : "a stride (it multiplies an address)", cond,
 			a->name, a->name, pointer ? 16 : 8);
 		free(cond);
+		/* Masks against a bound loaded from memory hold one lane at a
+		 * time: the hint alone leaves those accesses scalar. */
+		char *bound = pointer ? masked_by_loaded_bound(c, a->name) : NULL;
+		if (bound) {
+			char *r = ta_xasprintf("%s; but its every access is masked against `%s`, loaded from memory "
+					       "too: those masks keep the accesses scalar unless `%s` is also known to "
+					       "be a multiple of 16 (or whole blocks take an unmasked path)",
+					       f->reason, bound, bound);
+			free(f->reason);
+			f->reason = r;
+			free(bound);
+		}
 		found = true;
 	}
 	free(loads);
