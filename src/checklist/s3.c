@@ -56,16 +56,24 @@ ta_status ta_detect_s3(ta_rule_ctx *c)
 					z = NULL;
 		}
 		if (z) {
+			/* the user's own operands when they are short enough to read */
+			char *x = dot->arg_count >= 2 ? ta_op_arg(c, dot, 0) : NULL;
+			char *y = dot->arg_count >= 2 ? ta_op_arg(c, dot, 1) : NULL;
+			bool own = x && y && strlen(x) + strlen(y) <= 48;
+			char *form = ta_xasprintf("%s = tl.dot(%s, %s)", acc, own ? x : "a", own ? y : "b");
+			free(x);
+			free(y);
 			ta_finding *f;
 			if (dot->loop >= 0)
 				f = ta_rule_add(c, dot->span,
 					"`%s` is zeroed at line %u and then used as the accumulator of this tl.dot on "
-					"every iteration of the loop at line %u: `%s = tl.dot(a, b)` does the same",
-					acc, z->span.line, k->loops[dot->loop].span.line, acc);
+					"every iteration of the loop at line %u: `%s` does the same",
+					acc, z->span.line, k->loops[dot->loop].span.line, form);
 			else
 				f = ta_rule_add(c, dot->span,
-					"`%s` is zeroed at line %u only to accumulate this tl.dot: `%s = tl.dot(a, b)` "
-					"does the same", acc, z->span.line, acc);
+					"`%s` is zeroed at line %u only to accumulate this tl.dot: `%s` "
+					"does the same", acc, z->span.line, form);
+			free(form);
 			ta_finding_line(f, z->span.line);
 			found = true;
 		}
