@@ -33,10 +33,10 @@ t() {
 echo "1..40"
 t "--format after the file is an option" 1 '"tool": "tileadvise"' - --check k.py --format=json
 t "--select after the file selects" 1 '\[P1\]$' - --check k.py --select=P1
-if grep -q S1 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
+if grep -q D12 out; then not_ok "--select after the file leaves the others out"; else ok "--select after the file leaves the others out"; fi
 t "a short option after the file" 1 '"version"' - --check k.py -f json
-t "-- ends the options: what follows is the command, not --select" 1 '\[S1\]$' - --check k.py -- --select=P1
-t "-- before any file: what follows are files" 1 '\[S1\]$' - --check -- k.py
+t "-- ends the options: what follows is the command, not --select" 1 '\[D12\]$' - --check k.py -- --select=P1
+t "-- before any file: what follows are files" 1 '\[D12\]$' - --check -- k.py
 t "-q is named in ASCII" 2 - "^tileadvise: invalid option '-q'$" -q
 if LC_ALL=C grep -q '[^ -~]' err; then not_ok "the message is plain ASCII" "$(od -c err | head -3)"; else ok "the message is plain ASCII"; fi
 t "a long option without its argument" 2 - "option '--select' needs an argument" --check k.py --select

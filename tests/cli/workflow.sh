@@ -24,7 +24,7 @@ awk '{ printf "%s %s\n", $2, $1 }' "$tmp/ids" | sort >"$tmp/got"
 check_diff "--statistics counts each id's findings" "$tmp/want" "$tmp/got"
 awk 'NR > 1 && $1 > prev { bad = 1 } { prev = $1 } END { exit bad }' "$tmp/ids"
 result $? "--statistics lists the most frequent first" "$(cat "$tmp/stats")"
-grep -q '^ *[0-9][0-9]*  S1     \[\*\] Raw pointer loads of 2D tiles$' "$tmp/ids" &&
+grep -q '^ *[0-9][0-9]*  D4     \[\*\] tl.expand_dims in a hot loop$' "$tmp/ids" &&
 	grep -q '^ *[0-9][0-9]*  D11        Masks on tiles that are always full$' "$tmp/ids"
 result $? "each line gives the count, the id, [*] where the tool writes the edit, and the title" "$(head -3 "$tmp/stats")"
 # The last line: the total, and how many findings are of entries with an

@@ -20,7 +20,7 @@ dir=tests/precision
 entries=$(awk '/^ENTRY\(/ { sub(/^ENTRY\(/, ""); split($0, f, ",");
 	print f[1], (index($0, "TA_ENTRY_PREVIEW") ? "preview" : "default") }' src/checklist/entries.def)
 n_entries=$(printf '%s\n' "$entries" | wc -l)
-plan $((2 * n_entries + 8))
+plan $((2 * n_entries + 9))
 
 sh "$dir/table.sh" >"$tmp/table.md"
 check_diff "tests/PRECISION.md is up to date (tests/precision/table.sh > tests/PRECISION.md)" \
@@ -66,6 +66,34 @@ while read -r id status; do
 			else if (n && t * 10 < n * 9) printf "%d of %d true (%.0f%%), below 90%%\n", t, n, 100 * t / n }' "$f")
 	result "$([ -z "$verdict" ]; echo $?)" "$id: at least 90% on enough judged findings" "$verdict"
 done <"$tmp/entries"
+
+# The bar on fresh code: in the newest re-read of the default set
+# (fresh/reread/default-DATE.tsv, today's warnings on public projects outside
+# the development corpus, judged by reading), an entry judged on 10 findings
+# or more that is below 90% strict is in preview.
+fresh=$(ls "$dir"/fresh/reread/default-*.tsv 2>/dev/null | sort | tail -n 1)
+if [ -n "$fresh" ]; then
+	low=$(awk -F'\t' '!/^#/ && NF { n[$1]++; t[$1] += $4 == "true" }
+		END { for (id in n) if (n[id] >= 10 && t[id] * 10 < n[id] * 9)
+			printf "%s %d of %d\n", id, t[id], n[id] }' "$fresh" | sort)
+	bad=
+	while read -r id t of n; do
+		[ -n "$id" ] || continue
+		printf '%s\n' "$entries" | grep -q "^$id default$" && bad="$bad
+$id: $t of $n true in $(basename "$fresh"), below 90%, and not in preview"
+	done <<EOF_LOW
+$low
+EOF_LOW
+	result "$([ -z "$bad" ]; echo $?)" "every entry below 90% on fresh code ($(basename "$fresh")) is in preview" "$bad"
+	awk -F'\t' '!/^#/ && NF { n[$1]++; t[$1] += $4 == "true" }
+		END { for (id in n) if (n[id] >= 10 && t[id] * 10 >= n[id] * 9) print id }' "$fresh" | sort |
+		while read -r id; do
+			printf '%s\n' "$entries" | grep -q "^$id preview$" &&
+				tap_comment "$id: at 90% or more on fresh code, yet in preview"
+		done
+else
+	skip "every entry below 90% on fresh code is in preview" "no tests/precision/fresh/reread/default-*.tsv"
+fi
 
 # The judged rows against today's findings on the corpus: "ID file line" for
 # every finding (one line per id of a finding), the way sample.sh counts them.

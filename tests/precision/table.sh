@@ -138,12 +138,30 @@ FRESH
 	# Findings re-read after a change, kept apart from the projects' phases.
 	for f in "$dir"/fresh/reread/*.tsv; do
 		[ -f "$f" ] || continue
+		case $(basename "$f") in default-*) continue ;; esac
 		printf '\n### Re-read: %s\n\n' "$(basename "$f" .tsv)"
 		sed -n '1,2p' "$f" | sed 's/^# /- /'
 		awk -F'\t' '!/^#/ && NF { n++; a[$4]++; b[$5]++ }
 			END { printf "\n%d findings: then %d true, %d false, %d debatable; now %d true, %d false, %d debatable, %d withdrawn (%d rightly).\n",
 				n, a["true"], a["false"], a["debatable"], b["true"], b["false"], b["debatable"],
 				b["withdrawn-right"] + b["withdrawn-wrong"], b["withdrawn-right"] }' "$f"
+	done
+	# The default set re-read on today's warnings (what --check prints
+	# without --preview), entry by entry: the bar of the default set.
+	for f in "$dir"/fresh/reread/default-*.tsv; do
+		[ -f "$f" ] || continue
+		printf '\n### Default set re-read: %s\n\n' "$(basename "$f" .tsv | sed 's/^default-//')"
+		awk '/^# / && !/^# id\t/ { sub(/^# /, "- "); print }' "$f"
+		printf '\n| Entry | Judged | True | False | Debatable | Strict precision |\n'
+		printf '|-------|-------:|-----:|------:|----------:|-----------------:|\n'
+		awk -F'\t' '!/^#/ && NF { n[$1]++; v[$1, $4]++; t++; tv[$4]++ }
+			END {
+				for (id in n)
+					printf "| %s | %d | %d | %d | %d | %.0f%% |\n", id, n[id], v[id, "true"], v[id, "false"],
+						v[id, "debatable"], 100 * v[id, "true"] / n[id]
+				printf "| zz all | %d | %d | %d | %d | %.1f%% |\n", t, tv["true"], tv["false"], tv["debatable"],
+					100 * tv["true"] / t
+			}' "$f" | sort -t'|' -k2,2 | sed 's/^| zz all /| all /'
 	done
 	# Every project at its latest phase (the phase of its file's last row),
 	# summed: the figure issue 29 measures against.

@@ -140,7 +140,7 @@ def apply(text, edits):
         lines = text.split("\n")
     return text
 for f in files:
-    out = subprocess.run([ta, "--check", "--fixes", "--unsafe-fixes", "--format=json", f], capture_output=True, text=True).stdout
+    out = subprocess.run([ta, "--check", "--preview", "--fixes", "--unsafe-fixes", "--format=json", f], capture_output=True, text=True).stdout
     for d in json.loads(out)["diagnostics"]:
         for site in d.get("sites") or [d]:
             fix = site.get("fix") or {}
