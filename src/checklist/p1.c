@@ -903,6 +903,19 @@ static bool p1_loopless(const ta_model *m, const ta_kernel *k, int depth)
 	return true;
 }
 
+/* Whether launch l splats arguments (`*args`, `**config`): they may set any
+ * parameter. */
+static bool p1_launch_splats(ta_rule_ctx *c, const ta_launch *l)
+{
+	TSNode call = ta_rule_node(c, l->span), args = ta_node_field(call, "arguments");
+	for (uint32_t i = 0; i < ta_node_named_count(args); i++) {
+		TSNode a = ta_node_named_child(args, i);
+		if (ta_node_is(a, "list_splat") || ta_node_is(a, "dictionary_splat"))
+			return true;
+	}
+	return false;
+}
+
 /* Whether launch l sets a tile of the kernel, or leaves one at its
  * default or to a heuristic: a block size whose value is not a tensor's
  * size (one sized to cover a dimension, next_power_of_2(N), is: its warps
@@ -911,12 +924,8 @@ static bool p1_launch_has_tile(ta_rule_ctx *c, const ta_launch *l)
 {
 	if (c->k->heuristic_count || c->k->heuristics_span.end > c->k->heuristics_span.start)
 		return true;
-	TSNode call = ta_rule_node(c, l->span), args = ta_node_field(call, "arguments");
-	for (uint32_t i = 0; i < ta_node_named_count(args); i++) {
-		TSNode a = ta_node_named_child(args, i);
-		if (ta_node_is(a, "list_splat") || ta_node_is(a, "dictionary_splat"))
-			return true;
-	}
+	if (p1_launch_splats(c, l))
+		return true;
 	for (size_t pi = 0; pi < c->k->param_count; pi++) {
 		const ta_param *p = &c->k->params[pi];
 		if (!p1_shapes_block(c, p))
@@ -1025,9 +1034,6 @@ static bool p1_single_program(const ta_model *m, const ta_launch *l)
 	return n > 0;
 }
 
-/* `NAME=value` for the message: the value a name or an expression holds
- * where it is a known integer (`BLOCK_SIZE_B=1`, not `BLOCK_SIZE_B=BLOCK_SIZE_B`),
- * else the text written at the launch. */
 /* Whether the tile parameter p (index pi) is left at a power-of-two
  * default by launch l: not passed by keyword or position, no splat that
  * could pass it, no heuristic that sets it, and it steps over a dimension. */
@@ -1043,15 +1049,12 @@ static bool p1_default_tile(ta_rule_ctx *c, const ta_launch *l, const ta_param *
 	for (size_t h = 0; h < c->k->heuristic_count; h++)
 		if (c->k->heuristics[h].name && !strcmp(c->k->heuristics[h].name, p->name))
 			return false;
-	TSNode call = ta_rule_node(c, l->span), args = ta_node_field(call, "arguments");
-	for (uint32_t i = 0; i < ta_node_named_count(args); i++) {
-		TSNode a = ta_node_named_child(args, i);
-		if (ta_node_is(a, "list_splat") || ta_node_is(a, "dictionary_splat"))
-			return false;
-	}
-	return p1_tile_steps(c->m, c->k, p->name);
+	return !p1_launch_splats(c, l) && p1_tile_steps(c->m, c->k, p->name);
 }
 
+/* `NAME=value` for the message: the value a name or an expression holds
+ * where it is a known integer (`BLOCK_SIZE_B=1`, not `BLOCK_SIZE_B=BLOCK_SIZE_B`),
+ * else the text written at the launch. */
 static void p1_put_fixed(const ta_model *m, ta_buf *out, const char *name, TSNode v, const char *text)
 {
 	long iv;
