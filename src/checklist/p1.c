@@ -1367,8 +1367,8 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 		uint32_t cap_line = capability_line(c);
 		ta_finding *f = cap_line
 			? ta_rule_add(c, where, "%s use%s one config list for every GPU: the list does not depend on "
-				      "the GPU or the backend (the file queries the device at line %u, but not to "
-				      "build these configs)", who, sharing > 1 ? "" : "s", cap_line)
+				      "the GPU or the backend (the file queries the GPU or its backend at line %u, "
+				      "but not to build these configs)", who, sharing > 1 ? "" : "s", cap_line)
 			: ta_rule_add(c, where, "%s use%s one config list for every GPU: nothing branches on "
 				      "torch.cuda.get_device_capability() or the backend", who, sharing > 1 ? "" : "s");
 		f->tags |= TA_TAG_GPU_SPLIT;
