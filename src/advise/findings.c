@@ -293,6 +293,39 @@ static char *s1_columns_strided(const ta_finding *const *fs, size_t n)
 	return out;
 }
 
+/* Whether two S1 sites' reasons name the same pointer expression (`k_ptrs +
+ * start_n * stride_kt` loaded masked in one arm of an if and unmasked in the
+ * other): the same tile. Another expression, or another tensor under the
+ * same name, is another tile. */
+static bool s1_same_pointer(const char *a, const char *b)
+{
+	const char *pa = strstr(a, "pointer `"), *pb = strstr(b, "pointer `");
+	if (!pa || !pb)
+		return false;
+	pa += 9;
+	pb += 9;
+	const char *ea = strchr(pa, '`'), *eb = strchr(pb, '`');
+	return ea && eb && ea - pa == eb - pb && !strncmp(pa, pb, (size_t)(ea - pa));
+}
+
+/* The name of a @jit helper k calls that moves plain raw 2D tiles itself,
+ * or NULL. */
+static const char *s1_raw_helper(const ta_model *m, const ta_kernel *k)
+{
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *call = &k->ops[i];
+		if (call->kind != TA_OP_HELPER_CALL || call->helper < 0 || (size_t)call->helper >= m->kernel_count ||
+		    &m->kernels[call->helper] == k)
+			continue;
+		const ta_kernel *h = &m->kernels[call->helper];
+		for (size_t j = 0; j < h->op_count; j++)
+			if ((h->ops[j].kind == TA_OP_LOAD || h->ops[j].kind == TA_OP_STORE) &&
+			    h->ops[j].ptr_shape == TA_PTR_2D && !h->ops[j].gather)
+				return h->name;
+	}
+	return NULL;
+}
+
 /* One diagnostic for the n (>= 2) plain raw tiles fs of one kernel: the
  * first one's place, every site listed ("`q` at line 12"), with fixes
  * which sites --apply rewrites. */
@@ -301,28 +334,66 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	const ta_kernel *k = &m->kernels[fs[0]->kernel];
 	size_t loads = 0, stores = 0;
 	bool all_2d = true;
-	ta_buf sites = TA_BUF_INIT;
+	/* A tile is counted once however many loads fill it: `k` loaded
+	 * through one pointer, masked in one arm of an if and unmasked in the
+	 * other, is one tile, named with both lines. first[i]: the site that
+	 * opens i's group. */
+	size_t *first = ta_xmalloc(n * sizeof *first), groups = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *r = fs[i]->reason;
 		bool store = strstr(r, " stored ") != NULL;
-		store ? stores++ : loads++;
 		all_2d &= strstr(r, " raw 2D ") != NULL;
-		if (i < 6) {
-			ta_buf_puts(&sites, i == 0 ? "" : i + 1 == n ? " and " : ", ");
-			const char *e = r[0] == '`' ? strchr(r + 1, '`') : NULL;
-			if (e)
-				ta_buf_printf(&sites, "%.*s", (int)(e - r + 1), r);
-			else
-				ta_buf_puts(&sites, store ? "a store" : "a load");
-			ta_buf_printf(&sites, " at line %u", fs[i]->span.line);
-		} else if (i == 6) {
-			ta_buf_printf(&sites, " and %zu more", n - i);
+		const char *e = r[0] == '`' ? strchr(r + 1, '`') : NULL;
+		first[i] = i;
+		for (size_t j = 0; j < i; j++) {
+			const char *q = fs[j]->reason, *qe = q[0] == '`' ? strchr(q + 1, '`') : NULL;
+			bool same_name = e ? qe && qe - q == e - r && !strncmp(q, r, (size_t)(e - r)) : !qe;
+			if (same_name && (strstr(q, " stored ") != NULL) == store && s1_same_pointer(q, r)) {
+				first[i] = first[j];
+				break;
+			}
+		}
+		if (first[i] == i) {
+			store ? stores++ : loads++;
+			groups++;
 		}
 	}
+	ta_buf sites = TA_BUF_INIT;
+	size_t shown = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (first[i] != i)
+			continue;
+		if (shown == 6) {
+			ta_buf_printf(&sites, " and %zu more", groups - shown);
+			break;
+		}
+		const char *r = fs[i]->reason;
+		ta_buf_puts(&sites, shown == 0 ? "" : shown + 1 == groups ? " and " : ", ");
+		shown++;
+		const char *e = r[0] == '`' ? strchr(r + 1, '`') : NULL;
+		/* a site with no name: its pointer, when short, tells it apart */
+		const char *pp = e ? NULL : strstr(r, "pointer `"), *pe = pp ? strchr(pp + 9, '`') : NULL;
+		bool st = strstr(r, " stored ") != NULL;
+		if (e)
+			ta_buf_printf(&sites, "%.*s", (int)(e - r + 1), r);
+		else if (pe && pe - (pp + 9) <= 32)
+			ta_buf_printf(&sites, "%s `%.*s`", st ? "a store to" : "a load of", (int)(pe - (pp + 9)), pp + 9);
+		else
+			ta_buf_puts(&sites, st ? "a store" : "a load");
+		size_t more = 0;
+		for (size_t j = i + 1; j < n; j++)
+			more += first[j] == i;
+		ta_buf_printf(&sites, " at line%s %u", more ? "s" : "", fs[i]->span.line);
+		for (size_t j = i + 1, left = more; j < n; j++)
+			if (first[j] == i)
+				ta_buf_printf(&sites, "%s%u", --left ? ", " : " and ", fs[j]->span.line);
+	}
+	free(first);
 	const char *how = all_2d ? "raw 2D pointers" : "raw pointers";
 	char *what = loads && stores ? ta_xasprintf("loads %zu tile%s and stores %zu through %s", loads,
 						    loads > 1 ? "s" : "", stores, how)
-		     : ta_xasprintf("%s %zu tiles through %s", loads ? "loads" : "stores", n, how);
+		     : ta_xasprintf("%s %zu tile%s through %s", loads ? "loads" : "stores", groups,
+				    groups > 1 ? "s" : "", how);
 	/* each of them once per program, outside the kernel's loop: a note
 	 * (the detector's reasons say where the loop is) */
 	bool notes = true;
@@ -336,9 +407,15 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	const char *lo = ta_finding_part_of(fs[0], "left_out");
 	char *left = ta_xstrdup(lo ? lo : "");
 	char *cols = s1_columns_strided(fs, n);
-	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form%s%s%s", k->name, what,
+	/* the tiles a helper moves for it are that helper's finding: say so,
+	 * so that the count is not read as all the kernel's raw traffic */
+	const char *helper = s1_raw_helper(m, k);
+	char *also = helper ? ta_xasprintf("; `%s`, which it calls, moves raw 2D tiles too", helper)
+			    : ta_xstrdup("");
+	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form%s%s%s%s", k->name, what,
 				 ta_buf_str(&sites), loads && stores ? "loads and stores are" : loads ? "loads are" : "stores are",
-				 cols, left, once);
+				 cols, left, once, also);
+	free(also);
 	free(cols);
 	free(left);
 	free(once);
