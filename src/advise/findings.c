@@ -293,19 +293,32 @@ static char *s1_columns_strided(const ta_finding *const *fs, size_t n)
 	return out;
 }
 
-/* Whether two S1 sites' reasons name the same pointer expression (`k_ptrs +
- * start_n * stride_kt` loaded masked in one arm of an if and unmasked in the
- * other): the same tile. Another expression, or another tensor under the
- * same name, is another tile. */
-static bool s1_same_pointer(const char *a, const char *b)
+/* What makes two S1 sites one tile: the name the load binds (none for a
+ * store), load or store, and the pointer expression (`k_ptrs + start_n *
+ * stride_kt` loaded masked in one arm of an if and unmasked in the other).
+ * Another expression, or another tensor under the same name, is another
+ * tile; a site whose reason names no pointer is a tile of its own. */
+static char *s1_site_key(const char *r, size_t i)
 {
-	const char *pa = strstr(a, "pointer `"), *pb = strstr(b, "pointer `");
-	if (!pa || !pb)
-		return false;
-	pa += 9;
-	pb += 9;
-	const char *ea = strchr(pa, '`'), *eb = strchr(pb, '`');
-	return ea && eb && ea - pa == eb - pb && !strncmp(pa, pb, (size_t)(ea - pa));
+	const char *e = r[0] == '`' ? strchr(r + 1, '`') : NULL;
+	const char *p = strstr(r, "pointer `"), *pe = p ? strchr(p + 9, '`') : NULL;
+	if (!pe)
+		return ta_xasprintf("\002%zu", i);
+	return ta_xasprintf("%.*s\001%c\001%.*s", e ? (int)(e - r) : 0, r, strstr(r, " stored ") ? 's' : 'l',
+			    (int)(pe - (p + 9)), p + 9);
+}
+
+typedef struct s1_key {
+	char *key;
+	size_t i;
+} s1_key;
+
+/* By key, then by site: a group's first member opens it. */
+static int cmp_s1_key(const void *x, const void *y)
+{
+	const s1_key *a = x, *b = y;
+	int c = strcmp(a->key, b->key);
+	return c ? c : (a->i > b->i) - (a->i < b->i);
 }
 
 /* The name of a @jit helper k calls that moves plain raw 2D tiles itself,
@@ -336,28 +349,29 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	bool all_2d = true;
 	/* A tile is counted once however many loads fill it: `k` loaded
 	 * through one pointer, masked in one arm of an if and unmasked in the
-	 * other, is one tile, named with both lines. first[i]: the site that
-	 * opens i's group. */
+	 * other, is one tile, named with all its lines. Sites are grouped by
+	 * (name, load or store, pointer text), sorted: n log n for a kernel of
+	 * thousands of loads. first[i]: the site that opens i's group. */
 	size_t *first = ta_xmalloc(n * sizeof *first), groups = 0;
+	s1_key *keys = ta_xmalloc(n * sizeof *keys);
 	for (size_t i = 0; i < n; i++) {
 		const char *r = fs[i]->reason;
-		bool store = strstr(r, " stored ") != NULL;
 		all_2d &= strstr(r, " raw 2D ") != NULL;
-		const char *e = r[0] == '`' ? strchr(r + 1, '`') : NULL;
-		first[i] = i;
-		for (size_t j = 0; j < i; j++) {
-			const char *q = fs[j]->reason, *qe = q[0] == '`' ? strchr(q + 1, '`') : NULL;
-			bool same_name = e ? qe && qe - q == e - r && !strncmp(q, r, (size_t)(e - r)) : !qe;
-			if (same_name && (strstr(q, " stored ") != NULL) == store && s1_same_pointer(q, r)) {
-				first[i] = first[j];
-				break;
-			}
-		}
-		if (first[i] == i) {
-			store ? stores++ : loads++;
-			groups++;
-		}
+		keys[i].key = s1_site_key(r, i);
+		keys[i].i = i;
 	}
+	qsort(keys, n, sizeof *keys, cmp_s1_key);
+	for (size_t a = 0; a < n;) {
+		size_t b = a;
+		while (b < n && !strcmp(keys[b].key, keys[a].key))
+			first[keys[b++].i] = keys[a].i;
+		groups++;
+		strstr(fs[keys[a].i]->reason, " stored ") ? stores++ : loads++;
+		a = b;
+	}
+	for (size_t i = 0; i < n; i++)
+		free(keys[i].key);
+	free(keys);
 	ta_buf sites = TA_BUF_INIT;
 	size_t shown = 0;
 	for (size_t i = 0; i < n; i++) {
