@@ -26,7 +26,8 @@ bool ta_adapt_init(ta_adapt *a, const ta_adapt_config *cfg)
 	a->kernels = calloc(TA_ADAPT_MAX_SHAPES, sizeof *a->kernels);
 	a->weight_key = calloc(TA_ADAPT_WEIGHT_SLOTS, sizeof *a->weight_key);
 	a->weight_val = calloc(TA_ADAPT_WEIGHT_SLOTS, sizeof *a->weight_val);
-	if (!a->shapes || !a->kernels || !a->weight_key || !a->weight_val) {
+	a->weight_order = calloc(TA_ADAPT_WEIGHT_SLOTS, sizeof *a->weight_order);
+	if (!a->shapes || !a->kernels || !a->weight_key || !a->weight_val || !a->weight_order) {
 		ta_adapt_free(a);
 		return false;
 	}
@@ -46,6 +47,7 @@ void ta_adapt_free(ta_adapt *a)
 	free(a->kernels);
 	free(a->weight_key);
 	free(a->weight_val);
+	free(a->weight_order);
 	memset(a, 0, sizeof *a);
 }
 
@@ -223,24 +225,30 @@ static size_t weight_slot(uint32_t correlation)
 	return (size_t)(mix(0, correlation) & (TA_ADAPT_WEIGHT_SLOTS - 1));
 }
 
-bool ta_adapt_keep_weight(ta_adapt *a, uint32_t correlation, uint64_t weight)
+void ta_adapt_keep_weight(ta_adapt *a, uint32_t correlation, uint64_t weight)
 {
 	if (weight <= 1)
-		return true;
-	/* At most three quarters full, so that probes stay short. */
-	if (a->n_weights >= TA_ADAPT_WEIGHT_SLOTS / 4 * 3) {
-		a->weights_lost++;
-		return false;
+		return;
+	const size_t mask = TA_ADAPT_WEIGHT_SLOTS - 1;
+	/* At most three quarters full, so that probes stay short: the oldest
+	 * give way (those already taken leave only their id in the ring). */
+	while (a->order_len && (a->n_weights >= TA_ADAPT_WEIGHT_SLOTS / 4 * 3 || a->order_len == TA_ADAPT_WEIGHT_SLOTS)) {
+		uint32_t old = a->weight_order[a->order_head];
+		a->order_head = (a->order_head + 1) & mask;
+		a->order_len--;
+		if (ta_adapt_take_weight(a, old) > 1)
+			a->weights_lost++;
 	}
 	uint64_t key = (uint64_t)correlation + 1;
 	size_t i = weight_slot(correlation);
 	while (a->weight_key[i] && a->weight_key[i] != key)
-		i = (i + 1) & (TA_ADAPT_WEIGHT_SLOTS - 1);
+		i = (i + 1) & mask;
 	if (!a->weight_key[i])
 		a->n_weights++;
 	a->weight_key[i] = key;
 	a->weight_val[i] = weight;
-	return true;
+	a->weight_order[(a->order_head + a->order_len) & mask] = correlation;
+	a->order_len++;
 }
 
 uint64_t ta_adapt_take_weight(ta_adapt *a, uint32_t correlation)

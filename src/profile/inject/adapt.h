@@ -92,10 +92,16 @@ typedef struct ta_adapt {
 	 * ones that were only sampled (Horvitz-Thompson). */
 	uint64_t last_weight;
 	/* Weights above 1 waiting for their records, keyed by correlation id
-	 * (open addressing, linear probing; key 0: empty, so ids are stored + 1). */
+	 * (open addressing, linear probing; key 0: empty, so ids are stored + 1),
+	 * and the ids in the order they were kept: a record that never comes
+	 * with that id (a kernel the runtime API launched: its record carries
+	 * the runtime call's id) would otherwise hold its slot for good, so
+	 * the oldest give way when the table is three quarters full. */
 	uint64_t *weight_key, *weight_val;
 	size_t n_weights;
-	uint64_t weights_lost;       /* weights not kept: the table was full */
+	uint32_t *weight_order;      /* TA_ADAPT_WEIGHT_SLOTS ids, a ring */
+	size_t order_head, order_len;
+	uint64_t weights_lost;       /* weights given way before their record came */
 } ta_adapt;
 
 /* False when out of memory. */
@@ -110,8 +116,9 @@ bool ta_adapt_launch(ta_adapt *a, const void *func, const char *name, const int3
 
 /* Keeps the weight of a traced launch (ta_adapt_launch's last_weight) for
  * its record, found by the launch's correlation id. Weights of 1 are not
- * kept. False when the table is full (the record will then weigh 1). */
-bool ta_adapt_keep_weight(ta_adapt *a, uint32_t correlation, uint64_t weight);
+ * kept. When the table is three quarters full the oldest kept weights give
+ * way (counted in weights_lost; their records, if they come, weigh 1). */
+void ta_adapt_keep_weight(ta_adapt *a, uint32_t correlation, uint64_t weight);
 
 /* The weight kept for a record's correlation id, removed from the table;
  * 1 when none was kept. */
