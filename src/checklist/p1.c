@@ -2495,12 +2495,45 @@ static ta_values_step p1_table_visit(const ta_model *m, TSNode n, TSNode via, vo
  * whose pointer a load of k also reads through: the kernel updates what
  * the table points at in place, which no restore_value can name. Its
  * line, or 0. */
+/* Whether the store's address reaches none of k's parameters (the
+ * pointer comes from a table) and a load of k reads the very same address
+ * expression (`tl.load(p + idx)` ... `tl.store(p + idx, ...)`): an update in
+ * place, whatever spells the pointer's type. */
+static bool p1_unnamed_same_address(const ta_model *m, const ta_kernel *k, const ta_op *st)
+{
+	TSNode addr = p1_address(m, st);
+	if (ts_node_is_null(addr))
+		return false;
+	for (size_t j = 0; j < k->param_count; j++) {
+		if (k->params[j].constexpr_)
+			continue;
+		char **v;
+		size_t c = p1_derived(m, k, k->params[j].name, &v);
+		bool named = p1_mentions_any(m, addr, v, c);
+		p1_names_free(v, c);
+		if (named)
+			return false;
+	}
+	char *at = ta_node_text(m->src, addr);
+	bool same = false;
+	for (size_t j = 0; j < k->op_count && !same; j++) {
+		if (k->ops[j].kind != TA_OP_LOAD)
+			continue;
+		TSNode la = p1_address(m, &k->ops[j]);
+		same = !ts_node_is_null(la) && ta_node_text_eq(m->src, la, at);
+	}
+	free(at);
+	return same;
+}
+
 static uint32_t p1_table_rmw(const ta_model *m, const ta_kernel *k)
 {
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *st = &k->ops[i];
 		if (st->kind != TA_OP_STORE)
 			continue;
+		if (p1_unnamed_same_address(m, k, st))
+			return st->span.line;
 		p1_table_ptrs w = { .n = 0 };
 		ta_values_walk(m, p1_address(m, st), p1_table_visit, &w);
 		bool rmw = false;
