@@ -2607,11 +2607,30 @@ static int p1_author_leaves_out(const ta_model *m, const ta_kernel *k, const boo
 	return -1;
 }
 
+/* A comparison that orders (<, <=, >, >=): a mask or a bound on a size.
+ * An equality (`n_averaged == 0`, `MODE == 1`) tests a value or a mode: a
+ * counter keyed on would tune again whenever it changes. */
+static bool p1_ordering(TSNode n)
+{
+	if (!ta_node_is(n, "comparison_operator"))
+		return false;
+	uint32_t c = ts_node_child_count(n);
+	for (uint32_t i = 0; i < c; i++) {
+		TSNode ch = ts_node_child(n, i);
+		if (ts_node_is_named(ch))
+			continue;
+		const char *t = ts_node_type(ch);
+		if (!strcmp(t, "<") || !strcmp(t, "<=") || !strcmp(t, ">") || !strcmp(t, ">="))
+			return true;
+	}
+	return false;
+}
+
 /* A node that bounds what it reads: a comparison (a mask), a loop's range
  * or a ceiling division. */
 static bool p1_bounding(const ta_model *m, TSNode n)
 {
-	return ta_node_is(n, "comparison_operator") || ta_call_named(m, n, "cdiv") || ta_call_named(m, n, "range");
+	return p1_ordering(n) || ta_call_named(m, n, "cdiv") || ta_call_named(m, n, "range");
 }
 
 /* The @jit helper of the file that call n calls, or NULL. */
