@@ -1034,14 +1034,20 @@ static bool p1_single_program(const ta_model *m, const ta_launch *l)
 	return n > 0;
 }
 
+/* Whether p is a constexpr whose default is a power-of-two literal. */
+static bool p1_pow2_default(const ta_param *p)
+{
+	char *end = NULL;
+	long v = p->constexpr_ && p->default_value ? strtol(p->default_value, &end, 0) : 0;
+	return v > 0 && !(v & (v - 1)) && end && !*end;
+}
+
 /* Whether the tile parameter p (index pi) is left at a power-of-two
  * default by launch l: not passed by keyword or position, no splat that
  * could pass it, no heuristic that sets it, and it steps over a dimension. */
 static bool p1_default_tile(ta_rule_ctx *c, const ta_launch *l, const ta_param *p, size_t pi)
 {
-	char *end = NULL;
-	long v = p->default_value ? strtol(p->default_value, &end, 0) : 0;
-	if (!p->constexpr_ || !p->default_value || !end || *end || v <= 0 || (v & (v - 1)))
+	if (!p1_pow2_default(p))
 		return false;
 	bool kw;
 	if (!ts_node_is_null(ta_values_launch_arg(c->m, l, c->k, pi, &kw)))
@@ -2442,23 +2448,29 @@ static int p1_restores_caller_tensor(const ta_model *m, const ta_kernel *k, size
  * restore_value. Its line, or 0. With atomics_only, only an atomic counts:
  * a plain store there writes the same values on each config's trial (so it
  * is stated as an assumption, not refused), while an atomic adds again. */
+/* Whether an address reaches one of k's (runtime) parameters through the
+ * names derived from it. */
+static bool p1_address_named(const ta_model *m, const ta_kernel *k, TSNode addr)
+{
+	bool named = false;
+	for (size_t j = 0; j < k->param_count && !named; j++) {
+		if (k->params[j].constexpr_)
+			continue;
+		char **v;
+		size_t c = p1_derived(m, k, k->params[j].name, &v);
+		named = p1_mentions_any(m, addr, v, c);
+		p1_names_free(v, c);
+	}
+	return named;
+}
+
 static uint32_t p1_unnamed_write(const ta_model *m, const ta_kernel *k, bool atomics_only)
 {
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
 		if (op->kind != TA_OP_ATOMIC && (atomics_only || op->kind != TA_OP_STORE))
 			continue;
-		TSNode addr = p1_address(m, op);
-		bool named = false;
-		for (size_t j = 0; j < k->param_count && !named; j++) {
-			if (k->params[j].constexpr_)
-				continue;
-			char **v;
-			size_t c = p1_derived(m, k, k->params[j].name, &v);
-			named = p1_mentions_any(m, addr, v, c);
-			p1_names_free(v, c);
-		}
-		if (!named)
+		if (!p1_address_named(m, k, p1_address(m, op)))
 			return op->span.line;
 	}
 	return 0;
@@ -2502,18 +2514,8 @@ static ta_values_step p1_table_visit(const ta_model *m, TSNode n, TSNode via, vo
 static bool p1_unnamed_same_address(const ta_model *m, const ta_kernel *k, const ta_op *st)
 {
 	TSNode addr = p1_address(m, st);
-	if (ts_node_is_null(addr))
+	if (ts_node_is_null(addr) || p1_address_named(m, k, addr))
 		return false;
-	for (size_t j = 0; j < k->param_count; j++) {
-		if (k->params[j].constexpr_)
-			continue;
-		char **v;
-		size_t c = p1_derived(m, k, k->params[j].name, &v);
-		bool named = p1_mentions_any(m, addr, v, c);
-		p1_names_free(v, c);
-		if (named)
-			return false;
-	}
 	char *at = ta_node_text(m->src, addr);
 	bool same = false;
 	for (size_t j = 0; j < k->op_count && !same; j++) {
@@ -4518,10 +4520,7 @@ static const ta_param *p1_default_left(const ta_model *m, const ta_kernel *k, si
 	for (const ta_launch *l; (l = ta_launch_walk_next(&walk));)
 		for (size_t i = 0; i < k->param_count; i++) {
 			const ta_param *p = &k->params[i];
-			char *end = NULL;
-			long v = p->constexpr_ && p->default_value ? strtol(p->default_value, &end, 0) : 0;
-			if (v > 0 && !(v & (v - 1)) && end && !*end &&
-			    ts_node_is_null(ta_values_launch_arg(m, l, k, i, NULL)))
+			if (p1_pow2_default(p) && ts_node_is_null(ta_values_launch_arg(m, l, k, i, NULL)))
 				return p;
 		}
 	return NULL;
@@ -4587,14 +4586,15 @@ TA_REWRITE(P1, NULL, TA_UNSAFE(P1_ASSUMES_BRANCH))
 		}
 		char *w = NULL;
 		if (!a) {
-			const ta_param *dp = p1_fixed_launch(m, k, ki) ? NULL : p1_default_left(m, k, ki);
+			bool fixed = p1_fixed_launch(m, k, ki);
+			const ta_param *dp = fixed ? NULL : p1_default_left(m, k, ki);
 			if (dp)
 				ta_sites_refuse(&s, ta_xasprintf("line %u: %s leaves %s at its default (%s in the "
 								 "signature), and this edit tunes tiles the launch "
 								 "passes: pass it at the launch, or write the configs "
 								 "by hand", k->span.line, k->name, dp->name,
 								 dp->default_value));
-			if (!p1_fixed_launch(m, k, ki))
+			if (!fixed)
 				continue;
 			if (ta_sites_made(&s, p1_untuned_edit(m, k, ki, out, &w), &w, out))
 				return 0;

@@ -10,6 +10,20 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 dir=$top/tests/precision
+# The per-entry table of "ID<TAB>verdict" lines on stdin: judged, true,
+# false, debatable and strict precision per entry, then all of them.
+entry_table() {
+	printf '| Entry | Judged | True | False | Debatable | Strict precision |\n'
+	printf '|-------|-------:|-----:|------:|----------:|-----------------:|\n'
+	awk -F'\t' '{ n[$1]++; v[$1, $2]++; t++; tv[$2]++ }
+		END {
+			for (id in n)
+				printf "| %s | %d | %d | %d | %d | %.0f%% |\n", id, n[id], v[id, "true"], v[id, "false"],
+					v[id, "debatable"], 100 * v[id, "true"] / n[id]
+			printf "| zz all | %d | %d | %d | %d | %.1f%% |\n", t, tv["true"], tv["false"], tv["debatable"],
+				100 * tv["true"] / t
+		}' | sort -t'|' -k2,2 | sed 's/^| zz all /| all /'
+}
 # "ID status" per entry, in the table's order (preview: TA_ENTRY_PREVIEW).
 entries=$(awk '/^ENTRY\(/ { sub(/^ENTRY\(/, ""); split($0, f, ",");
 	print f[1], (index($0, "TA_ENTRY_PREVIEW") ? "preview" : "default") }' "$top/src/checklist/entries.def")
@@ -152,32 +166,15 @@ FRESH
 		[ -f "$f" ] || continue
 		printf '\n### Default set re-read: %s\n\n' "$(basename "$f" .tsv | sed 's/^default-//')"
 		awk '/^# / && !/^# id\t/ { sub(/^# /, "- "); print }' "$f"
-		printf '\n| Entry | Judged | True | False | Debatable | Strict precision |\n'
-		printf '|-------|-------:|-----:|------:|----------:|-----------------:|\n'
-		awk -F'\t' '!/^#/ && NF { n[$1]++; v[$1, $4]++; t++; tv[$4]++ }
-			END {
-				for (id in n)
-					printf "| %s | %d | %d | %d | %d | %.0f%% |\n", id, n[id], v[id, "true"], v[id, "false"],
-						v[id, "debatable"], 100 * v[id, "true"] / n[id]
-				printf "| zz all | %d | %d | %d | %d | %.1f%% |\n", t, tv["true"], tv["false"], tv["debatable"],
-					100 * tv["true"] / t
-			}' "$f" | sort -t'|' -k2,2 | sed 's/^| zz all /| all /'
+		printf '\n'
+		awk -F'\t' '!/^#/ && NF { print $1 "\t" $4 }' "$f" | entry_table
 	done
 	# Every project at its latest phase (the phase of its file's last row),
 	# summed: the figure issue 29 measures against.
 	printf '\n### All fresh projects, each at its latest phase\n\n'
-	printf '| Entry | Judged | True | False | Debatable | Strict precision |\n'
-	printf '|-------|-------:|-----:|------:|----------:|-----------------:|\n'
 	for f in "$dir"/fresh/*.tsv; do
 		case $f in *.kernels.tsv) continue ;; esac
 		last=$(awk -F'\t' '!/^#/ && NF { p = $1 } END { print p }' "$f")
 		awk -F'\t' -v last="$last" '!/^#/ && NF && $1 == last { print $2 "\t" $5 }' "$f"
-	done | awk -F'\t' '{ n[$1]++; v[$1, $2]++; t++; tv[$2]++ }
-		END {
-			for (id in n)
-				printf "| %s | %d | %d | %d | %d | %.0f%% |\n", id, n[id], v[id, "true"], v[id, "false"],
-					v[id, "debatable"], 100 * v[id, "true"] / n[id]
-			printf "| zz all | %d | %d | %d | %d | %.1f%% |\n", t, tv["true"], tv["false"], tv["debatable"],
-				100 * tv["true"] / t
-		}' | sort -t'|' -k2,2 | sed 's/^| zz all /| all /'
+	done | entry_table
 fi
