@@ -420,6 +420,30 @@ static json_int_t whole_ns(double v)
 
 /* The autotune table of a kernel (optional in the file: older sessions
  * have none). */
+/* The launches each duration stands for (written when sampling left some
+ * untraced; absent: 1 each), and read back: NULL unless one per duration. */
+static json_t *weights_json(const double *w, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t j = 0; j < n; j++)
+		json_array_append_new(a, json_integer((json_int_t)w[j]));
+	return a;
+}
+
+static double *weights_read(json_t *a, size_t n)
+{
+	if (n == 0 || json_array_size(a) != n)
+		return NULL;
+	double *w = ta_xcalloc(n, sizeof *w);
+	size_t x;
+	json_t *v;
+	json_array_foreach(a, x, v) {
+		double d = json_is_integer(v) ? (double)json_integer_value(v) : 1;
+		w[x] = d >= 1 ? d : 1;
+	}
+	return w;
+}
+
 static json_t *tune_json(const ta_autotune_table *t)
 {
 	json_t *rows = json_array();
@@ -465,12 +489,8 @@ static json_t *figures_json(const ta_run_figures *r)
 				      "smem_dynamic", (json_int_t)k->smem_dynamic);
 		/* The launches each duration stands for, when sampling left some
 		 * untraced (absent: 1 each). */
-		if (k->weights) {
-			json_t *w = json_array();
-			for (size_t j = 0; j < k->n_durations; j++)
-				json_array_append_new(w, json_integer((json_int_t)k->weights[j]));
-			json_object_set_new(o, "weights", w);
-		}
+		if (k->weights)
+			json_object_set_new(o, "weights", weights_json(k->weights, k->n_durations));
 		if (k->calls) {
 			json_t *sh = json_array();
 			for (size_t j = 0; j < k->n_shapes; j++) {
@@ -507,6 +527,8 @@ static json_t *figures_json(const ta_run_figures *r)
 				json_array_append_new(ph, json_integer((json_int_t)k->phase_start[j]));
 			json_object_set_new(o, "steady_ns", st);
 			json_object_set_new(o, "phase_start", ph);
+			if (k->steady_w)
+				json_object_set_new(o, "steady_w", weights_json(k->steady_w, k->n_steady));
 		}
 		if (k->has_occupancy)
 			json_object_set_new(o, "occupancy",
@@ -859,6 +881,7 @@ static bool read_figures(reader *r, json_t *ro, ta_run_figures *f)
 			if (ok) {
 				k->n_steady = ns;
 				k->n_phases = np;
+				k->steady_w = weights_read(json_object_get(ko, "steady_w"), ns);
 			} else {
 				free(k->steady_ns);
 				free(k->phase_start);
@@ -874,14 +897,7 @@ static bool read_figures(reader *r, json_t *ro, ta_run_figures *f)
 			/* Stored as whole ns: read back as written (a fixed point). */
 			json_array_foreach(d, x, dv)
 				k->durations_ns[k->n_durations++] = (double)whole_ns(json_number_value(dv));
-			json_t *w = json_object_get(ko, "weights");
-			if (json_array_size(w) == k->n_durations) {
-				k->weights = ta_xcalloc(k->n_durations, sizeof(double));
-				json_array_foreach(w, x, dv) {
-					double v = json_is_integer(dv) ? (double)json_integer_value(dv) : 1;
-					k->weights[x] = v >= 1 ? v : 1;
-				}
-			}
+			k->weights = weights_read(json_object_get(ko, "weights"), k->n_durations);
 			k->summary = ta_stats_summarize_weighted(k->durations_ns, k->weights, k->n_durations);
 		} else {
 			json_t *sm = json_object_get(ko, "summary");

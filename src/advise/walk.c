@@ -73,21 +73,14 @@ void ta_run_figures_from_measure(ta_run_figures *out, const ta_measurement *m,
 		kf->n_period = (size_t)km->n_period;
 		kf->sampled = km->sampled;
 		kf->summary = g->summary;
-		if (g->n_durations) {
-			kf->durations_ns = ta_xmalloc(g->n_durations * sizeof(double));
-			memcpy(kf->durations_ns, g->durations_ns, g->n_durations * sizeof(double));
-			kf->n_durations = g->n_durations;
-			if (g->weights) {
-				kf->weights = ta_xmalloc(g->n_durations * sizeof(double));
-				memcpy(kf->weights, g->weights, g->n_durations * sizeof(double));
-			}
-		}
+		kf->durations_ns = ta_xmemdup(g->durations_ns, g->n_durations * sizeof(double));
+		kf->weights = ta_xmemdup(g->weights, g->n_durations * sizeof(double));
+		kf->n_durations = g->n_durations;
 		if (km->n_phases) {
-			kf->steady_ns = ta_xmalloc(km->n_steady * sizeof(double));
-			memcpy(kf->steady_ns, km->steady_ns, km->n_steady * sizeof(double));
+			kf->steady_ns = ta_xmemdup(km->steady_ns, km->n_steady * sizeof(double));
+			kf->steady_w = ta_xmemdup(km->steady_w, km->n_steady * sizeof(double));
 			kf->n_steady = km->n_steady;
-			kf->phase_start = ta_xmalloc(km->n_phases * sizeof(size_t));
-			memcpy(kf->phase_start, km->phase_start, km->n_phases * sizeof(size_t));
+			kf->phase_start = ta_xmemdup(km->phase_start, km->n_phases * sizeof(size_t));
 			kf->n_phases = km->n_phases;
 		}
 		memcpy(kf->grid, g->cfg.grid, sizeof kf->grid);
@@ -115,6 +108,7 @@ void ta_run_figures_clear(ta_run_figures *f)
 		free(f->kernels[i].durations_ns);
 		free(f->kernels[i].weights);
 		free(f->kernels[i].steady_ns);
+		free(f->kernels[i].steady_w);
 		free(f->kernels[i].phase_start);
 		free(f->kernels[i].shapes);
 		ta_autotune_table_clear(&f->kernels[i].tune);
@@ -143,26 +137,12 @@ void ta_run_figures_copy(ta_run_figures *dst, const ta_run_figures *src)
 			memcpy(dst->kernels[i].shapes, src->kernels[i].shapes, n);
 		}
 		ta_deep_figures_copy(&dst->kernels[i].deep, &src->kernels[i].deep);
-		if (src->kernels[i].n_durations) {
-			size_t n = src->kernels[i].n_durations * sizeof(double);
-			dst->kernels[i].durations_ns = ta_xmalloc(n);
-			memcpy(dst->kernels[i].durations_ns, src->kernels[i].durations_ns, n);
-		} else {
-			dst->kernels[i].durations_ns = NULL;
-		}
-		dst->kernels[i].weights = NULL;
-		if (src->kernels[i].weights && src->kernels[i].n_durations) {
-			size_t n = src->kernels[i].n_durations * sizeof(double);
-			dst->kernels[i].weights = ta_xmalloc(n);
-			memcpy(dst->kernels[i].weights, src->kernels[i].weights, n);
-		}
 		const ta_kernel_figures *k = &src->kernels[i];
-		dst->kernels[i].steady_ns = k->n_steady ? ta_xmalloc(k->n_steady * sizeof(double)) : NULL;
-		if (k->n_steady)
-			memcpy(dst->kernels[i].steady_ns, k->steady_ns, k->n_steady * sizeof(double));
-		dst->kernels[i].phase_start = k->n_phases ? ta_xmalloc(k->n_phases * sizeof(size_t)) : NULL;
-		if (k->n_phases)
-			memcpy(dst->kernels[i].phase_start, k->phase_start, k->n_phases * sizeof(size_t));
+		dst->kernels[i].durations_ns = ta_xmemdup(k->durations_ns, k->n_durations * sizeof(double));
+		dst->kernels[i].weights = ta_xmemdup(k->weights, k->n_durations * sizeof(double));
+		dst->kernels[i].steady_ns = ta_xmemdup(k->steady_ns, k->n_steady * sizeof(double));
+		dst->kernels[i].steady_w = ta_xmemdup(k->steady_w, k->n_steady * sizeof(double));
+		dst->kernels[i].phase_start = ta_xmemdup(k->phase_start, k->n_phases * sizeof(size_t));
 	}
 }
 
@@ -330,10 +310,25 @@ static void compare_shapes(const ta_kernel_figures *b, const ta_kernel_figures *
 	free(sa);
 }
 
+/* A kernel's steady launches by phase, and its dominant shape's launches,
+ * each as weighed. */
+static ta_sample steady_sample(const ta_kernel_figures *k)
+{
+	return (ta_sample){ .x = k->steady_ns, .w = k->steady_w, .n = k->n_steady, .starts = k->phase_start,
+			    .phases = k->n_phases };
+}
+
+static ta_sample launch_sample(const ta_kernel_figures *k)
+{
+	return (ta_sample){ .x = k->durations_ns, .w = k->weights, .n = k->n_durations };
+}
+
 double ta_kernel_figure(const ta_kernel_figures *k, bool by_parts, bool per_call)
 {
-	if (by_parts && k->n_phases)
-		return ta_stats_phase_geomean(k->steady_ns, k->n_steady, k->phase_start, k->n_phases);
+	if (by_parts && k->n_phases) {
+		ta_sample s = steady_sample(k);
+		return ta_stats_sample_geomean(&s);
+	}
 	if (per_call && k->calls && k->per_call_ns > 0)
 		return k->per_call_ns;
 	return k->summary.median;
@@ -379,9 +374,9 @@ ta_change ta_change_compare(const ta_run_figures *before, const ta_run_figures *
 	/* The base comparison: the same parts of the script paired, or the
 	 * dominant shapes' launches. */
 	bool phased = b->n_phases && b->n_phases == a->n_phases;
-	c.cmp = phased ? ta_stats_compare_phased(b->steady_ns, b->n_steady, b->phase_start, a->steady_ns,
-						 a->n_steady, a->phase_start, b->n_phases)
-		       : ta_stats_compare(b->durations_ns, b->n_durations, a->durations_ns, a->n_durations);
+	ta_sample sb = phased ? steady_sample(b) : launch_sample(b);
+	ta_sample sa = phased ? steady_sample(a) : launch_sample(a);
+	c.cmp = ta_stats_compare_samples(&sb, &sa);
 	/* the base comparison's own figures (the parts' geometric means when
 	 * phased), before the workloads stand in for them */
 	c.before_ns = ta_kernel_figure(b, phased, false);

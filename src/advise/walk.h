@@ -64,6 +64,7 @@ typedef struct ta_kernel_figures {
 	double *weights;             /* the launches each stands for (owned); NULL: 1 each */
 	size_t n_durations;
 	double *steady_ns;           /* every steady launch in time order (owned) */
+	double *steady_w;            /* the launches each stands for (owned); NULL: 1 each */
 	size_t n_steady;
 	size_t *phase_start;         /* its phases (owned; see ta_kernel_measure) */
 	size_t n_phases;

@@ -2400,7 +2400,7 @@ static void index_helper_calls(builder *b)
 static void shape_of_passed(builder *b, const ta_kernel *k, const char *name, int depth, shape_info *out)
 {
 	const ta_param *p = ta_kernel_param(k, name);
-	if (!p || p->constexpr_ || depth > 4)
+	if (!p || p->constexpr_ || depth > 8)
 		return;
 	size_t pi = (size_t)(p - k->params), self = (size_t)(k - b->m->kernels);
 	TSNode root = ts_tree_root_node(b->m->syn->tree);

@@ -66,53 +66,35 @@ static char *asserted_condition(const char *text, const char *a)
 	return r;
 }
 
-/* The constexpr parameter of the kernel that the launch gives `d` (the
- * divisor of an assert), when the kernel builds a tile from it with
- * tl.arange(0, P); NULL otherwise. */
-static const ta_param *tile_param_given(const ta_rule_ctx *c, const ta_launch *l, const char *d)
+/* Whether the divisor d of an assert covers the kernel's tile width tile
+ * at launch l: the launch gives tile the very value d, or d is a number
+ * that every value tile takes (configs, launch keywords) divides: `S % 128
+ * == 0` with BLOCK_M in {64, 128}. */
+static bool divisor_covers(const ta_rule_ctx *c, const ta_launch *l, const char *d, const char *tile)
 {
-	for (size_t p = 0; p < c->k->param_count; p++) {
-		const ta_param *pr = &c->k->params[p];
-		if (!pr->constexpr_)
-			continue;
-		char *v = launch_arg_for(c, l, pr->name);
-		bool same = v && !strcmp(v, d);
-		free(v);
-		if (!same)
-			continue;
-		char *pat = ta_xasprintf("arange(0, %s)", pr->name);
-		bool tile = ta_rule_contains(c, c->k->body_span, pat);
-		free(pat);
-		if (tile)
-			return pr;
-	}
-	/* A literal divisor covers a tuned tile when every value it takes
-	 * (configs, launch keywords) divides it: `S % 128 == 0` with BLOCK_M
-	 * in {64, 128}. */
+	const ta_param *pr = ta_kernel_param(c->k, tile);
+	if (!pr || !pr->constexpr_)
+		return false;
+	char *v = launch_arg_for(c, l, tile);
+	bool same = v && !strcmp(v, d);
+	free(v);
+	if (same)
+		return true;
 	char *end;
 	long dv = strtol(d, &end, 10);
 	if (*end || dv <= 0)
-		return NULL;
-	for (size_t p = 0; p < c->k->param_count; p++) {
-		const ta_param *pr = &c->k->params[p];
-		long vals[32];
-		size_t nv = pr->constexpr_ ? ta_rule_param_values(c, pr->name, vals, 32) : 0;
-		bool all = nv > 0;
-		for (size_t i = 0; i < nv && all; i++)
-			all = vals[i] > 0 && dv % vals[i] == 0;
-		char *pat = ta_xasprintf("arange(0, %s)", pr->name);
-		bool tile = all && ta_rule_contains(c, c->k->body_span, pat);
-		free(pat);
-		if (tile)
-			return pr;
-	}
-	return NULL;
+		return false;
+	long vals[32];
+	size_t nv = ta_rule_param_values(c, tile, vals, 32);
+	bool all = nv > 0;
+	for (size_t i = 0; i < nv && all; i++)
+		all = vals[i] > 0 && dv % vals[i] == 0;
+	return all;
 }
 
-/* The host's assert that `a` is a multiple of a tile of the kernel: its op,
- * with the tile parameter in *tile; NULL when there is none. */
-static const ta_host_op *divisible_assert(const ta_rule_ctx *c, const ta_launch *l, const char *a,
-					  const ta_param **tile)
+/* The host's assert, at launch l, that `a` is a multiple of every value of
+ * the tile width tile; NULL when there is none. */
+static const ta_host_op *covering_assert(const ta_rule_ctx *c, const ta_launch *l, const char *a, const char *tile)
 {
 	const ta_host *h = &c->m->hosts[l->host];
 	size_t n;
@@ -122,27 +104,12 @@ static const ta_host_op *divisible_assert(const ta_rule_ctx *c, const ta_launch 
 		if (!op->text)
 			continue;
 		char *d = asserted_divisor(op->text, a);
-		*tile = d ? tile_param_given(c, l, d) : NULL;
+		bool covers = d && divisor_covers(c, l, d, tile);
 		free(d);
-		if (*tile)
+		if (covers)
 			return op;
 	}
 	return NULL;
-}
-
-/* True when the mask at ms compares offsets built from tl.arange(0, tile):
- * the arange itself or a name assigned from it. */
-static bool mask_on_tile(ta_rule_ctx *c, ta_span ms, const char *tile)
-{
-	char *pat = ta_xasprintf("arange(0, %s)", tile);
-	bool on = ta_rule_contains(c, ms, pat);
-	size_t n;
-	const ta_assign *as = ta_rule_assigns(c, &n);
-	for (size_t i = 0; i < n && !on; i++)
-		on = as[i].rhs.end <= ms.start && ta_rule_contains(c, as[i].rhs, pat) &&
-		     ta_rule_mentions(c, ms, as[i].name);
-	free(pat);
-	return on;
 }
 
 /* ---- D11: a mask that never clears a lane by itself ---------------------- */
@@ -310,10 +277,118 @@ static bool below_always(ta_rule_ctx *c, const d11_returns *r, TSNode x, TSNode 
 	return ok;
 }
 
+/* What the host's asserts prove of a mask at one launch: the first assert
+ * that covered a term, the argument it is about and the tile it covers. */
+typedef struct d11_assert {
+	const ta_launch *l;       /* the launch whose wrapper is read */
+	const ta_host_op *op;     /* NULL: no term covered yet */
+	char *arg, *tile;         /* owned */
+} d11_assert;
+
+/* Whether n's value is a multiple of the tile width w (`pid * BLOCK`,
+ * `BLOCK * k`, through names bound once). */
+static bool times_tile(ta_rule_ctx *c, TSNode n, TSNode w, uint32_t at, int depth)
+{
+	n = ta_node_unparen(n);
+	if (depth > 8 || ts_node_is_null(n))
+		return false;
+	if (ta_node_is(n, "identifier")) {
+		if (same_text(c, n, w))
+			return true;
+		char *name = ta_node_text(c->m->src, n);
+		TSNode v = sole_binding(c, name, at);
+		free(name);
+		return !ts_node_is_null(v) && times_tile(c, v, w, ts_node_start_byte(v), depth + 1);
+	}
+	if (!ta_node_is(n, "binary_operator") || !ta_node_text_eq(c->m->src, ta_node_field(n, "operator"), "*"))
+		return false;
+	TSNode a = ta_node_unparen(ta_node_field(n, "left")), b = ta_node_unparen(ta_node_field(n, "right"));
+	return same_text(c, a, w) || same_text(c, b, w);
+}
+
+/* The width W when x's value is a tile of offsets `[start +]
+ * tl.arange(0, W)` (axes given or not, names bound once) whose start is a
+ * multiple of W; a null node otherwise. */
+static TSNode tile_of(ta_rule_ctx *c, TSNode x, uint32_t at, int depth)
+{
+	x = given_axes_of(x);
+	if (depth > 8 || ts_node_is_null(x))
+		return (TSNode){ 0 };
+	TSNode w = range_from_zero(c, x);
+	if (!ts_node_is_null(w))
+		return w;
+	if (ta_node_is(x, "identifier")) {
+		char *name = ta_node_text(c->m->src, x);
+		TSNode v = sole_binding(c, name, at);
+		free(name);
+		return ts_node_is_null(v) ? v : tile_of(c, v, ts_node_start_byte(v), depth + 1);
+	}
+	if (!ta_node_is(x, "binary_operator") || !ta_node_text_eq(c->m->src, ta_node_field(x, "operator"), "+"))
+		return (TSNode){ 0 };
+	TSNode a = ta_node_field(x, "left"), b = ta_node_field(x, "right");
+	TSNode wa = tile_of(c, a, at, depth + 1), wb = tile_of(c, b, at, depth + 1);
+	if (!ts_node_is_null(wa) && ts_node_is_null(wb) && times_tile(c, b, wa, at, 0))
+		return wa;
+	if (!ts_node_is_null(wb) && ts_node_is_null(wa) && times_tile(c, a, wb, at, 0))
+		return wb;
+	return (TSNode){ 0 };
+}
+
+/* The runtime parameter that bound is, whole or less a multiple of the
+ * tile w (`K - k * BLOCK_K`, the part of K a loop has left); a null node
+ * otherwise. */
+static TSNode bound_param(ta_rule_ctx *c, TSNode bound, TSNode w, uint32_t at)
+{
+	bound = ta_node_unparen(bound);
+	if (ta_node_is(bound, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(bound, "operator"), "-") &&
+	    times_tile(c, ta_node_field(bound, "right"), w, at, 0))
+		bound = ta_node_unparen(ta_node_field(bound, "left"));
+	if (!ta_node_is(bound, "identifier"))
+		return (TSNode){ 0 };
+	char *name = ta_node_text(c->m->src, bound);
+	const ta_param *p = ta_kernel_param(c->k, name);
+	free(name);
+	return p && !p->constexpr_ ? bound : (TSNode){ 0 };
+}
+
+/* Whether `x < bound` passes every lane because the wrapper asserts that
+ * bound's parameter is a multiple of every value of the tile x is built
+ * from; the first such assert is kept in *as, later ones go to why. */
+static bool below_by_assert(ta_rule_ctx *c, d11_assert *as, TSNode x, TSNode bound, uint32_t at, ta_buf *why)
+{
+	if (!as)
+		return false;
+	TSNode w = tile_of(c, x, at, 0);
+	if (ts_node_is_null(w) || !ta_node_is(w, "identifier"))
+		return false;
+	TSNode p = bound_param(c, bound, w, at);
+	if (ts_node_is_null(p))
+		return false;
+	char *pname = ta_node_text(c->m->src, p), *tile = ta_node_text(c->m->src, w);
+	char *arg = launch_arg_for(c, as->l, pname);
+	const ta_host_op *op = arg ? covering_assert(c, as->l, arg, tile) : NULL;
+	if (op && !as->op) {
+		as->op = op;
+		as->arg = arg;
+		as->tile = tile;
+		arg = tile = NULL;
+	} else if (op) {
+		char *cond = asserted_condition(op->text, arg);
+		add_reason(why, "`%s` (line %u) covers tl.arange(0, %s)", cond, op->span.line, tile);
+		free(cond);
+	}
+	free(pname);
+	free(tile);
+	free(arg);
+	return op != NULL;
+}
+
 /* Whether every lane of mask m passes at `at`: each term joined by `&` is
- * `x < bound` (or `bound > x`, given axes or not) that below_always holds;
- * a name bound once stands for its value. */
-static bool mask_always(ta_rule_ctx *c, const d11_returns *r, TSNode m, uint32_t at, ta_buf *why, int depth)
+ * `x < bound` (or `bound > x`, given axes or not) that below_always holds,
+ * or, with as, that a host assert covers (below_by_assert); a name bound
+ * once stands for its value. */
+static bool mask_always(ta_rule_ctx *c, const d11_returns *r, TSNode m, uint32_t at, ta_buf *why, int depth,
+			d11_assert *as)
 {
 	m = ta_node_unparen(m);
 	if (depth > 8 || ts_node_is_null(m))
@@ -322,47 +397,44 @@ static bool mask_always(ta_rule_ctx *c, const d11_returns *r, TSNode m, uint32_t
 		char *name = ta_node_text(c->m->src, m);
 		TSNode v = sole_binding(c, name, at);
 		free(name);
-		return !ts_node_is_null(v) && mask_always(c, r, v, ts_node_start_byte(v), why, depth + 1);
+		return !ts_node_is_null(v) && mask_always(c, r, v, ts_node_start_byte(v), why, depth + 1, as);
 	}
 	if (ta_node_is(m, "subscript")) {
 		TSNode v = given_axes_of(m);
-		return !ts_node_eq(v, m) && mask_always(c, r, v, at, why, depth + 1);
+		return !ts_node_eq(v, m) && mask_always(c, r, v, at, why, depth + 1, as);
 	}
 	if (ta_node_is(m, "binary_operator")) {
 		TSNode o = ta_node_field(m, "operator");
 		return ta_node_text_eq(c->m->src, o, "&") &&
-		       mask_always(c, r, ta_node_field(m, "left"), at, why, depth + 1) &&
-		       mask_always(c, r, ta_node_field(m, "right"), at, why, depth + 1);
+		       mask_always(c, r, ta_node_field(m, "left"), at, why, depth + 1, as) &&
+		       mask_always(c, r, ta_node_field(m, "right"), at, why, depth + 1, as);
 	}
 	if (!ta_node_is(m, "comparison_operator") || ta_node_named_count(m) != 2 || ts_node_child_count(m) != 3)
 		return false;
 	const char *op = ts_node_type(ts_node_child(m, 1));
 	TSNode a = ta_node_named_child(m, 0), z = ta_node_named_child(m, 1);
 	if (!strcmp(op, "<"))
-		return below_always(c, r, a, z, at, why);
+		return below_always(c, r, a, z, at, why) || below_by_assert(c, as, a, z, at, why);
 	if (!strcmp(op, ">"))
-		return below_always(c, r, z, a, at, why);
+		return below_always(c, r, z, a, at, why) || below_by_assert(c, as, z, a, at, why);
 	return false;
 }
 
 /* The loads and stores of k whose mask passes every lane by itself
  * (mask_always): reported with the reason; true when there was one. */
-static bool d11_masks_always_true(ta_rule_ctx *c, uint32_t reported_at)
+static bool d11_masks_always_true(ta_rule_ctx *c, const d11_returns *r, const bool *reported)
 {
 	bool found = false;
-	d11_returns r;
-	early_returns(c, &r);
 	for (size_t i = 0; i < c->k->op_count; i++) {
 		const ta_op *op = &c->k->ops[i];
-		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || !op->has_mask ||
-		    (reported_at && op->span.start + 1 == reported_at))
+		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || !op->has_mask || reported[i])
 			continue;
 		const ta_kwarg *mk = ta_kwarg_find(op->kwargs, op->kwarg_count, "mask");
 		ta_span ms = mk ? mk->value_span : op->args[op->kind == TA_OP_STORE ? 2 : 1];
 		if (ms.end <= ms.start)
 			continue;
 		ta_buf why = { 0 };
-		if (mask_always(c, &r, ta_rule_node(c, ms), op->span.start, &why, 0)) {
+		if (mask_always(c, r, ta_rule_node(c, ms), op->span.start, &why, 0, NULL)) {
 			char *mask = ta_rule_text(c, ms);
 			bool other = ta_kwarg_find(op->kwargs, op->kwarg_count, "other") ||
 				     (op->kind == TA_OP_LOAD && op->arg_count > 2);
@@ -377,60 +449,69 @@ static bool d11_masks_always_true(ta_rule_ctx *c, uint32_t reported_at)
 	return found;
 }
 
-ta_status ta_detect_d11(ta_rule_ctx *c)
+/* The loads and stores of k whose every mask term passes, some of them by
+ * the wrapper's assert that a size is a multiple of the tile (a mask with
+ * one term no assert covers, `offs_m < M` beside a covered `offs_k < K`,
+ * can clear lanes, and is no D11): reported with the first assert, and
+ * marked in reported[]. */
+static bool d11_masks_asserted(ta_rule_ctx *c, const d11_returns *r, bool *reported)
 {
-	const ta_kernel *k = c->k;
 	bool found = false;
-	uint32_t reported_at = 0;   /* the op the assert's finding names, + 1 */
-	for (size_t i = 0; i < k->op_count; i++) {
-		const ta_op *op = &k->ops[i];
+	for (size_t i = 0; i < c->k->op_count; i++) {
+		const ta_op *op = &c->k->ops[i];
 		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || !op->has_mask)
 			continue;
 		const ta_kwarg *mk = ta_kwarg_find(op->kwargs, op->kwarg_count, "mask");
 		ta_span ms = mk ? mk->value_span : op->args[op->kind == TA_OP_STORE ? 2 : 1];
-		/* a mask bound to a name first (`q_mask = offs_m[:, None] < N`)
-		 * is that value */
 		TSNode mn = ta_node_unparen(ta_rule_node(c, ms));
+		/* a mask bound to a name first (`q_mask = offs_m[:, None] < N`)
+		 * is shown as its value */
+		ta_span shown = ms;
 		if (ta_node_is(mn, "identifier")) {
 			char *name = ta_node_text(c->m->src, mn);
 			TSNode v = sole_binding(c, name, op->span.start);
 			free(name);
 			if (!ts_node_is_null(v))
-				ms = (ta_span){ .start = ts_node_start_byte(v), .end = ts_node_end_byte(v) };
+				shown = (ta_span){ .start = ts_node_start_byte(v), .end = ts_node_end_byte(v) };
 		}
-		for (size_t p = 0; p < k->param_count && !found; p++) {
-			const ta_param *pr = &k->params[p];
-			if (pr->constexpr_ || !ta_rule_mentions(c, ms, pr->name))
+		ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
+		for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
+			if (l->host < 0)
 				continue;
-			ta_launch_walk walk = ta_index_launch_walk(c->m, c->kernel);
-			for (const ta_launch *l; (l = ta_launch_walk_next(&walk));) {
-				if (l->host < 0)
-					continue;
-				char *a = launch_arg_for(c, l, pr->name);
-				const ta_param *tile = NULL;
-				const ta_host_op *as = a ? divisible_assert(c, l, a, &tile) : NULL;
-				if (as && !mask_on_tile(c, ms, tile->name))
-					as = NULL;
-				if (as) {
-					reported_at = op->span.start + 1;
-					char *mask = ta_rule_text(c, ms);
-					char *cond = asserted_condition(as->text, a);
-					ta_finding *f = ta_rule_add(c, op->span, "masked with `%s` although `%s` asserts "
-								    "`%s` at line %u, a multiple of every value of %s, the width of "
-								    "tl.arange(0, %s): the mask never clears a lane",
-								    mask, c->m->hosts[l->host].name, cond, as->span.line,
-								    tile->name, tile->name);
-					free(cond);
-					ta_finding_line(f, as->span.line);
-					free(mask);
-					found = true;
-				}
-				free(a);
-				if (found)
-					break;
+			d11_assert as = { .l = l };
+			ta_buf why = { 0 };
+			bool full = mask_always(c, r, mn, op->span.start, &why, 0, &as) && as.op;
+			if (full) {
+				char *mask = ta_rule_text(c, shown);
+				char *cond = asserted_condition(as.op->text, as.arg);
+				ta_finding *f = ta_rule_add(c, op->span, "masked with `%s` although `%s` asserts `%s` at "
+							    "line %u, a multiple of every value of %s, the width of "
+							    "tl.arange(0, %s)%s%s: the mask never clears a lane",
+							    mask, c->m->hosts[l->host].name, cond, as.op->span.line,
+							    as.tile, as.tile, why.len ? ", and " : "", why.len ? why.data : "");
+				ta_finding_line(f, as.op->span.line);
+				free(cond);
+				free(mask);
+				reported[i] = true;
+				found = true;
 			}
+			free(as.arg);
+			free(as.tile);
+			ta_buf_free(&why);
+			if (full)
+				break;
 		}
 	}
-	found |= d11_masks_always_true(c, reported_at);
+	return found;
+}
+
+ta_status ta_detect_d11(ta_rule_ctx *c)
+{
+	d11_returns r;
+	early_returns(c, &r);
+	bool *reported = ta_xcalloc(c->k->op_count ? c->k->op_count : 1, sizeof *reported);
+	bool found = d11_masks_asserted(c, &r, reported);
+	found |= d11_masks_always_true(c, &r, reported);
+	free(reported);
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;
 }

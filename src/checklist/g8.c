@@ -69,6 +69,50 @@ static bool configs_divisible(const ta_rule_ctx *c, const ta_autotune *a)
 	return true;
 }
 
+/* How many passes of an online softmax the kernel makes: its innermost
+ * attention loops, and each call of a helper that makes one (tutorial 06
+ * calls its inner loop twice, off the diagonal unmasked and on it masked,
+ * split at start_m * BLOCK_M: the split needs BLOCK_M % BLOCK_N == 0). */
+static size_t softmax_passes(const ta_model *m, int ki, int depth)
+{
+	const ta_kernel *k = &m->kernels[ki];
+	size_t n = 0;
+	for (size_t l = 0; l < k->loop_count; l++) {
+		if (!ta_rules_attention_at(m, ki, l))
+			continue;
+		bool inner = false;
+		for (size_t j = 0; j < k->loop_count && !inner; j++)
+			inner = j != l && ta_loop_within(k, (int)j, (int)l) && ta_rules_attention_at(m, ki, j);
+		n += !inner;
+	}
+	for (size_t i = 0; i < k->op_count && depth < 3; i++) {
+		const ta_op *op = &k->ops[i];
+		/* a call inside a loop of the kernel was counted with that loop */
+		if (op->kind == TA_OP_HELPER_CALL && op->helper >= 0 && op->helper != ki && op->loop < 0)
+			n += softmax_passes(m, op->helper, depth + 1);
+	}
+	return n;
+}
+
+/* Whether the kernel's own online-softmax loop reads the causal parameter
+ * in its body (`_apply_mask(s, ..., IS_CAUSAL)`, `if IS_CAUSAL: s =
+ * tl.where(...)`): each tile is masked against the diagonal, so the loop may
+ * end at a bound from BLOCK_M whatever BLOCK_N is. A loop that only stops at
+ * `(pid + 1) * BLOCK_M` and masks nothing reads keys past the diagonal when
+ * BLOCK_N does not divide BLOCK_M. */
+static bool one_pass_masks(const ta_rule_ctx *c, const char *causal)
+{
+	const ta_kernel *k = c->k;
+	for (size_t l = 0; l < k->loop_count; l++) {
+		if (!ta_rules_attention_at(c->m, c->kernel, l))
+			continue;
+		ta_span body = { .start = k->loops[l].header.end, .end = k->loops[l].span.end };
+		if (ta_rule_mentions(c, body, causal))
+			return true;
+	}
+	return false;
+}
+
 ta_status ta_detect_g8(ta_rule_ctx *c)
 {
 	const ta_autotune *a = c->k->autotune;
@@ -83,7 +127,7 @@ ta_status ta_detect_g8(ta_rule_ctx *c)
 	bool sweeps = false;
 	for (size_t i = 0; i < a->vary_count; i++)
 		sweeps |= !strcasecmp(a->varies[i], "BLOCK_M") || !strcasecmp(a->varies[i], "BLOCK_N");
-	if (!p || !sweeps)
+	if (!p || !sweeps || (softmax_passes(c->m, c->kernel, 0) == 1 && one_pass_masks(c, p->name)))
 		return TA_STATUS_NOT_APPLICABLE;
 	if (a->has_prune || configs_divisible(c, a))
 		return TA_STATUS_SATISFIED;

@@ -569,6 +569,71 @@ static bool is_name(const ta_model *m, TSNode n, const char *name)
 	return ta_node_is(n, "identifier") && ta_node_text_eq(m->src, n, name);
 }
 
+/* What the address of a scalar load reads: a program id, and the tile as
+ * the size of a block it counts (`tl.cdiv(N, TILE)`, `N // TILE`). */
+typedef struct p1_block_table_read {
+	const char *tile;
+	bool pid, blocks;
+} p1_block_table_read;
+
+static ta_values_step p1_pid_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	bool *pid = ctx;
+	*pid |= ta_node_is(n, "call") && ta_call_named(m, n, "program_id");
+	return *pid ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+/* Whether n's value reads a program id. */
+static bool p1_reads_pid(const ta_model *m, TSNode n)
+{
+	bool pid = false;
+	ta_values_walk(m, n, p1_pid_visit, &pid);
+	return pid;
+}
+
+static ta_values_step p1_block_table_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	p1_block_table_read *r = ctx;
+	TSNode num = { 0 }, den = { 0 };
+	if (ta_node_is(n, "call") && ta_call_named(m, n, "program_id")) {
+		r->pid = true;
+	} else if (ta_node_is(n, "call") && ta_call_named(m, n, "cdiv") &&
+		   ta_node_named_count(ta_node_field(n, "arguments")) == 2) {
+		num = ta_node_named_child(ta_node_field(n, "arguments"), 0);
+		den = ta_node_named_child(ta_node_field(n, "arguments"), 1);
+	} else if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), "//")) {
+		num = ta_node_field(n, "left");
+		den = ta_node_field(n, "right");
+	}
+	/* a size in blocks (`cdiv(N, TILE)`), not programs grouped by the
+	 * tile (`pid // TILE`: programs per rank, a count of the launch) */
+	if (!ts_node_is_null(den) && is_name(m, den, r->tile) && !p1_reads_pid(m, num))
+		r->blocks = true;
+	return r->pid && r->blocks ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+/* Whether the tile of k picks the entry of a per-block table each program
+ * reads: a scalar load whose address reads a program id and counts blocks
+ * of the tile (`s = tl.load(s_ptr + pid_m * tl.cdiv(N, BLOCK) + pid_n)`,
+ * one scale per BLOCK x BLOCK block of a quantised weight). The table was
+ * made for that block: the tile is the data's layout, and another config
+ * would read the wrong entries. */
+static bool p1_tile_picks_table(const ta_model *m, const ta_kernel *k, const char *tile)
+{
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->kind != TA_OP_LOAD || op->ptr_shape != TA_PTR_SCALAR || !op->arg_count)
+			continue;
+		p1_block_table_read r = { .tile = tile };
+		ta_values_walk(m, ta_edits_node(m, op->args[0]), p1_block_table_visit, &r);
+		if (r.pid && r.blocks)
+			return true;
+	}
+	return false;
+}
+
 /* Whether the tile `name` of k may step over a dimension: a loop of k
  * steps by it, or something multiplies it, divides by it or advances by
  * it (`pid_m * TILE`, `tl.cdiv(K, TILE)`, `offs += TILE`, through the
@@ -1120,7 +1185,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 				continue;
 			}
 			if (ts_node_is_null(a) || (kw && p1_named_tile(c->m, c->k, p)) || !p1_tile_steps(c->m, c->k, p->name) ||
-			    p1_saved_by_forward(c->m, a))
+			    p1_saved_by_forward(c->m, a) || p1_tile_picks_table(c->m, c->k, p->name))
 				continue;
 			/* a power of two written there, or passed as a literal by every
 			 * caller of the wrapper in the file */
@@ -1148,7 +1213,8 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			/* a count computed from another tile follows it; forward's
 			 * choice read back from ctx is not backward's to make; a
 			 * value the author picks per GPU is that choice */
-			if ((tile && p1_follows_launch_tile(c, l, j, v, false)) || p1_saved_by_forward(c->m, v) ||
+			if ((tile && (p1_follows_launch_tile(c, l, j, v, false) || p1_tile_picks_table(c->m, c->k, kw->name))) ||
+			    p1_saved_by_forward(c->m, v) ||
 			    p1_per_gpu(c->m, v) || p1_size_rule(c->m, v) || p1_from_helper(c->m, v) ||
 			    p1_caller_value(c->m, v) || p1_sizes_allocation(c->m, v))
 				continue;

@@ -3,6 +3,7 @@
 #include "checklist/rules_internal.h"
 #include "checklist/rewrite_internal.h"
 #include "analyze/flat.h"
+#include "analyze/values.h"
 #include "util/buf.h"
 
 #include <ctype.h>
@@ -17,6 +18,8 @@
  * no PV), not two. */
 typedef struct attn_shape {
 	int dots, maxes, exps;
+	int own_maxes, running;   /* the kernel's own maxes in the loop, and those of
+				     a value carried around it (`tl.maximum(m_i, ...)`) */
 	uint32_t dot_lines[2];
 	const ta_op *dot_ops[2];
 } attn_shape;
@@ -77,6 +80,37 @@ static bool is_attention_shape(const attn_shape *s)
 	return s->dots >= 2 && s->maxes > 0 && s->exps > 0;
 }
 
+/* Whether a max op (tl.max, tl.maximum) of kernel k in loop l takes a
+ * value the loop carries: a
+ * name bound before the loop and again inside it (the running max m_i),
+ * not only the scores of this pass (a backward's row max that tests a
+ * tile against the saved log-sum-exp). */
+static bool carried_max(const ta_model *m, const ta_kernel *k, const ta_op *op, int l)
+{
+	const ta_span loop = k->loops[l].span;
+	for (size_t a = 0; a < op->arg_count; a++) {
+		TSNode n = ta_node_unparen(ta_edits_node(m, op->args[a]));
+		if (!ta_node_is(n, "identifier"))
+			continue;
+		size_t nb;
+		const ta_values_binding *b = ta_values_bindings(m, k->node, m->src->text + ts_node_start_byte(n),
+								 ts_node_end_byte(n) - ts_node_start_byte(n), &nb);
+		/* a parameter is bound on entry (a helper's m_i from its caller) */
+		char *name = ta_node_text(m->src, n);
+		bool before = ta_kernel_param(k, name) != NULL, inside = false;
+		free(name);
+		for (size_t i = 0; i < nb; i++) {
+			before |= b[i].point < loop.start;
+			/* a binding takes effect where its statement ends: the
+			 * loop's last one, where the loop does */
+			inside |= b[i].point > loop.start && b[i].point <= loop.end;
+		}
+		if (before && inside)
+			return true;
+	}
+	return false;
+}
+
 /* The whole body of a helper counts when the helper is called in the loop. */
 static void count_helper(const ta_model *m, int helper, attn_shape *s, int depth)
 {
@@ -104,12 +138,19 @@ static int attention_loop(const ta_model *m, int ki, attn_shape *out, int depth)
 			if (op->loop < 0 || !ta_loop_within(k, op->loop, (int)l))
 				continue;
 			count_op(m, &s, op);
+			s.own_maxes += op->kind == TA_OP_MAX;
+			if (op->kind == TA_OP_MAX || op->kind == TA_OP_MAXIMUM)
+				s.running += carried_max(m, k, op, (int)l);
 			if (op->kind == TA_OP_HELPER_CALL)
 				count_helper(m, op->helper, &s, 1);
 		}
 		/* the innermost such loop: the online softmax's own (a
 		 * neighbourhood kernel's KV loop under its loops over planes) */
-		if (is_attention_shape(&s) && (best < 0 || ta_loop_within(k, (int)l, best))) {
+		/* online: a max the loop carries, or one a helper keeps (a
+		 * backward that rebuilds the probabilities from a saved
+		 * log-sum-exp and only tests a tile's row max has none) */
+		bool online = s.running > 0 || s.own_maxes < s.maxes;
+		if (is_attention_shape(&s) && online && (best < 0 || ta_loop_within(k, (int)l, best))) {
 			*out = s;
 			best = (int)l;
 		}

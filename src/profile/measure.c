@@ -256,7 +256,7 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 	size_t ng = 0, capg = 0;
 	ta_launch_config main_cfg = config_of(ls[n - 1]);
 	/* Steady launches in time order, for the phases. */
-	double *dur = ta_xmalloc(n * sizeof *dur);
+	double *dur = ta_xmalloc(n * sizeof *dur), *wts = ta_xmalloc(n * sizeof *wts);
 	uint64_t *t0 = ta_xmalloc(n * sizeof *t0), *t1 = ta_xmalloc(n * sizeof *t1);
 	int *runs = ta_xmalloc(n * sizeof *runs);
 	size_t *cfgs = ta_xmalloc(n * sizeof *cfgs);
@@ -298,6 +298,7 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 				group_add(g, ls[t]);
 				if (!first_of_run) {
 					dur[ns] = (double)(ls[t]->end_ns - ls[t]->start_ns);
+					wts[ns] = ls[t]->weight > 1 ? (double)ls[t]->weight : 1;
 					t0[ns] = ls[t]->start_ns;
 					t1[ns] = ls[t]->end_ns;
 					cfgs[ns] = (size_t)(g - gs);
@@ -382,9 +383,10 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 	free(period);
 	free(q1);
 	free(q3);
-	km->n_phases = ta_measure_phases(dur, t0, t1, runs, cfgs, ns, &km->steady_ns, &km->n_steady,
-					 &km->phase_start);
+	km->n_phases = ta_measure_phases(dur, wts, t0, t1, runs, cfgs, ns, &km->steady_ns, &km->steady_w,
+					 &km->n_steady, &km->phase_start);
 	free(dur);
+	free(wts);
 	free(t0);
 	free(t1);
 	free(runs);
@@ -411,17 +413,32 @@ static void build_kernel(ta_kernel_measure *km, const ta_kernel_rec **ls, size_t
 	}
 }
 
+/* Appends launches [lo, hi) (their durations, and weights when kept) to
+ * the steady sample of *n launches. */
+static void keep_segment(const double *dur, const double *w, size_t lo, size_t hi, double *steady,
+			 double *steady_w, size_t *n)
+{
+	memcpy(steady + *n, dur + lo, (hi - lo) * sizeof *dur);
+	if (steady_w)
+		memcpy(steady_w + *n, w + lo, (hi - lo) * sizeof *w);
+	*n += hi - lo;
+}
+
 static int cmp_u64(const void *x, const void *y)
 {
 	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
 	return (a > b) - (a < b);
 }
 
-size_t ta_measure_phases(const double *dur, const uint64_t *start, const uint64_t *end,
-			 const int *run, const size_t *cfg, size_t n, double **steady, size_t *n_steady,
-			 size_t **starts)
+size_t ta_measure_phases(const double *dur, const double *w, const uint64_t *start, const uint64_t *end,
+			 const int *run, const size_t *cfg, size_t n, double **steady, double **steady_w,
+			 size_t *n_steady, size_t **starts)
 {
+	bool weighed = false;
+	for (size_t i = 0; w && i < n && !weighed; i++)
+		weighed = w[i] != 1;
 	*steady = ta_xmalloc((n ? n : 1) * sizeof **steady);
+	*steady_w = weighed ? ta_xmalloc(n * sizeof **steady_w) : NULL;
 	*starts = ta_xmalloc((n ? n : 1) * sizeof **starts);
 	*n_steady = 0;
 	if (n == 0)
@@ -492,15 +509,13 @@ size_t ta_measure_phases(const double *dur, const uint64_t *start, const uint64_
 			(*starts)[phases++] = *n_steady;
 			for (size_t r = 0; r < nruns; r++) {
 				size_t sgi = r * per_run + k;
-				memcpy(*steady + *n_steady, dur + seg_lo[sgi], (seg_hi[sgi] - seg_lo[sgi]) * sizeof *dur);
-				*n_steady += seg_hi[sgi] - seg_lo[sgi];
+				keep_segment(dur, w, seg_lo[sgi], seg_hi[sgi], *steady, *steady_w, n_steady);
 			}
 		}
 	} else {
 		for (size_t g = 0; g < nseg; g++) {
 			(*starts)[phases++] = *n_steady;
-			memcpy(*steady + *n_steady, dur + seg_lo[g], (seg_hi[g] - seg_lo[g]) * sizeof *dur);
-			*n_steady += seg_hi[g] - seg_lo[g];
+			keep_segment(dur, w, seg_lo[g], seg_hi[g], *steady, *steady_w, n_steady);
 		}
 	}
 	free(seg_lo);
@@ -627,6 +642,7 @@ void ta_measurement_free(ta_measurement *m)
 		ta_autotune_table_clear(&m->kernels[i].tune);
 		free(m->kernels[i].groups);
 		free(m->kernels[i].steady_ns);
+		free(m->kernels[i].steady_w);
 		free(m->kernels[i].phase_start);
 		free(m->kernels[i].name);
 	}
@@ -665,6 +681,13 @@ static bool shapes_within(const ta_kernel_measure *a, const ta_kernel_measure *b
 	return true;
 }
 
+/* A kernel's steady launches in time order, by phase, as weighed. */
+static ta_sample steady_sample(const ta_kernel_measure *k)
+{
+	return (ta_sample){ .x = k->steady_ns, .w = k->steady_w, .n = k->n_steady, .starts = k->phase_start,
+			    .phases = k->n_phases };
+}
+
 size_t ta_measure_compare(const ta_measurement *before, const ta_measurement *after,
 			  ta_kernel_comparison **out)
 {
@@ -691,18 +714,16 @@ size_t ta_measure_compare(const ta_measurement *before, const ta_measurement *af
 			c->same_config = same_config(&a->cfg, &b->cfg) && shapes_within(kb, ka) && shapes_within(ka, kb);
 			if (kb->n_phases && kb->n_phases == ka->n_phases) {
 				c->by_phase = true;
-				c->cmp = ta_stats_compare_phased(kb->steady_ns, kb->n_steady, kb->phase_start,
-								 ka->steady_ns, ka->n_steady, ka->phase_start,
-								 kb->n_phases);
-				c->before_median_ns = ta_stats_phase_geomean(kb->steady_ns, kb->n_steady,
-									     kb->phase_start, kb->n_phases);
-				c->after_median_ns = ta_stats_phase_geomean(ka->steady_ns, ka->n_steady,
-									    ka->phase_start, ka->n_phases);
+				ta_sample sb = steady_sample(kb), sa = steady_sample(ka);
+				c->cmp = ta_stats_compare_samples(&sb, &sa);
+				c->before_median_ns = ta_stats_sample_geomean(&sb);
+				c->after_median_ns = ta_stats_sample_geomean(&sa);
 			} else {
 				c->before_median_ns = b->summary.median;
 				c->after_median_ns = a->summary.median;
-				c->cmp = ta_stats_compare(b->durations_ns, b->n_durations,
-							  a->durations_ns, a->n_durations);
+				ta_sample sb = { .x = b->durations_ns, .w = b->weights, .n = b->n_durations };
+				ta_sample sa = { .x = a->durations_ns, .w = a->weights, .n = a->n_durations };
+				c->cmp = ta_stats_compare_samples(&sb, &sa);
 				/* Other tiles or another autotune choice, and no phases to
 				 * pair: the two medians do not measure the same work. */
 				if (!c->same_config && c->cmp.verdict != TA_VERDICT_NONE)

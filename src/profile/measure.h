@@ -116,6 +116,7 @@ typedef struct ta_kernel_measure {
 	 * new run, separates. Phases of fewer than 3 launches (a correctness
 	 * check between two benchmarks) are left out. */
 	double *steady_ns;           /* owned */
+	double *steady_w;            /* the launches each stands for (owned); NULL: 1 each */
 	size_t n_steady;
 	size_t *phase_start;         /* owned; index into steady_ns of each phase */
 	size_t n_phases;
@@ -189,9 +190,10 @@ size_t ta_measure_compare(const ta_measurement *before, const ta_measurement *af
  * piece that leaves has at least 3 launches; phases of fewer than 3
  * launches are dropped; when every run (--repeat) has the same number of
  * phases, phase k pools the k-th of each run. Fills *steady (the kept
- * durations) and *starts (caller frees both); returns the number of phases. */
-size_t ta_measure_phases(const double *dur, const uint64_t *start, const uint64_t *end,
-			 const int *run, const size_t *cfg, size_t n, double **steady, size_t *n_steady,
-			 size_t **starts);
+ * durations), *steady_w (their weights w, NULL when w is NULL or all 1) and
+ * *starts (caller frees them); returns the number of phases. */
+size_t ta_measure_phases(const double *dur, const double *w, const uint64_t *start, const uint64_t *end,
+			 const int *run, const size_t *cfg, size_t n, double **steady, double **steady_w,
+			 size_t *n_steady, size_t **starts);
 
 #endif

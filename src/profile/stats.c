@@ -208,11 +208,86 @@ static double select_kth(double *v, size_t n, size_t k)
 	return v[k];
 }
 
-/* Median (type 7) of a resample of x[n] drawn with replacement into tmp[n]. */
-static double resampled_median(const double *x, size_t n, double *tmp, uint64_t *rng)
+static bool all_one(const double *w, size_t n)
 {
+	for (size_t i = 0; w && i < n; i++)
+		if (w[i] != 1)
+			return false;
+	return true;
+}
+
+/* Draws from x[n] with replacement: uniformly, or in proportion to w[i]
+ * through Walker's alias table (one draw costs what a uniform one does, so
+ * a weighted bootstrap of 20,000 launches stays as fast as a plain one). */
+typedef struct drawer {
+	const double *x;
+	size_t n;
+	double *prob;   /* NULL: uniform */
+	size_t *alias;
+} drawer;
+
+static void drawer_init(drawer *d, const double *x, const double *w, size_t n)
+{
+	d->x = x;
+	d->n = n;
+	d->prob = NULL;
+	d->alias = NULL;
+	if (n == 0 || all_one(w, n))
+		return;
+	d->prob = ta_xmalloc(n * sizeof *d->prob);
+	d->alias = ta_xmalloc(n * sizeof *d->alias);
+	size_t *small = ta_xmalloc(n * sizeof *small), *large = ta_xmalloc(n * sizeof *large);
+	size_t ns = 0, nl = 0;
+	double total = 0;
 	for (size_t i = 0; i < n; i++)
-		tmp[i] = x[ta_stats_rand(rng) % n];
+		total += w[i] >= 1 ? w[i] : 1;
+	for (size_t i = 0; i < n; i++) {
+		d->prob[i] = (w[i] >= 1 ? w[i] : 1) * (double)n / total;
+		d->alias[i] = i;
+		if (d->prob[i] < 1)
+			small[ns++] = i;
+		else
+			large[nl++] = i;
+	}
+	while (ns && nl) {
+		size_t s = small[--ns], l = large[nl - 1];
+		d->alias[s] = l;
+		d->prob[l] -= 1 - d->prob[s];
+		if (d->prob[l] < 1) {
+			nl--;
+			small[ns++] = l;
+		}
+	}
+	/* What rounding leaves on either list keeps its own slot. */
+	while (nl)
+		d->prob[large[--nl]] = 1;
+	while (ns)
+		d->prob[small[--ns]] = 1;
+	free(small);
+	free(large);
+}
+
+static void drawer_free(drawer *d)
+{
+	free(d->prob);
+	free(d->alias);
+}
+
+static double drawer_draw(const drawer *d, uint64_t *rng)
+{
+	size_t i = ta_stats_rand(rng) % d->n;
+	if (!d->prob)
+		return d->x[i];
+	double u = (double)(ta_stats_rand(rng) >> 11) * 0x1.0p-53;
+	return d->x[u < d->prob[i] ? i : d->alias[i]];
+}
+
+/* Median (type 7) of a resample of d's sample drawn into tmp[n]. */
+static double resampled_median(const drawer *d, double *tmp, uint64_t *rng)
+{
+	size_t n = d->n;
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = drawer_draw(d, rng);
 	double m = select_kth(tmp, n, (n - 1) / 2);
 	if (n % 2 == 1)
 		return m;
@@ -224,34 +299,49 @@ static double resampled_median(const double *x, size_t n, double *tmp, uint64_t 
 	return (m + up) / 2;
 }
 
-/* Phase k of a sample split at starts[]: [starts[k], starts[k + 1] or n). */
-static size_t phase_len(const size_t *starts, size_t phases, size_t n, size_t k)
+/* Phase k of a sample: [starts[k], starts[k + 1] or n); one phase when it
+ * has none. */
+static size_t sample_phases(const ta_sample *s)
 {
-	return (k + 1 < phases ? starts[k + 1] : n) - starts[k];
+	return s->starts && s->phases ? s->phases : 1;
 }
 
-ta_comparison ta_stats_compare_phased(const double *before, size_t nb, const size_t *bstart,
-				      const double *after, size_t na, const size_t *astart,
-				      size_t phases)
+static size_t phase_at(const ta_sample *s, size_t k)
+{
+	return s->starts && s->phases ? s->starts[k] : 0;
+}
+
+static size_t phase_len(const ta_sample *s, size_t k)
+{
+	return (k + 1 < sample_phases(s) ? phase_at(s, k + 1) : s->n) - phase_at(s, k);
+}
+
+static double phase_median(const ta_sample *s, size_t k)
+{
+	size_t at = phase_at(s, k);
+	return ta_stats_summarize_weighted(s->x + at, s->w ? s->w + at : NULL, phase_len(s, k)).median;
+}
+
+ta_comparison ta_stats_compare_samples(const ta_sample *before, const ta_sample *after)
 {
 	ta_comparison c;
 	memset(&c, 0, sizeof c);
-	c.n_before = nb;
-	c.n_after = na;
+	size_t phases = sample_phases(before);
+	c.n_before = before->n;
+	c.n_after = after->n;
 	c.phases = phases;
 	c.verdict = TA_VERDICT_NONE;
-	if (nb == 0 || na == 0 || phases == 0)
+	if (before->n == 0 || after->n == 0 || sample_phases(after) != phases)
 		return c;
 	/* The ratio is the geometric mean of the phases' ratios of medians:
 	 * each part of the script counts once, however many launches it made. */
 	double logsum = 0;
 	bool enough = true;
 	for (size_t k = 0; k < phases; k++) {
-		size_t lb = phase_len(bstart, phases, nb, k), la = phase_len(astart, phases, na, k);
+		size_t lb = phase_len(before, k), la = phase_len(after, k);
 		if (lb == 0 || la == 0)
 			return c;
-		double mb = ta_stats_summarize(before + bstart[k], lb).median;
-		double ma = ta_stats_summarize(after + astart[k], la).median;
+		double mb = phase_median(before, k), ma = phase_median(after, k);
 		if (mb <= 0 || ma <= 0)
 			return c;
 		logsum += log(ma / mb);
@@ -262,16 +352,22 @@ ta_comparison ta_stats_compare_phased(const double *before, size_t nb, const siz
 	if (!enough)
 		return c;
 
+	drawer *db = ta_xmalloc(phases * sizeof *db), *da = ta_xmalloc(phases * sizeof *da);
+	for (size_t k = 0; k < phases; k++) {
+		size_t ab = phase_at(before, k), aa = phase_at(after, k);
+		drawer_init(&db[k], before->x + ab, before->w ? before->w + ab : NULL, phase_len(before, k));
+		drawer_init(&da[k], after->x + aa, after->w ? after->w + aa : NULL, phase_len(after, k));
+	}
 	uint64_t rng = 0x74696c65ull;   /* fixed: same data, same interval */
-	double *tb = ta_xmalloc(nb * sizeof *tb), *ta = ta_xmalloc(na * sizeof *ta);
+	double *tb = ta_xmalloc(before->n * sizeof *tb), *ta = ta_xmalloc(after->n * sizeof *ta);
 	double *ratios = ta_xmalloc(TA_STATS_BOOTSTRAP * sizeof *ratios);
 	size_t nr = 0;
 	for (int i = 0; i < TA_STATS_BOOTSTRAP; i++) {
 		double ls = 0;
 		bool ok = true;
 		for (size_t k = 0; k < phases && ok; k++) {
-			double b = resampled_median(before + bstart[k], phase_len(bstart, phases, nb, k), tb, &rng);
-			double a = resampled_median(after + astart[k], phase_len(astart, phases, na, k), ta, &rng);
+			double b = resampled_median(&db[k], tb, &rng);
+			double a = resampled_median(&da[k], ta, &rng);
 			ok = b > 0 && a > 0;
 			if (ok)
 				ls += log(a / b);
@@ -282,6 +378,12 @@ ta_comparison ta_stats_compare_phased(const double *before, size_t nb, const siz
 	qsort(ratios, nr, sizeof *ratios, cmp_double);
 	c.lo = ta_stats_quantile_sorted(ratios, nr, 0.025);
 	c.hi = ta_stats_quantile_sorted(ratios, nr, 0.975);
+	for (size_t k = 0; k < phases; k++) {
+		drawer_free(&db[k]);
+		drawer_free(&da[k]);
+	}
+	free(db);
+	free(da);
 	free(tb);
 	free(ta);
 	free(ratios);
@@ -294,16 +396,42 @@ ta_comparison ta_stats_compare_phased(const double *before, size_t nb, const siz
 	return c;
 }
 
-double ta_stats_phase_geomean(const double *x, size_t n, const size_t *starts, size_t phases)
+ta_comparison ta_stats_compare_phased(const double *before, size_t nb, const size_t *bstart,
+				      const double *after, size_t na, const size_t *astart,
+				      size_t phases)
 {
-	if (phases == 0 || n == 0)
+	ta_sample b = { .x = before, .n = nb, .starts = bstart, .phases = phases };
+	ta_sample a = { .x = after, .n = na, .starts = astart, .phases = phases };
+	if (phases == 0) {
+		ta_comparison c;
+		memset(&c, 0, sizeof c);
+		c.n_before = nb;
+		c.n_after = na;
+		c.verdict = TA_VERDICT_NONE;
+		return c;
+	}
+	return ta_stats_compare_samples(&b, &a);
+}
+
+double ta_stats_sample_geomean(const ta_sample *s)
+{
+	if (s->n == 0)
 		return 0;
 	double ls = 0;
+	size_t phases = sample_phases(s);
 	for (size_t k = 0; k < phases; k++) {
-		double m = ta_stats_summarize(x + starts[k], phase_len(starts, phases, n, k)).median;
+		double m = phase_median(s, k);
 		ls += log(m > 0 ? m : 1);
 	}
 	return exp(ls / (double)phases);
+}
+
+double ta_stats_phase_geomean(const double *x, size_t n, const size_t *starts, size_t phases)
+{
+	if (phases == 0)
+		return 0;
+	ta_sample s = { .x = x, .n = n, .starts = starts, .phases = phases };
+	return ta_stats_sample_geomean(&s);
 }
 
 ta_comparison ta_stats_compare(const double *before, size_t nb, const double *after, size_t na)

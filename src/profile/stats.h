@@ -52,6 +52,18 @@ typedef struct ta_comparison {
 #define TA_STATS_BOOTSTRAP 2000
 #define TA_STATS_NOISE_BAND 0.01
 
+/* A sample of durations to compare: x[n], each standing for w[i] launches
+ * (NULL: 1 each; adaptive tracing times one launch for those it left
+ * untraced), split into `phases` parts starting at starts[] (phases 0 or
+ * starts NULL: one part, the whole sample). */
+typedef struct ta_sample {
+	const double *x;
+	const double *w;
+	size_t n;
+	const size_t *starts;
+	size_t phases;
+} ta_sample;
+
 /* Ratio of medians with a bootstrap percentile interval (fixed seed, so the
  * same data always give the same answer). Verdict: faster when the whole
  * interval lies below 1 - band, slower when it lies above 1 + band, else
@@ -69,9 +81,20 @@ ta_comparison ta_stats_compare_phased(const double *before, size_t nb, const siz
 				      const double *after, size_t na, const size_t *astart,
 				      size_t phases);
 
+/* The comparison of two weighted samples, part by part as
+ * ta_stats_compare_phased: the medians are those of the launches the
+ * records stand for (ta_stats_summarize_weighted), and the bootstrap draws
+ * each resample from that weighted distribution, so a shape timed in full
+ * early and sampled later is compared over all its launches. With every
+ * weight 1 it gives exactly what ta_stats_compare_phased gives. */
+ta_comparison ta_stats_compare_samples(const ta_sample *before, const ta_sample *after);
+
 /* The geometric mean of the phases' medians: the typical launch whose
  * before/after ratio ta_stats_compare_phased gives. */
 double ta_stats_phase_geomean(const double *x, size_t n, const size_t *starts, size_t phases);
+
+/* The same over a weighted sample (its phases' weighted medians). */
+double ta_stats_sample_geomean(const ta_sample *s);
 
 /* A small deterministic PRNG (splitmix64) for the bootstrap and tests. */
 uint64_t ta_stats_rand(uint64_t *state);

@@ -40,6 +40,15 @@ char *ta_xstrdup(const char *s)
 	return ta_xstrndup(s, strlen(s));
 }
 
+void *ta_xmemdup(const void *p, size_t n)
+{
+	if (!p || n == 0)
+		return NULL;
+	void *q = ta_xmalloc(n);
+	memcpy(q, p, n);
+	return q;
+}
+
 char *ta_xstrndup(const char *s, size_t n)
 {
 	char *p = ta_xmalloc(n + 1);

@@ -193,11 +193,12 @@ static void test_measure_phases(void **state)
 		en[i] = t + (uint64_t)d[i];
 		t = en[i] + 1000;
 	}
-	double *steady;
+	double *steady, *steady_w;
 	size_t n_steady, *starts;
-	size_t p = ta_measure_phases(d, st, en, run, NULL, N, &steady, &n_steady, &starts);
+	size_t p = ta_measure_phases(d, NULL, st, en, run, NULL, N, &steady, &steady_w, &n_steady, &starts);
 	assert_int_equal(p, 2);            /* the lone launch is no phase */
 	assert_int_equal(n_steady, 20);
+	assert_null(steady_w);             /* no weights: 1 each */
 	assert_int_equal(starts[0], 0);
 	assert_int_equal(starts[1], 10);   /* phase 0 pools both runs' first parts */
 	for (size_t i = 0; i < 10; i++) {
@@ -226,23 +227,103 @@ static void test_phases_by_config(void **state)
 		st[i] = (uint64_t)i * 2000;
 		en[i] = st[i] + (uint64_t)d[i];
 	}
-	double *steady;
+	double *steady, *steady_w;
 	size_t n_steady, *starts;
-	size_t p = ta_measure_phases(d, st, en, run, cfg, N, &steady, &n_steady, &starts);
+	size_t p = ta_measure_phases(d, NULL, st, en, run, cfg, N, &steady, &steady_w, &n_steady, &starts);
 	assert_int_equal(p, 2);
 	assert_int_equal(starts[1], 8);
 	assert_int_equal(n_steady, N);
 	free(steady);
 	free(starts);
-	p = ta_measure_phases(d, st, en, run, alt, N, &steady, &n_steady, &starts);
+	p = ta_measure_phases(d, NULL, st, en, run, alt, N, &steady, &steady_w, &n_steady, &starts);
 	assert_int_equal(p, 1);
 	assert_int_equal(n_steady, N);
 	free(steady);
 	free(starts);
 	cfg[10] = cfg[11] = 2;        /* a last piece of 2 launches: no split */
-	p = ta_measure_phases(d, st, en, run, cfg, N, &steady, &n_steady, &starts);
+	p = ta_measure_phases(d, NULL, st, en, run, cfg, N, &steady, &steady_w, &n_steady, &starts);
 	assert_int_equal(p, 1);
 	free(steady);
+	free(starts);
+}
+
+/* Weighted comparison: with every weight 1 it is the plain one, to the
+ * bit; a record that stands for k launches compares as k copies of it (the
+ * medians exactly, the interval nearly); and a shape that slows down after
+ * its first launches, timed in full early and sampled later, is compared
+ * over all its launches, where the records alone stand for the early ones. */
+static void test_compare_weighted(void **state)
+{
+	(void)state;
+	enum { N = 60 };
+	double b[N], a[N], ones[N];
+	uint64_t rng = 7;
+	for (int i = 0; i < N; i++) {
+		b[i] = 100 + (double)(ta_stats_rand(&rng) % 10);
+		a[i] = 90 + (double)(ta_stats_rand(&rng) % 10);
+		ones[i] = 1;
+	}
+	ta_comparison plain = ta_stats_compare(b, N, a, N);
+	ta_sample sb = { .x = b, .w = ones, .n = N }, sa = { .x = a, .n = N };
+	ta_comparison w1 = ta_stats_compare_samples(&sb, &sa);
+	assert_true(plain.ratio == w1.ratio && plain.lo == w1.lo && plain.hi == w1.hi);
+	assert_int_equal(plain.verdict, w1.verdict);
+
+	/* 40 early records of 100 ns timed in full, then 20 sampled records
+	 * of 300 ns each standing for 10 launches: 240 launches, 200 at 300. */
+	double early[N], w[N], expanded[240];
+	size_t ne = 0;
+	for (int i = 0; i < N; i++) {
+		early[i] = i < 40 ? 100 + i % 3 : 300 + i % 3;
+		w[i] = i < 40 ? 1 : 10;
+		for (int k = 0; k < (int)w[i]; k++)
+			expanded[ne++] = early[i];
+	}
+	assert_int_equal(ne, 240);
+	double after[N];
+	for (int i = 0; i < N; i++)
+		after[i] = 290 + i % 5;
+	ta_sample drift = { .x = early, .w = w, .n = N }, flat = { .x = after, .n = N };
+	ta_sample full = { .x = expanded, .n = ne };
+	ta_comparison cw = ta_stats_compare_samples(&drift, &flat);
+	ta_comparison cf = ta_stats_compare_samples(&full, &flat);
+	ta_comparison cu = ta_stats_compare(early, N, after, N);
+	assert_float_equal(cw.ratio, cf.ratio, 1e-12);   /* the same medians */
+	assert_true(cw.ratio > 0.95 && cw.ratio < 1.0);   /* ~300 against ~292 */
+	assert_true(cu.ratio > 2.5);                      /* unweighted: 100 against 292 */
+	assert_int_equal(cu.verdict, TA_VERDICT_SLOWER);
+	assert_true(cw.verdict != TA_VERDICT_SLOWER);
+	/* the weighted bootstrap's interval is near the expanded sample's */
+	assert_true(fabs(log(cw.lo / cf.lo)) < 0.02 && fabs(log(cw.hi / cf.hi)) < 0.02);
+	assert_float_equal(ta_stats_sample_geomean(&drift), ta_stats_sample_geomean(&full), 1e-9);
+}
+
+/* The phases keep each kept launch's weight beside it. */
+static void test_phases_weighted(void **state)
+{
+	(void)state;
+	enum { N = 8 };
+	double d[N], w[N];
+	uint64_t st[N], en[N];
+	int run[N] = { 0 };
+	for (int i = 0; i < N; i++) {
+		d[i] = 100 + i;
+		w[i] = i < 4 ? 1 : 5;
+		st[i] = (uint64_t)i * 2000 + (i >= 4 ? 2000000000ull : 0);   /* a 2 s pause: two parts */
+		en[i] = st[i] + 100;
+	}
+	double *steady, *steady_w;
+	size_t n_steady, *starts;
+	size_t p = ta_measure_phases(d, w, st, en, run, NULL, N, &steady, &steady_w, &n_steady, &starts);
+	assert_int_equal(p, 2);
+	assert_int_equal(n_steady, N);
+	assert_non_null(steady_w);
+	for (int i = 0; i < N; i++) {
+		assert_float_equal(steady[i], d[i], 0);
+		assert_float_equal(steady_w[i], w[i], 0);
+	}
+	free(steady);
+	free(steady_w);
 	free(starts);
 }
 
@@ -269,6 +350,8 @@ int main(void)
 		cmocka_unit_test(test_weighted),
 		cmocka_unit_test(test_measure_phases),
 		cmocka_unit_test(test_phases_by_config),
+		cmocka_unit_test(test_compare_weighted),
+		cmocka_unit_test(test_phases_weighted),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

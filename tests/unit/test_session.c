@@ -72,6 +72,12 @@ static ta_session *sample(void)
 	r.kernels[0].weights[0] = r.kernels[0].weights[2] = 1;
 	r.kernels[0].weights[1] = 5;
 	r.kernels[0].summary = ta_stats_summarize_weighted(r.kernels[0].durations_ns, r.kernels[0].weights, 3);
+	/* one phase of those launches, weighed alike */
+	r.kernels[0].n_steady = 3;
+	r.kernels[0].steady_ns = ta_xmemdup(r.kernels[0].durations_ns, 3 * sizeof(double));
+	r.kernels[0].steady_w = ta_xmemdup(r.kernels[0].weights, 3 * sizeof(double));
+	r.kernels[0].n_phases = 1;
+	r.kernels[0].phase_start = ta_xcalloc(1, sizeof(size_t));
 	r.kernels[0].grid[0] = 64;
 	r.kernels[0].has_occupancy = true;
 	r.kernels[0].occupancy = 0.5;
@@ -127,6 +133,9 @@ static void check_sample(const ta_session *s)
 	assert_non_null(s->runs[0].kernels[0].weights);
 	assert_true(s->runs[0].kernels[0].weights[1] == 5.0);
 	assert_true(s->runs[0].kernels[0].summary.median == 120.0);
+	assert_int_equal(s->runs[0].kernels[0].n_phases, 1);
+	assert_non_null(s->runs[0].kernels[0].steady_w);
+	assert_true(s->runs[0].kernels[0].steady_w[1] == 5.0 && s->runs[0].kernels[0].steady_w[2] == 1.0);
 	assert_string_equal(s->runs[0].kernels[0].limiter, "registers");
 	assert_int_equal(s->runs[0].kernels[0].grid[0], 64);
 	assert_int_equal(s->n_edits, 1);
