@@ -22,8 +22,9 @@ Each case is written alone into a fresh folder and checked there:
     refuses without a profile, and the diff must apply.
 
 Usage: run.py [ID...]   (no ID: every entry file)
-Env: TILEADVISE (the binary), TA_SRCDIR; TA_UPDATE_ENTRIES=1 writes what the
-binary prints into the console and diff blocks instead of comparing.
+Env: TILEADVISE (the binary; default: TA_BUILDDIR's, else _build's, else the
+source tree's), TA_SRCDIR; TA_UPDATE_ENTRIES=1 writes what the binary prints
+into the console and diff blocks instead of comparing.
 """
 import difflib
 import json
@@ -213,7 +214,13 @@ def check_case(ta, tap, case, tmp, n, update):
 
 def main():
     srcdir = os.environ.get("TA_SRCDIR") or os.path.dirname(os.path.dirname(HERE))
-    ta = os.environ.get("TILEADVISE") or os.path.join(os.environ.get("TA_BUILDDIR", srcdir), "src", "tileadvise")
+    ta = os.environ.get("TILEADVISE")
+    if not ta:
+        # by hand: the build folder named, else ./setup's, else an in-tree build
+        builds = [os.environ.get("TA_BUILDDIR"), os.path.join(srcdir, "_build"), srcdir]
+        ta = next((os.path.join(b, "src", "tileadvise") for b in builds
+                   if b and os.access(os.path.join(b, "src", "tileadvise"), os.X_OK)),
+                  os.path.join(srcdir, "src", "tileadvise"))
     # each case runs in its own folder: a relative path would not be found
     ta = os.path.abspath(ta) if os.sep in ta else shutil.which(ta) or ta
     if not os.access(ta, os.X_OK):
