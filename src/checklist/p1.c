@@ -569,13 +569,6 @@ static bool is_name(const ta_model *m, TSNode n, const char *name)
 	return ta_node_is(n, "identifier") && ta_node_text_eq(m->src, n, name);
 }
 
-/* What the address of a scalar load reads: a program id, and the tile as
- * the size of a block it counts (`tl.cdiv(N, TILE)`, `N // TILE`). */
-typedef struct p1_block_table_read {
-	const char *tile;
-	bool pid, blocks;
-} p1_block_table_read;
-
 static ta_values_step p1_pid_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
 {
 	(void)via;
@@ -592,31 +585,43 @@ static bool p1_reads_pid(const ta_model *m, TSNode n)
 	return pid;
 }
 
-static ta_values_step p1_block_table_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+/* Whether n's value counts a size in blocks of the tile (`tl.cdiv(N,
+ * TILE)`, `N // TILE`), the size no program id. */
+static bool p1_block_count(const ta_model *m, TSNode n, const char *tile)
 {
-	(void)via;
-	p1_block_table_read *r = ctx;
+	n = ta_node_unparen(ta_values_follow(m, n));
 	TSNode num = { 0 }, den = { 0 };
-	if (ta_node_is(n, "call") && ta_call_named(m, n, "program_id")) {
-		r->pid = true;
-	} else if (ta_node_is(n, "call") && ta_call_named(m, n, "cdiv") &&
-		   ta_node_named_count(ta_node_field(n, "arguments")) == 2) {
+	if (ta_node_is(n, "call") && ta_call_named(m, n, "cdiv") && ta_node_named_count(ta_node_field(n, "arguments")) == 2) {
 		num = ta_node_named_child(ta_node_field(n, "arguments"), 0);
 		den = ta_node_named_child(ta_node_field(n, "arguments"), 1);
 	} else if (ta_node_is(n, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(n, "operator"), "//")) {
 		num = ta_node_field(n, "left");
 		den = ta_node_field(n, "right");
 	}
-	/* a size in blocks (`cdiv(N, TILE)`), not programs grouped by the
-	 * tile (`pid // TILE`: programs per rank, a count of the launch) */
-	if (!ts_node_is_null(den) && is_name(m, den, r->tile) && !p1_reads_pid(m, num))
-		r->blocks = true;
-	return r->pid && r->blocks ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+	return !ts_node_is_null(den) && is_name(m, den, tile) && !p1_reads_pid(m, num);
+}
+
+/* A scalar address that steps a program id by a count of the tile's
+ * blocks: the row stride of a per-block table (`pid_m * tl.cdiv(N, BLOCK)
+ * + pid_n`). A program id divided by such a count (`pid // NV`, the grid
+ * decoded) is no table of blocks. */
+static ta_values_step p1_block_table_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	const char **tile = ctx;
+	if (!ta_node_is(n, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(n, "operator"), "*"))
+		return TA_VALUES_DESCEND;
+	TSNode a = ta_node_field(n, "left"), b = ta_node_field(n, "right");
+	if ((p1_block_count(m, a, *tile) && p1_reads_pid(m, b)) || (p1_block_count(m, b, *tile) && p1_reads_pid(m, a))) {
+		*tile = NULL;
+		return TA_VALUES_STOP;
+	}
+	return TA_VALUES_DESCEND;
 }
 
 /* Whether the tile of k picks the entry of a per-block table each program
- * reads: a scalar load whose address reads a program id and counts blocks
- * of the tile (`s = tl.load(s_ptr + pid_m * tl.cdiv(N, BLOCK) + pid_n)`,
+ * reads: a scalar load whose address steps a program id by a count of the
+ * tile's blocks (`s = tl.load(s_ptr + pid_m * tl.cdiv(N, BLOCK) + pid_n)`,
  * one scale per BLOCK x BLOCK block of a quantised weight). The table was
  * made for that block: the tile is the data's layout, and another config
  * would read the wrong entries. */
@@ -626,9 +631,9 @@ static bool p1_tile_picks_table(const ta_model *m, const ta_kernel *k, const cha
 		const ta_op *op = &k->ops[i];
 		if (op->kind != TA_OP_LOAD || op->ptr_shape != TA_PTR_SCALAR || !op->arg_count)
 			continue;
-		p1_block_table_read r = { .tile = tile };
-		ta_values_walk(m, ta_edits_node(m, op->args[0]), p1_block_table_visit, &r);
-		if (r.pid && r.blocks)
+		const char *t = tile;
+		ta_values_walk(m, ta_edits_node(m, op->args[0]), p1_block_table_visit, &t);
+		if (!t)
 			return true;
 	}
 	return false;

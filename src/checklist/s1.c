@@ -717,6 +717,54 @@ static bool s1_length_stride(ta_rule_ctx *c, const ta_op *op)
 	return w.found;
 }
 
+/* Whether the additive term t of a pointer is a tile of base pointers
+ * loaded from memory (`bases[:, None]`, bases = tl.load(table + rank)
+ * .to(tl.pointer_type(...)), through names): each row has its own base. */
+static bool s1_loaded_bases(ta_rule_ctx *c, TSNode t, int depth)
+{
+	t = ta_node_unparen(t);
+	if (depth > 8 || ts_node_is_null(t))
+		return false;
+	bool axes = false;
+	while (ta_node_is(t, "subscript")) {
+		axes = true;
+		t = ta_node_unparen(ta_node_field(t, "value"));
+	}
+	if (ta_node_is(t, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(t, "operator"), "+"))
+		return s1_loaded_bases(c, ta_node_field(t, "left"), depth + 1) ||
+		       s1_loaded_bases(c, ta_node_field(t, "right"), depth + 1);
+	if (!axes && ta_node_is(t, "identifier")) {
+		TSNode v = ta_values_follow_names(c->m, t);
+		return !ts_node_eq(v, t) && s1_loaded_bases(c, v, depth + 1);
+	}
+	if (!axes)
+		return false;
+	/* the tile given axes: a load's values cast to pointers (loaded
+	 * indices added at unit stride, `x + rows * N + idx[None, :]`, are a
+	 * column gather, not bases) */
+	t = ta_values_follow_names(c->m, t);
+	bool pointers = false;
+	for (int i = 0; i < 4 && ta_node_is(t, "call"); i++) {
+		if (ta_call_named(c->m, t, "load"))
+			return pointers;
+		TSNode fn = ta_node_field(t, "function"), args = ta_node_field(t, "arguments");
+		if (!ta_node_is(fn, "attribute") || !ta_node_text_eq(c->m->src, ta_node_field(fn, "attribute"), "to"))
+			return false;
+		TSNode to = ta_node_named_count(args) ? ta_node_named_child(args, 0) : (TSNode){ 0 };
+		pointers |= ta_node_is(to, "call") && ta_call_named(c->m, to, "pointer_type");
+		t = ta_values_follow_names(c->m, ta_node_unparen(ta_node_field(fn, "object")));
+	}
+	return false;
+}
+
+/* Whether op's pointer adds a tile of base pointers loaded from memory, one
+ * per row (a scatter to the rows of several peers' buffers): no descriptor,
+ * on any GPU, describes rows of different tensors. */
+static bool s1_row_bases(ta_rule_ctx *c, const ta_op *op)
+{
+	return op->arg_count && s1_loaded_bases(c, ta_values_follow_names(c->m, ta_rule_node(c, op->args[0])), 0);
+}
+
 /* Which of k's raw 2D accesses are no tile (ta_tile_not_2d, one walk of
  * each pointer): not2d[i] for op i. Returns " (left out: the raw 2D loads
  * at lines 12 and 14, whose rows are a division or remainder of a range,
@@ -894,7 +942,7 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 		 * whose other branch uses a descriptor is the fast form's fallback */
 		if (op->lookup || s1_fast_form_beside(c, op) || not2d[i] ||
 		    ta_edits_under_spin_lock(c->m, ta_rule_node(c, op->span)) ||
-		    ta_rule_op_unreached(c, op) || (!op->gather && s1_length_stride(c, op)))
+		    ta_rule_op_unreached(c, op) || (!op->gather && s1_length_stride(c, op)) || s1_row_bases(c, op))
 			continue;
 		const char *what = op->kind == TA_OP_LOAD ? "loaded" : "stored";
 		char *ptr = op->arg_count ? ta_rule_text(c, op->args[0]) : ta_xstrdup("?");
