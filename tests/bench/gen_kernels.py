@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Generates kernel files for the rules benchmark from the bundled examples
-and rule fixtures: `gen_kernels.py SRCDIR big OUT.py LINES` writes one file of
+and the rule cases of tests/entries/*.md: `gen_kernels.py SRCDIR big OUT.py LINES` writes one file of
 about LINES lines (names made unique per copy); `gen_kernels.py SRCDIR dir
 OUTDIR COUNT` writes COUNT files, one kernel file each. Mode `parts` is `big`
 without the sources that make `--check` analyse a file whole (a kernel under
@@ -13,10 +13,16 @@ import sys
 
 def sources(srcdir):
     files = sorted(glob.glob(os.path.join(srcdir, "examples", "*", "*.py")))
-    files += sorted(glob.glob(os.path.join(srcdir, "tests", "fixtures", "rules", "*.py")))
+    texts = [open(f, encoding="utf-8").read() for f in files]
+    # the cases with no edit, each a file at the top of its folder
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.join(srcdir, "tests", "entries"))
+    import entries
+    texts += [t for _, t in sorted((c.title, entries.text_of(c.source))
+                                   for e in entries.entries(os.path.join(srcdir, "tests", "entries"))
+                                   for c in e.cases if c.diff is None and "/" not in c.title)]
     out = []
-    for f in files:
-        text = open(f, encoding="utf-8").read()
+    for text in texts:
         names = re.findall(r"^def (\w+)", text, re.M)
         out.append((text, names))
     return out

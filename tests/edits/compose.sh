@@ -11,6 +11,10 @@
 PYTHON=${PYTHON3:-python3}
 "$PYTHON" -c 'pass' 2>/dev/null || skip_all "python3 not found"
 s="$TA_SRCDIR"
-exec "$PYTHON" "$s/tests/edits/compose.py" "$TILEADVISE" "$s/tests/edits/compose.allow" \
-	"$s"/examples/*/*.py "$s"/tests/fixtures/edits/*.before.py "$s"/tests/fixtures/rules/*.py \
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-compose-XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT INT TERM
+# the cases of tests/entries/*.md as files
+c=$(ta_cases "$tmp/cases") || exit 99
+"$PYTHON" "$s/tests/edits/compose.py" "$TILEADVISE" "$s/tests/edits/compose.allow" \
+	"$s"/examples/*/*.py "$c"/edits/*.before.py "$c"/rules/*.py \
 	"$s"/tests/fixtures/tui/*.py "$s"/tests/gpu/kernels/naive_*.py "$s"/tests/gpu/kernels/pop_*.py

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Golden edits through the command line: for each case of
-# tests/fixtures/edits/cases, --diff changes nothing, --apply gives the
+# Golden edits through the command line: for each case with an edit of
+# tests/entries/*.md (extracted: NAME.before.py, NAME.after.py, the cases
+# index; see tests/entries/README.md), --diff changes nothing, --apply gives the
 # .after.py bytes exactly, --undo gives the .before.py bytes back, --redo
 # the .after.py again (a fresh process each time: the journal carries the
 # state), and the result compiles with python3 when present (--apply with
@@ -15,9 +16,9 @@ set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TILEADVISE:=./src/tileadvise}"
 PYTHON=${PYTHON3:-python3}
-fx="$TA_SRCDIR/tests/fixtures/edits"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-edits-XXXXXX") || exit 99
 trap 'chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+fx=$(ta_cases "$tmp/cases")/edits || exit 99
 
 have_py=0
 "$PYTHON" -c 'pass' 2>/dev/null && have_py=1

@@ -11,7 +11,8 @@
 #
 # Where each class of issue 14 is tested, trap / true case (pre: this
 # script's cases; safety: tests/edits/safety.sh; golden: tests/edits/golden.sh;
-# rules: tests/fixtures/rules/, read by test_rules):
+# rules and golden: the cases of tests/entries/ID.md, without and with an
+# edit):
 #  1 D13 bit tests     pre d13_bits / d13_flag; rules d13_bit_tests; golden d13, d13_right
 #  2 P1 in-place       pre p1_accum, p1_counter (restore_value) / p1_accum_ok; p1_optional_out, p1_optional_none / p1_counter, p1_optional_filled; golden p1_rmw, p1_inplace / p1_noalias
 #                      pre p1_inplace_cond, p1_tuple_alias / p1_inplace_cond_ok; p1_desc_inplace / p1_desc_ok

@@ -12,6 +12,7 @@ fz="$TA_SRCDIR/tests/fuzz"
 . "$fz/seeds.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-replay-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
+ta_seed_cases "$TA_SRCDIR" "$tmp/cases" || exit 99
 
 targets="analyze edit journal records"
 total=0

@@ -14,6 +14,7 @@ set -u
 src=$(cd "$1" && pwd)
 . "$src/tests/fuzz/seeds.sh"
 fzd=$(cd "$2" && pwd)
+ta_seed_cases "$src" "$fzd/cases" || exit 1
 shift 2
 secs=${FUZZ_SECONDS:-60}
 par=${FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 2)}

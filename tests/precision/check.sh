@@ -131,8 +131,9 @@ while read -r id status; do
 	[ "$judged" = "$now" ] || tap_comment "$id: judged when the corpus had $judged findings, it has $now now"
 done <"$tmp/entries"
 
-# The preview mechanism, on the first entry in preview that the fixtures or
-# examples show.
+# The preview mechanism, on the first entry in preview that the rule cases
+# (tests/entries/*.md, as files) or examples show.
+cases=$(ta_cases "$tmp/cases") || exit 99
 pv=$(printf '%s\n' "$entries" | awk '$2 == "preview" { print $1 }')
 "$TILEADVISE" --list-rules >"$tmp/list"
 want=$(printf '%s\n' "$entries" | awk '{ print $1, $2 }')
@@ -141,7 +142,7 @@ result "$([ "$want" = "$got" ]; echo $?)" "--list-rules shows each entry's statu
 	"$(printf '%s\n' "$want" >"$tmp/w"; printf '%s\n' "$got" >"$tmp/g"; diff "$tmp/w" "$tmp/g")"
 id=
 for p in $pv; do
-	"$TILEADVISE" --check --exit-zero --select "$p" tests/fixtures/rules examples >"$tmp/named" 2>/dev/null
+	"$TILEADVISE" --check --exit-zero --select "$p" "$cases/rules" examples >"$tmp/named" 2>/dev/null
 	if grep -q "\[[^]]*\b$p\b[^]]*\]\$" "$tmp/named"; then id=$p; break; fi
 done
 if [ -z "$id" ]; then
@@ -149,10 +150,10 @@ if [ -z "$id" ]; then
 	finish
 fi
 letter=$(printf %.1s "$id")
-"$TILEADVISE" --check --exit-zero --show-notes tests/fixtures/rules examples >"$tmp/default" 2>/dev/null
-"$TILEADVISE" --check --exit-zero --preview --show-notes tests/fixtures/rules examples >"$tmp/preview" 2>/dev/null
-"$TILEADVISE" --check --exit-zero --show-notes --select "$letter" tests/fixtures/rules examples >"$tmp/letter" 2>/dev/null
-"$TILEADVISE" --check --exit-zero --preview --show-notes --select "$letter" tests/fixtures/rules examples >"$tmp/letterp" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --show-notes "$cases/rules" examples >"$tmp/default" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --preview --show-notes "$cases/rules" examples >"$tmp/preview" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --show-notes --select "$letter" "$cases/rules" examples >"$tmp/letter" 2>/dev/null
+"$TILEADVISE" --check --exit-zero --preview --show-notes --select "$letter" "$cases/rules" examples >"$tmp/letterp" 2>/dev/null
 has() { grep -q "\[[^]]*\b$id\b[^]]*\]\$" "$1"; }
 check "$id (preview): --check leaves it out by default" eval '! has "$tmp/default"'
 check "$id (preview): --select $id reports it" has "$tmp/named"

@@ -11,11 +11,12 @@
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${TILEADVISE:=./src/tileadvise}"
-fx="$TA_SRCDIR/tests/fixtures/edits"
-kernel="$fx/d12.before.py"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-hostile-XXXXXX") || exit 99
 bg=
 trap '[ -n "$bg" ] && kill "$bg" 2>/dev/null; chmod -R u+rwx "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT INT TERM
+# D12's golden pair (tests/entries/D12.md)
+fx=$(ta_cases "$tmp/cases")/edits || exit 99
+kernel="$fx/d12.before.py"
 
 # sane: the last run ($rc, $tmp/err) did not crash and printed no sanitizer report.
 sane() {

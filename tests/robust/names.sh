@@ -12,8 +12,10 @@ set -u
 case $TILEADVISE in /*) ;; *) TILEADVISE=$(pwd)/$TILEADVISE ;; esac
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-names-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-kernel="$TA_SRCDIR/tests/fixtures/edits/d12.before.py"
-after="$TA_SRCDIR/tests/fixtures/edits/d12.after.py"
+# D12's golden pair (tests/entries/D12.md)
+cases=$(ta_cases "$tmp/cases") || exit 99
+kernel="$cases/edits/d12.before.py"
+after="$cases/edits/d12.after.py"
 py=${PYTHON3:-python3}
 
 ta() { timeout 20 "$TILEADVISE" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?; }

@@ -35,8 +35,9 @@ same() {
 	fi
 }
 
-# 1-2: every example and rules fixture, one by one, in the smallest parts.
-set -- "$src"/examples/*/*.py "$src"/tests/fixtures/rules/*.py "$src"/tests/fixtures/edits/*.py
+# 1-2: every example and case of tests/entries, one by one, in the smallest parts.
+cases=$(ta_cases "$tmp/cases") || exit 99
+set -- "$src"/examples/*/*.py "$cases"/rules/*.py "$cases"/edits/*.py
 same "examples and fixtures: parts of 1 byte give the whole file's findings and fixes" 1 "$@"
 same "examples and fixtures: parts of 4 KB" 4096 "$@"
 

@@ -11,6 +11,8 @@ set -u
 : "${TILEADVISE:=./src/tileadvise}"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-untrusted-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
+# D12's golden pair (tests/entries/D12.md)
+d12=$(ta_cases "$tmp/cases")/edits/d12 || exit 99
 
 # ta ARGS: runs with a 10 s limit (a hang is a failure, not a stuck suite).
 ta() { timeout 10 "$TILEADVISE" "$@" >"$tmp/out" 2>"$tmp/err" </dev/null; rc=$?; }
@@ -75,7 +77,7 @@ EOS
 result $? "--report --replay: HTML in names is escaped or inside a code span" "$(head -c 600 "$tmp/out")"
 
 # --check quoting source text that holds raw escape sequences.
-python3 - "$TA_SRCDIR/tests/fixtures/edits/d12.before.py" "$tmp/esc.py" <<'EOS'
+python3 - "$d12.before.py" "$tmp/esc.py" <<'EOS'
 import sys
 src = open(sys.argv[1]).read()
 src = src.replace('grid = ((n + 256 - 1) // 256,)',
@@ -113,15 +115,15 @@ d="$tmp/deep"
 i=0
 while [ $i -lt 66 ]; do d="$d/d"; i=$((i + 1)); done
 mkdir -p "$d"
-cp "$TA_SRCDIR/tests/fixtures/edits/d12.before.py" "$d/k.py"
-cp "$TA_SRCDIR/tests/fixtures/edits/d12.before.py" "$tmp/deep/k.py"
+cp "$d12.before.py" "$d/k.py"
+cp "$d12.before.py" "$tmp/deep/k.py"
 ta --check "$tmp/deep"
 [ "$rc" = 2 ] && grep -q "more than 64 folders deep" "$tmp/err" && [ "$(grep -c D12 "$tmp/out")" = 1 ]
 result $? "--check DIR says which folders are too deep to walk, and exits 2" "$(why)"
 
 # ---- CR-only line endings (classic Mac OS; Python reads them) ------------------------
-tr '\n' '\r' <"$TA_SRCDIR/tests/fixtures/edits/d12.before.py" >"$tmp/cr.py"
-tr '\n' '\r' <"$TA_SRCDIR/tests/fixtures/edits/d12.after.py" >"$tmp/cr.expected"
+tr '\n' '\r' <"$d12.before.py" >"$tmp/cr.py"
+tr '\n' '\r' <"$d12.after.py" >"$tmp/cr.expected"
 ta --check "$tmp/cr.py"
 [ "$rc" = 1 ] && grep -q "cr.py:17:13: .*\[D12\]" "$tmp/out"
 result $? "CR-only line endings: --check finds the kernel's findings at their lines" "$(why) $(cat "$tmp/out")"

@@ -17,7 +17,8 @@ src=$TA_SRCDIR
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-vg-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
 command -v valgrind >/dev/null 2>&1 || skip_all "valgrind not installed"
-cp "$src/tests/fixtures/edits/d12.before.py" "$tmp/k.py"
+cases=$(ta_cases "$tmp/cases") || exit 99
+cp "$cases/edits/d12.before.py" "$tmp/k.py"
 printf 'import triton\n\000\001' >"$tmp/binary.py"
 
 # Each line: a description, a tab, the arguments (word-split; no spaces in paths).
@@ -31,8 +32,8 @@ cat >"$tmp/cases" <<EOC
 --report CRLF, BOM, tabs	--report $src/tests/fixtures/model/crlf_bom_tabs.py
 --report a binary file (refused)	--report $tmp/binary.py
 --check examples/ (text)	--check $ex
---check fixtures/rules (sarif)	--check --format sarif $src/tests/fixtures/rules
---check fixtures/edits (json)	--check --format json $src/tests/fixtures/edits
+--check the rule cases (sarif)	--check --format sarif $cases/rules
+--check the edit cases (json)	--check --format json $cases/edits
 --profile --records matmul --gpu h200	--profile --records $prof-matmul.jsonl --gpu h200 $ex/matmul/matmul.py
 --profile --records attention --gpu h200 (json)	--profile --format json --records $prof-attention.jsonl --gpu h200 $ex/attention/attention.py
 --diff D12	--diff D12 $tmp/k.py

@@ -1,6 +1,7 @@
 #!/bin/sh
 # --check, --diff and --apply agree (issue 13): for every finding of an entry
-# the tool writes, over the examples and the fixtures, `--check --fixes` says
+# the tool writes, over the examples and the fixtures (the cases of
+# tests/entries/*.md among them), `--check --fixes` says
 # whether the edit can be made at that finding's site, and `--diff=ID:LINE`
 # does exactly that: a diff (exit 0) where --check says it can, the same
 # reason and exit 2 where it says it cannot. A guided entry's --diff is a
@@ -35,8 +36,9 @@ for d in ds:
 "$TILEADVISE" --list-rules | awk '$1 ~ /^[TLPSGD][0-9]+$/ {print $1, $6}' >"$tmp/fixcol"
 fixcol() { awk -v id="$1" '$1 == id {print $2}' "$tmp/fixcol"; }
 
-files=$(ls "$TA_SRCDIR"/examples/*/*.py "$TA_SRCDIR"/tests/fixtures/rules/*.py \
-	"$TA_SRCDIR"/tests/fixtures/edits/*.before.py "$TA_SRCDIR"/tests/fixtures/edits/preconditions/*.py \
+cases=$(ta_cases "$tmp/cases") || exit 99
+files=$(ls "$TA_SRCDIR"/examples/*/*.py "$cases"/rules/*.py \
+	"$cases"/edits/*.before.py "$TA_SRCDIR"/tests/fixtures/edits/preconditions/*.py \
 	"$TA_SRCDIR"/tests/fixtures/safety/*.py)
 plan 9
 total=0 made=0 refused=0 guided=0 unsafe=0

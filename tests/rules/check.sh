@@ -1,14 +1,15 @@
 #!/bin/sh
-# tileadvise --check end to end (TAP): the examples and the rule fixtures
-# against their .expected output, the json and SARIF formats, suppression
-# comments, --select/--ignore, and the exit codes.
+# tileadvise --check end to end (TAP): the examples against their expected
+# output, the json and SARIF formats, suppression comments,
+# --select/--ignore, and the exit codes. What --check prints for each rule
+# case is in its entry's file, tests/entries/ID.md (tests/entries/run.sh).
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"
 : "${TILEADVISE:?set TILEADVISE to the built binary}"
 : "${TA_SRCDIR:?set TA_SRCDIR to the source tree}"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 
-plan 40
+plan 39
 cd "$TA_SRCDIR" || exit 1
 # Every run names --preview and --show-notes: these checks are about what each detector finds
 # and how --check prints it, entries in preview included (which of them the
@@ -17,13 +18,6 @@ cd "$TA_SRCDIR" || exit 1
 "$TILEADVISE" --check --preview --show-notes examples >"$tmp/ex.out" 2>"$tmp/ex.err"; rc=$?
 check "examples: exit 1 (findings)" eval '[ $rc -eq 1 ]'
 check_diff "examples: diagnostics as expected" tests/rules/expected/examples.txt "$tmp/ex.out"
-
-"$TILEADVISE" --check --preview --show-notes tests/fixtures/rules >"$tmp/fx.out" 2>&1; rc=$?
-if [ $rc -eq 1 ]; then
-	check_diff "fixtures: diagnostics as expected" tests/rules/expected/fixtures.txt "$tmp/fx.out"
-else
-	not_ok "fixtures: diagnostics as expected" "exit $rc, not 1"
-fi
 
 "$TILEADVISE" --check --preview --show-notes --format=json examples/matmul/matmul.py >"$tmp/j.json"
 check "json parses and holds the findings" \
@@ -223,9 +217,10 @@ printf 'def f(:\n    pass\n' >"$tmp/broken.py"
 check "syntax errors print as error diagnostics" eval 'grep -q "broken.py:1:[0-9]*: error: syntax error" "$tmp/broken.out"'
 
 # A starred item in a bare return tuple is valid Python the grammar rejects:
-# no error for it (tests/fixtures/rules/starred_return.py), but a return
+# no error for it (starred_return.py, tests/entries/other.md), but a return
 # tuple that is broken in any case is still one.
-"$TILEADVISE" --check --preview --show-notes tests/fixtures/rules/starred_return.py >"$tmp/star.out"; src=$?
+cases=$(ta_cases "$tmp/cases") || exit 1
+"$TILEADVISE" --check --preview --show-notes "$cases/rules/starred_return.py" >"$tmp/star.out"; src=$?
 printf 'def f(dx):\n    return dx, *[None] *\n' >"$tmp/star_broken.py"
 "$TILEADVISE" --check --preview --show-notes "$tmp/star_broken.py" >"$tmp/star_broken.out"; brc=$?
 check "return dx, *[None] * 10 parses (exit 0); return dx, *[None] * is still a syntax error" \

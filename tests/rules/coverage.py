@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Coverage of the checklist's detectors by the tests (issue 3).
 
-Reads every fixture's `# expect: ID STATUS [KERNEL]` lines
-(tests/fixtures/rules/*.py) and the statuses the C evidence tests assert
+Reads the `# expect: ID STATUS [KERNEL]` lines of every case with no edit in
+tests/entries/*.md (the ones tests/entries/run.py checks) and the statuses the C evidence tests assert
 (`status_of(r, "ID"), TA_STATUS_X` in tests/unit/test_rules.c), and prints a
 table entry x status. Which statuses an entry must be covered for comes from
 its detector in src/checklist/*.c: every TA_STATUS_* its function (and the
@@ -76,15 +76,19 @@ def detector_statuses(srcdir):
 
 
 def covered(srcdir):
-    """{ID: {status: [where, ...]}} from the fixtures and the C tests."""
+    """{ID: {status: [where, ...]}} from the entry files' cases and the C tests."""
     cov = {}
-    for path in sorted(glob.glob(os.path.join(srcdir, "tests/fixtures/rules/*.py"))):
-        name = os.path.basename(path)
-        with open(path, encoding="utf-8") as f:
-            for line in f:
+    sys.dont_write_bytecode = True
+    sys.path.insert(0, os.path.join(srcdir, "tests", "entries"))
+    import entries
+    for e in entries.entries(os.path.join(srcdir, "tests", "entries")):
+        for c in e.cases:
+            if c.diff is not None:
+                continue
+            for line in entries.text_of(c.source).split("\n"):
                 m = re.match(r"# expect: (\w+) (\S+)(?: (\w+))?\s*$", line)
                 if m:
-                    cov.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(name)
+                    cov.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(c.title)
     with open(os.path.join(srcdir, "tests/unit/test_rules.c"), encoding="utf-8") as f:
         ctext = f.read()
     for eid, st in re.findall(r'status_of\(r,\s*"(\w+)"\),\s*(TA_STATUS_[A-Z_]+)', ctext):

@@ -10,7 +10,7 @@
 ta_need_tmux
 plan 11
 
-kernel="$TA_SRCDIR/tests/fixtures/edits/d12.before.py"
+kernel=$(ta_cases "$TA_TMP/cases")/edits/d12.before.py || exit 99
 work="$TA_TMP/w"
 mkdir -p "$work"
 # open DIR NAME: the advisor on DIR/NAME, without profiling

@@ -28,10 +28,26 @@
 #include "util/buf.h"
 #include "util/fsutil.h"
 
+/* The cases of tests/entries/*.md as files (tests/entries/README.md): make
+ * check writes them and passes the folder as TA_CASES. */
+static const char *cases_dir(void)
+{
+	const char *c = getenv("TA_CASES");
+	return c && *c ? c : TA_BUILD_BUILDDIR "/tests/entry-cases";
+}
+
+/* NAME.before.py, NAME.after.py: a case with an edit; preconditions/NAME:
+ * tests/fixtures/edits/preconditions; else a case with no edit. */
 static char *fixture(const char *name, size_t *len)
 {
 	const char *root = getenv("TA_SRCDIR");
-	char *p = ta_xasprintf("%s/tests/fixtures/edits/%s", root ? root : ".", name);
+	char *p;
+	if (!strncmp(name, "preconditions/", 14))
+		p = ta_xasprintf("%s/tests/fixtures/edits/%s", root ? root : TA_BUILD_SRCDIR, name);
+	else if (strstr(name, ".before.py") || strstr(name, ".after.py"))
+		p = ta_xasprintf("%s/edits/%s", cases_dir(), name);
+	else
+		p = ta_xasprintf("%s/rules/%s", cases_dir(), name);
 	char *data, *err;
 	if (ta_read_file(p, 1 << 20, &data, len, &err) != 0)
 		fail_msg("%s: %s", p, err);

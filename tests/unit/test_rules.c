@@ -1,6 +1,7 @@
-/* The checklist's detectors over the fixtures in tests/fixtures/rules/: each
- * fixture states, in comments, the statuses it expects and marks the lines
- * where findings must be (see the README there). Plus the profile-backed
+/* The checklist's detectors over the rule cases of tests/entries/*.md (each
+ * case with no edit, extracted as a file): each states, in comments, the
+ * statuses it expects and marks the lines where findings must be (see
+ * tests/entries/README.md). Plus the profile-backed
  * entries with a hand-made evidence structure, and the walk order. */
 #include "config.h"
 
@@ -18,11 +19,18 @@
 #include "checklist/rules.h"
 #include "util/buf.h"
 
+/* The cases of tests/entries/*.md as files (tests/entries/README.md): make
+ * check writes them and passes the folder as TA_CASES. */
+static const char *cases_dir(void)
+{
+	const char *c = getenv("TA_CASES");
+	return c && *c ? c : TA_BUILD_BUILDDIR "/tests/entry-cases";
+}
+
 static const char *fixture_dir(void)
 {
 	static char dir[4096];
-	const char *src = getenv("TA_SRCDIR");
-	snprintf(dir, sizeof dir, "%s/tests/fixtures/rules", src ? src : TA_BUILD_SRCDIR);
+	snprintf(dir, sizeof dir, "%s/rules", cases_dir());
 	return dir;
 }
 

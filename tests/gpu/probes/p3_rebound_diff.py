@@ -1,6 +1,7 @@
 """P3's edit of a tile transposed under its own name, run (probe).
 
-Imports tests/fixtures/rules/p3_rebound.py as written and as P3 edited it
+Imports p3_rebound.py (a case of tests/entries/P3.md, as
+tests/entries/extract.py writes it) as written and as P3 edited it
 (the copy named on the command line), runs the kernels the edit changed on
 random fp16 inputs whose sizes are tile multiples, and prints the largest
 difference between the two outputs of each.
