@@ -94,6 +94,7 @@ void ta_model_free(ta_model *m)
 	for (size_t i = 0; i < m->import_count; i++) {
 		free(m->imports[i].alias);
 		free(m->imports[i].target);
+		free(m->imports[i].from);
 	}
 	free(m->imports);
 	for (size_t i = 0; i < m->kernel_count; i++)

@@ -36,6 +36,8 @@ typedef struct ta_kwarg {
 typedef struct ta_import {
 	char *alias;              /* name bound in the file: "tl" */
 	char *target;             /* what it stands for: "triton.language" */
+	char *from;               /* the module of `from M import x` as written
+				     ("..util", "pkg.util"); NULL for `import M` */
 	uint32_t line;
 } ta_import;
 

@@ -290,11 +290,12 @@ static TSNode lookup_var(const builder *b, const char *name, int owner, uint32_t
 
 /* ---- imports ------------------------------------------------------------- */
 
-static void add_import(builder *b, char *alias, char *target, uint32_t line)
+static void add_import(builder *b, char *alias, char *target, const char *from, uint32_t line)
 {
 	ta_import *im = TA_PUSH(b->m->imports, b->m->import_count, b->import_cap);
 	im->alias = alias;
 	im->target = target;
+	im->from = from ? ta_xstrdup(from) : NULL;
 	im->line = line;
 	if (has_prefix(target, "triton"))
 		b->m->imports_triton = true;
@@ -321,7 +322,10 @@ static void read_import(builder *b, TSNode imp, TSNode from)
 			} else {
 				continue;
 			}
-			char *target = module ? ta_xasprintf("%s.%s", module, name) : ta_xstrdup(name);
+			/* `from . import util` names the module .util, not ..util */
+			char *target = !module ? ta_xstrdup(name) :
+				       module[strspn(module, ".")] ? ta_xasprintf("%s.%s", module, name) :
+				       ta_xasprintf("%s%s", module, name);
 			/* `from vllm.triton_utils import tl, triton`: Triton as the
 			 * project's own module re-exports it (analyze/reexport.h) */
 			char *re = module ? ta_reexport_target(b->m->src->path, module, name) : NULL;
@@ -342,7 +346,7 @@ static void read_import(builder *b, TSNode imp, TSNode from)
 					}
 				}
 			}
-			add_import(b, alias, target, (uint32_t)ta_node_line(stmt));
+			add_import(b, alias, target, module, (uint32_t)ta_node_line(stmt));
 			free(name);
 		}
 		free(module);
@@ -556,7 +560,7 @@ static void names_visit(builder *b, const names_ids *id, const ta_flat *f, const
 static void read_names(builder *b, const ta_flat *f)
 {
 	/* Names every Triton file uses even when a snippet forgets the import. */
-	add_import(b, ta_xstrdup("tl"), ta_xstrdup("triton.language"), 0);
+	add_import(b, ta_xstrdup("tl"), ta_xstrdup("triton.language"), NULL, 0);
 	b->m->imports_triton = false;
 
 	names_ids id;
@@ -648,7 +652,7 @@ static void read_module_aliases(builder *b)
 		}
 		if (all && first) {
 			bool was = b->m->imports_triton;
-			add_import(b, ta_xstrdup(name), first, (uint32_t)ta_node_line(b->vars[b->by_owner[i]].value));
+			add_import(b, ta_xstrdup(name), first, NULL, (uint32_t)ta_node_line(b->vars[b->by_owner[i]].value));
 			b->m->imports_triton = was;
 		} else {
 			free(first);
@@ -1222,12 +1226,60 @@ static bool autotune_like(const builder *b, TSNode call)
 	return !ts_node_is_null(call_kwarg(b, call, "configs")) && !ts_node_is_null(call_kwarg(b, call, "key"));
 }
 
+/* The canonical name of a decorator: as written, or, when it names a
+ * function of the project's own module (`@jit_kernel` imported from it,
+ * `@util.jit_kernel` through the module), what that function applies when
+ * it wraps one of Triton's decorators (analyze/reexport.h). Asked for
+ * decorators only: each asks for a module's file to be read. */
+static char *decorator_canonical(builder *b, TSNode callee)
+{
+	char *c = ta_model_canonical(b->m, callee);
+	if (!c || !strncmp(c, "triton", 6) || !b->m->src->path)
+		return c;
+	TSNode head = callee;
+	while (ta_node_is(head, "attribute"))
+		head = ta_node_field(head, "object");
+	char *module = NULL, *name = NULL;
+	if (ta_node_is(callee, "identifier")) {
+		/* `from M import name` */
+		const ta_import *im = NULL;
+		char *t = text(b, callee);
+		for (size_t i = 0; i < b->m->import_count && !im; i++)
+			if (b->m->imports[i].from && !strcmp(b->m->imports[i].alias, t))
+				im = &b->m->imports[i];
+		if (im) {
+			module = ta_xstrdup(im->from);
+			name = t;
+		} else {
+			free(t);
+		}
+	} else if (ta_node_is(callee, "attribute") && ts_node_eq(ta_node_field(callee, "object"), head) &&
+		   ta_node_is(head, "identifier")) {
+		/* `mod.name`, mod a module the file imports */
+		char *h = text(b, head);
+		const char *t = alias_target(b->m, h, strlen(h));
+		if (t) {
+			module = ta_xstrdup(t);
+			name = text(b, ta_node_field(callee, "attribute"));
+		}
+		free(h);
+	}
+	char *r = module && name ? ta_reexport_wrapper(b->m->src->path, module, name) : NULL;
+	free(module);
+	free(name);
+	if (r) {
+		free(c);
+		return r;
+	}
+	return c;
+}
+
 /* Applies one decorator or wrapper call (jit, autotune, heuristics) to the
  * function; returns true when it makes the function a kernel. */
 static bool apply_wrapper(builder *b, int fn, TSNode expr, bool *jit_seen)
 {
 	TSNode callee = ta_node_is(expr, "call") ? ta_node_field(expr, "function") : expr;
-	char *c = ta_model_canonical(b->m, callee);
+	char *c = decorator_canonical(b, callee);
 	bool kernel = false;
 	if (c && (is_triton_name(c, "jit") || (!strcmp(c, "jit") && b->m->imports_triton))) {
 		int k = add_kernel(b, fn);
@@ -1267,7 +1319,7 @@ static void read_decorated_kernels(builder *b)
 				continue;
 			TSNode e = ta_node_named_child(dec, 0);
 			TSNode callee = ta_node_is(e, "call") ? ta_node_field(e, "function") : e;
-			char *c = ta_model_canonical(b->m, callee);
+			char *c = decorator_canonical(b, callee);
 			if (c && (is_triton_name(c, "jit") || (!strcmp(c, "jit") && b->m->imports_triton)))
 				jit = true;
 			free(c);

@@ -1,6 +1,7 @@
 /* Triton re-exported by a project's own module (reexport.h). */
 #include "config.h"
 #include "analyze/reexport.h"
+#include "analyze/flat.h"
 #include "analyze/source.h"
 #include "analyze/syntax.h"
 #include "util/buf.h"
@@ -13,13 +14,14 @@
 
 #define MAX_DEPTH 2       /* modules followed from the first */
 #define MAX_UP 12         /* folders searched above the importer */
-#define CACHE_SLOTS 64
+#define CACHE_SLOTS 512
 
 /* The names by which projects re-export Triton: anything else is not
- * looked up (no file is read for `from .utils import cdiv_fn`). Besides
- * Triton's own names, a project's aliases of them say so in their name
- * (Fast-LLM's triton_jit, triton_autotune, TritonConfig, tl_arange,
- * tl_constexpr). */
+ * looked up for an import (no file is read for `from .utils import
+ * cdiv_fn`). Besides Triton's own names, a project's aliases of them say so
+ * in their name (Fast-LLM's triton_jit, triton_autotune, TritonConfig,
+ * tl_arange, tl_constexpr). A decorator is looked up whatever it is called
+ * (ta_reexport_wrapper): a wrapper of Triton's may be called anything. */
 static bool reexported_name(const char *name)
 {
 	static const char *const names[] = { "triton", "tl", "language", "jit", "autotune", "heuristics", "Config",
@@ -71,7 +73,35 @@ static char *find_module(const char *importer, const char *module)
 	return found;
 }
 
-static char *resolve(const char *importer, const char *module, const char *name, int depth);
+/* find_module, remembered by the importer's folder and the module (a
+ * folder's files import the same modules, most of them not the project's:
+ * a miss is remembered too). */
+static struct module_slot {
+	char *key;                /* the importer's folder, a newline, the module */
+	char *file;               /* NULL: not found */
+} module_cache[CACHE_SLOTS];
+static size_t module_next;
+
+static char *cached_module(const char *importer, const char *module)
+{
+	char *dir = ta_path_dirname(importer);
+	char *key = ta_xasprintf("%s\n%s", dir, module);
+	free(dir);
+	for (size_t i = 0; i < CACHE_SLOTS; i++)
+		if (module_cache[i].key && !strcmp(module_cache[i].key, key)) {
+			free(key);
+			return module_cache[i].file ? ta_xstrdup(module_cache[i].file) : NULL;
+		}
+	char *file = find_module(importer, module);
+	struct module_slot *s = &module_cache[module_next++ % CACHE_SLOTS];
+	free(s->key);
+	free(s->file);
+	s->key = key;
+	s->file = file ? ta_xstrdup(file) : NULL;
+	return file;
+}
+
+static char *resolve(const char *importer, const char *module, const char *name, int depth, bool any_name);
 
 /* What the import statement st of the module file at path binds `want` to,
  * when that is Triton; NULL otherwise. */
@@ -100,7 +130,7 @@ static char *import_binding(const ta_source *src, const char *path, TSNode st, c
 			else {
 				free(target);
 				if (from && depth < MAX_DEPTH)
-					result = resolve(path, module, n, depth + 1);
+					result = resolve(path, module, n, depth + 1, false);
 			}
 		}
 		free(alias);
@@ -172,9 +202,53 @@ static char *assign_binding(const ta_source *src, const char *path, TSNode root,
 	return NULL;
 }
 
+/* Whether node n, in the body of a function, calls one of Triton's
+ * decorators (`return triton.autotune(configs=..., key=key)`, or an inner
+ * function applying `triton.jit(fn)`): its full name, or NULL. */
+static char *calls_decorator(const ta_source *src, const char *path, TSNode root, TSNode n, int depth)
+{
+	char *r = NULL;
+	ta_walk w;
+	ta_walk_start(&w, n);
+	do {
+		TSNode x = ta_walk_node(&w);
+		if (!ta_node_is(x, "call"))
+			continue;
+		TSNode fn = ta_node_field(x, "function");
+		/* `triton.autotune(...)(fn)`: the inner call names it */
+		while (ta_node_is(fn, "call"))
+			fn = ta_node_field(fn, "function");
+		if (!ta_node_is(fn, "attribute"))
+			continue;
+		r = dotted_value(src, path, root, fn, depth);
+		if (r && !(!strcmp(r, "triton.jit") || !strcmp(r, "triton.autotune") || !strcmp(r, "triton.heuristics"))) {
+			free(r);
+			r = NULL;
+		}
+	} while (!r && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	return r;
+}
+
+/* What a module-level `def want(...)` stands for when its body applies one
+ * of Triton's decorators: a project's own wrapper (`def autotune(configs,
+ * key, **kw): return triton.autotune(configs=configs, key=key, **kw)`),
+ * used as `@autotune(...)` the way Triton's is, so the kernel under it is
+ * autotuned (or jitted) by that decorator. */
+static char *def_binding(const ta_source *src, const char *path, TSNode root, TSNode st, const char *want,
+			 int depth)
+{
+	if (ta_node_is(st, "decorated_definition"))
+		st = ta_node_field(st, "definition");
+	if (!ta_node_is(st, "function_definition") || !ta_node_text_eq(src, ta_node_field(st, "name"), want))
+		return NULL;
+	return calls_decorator(src, path, root, ta_node_field(st, "body"), depth);
+}
+
 /* The module-level statements of a block (if, elif, else, try and except
- * bodies included; not functions or classes), searched for want: its
- * imports, then a module-level assignment. */
+ * bodies included; not classes), searched for want: its imports, a
+ * module-level assignment, then a function of that name that wraps one of
+ * Triton's decorators. */
 static char *search_in(const ta_source *src, const char *path, TSNode root, TSNode block, const char *want,
 		       int depth, int nest)
 {
@@ -184,8 +258,9 @@ static char *search_in(const ta_source *src, const char *path, TSNode root, TSNo
 		if (ta_node_is(s, "if_statement") || ta_node_is(s, "try_statement") || ta_node_is(s, "elif_clause") ||
 		    ta_node_is(s, "else_clause") || ta_node_is(s, "except_clause") || ta_node_is(s, "block"))
 			r = search_in(src, path, root, s, want, depth, nest + 1);
-		else if (!(r = import_binding(src, path, s, want, depth)))
-			r = assign_binding(src, path, root, s, want, depth);
+		else if (!(r = import_binding(src, path, s, want, depth)) &&
+			 !(r = assign_binding(src, path, root, s, want, depth)))
+			r = def_binding(src, path, root, s, want, depth);
 	}
 	return r;
 }
@@ -202,11 +277,11 @@ static struct cache_slot {
 } cache[CACHE_SLOTS];
 static size_t cache_next;
 
-static char *resolve(const char *importer, const char *module, const char *name, int depth)
+static char *resolve(const char *importer, const char *module, const char *name, int depth, bool any_name)
 {
-	if (!reexported_name(name) || !strncmp(module, "triton", 6))
+	if ((!any_name && !reexported_name(name)) || !strncmp(module, "triton", 6))
 		return NULL;
-	char *file = find_module(importer, module);
+	char *file = cached_module(importer, module);
 	if (!file)
 		return NULL;
 	char *key = ta_xasprintf("%s\n%s", file, name);
@@ -216,6 +291,8 @@ static char *resolve(const char *importer, const char *module, const char *name,
 			free(file);
 			return cache[i].value ? ta_xstrdup(cache[i].value) : NULL;
 		}
+	/* parsed for each name asked (results are kept below): a tree is not
+	 * kept past the call, as trees come from the parser's arena */
 	char *result = NULL, *err = NULL;
 	ta_source *src = NULL;
 	if (ta_source_load(file, &src, &err) == 0) {
@@ -235,14 +312,100 @@ static char *resolve(const char *importer, const char *module, const char *name,
 	return result;
 }
 
-char *ta_reexport_target(const char *importer, const char *module, const char *name)
+static char *target_of(const char *importer, const char *module, const char *name, bool any_name)
 {
-	if (!importer || !module || !name || !reexported_name(name))
+	if (!importer || !module || !name || (!any_name && !reexported_name(name)))
 		return NULL;
 	char *abs = realpath(importer, NULL);
 	if (!abs)
 		return NULL;
-	char *r = resolve(abs, module, name, 0);
+	char *r = resolve(abs, module, name, 0, any_name);
 	free(abs);
 	return r;
+}
+
+char *ta_reexport_target(const char *importer, const char *module, const char *name)
+{
+	return target_of(importer, module, name, false);
+}
+
+char *ta_reexport_wrapper(const char *importer, const char *module, const char *name)
+{
+	return target_of(importer, module, name, true);
+}
+
+/* The modules a module file imports from its own package (found on disk),
+ * appended to files[*n] (at most max), each once. */
+static void project_imports(const char *file, char **files, size_t *n, size_t max)
+{
+	char *err = NULL;
+	ta_source *src = NULL;
+	if (ta_source_load(file, &src, &err) != 0) {
+		free(err);
+		return;
+	}
+	ta_syntax *syn = ta_syntax_parse(src, &err);
+	free(err);
+	TSNode root = syn ? ta_syntax_root(syn) : (TSNode){ 0 };
+	for (uint32_t i = 0; syn && i < ta_node_named_count(root) && *n < max; i++) {
+		TSNode st = ta_node_named_child(root, i);
+		if (!ta_node_is(st, "import_from_statement"))
+			continue;
+		char *module = ta_node_text(src, ta_node_field(st, "module_name"));
+		/* the module itself, and `from . import name` as a module */
+		char *cand[2] = { ta_xstrdup(module), NULL };
+		if (!module[strspn(module, ".")] && ta_node_named_count(st) > 1) {
+			char *name = ta_node_text(src, ta_node_named_child(st, 1));
+			cand[1] = ta_xasprintf("%s%s", module, name);
+			free(name);
+		}
+		for (int c = 0; c < 2 && cand[c]; c++) {
+			char *f = strncmp(cand[c], "triton", 6) ? cached_module(file, cand[c]) : NULL;
+			bool seen = !f;
+			for (size_t j = 0; j < *n && !seen; j++)
+				seen = !strcmp(files[j], f);
+			if (!seen && *n < max)
+				files[(*n)++] = f;
+			else
+				free(f);
+			free(cand[c]);
+		}
+		free(module);
+	}
+	ta_syntax_free(syn);
+	ta_source_free(src);
+}
+
+bool ta_reexport_package_mentions(const char *importer, const char *module, const char *needle)
+{
+	if (!importer || !module || !needle || !strncmp(module, "triton", 6))
+		return false;
+	char *abs = realpath(importer, NULL);
+	char *first = abs ? cached_module(abs, module) : NULL;
+	free(abs);
+	if (!first)
+		return false;
+	enum { MAX_FILES = 16 };
+	char *files[MAX_FILES] = { first };
+	size_t n = 1, depth_end = 1;
+	bool found = false;
+	/* breadth first: the module, then what it imports, then theirs */
+	for (size_t i = 0, depth = 0; i < n && !found; i++) {
+		if (i == depth_end) {
+			depth++;
+			depth_end = n;
+		}
+		char *text = NULL, *err = NULL;
+		size_t len = 0;
+		if (ta_read_file(files[i], TA_SOURCE_MAX_BYTES, &text, &len, &err) == 0) {
+			found = strstr(text, needle) != NULL;
+			free(text);
+		}
+		free(err);
+		if (!found && depth < 2)
+			project_imports(files[i], files, &n, MAX_FILES);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(files[i]);
+	return found;
 }

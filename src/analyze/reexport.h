@@ -20,6 +20,8 @@
 #ifndef TA_ANALYZE_REEXPORT_H
 #define TA_ANALYZE_REEXPORT_H
 
+#include <stdbool.h>
+
 /* What `from module import name`, written in the file at importer, binds
  * name to when the module re-exports it from Triton ("triton",
  * "triton.language", "triton.language.extra.libdevice"...); NULL when the
@@ -27,5 +29,17 @@
  * frees. Only the names by which Triton is re-exported are looked up
  * (triton, tl, language, jit, autotune, heuristics, Config, libdevice). */
 char *ta_reexport_target(const char *importer, const char *module, const char *name);
+
+/* The same for a name used as a decorator, whatever it is called: the
+ * project's own function around triton.jit or triton.autotune (`def
+ * jit_kernel(fn): return triton.jit(fn)`) stands for that decorator. */
+char *ta_reexport_wrapper(const char *importer, const char *module, const char *name);
+
+/* Whether the module imported as `module` from the file at importer, or a
+ * module of the project it imports (two imports deep, at most 16 files),
+ * holds needle in its text: a call the package makes once for all its
+ * kernels (`triton.set_allocator(...)` at import time) that the importing
+ * file need not make itself. */
+bool ta_reexport_package_mentions(const char *importer, const char *module, const char *needle);
 
 #endif

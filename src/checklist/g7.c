@@ -3,6 +3,7 @@
 #include "config.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
+#include "analyze/reexport.h"
 #include "util/buf.h"
 
 #include <ctype.h>
@@ -16,6 +17,25 @@ static bool file_sets_allocator(const ta_model *m)
 		for (size_t i = 0; i < m->hosts[h].op_count; i++)
 			if (m->hosts[h].ops[i].kind == TA_HOST_SET_ALLOCATOR)
 				return true;
+	return false;
+}
+
+/* Whether a module of the file's own package that it imports (or one that
+ * imports, two deep) calls triton.set_allocator: a package sets it once, at
+ * import time, for all its kernels (flash-linear-attention's utils). */
+static bool package_sets_allocator(const ta_model *m)
+{
+	for (size_t i = 0; i < m->import_count; i++) {
+		const char *from = m->imports[i].from;
+		if (!from || !strncmp(from, "triton", 6) || !strncmp(from, "torch", 5))
+			continue;
+		/* `from . import util` imports the module .util itself */
+		char *module = from[strspn(from, ".")] ? ta_xstrdup(from) : ta_xasprintf("%s%s", from, m->imports[i].alias);
+		bool yes = ta_reexport_package_mentions(m->src->path, module, "set_allocator(");
+		free(module);
+		if (yes)
+			return true;
+	}
 	return false;
 }
 
@@ -41,7 +61,7 @@ ta_status ta_detect_g7(ta_rule_ctx *c)
 		if (c->k->ops[i].kind == TA_OP_MAKE_DESCRIPTOR)
 			desc = &c->k->ops[i];
 	bool own = false;
-	if (desc && launched_here(c->m, c->kernel, 0) && !file_sets_allocator(c->m)) {
+	if (desc && launched_here(c->m, c->kernel, 0) && !file_sets_allocator(c->m) && !package_sets_allocator(c->m)) {
 		ta_rule_add(c, desc->span, "`%s` builds tensor descriptors in the kernel but the file never "
 			    "calls triton.set_allocator: the launch fails at run time", c->k->name);
 		own = true;

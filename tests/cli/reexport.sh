@@ -9,7 +9,11 @@
 # wrapper around the decorator, applied as `@triton_jit()`), `tl_arange =
 # tl.arange` and `tl_constexpr = tl.constexpr` bound in a branch of the
 # module (Fast-LLM's form), or plain `triton_jit = triton.jit`; the same
-# wrapper around another library's jit is not Triton.
+# wrapper around another library's jit is not Triton. A function of the
+# package that applies triton.jit (`def jit_kernel(fn): return
+# triton.jit(fn)`) is that decorator under any name, imported by name or
+# used through its module (`@util.jit_kernel`); and a package that sets
+# triton.set_allocator at import spares its kernel files G7.
 # Env: TILEADVISE (the binary), TA_SRCDIR (the source tree).
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -17,7 +21,7 @@ set -u
 . "$TA_SRCDIR/tests/lib/tap.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-reexp-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 9
+plan 12
 cp -R "$TA_SRCDIR/tests/fixtures/reexport/." "$tmp/"
 cd "$tmp" || exit 99
 
@@ -35,6 +39,13 @@ grep -q '^\./wrap/ops/negate\.py:16:5: warning: `negate_kernel` is launched with
 result $? "plain aliases through a relative import, the decorator bare: seen" "$(cat out)"
 ! grep -q 'not_a_kernel_either' out && "$TILEADVISE" --report other/fake2.py 2>&1 | grep -q 'fake2.py: 0 kernels'
 result $? "the same wrapper around numba.jit: no kernel" "$("$TILEADVISE" --report other/fake2.py 2>&1 | head -3)"
+
+grep -q '^\./pkgwrap/ops/neg\.py:17:5: warning: `neg_kernel` is launched with fixed BLOCK=1024' out
+result $? "@util.jit_kernel, the package's own function around triton.jit, through its module: the kernel is seen" "$(cat out)"
+! grep -q 'pkgwrap/ops/copy2d' out && "$TILEADVISE" --report pkgwrap/ops/copy2d.py 2>&1 | grep -q 'copy2d.py: 1 kernel'
+result $? "the wrapper imported by name, descriptors in the kernel, the allocator set by the package at import: seen, no G7" "$(grep copy2d out)"
+grep -q '^\./pkgnoalloc/ops/copy2d\.py:12:10: warning: `copy2d_kernel` builds tensor descriptors.*\[G7\]' out
+result $? "the same where nothing in the package sets the allocator: G7" "$(grep pkgnoalloc out)"
 
 "$TILEADVISE" --report proj/ops/scale.py >out 2>&1
 grep -q '^proj/ops/scale.py: 1 kernel, 1 launch' out
