@@ -28,7 +28,7 @@
 #include "util/buf.h"
 #include "util/fsutil.h"
 
-/* The cases of tests/entries/*.md as files (tests/entries/README.md): make
+/* The cases of tests/entries/ID.md as files (tests/entries/README.md): make
  * check writes them and passes the folder as TA_CASES. */
 static const char *cases_dir(void)
 {

@@ -230,7 +230,7 @@ static void test_files(void **state)
 {
 	(void)state;
 	char *ex = ta_xasprintf("%s/examples", ta_test_srcdir());
-	/* the rule cases of tests/entries/*.md, as make check writes them */
+	/* the rule cases of tests/entries/ID.md, as make check writes them */
 	const char *cases = getenv("TA_CASES");
 	char *fx = ta_xasprintf("%s/rules", cases && *cases ? cases : TA_BUILD_BUILDDIR "/tests/entry-cases");
 	size_t nodes = check_folder(ex) + check_folder(fx);

@@ -1,4 +1,4 @@
-/* The checklist's detectors over the rule cases of tests/entries/*.md (each
+/* The checklist's detectors over the rule cases of tests/entries/ID.md (each
  * case with no edit, extracted as a file): each states, in comments, the
  * statuses it expects and marks the lines where findings must be (see
  * tests/entries/README.md). Plus the profile-backed
@@ -19,7 +19,7 @@
 #include "checklist/rules.h"
 #include "util/buf.h"
 
-/* The cases of tests/entries/*.md as files (tests/entries/README.md): make
+/* The cases of tests/entries/ID.md as files (tests/entries/README.md): make
  * check writes them and passes the folder as TA_CASES. */
 static const char *cases_dir(void)
 {
