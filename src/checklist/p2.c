@@ -188,9 +188,13 @@ static TSNode loop_extent(ta_rule_ctx *c, int l)
 	uint32_t n = ta_node_named_count(args);
 	if (!ta_node_is(it, "call") || n == 0 || n > 3)
 		return (TSNode){ 0 };
-	TSNode b = ta_values_follow(c->m, ta_node_named_child(args, n == 1 ? 0 : 1));
+	TSNode a = ta_node_named_child(args, n == 1 ? 0 : 1), b = ta_values_follow(c->m, a);
 	if (ta_node_is(b, "call") && ta_call_named(c->m, b, "cdiv"))
 		b = ta_values_follow(c->m, ta_node_named_child(ta_node_field(b, "arguments"), 0));
+	/* a name bound to a computed size (`in_group_dim = in_feat_dim //
+	 * groups`) is the extent by that name */
+	if (!ta_node_is(b, "identifier") && ta_node_is(ta_node_unparen(a), "identifier"))
+		b = ta_node_unparen(a);
 	return ta_node_is(b, "identifier") ? b : (TSNode){ 0 };
 }
 
@@ -271,14 +275,56 @@ static size_t values_before(ta_rule_ctx *c, TSNode id, uint32_t before, TSNode *
 /* The comparisons a load's mask is made of (through the kernel's names,
  * each binding of a name bound in two arms): whether some move with loop
  * l (the K bound) and some do not (a row or column bound, `mask_m`). */
+/* What a mask term's value reads of loop l: its variable, or a name the
+ * loop steps (`k_left -= BK`). */
+typedef struct step_read {
+	ta_rule_ctx *c;
+	int l;
+	bool found;
+} step_read;
+
+static ta_values_step reads_step(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	step_read *r = ctx;
+	if (!ta_node_is(n, "identifier"))
+		return TA_VALUES_DESCEND;
+	const ta_loop *lp = &r->c->k->loops[r->l];
+	char *name = ta_node_text(m->src, n);
+	r->found = lp->var && !strcmp(name, lp->var);
+	size_t na, first;
+	const ta_assign *as = ta_rule_assigns(r->c, &na);
+	size_t end = ta_rule_assigns_within(as, na, lp->span, &first);
+	for (size_t i = first; i < end && !r->found; i++)
+		r->found = as[i].augmented && !strcmp(as[i].name, name);
+	free(name);
+	return r->found ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+/* Whether the comparison n moves with loop l: bound in the loop, and its
+ * value reads the loop's variable or a name the loop steps. A term bound
+ * in the loop from outer loops' variables alone (a convolution's
+ * `h - pad + stride * offs` inside its channel loop) stays as it is for
+ * every pass of l. */
+static bool moves_with(ta_rule_ctx *c, TSNode n, int l)
+{
+	ta_span s = { .start = ts_node_start_byte(n), .end = ts_node_end_byte(n) };
+	if (!ta_rule_varies_in_loop(c, s, l))
+		return false;
+	step_read r = { .c = c, .l = l };
+	ta_values_walk(c->m, n, reads_step, &r);
+	return r.found;
+}
+
 static void mask_parts(ta_rule_ctx *c, TSNode n, int l, uint32_t before, int depth, bool *moving, bool *fixed)
 {
 	n = ta_node_unparen(n);
-	if (ts_node_is_null(n) || depth > 6)
+	/* deep enough for a chain of a dozen terms joined by & (a
+	 * convolution's bounds on batch, channels, height and width) */
+	if (ts_node_is_null(n) || depth > 24)
 		return;
 	if (ta_node_is(n, "comparison_operator")) {
-		ta_span s = { .start = ts_node_start_byte(n), .end = ts_node_end_byte(n) };
-		*(ta_rule_varies_in_loop(c, s, l) ? moving : fixed) = true;
+		*(moves_with(c, n, l) ? moving : fixed) = true;
 		return;
 	}
 	if (ta_node_is(n, "identifier")) {
@@ -372,12 +418,30 @@ static bool mask_bounds_other_axis(ta_rule_ctx *c, const ta_op *op, int l)
  * lengths, token and row counts, vocabularies, and per-sequence ends. */
 static bool ragged_bound_name(const char *t)
 {
-	static const char *const words[] = {
-		"seq", "ctx", "len", "vocab", "token", "row", "batch", "end", "start", "cu_", "num_", "n_", NULL,
-	};
-	for (size_t i = 0; words[i]; i++)
-		if (strcasestr(t, words[i]))
-			return true;
+	/* by the words of its names (split at '_'), not by substring:
+	 * `hidden_size` holds "n_" and is no count of rows */
+	static const char *const starts[] = { "seq", "ctx", "len", "vocab", "token", "row", "batch", "end", "start", NULL };
+	static const char *const whole[] = { "cu", "num", "n", NULL };
+	for (const char *p = t; *p;) {
+		if (!(isalnum((unsigned char)*p) || *p == '_')) {
+			p++;
+			continue;
+		}
+		const char *e = p;
+		while (isalnum((unsigned char)*e))
+			e++;
+		size_t n = (size_t)(e - p);
+		for (size_t i = 0; starts[i] && n; i++)
+			if (n >= strlen(starts[i]) && !strncasecmp(p, starts[i], strlen(starts[i])))
+				return true;
+		/* `n_tokens`, `in_n`, `num_rows`: a word of a longer name (a bare
+		 * N or K is a dimension) */
+		bool part = *e == '_' || (p > t && p[-1] == '_');
+		for (size_t i = 0; whole[i] && n && part; i++)
+			if (n == strlen(whole[i]) && !strncmp(p, whole[i], n))
+				return true;
+		p = *e == '_' ? e + 1 : e;
+	}
 	return false;
 }
 
