@@ -272,9 +272,6 @@ static size_t values_before(ta_rule_ctx *c, TSNode id, uint32_t before, TSNode *
 	return n;
 }
 
-/* The comparisons a load's mask is made of (through the kernel's names,
- * each binding of a name bound in two arms): whether some move with loop
- * l (the K bound) and some do not (a row or column bound, `mask_m`). */
 /* What a mask term's value reads of loop l: its variable, or a name the
  * loop steps (`k_left -= BK`). */
 typedef struct step_read {
@@ -316,6 +313,9 @@ static bool moves_with(ta_rule_ctx *c, TSNode n, int l)
 	return r.found;
 }
 
+/* The comparisons a load's mask is made of (through the kernel's names,
+ * each binding of a name bound in two arms): whether some move with loop
+ * l (the K bound) and some do not (a row or column bound, `mask_m`). */
 static void mask_parts(ta_rule_ctx *c, TSNode n, int l, uint32_t before, int depth, bool *moving, bool *fixed)
 {
 	n = ta_node_unparen(n);
