@@ -101,6 +101,19 @@ static char *cached_module(const char *importer, const char *module)
 	return file;
 }
 
+/* A module file read and parsed (as any file: size-bounded, regular files
+ * only): its tree, with its source in *src; NULL when either fails (*src
+ * may then be set). The caller frees both. A tree is not kept past the
+ * question: trees come from the parser's arena. */
+static ta_syntax *load_module(const char *file, ta_source **src)
+{
+	char *err = NULL;
+	*src = NULL;
+	ta_syntax *syn = ta_source_load(file, src, &err) == 0 ? ta_syntax_parse(*src, &err) : NULL;
+	free(err);
+	return syn;
+}
+
 static char *resolve(const char *importer, const char *module, const char *name, int depth, bool any_name);
 
 /* What the import statement st of the module file at path binds `want` to,
@@ -291,18 +304,14 @@ static char *resolve(const char *importer, const char *module, const char *name,
 			free(file);
 			return cache[i].value ? ta_xstrdup(cache[i].value) : NULL;
 		}
-	/* parsed for each name asked (results are kept below): a tree is not
-	 * kept past the call, as trees come from the parser's arena */
-	char *result = NULL, *err = NULL;
-	ta_source *src = NULL;
-	if (ta_source_load(file, &src, &err) == 0) {
-		ta_syntax *syn = ta_syntax_parse(src, &err);
-		if (syn)
-			result = search_block(src, file, ta_syntax_root(syn), name, depth, 0);
-		ta_syntax_free(syn);
-		ta_source_free(src);
-	}
-	free(err);
+	/* parsed for each name asked (the results are kept below) */
+	char *result = NULL;
+	ta_source *src;
+	ta_syntax *syn = load_module(file, &src);
+	if (syn)
+		result = search_block(src, file, ta_syntax_root(syn), name, depth, 0);
+	ta_syntax_free(syn);
+	ta_source_free(src);
 	struct cache_slot *s = &cache[cache_next++ % CACHE_SLOTS];
 	free(s->key);
 	free(s->value);
@@ -334,20 +343,12 @@ char *ta_reexport_wrapper(const char *importer, const char *module, const char *
 	return target_of(importer, module, name, true);
 }
 
-/* The modules a module file imports from its own package (found on disk),
- * appended to files[*n] (at most max), each once. */
-static void project_imports(const char *file, char **files, size_t *n, size_t max)
+/* The modules the module file `file` (its tree root) imports from its own
+ * package (found on disk), appended to files[*n] (at most max), each once. */
+static void project_imports(const ta_source *src, TSNode root, const char *file, char **files, size_t *n,
+			    size_t max)
 {
-	char *err = NULL;
-	ta_source *src = NULL;
-	if (ta_source_load(file, &src, &err) != 0) {
-		free(err);
-		return;
-	}
-	ta_syntax *syn = ta_syntax_parse(src, &err);
-	free(err);
-	TSNode root = syn ? ta_syntax_root(syn) : (TSNode){ 0 };
-	for (uint32_t i = 0; syn && i < ta_node_named_count(root) && *n < max; i++) {
+	for (uint32_t i = 0; i < ta_node_named_count(root) && *n < max; i++) {
 		TSNode st = ta_node_named_child(root, i);
 		if (!ta_node_is(st, "import_from_statement"))
 			continue;
@@ -372,8 +373,6 @@ static void project_imports(const char *file, char **files, size_t *n, size_t ma
 		}
 		free(module);
 	}
-	ta_syntax_free(syn);
-	ta_source_free(src);
 }
 
 bool ta_reexport_package_mentions(const char *importer, const char *module, const char *needle)
@@ -395,15 +394,15 @@ bool ta_reexport_package_mentions(const char *importer, const char *module, cons
 			depth++;
 			depth_end = n;
 		}
-		char *text = NULL, *err = NULL;
-		size_t len = 0;
-		if (ta_read_file(files[i], TA_SOURCE_MAX_BYTES, &text, &len, &err) == 0) {
-			found = strstr(text, needle) != NULL;
-			free(text);
-		}
-		free(err);
-		if (!found && depth < 2)
-			project_imports(files[i], files, &n, MAX_FILES);
+		/* each file read once: its text for the needle, its tree for
+		 * the modules it imports */
+		ta_source *src;
+		ta_syntax *syn = load_module(files[i], &src);
+		found = src && strstr(src->text, needle) != NULL;
+		if (!found && syn && depth < 2)
+			project_imports(src, ta_syntax_root(syn), files[i], files, &n, MAX_FILES);
+		ta_syntax_free(syn);
+		ta_source_free(src);
 	}
 	for (size_t i = 0; i < n; i++)
 		free(files[i]);

@@ -23,7 +23,7 @@ static bool file_sets_allocator(const ta_model *m)
 /* Whether a module of the file's own package that it imports (or one that
  * imports, two deep) calls triton.set_allocator: a package sets it once, at
  * import time, for all its kernels (flash-linear-attention's utils). */
-static bool package_sets_allocator(const ta_model *m)
+static bool package_reads_allocator(const ta_model *m)
 {
 	for (size_t i = 0; i < m->import_count; i++) {
 		const char *from = m->imports[i].from;
@@ -37,6 +37,20 @@ static bool package_sets_allocator(const ta_model *m)
 			return true;
 	}
 	return false;
+}
+
+/* Asked once per file, whatever number of its kernels build descriptors:
+ * the answer reads the package's files. */
+static void *new_package_allocator(const ta_model *m)
+{
+	bool *yes = ta_xmalloc(sizeof *yes);
+	*yes = package_reads_allocator(m);
+	return yes;
+}
+
+static bool package_sets_allocator(const ta_model *m)
+{
+	return *(bool *)ta_index_cached(m, new_package_allocator, free);
 }
 
 /* A kernel the file runs: launched here, or a helper of one that is. */

@@ -81,10 +81,9 @@ static bool is_attention_shape(const attn_shape *s)
 }
 
 /* Whether a max op (tl.max, tl.maximum) of kernel k in loop l takes a
- * value the loop carries: a
- * name bound before the loop and again inside it (the running max m_i),
- * not only the scores of this pass (a backward's row max that tests a
- * tile against the saved log-sum-exp). */
+ * value the loop carries: a name bound before the loop and again inside it
+ * (the running max m_i), not only the scores of this pass (a backward's
+ * row max that tests a tile against the saved log-sum-exp). */
 static bool carried_max(const ta_model *m, const ta_kernel *k, const ta_op *op, int l)
 {
 	const ta_span loop = k->loops[l].span;
