@@ -13,8 +13,8 @@ typedef struct template {
 static const template templates[] = {
 	{ "L4", "batch the launches of {0} over the list: one launch for up to 4 tensors,\n"
 		"program_id(1) picks the tensor; pass the pointers and sizes as tuples or a table" },
-	{ "P4", "{0} runs on a 3D grid: use grid (m_blocks * n_blocks, batch) and decode\n"
-		"pid_m, pid_n from program_id(0) with GROUP_SIZE_M grouping" },
+	{ "P4", "{0} takes its tiles in launch order: decode pid_m, pid_n from the program's place\n"
+		"(program_id(1) * num_programs(0) + program_id(0)) with GROUP_SIZE_M grouping" },
 	{ "P7", "make {0} persistent: for tile in tl.range(pid, n_tiles, NUM_PROGRAMS, flatten=True),\n"
 		"grid = (min(NUM_SMS, n_tiles) * occupancy,), occupancy in the autotune configs" },
 	{ "S2", "{0} feeds a broadcast/3D operand to tl.dot: give each program one batch (or head)\n"

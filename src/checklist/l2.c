@@ -169,9 +169,22 @@ ta_status ta_detect_l2(ta_rule_ctx *c)
 		}
 		const ta_kwarg *kw = frozen_keyword(a, l);
 		if (kw) {
+			/* every such keyword: the call fails until all of them go */
+			ta_buf names = TA_BUF_INIT;
+			size_t n = 0;
+			for (size_t i = 0; i < l->kwarg_count; i++)
+				for (size_t j = 0; j < a->config_count; j++)
+					if (ta_kwarg_find(a->configs[j].params, a->configs[j].param_count,
+							  l->kwargs[i].name)) {
+						ta_buf_printf(&names, "%s`%s`", n ? ", " : "", l->kwargs[i].name);
+						n++;
+						break;
+					}
 			ta_finding *f = ta_rule_add(c, kw->span,
-				"launch of autotuned `%s` passes `%s`, which the autotune configs also set: "
-				"the keyword overrides the tuning", c->k->name, kw->name);
+				"launch of autotuned `%s` passes %s, which the autotune configs also set: "
+				"Triton's autotuner rejects that (Conflicting meta-parameters), so the call fails "
+				"until %s", c->k->name, ta_buf_str(&names), n > 1 ? "they go" : "the keyword goes");
+			ta_buf_free(&names);
 			ta_finding_line(f, a->span.line);
 			found = true;
 		}

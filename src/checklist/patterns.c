@@ -59,7 +59,8 @@ static bool broadcast_operand(ta_rule_ctx *c, const ta_op *dot, size_t arg, bool
 			const ta_op *op = &k->ops[j];
 			if (op->span.start < as[i].rhs.start || op->span.end > as[i].rhs.end)
 				continue;
-			yes = op->kind == TA_OP_BROADCAST_TO || (op->kind == TA_OP_LOAD && op->ptr_rank >= 3);
+			/* a 3D load; a 4D one is no operand tl.dot takes (2D or 3D only) */
+			yes = op->kind == TA_OP_BROADCAST_TO || (op->kind == TA_OP_LOAD && op->ptr_rank == 3);
 			*made_by_broadcast |= op->kind == TA_OP_BROADCAST_TO;
 		}
 	}

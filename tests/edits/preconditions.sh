@@ -82,6 +82,7 @@
 #    P1 widening RMW   pre p1_widen_rmw, p1_widen_rmw_named, p1_widen_rmw_helper / p1_widen_reset
 #    P6 host values    pre p6_device_param, p6_device_computed, p6_device_helper / p6_host_list,
 #                      p6_host_inline; golden p6, p6_tile, p6_tab_crlf
+#    P4 order of tiles pre p4_spin, p4_poll, p4_helper_ids, p4_batch_first / p4_inline_ids, p4_while_k; rules P4.md
 # A call choosing its kernel (`k = A if c else B`): golden s1_choice, s1_choice_call (S1's contract
 #                      holds when the call runs its kernel); pre p1_choice, s6_choice, s1_choice_unknown
 . "${TA_SRCDIR:-$(cd "$(dirname "$0")/../.." && pwd)}/tests/lib/tap.sh"

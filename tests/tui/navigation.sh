@@ -55,7 +55,7 @@ while [ $i -lt 30 ]; do ta_keys Space; i=$((i + 1)); done
 sleep 0.5
 ta_resize 200 60
 check "after a resize the page is not scrolled past its end: it fits, so its title is back" \
-	ta_wait "│ S6 · Precise tanh in the inner loop +\[applied\]"
+	ta_wait "│ S6 · Precise tanh in the inner loop +\[applied(, hint)?\]"
 ta_screen | grep -q "Typical impact"
 result $? "... and its last section is shown"
 ta_keys q

@@ -37,7 +37,7 @@ esc=$(printf '\033')
 ta_until sh -c "tmux -L '$TA_SOCK' capture-pane -p -e -t t$TA_WIN | grep -aq '${esc}\[33m≈'"
 result $? "within noise is drawn in its own colour (yellow), not the star's green"
 check "j moves to S6" ta_step_to S6
-check "S6's page says applied" ta_wait "S6 · .*\[applied\]"
+check "S6's page says applied" ta_wait "S6 · .*\[applied(, hint)?\]"
 # S6 (the fast tanh) changed registers, not the launch shapes: the
 # workloads compare, and the shapes in both runs are listed one by one.
 check "S6's page: its before is S3's after, faster" \
