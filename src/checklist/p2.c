@@ -43,6 +43,8 @@ static bool is_reduction_loop(ta_rule_ctx *c, int l)
 	return false;
 }
 
+static bool while_range(const ta_model *m, const ta_loop *lp, TSNode *stop, TSNode *step);
+
 /* The mask of a load (keyword or second positional argument); empty span
  * when it has none. */
 static ta_span load_mask(const ta_op *op)
@@ -177,6 +179,41 @@ static bool under_even_flag(const ta_rule_ctx *c, const ta_op *op)
 	return false;
 }
 
+/* A while loop that steps a counter like a range (`start = 0; while start
+ * < N: ... start += BN`): its bound and step, and true. The counter is
+ * bound once before the loop, to 0, and rebound once directly in its body
+ * (ta_values_induction); the test compares it with the bound, either way
+ * round. */
+static bool while_range(const ta_model *m, const ta_loop *lp, TSNode *stop, TSNode *step)
+{
+	if (lp->kind != TA_LOOP_WHILE)
+		return false;
+	TSNode test = ta_node_unparen(ta_edits_node(m, lp->iter));
+	if (!ta_node_is(test, "comparison_operator") || ts_node_named_child_count(test) != 2)
+		return false;
+	TSNode op = ts_node_child(test, 1);
+	TSNode a = ts_node_named_child(test, 0), b = ts_node_named_child(test, 1);
+	bool lt = ta_node_is(op, "<"), gt = ta_node_is(op, ">");
+	if (!lt && !gt)
+		return false;
+	TSNode var = lt ? a : b, bound = lt ? b : a;
+	if (!ta_node_is(var, "identifier"))
+		return false;
+	TSNode stmt = ta_edits_node(m, lp->span);
+	if (!ta_node_is(stmt, "while_statement"))
+		stmt = ta_node_ancestor(test, "while_statement");
+	char *name = ta_node_text(m->src, var);
+	TSNode init = { 0 }, st = { 0 }, update = { 0 };
+	bool ind = !ts_node_is_null(stmt) && ta_values_induction(m, stmt, name, &init, &st, &update);
+	free(name);
+	long v;
+	if (!ind || ts_node_is_null(init) || !ta_values_int(m, init, &v) || v != 0)
+		return false;
+	*stop = bound;
+	*step = st;
+	return true;
+}
+
 /* The extent loop l walks, as the name its bound reads: `K` for
  * range(0, K, BK), range(0, tl.cdiv(K, BK)) and range(n) where
  * `n = tl.cdiv(K, BK * SPLIT_K)`; a null node when it is no plain name. */
@@ -186,9 +223,14 @@ static TSNode loop_extent(ta_rule_ctx *c, int l)
 	TSNode it = ta_rule_node(c, lp->iter);
 	TSNode args = ta_node_field(it, "arguments");
 	uint32_t n = ta_node_named_count(args);
-	if (!ta_node_is(it, "call") || n == 0 || n > 3)
+	TSNode a, wstep;
+	if (while_range(c->m, lp, &a, &wstep))
+		;
+	else if (!ta_node_is(it, "call") || n == 0 || n > 3)
 		return (TSNode){ 0 };
-	TSNode a = ta_node_named_child(args, n == 1 ? 0 : 1), b = ta_values_follow(c->m, a);
+	else
+		a = ta_node_named_child(args, n == 1 ? 0 : 1);
+	TSNode b = ta_values_follow(c->m, a);
 	if (ta_node_is(b, "call") && ta_call_named(c->m, b, "cdiv"))
 		b = ta_values_follow(c->m, ta_node_named_child(ta_node_field(b, "arguments"), 0));
 	/* a name bound to a computed size (`in_group_dim = in_feat_dim //
@@ -489,6 +531,13 @@ static bool k_like_loop(ta_rule_ctx *c, int l)
 	int dots = ta_rule_dots_in_loop(c->k, l);
 	if (c->attention && dots >= 2)
 		return false;
+	TSNode wstop, wstep;
+	if (while_range(c->m, lp, &wstop, &wstep)) {
+		char *bound = ta_node_text(c->m->src, ta_values_follow(c->m, wstop));
+		bool like = k_like_bound(c, bound, dots);
+		free(bound);
+		return like;
+	}
 	if ((lp->kind != TA_LOOP_RANGE && lp->kind != TA_LOOP_TL_RANGE) || !lp->arg_count)
 		return false;
 	/* the bound's value: `num_k = tl.cdiv(K, BK)` before the loop is
@@ -567,6 +616,45 @@ static bool one_step_loop(const ta_loop *lp)
 /* P2's attention form (below): reports loop li, true when it did. */
 static bool p2_attn_report(ta_rule_ctx *rc, size_t li);
 
+/* Whether a comparison in the value of mask bounds something by name: its
+ * bound side is the name (`x < name`, `name > x`), or the name less an
+ * offset (`x < name - k * BK`). */
+typedef struct bounded_ctx {
+	const char *name;
+	bool hit;
+} bounded_ctx;
+
+static ta_values_step bounded_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	bounded_ctx *b = ctx;
+	if (!ta_node_is(n, "comparison_operator") || ts_node_named_child_count(n) != 2)
+		return TA_VALUES_DESCEND;
+	TSNode op = ts_node_child(n, 1);
+	bool lt = ta_node_is(op, "<") || ta_node_is(op, "<="), gt = ta_node_is(op, ">") || ta_node_is(op, ">=");
+	if (lt || gt) {
+		/* the bound is the name, or the name less the part already
+		 * walked (`K - k * BK`); a product (`T * K`) mixes it with
+		 * another size */
+		TSNode side = ta_values_follow(m, ts_node_named_child(n, lt ? 1 : 0));
+		if (ta_node_is(side, "binary_operator") && ta_node_is(ta_node_field(side, "operator"), "-"))
+			side = ta_values_follow(m, ta_node_field(side, "left"));
+		if (ta_node_is(side, "identifier") && ta_node_text_eq(m->src, side, b->name)) {
+			b->hit = true;
+			return TA_VALUES_STOP;
+		}
+	}
+	return TA_VALUES_DESCEND;
+}
+
+static bool bounded_by(const ta_model *m, TSNode mask, const char *name)
+{
+	bounded_ctx b = { name, false };
+	if (!ts_node_is_null(mask))
+		ta_values_walk(m, mask, bounded_visit, &b);
+	return b.hit;
+}
+
 ta_status ta_detect_p2(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -621,6 +709,17 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 			 * over V), else K. */
 			const ta_param *bp = masked_bound(c, ta_rule_node(c, load_mask(op)), (int)l, op->span.start, 0);
 			TSNode ext = loop_extent(c, (int)l);
+			/* where the mask compares with the loop's extent, the flag is
+			 * named after it: a term that moves with the loop against
+			 * another size (an implicit-GEMM convolution's `in_h < H`,
+			 * its padding) names no flag */
+			if (bp && !ts_node_is_null(ext) && !ta_node_text_eq(c->m->src, ext, bp->name)) {
+				char *en = ta_node_text(c->m->src, ext);
+				const ta_param *ep = ta_kernel_param(k, en);
+				if (ep && bounded_by(c->m, ta_rule_node(c, load_mask(op)), en))
+					bp = ep;
+				free(en);
+			}
 			char *bound = bp ? ta_xstrdup(bp->name)
 				      : ts_node_is_null(ext) ? ta_xstrdup("K") : ta_node_text(c->m->src, ext);
 			char *flag = ta_xasprintf("EVEN_%s", bound);
@@ -730,6 +829,21 @@ static bool is_param_ident(const ta_kernel *k, TSNode n, const ta_model *m)
 static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
 {
 	const ta_model *m = c->m;
+	TSNode wstop, wstep;
+	if (while_range(m, l, &wstop, &wstep)) {
+		/* `while k < K: ... k += BLOCK_K` from 0: range(0, K, BLOCK_K) */
+		if (!is_param_ident(c->k, wstop, m) || !is_param_ident(c->k, wstep, m))
+			return "the loop's bound and step are not both parameters of the kernel";
+		c->K = ta_node_text(m->src, wstop);
+		c->BK = ta_node_text(m->src, wstep);
+		if (!ta_kernel_param(c->k, c->BK)->constexpr_) {
+			free(c->K);
+			free(c->BK);
+			c->K = c->BK = NULL;
+			return "the K tile is not a tl.constexpr parameter";
+		}
+		return NULL;
+	}
 	if (l->kind != TA_LOOP_RANGE && l->kind != TA_LOOP_TL_RANGE)
 		return "the loop is not range(...) or tl.range(...)";
 	TSNode call = ta_edits_node(m, l->iter);

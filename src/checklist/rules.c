@@ -556,7 +556,8 @@ static bool *loop_varying(ta_rule_ctx *c, const ta_assign *as, size_t first, siz
 		for (size_t i = first; i < end; i++) {
 			if (varying[i - first])
 				continue;
-			bool v = as[i].augmented;
+			/* `x += step`, and `x = x + step` too: it reads its own value */
+			bool v = as[i].augmented || ta_rule_mentions(c, as[i].rhs, as[i].name);
 			for (size_t j = (size_t)l; j < nest && !v; j++)
 				v = k->loops[j].var && mentions_loop_var(c, as[i].rhs, k->loops[j].var);
 			for (size_t j = first; j < end && !v; j++)
