@@ -3421,33 +3421,45 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
  * (tl.dot's least) to p1_tile_hi. Where the kernel relies on
  * the sizes being multiples of the tiles, the tiles only shrink (halves
  * divide what the launched tile divides). Loop tiles alone, doubled or
- * halved, when no tile is the grid's. */
+ * halved, when no tile is the grid's. A dot kernel with two grid tiles
+ * and a loop tile (a GEMM's M, N and K) also tries 128×256×64 (the
+ * tutorial's first Hopper config, where its GEMMs run best), more grid
+ * tiles at 128 and the loop tiles at 64. */
 static void p1_tile_dicts(const p1_tiles *t, p1_seed *s)
 {
-	int variants[5][8];
+	int variants[6][8];
 	size_t nv = 0;
-	bool any_grid = false, any_loop = false;
+	bool any_loop = false;
+	int grids = 0, last_grid = -1;
 	for (size_t i = 0; i < t->n; i++) {
-		any_grid |= t->v[i].tuned && p1_splits(&t->v[i]);
+		if (t->v[i].tuned && p1_splits(&t->v[i])) {
+			grids++;
+			last_grid = (int)i;
+		}
 		any_loop |= t->v[i].tuned && !p1_splits(&t->v[i]);
 	}
-	for (int form = 0; form < 5; form++) {
+	bool any_grid = grids > 0, wide = t->dot && grids >= 2 && any_loop && !t->divisible;
+	for (int form = 0; form < 6; form++) {
 		if ((form == 1 && !any_grid) || (form == 2 && (!any_grid || !any_loop)) || (form == 3 && !any_grid) ||
-		    (form == 4 && (any_grid || !any_loop)))
+		    (form == 4 && (any_grid || !any_loop)) || (form == 5 && !wide))
 			continue;
 		bool first = true;
 		for (size_t i = 0; i < t->n; i++) {
 			const p1_tile *p = &t->v[i];
 			int v = p->seed;
-			bool change = form == 1 ? p1_splits(p) : form == 2 || form == 4 ? true :
+			bool change = form == 1 ? p1_splits(p) : form == 2 || form == 4 || form == 5 ? true :
 				      form == 3 ? p1_splits(p) && first : false;
 			if (p1_splits(p))
 				first = false;
-			if (p->tuned && change) {
+			int hi = p1_tile_hi(t, p);
+			if (p->tuned && change && form != 5) {
 				int nvv = t->divisible ? v / 2 : v * 2;
-				int hi = p1_tile_hi(t, p);
 				if (nvv >= 16 && nvv <= hi)
 					v = nvv;
+			}
+			if (form == 5 && p->tuned) {
+				int w = !p1_splits(p) ? 64 : (int)i == last_grid ? 256 : 128;
+				v = w <= hi ? w : v;
 			}
 			variants[nv][i] = v;
 		}
