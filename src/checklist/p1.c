@@ -2899,6 +2899,8 @@ typedef struct p1_tiles {
 	bool dot;                 /* the kernel (or a helper it calls) multiplies tiles */
 	bool divisible;           /* the kernel has unmasked accesses: keep what divides */
 	uint32_t divisible_line;
+	int same[8];              /* tl.static_assert(A == B): tiles of one group (1, 2, ...)
+				     take one value in every config; 0: none */
 } p1_tiles;
 
 /* The tile splits the work among programs: through the grid, or through
@@ -3335,6 +3337,58 @@ static bool p1_kernel_divides_by(const ta_model *m, const ta_kernel *k, const ch
  * in the launch and as divisors in the grid's value; a grid tile or a loop
  * step of the kernel) and which stay as launched (computed, a whole
  * dimension, read elsewhere). */
+/* The kernel's tl.static_assert(A == B [== C ...]): tiles it ties
+ * together take one value in every config (p1_tile_dicts keeps those
+ * only); a tile tied to anything else (a literal, a page size the caller
+ * passes) stays as launched. */
+static void p1_tile_asserts(const ta_model *m, const ta_kernel *k, p1_tiles *t)
+{
+	int group = 0;
+	ta_walk cur;
+	ta_walk_start(&cur, k->node);
+	for (;;) {
+		TSNode n = ta_walk_node(&cur);
+		char *fn = ta_node_is(n, "call") ? ta_model_canonical(m, ta_node_field(n, "function")) : NULL;
+		TSNode cmp = fn && ta_name_is(fn, "triton.language.static_assert")
+			? ta_node_unparen(ta_node_named_child(ta_node_field(n, "arguments"), 0)) : (TSNode){ 0 };
+		free(fn);
+		bool eq = ta_node_is(cmp, "comparison_operator");
+		for (uint32_t i = 0; eq && i < ts_node_child_count(cmp); i++) {
+			TSNode ch = ts_node_child(cmp, i);
+			eq = ts_node_is_named(ch) || ta_node_is(ch, "==");
+		}
+		if (eq) {
+			int tiles[8], nt = 0;
+			bool other = false;
+			for (uint32_t i = 0; i < ts_node_named_child_count(cmp); i++) {
+				TSNode o = ta_node_unparen(ts_node_named_child(cmp, i));
+				int x = -1;
+				for (size_t j = 0; j < t->n && x < 0 && ta_node_is(o, "identifier"); j++)
+					if (ta_node_text_eq(m->src, o, t->v[j].name))
+						x = (int)j;
+				if (x < 0)
+					other = true;
+				else if (nt < 8)
+					tiles[nt++] = x;
+			}
+			uint32_t line = ts_node_start_point(n).row + 1;
+			if (other) {
+				for (int i = 0; i < nt; i++)
+					p1_tile_fix(&t->v[tiles[i]], ta_xasprintf("%s stays: the tl.static_assert at line %u "
+										  "ties it to a value no config sets",
+										  t->v[tiles[i]].name, line));
+			} else if (nt >= 2) {
+				group++;
+				for (int i = 0; i < nt; i++)
+					t->same[tiles[i]] = group;
+			}
+		}
+		if (!ta_walk_next(&cur, true))
+			break;
+	}
+	ta_walk_finish(&cur);
+}
+
 static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_tiles *t)
 {
 	size_t launches = 0, passed[8] = { 0 };
@@ -3378,6 +3432,7 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
 		if (passed[x] != launches)
 			p1_tile_fix(&t->v[x], ta_xasprintf("%s is not passed at every launch", t->v[x].name));
 	p1_tile_ratios(m, k, t);
+	p1_tile_asserts(m, k, t);
 	bool by_grid = p1_persistence(m, k) == P1_STEPS_BY_GRID;
 	for (size_t x = 0; x < t->n; x++) {
 		p1_tile *tile = &t->v[x];
@@ -3466,6 +3521,14 @@ static void p1_tile_dicts(const p1_tiles *t, p1_seed *s)
 		nv++;
 	}
 	for (size_t f = 0; f < nv; f++) {
+		/* tiles a tl.static_assert ties together differ: that config
+		 * would not compile */
+		bool tied = true;
+		for (size_t i = 0; i < t->n && tied; i++)
+			for (size_t j = i + 1; j < t->n && tied; j++)
+				tied = !t->same[i] || t->same[i] != t->same[j] || variants[f][i] == variants[f][j];
+		if (!tied)
+			continue;
 		ta_buf b = TA_BUF_INIT;
 		ta_buf_putc(&b, '{');
 		for (size_t i = 0; i < t->n; i++)
