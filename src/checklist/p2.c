@@ -824,26 +824,11 @@ static bool is_param_ident(const ta_kernel *k, TSNode n, const ta_model *m)
 	return p;
 }
 
-/* K and BLOCK_K from `range(0, K, BLOCK_K)` or `range(0, tl.cdiv(K, BLOCK_K))`
- * (tl.range too). Returns NULL on success, else why not (static). */
-static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
+/* The bound and the step of `range(0, K, BLOCK_K)` or
+ * `range(tl.cdiv(K, BLOCK_K))` (tl.range too) as written: NULL with *kn
+ * and *bn, else why not (static). */
+static const char *range_bounds(const ta_model *m, const ta_loop *l, TSNode *kn, TSNode *bn)
 {
-	const ta_model *m = c->m;
-	TSNode wstop, wstep;
-	if (while_range(m, l, &wstop, &wstep)) {
-		/* `while k < K: ... k += BLOCK_K` from 0: range(0, K, BLOCK_K) */
-		if (!is_param_ident(c->k, wstop, m) || !is_param_ident(c->k, wstep, m))
-			return "the loop's bound and step are not both parameters of the kernel";
-		c->K = ta_node_text(m->src, wstop);
-		c->BK = ta_node_text(m->src, wstep);
-		if (!ta_kernel_param(c->k, c->BK)->constexpr_) {
-			free(c->K);
-			free(c->BK);
-			c->K = c->BK = NULL;
-			return "the K tile is not a tl.constexpr parameter";
-		}
-		return NULL;
-	}
 	if (l->kind != TA_LOOP_RANGE && l->kind != TA_LOOP_TL_RANGE)
 		return "the loop is not range(...) or tl.range(...)";
 	TSNode call = ta_edits_node(m, l->iter);
@@ -864,22 +849,38 @@ static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
 	if (np >= 2 && !ta_node_text_eq(m->src, pos[0], "0"))
 		return "the loop does not start at 0";
 	TSNode stop = pos[np == 1 ? 0 : 1];
-	TSNode kn = { 0 }, bn = { 0 };
 	if (np == 3 && ta_node_is(stop, "identifier")) {
-		kn = stop;
-		bn = pos[2];
+		*kn = stop;
+		*bn = pos[2];
 	} else if (ta_node_is(stop, "call") && (np < 3 || ta_node_text_eq(m->src, pos[2], "1"))) {
 		char *fn = ta_model_canonical(m, ta_node_field(stop, "function"));
 		TSNode ca = ta_node_field(stop, "arguments");
 		if (fn && (ta_name_is(fn, "triton.language.cdiv") || ta_name_is(fn, "triton.cdiv")) &&
 		    ta_node_named_count(ca) == 2) {
-			kn = ta_node_named_child(ca, 0);
-			bn = ta_node_named_child(ca, 1);
+			*kn = ta_node_named_child(ca, 0);
+			*bn = ta_node_named_child(ca, 1);
 		}
 		free(fn);
 	}
-	if (ts_node_is_null(kn))
+	if (ts_node_is_null(*kn))
 		return "the loop is neither range(0, K, BLOCK_K) nor range(tl.cdiv(K, BLOCK_K))";
+	return NULL;
+}
+
+/* K and BLOCK_K from `range(0, K, BLOCK_K)` or `range(0, tl.cdiv(K, BLOCK_K))`
+ * (tl.range too), or from a while loop that steps like the first: both
+ * parameters, the tile a constexpr. Returns NULL on success, else why not
+ * (static). */
+static const char *loop_bounds(p2_ctx *c, const ta_loop *l)
+{
+	const ta_model *m = c->m;
+	TSNode kn = { 0 }, bn = { 0 };
+	/* `k = 0; while k < K: ... k += BLOCK_K` is range(0, K, BLOCK_K) */
+	if (!while_range(m, l, &kn, &bn)) {
+		const char *why = range_bounds(m, l, &kn, &bn);
+		if (why)
+			return why;
+	}
 	if (!is_param_ident(c->k, kn, m) || !is_param_ident(c->k, bn, m))
 		return "the loop's bound and step are not both parameters of the kernel";
 	c->K = ta_node_text(m->src, kn);
