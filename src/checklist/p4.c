@@ -13,6 +13,7 @@
 #include "config.h"
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
+#include "analyze/flat.h"
 #include "analyze/values.h"
 #include "util/buf.h"
 
@@ -56,15 +57,6 @@ static bool tile_dot(const ta_model *m, const ta_kernel *k)
 	return reaches(m, k, is_dot, 3) && reaches(m, k, tile_load, 3);
 }
 
-/* The block of k's body (k->node may be the decorated definition). */
-static TSNode kernel_body(const ta_kernel *k)
-{
-	TSNode def = k->node;
-	if (ta_node_is(def, "decorated_definition"))
-		def = ta_node_field(def, "definition");
-	return ta_node_field(def, "body");
-}
-
 /* ---- the kernel's tile ids ------------------------------------------------ */
 
 /* The axis a tl.program_id / tl.num_programs op reads: its literal argument
@@ -91,29 +83,26 @@ typedef enum p4_ids {
  * id of axis 0 or 1, directly or through the name it was bound to. */
 static bool ids_divided(const ta_model *m, const ta_kernel *k, unsigned axes)
 {
-	TSTreeCursor cur = ts_tree_cursor_new(k->node);
 	bool found = false;
-	uint32_t end = ts_node_end_byte(k->node);
-	for (bool more = true; more && !found;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
-		if (ta_node_is(n, "binary_operator")) {
-			TSNode op = ta_node_field(n, "operator");
-			TSNode left = ta_node_field(n, "left");
-			if (!ts_node_is_null(op) && (ta_node_is(op, "//") || ta_node_is(op, "%"))) {
-				uint32_t ls = ts_node_start_byte(left), le = ts_node_end_byte(left);
-				for (size_t i = 0; i < k->op_count && !found; i++) {
-					const ta_op *o = &k->ops[i];
-					if (o->kind != TA_OP_PROGRAM_ID || op_axis(m, o) < 0 || !(axes >> op_axis(m, o) & 1))
-						continue;
-					found = (o->span.start >= ls && o->span.end <= le) ||
-						(o->target && ta_node_contains_identifier(m->src, left, o->target));
-				}
-			}
+	ta_walk w;
+	ta_walk_start(&w, k->node);
+	do {
+		TSNode n = ta_walk_node(&w);
+		TSNode op = ta_node_is(n, "binary_operator") ? ta_node_field(n, "operator") : (TSNode){ 0 };
+		if (ts_node_is_null(op) || !(ta_node_is(op, "//") || ta_node_is(op, "%")))
+			continue;
+		TSNode left = ta_node_field(n, "left");
+		uint32_t ls = ts_node_start_byte(left), le = ts_node_end_byte(left);
+		for (size_t i = 0; i < k->op_count && !found; i++) {
+			const ta_op *o = &k->ops[i];
+			int axis = o->kind == TA_OP_PROGRAM_ID ? op_axis(m, o) : -1;
+			if (axis < 0 || !(axes >> axis & 1))
+				continue;
+			found = (o->span.start >= ls && o->span.end <= le) ||
+				(o->target && ta_node_contains_identifier(m->src, left, o->target));
 		}
-		more = ta_cursor_next(&cur, true) &&
-		       ts_node_start_byte(ts_tree_cursor_current_node(&cur)) < end;
-	}
-	ts_tree_cursor_delete(&cur);
+	} while (!found && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
 	return found;
 }
 
@@ -121,21 +110,18 @@ static bool ids_divided(const ta_model *m, const ta_kernel *k, unsigned axes)
  * group_id): the decoding groups the tiles. */
 static bool names_a_group(const ta_model *m, const ta_kernel *k)
 {
-	TSTreeCursor cur = ts_tree_cursor_new(k->node);
 	bool found = false;
-	uint32_t end = ts_node_end_byte(k->node);
-	for (bool more = true; more && !found;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
-		if (ta_node_is(n, "identifier")) {
-			uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
-			char *t = ta_edits_text(m, a, b);
-			found = strcasestr(t, "group") != NULL;
-			free(t);
-		}
-		more = ta_cursor_next(&cur, true) &&
-		       ts_node_start_byte(ts_tree_cursor_current_node(&cur)) < end;
-	}
-	ts_tree_cursor_delete(&cur);
+	ta_walk w;
+	ta_walk_start(&w, k->node);
+	do {
+		TSNode n = ta_walk_node(&w);
+		if (!ta_node_is(n, "identifier"))
+			continue;
+		const char *t = m->src->text + ts_node_start_byte(n);
+		for (uint32_t i = 0; i + 5 <= ts_node_end_byte(n) - ts_node_start_byte(n) && !found; i++)
+			found = !strncasecmp(t + i, "group", 5);
+	} while (!found && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
 	return found;
 }
 
@@ -233,7 +219,7 @@ static bool taint_add(const ta_model *m, p4_taint *t, TSNode target)
 static void taint_build(const ta_model *m, const ta_kernel *k, int kernel, int axis, p4_taint *t)
 {
 	*t = (p4_taint){ .k = k, .axis = axis };
-	TSNode body = kernel_body(k);
+	TSNode body = ta_node_field(k->node, "body");
 	size_t first, n = ta_model_refs_within(m->assign_nodes, m->assign_node_count, body, &first);
 	for (bool grew = true; grew;) {
 		grew = false;
@@ -562,7 +548,7 @@ static TSNode sole_binding(const ta_model *m, const ta_kernel *k, const ta_op *o
 	    ts_node_end_byte(right) != op->span.end)
 		return (TSNode){ 0 };
 	TSNode stmt = ts_node_parent(as);
-	TSNode body = kernel_body(k);
+	TSNode body = ta_node_field(k->node, "body");
 	if (!ta_node_is(stmt, "expression_statement") || !ts_node_eq(ts_node_parent(stmt), body))
 		return (TSNode){ 0 };
 	ta_edits_defs d = { .n = 0 };
@@ -575,7 +561,7 @@ static TSNode sole_binding(const ta_model *m, const ta_kernel *k, const ta_op *o
 /* The first statement of the body, after a docstring. */
 static TSNode first_statement(const ta_kernel *k)
 {
-	TSNode body = kernel_body(k);
+	TSNode body = ta_node_field(k->node, "body");
 	uint32_t n = ts_node_named_child_count(body);
 	for (uint32_t i = 0; i < n; i++) {
 		TSNode s = ts_node_named_child(body, i);
