@@ -47,6 +47,7 @@ void ta_autotune_free(ta_autotune *a)
 	free(a->configs);
 	free(a->configs_function);
 	ta_strv_free(a->varies, a->vary_count);
+	ta_strv_free(a->builder_params, a->builder_param_count);
 	ta_strv_free(a->key, a->key_count);
 	ta_kwargs_free(a->kwargs, a->kwarg_count);
 	free(a);

@@ -140,6 +140,10 @@ typedef struct ta_autotune {
 				     a comprehension iterates over; includes num_warps... */
 	size_t vary_count;
 	bool branches_on_capability; /* the list depends on the GPU or backend */
+	char **builder_params;    /* meta-parameters a config builder of another module is
+				     handed by name (`generate_configs({"BLOCK_D": [64, 128],
+				     "num_warps": [4, 8]})`): the configs set them */
+	size_t builder_param_count;
 	char **key;               /* key=[...] names */
 	size_t key_count;
 	ta_span key_span;         /* the list, or zero when no key= */

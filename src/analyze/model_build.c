@@ -8,10 +8,12 @@
 #include "analyze/values.h"
 #include "analyze/reexport.h"
 #include "analyze/namemap.h"
+#include "analyze/names.h"
 #include "util/buf.h"
 #include "util/datadir.h"
 #include "util/fsutil.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -929,6 +931,43 @@ static void collect_configs_in(builder *b, ta_autotune *a, TSNode root, int dept
 	ta_strv_free(vars, nvars);
 }
 
+/* A config builder this file does not define, handed the meta-parameters
+ * by name: the string keys of a dict argument, written there or bound to a
+ * name before the call (`generate_configs({"BLOCK_D": BLOCK_D_LIST,
+ * "num_warps": [4, 8]})`). Those it sets are config values, whatever the
+ * builder does with them; a key whose value is a list of two or more items
+ * varies too. Launch options (num_warps, ...) are not meta-parameters. */
+static void builder_params(builder *b, ta_autotune *a, TSNode call)
+{
+	static const char *const options[] = { "num_warps", "num_stages", "num_ctas", "maxnreg", NULL };
+	TSNode args = ta_node_field(call, "arguments");
+	for (uint32_t i = 0; i < ta_node_named_count(args); i++) {
+		TSNode d = ta_node_named_child(args, i);
+		if (ta_node_is(d, "keyword_argument"))
+			d = ta_node_field(d, "value");
+		if (ta_node_is(d, "identifier")) {
+			char *n = text(b, d);
+			d = lookup_var(b, n, function_at(b->m, ts_node_start_byte(call)), ts_node_start_byte(call));
+			free(n);
+		}
+		if (!ta_node_is(d, "dictionary"))
+			continue;
+		for (uint32_t j = 0; j < ta_node_named_count(d); j++) {
+			TSNode pair = ta_node_named_child(d, j);
+			TSNode k = ta_node_field(pair, "key"), v = ta_node_field(pair, "value");
+			if (!ta_node_is(pair, "pair") || !ta_node_is(k, "string"))
+				continue;
+			char *key = string_value(b, k);
+			if (key && *key && !ta_name_among(key, options)) {
+				add_unique(&a->builder_params, &a->builder_param_count, key);
+				if ((ta_node_is(v, "list") || ta_node_is(v, "tuple")) && ta_node_named_count(v) > 1)
+					add_unique(&a->varies, &a->vary_count, key);
+			}
+			free(key);
+		}
+	}
+}
+
 static void resolve_configs(builder *b, ta_autotune *a, TSNode expr, int depth)
 {
 	if (ts_node_is_null(expr) || depth > 4)
@@ -968,6 +1007,7 @@ static void resolve_configs(builder *b, ta_autotune *a, TSNode expr, int depth)
 			resolve_configs(b, a, call_arg(expr, 1), depth + 1);
 		} else {
 			a->configs_kind = TA_CONFIGS_UNRESOLVED;
+			builder_params(b, a, expr);
 		}
 		free(name);
 	} else if (ta_node_is(expr, "identifier")) {
@@ -1762,6 +1802,76 @@ static int arm_of(TSNode ifs, uint32_t off)
 
 /* Offsets a and b lie in different arms of one if statement: a binding at
  * a never reaches a read at b. */
+/* Whether the name id spells is assigned anywhere in fn. */
+static bool assigned_in(const ta_source *src, TSNode fn, TSNode id)
+{
+	char *name = ta_node_text(src, id);
+	bool yes = false;
+	ta_walk w;
+	ta_walk_start(&w, ta_node_field(fn, "body"));
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if ((ta_node_is(x, "assignment") || ta_node_is(x, "augmented_assignment") ||
+		     ta_node_is(x, "for_statement")) &&
+		    ta_node_contains_identifier(src, ta_node_field(x, "left"), name))
+			yes = true;
+		if (yes || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	free(name);
+	return yes;
+}
+
+/* Whether the ifs p and q test the same condition, as written, and that
+ * condition reads nothing but names never assigned in the function (a
+ * kernel's constexpr flags): then they take the same arm. */
+static bool same_test(const ta_source *src, TSNode p, TSNode q)
+{
+	TSNode cp = ta_node_field(p, "condition"), cq = ta_node_field(q, "condition");
+	uint32_t lp = ts_node_end_byte(cp) - ts_node_start_byte(cp), lq = ts_node_end_byte(cq) - ts_node_start_byte(cq);
+	if (ts_node_is_null(cp) || ts_node_is_null(cq) || lp != lq ||
+	    memcmp(src->text + ts_node_start_byte(cp), src->text + ts_node_start_byte(cq), lp))
+		return false;
+	TSNode fn = p;
+	while (!ts_node_is_null(fn) && !ta_node_is(fn, "function_definition"))
+		fn = ta_node_parent(fn);
+	if (ts_node_is_null(fn))
+		return false;
+	bool fixed = true;
+	ta_walk w;
+	ta_walk_start(&w, cp);
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if (ta_node_is(x, "identifier") || ta_node_is(x, "call"))
+			fixed = !ta_node_is(x, "call") && !assigned_in(src, fn, x);
+		if (!fixed || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return fixed;
+}
+
+/* Offsets a and b lie in arms that pair up of two ifs testing the same
+ * fixed condition (`if C: p = A else: p = B`, later `if C: use(p)`): they
+ * take the same arm, so a binding at a never reaches a read at b. */
+static bool paired_other_arm(const builder *b, uint32_t a, uint32_t at)
+{
+	TSNode root = ts_tree_root_node(b->m->syn->tree);
+	for (TSNode p = ta_node_named_at(root, a, a); !ts_node_is_null(p) && !ta_node_is(p, "function_definition");
+	     p = ta_node_parent(p)) {
+		int ia = ta_node_is(p, "if_statement") ? arm_of(p, a) : -1;
+		for (TSNode q = ta_node_named_at(root, at, at); ia >= 0 && !ts_node_is_null(q) &&
+							       !ta_node_is(q, "function_definition");
+		     q = ta_node_parent(q)) {
+			int iq = ta_node_is(q, "if_statement") ? arm_of(q, at) : -1;
+			if (iq >= 0 && ia != iq && !ts_node_eq(p, q) && same_test(b->src, p, q))
+				return true;
+		}
+	}
+	return false;
+}
+
 static bool other_arm(TSNode root, uint32_t a, uint32_t b)
 {
 	for (TSNode p = ta_node_named_at(root, a, a); !ts_node_is_null(p); p = ta_node_parent(p)) {
@@ -1769,6 +1879,7 @@ static bool other_arm(TSNode root, uint32_t a, uint32_t b)
 			continue;
 		if (ta_node_is(p, "function_definition"))
 			break;
+
 		if (b < ts_node_start_byte(p) || b >= ts_node_end_byte(p))
 			continue;
 		int ia = arm_of(p, a), ib = arm_of(p, b);
@@ -2249,6 +2360,8 @@ typedef struct shape_info {
 				     it broadcasts on the last one */
 	bool branchy;             /* a name read has several bindings: the shape
 				     depends on where it is read */
+	bool reduced;             /* a reduction along an axis whose result varies
+				     along none (tl.argmax of a [1, N] row) */
 } shape_info;
 
 static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t before,
@@ -2289,6 +2402,31 @@ static bool full_reduction(const builder *b, const char *tl, TSNode call)
 		}
 	}
 	return pos >= 1;
+}
+
+/* A reduction along one axis given as an integer (`tl.argmax(x, axis=1)`,
+ * `tl.sum(x, 0)`): that axis, negative from the end; INT_MIN otherwise. */
+static int reduction_axis(const builder *b, const char *tl, TSNode call)
+{
+	static const char *const reductions[] = { "sum", "max", "min", "argmax", "argmin", "xor_sum", NULL };
+	if (!tl || !ta_name_among(tl, reductions))
+		return INT_MIN;
+	TSNode args = ta_node_field(call, "arguments"), axis = { 0 };
+	uint32_t pos = 0;
+	for (uint32_t i = 0; i < ta_node_named_count(args); i++) {
+		TSNode a = ta_node_named_child(args, i);
+		if (ta_node_is(a, "keyword_argument")) {
+			if (text_eq(b, ta_node_field(a, "name"), "axis"))
+				axis = ta_node_field(a, "value");
+		} else if (!ta_node_is(a, "comment") && pos++ == 1) {
+			axis = a;
+		}
+	}
+	char *t = ts_node_is_null(axis) ? NULL : text(b, axis), *end = NULL;
+	long v = t ? strtol(t, &end, 10) : 0;
+	int r = t && end && !*end && end != t && v > -8 && v < 8 ? (int)v : INT_MIN;
+	free(t);
+	return r;
 }
 
 static void add_loaded_at(shape_info *out, uint32_t at)
@@ -2520,6 +2658,27 @@ static bool killed_before_read(const builder *b, int owner, const char *name, co
 	return false;
 }
 
+/* Whether another binding of the name, after v and before the read at
+ * `before`, runs whenever the read does (in a block that holds the read):
+ * v's value never reaches it (`if A: p = K + d[:, None]`, then `if B: p =
+ * V + e[None, :]; tl.load(p)` reads the row). */
+static bool overwritten_before_read(const builder *b, int owner, const char *name, const var_def *v,
+				    uint32_t before)
+{
+	uint32_t from = ts_node_end_byte(v->value);
+	if (from > before)
+		return false;
+	const var_def *w;
+	FOR_OWNER_NAME(b, owner, name, w) {
+		uint32_t at = ts_node_start_byte(w->value);
+		/* one that reads the name (`page = page.to(tl.int64)`) carries v on */
+		if (w != v && at > from && at < before && ta_values_runs_before(ta_node_parent(w->value), before) &&
+		    !ta_node_contains_identifier(b->src, w->value, name))
+			return true;
+	}
+	return false;
+}
+
 static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint32_t before,
 			  int depth, char ***seen, size_t *nseen, shape_info *out)
 {
@@ -2544,7 +2703,9 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 	FOR_OWNER_NAME(b, owner, name, v)
 		if (!(defs > 1 && (other_arm(root, ts_node_start_byte(v->value), before) ||
 				   after_read(root, ts_node_start_byte(v->value), before) ||
-				   killed_before_read(b, owner, name, v, before))))
+				   killed_before_read(b, owner, name, v, before) ||
+				   overwritten_before_read(b, owner, name, v, before) ||
+				   paired_other_arm(b, ts_node_start_byte(v->value), before))))
 			shape_of(b, k, v->value, ts_node_start_byte(v->value), depth + 1, seen, nseen, out);
 	shape_of_advances(b, k, name, before, depth, seen, nseen, out);
 	shape_of_passed(b, k, name, depth, out);
@@ -2581,7 +2742,10 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				shape_of(b, k, ta_node_named_child(n, 0), before, depth, seen, nseen, &inner);
 				/* a constant block (`tl.zeros([BM], ...)[:, None]`) spans
 				 * nothing: its rows are the same address */
-				if (!constant_block(b, ta_node_named_child(n, 0))) {
+				/* nor does a reduction that varies along no axis
+				 * (`tl.argmax(row, axis=1)[:, None]`: one element) */
+				if (!constant_block(b, ta_node_named_child(n, 0)) &&
+				    !(inner.reduced && !inner.arange && !inner.dims && !inner.loaded)) {
 					out->dims |= spans;
 					out->direct |= spans;
 				}
@@ -2599,6 +2763,24 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				out->block_ptr = true;
 			else if (tl && full_reduction(b, tl, n))
 				descend = false;   /* a scalar: `tl.sum(ends <= row)` is no index per row */
+			else if (reduction_axis(b, tl, n) != INT_MIN) {
+				/* along one axis: what varies along the others, the axes
+				 * above it moving down one */
+				shape_info inner = { 0 };
+				shape_of(b, k, call_arg(n, 0), before, depth, seen, nseen, &inner);
+				int rank = inner.rank ? inner.rank : 1, ax = reduction_axis(b, tl, n);
+				ax = ax < 0 ? rank + ax : ax;
+				unsigned low = ax > 0 ? inner.dims & ((1u << ax) - 1) : 0;
+				unsigned left = ax >= 0 && ax < 8 ? low | (inner.dims >> (ax + 1)) << ax : inner.dims;
+				out->dims |= left;
+				out->direct |= left;
+				out->arange |= left != 0;
+				out->loaded |= inner.loaded;
+				out->loaded_dims |= inner.loaded && left ? inner.loaded_dims : 0;
+				out->branchy |= inner.branchy;
+				out->reduced |= !left && !inner.loaded;
+				descend = false;
+			}
 			else if (tl && !strcmp(tl, "load")) {
 				/* A loaded block of offsets makes a gather; a scalar loaded
 				 * from a pointer table does not. Its own question: names

@@ -408,3 +408,151 @@ bool ta_reexport_package_mentions(const char *importer, const char *module, cons
 		free(files[i]);
 	return found;
 }
+
+/* ---- a project's arithmetic helper --------------------------------------- */
+
+static void add_name(char ***v, size_t *n, char *s)
+{
+	*v = ta_xrealloc(*v, (*n + 1) * sizeof **v);
+	(*v)[(*n)++] = s;
+}
+
+static bool among(char **v, size_t n, const char *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* The names a function binds: its parameters, and what its body assigns
+ * or loops over. */
+static void bound_names(const ta_source *src, TSNode def, char ***v, size_t *n)
+{
+	ta_walk w;
+	ta_walk_start(&w, def);
+	for (;;) {
+		TSNode x = ta_walk_node(&w), p = ta_node_parent(x);
+		if (ta_node_is(x, "identifier") && !ts_node_is_null(p) &&
+		    ((ta_node_is(p, "parameters") || ta_node_is(p, "default_parameter") ||
+		      ta_node_is(p, "typed_parameter") || ta_node_is(p, "typed_default_parameter") ||
+		      ta_node_is(p, "list_splat_pattern") || ta_node_is(p, "dictionary_splat_pattern") ||
+		      ta_node_is(p, "pattern_list") || ta_node_is(p, "tuple_pattern")) ||
+		     ((ta_node_is(p, "assignment") || ta_node_is(p, "augmented_assignment") ||
+		       ta_node_is(p, "for_statement") || ta_node_is(p, "for_in_clause")) &&
+		      ts_node_eq(x, ta_node_field(p, "left")))))
+			add_name(v, n, ta_node_text(src, x));
+		if (!ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+}
+
+/* Whether the function definition def computes from its arguments alone:
+ * every name its body reads is one it binds, a builtin or the math module
+ * (`return 2 ** math.ceil(math.log(x, 2))`), so that equal arguments give
+ * equal results; no global, no setting, no call of the project's. */
+static bool pure_def(const ta_source *src, TSNode def)
+{
+	static const char *const builtins[] = { "min", "max", "abs", "int", "float", "round", "len", "range", "pow",
+						"divmod", "bool", "sum", "isinstance", "math", "True", "False",
+						"None", "ValueError", "AssertionError", NULL };
+	char **bound = NULL;
+	size_t nb = 0;
+	bound_names(src, def, &bound, &nb);
+	TSNode body = ta_node_field(def, "body");
+	bool pure = !ts_node_is_null(body);
+	ta_walk w;
+	ta_walk_start(&w, body);
+	while (pure) {
+		TSNode x = ta_walk_node(&w), p = ta_node_parent(x);
+		if (ta_node_is(x, "identifier") &&
+		    !(ta_node_is(p, "attribute") && ts_node_eq(x, ta_node_field(p, "attribute"))) &&
+		    !(ta_node_is(p, "keyword_argument") && ts_node_eq(x, ta_node_field(p, "name")))) {
+			char *t = ta_node_text(src, x);
+			bool known = among(bound, nb, t);
+			for (size_t i = 0; builtins[i] && !known; i++)
+				known = !strcmp(builtins[i], t);
+			free(t);
+			pure = known;
+		}
+		if (ta_node_is(x, "global_statement") || ta_node_is(x, "nonlocal_statement") ||
+		    ta_node_is(x, "yield") || ta_node_is(x, "await"))
+			pure = false;
+		if (!ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	for (size_t i = 0; i < nb; i++)
+		free(bound[i]);
+	free(bound);
+	return pure;
+}
+
+static int pure_in(const char *path, const char *name, int depth);
+
+/* The module-level statements of root for `def name`, or an import of name
+ * from another module of the project: 1 pure, 0 not, -1 not found. */
+static int pure_search(const ta_source *src, const char *path, TSNode block, const char *name, int depth, int nest)
+{
+	int r = -1;
+	for (uint32_t i = 0; i < ta_node_named_count(block) && r < 0 && nest < 8; i++) {
+		TSNode s = ta_node_named_child(block, i);
+		if (ta_node_is(s, "if_statement") || ta_node_is(s, "try_statement") || ta_node_is(s, "else_clause") ||
+		    ta_node_is(s, "block")) {
+			r = pure_search(src, path, s, name, depth, nest + 1);
+			continue;
+		}
+		TSNode d = ta_node_is(s, "decorated_definition") ? ta_node_field(s, "definition") : s;
+		if (ta_node_is(d, "function_definition") && ta_node_text_eq(src, ta_node_field(d, "name"), name)) {
+			r = !ta_node_is(s, "decorated_definition") && pure_def(src, d);
+			continue;
+		}
+		if (!ta_node_is(s, "import_from_statement") || depth >= MAX_DEPTH)
+			continue;
+		TSNode mod = ta_node_field(s, "module_name");
+		for (uint32_t j = 0; j < ta_node_named_count(s) && r < 0; j++) {
+			TSNode ch = ta_node_named_child(s, j);
+			if (ts_node_eq(ch, mod))
+				continue;
+			TSNode nm = ta_node_is(ch, "aliased_import") ? ta_node_field(ch, "name") : ch;
+			TSNode as = ta_node_is(ch, "aliased_import") ? ta_node_field(ch, "alias") : nm;
+			if (!ta_node_text_eq(src, as, name))
+				continue;
+			char *module = ta_node_text(src, mod), *orig = ta_node_text(src, nm);
+			char *file = strncmp(module, "triton", 6) ? cached_module(path, module) : NULL;
+			r = file ? pure_in(file, orig, depth + 1) : 0;
+			free(file);
+			free(module);
+			free(orig);
+		}
+	}
+	return r;
+}
+
+static int pure_in(const char *path, const char *name, int depth)
+{
+	ta_source *src;
+	ta_syntax *syn = load_module(path, &src);
+	int r = syn ? pure_search(src, path, ta_syntax_root(syn), name, depth, 0) : -1;
+	ta_syntax_free(syn);
+	ta_source_free(src);
+	return r;
+}
+
+bool ta_reexport_pure_function(const char *importer, const char *module, const char *name)
+{
+	if (!importer || !module || !name || !strncmp(module, "triton", 6))
+		return false;
+	char *abs = realpath(importer, NULL);
+	char *file = abs ? cached_module(abs, module) : NULL;
+	free(abs);
+	int r = file ? pure_in(file, name, 0) : -1;
+	free(file);
+	return r == 1;
+}
+
+bool ta_reexport_pure_def(const ta_source *src, TSNode def)
+{
+	return ta_node_is(def, "function_definition") && pure_def(src, def);
+}

@@ -21,6 +21,7 @@
 #define TA_ANALYZE_REEXPORT_H
 
 #include <stdbool.h>
+#include <tree_sitter/api.h>
 
 /* What `from module import name`, written in the file at importer, binds
  * name to when the module re-exports it from Triton ("triton",
@@ -41,5 +42,16 @@ char *ta_reexport_wrapper(const char *importer, const char *module, const char *
  * kernels (`triton.set_allocator(...)` at import time) that the importing
  * file need not make itself. */
 bool ta_reexport_package_mentions(const char *importer, const char *module, const char *needle);
+
+/* Whether the function name, imported from module by the file at importer,
+ * is defined in the project (in that module, or one it imports it from) as
+ * arithmetic of its arguments alone: every name it reads is a parameter, a
+ * local, a builtin or math (`def next_power_of_two(x): return 2 **
+ * math.ceil(math.log(x, 2))`). Equal arguments then give equal results. */
+bool ta_reexport_pure_function(const char *importer, const char *module, const char *name);
+
+/* The same test of a function definition the caller holds (in its own file). */
+struct ta_source;
+bool ta_reexport_pure_def(const struct ta_source *src, TSNode def);
 
 #endif

@@ -490,16 +490,16 @@ TSNode ta_node_ancestor(TSNode n, const char *type)
 	return null;
 }
 
-bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *name)
+TSNode ta_node_find_identifier(const ta_source *src, TSNode n, const char *name)
 {
+	TSNode found = { 0 };
 	if (ts_node_is_null(n))
-		return false;
+		return found;
 	TSTreeCursor c = ts_tree_cursor_new(n);
-	bool found = false;
 	for (;;) {
 		TSNode cur = ts_tree_cursor_current_node(&c);
 		if (ta_node_is(cur, "identifier") && ta_node_text_eq(src, cur, name)) {
-			found = true;
+			found = cur;
 			break;
 		}
 		if (!ta_cursor_next(&c, true))
@@ -507,4 +507,9 @@ bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *nam
 	}
 	ts_tree_cursor_delete(&c);
 	return found;
+}
+
+bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *name)
+{
+	return !ts_node_is_null(ta_node_find_identifier(src, n, name));
 }

@@ -128,5 +128,7 @@ bool ta_cursor_child_after(TSTreeCursor *c, uint32_t at);
 
 /* Whether an identifier with that text occurs inside n. */
 bool ta_node_contains_identifier(const ta_source *src, TSNode n, const char *name);
+/* The first identifier spelling name in n (pre-order), or a null node. */
+TSNode ta_node_find_identifier(const ta_source *src, TSNode n, const char *name);
 
 #endif

@@ -599,7 +599,10 @@ static bool s1_one_shot_notes(ta_rule_ctx *c, size_t from)
 /* A kernel whose every plain raw tile is read or written once per program,
  * outside the loop that loads what the kernel works through (weights
  * before a recurrence whose steps gather their rows, an epilogue store
- * after a descriptor K loop): TMA's gain is in the loop it pipelines; a
+ * after a descriptor K loop), or outside every loop of a kernel with no
+ * tl.dot when none moves a tile (a state loaded before a recurrence over
+ * rows and stored after it; a group search before a GEMM tile is the
+ * GEMM's work, and stays): TMA's gain is in the loop it pipelines; a
  * tile moved once saves the address math of one tile. The findings from
  * `from` on become notes that say so. */
 static void s1_outside_loop_notes(ta_rule_ctx *c, size_t from)
@@ -622,6 +625,15 @@ static void s1_outside_loop_notes(ta_rule_ctx *c, size_t from)
 				loop = at;
 		}
 	}
+	/* a loop that moves no tile (a recurrence over rows, a search): the
+	 * tiles outside it still cross memory once per program */
+	bool helper_in_loop = false, dot = false;
+	for (size_t i = 0; i < k->op_count; i++) {
+		helper_in_loop |= k->ops[i].loop >= 0 && k->ops[i].kind == TA_OP_HELPER_CALL;
+		dot |= k->ops[i].kind == TA_OP_DOT;
+	}
+	if (!loop && !called && k->loop_count && !helper_in_loop && !dot)
+		loop = k->loops[0].span.line;
 	if (!loop || (called && !outside) || s1_helper_loop_raw(c->m, k, 0))
 		return;
 	char *why = ta_xasprintf("outside the loop at line %u", loop);

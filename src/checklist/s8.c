@@ -4,6 +4,7 @@
 #include "checklist/rules_internal.h"
 #include "analyze/flat.h"
 #include "analyze/values.h"
+#include "analyze/reexport.h"
 #include "util/buf.h"
 
 #include <ctype.h>
@@ -55,7 +56,7 @@ static bool tuned(const ta_model *m, const ta_kernel *k, size_t ki, const char *
 	for (size_t i = 0; i < a->config_count; i++)
 		if (ta_kwarg_find(a->configs[i].params, a->configs[i].param_count, name))
 			return true;
-	if (in_list(a->varies, a->vary_count, name))
+	if (in_list(a->varies, a->vary_count, name) || in_list(a->builder_params, a->builder_param_count, name))
 		return true;
 	for (size_t i = 0; i < k->heuristic_count; i++)
 		if (!strcmp(k->heuristics[i].name, name))
@@ -286,6 +287,224 @@ static bool s8_block_scales(const ta_model *m, TSNode block)
 	return n > 0;
 }
 
+/* The block of an elif or else arm (tree-sitter names them apart). */
+static TSNode s8_arm_block(TSNode arm)
+{
+	return ta_node_field(arm, ta_node_is(arm, "elif_clause") ? "consequence" : "body");
+}
+
+/* Whether e computes without a call or a broadcast (`BLOCK_N - 1 -
+ * array_c`, `(N % BLOCK_N - 1) * H`, `i >= c`): index and offset arithmetic,
+ * no load, no math function, no tile laid out another way (`x[:, None]`). */
+/* A constant of Triton's (`tl.float8e4nv`, `tl.float16`): a name the
+ * module triton or triton.language, as the file imports it, holds. */
+static bool s8_triton_constant(const ta_model *m, TSNode attr)
+{
+	TSNode o = ta_node_field(attr, "object");
+	while (ta_node_is(o, "attribute"))
+		o = ta_node_field(o, "object");
+	if (!ta_node_is(o, "identifier"))
+		return false;
+	for (size_t j = 0; j < m->import_count; j++)
+		if (ta_node_text_eq(m->src, o, m->imports[j].alias) && !strncmp(m->imports[j].target, "triton", 6))
+			return true;
+	return false;
+}
+
+/* Whether v is computed from a tl.arange, through the names it reads
+ * (`offs = start + tl.arange(0, B)`, `pair_idx = offs % H`, then pair_idx). */
+static bool s8_from_range(const ta_model *m, TSNode v, int depth)
+{
+	if (ts_node_is_null(v) || depth > 4)
+		return false;
+	if (memmem(m->src->text + ts_node_start_byte(v), ts_node_end_byte(v) - ts_node_start_byte(v), "arange(", 7))
+		return true;
+	bool from = false;
+	ta_walk w;
+	ta_walk_start(&w, v);
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if (ta_node_is(x, "identifier")) {
+			/* any binding of it in the function (one in a loop too) */
+			TSNode fn = x;
+			while (!ts_node_is_null(fn) && !ta_node_is(fn, "function_definition"))
+				fn = ta_node_parent(fn);
+			size_t nb = 0;
+			const ta_values_binding *b = ta_values_bindings(m, fn, m->src->text + ts_node_start_byte(x),
+									ts_node_end_byte(x) - ts_node_start_byte(x), &nb);
+			for (size_t i = 0; i < nb && !from; i++)
+				from = !b[i].mutation && ta_node_is(b[i].binding, "assignment") &&
+				       s8_from_range(m, ta_node_field(b[i].binding, "right"), depth + 1);
+		}
+		if (from || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return from;
+}
+
+/* `x * 2`, `2 * x`, `x << 1`: an index spread over a stride of two or more
+ * (an interleave), which lays out the accesses it feeds another way. */
+static bool s8_layout_scale(const ta_model *m, TSNode e)
+{
+	if (!ta_node_is(e, "binary_operator"))
+		return false;
+	TSNode op = ta_node_field(e, "operator");
+	bool mul = ta_node_text_eq(m->src, op, "*"), shl = ta_node_text_eq(m->src, op, "<<");
+	if (!mul && !shl)
+		return false;
+	for (int side = 0; side < 2; side++) {
+		TSNode v = ta_node_unparen(ta_node_field(e, side ? "right" : "left"));
+		if (!ta_node_is(v, "integer"))
+			continue;
+		char *t = ta_node_text(m->src, v);
+		long n = strtol(t, NULL, 0);
+		free(t);
+		/* of a range of indices (`pair_idx * 2`), not of a size (`3 * BLOCK`) */
+		if (((mul && n >= 2) || (shl && side && n >= 1)) &&
+		    s8_from_range(m, ta_node_unparen(ta_node_field(e, side ? "left" : "right")), 0))
+			return true;
+	}
+	return false;
+}
+
+/* Calls that cost what an operator costs: a clamp, a select, a rounding. */
+static bool s8_cheap_call(const ta_model *m, TSNode call)
+{
+	static const char *const cheap[] = { "min", "max", "abs", "minimum", "maximum", "where", "cdiv", NULL };
+	TSNode fn = ta_node_field(call, "function");
+	if (ta_node_is(fn, "attribute"))
+		fn = ta_node_field(fn, "attribute");
+	if (!ta_node_is(fn, "identifier"))
+		return false;
+	char *t = ta_node_text(m->src, fn);
+	bool yes = ta_name_among(t, cheap);
+	free(t);
+	return yes;
+}
+
+static bool s8_plain_value(const ta_model *m, TSNode e)
+{
+	/* an attribute is a dtype or a constant (`tl.float8e4nv if FP8 else
+	 * tl.float16`): another kernel, not another index */
+	if ((ta_node_is(e, "call") && !s8_cheap_call(m, e)) || ta_node_is(e, "lambda") || ta_node_is(e, "attribute"))
+		return false;
+	if (ta_node_is(e, "subscript") && ta_text_mentions(m->src->text + ts_node_start_byte(e),
+							  ts_node_end_byte(e) - ts_node_start_byte(e), "None"))
+		return false;
+	if (s8_layout_scale(m, e))
+		return false;
+	if (ta_node_is(e, "call"))   /* a cheap one: its arguments decide */
+		e = ta_node_field(e, "arguments");
+	for (uint32_t i = 0; i < ta_node_named_count(e); i++)
+		if (!s8_plain_value(m, ta_node_named_child(e, i)))
+			return false;
+	return true;
+}
+
+/* A block that only assigns plain values to names, nested ifs of the same
+ * kind included (`stride = -1; array_c = BLOCK_N - 1 - array_c`): a
+ * direction or an offset picked, the same work whichever it is. */
+static bool s8_block_picks_values(const ta_model *m, TSNode block)
+{
+	uint32_t n = ta_node_named_count(block);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode st = ta_node_named_child(block, i);
+		if (ta_node_is(st, "comment") || ta_node_is(st, "pass_statement"))
+			continue;
+		if (ta_node_is(st, "if_statement")) {
+			if (!s8_plain_value(m, ta_node_field(st, "condition")) ||
+			    !s8_block_picks_values(m, ta_node_field(st, "consequence")))
+				return false;
+			for (uint32_t j = 0; j < ta_node_named_count(st); j++) {
+				TSNode arm = ta_node_named_child(st, j);
+				if ((ta_node_is(arm, "else_clause") || ta_node_is(arm, "elif_clause")) &&
+				    (!s8_plain_value(m, ta_node_field(arm, "condition")) ||
+				     !s8_block_picks_values(m, s8_arm_block(arm))))
+					return false;
+			}
+			continue;
+		}
+		if (!ta_node_is(st, "expression_statement") || ta_node_named_count(st) != 1)
+			return false;
+		TSNode a = ta_node_named_child(st, 0);
+		if (!(ta_node_is(a, "assignment") || ta_node_is(a, "augmented_assignment")) ||
+		    !ta_node_is(ta_node_field(a, "left"), "identifier") || !s8_plain_value(m, ta_node_field(a, "right")))
+			return false;
+	}
+	return n > 0;
+}
+
+/* The work a statement or an expression does, as the kinds of its
+ * statements and the functions it calls, in order (`diff = tl.where(a <
+ * b, ...)` and `diff = tl.where(a > b, ...)` alike): two arms alike in it do
+ * the same work on other operands (a direction, a triangle, a start). */
+static void s8_work_shape(const ta_model *m, TSNode n, ta_buf *out)
+{
+	ta_walk w;
+	ta_walk_start(&w, n);
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if (ta_node_is(x, "call") && !s8_cheap_call(m, x)) {
+			TSNode fn = ta_node_field(x, "function");
+			ta_buf_printf(out, "(%.*s", (int)(ts_node_end_byte(fn) - ts_node_start_byte(fn)),
+				      m->src->text + ts_node_start_byte(fn));
+		} else if (ts_node_is_named(x) && (ta_node_is(x, "for_statement") || ta_node_is(x, "while_statement") ||
+						   ta_node_is(x, "if_statement") || ta_node_is(x, "return_statement") ||
+						   ta_node_is(x, "expression_statement"))) {
+			ta_buf_printf(out, ";%s", ts_node_type(x));
+		} else if (ta_node_is(x, "assignment") || ta_node_is(x, "augmented_assignment")) {
+			TSNode l = ta_node_field(x, "left");
+			ta_buf_printf(out, "=%.*s", (int)(ts_node_end_byte(l) - ts_node_start_byte(l)),
+				      m->src->text + ts_node_start_byte(l));
+		} else if (ta_node_is(x, "attribute") && !ta_node_is(ta_node_parent(x), "call") &&
+			   !ta_node_is(ta_node_parent(x), "attribute") && s8_triton_constant(m, x)) {
+			/* a dtype or a constant picked (`tl.float8e4nv`) */
+			ta_buf_printf(out, ".%.*s", (int)(ts_node_end_byte(x) - ts_node_start_byte(x)),
+				      m->src->text + ts_node_start_byte(x));
+		} else if (s8_layout_scale(m, x)) {
+			ta_buf_printf(out, "*%.*s", (int)(ts_node_end_byte(x) - ts_node_start_byte(x)),
+				      m->src->text + ts_node_start_byte(x));
+		} else if (ta_node_is(x, "keyword_argument") &&
+			   (ta_node_text_eq(m->src, ta_node_field(x, "name"), "strides") ||
+			    ta_node_text_eq(m->src, ta_node_field(x, "name"), "order"))) {
+			/* a block pointer read the other way round: a layout */
+			TSNode v = ta_node_field(x, "value");
+			ta_buf_printf(out, "@%.*s", (int)(ts_node_end_byte(v) - ts_node_start_byte(v)),
+				      m->src->text + ts_node_start_byte(v));
+		}
+		if (!ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+}
+
+static bool s8_same_work(const ta_model *m, TSNode a, TSNode b)
+{
+	ta_buf x = TA_BUF_INIT, y = TA_BUF_INIT;
+	s8_work_shape(m, a, &x);
+	s8_work_shape(m, b, &y);
+	bool same = x.len == y.len && (!x.len || !memcmp(x.data, y.data, x.len));
+	ta_buf_free(&x);
+	ta_buf_free(&y);
+	return same;
+}
+
+/* An if with an else whose arms all do the same work (s8_work_shape). */
+static bool s8_mirror_arms(const ta_model *m, TSNode top)
+{
+	TSNode first = ta_node_field(top, "consequence");
+	bool has_else = false, same = true;
+	for (uint32_t i = 0; same && i < ta_node_named_count(top); i++) {
+		TSNode arm = ta_node_named_child(top, i);
+		if (ta_node_is(arm, "else_clause") || ta_node_is(arm, "elif_clause")) {
+			has_else |= ta_node_is(arm, "else_clause");
+			same = s8_same_work(m, first, s8_arm_block(arm));
+		}
+	}
+	return has_else && same;
+}
+
 /* Whether what the test of x (an if or a conditional expression) selects
  * may cost differently: anything but scaling or clamping a value (`if
  * reduction == "mean": x /= B`, `x = x / n if MEAN else x`, a relu's
@@ -297,14 +516,32 @@ static bool s8_selects_work(const ta_model *m, TSNode x)
 	if (ta_node_is(x, "conditional_expression") && ta_node_named_count(x) == 3) {
 		TSNode a = ta_node_unparen(ta_node_named_child(x, 0)), b = ta_node_unparen(ta_node_named_child(x, 2));
 		return !((ta_node_is(b, "identifier") && s8_scales(m, a, b)) ||
-			 (ta_node_is(a, "identifier") && s8_scales(m, b, a)));
+			 (ta_node_is(a, "identifier") && s8_scales(m, b, a)) ||
+			 (s8_plain_value(m, a) && s8_plain_value(m, b)) || s8_same_work(m, a, b));
+	}
+	if (ta_node_is(x, "if_statement") || ta_node_is(x, "elif_clause")) {
+		/* every arm picks plain values: the same work in each mode */
+		TSNode top = x;
+		while (ta_node_is(top, "elif_clause"))
+			top = ta_node_parent(top);
+		bool plain = ta_node_is(top, "if_statement") &&
+			     s8_block_picks_values(m, ta_node_field(top, "consequence"));
+		for (uint32_t i = 0; plain && i < ta_node_named_count(top); i++) {
+			TSNode arm = ta_node_named_child(top, i);
+			if (ta_node_is(arm, "else_clause") || ta_node_is(arm, "elif_clause"))
+				plain = s8_block_picks_values(m, s8_arm_block(arm));
+		}
+		if (plain || (ta_node_is(top, "if_statement") && s8_mirror_arms(m, top)))
+			return false;
+		if (ta_node_is(x, "elif_clause"))
+			return true;
 	}
 	if (!ta_node_is(x, "if_statement") || !s8_block_scales(m, ta_node_field(x, "consequence")))
 		return true;
 	for (uint32_t i = 0; i < ta_node_named_count(x); i++) {
 		TSNode arm = ta_node_named_child(x, i);
 		if ((ta_node_is(arm, "else_clause") || ta_node_is(arm, "elif_clause")) &&
-		    !s8_block_scales(m, ta_node_field(arm, "body")))
+		    !s8_block_scales(m, s8_arm_block(arm)))
 			return true;
 	}
 	return false;
@@ -407,47 +644,140 @@ static int s8_launch_value(const ta_model *m, const ta_launch *l, const char *t)
 	return passed ? 3 : 4;
 }
 
-/* The launch's value for parameter pi is computed from what it passes for
- * the autotune key alone, through modules' functions and builtins
- * (`triton.next_power_of_2(d)` beside head_size=d; Fast-LLM's `not (row_dim % 128 == col_dim % 256
- * == inner_dim % 64 == 0)` beside row_dim, col_dim and inner_dim in the
- * key): each key gets one mode, so the key separates the modes already. */
-static bool s8_key_decides(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t pi)
+/* Whether name is called in v as a function that gives one value per
+ * argument: Triton's, math's, a builtin, or the project's own arithmetic
+ * (`next_power_of_two(d)`, defined in this file or imported from a module
+ * of the package: ta_reexport_pure_function), not one that may read a
+ * setting. */
+static bool s8_pure_function(const ta_model *m, const char *name)
 {
-	const ta_autotune *a = k->autotune;
-	bool kw;
-	TSNode v = a ? ta_values_launch_arg(m, l, k, pi, &kw) : (TSNode){ 0 };
-	if (ts_node_is_null(v))
-		return false;
+	static const char *const pure[] = { "min", "max", "abs", "int", "bool", "round", NULL };
+	if (ta_name_among(name, pure))
+		return true;
+	for (size_t j = 0; j < m->import_count; j++) {
+		const ta_import *im = &m->imports[j];
+		if (strcmp(im->alias, name))
+			continue;
+		if (!strcmp(im->target, "triton") || !strcmp(im->target, "math"))
+			return true;
+		size_t fl = im->from ? strlen(im->from) : 0;
+		const char *orig = fl && !strncmp(im->target, im->from, fl) && im->target[fl] == '.' ?
+					   im->target + fl + 1 : name;
+		return im->from && ta_reexport_pure_function(m->src->path, im->from, orig);
+	}
+	for (size_t f = 0; f < m->function_count; f++)
+		if (m->functions[f].kernel < 0 && m->functions[f].parent < 0 && !strcmp(m->functions[f].name, name))
+			return ta_reexport_pure_def(m->src, m->functions[f].node);
+	return false;
+}
+
+/* Whether every read of name in v asks for its dtype (`x.element_size()`,
+ * `x.dtype`, `x.itemsize`). */
+static bool s8_reads_dtype_only(const ta_model *m, TSNode v, const char *name)
+{
+	static const char *const dtype_attrs[] = { "dtype", "element_size", "itemsize", NULL };
+	bool only = true, any = false;
+	ta_walk w;
+	ta_walk_start(&w, v);
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if (ta_node_is(x, "identifier") && ta_node_text_eq(m->src, x, name)) {
+			TSNode p = ta_node_parent(x);
+			any = true;
+			only = ta_node_is(p, "attribute") && ts_node_eq(x, ta_node_field(p, "object"));
+			if (only) {
+				char *a = ta_node_text(m->src, ta_node_field(p, "attribute"));
+				only = ta_name_among(a, dtype_attrs);
+				free(a);
+			}
+		}
+		if (!only || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return any && only;
+}
+
+/* Whether launch l passes name for some parameter of k: for one the
+ * autotune key holds (key_only), or for any. */
+static bool s8_launch_passes(const ta_model *m, const ta_launch *l, const ta_kernel *k, const char *name,
+			     bool key_only)
+{
+	bool passed = false;
+	for (size_t j = 0; j < k->param_count && !passed; j++) {
+		if (key_only && !in_key(k->autotune, k->params[j].name))
+			continue;
+		char *t = ta_edits_launch_arg(m, l, k, j);
+		passed = t && !strcmp(t, name);
+		free(t);
+	}
+	return passed;
+}
+
+/* Whether launch l passes the tensor name or a view of it (`x_ =
+ * x.reshape(-1, d)`, then X=x_): the same dtype either way. */
+static bool s8_launch_passes_view(const ta_model *m, const ta_launch *l, const ta_kernel *k, const char *name)
+{
+	bool passed = false;
+	for (size_t j = 0; j < k->param_count && !passed; j++) {
+		bool kw;
+		TSNode v = ta_values_launch_arg(m, l, k, j, &kw);
+		if (ts_node_is_null(v))
+			continue;
+		v = ta_values_follow(m, v);
+		/* x.reshape(-1, d).contiguous(): down to x */
+		while (ta_node_is(v, "call") || ta_node_is(v, "attribute"))
+			v = ta_node_is(v, "call") ? ta_node_field(v, "function") : ta_node_field(v, "object");
+		passed = ta_node_is(v, "identifier") && ta_node_text_eq(m->src, v, name);
+	}
+	return passed;
+}
+
+/* Whether the value v, at launch l, is computed from what the launch
+ * passes for the autotune key alone: names it passes there, the dtypes of
+ * tensors it passes (the autotuner appends them to the key), through the
+ * functions s8_pure_function accepts and the local names that hold such
+ * values (`MAX_FUSED = 65536 // x.element_size()`, then `BLOCK_D =
+ * min(MAX_FUSED, triton.next_power_of_2(d))` beside D=d in the key): each
+ * key gets one value, so the key separates the modes already. */
+static bool s8_decided_by_key(const ta_model *m, const ta_launch *l, const ta_kernel *k, TSNode v, int depth)
+{
 	v = ta_values_follow(m, v);   /* `masked = M % 64 != 0`, then masked */
 	char **names;
 	size_t n = ta_edits_names(m, v, &names);
 	bool all = n > 0;
-	static const char *const pure[] = { "min", "max", "abs", "int", "bool", "round", NULL };
 	size_t read = 0;
 	for (size_t i = 0; i < n && all; i++) {
-		/* triton's and math's functions (`triton.next_power_of_2(d)`)
-		 * and builtins give one value per argument: what they read
-		 * decides (not a project's function: it may read a setting) */
-		bool module = ta_name_among(names[i], pure);
+		TSNode at = ta_node_find_identifier(m->src, v, names[i]);
+		TSNode p = ts_node_is_null(at) ? at : ta_node_parent(at);
+		bool called = ta_node_is(p, "call") && ts_node_eq(at, ta_node_field(p, "function"));
+		bool module = false;
 		for (size_t j = 0; j < m->import_count && !module; j++)
 			module = !strcmp(m->imports[j].alias, names[i]) &&
 				 (!strcmp(m->imports[j].target, "triton") || !strcmp(m->imports[j].target, "math"));
-		if (module)
+		if (module || (called && s8_pure_function(m, names[i])))
 			continue;
 		read++;
-		bool passed = false;
-		for (size_t j = 0; j < k->param_count && !passed; j++) {
-			if (!in_key(a, k->params[j].name))
-				continue;
-			char *t = ta_edits_launch_arg(m, l, k, j);
-			passed = t && !strcmp(t, names[i]);
-			free(t);
-		}
-		all = passed;
+		if (s8_launch_passes(m, l, k, names[i], true))
+			continue;
+		if (s8_reads_dtype_only(m, v, names[i]) && s8_launch_passes_view(m, l, k, names[i]))
+			continue;
+		TSNode next = ts_node_is_null(at) || depth >= 3 ? (TSNode){ 0 } : ta_values_follow(m, at);
+		all = !ts_node_is_null(next) && !ts_node_eq(next, at) && s8_decided_by_key(m, l, k, next, depth + 1);
 	}
 	ta_edits_names_free(names, n);
 	return all && read > 0;
+}
+
+/* The launch's value for parameter pi is computed from what it passes for
+ * the autotune key alone (s8_decided_by_key: `triton.next_power_of_2(d)`
+ * beside head_size=d; Fast-LLM's `not (row_dim % 128 == col_dim % 256 ==
+ * inner_dim % 64 == 0)` beside row_dim, col_dim and inner_dim in the key). */
+static bool s8_key_decides(const ta_model *m, const ta_launch *l, const ta_kernel *k, size_t pi)
+{
+	bool kw;
+	TSNode v = k->autotune ? ta_values_launch_arg(m, l, k, pi, &kw) : (TSNode){ 0 };
+	return !ts_node_is_null(v) && s8_decided_by_key(m, l, k, v, 0);
 }
 
 /* What the file's launches show of parameter pi: ONE_MODE when every
@@ -663,6 +993,20 @@ static bool s8_one_config(const ta_model *m, const ta_autotune *a)
 	return n == 1;
 }
 
+/* The key's entries that name no parameter of k, as "A, B" (caller frees),
+ * or NULL: Triton's tuner keeps only the arguments it finds by name, so
+ * such an entry keys on nothing (a flag renamed or moved to another
+ * kernel, a dimension the kernel computes). */
+static char *s8_stray(const ta_kernel *k)
+{
+	const ta_autotune *a = k->autotune;
+	ta_buf b = TA_BUF_INIT;
+	for (size_t i = 0; i < a->key_count; i++)
+		if (!ta_kernel_param(k, a->key[i]))
+			ta_buf_printf(&b, "%s%s", b.len ? ", " : "", a->key[i]);
+	return b.len ? ta_buf_steal(&b) : (ta_buf_free(&b), NULL);
+}
+
 ta_status ta_detect_s8(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -674,21 +1018,26 @@ ta_status ta_detect_s8(ta_rule_ctx *c)
 	if (s8_one_config(c->m, a))
 		return TA_STATUS_NOT_APPLICABLE;
 	char *lacks = s8_missing(c);
-	ta_buf missing = TA_BUF_INIT;
-	if (lacks)
-		ta_buf_puts(&missing, lacks);
-	free(lacks);
+	char *stray = s8_stray(k);
 	ta_status s = TA_STATUS_SATISFIED;
-	if (missing.len) {
+	if (lacks || stray) {
 		ta_span where = a->key_span.end ? a->key_span : a->span;
 		char *key = a->key_span.end ? ta_rule_text(c, a->key_span) : ta_xstrdup("(none)");
-		ta_finding *f = ta_rule_add(c, where, "autotune key %s of `%s` lacks %s: modes share one tuned config",
-					    key, k->name, ta_buf_str(&missing));
+		ta_buf msg = TA_BUF_INIT;
+		ta_buf_printf(&msg, "autotune key %s of `%s` ", key, k->name);
+		if (lacks)
+			ta_buf_printf(&msg, "lacks %s: modes share one tuned config%s", lacks, stray ? "; it " : "");
+		if (stray)
+			ta_buf_printf(&msg, "names %s, no parameter of the kernel: Triton skips %s", stray,
+				      strchr(stray, ',') ? "those entries" : "that entry");
+		ta_finding *f = ta_rule_add(c, where, "%s", ta_buf_str(&msg));
 		ta_finding_line(f, a->span.line);
+		ta_buf_free(&msg);
 		free(key);
 		s = TA_STATUS_APPLIES;
 	}
-	ta_buf_free(&missing);
+	free(lacks);
+	free(stray);
 	return s;
 }
 
@@ -748,7 +1097,7 @@ TA_REWRITE(S8, NULL, TA_SAFE)
 		char *lacks = s8_missing(&rc);
 		ta_rule_ctx_release(&rc);
 		size_t added = 0;
-		for (char *tok = lacks, *save = NULL; (tok = strtok_r(tok, ", ", &save)); tok = NULL) {
+		for (char *tok = lacks, *save = NULL; lacks && (tok = strtok_r(tok, ", ", &save)); tok = NULL) {
 			ta_buf_printf(&add, "%s%c%s%c", ts_node_is_null(last) && added == 0 ? "" : ", ", quote, tok,
 				      quote);
 			added++;
@@ -756,7 +1105,12 @@ TA_REWRITE(S8, NULL, TA_SAFE)
 		free(lacks);
 		if (added == 0) {
 			ta_buf_free(&add);
-			ta_sites_refuse(&s, ta_xasprintf("%s: the autotune key lacks no mode parameter or loop-bounding length", k->name));
+			char *stray = s8_stray(k);
+			ta_sites_refuse(&s, stray ? ta_xasprintf("%s: the autotune key lacks no mode parameter; the entries "
+								 "naming no parameter (%s) are for a person to rename or "
+								 "drop: Triton skips them", k->name, stray)
+						  : ta_xasprintf("%s: the autotune key lacks no mode parameter or loop-bounding length", k->name));
+			free(stray);
 			continue;
 		}
 		uint32_t at = ts_node_is_null(last) ? ts_node_start_byte(list) + 1 : ts_node_end_byte(last);

@@ -13,7 +13,12 @@
 # package that applies triton.jit (`def jit_kernel(fn): return
 # triton.jit(fn)`) is that decorator under any name, imported by name or
 # used through its module (`@util.jit_kernel`); and a package that sets
-# triton.set_allocator at import spares its kernel files G7.
+# triton.set_allocator at import spares its kernel files G7. A config
+# builder of the package handed the meta-parameters by name
+# (`generate_configs({"BLOCK_D": [64, 128]})`) sets them, so S8 does not ask
+# for BLOCK_D in the key; a launch value computed by the package's own
+# arithmetic (`next_pow2(d)` beside D=d in the key) is one per key, and one
+# computed by a function that reads a setting is not.
 # Env: TILEADVISE (the binary), TA_SRCDIR (the source tree).
 set -u
 : "${TA_SRCDIR:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -21,7 +26,7 @@ set -u
 . "$TA_SRCDIR/tests/lib/tap.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ta-reexp-XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT INT TERM
-plan 12
+plan 15
 cp -R "$TA_SRCDIR/tests/fixtures/reexport/." "$tmp/"
 cd "$tmp" || exit 99
 
@@ -39,6 +44,13 @@ grep -q '^\./wrap/ops/negate\.py:16:5: warning: `negate_kernel` is launched with
 result $? "plain aliases through a relative import, the decorator bare: seen" "$(cat out)"
 ! grep -q 'not_a_kernel_either' out && "$TILEADVISE" --report other/fake2.py 2>&1 | grep -q 'fake2.py: 0 kernels'
 result $? "the same wrapper around numba.jit: no kernel" "$("$TILEADVISE" --report other/fake2.py 2>&1 | head -3)"
+
+! grep -q 'tuned_rows' out
+result $? "a package's config builder handed BLOCK_D by name: the configs set it, no S8" "$(grep tuned_rows out)"
+! grep -q 'pow2_rows' out
+result $? "BLOCK_D=next_pow2(d), the package's arithmetic, beside D=d in the key: no S8" "$(grep pow2_rows out)"
+grep -q '^\./cfgpkg/ops/norm\.py:17:63: warning: autotune key \["D"\] of `setting_rows` lacks BLOCK_D' out
+result $? "BLOCK_D from a package function that reads a setting: S8" "$(grep setting_rows out)"
 
 grep -q '^\./pkgwrap/ops/neg\.py:17:5: warning: `neg_kernel` is launched with fixed BLOCK=1024' out
 result $? "@util.jit_kernel, the package's own function around triton.jit, through its module: the kernel is seen" "$(cat out)"
