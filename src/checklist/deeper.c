@@ -14,9 +14,10 @@
 
 /* A BLOCK_* constexpr never larger than 16 that sizes a dimension of a dot
  * operand, where the operands' dimensions are known: the first such one
- * (its name), with the operand's axis in *axis. A 3D operand's first axis
- * is its batch, no tile dimension (batched per-row dots: the rows of the
- * batch are not an MMA's M). */
+ * (its name). A 3D operand's first axis is its batch, no tile dimension
+ * (batched per-row dots: the rows of the batch are not an MMA's M); an
+ * operand of four or more dimensions, or two of different ranks, make no
+ * dot tl.dot takes, so nothing is read from them. */
 static const char *d2_narrow_operand(ta_rule_ctx *c, const ta_op *dot, bool *known)
 {
 	/* an operand passed by keyword (`tl.dot(a, other=b)`) has no shape
@@ -27,6 +28,10 @@ static const char *d2_narrow_operand(ta_rule_ctx *c, const ta_op *dot, bool *kno
 	if (!r[0] && !r[1])
 		return NULL;
 	*known = true;
+	/* tl.dot takes two operands of one rank, 2 or 3: anything else is no
+	 * dot Triton compiles, and nothing is read from it */
+	if (r[0] > 3 || r[1] > 3 || (r[0] && r[1] && r[0] != r[1]))
+		return NULL;
 	int first = r[0] >= 3 || r[1] >= 3 ? 1 : 0;
 	for (int o = 0; o < 2; o++)
 		for (int i = first; r[o] && i < d[o].rank; i++) {
@@ -35,6 +40,35 @@ static const char *d2_narrow_operand(ta_rule_ctx *c, const ta_op *dot, bool *kno
 				return param;
 		}
 	return NULL;
+}
+
+/* Whether the constexpr name sizes a tile of the kernel: a range
+ * (`tl.arange(0, BLOCK)`), a block made in place (tl.zeros, tl.full) or a
+ * block pointer's or descriptor's block_shape of at most three dimensions
+ * (a dot's operand at most). One that only scales a
+ * program's offset (`off_b = pid * BLOCK_B`) sizes no tile. */
+static bool d2_sizes_a_tile(ta_rule_ctx *c, const char *name)
+{
+	TSNode body = ta_node_field(c->k->node, "body");
+	bool yes = false;
+	ta_walk w;
+	ta_walk_start(&w, body);
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if ((ta_call_named(c->m, x, "arange") || ta_call_named(c->m, x, "zeros") ||
+		     ta_call_named(c->m, x, "full")) &&
+		    ta_node_contains_identifier(c->m->src, ta_node_field(x, "arguments"), name))
+			yes = true;
+		else if (ta_node_is(x, "keyword_argument") &&
+			 ta_node_text_eq(c->m->src, ta_node_field(x, "name"), "block_shape") &&
+			 ta_node_contains_identifier(c->m->src, ta_node_field(x, "value"), name))
+			/* a block of four or more dimensions is no dot operand */
+			yes = ta_node_named_count(ta_node_field(x, "value")) <= 3;
+		if (yes || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return yes;
 }
 
 ta_status ta_detect_d2(ta_rule_ctx *c)
@@ -73,7 +107,7 @@ ta_status ta_detect_d2(ta_rule_ctx *c)
 	bool known = false;
 	for (size_t i = 0; i < k->param_count; i++) {
 		const ta_param *p = &k->params[i];
-		if (!p->constexpr_ || strncasecmp(p->name, "BLOCK", 5))
+		if (!p->constexpr_ || strncasecmp(p->name, "BLOCK", 5) || !d2_sizes_a_tile(c, p->name))
 			continue;
 		long vals[64];
 		size_t n = ta_rule_param_values(c, p->name, vals, 64);
@@ -1255,6 +1289,43 @@ static bool retypes_bytes(const ta_rule_ctx *c, const ta_op *op)
 	return bytes;
 }
 
+/* The value visitor for retypes_tensor: a name that is a parameter of the
+ * kernel (ctx: the rule context), an address handed in or a table of them. */
+static ta_values_step param_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	const ta_rule_ctx *c = ctx;
+	if (!ta_node_is(n, "identifier"))
+		return TA_VALUES_DESCEND;
+	char *t = ta_node_text(m->src, n);
+	bool param = ta_kernel_param(c->k, t) != NULL;
+	free(t);
+	return param ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+/* Whether the pointer_type call of op re-types an address that comes from
+ * the kernel's arguments: `X.to(tl.pointer_type(T))` or `tl.cast(X,
+ * tl.pointer_type(T))` with X read from a parameter. A pointer type built
+ * for anything else (cast from a literal address, handed to a function
+ * Triton does not have) fixes no tensor's dtype. */
+static bool retypes_tensor(const ta_rule_ctx *c, const ta_op *op)
+{
+	TSNode call = ta_rule_node(c, op->span);
+	TSNode args = ta_node_parent(call), outer = ta_node_parent(args);
+	if (!ta_node_is(args, "argument_list") || !ta_node_is(outer, "call"))
+		return false;
+	TSNode fn = ta_node_field(outer, "function"), x = { 0 };
+	if (ta_node_is(fn, "attribute") && ta_node_text_eq(c->m->src, ta_node_field(fn, "attribute"), "to"))
+		x = ta_node_field(fn, "object");
+	else if (ta_call_named(c->m, outer, "cast") && ta_node_named_count(args) >= 2 &&
+		 !ts_node_eq(ta_node_named_child(args, 0), call))
+		x = ta_node_named_child(args, 0);
+	if (ts_node_is_null(x))
+		return false;
+	/* the walk goes through names to their values, and stops on a parameter */
+	return !ta_values_walk(c->m, x, param_visit, (void *)c);
+}
+
 ta_status ta_detect_d10(ta_rule_ctx *c)
 {
 	bool any = false, found = false;
@@ -1276,7 +1347,7 @@ ta_status ta_detect_d10(ta_rule_ctx *c)
 			const char *at = strstr(t, data_types[d]);
 			data = at && (at == t || !ta_text_ident_char(at[-1])) && !ta_text_ident_char(at[strlen(data_types[d])]);
 		}
-		if (!strstr(t, "dtype") && data && !retypes_bytes(c, op)) {
+		if (!strstr(t, "dtype") && data && !retypes_bytes(c, op) && retypes_tensor(c, op)) {
 			ta_rule_add(c, op->span, "pointer type fixed to %s in `%s`: take the element type from the "
 				    "tensor (x.dtype.element_ty) so other dtypes stay correct", t, c->k->name);
 			found = true;
