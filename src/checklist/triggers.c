@@ -20,8 +20,8 @@ typedef struct attn_shape {
 	int dots, maxes, exps;
 	int own_maxes, running;   /* the kernel's own maxes in the loop, and those of
 				     a value carried around it (`tl.maximum(m_i, ...)`) */
-	uint32_t dot_lines[2];
-	const ta_op *dot_ops[2];
+	uint32_t dot_lines[4];    /* the first four products, in the loop's order */
+	const ta_op *dot_ops[4];
 } attn_shape;
 
 /* Whether the ops a and b sit in different arms of one if (`if is_fp32:
@@ -53,10 +53,10 @@ static void count_op(const ta_model *m, attn_shape *s, const ta_op *op)
 {
 	switch (op->kind) {
 	case TA_OP_DOT:
-		for (int i = 0; i < s->dots && i < 2; i++)
+		for (int i = 0; i < s->dots && i < 4; i++)
 			if (s->dot_ops[i] == op || exclusive_arms(m, s->dot_ops[i], op))
 				return;
-		if (s->dots < 2) {
+		if (s->dots < 4) {
 			s->dot_lines[s->dots] = op->span.line;
 			s->dot_ops[s->dots] = op;
 		}
@@ -234,13 +234,25 @@ ta_status ta_detect_t1(ta_rule_ctx *c)
 	char *hints = c->k->is_helper ? ta_xstrdup("") : hint_clause(c->m, c->k);
 	ta_finding *f;
 	if (l >= 0) {
+		/* every product of the loop (a low-rank score is two of them,
+		 * then the value product): naming two of three would leave out
+		 * the one that makes it attention */
+		static const char *const counts[] = { "", "one", "two", "three", "four" };
+		int shown = s.dots < 4 ? s.dots : 4;
+		ta_buf lines = TA_BUF_INIT;
+		for (int i = 0; i < shown; i++)
+			ta_buf_printf(&lines, "%s%u", i == 0 ? "" : ", ", s.dot_lines[i]);
+		if (s.dots > 4)
+			ta_buf_puts(&lines, ", ...");
 		f = ta_rule_add(c, c->k->def_span,
-				"`%s` is attention by structure: two tl.dot (lines %u, %u) in the loop at line %u "
+				"`%s` is attention by structure: %s tl.dot (line%s %s) in the loop at line %u "
 				"with a running max and an exponential%s",
-				c->k->name, s.dot_lines[0], s.dot_lines[1], c->k->loops[l].span.line, hints);
+				c->k->name, s.dots <= 4 ? counts[s.dots] : "several", shown > 1 ? "s" : "",
+				ta_buf_str(&lines), c->k->loops[l].span.line, hints);
+		ta_buf_free(&lines);
 		ta_finding_line(f, c->k->loops[l].span.line);
-		ta_finding_line(f, s.dot_lines[0]);
-		ta_finding_line(f, s.dot_lines[1]);
+		for (int i = 0; i < shown; i++)
+			ta_finding_line(f, s.dot_lines[i]);
 	} else {
 		const ta_kernel *h = &c->m->kernels[-2 - l];
 		f = ta_rule_add(c, c->k->def_span,
