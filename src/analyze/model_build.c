@@ -13,7 +13,6 @@
 #include "util/datadir.h"
 #include "util/fsutil.h"
 
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1800,9 +1799,8 @@ static int arm_of(TSNode ifs, uint32_t off)
 	return -1;
 }
 
-/* Offsets a and b lie in different arms of one if statement: a binding at
- * a never reaches a read at b. */
-/* Whether the name id spells is assigned anywhere in fn. */
+/* Whether the name id spells is assigned anywhere in fn (a plain, an
+ * augmented or a tuple assignment, a for target). */
 static bool assigned_in(const ta_source *src, TSNode fn, TSNode id)
 {
 	char *name = ta_node_text(src, id);
@@ -1833,9 +1831,7 @@ static bool same_test(const ta_source *src, TSNode p, TSNode q)
 	if (ts_node_is_null(cp) || ts_node_is_null(cq) || lp != lq ||
 	    memcmp(src->text + ts_node_start_byte(cp), src->text + ts_node_start_byte(cq), lp))
 		return false;
-	TSNode fn = p;
-	while (!ts_node_is_null(fn) && !ta_node_is(fn, "function_definition"))
-		fn = ta_node_parent(fn);
+	TSNode fn = ta_node_ancestor(p, "function_definition");
 	if (ts_node_is_null(fn))
 		return false;
 	bool fixed = true;
@@ -1872,6 +1868,8 @@ static bool paired_other_arm(const builder *b, uint32_t a, uint32_t at)
 	return false;
 }
 
+/* Offsets a and b lie in different arms of one if statement: a binding at
+ * a never reaches a read at b. */
 static bool other_arm(TSNode root, uint32_t a, uint32_t b)
 {
 	for (TSNode p = ta_node_named_at(root, a, a); !ts_node_is_null(p); p = ta_node_parent(p)) {
@@ -2380,53 +2378,43 @@ static bool constant_block(const builder *b, TSNode n)
 	return c;
 }
 
-/* A reduction over every axis (tl.sum(x), tl.max(x): no axis given, by
- * position or keyword): a scalar whatever x is. */
-static bool full_reduction(const builder *b, const char *tl, TSNode call)
-{
-	static const char *const reductions[] = { "sum", "max", "min", "argmax", "argmin", "xor_sum", NULL };
-	bool red = false;
-	for (size_t i = 0; reductions[i] && !red; i++)
-		red = !strcmp(tl, reductions[i]);
-	if (!red)
-		return false;
-	TSNode args = ta_node_field(call, "arguments");
-	uint32_t n = ta_node_named_count(args), pos = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		TSNode a = ta_node_named_child(args, i);
-		if (ta_node_is(a, "keyword_argument")) {
-			if (text_eq(b, ta_node_field(a, "name"), "axis") && !text_eq(b, ta_node_field(a, "value"), "None"))
-				return false;
-		} else if (!ta_node_is(a, "comment") && pos++ >= 1 && !text_eq(b, a, "None")) {
-			return false;
-		}
-	}
-	return pos >= 1;
-}
+/* What a call of Triton's `tl` (its function's name) reduces:
+ * REDUCE_ALL, every axis (tl.sum(x), tl.max(x): no axis given, by position
+ * or keyword, or None), a scalar whatever x is; REDUCE_AXIS, the one axis
+ * given as an integer in *axis (`tl.argmax(x, axis=1)`, `tl.sum(x, 0)`;
+ * negative from the end); REDUCE_NONE otherwise (no reduction, or an axis
+ * not written as a number). */
+enum { REDUCE_NONE, REDUCE_ALL, REDUCE_AXIS };
 
-/* A reduction along one axis given as an integer (`tl.argmax(x, axis=1)`,
- * `tl.sum(x, 0)`): that axis, negative from the end; INT_MIN otherwise. */
-static int reduction_axis(const builder *b, const char *tl, TSNode call)
+static int reduction_of(const builder *b, const char *tl, TSNode call, int *axis)
 {
 	static const char *const reductions[] = { "sum", "max", "min", "argmax", "argmin", "xor_sum", NULL };
 	if (!tl || !ta_name_among(tl, reductions))
-		return INT_MIN;
-	TSNode args = ta_node_field(call, "arguments"), axis = { 0 };
+		return REDUCE_NONE;
+	TSNode args = ta_node_field(call, "arguments"), ax = { 0 };
 	uint32_t pos = 0;
+	bool more = false;        /* a positional argument past the axis, not None */
 	for (uint32_t i = 0; i < ta_node_named_count(args); i++) {
 		TSNode a = ta_node_named_child(args, i);
 		if (ta_node_is(a, "keyword_argument")) {
 			if (text_eq(b, ta_node_field(a, "name"), "axis"))
-				axis = ta_node_field(a, "value");
-		} else if (!ta_node_is(a, "comment") && pos++ == 1) {
-			axis = a;
+				ax = ta_node_field(a, "value");
+		} else if (!ta_node_is(a, "comment")) {
+			if (pos == 1)
+				ax = a;
+			else if (pos > 1)
+				more |= !text_eq(b, a, "None");
+			pos++;
 		}
 	}
-	char *t = ts_node_is_null(axis) ? NULL : text(b, axis), *end = NULL;
-	long v = t ? strtol(t, &end, 10) : 0;
-	int r = t && end && !*end && end != t && v > -8 && v < 8 ? (int)v : INT_MIN;
+	if (ts_node_is_null(ax) || text_eq(b, ax, "None"))
+		return pos >= 1 && !more ? REDUCE_ALL : REDUCE_NONE;
+	char *t = text(b, ax), *end = NULL;
+	long v = strtol(t, &end, 10);
+	bool number = end && !*end && end != t && v > -8 && v < 8;
 	free(t);
-	return r;
+	*axis = (int)v;
+	return number ? REDUCE_AXIS : REDUCE_NONE;
 }
 
 static void add_loaded_at(shape_info *out, uint32_t at)
@@ -2757,18 +2745,19 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 		} else if (type == id.call) {
 			char *cn = ta_model_canonical(b->m, ta_node_field(n, "function"));
 			const char *tl = tl_function(cn);
+			int red, ax = 0;
 			if (tl && !strcmp(tl, "arange"))
 				out->arange = out->bare = true;
 			else if (tl && !strcmp(tl, "make_block_ptr"))
 				out->block_ptr = true;
-			else if (tl && full_reduction(b, tl, n))
+			else if ((red = reduction_of(b, tl, n, &ax)) == REDUCE_ALL)
 				descend = false;   /* a scalar: `tl.sum(ends <= row)` is no index per row */
-			else if (reduction_axis(b, tl, n) != INT_MIN) {
+			else if (red == REDUCE_AXIS) {
 				/* along one axis: what varies along the others, the axes
 				 * above it moving down one */
 				shape_info inner = { 0 };
 				shape_of(b, k, call_arg(n, 0), before, depth, seen, nseen, &inner);
-				int rank = inner.rank ? inner.rank : 1, ax = reduction_axis(b, tl, n);
+				int rank = inner.rank ? inner.rank : 1;
 				ax = ax < 0 ? rank + ax : ax;
 				unsigned low = ax > 0 ? inner.dims & ((1u << ax) - 1) : 0;
 				unsigned left = ax >= 0 && ax < 8 ? low | (inner.dims >> (ax + 1)) << ax : inner.dims;

@@ -293,9 +293,6 @@ static TSNode s8_arm_block(TSNode arm)
 	return ta_node_field(arm, ta_node_is(arm, "elif_clause") ? "consequence" : "body");
 }
 
-/* Whether e computes without a call or a broadcast (`BLOCK_N - 1 -
- * array_c`, `(N % BLOCK_N - 1) * H`, `i >= c`): index and offset arithmetic,
- * no load, no math function, no tile laid out another way (`x[:, None]`). */
 /* A constant of Triton's (`tl.float8e4nv`, `tl.float16`): a name the
  * module triton or triton.language, as the file imports it, holds. */
 static bool s8_triton_constant(const ta_model *m, TSNode attr)
@@ -305,10 +302,15 @@ static bool s8_triton_constant(const ta_model *m, TSNode attr)
 		o = ta_node_field(o, "object");
 	if (!ta_node_is(o, "identifier"))
 		return false;
-	for (size_t j = 0; j < m->import_count; j++)
-		if (ta_node_text_eq(m->src, o, m->imports[j].alias) && !strncmp(m->imports[j].target, "triton", 6))
-			return true;
-	return false;
+	const char *t = ta_index_import_target(m, m->src->text + ts_node_start_byte(o), ts_node_end_byte(o) - ts_node_start_byte(o));
+	return t && !strncmp(t, "triton", 6);
+}
+
+/* Whether the name is the module triton or math, as the file imports it. */
+static bool s8_triton_or_math(const ta_model *m, const char *name)
+{
+	const char *t = ta_index_import_target(m, name, strlen(name));
+	return t && (!strcmp(t, "triton") || !strcmp(t, "math"));
 }
 
 /* Whether v is computed from a tl.arange, through the names it reads
@@ -326,9 +328,7 @@ static bool s8_from_range(const ta_model *m, TSNode v, int depth)
 		TSNode x = ta_walk_node(&w);
 		if (ta_node_is(x, "identifier")) {
 			/* any binding of it in the function (one in a loop too) */
-			TSNode fn = x;
-			while (!ts_node_is_null(fn) && !ta_node_is(fn, "function_definition"))
-				fn = ta_node_parent(fn);
+			TSNode fn = ta_node_ancestor(x, "function_definition");
 			size_t nb = 0;
 			const ta_values_binding *b = ta_values_bindings(m, fn, m->src->text + ts_node_start_byte(x),
 									ts_node_end_byte(x) - ts_node_start_byte(x), &nb);
@@ -383,6 +383,9 @@ static bool s8_cheap_call(const ta_model *m, TSNode call)
 	return yes;
 }
 
+/* Whether e computes without a call or a broadcast (`BLOCK_N - 1 -
+ * array_c`, `(N % BLOCK_N - 1) * H`, `i >= c`): index and offset arithmetic,
+ * no load, no math function, no tile laid out another way (`x[:, None]`). */
 static bool s8_plain_value(const ta_model *m, TSNode e)
 {
 	/* an attribute is a dtype or a constant (`tl.float8e4nv if FP8 else
@@ -654,16 +657,15 @@ static bool s8_pure_function(const ta_model *m, const char *name)
 	static const char *const pure[] = { "min", "max", "abs", "int", "bool", "round", NULL };
 	if (ta_name_among(name, pure))
 		return true;
-	for (size_t j = 0; j < m->import_count; j++) {
-		const ta_import *im = &m->imports[j];
-		if (strcmp(im->alias, name))
-			continue;
-		if (!strcmp(im->target, "triton") || !strcmp(im->target, "math"))
+	const char *target = ta_index_import_target(m, name, strlen(name));
+	if (target) {
+		if (s8_triton_or_math(m, name))
 			return true;
-		size_t fl = im->from ? strlen(im->from) : 0;
-		const char *orig = fl && !strncmp(im->target, im->from, fl) && im->target[fl] == '.' ?
-					   im->target + fl + 1 : name;
-		return im->from && ta_reexport_pure_function(m->src->path, im->from, orig);
+		const ta_import *im = NULL;
+		(void)ta_index_import_of(m, target, &im);
+		size_t fl = im && im->from ? strlen(im->from) : 0;
+		const char *orig = fl && !strncmp(target, im->from, fl) && target[fl] == '.' ? target + fl + 1 : name;
+		return fl && ta_reexport_pure_function(m->src->path, im->from, orig);
 	}
 	for (size_t f = 0; f < m->function_count; f++)
 		if (m->functions[f].kernel < 0 && m->functions[f].parent < 0 && !strcmp(m->functions[f].name, name))
@@ -698,14 +700,12 @@ static bool s8_reads_dtype_only(const ta_model *m, TSNode v, const char *name)
 	return any && only;
 }
 
-/* Whether launch l passes name for some parameter of k: for one the
- * autotune key holds (key_only), or for any. */
-static bool s8_launch_passes(const ta_model *m, const ta_launch *l, const ta_kernel *k, const char *name,
-			     bool key_only)
+/* Whether launch l passes name for a parameter of k the autotune key holds. */
+static bool s8_launch_passes(const ta_model *m, const ta_launch *l, const ta_kernel *k, const char *name)
 {
 	bool passed = false;
 	for (size_t j = 0; j < k->param_count && !passed; j++) {
-		if (key_only && !in_key(k->autotune, k->params[j].name))
+		if (!in_key(k->autotune, k->params[j].name))
 			continue;
 		char *t = ta_edits_launch_arg(m, l, k, j);
 		passed = t && !strcmp(t, name);
@@ -751,14 +751,10 @@ static bool s8_decided_by_key(const ta_model *m, const ta_launch *l, const ta_ke
 		TSNode at = ta_node_find_identifier(m->src, v, names[i]);
 		TSNode p = ts_node_is_null(at) ? at : ta_node_parent(at);
 		bool called = ta_node_is(p, "call") && ts_node_eq(at, ta_node_field(p, "function"));
-		bool module = false;
-		for (size_t j = 0; j < m->import_count && !module; j++)
-			module = !strcmp(m->imports[j].alias, names[i]) &&
-				 (!strcmp(m->imports[j].target, "triton") || !strcmp(m->imports[j].target, "math"));
-		if (module || (called && s8_pure_function(m, names[i])))
+		if (s8_triton_or_math(m, names[i]) || (called && s8_pure_function(m, names[i])))
 			continue;
 		read++;
-		if (s8_launch_passes(m, l, k, names[i], true))
+		if (s8_launch_passes(m, l, k, names[i]))
 			continue;
 		if (s8_reads_dtype_only(m, v, names[i]) && s8_launch_passes_view(m, l, k, names[i]))
 			continue;
