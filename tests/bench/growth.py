@@ -16,6 +16,12 @@ prints the time, the bytes and the growth from the first size.
                            SLACK * (m log m) / (n log n); a run past --timeout
                            counts as over it
       --timeout S          seconds one run may take (default 60)
+      --floor S            with --bound, a shape whose first size runs in
+                           under S CPU seconds (default 0.08) is measured
+                           again from twice the size, up to four times while
+                           the largest file stays under 4 MiB: a run that
+                           short is mostly the process's start and the
+                           clock's tick, and its ratio is noise
       --tap                prints TAP (one test per shape; needs --bound)
       --todo a,b           in TAP, these shapes are known to grow faster:
                            their results are marked TODO (an expected failure)
@@ -53,13 +59,47 @@ def cpu_of(argv, timeout):
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), rc
 
 
+def measure(ta, opts, shape, name, base, factors, repeat, timeout, bound, tmp):
+    """(n, bytes, least CPU seconds or None) of each factor of the base size;
+    stops at the first size past the timeout."""
+    rows = []
+    for f in factors:
+        n = max(1, int(round(base * f)))
+        path = os.path.join(tmp, "%s_%d.py" % (name, n))
+        with open(path, "w") as fh:
+            fh.write("".join(shape(n)))
+        size = os.path.getsize(path)
+        best = None
+        for _ in range(repeat):
+            # the longest a run may take: the timeout, or far past
+            # what the first size allows at n log n
+            limit = timeout
+            if rows and rows[0][2] is not None and bound:
+                b0 = rows[0][1]
+                allowed = rows[0][2] * bound * (size * math.log(size)) / (b0 * math.log(b0))
+                limit = min(timeout, 10 * allowed + 5)
+            s, rc = cpu_of(ta.split() + opts["--args"].split() + [path], limit)
+            if s is None or rc not in (0, 1):
+                # past the time, or an error (a refused file): no time
+                s = None
+                best = None
+                break
+            best = s if best is None else min(best, s)
+        os.unlink(path)
+        rows.append((n, size, best))
+        if best is None:
+            break
+    return rows
+
+
 def main(argv):
     if len(argv) < 2 or argv[1].startswith("-"):
         sys.stderr.write(__doc__)
         return 2
     ta = argv[1]
     opts = {"--sizes": "1,2,4,8", "--shapes": "", "--scale": "1", "--repeat": "3",
-            "--args": "--check --fixes", "--bound": "", "--timeout": "60", "--todo": ""}
+            "--args": "--check --fixes", "--bound": "", "--timeout": "60", "--todo": "",
+            "--floor": "0.08"}
     tap = False
     split = False
     i = 2
@@ -82,6 +122,7 @@ def main(argv):
         names = opts["--shapes"].split(",")
     repeat, timeout = int(opts["--repeat"]), float(opts["--timeout"])
     bound = float(opts["--bound"]) if opts["--bound"] else None
+    floor = float(opts["--floor"])
     if not split:
         os.environ["TILEADVISE_PART_BYTES"] = str(1 << 40)
     out = sys.stdout
@@ -95,31 +136,15 @@ def main(argv):
         for t, name in enumerate(names, 1):
             shape = getattr(hostile_shapes, name)
             base = hostile_shapes.BASE[name] * float(opts["--scale"])
-            rows = []
-            for f in factors:
-                n = max(1, int(round(base * f)))
-                path = os.path.join(tmp, "%s_%d.py" % (name, n))
-                with open(path, "w") as fh:
-                    fh.write("".join(shape(n)))
-                size = os.path.getsize(path)
-                best = None
-                for _ in range(repeat):
-                    # the longest a run may take: the timeout, or far past
-                    # what the first size allows at n log n
-                    limit = timeout
-                    if rows and rows[0][2] is not None and bound:
-                        b0 = rows[0][1]
-                        allowed = rows[0][2] * bound * (size * math.log(size)) / (b0 * math.log(b0))
-                        limit = min(timeout, 10 * allowed + 5)
-                    s, _rc = cpu_of(ta.split() + opts["--args"].split() + [path], limit)
-                    if s is None:
-                        best = None
-                        break
-                    best = s if best is None else min(best, s)
-                os.unlink(path)
-                rows.append((n, size, best))
-                if best is None:
+            for doubling in range(5):
+                rows = measure(ta, opts, shape, name, base, factors, repeat, timeout, bound, tmp)
+                t0 = rows[0][2]
+                # no doubling past 4 MiB: the file limit is 16 MiB, and
+                # a refused file would take no time at all
+                if (bound is None or t0 is None or t0 >= floor or doubling == 4
+                        or len(rows) < len(factors) or 2 * rows[-1][1] > 4 << 20):
                     break
+                base *= 2
             n0, b0, t0 = rows[0]
             for n, size, s in rows:
                 if not tap:
