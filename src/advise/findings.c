@@ -341,8 +341,11 @@ static const char *s1_raw_helper(const ta_model *m, const ta_kernel *k)
 
 /* One diagnostic for the n (>= 2) plain raw tiles fs of one kernel: the
  * first one's place, every site listed ("`q` at line 12"), with fixes
- * which sites --apply rewrites. */
-static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const ta_finding *const *fs, size_t n)
+ * which sites --apply rewrites. apart[0]: the kernel's other S1 sites
+ * (interleaved or gathered tiles), each reported on its own line, that
+ * are warnings; apart[1]: all of them, notes too. */
+static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const ta_finding *const *fs, size_t n,
+			  const size_t apart[2])
 {
 	const ta_kernel *k = &m->kernels[fs[0]->kernel];
 	size_t loads = 0, stores = 0;
@@ -426,6 +429,16 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	const char *helper = s1_raw_helper(m, k);
 	char *also = helper ? ta_xasprintf("; `%s`, which it calls, moves raw 2D tiles too", helper)
 			    : ta_xstrdup("");
+	/* so that the count is not read as all the kernel's raw tiles: the
+	 * others shown where this line is (a note's beside notes) */
+	size_t others = apart[where != NULL];
+	if (others) {
+		char *more = ta_xasprintf("%s; %zu more, interleaved or gathered, %s reported on %s own line%s", also,
+					  others, others > 1 ? "are" : "is", others > 1 ? "their" : "its",
+					  others > 1 ? "s" : "");
+		free(also);
+		also = more;
+	}
 	char *msg = ta_xasprintf("`%s` %s (%s): tensor descriptor %s the fast form%s%s%s%s", k->name, what,
 				 ta_buf_str(&sites), loads && stores ? "loads and stores are" : loads ? "loads are" : "stores are",
 				 cols, left, once, also);
@@ -526,13 +539,19 @@ static void check_model(const char *path, diags *d, const ta_model *m, ta_suppre
 			continue;
 		const ta_kernel *k = &m->kernels[fd->kernel];
 		if (s1_plain(fd) && s1_count[fd->kernel] > 1) {
-			size_t n = 0;
+			size_t n = 0, apart[2] = { 0, 0 };
+			for (size_t j = 0; j < r->finding_count; j++)
+				if (wanted[j] && !s1_plain(&r->findings[j]) && r->findings[j].kernel == fd->kernel &&
+				    !strcmp(r->findings[j].id, "S1")) {
+					apart[0] += !(r->findings[j].tags & TA_TAG_NOTE);
+					apart[1]++;
+				}
 			for (size_t j = i; j < r->finding_count; j++)
 				if (wanted[j] && s1_plain(&r->findings[j]) && r->findings[j].kernel == fd->kernel) {
 					s1[n++] = &r->findings[j];
 					wanted[j] = j == i;
 				}
-			add_s1_kernel(d, path, m, s1, n);
+			add_s1_kernel(d, path, m, s1, n, apart);
 			continue;
 		}
 		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,

@@ -815,6 +815,34 @@ static bool p1_host_refuses_wider(const ta_model *m, TSNode v)
 	return yes;
 }
 
+/* `//`, `*`, `>>` or `<<`: an operator that scales a value by its right
+ * operand. */
+static bool p1_scale_operator(const ta_model *m, TSNode op)
+{
+	static const char *const scale[] = { "//", "*", ">>", "<<", NULL };
+	char *t = ta_node_text(m->src, ta_node_field(op, "operator"));
+	bool yes = ta_name_among(t, scale);
+	free(t);
+	return yes;
+}
+
+/* A number, or a name of the module or imported into it
+ * (`MXFP8_BLOCK_SIZE` from the package's quantization module): one value
+ * for every call. */
+static bool p1_constant(const ta_model *m, TSNode e)
+{
+	long k;
+	e = ta_node_unparen(e);
+	if (ta_values_int(m, e, &k))
+		return true;
+	if (!ta_node_is(e, "identifier"))
+		return false;
+	char *t = ta_node_text(m->src, e);
+	bool yes = ta_index_module_assign(m, t) != UINT32_MAX || ta_index_import_alias(m, t);
+	free(t);
+	return yes;
+}
+
 /* A launch value sized to cover a whole dimension: `next_power_of_2(N)`
  * of a value the launch does not fix, maybe capped or floored by min or
  * max (`min(4096, next_power_of_2(N))`), here or through the wrapper's
@@ -834,6 +862,15 @@ static bool p1_sized_to_data(const ta_model *m, TSNode n, int depth)
 		for (uint32_t i = 0; i < ta_node_named_count(args); i++)
 			if (p1_sized_to_data(m, ta_node_named_child(args, i), depth + 1))
 				return true;
+	}
+	/* scaled by a constant (`next_power_of_2(K) // 32`, `2 * half`):
+	 * the same extent in other units */
+	if (ta_node_is(n, "binary_operator")) {
+		TSNode l = ta_node_field(n, "left"), r = ta_node_field(n, "right");
+		if (p1_scale_operator(m, n) && p1_constant(m, r))
+			return p1_sized_to_data(m, l, depth + 1);
+		if (ta_node_text_eq(m->src, ta_node_field(n, "operator"), "*") && p1_constant(m, l))
+			return p1_sized_to_data(m, r, depth + 1);
 	}
 	return false;
 }
@@ -1032,18 +1069,12 @@ static ta_values_step p1_mention_visit(const ta_model *m, TSNode n, TSNode via, 
  * the author's rule for it (data_sized: only tiles sized to the data that
  * no loop steps by); else, a count that divides by the tile
  * (`NUM_BLOCK=n // BLOCK` beside `BLOCK=BLOCK`) follows it. */
-static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t self, TSNode v, bool data_sized)
+/* Whether x mentions the name another tile of launch l passes (not
+ * keyword `self`; data_sized: only a tile sized to the data that no loop
+ * steps by). */
+static bool p1_mentions_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t self, TSNode v, TSNode x,
+				    bool data_sized)
 {
-	TSNode x = ta_values_follow(c->m, v);
-	if (!data_sized) {
-		/* a count: the tile is what it divides by */
-		if (ta_node_is(x, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(x, "operator"), "//"))
-			x = ta_node_field(x, "right");
-		else if (ta_call_named(c->m, x, "cdiv") && ta_node_named_count(ta_node_field(x, "arguments")) == 2)
-			x = ta_node_named_child(ta_node_field(x, "arguments"), 1);
-		else
-			return false;
-	}
 	/* every tile the launch passes, by keyword or by position */
 	const char *own = self < l->kwarg_count ? l->kwargs[self].name : NULL;
 	for (size_t pi = 0; pi < c->k->param_count; pi++) {
@@ -1065,6 +1096,30 @@ static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t se
 						p1_sized_to_data(c->m, w, 0))))
 			return true;
 	}
+	return false;
+}
+
+static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t self, TSNode v, bool data_sized)
+{
+	TSNode x = ta_values_follow(c->m, v);
+	if (data_sized)
+		return p1_mentions_launch_tile(c, l, self, v, x, true);
+	if (!ta_node_is(x, "binary_operator") && !ta_call_named(c->m, x, "cdiv"))
+		return false;
+	/* a count: the tile is what it divides by */
+	if (ta_node_is(x, "binary_operator") && ta_node_text_eq(c->m->src, ta_node_field(x, "operator"), "//") &&
+	    p1_mentions_launch_tile(c, l, self, v, ta_node_field(x, "right"), false))
+		return true;
+	if (ta_call_named(c->m, x, "cdiv"))
+		return ta_node_named_count(ta_node_field(x, "arguments")) == 2 &&
+		       p1_mentions_launch_tile(c, l, self, v, ta_node_named_child(ta_node_field(x, "arguments"), 1), false);
+	/* or the tile in other units, scaled by a constant (`BLOCK_GROUPS =
+	 * BLOCK_K // 32`, `2 * BLOCK`): chosen with it */
+	TSNode lhs = ta_node_field(x, "left"), rhs = ta_node_field(x, "right");
+	if (p1_scale_operator(c->m, x) && p1_constant(c->m, rhs))
+		return p1_mentions_launch_tile(c, l, self, v, lhs, false);
+	if (ta_node_text_eq(c->m->src, ta_node_field(x, "operator"), "*") && p1_constant(c->m, lhs))
+		return p1_mentions_launch_tile(c, l, self, v, rhs, false);
 	return false;
 }
 

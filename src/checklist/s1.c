@@ -462,7 +462,9 @@ static const ta_assign *s1_binding_before(ta_rule_ctx *c, TSNode id, uint32_t be
 
 static long s1_last_step(ta_rule_ctx *c, TSNode ptr, uint32_t before, int rank, int depth)
 {
-	if (ts_node_is_null(ptr) || depth > 3)
+	/* each name followed costs two levels: `x_2 = x_1 + 1` over `x_1 =
+	 * offs + c[None, :] * 2` is four deep */
+	if (ts_node_is_null(ptr) || depth > 7)
 		return 0;
 	ptr = ta_node_unparen(ptr);
 	if (ta_node_is(ptr, "identifier")) {
@@ -553,27 +555,36 @@ static bool s1_helper_loop_raw(const ta_model *m, const ta_kernel *k, int depth)
 	return false;
 }
 
-/* Turn the plain S1 findings of c's kernel from `from` on into notes that
- * end in `why`; none when one of them is in a loop. */
+/* The op of kernel k at which finding f is anchored, or NULL. */
+static const ta_op *s1_finding_op(const ta_kernel *k, const ta_finding *f)
+{
+	for (size_t j = 0; j < k->op_count; j++)
+		if (k->ops[j].span.start == f->span.start)
+			return &k->ops[j];
+	return NULL;
+}
+
+/* Turn the S1 findings of c's kernel from `from` on into notes that end
+ * in `why`; none when a plain one is in a loop. A guided one (an
+ * interleaved tile, a row gather) in a loop stays as it is, and one
+ * outside every loop becomes a note too. */
 static void s1_notes(ta_rule_ctx *c, size_t from, const char *why)
 {
 	const ta_kernel *k = c->k;
 	size_t plain = 0;
 	for (size_t i = from; i < c->res->finding_count; i++) {
 		const ta_finding *f = &c->res->findings[i];
-		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & (TA_TAG_GUIDED | TA_TAG_NOTE)))
+		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & TA_TAG_NOTE))
 			continue;
-		const ta_op *op = NULL;
-		for (size_t j = 0; j < k->op_count && !op; j++)
-			if (k->ops[j].span.start == f->span.start)
-				op = &k->ops[j];
-		if (!op || op->loop >= 0)
+		const ta_op *op = s1_finding_op(k, f);
+		if (!op || (op->loop >= 0 && !(f->tags & TA_TAG_GUIDED)))
 			return;
-		plain++;
+		plain += op->loop < 0;
 	}
 	for (size_t i = from; plain && i < c->res->finding_count; i++) {
 		ta_finding *f = &c->res->findings[i];
-		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & (TA_TAG_GUIDED | TA_TAG_NOTE)))
+		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & TA_TAG_NOTE) ||
+		    s1_finding_op(k, f)->loop >= 0)
 			continue;
 		char *r = ta_xasprintf("%s, but this tile is %s once per program, %s: little to gain there", f->reason,
 				       strstr(f->reason, " stored ") ? "stored" : "loaded", why);
@@ -634,9 +645,30 @@ static void s1_outside_loop_notes(ta_rule_ctx *c, size_t from)
 	}
 	if (!loop && !called && k->loop_count && !helper_in_loop && !dot)
 		loop = k->loops[0].span.line;
+	/* no loop of its own, and the only loops in the helpers it calls
+	 * outside any loop, with no tl.dot there (a search of the sequence a
+	 * row belongs to in its offsets): the same */
+	const char *in = NULL;
+	for (size_t i = 0; i < k->op_count && !loop && !called && !k->loop_count && !dot; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->kind != TA_OP_HELPER_CALL || op->helper < 0 || (size_t)op->helper >= c->m->kernel_count ||
+		    op->helper == (int)c->kernel)
+			continue;
+		const ta_kernel *h = &c->m->kernels[op->helper];
+		bool hdot = false;
+		for (size_t j = 0; j < h->op_count; j++)
+			hdot |= h->ops[j].kind == TA_OP_DOT || h->ops[j].kind == TA_OP_HELPER_CALL;
+		if (hdot)
+			break;
+		if (h->loop_count) {
+			loop = h->loops[0].span.line;
+			in = h->name;
+		}
+	}
 	if (!loop || (called && !outside) || s1_helper_loop_raw(c->m, k, 0))
 		return;
-	char *why = ta_xasprintf("outside the loop at line %u", loop);
+	char *why = in ? ta_xasprintf("outside the loop at line %u (in `%s`)", loop, in)
+		       : ta_xasprintf("outside the loop at line %u", loop);
 	s1_notes(c, from, why);
 	free(why);
 }
