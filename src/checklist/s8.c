@@ -368,10 +368,12 @@ static bool s8_layout_scale(const ta_model *m, TSNode e)
 	return false;
 }
 
-/* Calls that cost what an operator costs: a clamp, a select, a rounding. */
+/* Calls that cost what an operator costs: a clamp, a select, a rounding,
+ * the program's place in the grid. */
 static bool s8_cheap_call(const ta_model *m, TSNode call)
 {
-	static const char *const cheap[] = { "min", "max", "abs", "minimum", "maximum", "where", "cdiv", NULL };
+	static const char *const cheap[] = { "min",  "max",	    "abs",	    "minimum", "maximum",
+					     "where", "cdiv", "program_id", "num_programs", NULL };
 	TSNode fn = ta_node_field(call, "function");
 	if (ta_node_is(fn, "attribute"))
 		fn = ta_node_field(fn, "attribute");
@@ -442,7 +444,7 @@ static bool s8_block_picks_values(const ta_model *m, TSNode block)
  * statements and the functions it calls, in order (`diff = tl.where(a <
  * b, ...)` and `diff = tl.where(a > b, ...)` alike): two arms alike in it do
  * the same work on other operands (a direction, a triangle, a start). */
-static void s8_work_shape(const ta_model *m, TSNode n, ta_buf *out)
+static void s8_work_shape(const ta_model *m, TSNode n, bool calls_only, ta_buf *out)
 {
 	ta_walk w;
 	ta_walk_start(&w, n);
@@ -450,30 +452,31 @@ static void s8_work_shape(const ta_model *m, TSNode n, ta_buf *out)
 		TSNode x = ta_walk_node(&w);
 		if (ta_node_is(x, "call") && !s8_cheap_call(m, x)) {
 			TSNode fn = ta_node_field(x, "function");
-			ta_buf_printf(out, "(%.*s", (int)(ts_node_end_byte(fn) - ts_node_start_byte(fn)),
+			ta_buf_printf(out, "(%.*s\n", (int)(ts_node_end_byte(fn) - ts_node_start_byte(fn)),
 				      m->src->text + ts_node_start_byte(fn));
-		} else if (ts_node_is_named(x) && (ta_node_is(x, "for_statement") || ta_node_is(x, "while_statement") ||
-						   ta_node_is(x, "if_statement") || ta_node_is(x, "return_statement") ||
-						   ta_node_is(x, "expression_statement"))) {
-			ta_buf_printf(out, ";%s", ts_node_type(x));
-		} else if (ta_node_is(x, "assignment") || ta_node_is(x, "augmented_assignment")) {
+		} else if (ta_node_is(x, "for_statement") || ta_node_is(x, "while_statement") ||
+			   (!calls_only && ts_node_is_named(x) &&
+			    (ta_node_is(x, "if_statement") || ta_node_is(x, "return_statement") ||
+			     ta_node_is(x, "expression_statement")))) {
+			ta_buf_printf(out, ";%s\n", ts_node_type(x));
+		} else if (!calls_only && (ta_node_is(x, "assignment") || ta_node_is(x, "augmented_assignment"))) {
 			TSNode l = ta_node_field(x, "left");
-			ta_buf_printf(out, "=%.*s", (int)(ts_node_end_byte(l) - ts_node_start_byte(l)),
+			ta_buf_printf(out, "=%.*s\n", (int)(ts_node_end_byte(l) - ts_node_start_byte(l)),
 				      m->src->text + ts_node_start_byte(l));
 		} else if (ta_node_is(x, "attribute") && !ta_node_is(ta_node_parent(x), "call") &&
 			   !ta_node_is(ta_node_parent(x), "attribute") && s8_triton_constant(m, x)) {
 			/* a dtype or a constant picked (`tl.float8e4nv`) */
-			ta_buf_printf(out, ".%.*s", (int)(ts_node_end_byte(x) - ts_node_start_byte(x)),
+			ta_buf_printf(out, ".%.*s\n", (int)(ts_node_end_byte(x) - ts_node_start_byte(x)),
 				      m->src->text + ts_node_start_byte(x));
 		} else if (s8_layout_scale(m, x)) {
-			ta_buf_printf(out, "*%.*s", (int)(ts_node_end_byte(x) - ts_node_start_byte(x)),
+			ta_buf_printf(out, "*%.*s\n", (int)(ts_node_end_byte(x) - ts_node_start_byte(x)),
 				      m->src->text + ts_node_start_byte(x));
 		} else if (ta_node_is(x, "keyword_argument") &&
 			   (ta_node_text_eq(m->src, ta_node_field(x, "name"), "strides") ||
 			    ta_node_text_eq(m->src, ta_node_field(x, "name"), "order"))) {
 			/* a block pointer read the other way round: a layout */
 			TSNode v = ta_node_field(x, "value");
-			ta_buf_printf(out, "@%.*s", (int)(ts_node_end_byte(v) - ts_node_start_byte(v)),
+			ta_buf_printf(out, "@%.*s\n", (int)(ts_node_end_byte(v) - ts_node_start_byte(v)),
 				      m->src->text + ts_node_start_byte(v));
 		}
 		if (!ta_walk_next(&w, true))
@@ -482,15 +485,56 @@ static void s8_work_shape(const ta_model *m, TSNode n, ta_buf *out)
 	ta_walk_finish(&w);
 }
 
-static bool s8_same_work(const ta_model *m, TSNode a, TSNode b)
+static int s8_cmp_line(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The lines of b sorted, in place: the work without its order. */
+static void s8_sort_lines(ta_buf *b)
+{
+	if (!b->len)
+		return;
+	size_t n = 0;
+	for (size_t i = 0; i < b->len; i++)
+		n += b->data[i] == '\n';
+	char **lines = ta_xmalloc(n * sizeof *lines), *copy = ta_xstrndup(b->data, b->len);
+	size_t k = 0;
+	for (char *p = copy, *e; k < n && (e = strchr(p, '\n')); p = e + 1) {
+		*e = '\0';
+		lines[k++] = p;
+	}
+	qsort(lines, k, sizeof *lines, s8_cmp_line);
+	ta_buf_clear(b);
+	for (size_t i = 0; i < k; i++)
+		ta_buf_printf(b, "%s\n", lines[i]);
+	free(lines);
+	free(copy);
+}
+
+/* Whether a and b do the same work: alike in s8_work_shape; or, loose,
+ * making the same calls and picking the same constants in any order and
+ * among any statements (`if last: pos = C - c - 1 else: pos = C - c` then
+ * `q = tl.exp(a * pos)` beside `q = tl.exp(a * (c + 1))`: an offset picked
+ * before the same formula). */
+static bool s8_same_work_by(const ta_model *m, TSNode a, TSNode b, bool loose)
 {
 	ta_buf x = TA_BUF_INIT, y = TA_BUF_INIT;
-	s8_work_shape(m, a, &x);
-	s8_work_shape(m, b, &y);
+	s8_work_shape(m, a, loose, &x);
+	s8_work_shape(m, b, loose, &y);
+	if (loose) {
+		s8_sort_lines(&x);
+		s8_sort_lines(&y);
+	}
 	bool same = x.len == y.len && (!x.len || !memcmp(x.data, y.data, x.len));
 	ta_buf_free(&x);
 	ta_buf_free(&y);
 	return same;
+}
+
+static bool s8_same_work(const ta_model *m, TSNode a, TSNode b)
+{
+	return s8_same_work_by(m, a, b, false);
 }
 
 /* An if with an else whose arms all do the same work (s8_work_shape). */
@@ -502,10 +546,69 @@ static bool s8_mirror_arms(const ta_model *m, TSNode top)
 		TSNode arm = ta_node_named_child(top, i);
 		if (ta_node_is(arm, "else_clause") || ta_node_is(arm, "elif_clause")) {
 			has_else |= ta_node_is(arm, "else_clause");
-			same = s8_same_work(m, first, s8_arm_block(arm));
+			same = s8_same_work_by(m, first, s8_arm_block(arm), true);
 		}
 	}
 	return has_else && same;
+}
+
+/* The innermost for or while around n inside its function, or a null
+ * node. */
+static TSNode s8_loop_around(TSNode n)
+{
+	for (TSNode p = ta_node_parent(n); !ts_node_is_null(p) && !ta_node_is(p, "function_definition");
+	     p = ta_node_parent(p))
+		if (ta_node_is(p, "for_statement") || ta_node_is(p, "while_statement"))
+			return p;
+	return (TSNode){ 0 };
+}
+
+/* The flag an if tests alone, `F` (*yes true) or `not F`, or a null
+ * node. */
+static TSNode s8_bare_flag(TSNode cond, bool *yes)
+{
+	cond = ta_node_unparen(cond);
+	*yes = ta_node_is(cond, "identifier");
+	if (*yes)
+		return cond;
+	if (ta_node_is(cond, "not_operator")) {
+		TSNode a = ta_node_unparen(ta_node_field(cond, "argument"));
+		if (ta_node_is(a, "identifier"))
+			return a;
+	}
+	return (TSNode){ 0 };
+}
+
+/* x, an if without else on `F` (or `not F`), has a twin in the same loop:
+ * an if without else on `not F` (or `F`) whose body does the same work
+ * (`if not REVERSE: load` before the update, `if REVERSE: load` after it):
+ * each mode does that work once per step, in another place. */
+static bool s8_placed_elsewhere(const ta_model *m, TSNode x)
+{
+	bool yes;
+	TSNode flag = s8_bare_flag(ta_node_field(x, "condition"), &yes);
+	TSNode fn = ta_node_ancestor(x, "function_definition");
+	if (ts_node_is_null(flag) || ts_node_is_null(fn) || !ts_node_is_null(ta_node_field(x, "alternative")))
+		return false;
+	TSNode loop = s8_loop_around(x);
+	bool twin = false;
+	ta_walk w;
+	ta_walk_start(&w, ta_node_field(fn, "body"));
+	for (;;) {
+		TSNode y = ta_walk_node(&w);
+		bool other;
+		TSNode f = ta_node_is(y, "if_statement") && !ts_node_eq(x, y) &&
+				   ts_node_is_null(ta_node_field(y, "alternative"))
+				   ? s8_bare_flag(ta_node_field(y, "condition"), &other)
+				   : (TSNode){ 0 };
+		twin = !ts_node_is_null(f) && other != yes && s8_is_name(m, f, flag) &&
+		       ts_node_eq(s8_loop_around(y), loop) &&
+		       s8_same_work(m, ta_node_field(x, "consequence"), ta_node_field(y, "consequence"));
+		if (twin || !ta_walk_next(&w, true))
+			break;
+	}
+	ta_walk_finish(&w);
+	return twin;
 }
 
 /* Whether what the test of x (an if or a conditional expression) selects
@@ -534,7 +637,8 @@ static bool s8_selects_work(const ta_model *m, TSNode x)
 			if (ta_node_is(arm, "else_clause") || ta_node_is(arm, "elif_clause"))
 				plain = s8_block_picks_values(m, s8_arm_block(arm));
 		}
-		if (plain || (ta_node_is(top, "if_statement") && s8_mirror_arms(m, top)))
+		if (plain || (ta_node_is(top, "if_statement") &&
+			      (s8_mirror_arms(m, top) || s8_placed_elsewhere(m, top))))
 			return false;
 		if (ta_node_is(x, "elif_clause"))
 			return true;
