@@ -3,8 +3,6 @@
 #include "config.h"
 #include "analyze/values.h"
 #include "checklist/rewrite_internal.h"
-#include "analyze/flat.h"
-#include "analyze/index.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
 
@@ -67,116 +65,6 @@ static bool grid_value_holds(const ta_rule_ctx *c, const ta_launch *l, ta_span o
 	return r.hit;
 }
 
-/* The module function a call of a plain name calls, when it returns
- * the hand-written ceiling division of its two parameters in order
- * (`def ceil_div(a, b): return (a + b - 1) // b`): that function's
- * definition, or a null node. */
-static TSNode d12_cdiv_helper(const ta_model *m, TSNode call)
-{
-	TSNode none = { 0 };
-	TSNode fn = ta_node_field(call, "function");
-	if (!ta_node_is(call, "call") || !ta_node_is(fn, "identifier") ||
-	    ta_node_named_count(ta_node_field(call, "arguments")) != 2)
-		return none;
-	char *name = ta_node_text(m->src, fn);
-	uint32_t at = ta_index_module_def(m, name);
-	free(name);
-	if (at == UINT32_MAX)
-		return none;
-	TSNode def = ta_node_named_at(ta_syntax_root(m->syn), at, at + 1);
-	while (!ts_node_is_null(def) && !ta_node_is(def, "function_definition") &&
-	       !ta_node_is(def, "decorated_definition"))
-		def = ta_node_parent(def);
-	if (ta_node_is(def, "decorated_definition"))
-		def = ta_node_field(def, "definition");
-	TSNode params = ta_node_field(def, "parameters"), body = ta_node_field(def, "body");
-	if (!ta_node_is(def, "function_definition") || ta_node_named_count(params) != 2)
-		return none;
-	/* one statement after any docstring: return (a + b - 1) // b */
-	TSNode ret = { 0 };
-	for (uint32_t i = 0; i < ta_node_named_count(body); i++) {
-		TSNode st = ta_node_named_child(body, i);
-		if (ta_node_is(st, "comment") ||
-		    (ts_node_is_null(ret) && ta_node_is(st, "expression_statement") &&
-		     ta_node_is(ta_node_named_child(st, 0), "string")))
-			continue;
-		if (!ts_node_is_null(ret) || !ta_node_is(st, "return_statement"))
-			return none;
-		ret = st;
-	}
-	TSNode e = ts_node_is_null(ret) ? ret : ta_node_unparen(ta_node_named_child(ret, 0));
-	if (!ta_node_is(e, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(e, "operator"), "//"))
-		return none;
-	TSNode num = ta_node_unparen(ta_node_field(e, "left")), plus = num;
-	if (ta_node_is(num, "binary_operator") && ta_node_text_eq(m->src, ta_node_field(num, "operator"), "-"))
-		plus = ta_node_unparen(ta_node_field(num, "left"));
-	if (!ta_node_is(plus, "binary_operator") || !ta_node_text_eq(m->src, ta_node_field(plus, "operator"), "+"))
-		return none;
-	/* the model's own test of the form, on the host op of that return */
-	bool hand = false;
-	int hi = ta_index_host_at(m, ts_node_start_byte(e));
-	for (size_t i = 0; hi >= 0 && i < m->hosts[hi].op_count && !hand; i++)
-		hand = m->hosts[hi].ops[i].kind == TA_HOST_HAND_CDIV &&
-		       m->hosts[hi].ops[i].span.start == ts_node_start_byte(e);
-	char *a = ta_node_text(m->src, ta_node_named_child(params, 0));
-	char *b = ta_node_text(m->src, ta_node_named_child(params, 1));
-	bool in_order = hand && ta_node_text_eq(m->src, ta_node_unparen(ta_node_field(plus, "left")), a) &&
-			ta_node_text_eq(m->src, ta_node_unparen(ta_node_field(e, "right")), b);
-	free(a);
-	free(b);
-	return in_order ? def : none;
-}
-
-typedef struct grid_helpers {
-	const ta_model *m;
-	TSNode calls[8];
-	size_t count;
-} grid_helpers;
-
-static ta_values_step grid_helper_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
-{
-	(void)via;
-	grid_helpers *g = ctx;
-	if (divisor(m, n))
-		return TA_VALUES_SKIP;
-	if (g->count < 8 && ta_node_is(n, "call") && !ts_node_is_null(d12_cdiv_helper(m, n))) {
-		for (size_t i = 0; i < g->count; i++)
-			if (ts_node_eq(g->calls[i], n))
-				return TA_VALUES_SKIP;
-		g->calls[g->count++] = n;
-		return TA_VALUES_SKIP;
-	}
-	return TA_VALUES_DESCEND;
-}
-
-/* The calls of a ceiling-division helper of the file (d12_cdiv_helper)
- * that give launch l's grid: the same division, one call away. */
-static bool d12_helper_calls(ta_rule_ctx *c, const ta_launch *l)
-{
-	if (!l->grid_span.end)
-		return false;
-	grid_helpers g = { .m = c->m };
-	ta_values_walk(c->m, ta_rule_node(c, l->grid_span), grid_helper_visit, &g);
-	bool found = false;
-	for (size_t i = 0; i < g.count; i++) {
-		ta_span at = ta_span_of(c->m->src, g.calls[i]);
-		bool dup = false;
-		for (size_t f = 0; f < c->res->finding_count; f++)
-			dup |= c->res->findings[f].id == c->id && c->res->findings[f].span.start == at.start;
-		if (dup)
-			continue;
-		TSNode def = d12_cdiv_helper(c->m, g.calls[i]);
-		char *call = ta_node_text(c->m->src, g.calls[i]);
-		char *name = ta_node_text(c->m->src, ta_node_field(def, "name"));
-		ta_rule_add(c, at, "the grid of `%s` is computed with `%s`, a hand-written ceiling division (`%s` at "
-			    "line %u): triton.cdiv says it", c->k->name, call, name, ts_node_start_point(def).row + 1);
-		free(call);
-		free(name);
-		found = true;
-	}
-	return found;
-}
-
 /* The hand-written ceiling divisions of host hi that give launch l's grid. */
 static bool d12_host(ta_rule_ctx *c, const ta_launch *l, size_t hi)
 {
@@ -217,7 +105,6 @@ ta_status ta_detect_d12(ta_rule_ctx *c)
 		if (l->host < 0)
 			continue;
 		found |= d12_host(c, l, (size_t)l->host);
-		found |= d12_helper_calls(c, l);
 		if (l->grid_kind != TA_GRID_FUNCTION)
 			continue;
 		/* a grid function nested in the wrapper (`def grid(META): return
@@ -277,54 +164,9 @@ static int d12_at(const ta_model *m, const ta_host *h, const ta_host_op *op, ta_
 	return d12_one(m, op, out, why);
 }
 
-/* A call of a ceiling-division helper (d12_cdiv_helper) in a selected
- * host function, on line (0: anywhere), made triton.cdiv(x, y): the
- * helper computes exactly that. */
-static int d12_helper_call_edit(const ta_model *m, int kernel_or_host, uint32_t line, ta_edit *out)
-{
-	ta_walk w;
-	ta_walk_start(&w, ta_syntax_root(m->syn));
-	int rc = -1;
-	for (;;) {
-		TSNode n = ta_walk_node(&w);
-		ta_span at = ta_span_of(m->src, n);
-		int h = ta_node_is(n, "call") ? ta_index_host_at(m, at.start) : -1;
-		if (h >= 0 && ta_edits_host_selected(kernel_or_host, (size_t)h) && ta_edits_at_line(at, line) &&
-		    !ts_node_is_null(d12_cdiv_helper(m, n))) {
-			char *cdiv = ta_edits_module(m, "triton.cdiv");
-			if (cdiv) {
-				char *args = ta_node_text(m->src, ta_node_field(n, "arguments"));
-				char *rep = ta_xasprintf("%s%s", cdiv, args);
-				ta_edit_replace(out, at.start, at.end, rep);
-				ta_edit_set_title(out, "use %s%s for the ceiling division", cdiv, args);
-				out->line = at.line;
-				free(rep);
-				free(args);
-				free(cdiv);
-				rc = 0;
-			}
-		}
-		if (!rc || !ta_walk_next(&w, true))
-			break;
-	}
-	ta_walk_finish(&w);
-	return rc;
-}
-
-/* Rewrite: triton.cdiv(a, b) instead of (a + b - 1) // b or (a + 63) // 64,
- * or instead of a call of the file's function that returns that. */
+/* Rewrite: triton.cdiv(a, b) instead of (a + b - 1) // b or (a + 63) // 64. */
 TA_REWRITE(D12, NULL, TA_SAFE)
 {
-	char *why = NULL;
-	int rc = ta_edits_each_host_op(m, kernel_or_host, line, d12_site, d12_at, out, &why,
-				       "no hand-written ceiling division (a + b - 1) // b in host code");
-	if (rc && !d12_helper_call_edit(m, kernel_or_host, line, out)) {
-		free(why);
-		return 0;
-	}
-	if (why_not)
-		*why_not = why;
-	else
-		free(why);
-	return rc;
+	return ta_edits_each_host_op(m, kernel_or_host, line, d12_site, d12_at, out, why_not,
+				     "no hand-written ceiling division (a + b - 1) // b in host code");
 }
