@@ -962,6 +962,118 @@ static char *s1_rows_contiguous(ta_rule_ctx *c, TSNode ptr, uint32_t before, int
 	return ta_node_text(c->m->src, stride);
 }
 
+static int s1_cmp_text(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The pointer ptr without its constant offsets, its terms sorted: what
+ * the phases of one interleaved tile share (`input_ptr + offsets` and
+ * `input_ptr + offsets + 3`; `Q + x_1_off` and `Q + x_2_off` with `x_2_off
+ * = x_1_off + 1`). Caller frees. */
+static char *s1_phase_base(ta_rule_ctx *c, TSNode ptr, uint32_t before)
+{
+	TSNode t[16];
+	size_t count = ta_edits_chain_terms(c->m, ta_node_unparen(ptr), "+", t, 16);
+	char *texts[16];
+	size_t n = 0;
+	for (size_t i = 0; i < count; i++) {
+		TSNode term = ta_node_unparen(t[i]);
+		if (ta_node_is(term, "integer"))
+			continue;
+		/* a name bound to another plus a constant: that other */
+		const ta_assign *def = ta_node_is(term, "identifier") ? s1_binding_before(c, term, before) : NULL;
+		if (def) {
+			TSNode u[3];
+			TSNode rhs = ta_node_unparen(ta_rule_node(c, def->rhs));
+			size_t nu = ta_edits_chain_terms(c->m, rhs, "+", u, 3);
+			if (nu == 2 && ta_node_is(ta_node_unparen(u[1]), "integer"))
+				term = ta_node_unparen(u[0]);
+		}
+		texts[n++] = ta_node_text(c->m->src, term);
+	}
+	qsort(texts, n, sizeof *texts, s1_cmp_text);
+	ta_buf b = TA_BUF_INIT;
+	for (size_t i = 0; i < n; i++) {
+		ta_buf_printf(&b, "%s%s", i ? "+" : "", texts[i]);
+		free(texts[i]);
+	}
+	return ta_buf_steal(&b);
+}
+
+typedef struct s1_phase {
+	const char *key;
+	size_t at;    /* index in the results */
+} s1_phase;
+
+static int s1_cmp_phase(const void *x, const void *y)
+{
+	const s1_phase *a = x, *b = y;
+	int d = strcmp(a->key, b->key);
+	return d ? d : (a->at > b->at) - (a->at < b->at);
+}
+
+/* The interleaved sites of c's kernel from `from` on that are phases of
+ * one tile (the same base pointer, step, direction and loop: `x_1` and `x_2`
+ * of a rotary pair, the four bytes of a packed word) become one finding,
+ * the first's, which names the others: one load or store of the whole tile
+ * covers them all. */
+static void s1_merge_phases(ta_rule_ctx *c, size_t from)
+{
+	ta_rules_result *r = c->res;
+	size_t n = 0;
+	s1_phase *ph = ta_xmalloc((r->finding_count - from + 1) * sizeof *ph);
+	for (size_t i = from; i < r->finding_count; i++) {
+		const char *key = r->findings[i].kernel == c->kernel && !strcmp(r->findings[i].id, "S1")
+					  ? ta_finding_part_of(&r->findings[i], "phase")
+					  : NULL;
+		if (key)
+			ph[n++] = (s1_phase){ key, i };
+	}
+	qsort(ph, n, sizeof *ph, s1_cmp_phase);
+	bool *gone = ta_xcalloc(r->finding_count - from + 1, sizeof *gone);
+	for (size_t a = 0, b; a < n; a = b) {
+		for (b = a + 1; b < n && !strcmp(ph[b].key, ph[a].key); b++)
+			;
+		if (b - a < 2)
+			continue;
+		ta_finding *f = &r->findings[ph[a].at];
+		bool store = ph[a].key[0] == 's';
+		ta_buf others = TA_BUF_INIT;
+		for (size_t i = a + 1; i < b; i++) {
+			const ta_finding *g = &r->findings[ph[i].at];
+			const char *tick = g->reason[0] == '`' ? strchr(g->reason + 1, '`') : NULL;
+			ta_buf_puts(&others, i == a + 1 ? "" : i + 1 == b ? " and " : ", ");
+			if (tick)
+				ta_buf_printf(&others, "%.*s at line %u", (int)(tick - g->reason + 1), g->reason, g->span.line);
+			else
+				ta_buf_printf(&others, "the %s at line %u", store ? "store" : "load", g->span.line);
+			ta_finding_line(f, g->span.line);
+			gone[ph[i].at - from] = true;
+		}
+		char *reason = ta_xasprintf("%s; %s %s another phase of the same tile (one %s of it covers %s)",
+					    f->reason, ta_buf_str(&others), store ? "writes" : "reads",
+					    store ? "store" : "load", b - a > 2 ? "them all" : "both");
+		free(f->reason);
+		f->reason = reason;
+		ta_buf_free(&others);
+	}
+	/* drop the merged ones, keeping the order */
+	size_t w = from;
+	for (size_t i = from; i < r->finding_count; i++) {
+		if (gone[i - from]) {
+			ta_finding_release(&r->findings[i]);
+			continue;
+		}
+		if (w != i)
+			r->findings[w] = r->findings[i];
+		w++;
+	}
+	r->finding_count = w;
+	free(gone);
+	free(ph);
+}
+
 ta_status ta_detect_s1(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -1051,6 +1163,11 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 					: "joins the interleaved tile in registers (tl.join, tl.reshape) and stores "
 					  "it whole through one");
 			f->tags |= TA_TAG_GUIDED;
+			char *base = s1_phase_base(c, ta_rule_node(c, op->args[0]), op->span.start);
+			char *key = ta_xasprintf("%c %ld %d %s", op->kind == TA_OP_LOAD ? 'l' : 's', step, op->loop, base);
+			ta_finding_set_part(f, "phase", key);
+			free(key);
+			free(base);
 		} else {
 			char *cm = rank == 2 && op->arg_count
 					   ? s1_rows_contiguous(c, ta_rule_node(c, op->args[0]), op->span.start, 0)
@@ -1080,6 +1197,8 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 	}
 	free(left_out);
 	free(not2d);
+	if (found)
+		s1_merge_phases(c, first);
 	if (found && !s1_one_shot_notes(c, first))
 		s1_outside_loop_notes(c, first);
 	if (found)
