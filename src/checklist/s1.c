@@ -490,6 +490,11 @@ static long s1_last_step(ta_rule_ctx *c, TSNode ptr, uint32_t before, int rank, 
 		if (k) {
 			TSNode l = ta_node_unparen(ta_node_field(term, "left"));
 			sub = ta_node_is(l, "integer") ? ta_node_unparen(ta_node_field(term, "right")) : l;
+			/* offsets laid out on the last axis where they are made
+			 * (`cols = tl.arange(0, 32)[None, :]`, then `4 * cols`) */
+			const ta_assign *def = ta_node_is(sub, "identifier") ? s1_binding_before(c, sub, before) : NULL;
+			if (def)
+				sub = ta_node_unparen(ta_rule_node(c, def->rhs));
 		}
 		if (!ta_node_is(sub, "subscript"))
 			continue;
@@ -1051,9 +1056,12 @@ static void s1_merge_phases(ta_rule_ctx *c, size_t from)
 			ta_finding_line(f, g->span.line);
 			gone[ph[i].at - from] = true;
 		}
-		char *reason = ta_xasprintf("%s; %s %s another phase of the same tile (one %s of it covers %s)",
-					    f->reason, ta_buf_str(&others), store ? "writes" : "reads",
-					    store ? "store" : "load", b - a > 2 ? "them all" : "both");
+		bool many = b - a > 2;
+		char *reason = ta_xasprintf("%s; %s %s %s of the same tile (one %s of it covers %s)", f->reason,
+					    ta_buf_str(&others),
+					    store ? (many ? "write" : "writes") : (many ? "read" : "reads"),
+					    many ? "other phases" : "another phase", store ? "store" : "load",
+					    many ? "them all" : "both");
 		free(f->reason);
 		f->reason = reason;
 		ta_buf_free(&others);
