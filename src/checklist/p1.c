@@ -684,6 +684,26 @@ static bool varies(const ta_autotune *a, const char *name)
 	return false;
 }
 
+/* Every config sets num_warps alone (no meta-parameter, no other option),
+ * and only num_warps varies: `[triton.Config({}, num_warps=w) for w in
+ * (1, 2, 4, 8)]`. */
+static bool p1_warps_only(const ta_autotune *a)
+{
+	if (!a->config_count || a->builder_param_count)
+		return false;
+	for (size_t i = 0; i < a->vary_count; i++)
+		if (strcmp(a->varies[i], "num_warps"))
+			return false;
+	for (size_t i = 0; i < a->config_count; i++) {
+		if (a->configs[i].param_count)
+			return false;
+		for (size_t j = 0; j < a->configs[i].option_count; j++)
+			if (strcmp(a->configs[i].options[j].name, "num_warps"))
+				return false;
+	}
+	return true;
+}
+
 /* Some config gives the option a value that is neither a literal nor a
  * swept variable (`num_warps=n_warps` in a config builder's body, filled
  * by its callers): whether the option varies is not known. */
@@ -1492,7 +1512,12 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 	}
 	/* A kernel that neither loops nor multiplies has no pipeline depth
 	 * and no MMA shape for a GPU to change: one list serves every GPU. */
-	if (!a->branches_on_capability && !ta_kernel_one_shot(c->m, (int)c->kernel)) {
+	/* Per GPU, pipeline depths and tiles differ: a kernel that streams
+	 * nothing through a loop nor multiplies has nothing to split, nor one
+	 * without tl.dot whose list sweeps warps alone (tuned on whichever GPU
+	 * runs it; an MMA's stages and tiles are another matter) */
+	if (!a->branches_on_capability && ta_kernel_streams(c->m, (int)c->kernel) &&
+	    !(p1_warps_only(a) && !ta_kernel_reaches_op(c->m, (int)c->kernel, TA_OP_BIT(TA_OP_DOT), 0))) {
 		/* The host may read the GPU for other choices (a layout, a fixed
 		 * launch config beside the tuner): the sentence then says what
 		 * is so of the list alone. */

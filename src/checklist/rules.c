@@ -522,6 +522,31 @@ bool ta_kernel_one_shot(const ta_model *m, int ki)
 	return ki >= 0 && (size_t)ki < m->kernel_count && one_shot(m, ki, 0);
 }
 
+/* Kernel ki, or a @jit helper it calls (down to depth 3), multiplies tiles
+ * or moves a tile or row of data (not a scalar) in a loop; in_loop: ki
+ * runs inside a loop of its caller. */
+static bool streams(const ta_model *m, int ki, bool in_loop, int depth)
+{
+	if (ki < 0 || (size_t)ki >= m->kernel_count || depth > 3)
+		return false;
+	const ta_kernel *k = &m->kernels[ki];
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		bool moves = op->kind == TA_OP_LOAD || op->kind == TA_OP_STORE || op->kind == TA_OP_DESC_LOAD ||
+			     op->kind == TA_OP_DESC_STORE;
+		if (op->kind == TA_OP_DOT || (moves && (in_loop || op->loop >= 0) && op->ptr_shape != TA_PTR_SCALAR) ||
+		    (op->kind == TA_OP_HELPER_CALL && op->helper != ki &&
+		     streams(m, op->helper, in_loop || op->loop >= 0, depth + 1)))
+			return true;
+	}
+	return false;
+}
+
+bool ta_kernel_streams(const ta_model *m, int ki)
+{
+	return ki >= 0 && (size_t)ki < m->kernel_count && (calls_unseen(m, ki) || streams(m, ki, false, 0));
+}
+
 bool ta_loop_within(const ta_kernel *k, int inner, int outer)
 {
 	for (int l = inner; l >= 0; l = k->loops[l].parent)

@@ -136,6 +136,12 @@ bool ta_kernel_reaches_op(const ta_model *m, int ki, uint64_t kinds, int depth);
  * nor the helpers it calls has a loop or a tl.dot, and no kernel calling
  * it (up to two levels) has either. */
 bool ta_kernel_one_shot(const ta_model *m, int ki);
+/* Kernel ki (or a @jit helper it calls) runs a tl.dot, or loads or stores
+ * a tile or a row (not a scalar) inside a loop, or calls a @jit function of
+ * another module: work whose best pipeline depth and tiles differ by GPU.
+ * A kernel whose only loop walks scalars (a search of cu_seqlens) moves
+ * each tile once per program. */
+bool ta_kernel_streams(const ta_model *m, int ki);
 /* True when the expression at s can change from one iteration of loop l to
  * the next: it mentions the variable of l or of a loop inside it, or a name
  * assigned inside l from such a value (or by `+=`), followed to a fixpoint. */
