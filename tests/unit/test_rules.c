@@ -255,6 +255,9 @@ static void test_p1_short_launches(void **state)
 /* Rows gathered through a loaded index: TMA gathers rows on Blackwell only,
  * so read for Hopper (no profile, or an H200's) the finding is a note with
  * nothing to change; on a B200's profile it is a finding to act on. */
+/* rows gathered in a loop over the embedding's columns: on Blackwell a
+ * descriptor gather is the fast form (a warning), on Hopper the raw access
+ * is (a note); a kernel with no loop would make it a note on every GPU */
 static const char gather_src[] =
 	"import triton\nimport triton.language as tl\n\n"
 	"@triton.jit\n"
@@ -262,8 +265,9 @@ static const char gather_src[] =
 	"    r = tl.program_id(0) * BLOCK_R + tl.arange(0, BLOCK_R)\n"
 	"    d = tl.arange(0, BLOCK_D)\n"
 	"    ids = tl.load(ids_ptr + r)\n"
-	"    x = tl.load(emb_ptr + ids[:, None] * D + d[None, :])\n"
-	"    tl.store(out_ptr + r[:, None] * D + d[None, :], x)\n";
+	"    for k in range(0, D, BLOCK_D):\n"
+	"        x = tl.load(emb_ptr + ids[:, None] * D + (k + d)[None, :])\n"
+	"        tl.store(out_ptr + r[:, None] * D + (k + d)[None, :], x)\n";
 
 static const ta_finding *gather_finding(const ta_rules_result *r)
 {
