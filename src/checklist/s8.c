@@ -444,47 +444,6 @@ static bool s8_block_picks_values(const ta_model *m, TSNode block)
  * statements and the functions it calls, in order (`diff = tl.where(a <
  * b, ...)` and `diff = tl.where(a > b, ...)` alike): two arms alike in it do
  * the same work on other operands (a direction, a triangle, a start). */
-static void s8_work_shape(const ta_model *m, TSNode n, bool calls_only, ta_buf *out)
-{
-	ta_walk w;
-	ta_walk_start(&w, n);
-	for (;;) {
-		TSNode x = ta_walk_node(&w);
-		if (ta_node_is(x, "call") && !s8_cheap_call(m, x)) {
-			TSNode fn = ta_node_field(x, "function");
-			ta_buf_printf(out, "(%.*s\n", (int)(ts_node_end_byte(fn) - ts_node_start_byte(fn)),
-				      m->src->text + ts_node_start_byte(fn));
-		} else if (ta_node_is(x, "for_statement") || ta_node_is(x, "while_statement") ||
-			   (!calls_only && ts_node_is_named(x) &&
-			    (ta_node_is(x, "if_statement") || ta_node_is(x, "return_statement") ||
-			     ta_node_is(x, "expression_statement")))) {
-			ta_buf_printf(out, ";%s\n", ts_node_type(x));
-		} else if (!calls_only && (ta_node_is(x, "assignment") || ta_node_is(x, "augmented_assignment"))) {
-			TSNode l = ta_node_field(x, "left");
-			ta_buf_printf(out, "=%.*s\n", (int)(ts_node_end_byte(l) - ts_node_start_byte(l)),
-				      m->src->text + ts_node_start_byte(l));
-		} else if (ta_node_is(x, "attribute") && !ta_node_is(ta_node_parent(x), "call") &&
-			   !ta_node_is(ta_node_parent(x), "attribute") && s8_triton_constant(m, x)) {
-			/* a dtype or a constant picked (`tl.float8e4nv`) */
-			ta_buf_printf(out, ".%.*s\n", (int)(ts_node_end_byte(x) - ts_node_start_byte(x)),
-				      m->src->text + ts_node_start_byte(x));
-		} else if (s8_layout_scale(m, x)) {
-			ta_buf_printf(out, "*%.*s\n", (int)(ts_node_end_byte(x) - ts_node_start_byte(x)),
-				      m->src->text + ts_node_start_byte(x));
-		} else if (ta_node_is(x, "keyword_argument") &&
-			   (ta_node_text_eq(m->src, ta_node_field(x, "name"), "strides") ||
-			    ta_node_text_eq(m->src, ta_node_field(x, "name"), "order"))) {
-			/* a block pointer read the other way round: a layout */
-			TSNode v = ta_node_field(x, "value");
-			ta_buf_printf(out, "@%.*s\n", (int)(ts_node_end_byte(v) - ts_node_start_byte(v)),
-				      m->src->text + ts_node_start_byte(v));
-		}
-		if (!ta_walk_next(&w, true))
-			break;
-	}
-	ta_walk_finish(&w);
-}
-
 static int s8_cmp_line(const void *x, const void *y)
 {
 	return strcmp(*(char *const *)x, *(char *const *)y);
@@ -512,11 +471,123 @@ static void s8_sort_lines(ta_buf *b)
 	free(copy);
 }
 
+/* The names a block binds, as "a\nb\n" sorted (caller frees), or NULL
+ * when it does anything but assign names through cheap calls (a pick). */
+static char *s8_pick_names(const ta_model *m, TSNode block)
+{
+	ta_buf b = TA_BUF_INIT;
+	for (uint32_t i = 0; i < ta_node_named_count(block); i++) {
+		TSNode st = ta_node_named_child(block, i);
+		if (ta_node_is(st, "comment"))
+			continue;
+		TSNode a = ta_node_is(st, "expression_statement") ? ta_node_named_child(st, 0) : (TSNode){ 0 };
+		bool cheap = ta_node_is(a, "assignment") && ta_node_is(ta_node_field(a, "left"), "identifier");
+		ta_walk w;
+		ta_walk_start(&w, st);
+		for (; cheap;) {
+			TSNode x = ta_walk_node(&w);
+			cheap = !ta_node_is(x, "call") || s8_cheap_call(m, x);
+			if (!ta_walk_next(&w, true))
+				break;
+		}
+		ta_walk_finish(&w);
+		if (!cheap) {
+			ta_buf_free(&b);
+			return NULL;
+		}
+		TSNode l = ta_node_field(a, "left");
+		ta_buf_printf(&b, "%.*s\n", (int)(ts_node_end_byte(l) - ts_node_start_byte(l)),
+			      m->src->text + ts_node_start_byte(l));
+	}
+	s8_sort_lines(&b);
+	/* a set: `array = ...; array = tl.where(array >= 0, array, 0) - 1`
+	 * binds one name */
+	char *t = ta_buf_steal(&b), *w = t;
+	for (char *r = t, *prev = NULL; *r;) {
+		char *e = strchr(r, '\n');
+		size_t len = (size_t)(e - r) + 1;
+		if (!prev || strncmp(prev, r, len)) {
+			memmove(w, r, len);
+			prev = w;
+			w += len;
+		}
+		r = e + 1;
+	}
+	*w = '\0';
+	return t;
+}
+
+/* An if with an else whose every arm only binds the same names through
+ * cheap calls (`if last: pos = C - c - 1 else: pos = C - c`): a value
+ * picked, the same work whichever arm runs. */
+static bool s8_pick(const ta_model *m, TSNode x)
+{
+	if (!ta_node_is(x, "if_statement"))
+		return false;
+	char *first = s8_pick_names(m, ta_node_field(x, "consequence"));
+	bool pick = first && *first, has_else = false;
+	for (uint32_t i = 0; pick && i < ta_node_named_count(x); i++) {
+		TSNode arm = ta_node_named_child(x, i);
+		if (!ta_node_is(arm, "else_clause") && !ta_node_is(arm, "elif_clause"))
+			continue;
+		has_else |= ta_node_is(arm, "else_clause");
+		char *names = s8_pick_names(m, s8_arm_block(arm));
+		pick = names && !strcmp(names, first);
+		free(names);
+	}
+	free(first);
+	return pick && has_else;
+}
+
+static void s8_work_shape(const ta_model *m, TSNode n, bool calls_only, ta_buf *out)
+{
+	ta_walk w;
+	ta_walk_start(&w, n);
+	for (;;) {
+		TSNode x = ta_walk_node(&w);
+		if (ta_node_is(x, "call") && !s8_cheap_call(m, x)) {
+			TSNode fn = ta_node_field(x, "function");
+			ta_buf_printf(out, "(%.*s\n", (int)(ts_node_end_byte(fn) - ts_node_start_byte(fn)),
+				      m->src->text + ts_node_start_byte(fn));
+		} else if (ta_node_is(x, "for_statement") || ta_node_is(x, "while_statement") ||
+			   (!calls_only && ts_node_is_named(x) &&
+			    (ta_node_is(x, "if_statement") || ta_node_is(x, "return_statement") ||
+			     ta_node_is(x, "expression_statement")))) {
+			ta_buf_printf(out, ";%s\n", ts_node_type(x));
+		} else if ((ta_node_is(x, "assignment") || ta_node_is(x, "augmented_assignment")) &&
+			   (!calls_only || !s8_plain_value(m, ta_node_field(x, "right")))) {
+			TSNode l = ta_node_field(x, "left");
+			ta_buf_printf(out, "=%.*s\n", (int)(ts_node_end_byte(l) - ts_node_start_byte(l)),
+				      m->src->text + ts_node_start_byte(l));
+		} else if (ta_node_is(x, "attribute") && !ta_node_is(ta_node_parent(x), "call") &&
+			   !ta_node_is(ta_node_parent(x), "attribute") && s8_triton_constant(m, x)) {
+			/* a dtype or a constant picked (`tl.float8e4nv`) */
+			ta_buf_printf(out, ".%.*s\n", (int)(ts_node_end_byte(x) - ts_node_start_byte(x)),
+				      m->src->text + ts_node_start_byte(x));
+		} else if (s8_layout_scale(m, x)) {
+			ta_buf_printf(out, "*%.*s\n", (int)(ts_node_end_byte(x) - ts_node_start_byte(x)),
+				      m->src->text + ts_node_start_byte(x));
+		} else if (ta_node_is(x, "keyword_argument") &&
+			   (ta_node_text_eq(m->src, ta_node_field(x, "name"), "strides") ||
+			    ta_node_text_eq(m->src, ta_node_field(x, "name"), "order"))) {
+			/* a block pointer read the other way round: a layout */
+			TSNode v = ta_node_field(x, "value");
+			ta_buf_printf(out, "@%.*s\n", (int)(ts_node_end_byte(v) - ts_node_start_byte(v)),
+				      m->src->text + ts_node_start_byte(v));
+		}
+		/* loose: a value picked by an inner if is no work of its own */
+		if (!ta_walk_next(&w, !(calls_only && s8_pick(m, x))))
+			break;
+	}
+	ta_walk_finish(&w);
+}
+
 /* Whether a and b do the same work: alike in s8_work_shape; or, loose,
- * making the same calls and picking the same constants in any order and
- * among any statements (`if last: pos = C - c - 1 else: pos = C - c` then
- * `q = tl.exp(a * pos)` beside `q = tl.exp(a * (c + 1))`: an offset picked
- * before the same formula). */
+ * making the same calls, picking the same constants and binding the same
+ * names to computed values (not to plain index arithmetic) in any order
+ * and among any statements (`if last: pos = C - c - 1 else: pos = C - c`
+ * then `q = tl.exp(a * pos)` beside `q = tl.exp(a * (c + 1))`: an offset
+ * picked before the same formula). */
 static bool s8_same_work_by(const ta_model *m, TSNode a, TSNode b, bool loose)
 {
 	ta_buf x = TA_BUF_INIT, y = TA_BUF_INIT;
