@@ -148,6 +148,27 @@ static char *masked_by_loaded_bound(ta_rule_ctx *c, const char *p)
 	return bound;
 }
 
+/* What a question about a tile name answered last (the same name bound
+ * again and again, `a = tl.load(x_ptr + ...)` down a long body, is asked
+ * once: each question reads every op of the kernel). */
+typedef struct tile_memo {
+	char *tile;
+	bool answer, as_stride;
+} tile_memo;
+
+static bool memo_hit(tile_memo *mo, const char *tile)
+{
+	return mo->tile && !strcmp(mo->tile, tile);
+}
+
+static void memo_keep(tile_memo *mo, const char *tile, bool answer, bool as_stride)
+{
+	free(mo->tile);
+	mo->tile = ta_xstrdup(tile);
+	mo->answer = answer;
+	mo->as_stride = as_stride;
+}
+
 ta_status ta_detect_p6(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -159,6 +180,7 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 		if (k->ops[j].kind == TA_OP_LOAD && k->ops[j].ptr_shape == TA_PTR_SCALAR)
 			loads[n_loads++] = j;
 	qsort_r(loads, n_loads, sizeof *loads, by_start, k->ops);
+	tile_memo used_memo = { 0 };
 	for (size_t i = 0; i < n; i++) {
 		const ta_assign *a = &as[i];
 		if (a->augmented)
@@ -167,8 +189,16 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 		/* The value itself is what was loaded (through .to() and the like,
 		 * as the rewrite requires): `p = tl.load(t + i) + off * dim` is not,
 		 * and an assumption on p would not follow from one on the table. */
-		bool stride;
-		if (!load || !loaded_whole(c->m, load, a) || !used_in_address(c->m, k, a->name, &stride))
+		bool stride = false;
+		if (!load || !loaded_whole(c->m, load, a))
+			continue;
+		/* a name loaded again and again (unrolled steps) is asked once */
+		if (!memo_hit(&used_memo, a->name)) {
+			bool used = used_in_address(c->m, k, a->name, &stride);
+			memo_keep(&used_memo, a->name, used, stride);
+		}
+		stride = used_memo.as_stride;
+		if (!used_memo.answer)
 			continue;
 		/* Only a loaded stride or base pointer may be assumed aligned: one
 		 * cast to a pointer, or one that multiplies an address. A loaded
@@ -214,6 +244,7 @@ ta_status ta_detect_p6(ta_rule_ctx *c)
 		found = true;
 	}
 	free(loads);
+	free(used_memo.tile);
 	if (found)
 		return TA_STATUS_APPLIES;
 	return any ? TA_STATUS_SATISFIED : TA_STATUS_NOT_APPLICABLE;
@@ -448,7 +479,10 @@ static bool each_tile_from(const ta_model *m, const ta_kernel *k, const char *na
 	size_t first, count = ta_model_refs_within(m->assign_nodes, m->assign_node_count, k->node, &first);
 	for (size_t i = first; i < first + count; i++) {
 		TSNode n = m->assign_nodes[i].node;
-		if (!ta_node_is(n, "assignment"))
+		/* the text first: most assignments of a long kernel do not
+		 * mention name, and reading their fields costs a descent */
+		if (!ta_node_is(n, "assignment") ||
+		    !spelled_in(m, (ta_span){ .start = ts_node_start_byte(n), .end = ts_node_end_byte(n) }, name))
 			continue;
 		TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
 		if (ta_node_is(left, "identifier") && !ta_node_text_eq(m->src, left, name) &&
@@ -463,13 +497,21 @@ static bool each_tile_from(const ta_model *m, const ta_kernel *k, const char *na
 	return false;
 }
 
+typedef struct tile_use {
+	bool found, as_stride;
+	tile_memo memo;
+} tile_use;
+
 /* For used_in_address: the tile goes into an address itself. */
 static bool tile_used(const ta_model *m, const ta_kernel *k, const char *name, const char *tile, TSNode rhs, void *ctx)
 {
-	bool *found = ctx, ignored;  /* used, as a stride */
-	if (used_directly(m, k, tile, &ignored)) {
-		found[0] = true;
-		found[1] |= multiplied(m, k, rhs, name);
+	tile_use *u = ctx;
+	bool ignored;
+	if (!memo_hit(&u->memo, tile))
+		memo_keep(&u->memo, tile, used_directly(m, k, tile, &ignored), false);
+	if (u->memo.answer) {
+		u->found = true;
+		u->as_stride |= multiplied(m, k, rhs, name);
 	}
 	return false;
 }
@@ -482,10 +524,11 @@ static bool used_in_address(const ta_model *m, const ta_kernel *k, const char *n
 {
 	if (used_directly(m, k, name, as_stride))
 		return true;
-	bool found[2] = { false, false };  /* used, as a stride */
-	each_tile_from(m, k, name, tile_used, found);
-	*as_stride = found[1];
-	return found[0];
+	tile_use u = { 0 };
+	each_tile_from(m, k, name, tile_used, &u);
+	free(u.memo.tile);
+	*as_stride = u.as_stride;
+	return u.found;
 }
 
 static bool used_directly(const ta_model *m, const ta_kernel *k, const char *name, bool *as_stride)
@@ -540,15 +583,22 @@ static bool tile_hinted(const ta_model *m, const ta_kernel *k, const char *name,
 {
 	(void)name;
 	(void)rhs;
-	(void)ctx;
-	return hinted(m, k, tile);
+	tile_memo *mo = ctx;
+	if (!memo_hit(mo, tile))
+		memo_keep(mo, tile, hinted(m, k, tile), false);
+	return mo->answer;
 }
 
 /* name, or a pointer tile built from it, carries an alignment hint already
  * (as the detector sees it). */
 static bool already_assumed(const ta_model *m, const ta_kernel *k, const char *name)
 {
-	return hinted(m, k, name) || each_tile_from(m, k, name, tile_hinted, NULL);
+	if (hinted(m, k, name))
+		return true;
+	tile_memo mo = { 0 };
+	bool yes = each_tile_from(m, k, name, tile_hinted, &mo);
+	free(mo.tile);
+	return yes;
 }
 
 

@@ -663,10 +663,15 @@ static bool s8_placed_elsewhere(const ta_model *m, TSNode x)
 		return false;
 	TSNode loop = s8_loop_around(x);
 	bool twin = false;
+	/* the twin is looked for among the first 64 ifs of the body only: a
+	 * kernel of thousands of flag tests stays linear */
+	int seen = 0;
 	ta_walk w;
 	ta_walk_start(&w, ta_node_field(fn, "body"));
 	for (;;) {
 		TSNode y = ta_walk_node(&w);
+		if (ta_node_is(y, "if_statement") && ++seen > 64)
+			break;
 		bool other;
 		TSNode f = ta_node_is(y, "if_statement") && !ts_node_eq(x, y) &&
 				   ts_node_is_null(ta_node_field(y, "alternative"))

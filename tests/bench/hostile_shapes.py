@@ -176,9 +176,22 @@ def wrappers(n):
     return out
 
 
+def reloads(n):
+    """one autotuned loop of n scalar loads that bind the same name, each
+    under a flag test placed before the update in one mode and after it in
+    the other (P6 asked each load whether its name reaches an address by
+    reading every assignment of the kernel; S8 looks for each test's twin)."""
+    out = [HEAD, "@triton.autotune(configs=[triton.Config({}, num_warps=w) for w in (2, 4)], key=['n'])\n",
+           "@triton.jit\ndef k(x_ptr, n, F: tl.constexpr):\n    a = tl.load(x_ptr)\n    for i in range(n):\n"]
+    out += ["        if not F:\n            a = tl.load(x_ptr + %d + i)\n"
+            "        if F:\n            a = tl.load(x_ptr + %d + i)\n" % (j, j) for j in range(n)]
+    out += ["    tl.store(x_ptr, a)\n\ndef run(x, f):\n    k[(1,)](x, x.numel(), F=f)\n"]
+    return out
+
+
 SHAPES = [kernels, kernels_block, launches, configs, config_names, ifs, nested_ifs,
           statements, loops, params, many, module_names, chain, parens, suppressions,
-          loop_masks, wrappers]
+          loop_masks, wrappers, reloads]
 # The size each starts from in growth.sh (about 0.05-0.2 s of --check;
 # statements, loops and loop_masks more: below 4,000, 2,000 and 4,000 of
 # them the parse hides a quadratic term, or fixed costs blur the ratio).
@@ -186,7 +199,7 @@ BASE = {"kernels": 1250, "kernels_block": 1250, "launches": 6250, "configs": 375
         "config_names": 2000, "ifs": 2000, "nested_ifs": 250, "statements": 8000,
         "loops": 2000, "params": 1000, "many": 500, "module_names": 5000,
         "chain": 25000, "parens": 1250, "suppressions": 2000, "loop_masks": 4000,
-        "wrappers": 1000}
+        "wrappers": 1000, "reloads": 1000}
 
 
 def main(argv):

@@ -18,6 +18,8 @@
 # (each question whether a value varies in the loop read every assignment
 # of the loop; D11 asked each mask about every assignment and loop), and
 # many wrappers calling one launcher (D3 through the file's functions).
+# And one loop of many scalar loads rebinding one name under flag tests
+# (P6 asked each load about every assignment of the kernel).
 # tests/bench/growth.py
 # prints the whole curve.
 # TAP. Env: TILEADVISE, TA_SRCDIR; GROWTH_SCALE (default 0.5) scales the sizes.
@@ -31,4 +33,4 @@ if ! command -v "$py" >/dev/null 2>&1; then
 fi
 exec "$py" "$TA_SRCDIR/tests/bench/growth.py" "$TILEADVISE" --tap --sizes 1,4 --repeat 2 \
 	--bound 2 --floor 0.1 --timeout 60 --scale "${GROWTH_SCALE:-0.5}" --args "${GROWTH_ARGS:---check --extend-select=X1}" \
-	--shapes kernels,kernels_block,launches,configs,config_names,ifs,nested_ifs,statements,loops,params,many,module_names,chain,parens,suppressions,loop_masks,wrappers
+	--shapes kernels,kernels_block,launches,configs,config_names,ifs,nested_ifs,statements,loops,params,many,module_names,chain,parens,suppressions,loop_masks,wrappers,reloads
