@@ -36,4 +36,7 @@ ta_start 120 40 "cd '$work' && '$TILEADVISE' --gpu h200 --records '$rec' --basel
 check "a baseline command without kernels says so" ta_wait "the baseline launched no kernel"
 check "the earlier baseline still decides T5" ta_wait "│ T5 · Catastrophic gap .*\[satisfied\]"
 ta_keys q
+# ended before the server goes: a slow (ASan) build still drawing when q
+# came once outlived the test
+ta_wait "^EXIT=0"
 finish

@@ -239,6 +239,12 @@ static ta_exit loop(ta_app *app)
 			break;
 		if (ta_term_quit_signal())
 			break;    /* killed or hung up: saved below, like q */
+		/* The terminal gone without a SIGHUP reaching us (its window
+		 * closed while a run's process group held the foreground): poll
+		 * reports the hangup at once, every time, and reading keys would
+		 * spin. Saved below, like q. */
+		if (n > 0 && fds[0].fd >= 0 && (fds[0].revents & (POLLHUP | POLLERR | POLLNVAL)))
+			break;
 		unsigned react = 0;
 		if (ta_advisor_busy(app->adv))
 			react |= ta_app_poll(app);
