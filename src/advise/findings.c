@@ -518,6 +518,8 @@ static void check_model(const char *path, diags *d, const ta_model *m, ta_suppre
 	 * of what --check printed on public code). */
 	const ta_finding **s1 = ta_xcalloc(r->finding_count + 1, sizeof *s1);
 	size_t *s1_count = ta_xcalloc(m->kernel_count + 1, sizeof *s1_count);
+	/* per kernel, its interleaved or gathered S1 sites: warnings, all */
+	size_t (*s1_apart)[2] = ta_xcalloc(m->kernel_count + 1, sizeof *s1_apart);
 	bool *wanted = ta_xcalloc(r->finding_count + 1, sizeof *wanted);
 	/* what a comment silences: one id silences the finding it names,
 	 * whatever other ids it shows ([P1, G2]: ignore[G2] alone) */
@@ -530,28 +532,30 @@ static void check_model(const char *path, diags *d, const ta_model *m, ta_suppre
 			continue;
 		wanted[i] = !(silenced && silenced[i]);
 	}
-	for (size_t i = 0; i < r->finding_count; i++)
-		if (wanted[i] && s1_plain(&r->findings[i]))
-			s1_count[r->findings[i].kernel]++;
+	for (size_t i = 0; i < r->finding_count; i++) {
+		const ta_finding *fd = &r->findings[i];
+		if (!wanted[i] || strcmp(fd->id, "S1"))
+			continue;
+		if (s1_plain(fd)) {
+			s1_count[fd->kernel]++;
+		} else {
+			s1_apart[fd->kernel][0] += !(fd->tags & TA_TAG_NOTE);
+			s1_apart[fd->kernel][1]++;
+		}
+	}
 	for (size_t i = 0; i < r->finding_count; i++) {
 		const ta_finding *fd = &r->findings[i];
 		if (!wanted[i])
 			continue;
 		const ta_kernel *k = &m->kernels[fd->kernel];
 		if (s1_plain(fd) && s1_count[fd->kernel] > 1) {
-			size_t n = 0, apart[2] = { 0, 0 };
-			for (size_t j = 0; j < r->finding_count; j++)
-				if (wanted[j] && !s1_plain(&r->findings[j]) && r->findings[j].kernel == fd->kernel &&
-				    !strcmp(r->findings[j].id, "S1")) {
-					apart[0] += !(r->findings[j].tags & TA_TAG_NOTE);
-					apart[1]++;
-				}
+			size_t n = 0;
 			for (size_t j = i; j < r->finding_count; j++)
 				if (wanted[j] && s1_plain(&r->findings[j]) && r->findings[j].kernel == fd->kernel) {
 					s1[n++] = &r->findings[j];
 					wanted[j] = j == i;
 				}
-			add_s1_kernel(d, path, m, s1, n, apart);
+			add_s1_kernel(d, path, m, s1, n, s1_apart[fd->kernel]);
 			continue;
 		}
 		diag *x = add_diag(d, path, fd->span.line, fd->span.col, fd->span.end_line, false, fd->id,
@@ -566,6 +570,7 @@ static void check_model(const char *path, diags *d, const ta_model *m, ta_suppre
 	free(wanted);
 	free(silenced);
 	free(s1_count);
+	free(s1_apart);
 	free(s1);
 	ta_rules_result_free(r);
 }

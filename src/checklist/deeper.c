@@ -355,14 +355,9 @@ typedef struct name_set {
 	size_t n;
 } name_set;
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool set_has(const name_set *s, const char *name)
 {
-	return s->n && bsearch(&name, s->v, s->n, sizeof *s->v, cmp_str);
+	return s->n && bsearch(&name, s->v, s->n, sizeof *s->v, ta_strptr_cmp);
 }
 
 static void set_add(name_set *s, char *name)
@@ -373,7 +368,7 @@ static void set_add(name_set *s, char *name)
 static void set_sort(name_set *s)
 {
 	if (s->n)
-		qsort(s->v, s->n, sizeof *s->v, cmp_str);
+		qsort(s->v, s->n, sizeof *s->v, ta_strptr_cmp);
 }
 
 static void set_free(name_set *s)

@@ -1083,12 +1083,6 @@ static ta_values_step p1_mention_visit(const ta_model *m, TSNode n, TSNode via, 
 	return TA_VALUES_DESCEND;
 }
 
-/* Whether the launch value v is computed from the name another tile
- * keyword of launch l passes (not keyword `self`): a warp count computed
- * from a block sized to the data (`num_warps=min(BLOCK_N // 256, 16)`) is
- * the author's rule for it (data_sized: only tiles sized to the data that
- * no loop steps by); else, a count that divides by the tile
- * (`NUM_BLOCK=n // BLOCK` beside `BLOCK=BLOCK`) follows it. */
 /* Whether x mentions the name another tile of launch l passes (not
  * keyword `self`; data_sized: only a tile sized to the data that no loop
  * steps by). */
@@ -1119,6 +1113,13 @@ static bool p1_mentions_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t s
 	return false;
 }
 
+/* Whether the launch value v is computed from the name another tile
+ * keyword of launch l passes (not keyword `self`): a warp count computed
+ * from a block sized to the data (`num_warps=min(BLOCK_N // 256, 16)`) is
+ * the author's rule for it (data_sized: only tiles sized to the data that
+ * no loop steps by); else, a count that divides by the tile
+ * (`NUM_BLOCK=n // BLOCK` beside `BLOCK=BLOCK`) follows it, and so does the
+ * tile scaled by a constant (`BLOCK_GROUPS = BLOCK_K // 32`). */
 static bool p1_follows_launch_tile(ta_rule_ctx *c, const ta_launch *l, size_t self, TSNode v, bool data_sized)
 {
 	TSNode x = ta_values_follow(c->m, v);
@@ -1510,8 +1511,6 @@ ta_status ta_detect_p1(ta_rule_ctx *c)
 		ta_rule_add(c, where, "the autotune configs of %s vary neither num_stages nor num_warps", who);
 		found = true;
 	}
-	/* A kernel that neither loops nor multiplies has no pipeline depth
-	 * and no MMA shape for a GPU to change: one list serves every GPU. */
 	/* Per GPU, pipeline depths and tiles differ: a kernel that streams
 	 * nothing through a loop nor multiplies has nothing to split, nor one
 	 * without tl.dot whose list sweeps warps alone (tuned on whichever GPU

@@ -967,11 +967,6 @@ static char *s1_rows_contiguous(ta_rule_ctx *c, TSNode ptr, uint32_t before, int
 	return ta_node_text(c->m->src, stride);
 }
 
-static int s1_cmp_text(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
 /* The pointer ptr without its constant offsets, its terms sorted: what
  * the phases of one interleaved tile share (`input_ptr + offsets` and
  * `input_ptr + offsets + 3`; `Q + x_1_off` and `Q + x_2_off` with `x_2_off
@@ -997,7 +992,7 @@ static char *s1_phase_base(ta_rule_ctx *c, TSNode ptr, uint32_t before)
 		}
 		texts[n++] = ta_node_text(c->m->src, term);
 	}
-	qsort(texts, n, sizeof *texts, s1_cmp_text);
+	qsort(texts, n, sizeof *texts, ta_strptr_cmp);
 	ta_buf b = TA_BUF_INIT;
 	for (size_t i = 0; i < n; i++) {
 		ta_buf_printf(&b, "%s%s", i ? "+" : "", texts[i]);

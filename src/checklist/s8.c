@@ -440,17 +440,9 @@ static bool s8_block_picks_values(const ta_model *m, TSNode block)
 	return n > 0;
 }
 
-/* The work a statement or an expression does, as the kinds of its
- * statements and the functions it calls, in order (`diff = tl.where(a <
- * b, ...)` and `diff = tl.where(a > b, ...)` alike): two arms alike in it do
- * the same work on other operands (a direction, a triangle, a start). */
-static int s8_cmp_line(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* The lines of b sorted, in place: the work without its order. */
-static void s8_sort_lines(ta_buf *b)
+/* The lines of b sorted, in place: the work without its order; unique:
+ * each line once (a set of names). */
+static void s8_sort_lines(ta_buf *b, bool unique)
 {
 	if (!b->len)
 		return;
@@ -463,10 +455,11 @@ static void s8_sort_lines(ta_buf *b)
 		*e = '\0';
 		lines[k++] = p;
 	}
-	qsort(lines, k, sizeof *lines, s8_cmp_line);
+	qsort(lines, k, sizeof *lines, ta_strptr_cmp);
 	ta_buf_clear(b);
 	for (size_t i = 0; i < k; i++)
-		ta_buf_printf(b, "%s\n", lines[i]);
+		if (!unique || !i || strcmp(lines[i], lines[i - 1]))
+			ta_buf_printf(b, "%s\n", lines[i]);
 	free(lines);
 	free(copy);
 }
@@ -499,22 +492,10 @@ static char *s8_pick_names(const ta_model *m, TSNode block)
 		ta_buf_printf(&b, "%.*s\n", (int)(ts_node_end_byte(l) - ts_node_start_byte(l)),
 			      m->src->text + ts_node_start_byte(l));
 	}
-	s8_sort_lines(&b);
 	/* a set: `array = ...; array = tl.where(array >= 0, array, 0) - 1`
 	 * binds one name */
-	char *t = ta_buf_steal(&b), *w = t;
-	for (char *r = t, *prev = NULL; *r;) {
-		char *e = strchr(r, '\n');
-		size_t len = (size_t)(e - r) + 1;
-		if (!prev || strncmp(prev, r, len)) {
-			memmove(w, r, len);
-			prev = w;
-			w += len;
-		}
-		r = e + 1;
-	}
-	*w = '\0';
-	return t;
+	s8_sort_lines(&b, true);
+	return ta_buf_steal(&b);
 }
 
 /* An if with an else whose every arm only binds the same names through
@@ -539,6 +520,12 @@ static bool s8_pick(const ta_model *m, TSNode x)
 	return pick && has_else;
 }
 
+/* The work a statement or an expression does, as the kinds of its
+ * statements and the functions it calls, in order (`diff = tl.where(a <
+ * b, ...)` and `diff = tl.where(a > b, ...)` alike): two arms alike in it do
+ * the same work on other operands (a direction, a triangle, a start).
+ * calls_only: the calls, the loops and the names bound to computed values,
+ * one a line, with a value an inner if picks left out (s8_pick). */
 static void s8_work_shape(const ta_model *m, TSNode n, bool calls_only, ta_buf *out)
 {
 	ta_walk w;
@@ -594,8 +581,8 @@ static bool s8_same_work_by(const ta_model *m, TSNode a, TSNode b, bool loose)
 	s8_work_shape(m, a, loose, &x);
 	s8_work_shape(m, b, loose, &y);
 	if (loose) {
-		s8_sort_lines(&x);
-		s8_sort_lines(&y);
+		s8_sort_lines(&x, false);
+		s8_sort_lines(&y, false);
 	}
 	bool same = x.len == y.len && (!x.len || !memcmp(x.data, y.data, x.len));
 	ta_buf_free(&x);

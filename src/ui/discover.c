@@ -86,11 +86,6 @@ static bool git_load(void)
 }
 #endif
 
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool has_py_suffix(const char *name)
 {
 	size_t n = strlen(name);
@@ -258,7 +253,7 @@ static void walk_dir(walk *w, const char *dir, const char *abs, int depth)
 	}
 	closedir(dh);
 	if (n)
-		qsort(names, n, sizeof *names, cmp_str);
+		qsort(names, n, sizeof *names, ta_strptr_cmp);
 	for (size_t i = 0; i < n; i++) {
 		char *p = ta_path_join(dir, names[i]);
 		char *pa = ta_path_join(abs, names[i]);

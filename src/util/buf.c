@@ -57,6 +57,11 @@ char *ta_xstrndup(const char *s, size_t n)
 	return p;
 }
 
+int ta_strptr_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
 char *ta_xasprintf(const char *fmt, ...)
 {
 	ta_buf b = TA_BUF_INIT;

@@ -35,6 +35,8 @@ void *ta_xcalloc(size_t n, size_t size);
 void *ta_xrealloc(void *p, size_t n);
 char *ta_xstrdup(const char *s);
 char *ta_xstrndup(const char *s, size_t n);
+/* qsort and bsearch over an array of strings: by strcmp of the pointees. */
+int ta_strptr_cmp(const void *a, const void *b);
 /* A copy of n bytes at p (caller frees); NULL when p is NULL or n is 0. */
 void *ta_xmemdup(const void *p, size_t n);
 char *ta_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
