@@ -295,17 +295,21 @@ static char *s1_columns_strided(const ta_finding *const *fs, size_t n)
 
 /* What makes two S1 sites one tile: the name the load binds (none for a
  * store), load or store, and the pointer expression (`k_ptrs + start_n *
- * stride_kt` loaded masked in one arm of an if and unmasked in the other).
- * Another expression, or another tensor under the same name, is another
- * tile; a site whose reason names no pointer is a tile of its own. */
-static char *s1_site_key(const char *r, size_t i)
+ * stride_kt` loaded masked in one arm of an if and unmasked in the other)
+ * and, for a store, the loop it is made in. Another expression, another
+ * tensor under the same name, or a store in another loop is another tile;
+ * a site whose reason names no pointer is a tile of its own. */
+static char *s1_site_key(const ta_finding *f, size_t i)
 {
+	const char *r = f->reason;
 	const char *e = r[0] == '`' ? strchr(r + 1, '`') : NULL;
 	const char *p = strstr(r, "pointer `"), *pe = p ? strchr(p + 9, '`') : NULL;
 	if (!pe)
 		return ta_xasprintf("\002%zu", i);
-	return ta_xasprintf("%.*s\001%c\001%.*s", e ? (int)(e - r) : 0, r, strstr(r, " stored ") ? 's' : 'l',
-			    (int)(pe - (p + 9)), p + 9);
+	/* stores through one pointer in two loops: two tiles */
+	const char *loop = ta_finding_part_of(f, "store_loop");
+	return ta_xasprintf("%.*s\001%c\001%.*s\001%s", e ? (int)(e - r) : 0, r, strstr(r, " stored ") ? 's' : 'l',
+			    (int)(pe - (p + 9)), p + 9, loop ? loop : "");
 }
 
 typedef struct s1_key {
@@ -353,14 +357,15 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	/* A tile is counted once however many loads fill it: `k` loaded
 	 * through one pointer, masked in one arm of an if and unmasked in the
 	 * other, is one tile, named with all its lines. Sites are grouped by
-	 * (name, load or store, pointer text), sorted: n log n for a kernel of
+	 * (name, load or store, pointer text, the loop a store is made in),
+	 * sorted: n log n for a kernel of
 	 * thousands of loads. first[i]: the site that opens i's group. */
 	size_t *first = ta_xmalloc(n * sizeof *first), groups = 0;
 	s1_key *keys = ta_xmalloc(n * sizeof *keys);
 	for (size_t i = 0; i < n; i++) {
 		const char *r = fs[i]->reason;
 		all_2d &= strstr(r, " raw 2D ") != NULL;
-		keys[i].key = s1_site_key(r, i);
+		keys[i].key = s1_site_key(fs[i], i);
 		keys[i].i = i;
 	}
 	qsort(keys, n, sizeof *keys, cmp_s1_key);

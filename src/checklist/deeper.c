@@ -471,13 +471,27 @@ static void handed_by(const ta_rule_ctx *c, const ta_host *h, name_set *handed)
 		} else if (ta_node_is(n, "assignment") && (ta_node_is(ta_node_field(n, "left"), "attribute") ||
 							  keyed_entry(ta_node_field(n, "left")))) {
 			given_names(c->m, ta_node_field(n, "right"), 0, handed);
-		} else if (ta_node_is(n, "assignment") && ta_node_is(ta_node_field(n, "left"), "identifier")) {
-			name_set g = { 0 };
-			given_names(c->m, ta_node_field(n, "right"), 0, &g);
-			if (g.n) {
+		} else if (ta_node_is(n, "assignment")) {
+			/* `x = o`, and each name of a tuple assignment with its
+			 * own value (`X, C = C, X`: ping-pong buffers) */
+			TSNode left = ta_node_field(n, "left"), right = ta_node_field(n, "right");
+			bool one = ta_node_is(left, "identifier");
+			uint32_t nl = one ? 1 : ta_node_named_count(left);
+			if (!one && !((ta_node_is(left, "pattern_list") || ta_node_is(left, "tuple_pattern")) &&
+				      (ta_node_is(right, "expression_list") || ta_node_is(right, "tuple")) &&
+				      ta_node_named_count(right) == nl))
+				nl = 0;
+			for (uint32_t i = 0; i < nl; i++) {
+				TSNode l = one ? left : ta_node_named_child(left, i);
+				if (!ta_node_is(l, "identifier"))
+					continue;
+				name_set g = { 0 };
+				given_names(c->m, one ? right : ta_node_named_child(right, i), 0, &g);
+				if (!g.n)
+					continue;
 				alias = ta_xrealloc(alias, (n_alias + 1) * sizeof *alias);
 				given = ta_xrealloc(given, (n_alias + 1) * sizeof *given);
-				alias[n_alias] = ta_node_text(c->m->src, ta_node_field(n, "left"));
+				alias[n_alias] = ta_node_text(c->m->src, l);
 				given[n_alias++] = g;
 			}
 		} else if (ta_node_is(n, "call")) {
@@ -824,12 +838,107 @@ static bool d5_running_bound(ta_rule_ctx *c, int l, ta_span cond)
 	return false;
 }
 
+/* Whether the assignment a (in an if of loop l) picks: its name is bound
+ * before the loop, so that it carries the pick out of it, and its value
+ * is the loop's index or a group bound (`id = group_id`, `off = start`);
+ * a value loaded under a validity test (`if pos >= 0: v = tl.load(...)`)
+ * is no pick. */
+static bool d5_picks(ta_rule_ctx *c, int l, TSNode a)
+{
+	const ta_loop *lp = &c->k->loops[l];
+	char *name = ta_node_text(c->m->src, ta_node_field(a, "left"));
+	ta_span rhs = ta_span_of(c->m->src, ta_node_field(a, "right"));
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n);
+	bool before = false, value = false;
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(as[i].name, name) && as[i].stmt.end <= lp->span.start)
+			before = true;
+		if (as[i].loop == l && ta_rule_mentions(c, rhs, as[i].name) && d5_bound(c, l, &as[i]))
+			value = true;
+	}
+	value |= lp->var && ta_rule_mentions(c, rhs, lp->var);
+	free(name);
+	for (size_t i = 0; i < c->k->op_count && value; i++)
+		if (c->k->ops[i].kind == TA_OP_LOAD && c->k->ops[i].span.start >= rhs.start &&
+		    c->k->ops[i].span.end <= rhs.end)
+			value = false;
+	return before && value;
+}
+
+/* Whether the condition cond of an if in loop l reads a name the loop
+ * does not assign: the tile's position, ordered against the bounds (`m >=
+ * lo`); a test of a loaded value alone (`pos >= 0`) is no search. */
+static bool d5_reads_tile(ta_rule_ctx *c, int l, TSNode cond)
+{
+	bool outside = false;
+	ta_walk w;
+	ta_walk_start(&w, cond);
+	do {
+		TSNode n = ta_walk_node(&w);
+		if (!ta_node_is(n, "identifier"))
+			continue;
+		char *id = ta_node_text(c->m->src, n);
+		size_t na;
+		const ta_assign *as = ta_rule_assigns(c, &na);
+		bool in_loop = false;
+		for (size_t i = 0; i < na && !in_loop; i++)
+			in_loop = as[i].loop == l && !strcmp(as[i].name, id);
+		const char *var = c->k->loops[l].var;
+		outside |= !in_loop && (!var || strcmp(id, var) != 0);
+		free(id);
+	} while (!outside && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	return outside;
+}
+
+/* The line of an if of loop l (not of a loop inside it), with no else,
+ * whose condition orders against a group bound of l and whose body
+ * assigns a name: the same pick as a tl.where, the name keeping its value
+ * on the iterations the if skips (`if m >= off and m < nxt: g = i`); 0
+ * when there is none. */
+static uint32_t d5_if_pick(ta_rule_ctx *c, int l)
+{
+	TSNode loop = ta_rule_node(c, c->k->loops[l].span);
+	TSNode body = ta_node_field(loop, "body");
+	if (ts_node_is_null(body))
+		return 0;
+	uint32_t line = 0;
+	ta_walk w;
+	ta_walk_start(&w, body);
+	do {
+		TSNode n = ta_walk_node(&w);
+		if (!ta_node_is(n, "if_statement"))
+			continue;
+		TSNode up = ta_node_parent(n);
+		while (!ts_node_is_null(up) && !ta_node_is(up, "for_statement") && !ta_node_is(up, "while_statement"))
+			up = ta_node_parent(up);
+		if (ts_node_start_byte(up) != ts_node_start_byte(loop) || !ts_node_is_null(ta_node_field(n, "alternative")))
+			continue;
+		ta_span cond = ta_span_of(c->m->src, ta_node_field(n, "condition"));
+		if ((!ta_rule_contains(c, cond, "<") && !ta_rule_contains(c, cond, ">")) ||
+		    !d5_running_bound(c, l, cond) || !d5_reads_tile(c, l, ta_node_field(n, "condition")))
+			continue;
+		TSNode then = ta_node_field(n, "consequence");
+		for (uint32_t i = 0; i < ta_node_named_count(then) && !line; i++) {
+			TSNode st = ta_node_named_child(then, i);
+			TSNode a = ta_node_is(st, "expression_statement") ? ta_node_named_child(st, 0) : (TSNode){ 0 };
+			if (ta_node_is(a, "assignment") && ta_node_is(ta_node_field(a, "left"), "identifier") &&
+			    d5_picks(c, l, a))
+				line = ts_node_start_point(n).row + 1;
+		}
+	} while (!line && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	return line;
+}
+
 /* D5: a for loop over every group that loads each group's size or end
  * and picks the tile's group with a tl.where whose condition orders the
  * tile against that bound (loaded, or the prefix sum the loop accumulates)
- * and whose value the loop carries (`g = tl.where(tile >= end, i + 1, g)`).
- * A while loop that computes the group by division, or a remap that
- * compares ids for equality, is no search. */
+ * and whose value the loop carries (`g = tl.where(tile >= end, i + 1, g)`),
+ * or with an if that assigns it (d5_if_pick). A while loop that computes
+ * the group by division, or a remap that compares ids for equality, is no
+ * search. */
 ta_status ta_detect_d5(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -857,13 +966,15 @@ ta_status ta_detect_d5(ta_rule_ctx *c)
 			    op->target && d5_carried(c, (int)l, op->target) && d5_running_bound(c, (int)l, op->args[0]))
 				search = op;
 		}
-		if (!search || !scalar_load)
+		uint32_t pick = search || !scalar_load ? 0 : d5_if_pick(c, (int)l);
+		if ((!search && !pick) || !scalar_load)
 			continue;
 		ta_finding *f = ta_rule_add(c, lp->header,
 			"the loop at line %u visits every group and picks the current tile's group with the "
-			"tl.where at line %u against each group's bound: advancing a running `last_problem_end` "
-			"visits each group once", lp->span.line, search->span.line);
-		ta_finding_line(f, search->span.line);
+			"%s at line %u against each group's bound: advancing a running `last_problem_end` "
+			"visits each group once", lp->span.line, search ? "tl.where" : "if",
+			search ? search->span.line : pick);
+		ta_finding_line(f, search ? search->span.line : pick);
 		found = true;
 	}
 	return found ? TA_STATUS_APPLIES : TA_STATUS_NOT_APPLICABLE;

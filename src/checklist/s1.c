@@ -1077,6 +1077,22 @@ static void s1_merge_phases(ta_rule_ctx *c, size_t from)
 	free(ph);
 }
 
+/* Stores through one pointer name are one tile within one loop (`acc`
+ * stored masked in one arm of an if, unmasked in the other, or by each
+ * arm of a mode's if/elif), two when made in different loops, or one in a
+ * loop and one after it: a padding pass's zeros and the main pass's
+ * results through one reused name, a running state and the final one
+ * through a name bound again to another tensor. The per-kernel line
+ * (advise/findings.c) keeps them apart by this part. */
+static void s1_mark_store_loop(const ta_op *op, ta_finding *f)
+{
+	if (op->kind != TA_OP_STORE)
+		return;
+	char key[16];
+	snprintf(key, sizeof key, "%d", op->loop);
+	ta_finding_set_part(f, "store_loop", key);
+}
+
 ta_status ta_detect_s1(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -1192,6 +1208,7 @@ ta_status ta_detect_s1(ta_rule_ctx *c)
 			}
 			if (left_out)
 				ta_finding_set_part(f, "left_out", left_out);
+			s1_mark_store_loop(op, f);
 			free(col);
 			free(cm);
 		}
