@@ -422,9 +422,18 @@ static void add_s1_kernel(diags *d, const char *path, const ta_model *m, const t
 	for (size_t i = 0; i < n; i++)
 		notes &= (fs[i]->tags & TA_TAG_NOTE) != 0;
 	/* the detector's reasons end in ", but this tile is loaded once per
-	 * program, WHERE: little to gain there" */
-	const char *where = notes ? strstr(fs[0]->reason, " once per program, ") : NULL;
-	char *once = where ? ta_xasprintf(", but each is moved%s", where) : ta_xstrdup("");
+	 * program, WHERE: little to gain there" (or "once per output tile of
+	 * the loop at line N, WHERE" in a persistent kernel) */
+	const char *where = notes ? strstr(fs[0]->reason, " once per ") : NULL;
+	bool one_place = true;
+	for (size_t i = 1; i < n && where; i++) {
+		const char *w = strstr(fs[i]->reason, " once per ");
+		one_place &= w && !strcmp(w, where);
+	}
+	const char *outside = where ? strstr(where, ", ") : NULL;
+	char *once = !where || !outside ? ta_xstrdup("")
+		     : one_place ? ta_xasprintf(", but each is moved%s", where)
+				 : ta_xasprintf(", but each is moved once per program or once per output tile%s", outside);
 	/* the raw accesses the detector left out, as its reasons name them */
 	const char *lo = ta_finding_part_of(fs[0], "left_out");
 	char *left = ta_xstrdup(lo ? lo : "");

@@ -267,6 +267,29 @@ static bool stride_in(const ta_model *m, const ta_kernel *k, TSNode n, const cha
 	return stride_in(m, k, l, name, depth + 1) || stride_in(m, k, r, name, depth + 1);
 }
 
+bool ta_loop_steps_by_programs(const ta_loop *lp, const char *const *pid_names, size_t npid)
+{
+	if ((lp->kind != TA_LOOP_RANGE && lp->kind != TA_LOOP_TL_RANGE) || lp->arg_count < 3)
+		return false;
+	bool from_pid = strstr(lp->args[0], "program_id") != NULL;
+	for (size_t i = 0; i < npid && !from_pid; i++)
+		from_pid = !strcmp(pid_names[i], lp->args[0]);
+	bool numeric_step = lp->args[2][0] >= '0' && lp->args[2][0] <= '9';
+	return from_pid && !numeric_step;
+}
+
+bool ta_kernel_tile_loop(const ta_kernel *k, size_t l)
+{
+	const char **pid_names = NULL;
+	size_t npid = 0;
+	for (size_t i = 0; i < k->op_count; i++)
+		if (k->ops[i].kind == TA_OP_PROGRAM_ID && k->ops[i].target)
+			*TA_APPEND(pid_names, npid) = k->ops[i].target;
+	bool tiles = l < k->loop_count && ta_loop_steps_by_programs(&k->loops[l], pid_names, npid);
+	free(pid_names);
+	return tiles;
+}
+
 bool ta_kernel_address_role(const ta_model *m, const ta_kernel *k, TSNode addr, const char *name)
 {
 	/* Both ways need an identifier spelled name inside addr: none where

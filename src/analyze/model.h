@@ -321,6 +321,13 @@ const ta_param *ta_kernel_param(const ta_kernel *k, const char *name);
  * starts from? A loaded index that picks a row is multiplied by a stride
  * parameter (`stride_b * req_idx`) or added to offsets, and plays neither. */
 bool ta_kernel_address_role(const ta_model *m, const ta_kernel *k, TSNode addr, const char *name);
+/* Whether loop lp walks tiles persistently: a range from the program id
+ * (`tl.program_id(0)`, or one of the pid_names bound from it) stepping by
+ * a name, not a literal (`tl.range(start_pid, num_tiles, NUM_SMS)`). */
+bool ta_loop_steps_by_programs(const ta_loop *lp, const char *const *pid_names, size_t npid);
+/* ta_loop_steps_by_programs for loop l of k, its program id names read
+ * from k's ops. */
+bool ta_kernel_tile_loop(const ta_kernel *k, size_t l);
 const ta_kwarg *ta_kwarg_find(const ta_kwarg *kw, size_t n, const char *name);
 /* True when canonical name ends with ".suffix" or equals it. */
 bool ta_name_is(const char *canonical, const char *full);

@@ -3083,17 +3083,8 @@ static void finish_kernels(builder *b)
 		for (size_t i = 0; i < k->op_count; i++)
 			if (k->ops[i].kind == TA_OP_PROGRAM_ID && k->ops[i].target)
 				*TA_APPEND(pid_names, npid) = k->ops[i].target;
-		for (size_t l = 0; l < k->loop_count && !k->persistent; l++) {
-			const ta_loop *lp = &k->loops[l];
-			if ((lp->kind != TA_LOOP_RANGE && lp->kind != TA_LOOP_TL_RANGE) || lp->arg_count < 3)
-				continue;
-			bool from_pid = strstr(lp->args[0], "program_id") != NULL;
-			for (size_t i = 0; i < npid && !from_pid; i++)
-				from_pid = !strcmp(pid_names[i], lp->args[0]);
-			bool numeric_step = lp->args[2][0] >= '0' && lp->args[2][0] <= '9';
-			if (from_pid && !numeric_step)
-				k->persistent = true;
-		}
+		for (size_t l = 0; l < k->loop_count && !k->persistent; l++)
+			k->persistent = ta_loop_steps_by_programs(&k->loops[l], pid_names, npid);
 		free(pid_names);
 		if (!k->persistent && k->loop_count)
 			k->persistent = steps_by_program_count(b, k);

@@ -569,11 +569,32 @@ static const ta_op *s1_finding_op(const ta_kernel *k, const ta_finding *f)
 	return NULL;
 }
 
+/* Whether loop a holds loop l (a persistent kernel's tile loop around
+ * its K loop). */
+static bool s1_loop_holds(const ta_kernel *k, int a, int l)
+{
+	for (int p = l >= 0 ? k->loops[l].parent : -1; p >= 0; p = k->loops[p].parent)
+		if (p == a)
+			return true;
+	return false;
+}
+
+/* Where op is moved once: outside every loop (once per program), or in a
+ * persistent kernel's tile loop (one from the program id stepping by the
+ * program count) that holds the loop `work` that moves the kernel's tiles,
+ * and not in that one: once per output tile, its prologue or epilogue. */
+static bool s1_moved_once(const ta_kernel *k, const ta_op *op, int work)
+{
+	return op->loop < 0 ||
+	       (work >= 0 && s1_loop_holds(k, op->loop, work) && ta_kernel_tile_loop(k, (size_t)op->loop));
+}
+
 /* Turn the S1 findings of c's kernel from `from` on into notes that end
- * in `why`; none when a plain one is in a loop. A guided one (an
+ * in `why`; none when a plain one is in the loop that moves the kernel's
+ * tiles (work, a loop index of the kernel or -1). A guided one (an
  * interleaved tile, a row gather) in a loop stays as it is, and one
  * outside every loop becomes a note too. */
-static void s1_notes(ta_rule_ctx *c, size_t from, const char *why)
+static void s1_notes(ta_rule_ctx *c, size_t from, const char *why, int work)
 {
 	const ta_kernel *k = c->k;
 	size_t plain = 0;
@@ -582,17 +603,20 @@ static void s1_notes(ta_rule_ctx *c, size_t from, const char *why)
 		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & TA_TAG_NOTE))
 			continue;
 		const ta_op *op = s1_finding_op(k, f);
-		if (!op || (op->loop >= 0 && !(f->tags & TA_TAG_GUIDED)))
+		if (!op || (!s1_moved_once(k, op, work) && !(f->tags & TA_TAG_GUIDED)))
 			return;
-		plain += op->loop < 0;
+		plain += s1_moved_once(k, op, work);
 	}
 	for (size_t i = from; plain && i < c->res->finding_count; i++) {
 		ta_finding *f = &c->res->findings[i];
-		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & TA_TAG_NOTE) ||
-		    s1_finding_op(k, f)->loop >= 0)
+		const ta_op *op = f->kernel == c->kernel && !strcmp(f->id, "S1") ? s1_finding_op(k, f) : NULL;
+		if (!op || (f->tags & TA_TAG_NOTE) || !s1_moved_once(k, op, work))
 			continue;
-		char *r = ta_xasprintf("%s, but this tile is %s once per program, %s: little to gain there", f->reason,
-				       strstr(f->reason, " stored ") ? "stored" : "loaded", why);
+		char *per = op->loop < 0 ? ta_xstrdup("program")
+					 : ta_xasprintf("output tile of the loop at line %u", k->loops[op->loop].span.line);
+		char *r = ta_xasprintf("%s, but this tile is %s once per %s, %s: little to gain there", f->reason,
+				       strstr(f->reason, " stored ") ? "stored" : "loaded", per, why);
+		free(per);
 		free(f->reason);
 		f->reason = r;
 		f->tags |= TA_TAG_NOTE;
@@ -608,7 +632,7 @@ static bool s1_one_shot_notes(ta_rule_ctx *c, size_t from)
 {
 	if (!ta_kernel_one_shot(c->m, (int)c->kernel))
 		return false;
-	s1_notes(c, from, "in a kernel with no loop and no tl.dot");
+	s1_notes(c, from, "in a kernel with no loop and no tl.dot", -1);
 	return true;
 }
 
@@ -674,7 +698,13 @@ static void s1_outside_loop_notes(ta_rule_ctx *c, size_t from)
 		return;
 	char *why = in ? ta_xasprintf("outside the loop at line %u (in `%s`)", loop, in)
 		       : ta_xasprintf("outside the loop at line %u", loop);
-	s1_notes(c, from, why);
+	/* the kernel's own loop that moves its tiles, whose enclosing loops
+	 * (a persistent kernel's tile loop) move an epilogue once per tile */
+	int work = -1;
+	for (size_t i = 0; i < k->loop_count && work < 0 && !in && !called; i++)
+		if (k->loops[i].span.line == loop)
+			work = (int)i;
+	s1_notes(c, from, why, work);
 	free(why);
 }
 

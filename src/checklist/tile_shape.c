@@ -106,38 +106,68 @@ static bool sources_of(const ta_model *m, const char *name, TSNode *out, size_t 
 	return ok;
 }
 
-/* The literal integers a for statement around n (inside scope) gives the
- * identifier id when it iterates a list or tuple of them: `for M in [1]`.
- * *lo and *hi get their least and greatest; false when not such a name. */
+/* The least and greatest of the literal integers in the list or tuple r;
+ * false when r is not such a list. */
+static bool int_list_range(const ta_model *m, TSNode r, long *lo, long *hi)
+{
+	r = ta_node_unparen(r);
+	if (!ta_node_is(r, "list") && !ta_node_is(r, "tuple"))
+		return false;
+	bool any = false;
+	for (uint32_t i = 0; i < ta_node_named_count(r); i++) {
+		long v;
+		if (!ta_values_int(m, ta_node_named_child(r, i), &v))
+			return false;
+		*lo = any && *lo < v ? *lo : v;
+		*hi = any && *hi > v ? *hi : v;
+		any = true;
+	}
+	return any;
+}
+
+/* The for clause of the comprehension p that binds the name `want`, or a
+ * null node. */
+static TSNode comprehension_clause(const ta_model *m, TSNode p, const char *want)
+{
+	for (uint32_t i = 0; i < ta_node_named_count(p); i++) {
+		TSNode fc = ta_node_named_child(p, i);
+		if (ta_node_is(fc, "for_in_clause") && ta_node_is(ta_node_field(fc, "left"), "identifier") &&
+		    ta_node_text_eq(m->src, ta_node_field(fc, "left"), want))
+			return fc;
+	}
+	return (TSNode){ 0 };
+}
+
+/* The literal integers a for statement or comprehension around n (inside
+ * scope) gives the identifier id when it iterates a list or tuple of them:
+ * `for M in [1]`, `[Config({"BK": bk}) for bk in [64, 128]]` (a
+ * comprehension's if clause only narrows them: the range still bounds
+ * them). *lo and *hi get their least and greatest; false when not such a
+ * name. */
 static bool loop_values(const ta_model *m, TSNode id, TSNode scope, long *lo, long *hi)
 {
+	char *want = ta_node_text(m->src, id);
+	bool ok = false;
 	for (TSNode p = ta_node_parent(id); !ts_node_is_null(p) && ts_node_start_byte(p) >= ts_node_start_byte(scope);
 	     p = ta_node_parent(p)) {
+		if (ta_node_is(p, "list_comprehension") || ta_node_is(p, "generator_expression")) {
+			TSNode fc = comprehension_clause(m, p, want);
+			if (ts_node_is_null(fc))
+				continue;
+			ok = int_list_range(m, ta_node_field(fc, "right"), lo, hi);
+			break;
+		}
 		if (!ta_node_is(p, "for_statement"))
 			continue;
 		TSNode left = ta_node_field(p, "left");
-		if (!ta_node_is(left, "identifier") || ts_node_start_byte(left) == ts_node_start_byte(id))
+		if (!ta_node_is(left, "identifier") || ts_node_start_byte(left) == ts_node_start_byte(id) ||
+		    !ta_node_text_eq(m->src, left, want))
 			continue;
-		char *want = ta_node_text(m->src, id);
-		bool same = ta_node_text_eq(m->src, left, want);
-		free(want);
-		if (!same)
-			continue;
-		TSNode r = ta_node_unparen(ta_node_field(p, "right"));
-		if (!ta_node_is(r, "list") && !ta_node_is(r, "tuple"))
-			return false;
-		bool any = false;
-		for (uint32_t i = 0; i < ta_node_named_count(r); i++) {
-			long v;
-			if (!ta_values_int(m, ta_node_named_child(r, i), &v))
-				return false;
-			*lo = any && *lo < v ? *lo : v;
-			*hi = any && *hi > v ? *hi : v;
-			any = true;
-		}
-		return any;
+		ok = int_list_range(m, ta_node_field(p, "right"), lo, hi);
+		break;
 	}
-	return false;
+	free(want);
+	return ok;
 }
 
 bool ta_configs_range(const ta_model *m, TSNode n, const char *name, long *lo, long *hi)
