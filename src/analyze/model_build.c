@@ -2438,9 +2438,12 @@ static void merge_given_axes(shape_info *out, const shape_info *inner)
 	out->loaded |= inner->loaded;
 	out->loaded_dims |= inner->loaded_dims;
 	/* the first load a value reads is where its index comes from; the
-	 * others a helper's callers pass are alternatives (shape_of_passed) */
-	for (size_t i = 0; !out->loaded_at[0] && i < 4 && inner->loaded_at[i]; i++)
-		out->loaded_at[i] = inner->loaded_at[i];
+	 * others a helper's callers pass, or the arms of an if bind, are
+	 * alternatives (shape_of_passed, shape_of_name): all of them, when the
+	 * value had none yet */
+	if (!out->loaded_at[0])
+		for (size_t i = 0; i < 4 && inner->loaded_at[i]; i++)
+			out->loaded_at[i] = inner->loaded_at[i];
 	out->branchy |= inner->branchy;
 	out->dims |= inner->dims;
 	out->direct |= inner->direct;
@@ -2783,8 +2786,10 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				if (inner.arange || inner.dims) {
 					out->loaded = true;
 					out->loaded_dims |= inner.dims;
-					if (!out->loaded_at[0])
-						out->loaded_at[0] = ts_node_start_byte(n) + 1;
+					/* each load a name's bindings reach is a source
+					 * (`rows = idx_a` in one arm, `rows =
+					 * tl.load(idx_b + offs)` in the other) */
+					add_loaded_at(out, ts_node_start_byte(n) + 1);
 				}
 				out->arange |= inner.arange;
 				out->dims |= inner.dims;
