@@ -12,6 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
+/* defined with the tiles, below */
+static uint32_t p1_random_follows(const ta_model *m, const ta_kernel *k, const char *name);
+
 /* What every P1 edit assumes; the rewrite's statement adds the GPU
  * generation branch's (NVIDIA, CUDA started at import), which an edit
  * without that branch (the author's pins leave nothing per GPU) lacks. */
@@ -1266,7 +1269,8 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 				continue;
 			}
 			if (ts_node_is_null(a) || (kw && p1_named_tile(c->m, c->k, p)) || !p1_tile_steps(c->m, c->k, p->name) ||
-			    p1_saved_by_forward(c->m, a) || p1_tile_picks_table(c->m, c->k, p->name))
+			    p1_saved_by_forward(c->m, a) || p1_tile_picks_table(c->m, c->k, p->name) ||
+			    p1_random_follows(c->m, c->k, p->name))
 				continue;
 			/* a power of two written there, or passed as a literal by every
 			 * caller of the wrapper in the file */
@@ -1294,7 +1298,8 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			/* a count computed from another tile follows it; forward's
 			 * choice read back from ctx is not backward's to make; a
 			 * value the author picks per GPU is that choice */
-			if ((tile && (p1_follows_launch_tile(c, l, j, v, false) || p1_tile_picks_table(c->m, c->k, kw->name))) ||
+			if ((tile && (p1_follows_launch_tile(c, l, j, v, false) || p1_tile_picks_table(c->m, c->k, kw->name) ||
+				      p1_random_follows(c->m, c->k, kw->name))) ||
 			    p1_saved_by_forward(c->m, v) ||
 			    p1_per_gpu(c->m, v) || p1_size_rule(c->m, v) || p1_from_helper(c->m, v) ||
 			    p1_caller_value(c->m, v) || p1_sizes_allocation(c->m, v))
@@ -3468,6 +3473,115 @@ static void p1_tile_asserts(const ta_model *m, const ta_kernel *k, p1_tiles *t)
 	ta_walk_finish(&cur);
 }
 
+/* Whether the value v reads the identifier `name` (or an attribute of
+ * that name, `tl.program_id`), itself or through the bindings of the names
+ * it reads in the kernel (a few names deep). */
+static bool p1_value_reads(const ta_model *m, TSNode v, const char *name, int depth)
+{
+	if (ts_node_is_null(v) || depth > 4)
+		return false;
+	bool yes = false;
+	ta_walk w;
+	ta_walk_start(&w, v);
+	do {
+		TSNode n = ta_walk_node(&w);
+		if (ta_node_is(n, "attribute") && ta_node_text_eq(m->src, ta_node_field(n, "attribute"), name)) {
+			yes = true;    /* `tl.program_id` read for "program_id" */
+			break;
+		}
+		if (!ta_node_is(n, "identifier") || ta_node_is(ta_node_parent(n), "attribute"))
+			continue;
+		if (ta_node_text_eq(m->src, n, name)) {
+			yes = true;
+			break;
+		}
+		char *id = ta_node_text(m->src, n);
+		size_t nb;
+		const ta_values_binding *d =
+			ta_values_bindings(m, ta_node_ancestor(n, "function_definition"), id, strlen(id), &nb);
+		free(id);
+		for (size_t i = 0; i < nb && !yes; i++)
+			yes = !d[i].mutation && ta_node_is(d[i].binding, "assignment") &&
+			      ts_node_start_byte(d[i].binding) < ts_node_start_byte(n) &&
+			      p1_value_reads(m, ta_node_field(d[i].binding, "right"), name, depth + 1);
+	} while (!yes && ta_walk_next(&w, true));
+	ta_walk_finish(&w);
+	return yes;
+}
+
+/* Whether the pointer of some load or store of k is `base + off` with off
+ * the identifier the random draw's offsets are: each element then draws
+ * the number of its own index, whatever the tile. */
+static bool p1_draw_per_element(const ta_model *m, const ta_kernel *k, TSNode off)
+{
+	if (!ta_node_is(off, "identifier"))
+		return false;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || !op->arg_count)
+			continue;
+		TSNode ptr = ta_node_unparen(ta_edits_node(m, op->args[0]));
+		if (!ta_node_is(ptr, "binary_operator"))
+			continue;
+		TSNode r = ta_node_unparen(ta_node_field(ptr, "right"));
+		char *a = ta_node_text(m->src, off);
+		bool same = ta_node_is(r, "identifier") && ta_node_text_eq(m->src, r, a);
+		free(a);
+		if (same)
+			return true;
+	}
+	return false;
+}
+
+/* The line of a seeded random draw of k (tl.rand, tl.randn, tl.randint
+ * and their 4x forms) whose offsets follow the tile `name`, or 0: another
+ * tile draws other numbers for the same elements, so a config changes what
+ * a seeded kernel computes (a dropout mask), not only its rounding. A draw
+ * at the very offsets an access uses (`tl.rand(seed, offs)` with `x_ptr +
+ * offs`) gives each element its own number whatever the tile. */
+static uint32_t p1_random_follows(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	static const char *const draws[] = { "rand", "randn", "randint", "rand4x", "randn4x", "randint4x" };
+	uint32_t line = 0;
+	ta_walk cur;
+	ta_walk_start(&cur, k->node);
+	do {
+		TSNode n = ta_walk_node(&cur);
+		if (!ta_node_is(n, "call"))
+			continue;
+		char *fn = ta_model_canonical(m, ta_node_field(n, "function"));
+		const char *last = fn ? strrchr(fn, '.') : NULL;
+		bool draw = false, four = false;
+		for (size_t i = 0; last && !strncmp(fn, "triton.language", 15) && i < sizeof draws / sizeof *draws; i++)
+			if (!strcmp(last + 1, draws[i])) {
+				draw = true;
+				four = strstr(draws[i], "4x") != NULL;
+			}
+		free(fn);
+		TSNode off = draw ? ta_node_unparen(ta_node_named_child(ta_node_field(n, "arguments"), 1)) : (TSNode){ 0 };
+		/* the tile itself, or the program id (a number per program:
+		 * which elements share it follows every tile that splits the
+		 * work) */
+		if (!ts_node_is_null(off) && (four || !p1_draw_per_element(m, k, off)) &&
+		    (p1_value_reads(m, off, name, 0) || p1_value_reads(m, off, "program_id", 0)))
+			line = ts_node_start_point(n).row + 1;
+	} while (!line && ta_walk_next(&cur, true));
+	ta_walk_finish(&cur);
+	return line;
+}
+
+/* Tiles a random draw follows stay as launched (p1_random_follows). */
+static void p1_tile_random(const ta_model *m, const ta_kernel *k, p1_tiles *t)
+{
+	for (size_t x = 0; x < t->n; x++) {
+		uint32_t line = p1_random_follows(m, k, t->v[x].name);
+		if (line)
+			p1_tile_fix(&t->v[x], ta_xasprintf("%s stays: the random numbers drawn at line %u follow it "
+							  "(another tile draws other numbers for the same elements)",
+							  t->v[x].name, line));
+	}
+}
+
 static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_tiles *t)
 {
 	size_t launches = 0, passed[8] = { 0 };
@@ -3512,6 +3626,7 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
 			p1_tile_fix(&t->v[x], ta_xasprintf("%s is not passed at every launch", t->v[x].name));
 	p1_tile_ratios(m, k, t);
 	p1_tile_asserts(m, k, t);
+	p1_tile_random(m, k, t);
 	bool by_grid = p1_persistence(m, k) == P1_STEPS_BY_GRID;
 	for (size_t x = 0; x < t->n; x++) {
 		p1_tile *tile = &t->v[x];
