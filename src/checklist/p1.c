@@ -3473,40 +3473,24 @@ static void p1_tile_asserts(const ta_model *m, const ta_kernel *k, p1_tiles *t)
 	ta_walk_finish(&cur);
 }
 
-/* Whether the value v reads the identifier `name` (or an attribute of
- * that name, `tl.program_id`), itself or through the bindings of the names
- * it reads in the kernel (a few names deep). */
-static bool p1_value_reads(const ta_model *m, TSNode v, const char *name, int depth)
+/* Whether the value of v (analyze/values.h: names followed to their
+ * values) reads `tl.program_id`. */
+static ta_values_step p1_visit_program_id(const ta_model *m, TSNode n, TSNode via, void *ctx)
 {
-	if (ts_node_is_null(v) || depth > 4)
-		return false;
-	bool yes = false;
-	ta_walk w;
-	ta_walk_start(&w, v);
-	do {
-		TSNode n = ta_walk_node(&w);
-		if (ta_node_is(n, "attribute") && ta_node_text_eq(m->src, ta_node_field(n, "attribute"), name)) {
-			yes = true;    /* `tl.program_id` read for "program_id" */
-			break;
-		}
-		if (!ta_node_is(n, "identifier") || ta_node_is(ta_node_parent(n), "attribute"))
-			continue;
-		if (ta_node_text_eq(m->src, n, name)) {
-			yes = true;
-			break;
-		}
-		char *id = ta_node_text(m->src, n);
-		size_t nb;
-		const ta_values_binding *d =
-			ta_values_bindings(m, ta_node_ancestor(n, "function_definition"), id, strlen(id), &nb);
-		free(id);
-		for (size_t i = 0; i < nb && !yes; i++)
-			yes = !d[i].mutation && ta_node_is(d[i].binding, "assignment") &&
-			      ts_node_start_byte(d[i].binding) < ts_node_start_byte(n) &&
-			      p1_value_reads(m, ta_node_field(d[i].binding, "right"), name, depth + 1);
-	} while (!yes && ta_walk_next(&w, true));
-	ta_walk_finish(&w);
-	return yes;
+	(void)via;
+	bool *found = ctx;
+	if (ta_node_is(n, "attribute") && ta_node_text_eq(m->src, ta_node_field(n, "attribute"), "program_id")) {
+		*found = true;
+		return TA_VALUES_STOP;
+	}
+	return TA_VALUES_DESCEND;
+}
+
+static bool p1_reads_program_id(const ta_model *m, TSNode v)
+{
+	bool found = false;
+	ta_values_walk(m, v, p1_visit_program_id, &found);
+	return found;
 }
 
 /* Whether the pointer of some load or store of k is `base + off` with off
@@ -3563,7 +3547,7 @@ static uint32_t p1_random_follows(const ta_model *m, const ta_kernel *k, const c
 		 * which elements share it follows every tile that splits the
 		 * work) */
 		if (!ts_node_is_null(off) && (four || !p1_draw_per_element(m, k, off)) &&
-		    (p1_value_reads(m, off, name, 0) || p1_value_reads(m, off, "program_id", 0)))
+		    (ta_values_reads(m, off, name) || p1_reads_program_id(m, off)))
 			line = ts_node_start_point(n).row + 1;
 	} while (!line && ta_walk_next(&cur, true));
 	ta_walk_finish(&cur);

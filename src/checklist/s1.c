@@ -186,35 +186,26 @@ static bool s1_param_reaches(s1_reach *r, TSNode id)
 	return yes;
 }
 
-/* Whether the value v loads: a tl.load call in it, or in the bindings of
- * a name it reads (`rows = idx_b` with `idx_b = tl.load(...)`): an index
- * of rows, a few names deep. */
-static bool s1_loads_index(const ta_rule_ctx *c, TSNode v, int depth)
+/* Whether the value of v (analyze/values.h: names followed to their
+ * values, `rows = idx_b` with `idx_b = tl.load(...)`) loads: an index of
+ * rows. */
+static ta_values_step s1_visit_load(const ta_model *m, TSNode n, TSNode via, void *ctx)
 {
-	if (ts_node_is_null(v) || depth > 4)
-		return false;
+	(void)via;
+	bool *found = ctx;
+	if (!ta_node_is(n, "call"))
+		return TA_VALUES_DESCEND;
+	char *f = ta_model_canonical(m, ta_node_field(n, "function"));
+	*found = f && ta_name_is(f, "triton.language.load");
+	free(f);
+	return *found ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+static bool s1_loads_index(const ta_rule_ctx *c, TSNode v)
+{
 	bool found = false;
-	ta_walk w;
-	ta_walk_start(&w, v);
-	do {
-		TSNode n = ta_walk_node(&w);
-		if (ta_node_is(n, "call")) {
-			char *f = ta_model_canonical(c->m, ta_node_field(n, "function"));
-			found = f && ta_name_is(f, "triton.language.load");
-			free(f);
-		} else if (ta_node_is(n, "identifier") && !ta_node_is(ta_node_parent(n), "attribute")) {
-			TSNode fn = ta_node_ancestor(n, "function_definition");
-			char *name = ta_node_text(c->m->src, n);
-			size_t nb;
-			const ta_values_binding *d = ta_values_bindings(c->m, fn, name, strlen(name), &nb);
-			free(name);
-			for (size_t i = 0; i < nb && !found; i++)
-				found = !d[i].mutation && ta_node_is(d[i].binding, "assignment") &&
-					ts_node_start_byte(d[i].binding) < ts_node_start_byte(n) &&
-					s1_loads_index(c, ta_node_field(d[i].binding, "right"), depth + 1);
-		}
-	} while (!found && ta_walk_next(&w, true));
-	ta_walk_finish(&w);
+	if (!ts_node_is_null(v))
+		ta_values_walk(c->m, v, s1_visit_load, &found);
 	return found;
 }
 
@@ -235,7 +226,7 @@ static bool s1_name_reaches(s1_reach *r, TSNode id)
 		if (s1_reaches(r, ta_node_field(d[i].binding, "right"))) {
 			reach++;
 			last = i;
-		} else if (!s1_loads_index(r->c, ta_node_field(d[i].binding, "right"), 0)) {
+		} else if (!s1_loads_index(r->c, ta_node_field(d[i].binding, "right"))) {
 			/* a binding that loads its own index (`rows =
 			 * tl.load(out_idx + offs)` in the other arm) is another
 			 * gather, no plain tile */
@@ -905,13 +896,21 @@ static void s1_access_lines(ta_buf *b, const char *what, const uint32_t *lines, 
 static char *s1_left_out(ta_rule_ctx *c, bool *not2d)
 {
 	const ta_kernel *k = c->k;
-	uint32_t lines[2][8];
-	size_t n[2] = { 0, 0 };
+	uint32_t lines[2][8], looked[8];
+	size_t n[2] = { 0, 0 }, nl = 0;
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
 		bool repeats = false;
-		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D || op->lookup)
+		if ((op->kind != TA_OP_LOAD && op->kind != TA_OP_STORE) || op->ptr_shape != TA_PTR_2D)
 			continue;
+		/* a table lookup (an index loaded per element: a codebook
+		 * read, a class's logit) is named too, so that the count is
+		 * not read as all of the kernel's raw traffic */
+		if (op->lookup) {
+			if (op->kind == TA_OP_LOAD && nl < 8 && (nl == 0 || looked[nl - 1] != op->span.line))
+				looked[nl++] = op->span.line;
+			continue;
+		}
 		not2d[i] = ta_tile_shape(c->m, k, op, &repeats);
 		/* a gathered access (an implicit GEMM's input, columns from a
 		 * loaded table) whose rows repeat is no tile either: named too */
@@ -921,7 +920,7 @@ static char *s1_left_out(ta_rule_ctx *c, bool *not2d)
 		if (n[st] < 8 && (n[st] == 0 || lines[st][n[st] - 1] != op->span.line))
 			lines[st][n[st]++] = op->span.line;
 	}
-	if (!n[0] && !n[1])
+	if (!n[0] && !n[1] && !nl)
 		return NULL;
 	ta_buf b = TA_BUF_INIT;
 	ta_buf_puts(&b, " (left out: ");
@@ -931,7 +930,17 @@ static char *s1_left_out(ta_rule_ctx *c, bool *not2d)
 		ta_buf_puts(&b, n[0] ? " and " : "");
 		s1_access_lines(&b, "store", lines[1], n[1]);
 	}
-	ta_buf_printf(&b, ", whose rows are a division or remainder of a range, which no descriptor box describes)");
+	if (n[0] || n[1])
+		ta_buf_printf(&b, ", whose rows are a division or remainder of a range, which no descriptor box describes");
+	if (nl) {
+		ta_buf_printf(&b, "%sthe raw load%s at line%s ", n[0] || n[1] ? "; " : "", nl > 1 ? "s" : "", nl > 1 ? "s" : "");
+		for (size_t i = 0; i < nl; i++)
+			ta_buf_printf(&b, "%s%u", i == 0 ? "" : i + 1 == nl ? " and " : ", ", looked[i]);
+		ta_buf_puts(&b, nl > 1 ? ", table lookups: each element's address reads a loaded index, so they move"
+				       : ", a table lookup: each element's address reads a loaded index, so it moves");
+		ta_buf_puts(&b, " elements, not rows of a tile");
+	}
+	ta_buf_puts(&b, ")");
 	return ta_buf_steal(&b);
 }
 
