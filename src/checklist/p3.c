@@ -201,13 +201,28 @@ static char *trans_source(ta_rule_ctx *c, const ta_op *op, const ta_op **load, b
 	return ta_node_text(c->m->src, n);
 }
 
+/* Whether loop l is a persistent kernel's tile loop (from the program id,
+ * stepping by the program count) that holds a loop of its own, its K
+ * loop: what it transposes outside that loop (the ragged K tail, the
+ * epilogue) it transposes once per output tile, not on every step of the
+ * work, as S1 reads such tiles. */
+static bool p3_once_per_tile(const ta_kernel *k, int l)
+{
+	if (!ta_kernel_tile_loop(k, (size_t)l))
+		return false;
+	for (size_t j = 0; j < k->loop_count; j++)
+		if (k->loops[j].parent == l)
+			return true;
+	return false;
+}
+
 ta_status ta_detect_p3(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
 	bool found = false, good = false;
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
-		if ((op->kind != TA_OP_TRANS && op->kind != TA_OP_PERMUTE) || op->loop < 0)
+		if ((op->kind != TA_OP_TRANS && op->kind != TA_OP_PERMUTE) || op->loop < 0 || p3_once_per_tile(k, op->loop))
 			continue;
 		const ta_op *load = NULL;
 		bool reshaped = false;
