@@ -978,6 +978,23 @@ static bool p1_shape_value(const ta_model *m, TSNode n, int depth, bool *reads_s
 	if (ta_node_is(n, "binary_operator"))
 		return p1_shape_value(m, ta_node_field(n, "left"), depth + 1, reads_shape) &&
 		       p1_shape_value(m, ta_node_field(n, "right"), depth + 1, reads_shape);
+	if (ta_node_is(n, "parenthesized_expression"))
+		return p1_shape_value(m, ta_node_named_child(n, 0), depth + 1, reads_shape);
+	/* a parameter of the wrapper the body never binds again (a
+	 * convolution's stride and padding): the caller's value, part of a
+	 * size computed with the tensors' own (`(H + 2 * pad - kh) // stride
+	 * + 1`); a size only with one of those */
+	if (ta_node_is(n, "identifier")) {
+		TSNode fn = ta_node_ancestor(n, "function_definition");
+		char *name = ta_node_text(m->src, n);
+		size_t nb = 0;
+		TSNode dflt = { 0 };
+		if (!ts_node_is_null(fn))
+			ta_values_bindings(m, fn, name, strlen(name), &nb);
+		bool param = !ts_node_is_null(fn) && nb == 0 && p1_param_binding_default(m, fn, name, &dflt) != 0;
+		free(name);
+		return param;
+	}
 	if (!ta_node_is(n, "call"))
 		return false;
 	TSNode fn = ta_node_field(n, "function"), args = ta_node_field(n, "arguments");
@@ -1210,13 +1227,34 @@ static bool p1_default_tile(ta_rule_ctx *c, const ta_launch *l, const ta_param *
 /* `NAME=value` for the message: the value a name or an expression holds
  * where it is a known integer (`BLOCK_SIZE_B=1`, not `BLOCK_SIZE_B=BLOCK_SIZE_B`),
  * else the text written at the launch. */
+/* Whether the launch's grid has an axis written exactly as `value`. */
+static bool p1_is_grid_count(const ta_launch *l, const char *value)
+{
+	for (int i = 0; value && l->grid_dim_text && i < l->grid_dims; i++)
+		if (l->grid_dim_text[i] && !strcmp(l->grid_dim_text[i], value))
+			return true;
+	return false;
+}
+
 static void p1_put_fixed(const ta_model *m, ta_buf *out, const char *name, TSNode v, const char *text)
 {
 	long iv;
-	if (!ts_node_is_null(v) && strcmp(ts_node_type(v), "integer") && ta_values_int(m, v, &iv))
+	if (!ts_node_is_null(v) && strcmp(ts_node_type(v), "integer") && ta_values_int(m, v, &iv)) {
 		ta_buf_printf(out, "%s%s=%ld", out->len ? ", " : "", name, iv);
-	else
-		ta_buf_printf(out, "%s%s=%s", out->len ? ", " : "", name, text);
+		return;
+	}
+	/* a name the wrapper binds to a cap: the cap, so that `BLOCK_N=BLOCK_N`
+	 * reads `BLOCK_N=min(triton.next_power_of_2(N), 1024)` (its bound is
+	 * what is fixed) */
+	TSNode val = ta_node_is(v, "identifier") ? ta_values_follow_names(m, v) : (TSNode){ 0 };
+	bool cap = ta_node_is(val, "call") && (ta_call_named(m, val, "min") || ta_call_named(m, val, "max"));
+	char *shown = cap ? ta_node_text(m->src, val) : NULL;
+	if (shown && (strlen(shown) > 60 || strchr(shown, '\n'))) {
+		free(shown);
+		shown = NULL;
+	}
+	ta_buf_printf(out, "%s%s=%s", out->len ? ", " : "", name, shown ? shown : text);
+	free(shown);
 }
 
 static ta_status p1_untuned(ta_rule_ctx *c)
@@ -1292,8 +1330,11 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 				continue;
 			TSNode v = ta_edits_node(c->m, kw->value_span);
 			/* a tensor's size (HEAD_SIZE=q.shape[-1]), or options computed
-			 * from sizes: what the data is, not a choice to tune */
-			if (p1_is_shape(c->m, v))
+			 * from sizes: what the data is, not a choice to tune; nor the
+			 * grid's own program count handed to a persistent kernel
+			 * (`k[(NUM_BLOCKS,)](..., NUM_BLOCKS=NUM_BLOCKS)`): a count of
+			 * programs, no tile */
+			if (p1_is_shape(c->m, v) || (tile && p1_is_grid_count(l, kw->value)))
 				continue;
 			/* a count computed from another tile follows it; forward's
 			 * choice read back from ctx is not backward's to make; a
