@@ -1329,6 +1329,11 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			if (!strcmp(kw->name, "num_stages") && p1_loopless(c->m, c->k, 0))
 				continue;
 			TSNode v = ta_edits_node(c->m, kw->value_span);
+			/* num_warps=1 or num_stages=1 is the author's deliberate
+			 * choice (one warp a row, no pipelining): kept, not named */
+			long one;
+			if (!tile && ta_values_int(c->m, v, &one) && one == 1)
+				continue;
 			/* a tensor's size (HEAD_SIZE=q.shape[-1]), or options computed
 			 * from sizes: what the data is, not a choice to tune; nor the
 			 * grid's own program count handed to a persistent kernel
