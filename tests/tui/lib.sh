@@ -11,8 +11,30 @@ TA_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ta-tui.XXXXXX")
 
 ta_tmux() { tmux -L "$TA_SOCK" -f /dev/null "$@"; }
 
+# The commands the panes run (their shells' children), ended: the server's
+# hangup asks them to leave, and one that has not within 3 s (an ASan
+# build's leak check at exit stuck on a run still under way was seen
+# spinning for half an hour after its CI run) is killed, so that no advisor
+# outlives its test.
 ta_cleanup() {
+	shells=$(ta_tmux list-panes -a -F '#{pane_pid}' 2>/dev/null)
+	kids=
+	for d in /proc/[0-9]*; do
+		# field 4 of /proc/PID/stat is the parent (procps may be absent)
+		pp=$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' "$d/stat" 2>/dev/null) || continue
+		for s in $shells; do
+			[ "$pp" = "$s" ] && kids="$kids ${d#/proc/}"
+		done
+	done
 	ta_tmux kill-server 2>/dev/null
+	for k in $kids; do
+		tries=150
+		while [ "$tries" -gt 0 ] && kill -0 "$k" 2>/dev/null; do
+			tries=$((tries - 1))
+			sleep 0.02
+		done
+		kill -9 "$k" 2>/dev/null
+	done
 	rm -rf "$TA_TMP"
 }
 trap ta_cleanup EXIT
