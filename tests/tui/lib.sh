@@ -11,23 +11,29 @@ TA_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ta-tui.XXXXXX")
 
 ta_tmux() { tmux -L "$TA_SOCK" -f /dev/null "$@"; }
 
-# The commands the panes run (their shells' children), ended: the server's
-# hangup asks them to leave, and one that has not within 3 s (an ASan
-# build's leak check at exit stuck on a run still under way was seen
-# spinning for half an hour after its CI run) is killed, so that no advisor
-# outlives its test.
-ta_cleanup() {
-	shells=$(ta_tmux list-panes -a -F '#{pane_pid}' 2>/dev/null)
-	kids=
+# The commands panes run (their shells' children; /proc, since procps may
+# be absent): ta_pane_kids [SESSION] lists them, for one session or all.
+ta_pane_kids() {
+	if [ $# -gt 0 ]; then
+		shells=$(ta_tmux list-panes -t "$1" -F '#{pane_pid}' 2>/dev/null)
+	else
+		shells=$(ta_tmux list-panes -a -F '#{pane_pid}' 2>/dev/null)
+	fi
 	for d in /proc/[0-9]*; do
-		# field 4 of /proc/PID/stat is the parent (procps may be absent)
+		# field 4 of /proc/PID/stat is the parent
 		pp=$(sed 's/.*) [A-Za-z] \([0-9]*\) .*/\1/' "$d/stat" 2>/dev/null) || continue
 		for s in $shells; do
-			[ "$pp" = "$s" ] && kids="$kids ${d#/proc/}"
+			[ "$pp" = "$s" ] && printf '%s\n' "${d#/proc/}"
 		done
 	done
-	ta_tmux kill-server 2>/dev/null
-	for k in $kids; do
+}
+
+# ta_reap PID...: after the hangup that ends their session, waits 3 s for
+# each and kills what is left, so that no advisor outlives its test (an
+# ASan build's exit-time leak check, tracing the advisor while it spins,
+# was seen hung for half an hour after a CI run).
+ta_reap() {
+	for k in "$@"; do
 		tries=150
 		while [ "$tries" -gt 0 ] && kill -0 "$k" 2>/dev/null; do
 			tries=$((tries - 1))
@@ -35,6 +41,13 @@ ta_cleanup() {
 		done
 		kill -9 "$k" 2>/dev/null
 	done
+}
+
+ta_cleanup() {
+	kids=$(ta_pane_kids)
+	ta_tmux kill-server 2>/dev/null
+	# shellcheck disable=SC2086
+	ta_reap $kids
 	rm -rf "$TA_TMP"
 }
 trap ta_cleanup EXIT
@@ -58,7 +71,12 @@ ta_start() {
 	TA_WIN=$((TA_WIN + 1))
 	ta_tmux new-session -d -x "$w" -y "$h" -s "t$TA_WIN" \
 		"$* ; echo EXIT=\$?; exec sleep 600"
-	[ "$old" -gt 0 ] && ta_tmux kill-session -t "t$old" 2>/dev/null
+	if [ "$old" -gt 0 ]; then
+		kids=$(ta_pane_kids "t$old")
+		ta_tmux kill-session -t "t$old" 2>/dev/null
+		# shellcheck disable=SC2086
+		ta_reap $kids
+	fi
 	ta_tmux set-option -t "t$TA_WIN" status off >/dev/null
 	ta_tmux resize-window -t "t$TA_WIN" -x "$w" -y "$h" 2>/dev/null
 }
