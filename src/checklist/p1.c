@@ -3563,6 +3563,15 @@ static bool p1_draw_per_element(const ta_model *m, const ta_kernel *k, TSNode of
 	return false;
 }
 
+/* Whether the file's text mentions "rand" anywhere: the one question
+ * p1_random_follows asks before walking a kernel. */
+static void *p1_file_draws(const ta_model *m)
+{
+	bool *yes = ta_xmalloc(sizeof *yes);
+	*yes = memmem(m->src->text, m->src->len, "rand", 4) != NULL;
+	return yes;
+}
+
 /* The line of a seeded random draw of k (tl.rand, tl.randn, tl.randint
  * and their 4x forms) whose offsets follow the tile `name`, or 0: another
  * tile draws other numbers for the same elements, so a config changes what
@@ -3572,6 +3581,11 @@ static bool p1_draw_per_element(const ta_model *m, const ta_kernel *k, TSNode of
 static uint32_t p1_random_follows(const ta_model *m, const ta_kernel *k, const char *name)
 {
 	static const char *const draws[] = { "rand", "randn", "randint", "rand4x", "randn4x", "randint4x" };
+	/* asked per tile at every launch: a file whose text names no random
+	 * draw (almost all, import aliases included) is answered without
+	 * walking the kernel's tree */
+	if (!*(const bool *)ta_index_cached(m, p1_file_draws, free))
+		return 0;
 	uint32_t line = 0;
 	ta_walk cur;
 	ta_walk_start(&cur, k->node);

@@ -208,12 +208,11 @@ static char *trans_source(ta_rule_ctx *c, const ta_op *op, const ta_op **load, b
  * work, as S1 reads such tiles. */
 static bool p3_once_per_tile(const ta_kernel *k, int l)
 {
-	if (!ta_kernel_tile_loop(k, (size_t)l))
-		return false;
-	for (size_t j = 0; j < k->loop_count; j++)
-		if (k->loops[j].parent == l)
-			return true;
-	return false;
+	/* the cheap question first: most loops hold no other */
+	bool holds = false;
+	for (size_t j = 0; j < k->loop_count && !holds; j++)
+		holds = k->loops[j].parent == l;
+	return holds && ta_kernel_tile_loop(k, (size_t)l);
 }
 
 ta_status ta_detect_p3(ta_rule_ctx *c)

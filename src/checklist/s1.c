@@ -614,14 +614,28 @@ static bool s1_loop_holds(const ta_kernel *k, int a, int l)
 	return false;
 }
 
-/* Where op is moved once: outside every loop (once per program), or in a
+/* The loops of k whose accesses are moved once per output tile: a
  * persistent kernel's tile loop (one from the program id stepping by the
  * program count) that holds the loop `work` that moves the kernel's tiles,
- * and not in that one: once per output tile, its prologue or epilogue. */
-static bool s1_moved_once(const ta_kernel *k, const ta_op *op, int work)
+ * its prologue and epilogue; NULL when none (work < 0, or no such loop).
+ * Asked once per kernel, not per access. Caller frees. */
+static bool *s1_tile_loops(const ta_kernel *k, int work)
 {
-	return op->loop < 0 ||
-	       (work >= 0 && s1_loop_holds(k, op->loop, work) && ta_kernel_tile_loop(k, (size_t)op->loop));
+	bool *once = NULL;
+	for (size_t l = 0; work >= 0 && l < k->loop_count; l++)
+		if (s1_loop_holds(k, (int)l, work) && ta_kernel_tile_loop(k, l)) {
+			if (!once)
+				once = ta_xcalloc(k->loop_count, sizeof *once);
+			once[l] = true;
+		}
+	return once;
+}
+
+/* Where op is moved once: outside every loop (once per program), or in
+ * one of the tile loops s1_tile_loops found (once per output tile). */
+static bool s1_moved_once(const ta_op *op, const bool *tile_loops)
+{
+	return op->loop < 0 || (tile_loops && tile_loops[op->loop]);
 }
 
 /* Turn the S1 findings of c's kernel from `from` on into notes that end
@@ -632,20 +646,23 @@ static bool s1_moved_once(const ta_kernel *k, const ta_op *op, int work)
 static void s1_notes(ta_rule_ctx *c, size_t from, const char *why, int work)
 {
 	const ta_kernel *k = c->k;
+	bool *tile_loops = s1_tile_loops(k, work);
 	size_t plain = 0;
 	for (size_t i = from; i < c->res->finding_count; i++) {
 		const ta_finding *f = &c->res->findings[i];
 		if (f->kernel != c->kernel || strcmp(f->id, "S1") || (f->tags & TA_TAG_NOTE))
 			continue;
 		const ta_op *op = s1_finding_op(k, f);
-		if (!op || (!s1_moved_once(k, op, work) && !(f->tags & TA_TAG_GUIDED)))
+		if (!op || (!s1_moved_once(op, tile_loops) && !(f->tags & TA_TAG_GUIDED))) {
+			free(tile_loops);
 			return;
-		plain += s1_moved_once(k, op, work);
+		}
+		plain += s1_moved_once(op, tile_loops);
 	}
 	for (size_t i = from; plain && i < c->res->finding_count; i++) {
 		ta_finding *f = &c->res->findings[i];
 		const ta_op *op = f->kernel == c->kernel && !strcmp(f->id, "S1") ? s1_finding_op(k, f) : NULL;
-		if (!op || (f->tags & TA_TAG_NOTE) || !s1_moved_once(k, op, work))
+		if (!op || (f->tags & TA_TAG_NOTE) || !s1_moved_once(op, tile_loops))
 			continue;
 		char *per = op->loop < 0 ? ta_xstrdup("program")
 					 : ta_xasprintf("output tile of the loop at line %u", k->loops[op->loop].span.line);
@@ -656,6 +673,7 @@ static void s1_notes(ta_rule_ctx *c, size_t from, const char *why, int work)
 		f->reason = r;
 		f->tags |= TA_TAG_NOTE;
 	}
+	free(tile_loops);
 }
 
 /* A kernel with no loop and no tl.dot, nor any kernel calling it (a
