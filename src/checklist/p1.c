@@ -549,21 +549,30 @@ static bool p1_per_gpu(const ta_model *m, TSNode v)
 /* Whether parameter p of k is a tile: a constexpr named as one that sizes
  * something, or one that bounds a tl.arange of the kernel, whatever its
  * name (`tl.arange(0, BM)`, `tl.arange(0, TILE_Q)`). */
-static bool p1_is_tile(const ta_model *m, const ta_kernel *k, const ta_param *p)
+/* Whether a tl.arange of k ends at the value `name`. */
+static bool p1_arange_bound(const ta_model *m, const ta_kernel *k, const char *name)
 {
-	if (!p->constexpr_)
-		return false;
-	if (p1_named_tile(m, k, p))
-		return true;
 	for (size_t i = 0; i < k->op_count; i++) {
 		const ta_op *op = &k->ops[i];
 		if (op->kind != TA_OP_ARANGE || op->arg_count != 2)
 			continue;
 		TSNode b = ta_values_follow(m, ta_edits_node(m, op->args[1]));
-		if (ta_node_is(b, "identifier") && ta_node_text_eq(m->src, b, p->name))
+		if (ta_node_is(b, "identifier") && ta_node_text_eq(m->src, b, name))
 			return true;
 	}
 	return false;
+}
+
+typedef bool (*p1_name_test)(const ta_model *m, const ta_kernel *k, const char *name);
+static bool p1_via_helpers(const ta_model *m, const ta_kernel *k, const char *name, p1_name_test test, int depth);
+
+/* A constexpr that bounds a tl.arange of k, or of a @jit helper k hands it
+ * to (a K loop moved into a helper takes its tile along). */
+static bool p1_is_tile(const ta_model *m, const ta_kernel *k, const ta_param *p)
+{
+	if (!p->constexpr_)
+		return false;
+	return p1_named_tile(m, k, p) || p1_via_helpers(m, k, p->name, p1_arange_bound, 0);
 }
 
 static bool is_name(const ta_model *m, TSNode n, const char *name)
@@ -648,7 +657,7 @@ static bool p1_tile_picks_table(const ta_model *m, const ta_kernel *k, const cha
  * kernel's names). A tile that does neither only bounds a
  * tl.arange: it covers a whole dimension, and no config would change what
  * the launch fixes (`tl.arange(0, SIZE_M)` over a SIZE_M-row matrix). */
-static bool p1_tile_steps(const ta_model *m, const ta_kernel *k, const char *name)
+static bool p1_tile_steps_here(const ta_model *m, const ta_kernel *k, const char *name)
 {
 	for (size_t i = 0; i < k->loop_count; i++)
 		for (size_t a = 0; a < k->loops[i].arg_count; a++)
@@ -677,6 +686,47 @@ static bool p1_tile_steps(const ta_model *m, const ta_kernel *k, const char *nam
 	}
 	ta_walk_finish(&w);
 	return steps;
+}
+
+/* test on k's name, or on the parameter of a @jit helper that k passes the
+ * name to (helpers deep): a tile handed to a helper whose loop steps by it
+ * is the same tile as one the kernel's own loop steps by. */
+static bool p1_via_helpers(const ta_model *m, const ta_kernel *k, const char *name, p1_name_test test, int depth)
+{
+	if (test(m, k, name))
+		return true;
+	if (depth > 3)
+		return false;
+	for (size_t i = 0; i < k->op_count; i++) {
+		const ta_op *op = &k->ops[i];
+		if (op->kind != TA_OP_HELPER_CALL || op->helper < 0 || &m->kernels[op->helper] == k)
+			continue;
+		const ta_kernel *h = &m->kernels[op->helper];
+		TSNode call = ta_edits_node(m, op->span);
+		for (size_t hi = 0; hi < h->param_count; hi++) {
+			TSNode a = ta_edits_call_arg(m, call, (uint32_t)hi, h->params[hi].name);
+			if (ta_node_is(a, "identifier") && ta_node_text_eq(m->src, a, name) &&
+			    p1_via_helpers(m, h, h->params[hi].name, test, depth + 1))
+				return true;
+		}
+	}
+	return false;
+}
+
+static bool p1_tile_steps(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	return p1_via_helpers(m, k, name, p1_tile_steps_here, 0);
+}
+
+/* Whether a loop of k steps by (or bounds itself with) the value `name`. */
+static bool p1_loop_reads_here(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	(void)m;
+	for (size_t i = 0; i < k->loop_count; i++)
+		for (size_t a = 0; a < k->loops[i].arg_count; a++)
+			if (ta_edits_word_in(k->loops[i].args[a], strlen(k->loops[i].args[a]), name))
+				return true;
+	return false;
 }
 
 static bool varies(const ta_autotune *a, const char *name)
@@ -912,13 +962,32 @@ static bool p1_reads_shape(const ta_model *m, TSNode e)
 /* ta_values_walk's visitor for p1_size_rule: a name unpacked from a
  * tensor's sizes (`b, h, dim, dstate = state.shape`), or a size read in
  * place (`x.shape[1]`). */
+/* Whether a name with no one reaching value (bound on each arm of an if:
+ * `if head_first: b, n, d = x.shape else: b, d, n = x.shape`) is unpacked
+ * from a tensor's sizes by a binding before id in its function. */
+static bool p1_arms_unpack_shape(const ta_model *m, TSNode id)
+{
+	TSNode fn = ta_node_ancestor(id, "function_definition");
+	uint32_t a = ts_node_start_byte(id);
+	size_t n;
+	const ta_values_binding *d = ta_values_bindings(m, fn, m->src->text + a, ts_node_end_byte(id) - a, &n);
+	for (size_t i = 0; i < n && d[i].point <= a; i++) {
+		TSNode left = ta_node_field(d[i].binding, "left");
+		if (!d[i].mutation && ta_node_is(d[i].binding, "assignment") && !ts_node_eq(left, d[i].target) &&
+		    p1_reads_shape(m, ta_node_unparen(ta_node_field(d[i].binding, "right"))))
+			return true;
+	}
+	return false;
+}
+
 static ta_values_step p1_size_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
 {
 	(void)via;
 	bool *found = ctx;
 	if (ta_node_is(n, "identifier")) {
 		TSNode u = ta_values_unpacked(m, n, NULL);
-		if (!ts_node_is_null(u) && p1_reads_shape(m, ta_node_unparen(u)))
+		if (!ts_node_is_null(u) ? p1_reads_shape(m, ta_node_unparen(u)) :
+		    ts_node_is_null(ta_values_def(m, n, NULL)) && p1_arms_unpack_shape(m, n))
 			*found = true;
 	} else if (ta_node_is(n, "subscript") && p1_reads_shape(m, ta_node_unparen(ta_node_field(n, "value")))) {
 		*found = true;
@@ -934,6 +1003,72 @@ static bool p1_size_test(const ta_model *m, TSNode cond)
 	if (!ts_node_is_null(cond))
 		ta_values_walk(m, cond, p1_size_visit, &found);
 	return found;
+}
+
+/* A value computed from the data's sizes alone, with no number of the
+ * author's as its bound: a tensor's size, `next_power_of_2` of one, min or
+ * max of such values only (`min(head_dim, 128 * 128 // BLOCK_C)` with
+ * BLOCK_C from the chunk count: a budget split between two sizes), or one
+ * scaled by a constant; through the wrapper's names, and through every
+ * binding of a name rebound in a loop or on each arm of an if
+ * (`b = next_power_of_2(h)`, then `while ...: b = b // 2`). A cap written
+ * as a number (`min(128, next_power_of_2(n))`) is a choice, shown as one. */
+static bool p1_is_shape(const ta_model *m, TSNode n);
+
+/* A constant, or arithmetic of constants (`128 * 128`). */
+static bool p1_constant_expr(const ta_model *m, TSNode e, int depth)
+{
+	e = ta_node_unparen(e);
+	if (ta_node_is(e, "binary_operator") && depth < 6)
+		return p1_constant_expr(m, ta_node_field(e, "left"), depth + 1) &&
+		       p1_constant_expr(m, ta_node_field(e, "right"), depth + 1);
+	return p1_constant(m, e);
+}
+
+static bool p1_data_only(const ta_model *m, TSNode n, int depth)
+{
+	n = ta_node_unparen(ta_values_follow(m, n));
+	if (ts_node_is_null(n) || depth > 6)
+		return false;
+	if (p1_is_shape(m, n))
+		return true;
+	if (ta_call_named(m, n, "next_power_of_2")) {
+		TSNode args = ta_node_field(n, "arguments");
+		if (ta_node_named_count(args) != 1)
+			return false;
+		/* rounding a capped value (`next_power_of_2(min(128, dim))`)
+		 * keeps the cap */
+		TSNode x = ta_node_unparen(ta_values_follow(m, ta_node_named_child(args, 0)));
+		if (ta_node_is(x, "call") && (ta_call_named(m, x, "min") || ta_call_named(m, x, "max")))
+			return p1_data_only(m, x, depth + 1);
+		return !p1_constant_expr(m, x, 0);
+	}
+	if (ta_node_is(n, "call") && (ta_call_named(m, n, "min") || ta_call_named(m, n, "max"))) {
+		TSNode args = ta_node_field(n, "arguments");
+		uint32_t na = ta_node_named_count(args);
+		for (uint32_t i = 0; i < na; i++)
+			if (!p1_data_only(m, ta_node_named_child(args, i), depth + 1))
+				return false;
+		return na > 0;
+	}
+	if (ta_node_is(n, "binary_operator")) {
+		TSNode l = ta_node_field(n, "left"), r = ta_node_field(n, "right");
+		bool dl = p1_data_only(m, l, depth + 1), dr = p1_data_only(m, r, depth + 1);
+		return (dl && (dr || p1_constant_expr(m, r, 0))) || (dr && p1_constant_expr(m, l, 0));
+	}
+	if (!ta_node_is(n, "identifier") || !ts_node_is_null(ta_values_def(m, n, NULL)))
+		return false;
+	TSNode fn = ta_node_ancestor(n, "function_definition");
+	uint32_t a = ts_node_start_byte(n);
+	size_t nb;
+	const ta_values_binding *d = ta_values_bindings(m, fn, m->src->text + a, ts_node_end_byte(n) - a, &nb);
+	size_t seen = 0;
+	for (size_t i = 0; i < nb && d[i].point <= a; i++, seen++)
+		if (d[i].mutation || !ta_node_is(d[i].binding, "assignment") ||
+		    !ts_node_eq(ta_node_field(d[i].binding, "left"), d[i].target) ||
+		    !p1_data_only(m, ta_node_field(d[i].binding, "right"), depth + 1))
+			return false;
+	return seen > 0;
 }
 
 /* Whether the launch value v (through the name it is unpacked from) is
@@ -1236,6 +1371,30 @@ static bool p1_is_grid_count(const ta_launch *l, const char *value)
 	return false;
 }
 
+/* t on one line, in place: each run of blanks and line breaks one space,
+ * none just inside brackets (a call the author wrapped over lines reads as
+ * written on one). */
+static char *p1_one_line(char *t)
+{
+	if (!t)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; t[i]; i++) {
+		if (!isspace((unsigned char)t[i])) {
+			if ((t[i] == ')' || t[i] == ']') && o && t[o - 1] == ' ')
+				o--;
+			t[o++] = t[i];
+			continue;
+		}
+		while (isspace((unsigned char)t[i + 1]))
+			i++;
+		if (o && t[o - 1] != '(' && t[o - 1] != '[' && t[i + 1])
+			t[o++] = ' ';
+	}
+	t[o] = 0;
+	return t;
+}
+
 static void p1_put_fixed(const ta_model *m, ta_buf *out, const char *name, TSNode v, const char *text)
 {
 	long iv;
@@ -1247,9 +1406,12 @@ static void p1_put_fixed(const ta_model *m, ta_buf *out, const char *name, TSNod
 	 * reads `BLOCK_N=min(triton.next_power_of_2(N), 1024)` (its bound is
 	 * what is fixed) */
 	TSNode val = ta_node_is(v, "identifier") ? ta_values_follow_names(m, v) : (TSNode){ 0 };
-	bool cap = ta_node_is(val, "call") && (ta_call_named(m, val, "min") || ta_call_named(m, val, "max"));
-	char *shown = cap ? ta_node_text(m->src, val) : NULL;
-	if (shown && (strlen(shown) > 60 || strchr(shown, '\n'))) {
+	TSNode inner = ta_call_named(m, val, "next_power_of_2")
+		? ta_node_unparen(ta_node_named_child(ta_node_field(val, "arguments"), 0)) : (TSNode){ 0 };
+	bool cap = (ta_node_is(val, "call") && (ta_call_named(m, val, "min") || ta_call_named(m, val, "max"))) ||
+		   (ta_node_is(inner, "call") && (ta_call_named(m, inner, "min") || ta_call_named(m, inner, "max")));
+	char *shown = cap ? p1_one_line(ta_node_text(m->src, val)) : NULL;
+	if (shown && strlen(shown) > 60) {
 		free(shown);
 		shown = NULL;
 	}
@@ -1364,7 +1526,7 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 			 * warps computed from it are the author's rule: neither is a
 			 * fixed choice, and neither is named */
 			if ((tile && (!p1_tile_steps(c->m, c->k, p->name) || p1_host_refuses_wider(c->m, v)) &&
-			     p1_sized_to_data(c->m, v, 0)) ||
+			     p1_sized_to_data(c->m, v, 0)) || (tile && p1_data_only(c->m, v, 0)) ||
 			    (!tile && p1_follows_launch_tile(c, l, j, v, true)))
 				continue;
 			p1_put_fixed(c->m, &fixed, kw->name, v, kw->value);
@@ -1769,7 +1931,7 @@ static char *p1_function(const ta_model *m, const ta_kernel *k, const p1_seed *s
 	const char *u = ta_edits_indent_unit(m, ind);
 	iset rows[3], warps = s->warps;
 	p1_stage_rows(&s->stages, rows);
-	if (!k->loop_count || s->pin_stages)  /* nothing to pipeline, or the author's one stage */
+	if (p1_loopless(m, k, 0) || s->pin_stages)  /* nothing to pipeline, or the author's one stage */
 		rows[0] = rows[1] = rows[2] = s->stages;
 	for (size_t i = 0; s->keep_stages && i < s->stages.n; i++)
 		for (int r = 0; r < 3; r++)
@@ -1846,7 +2008,7 @@ static int p1_comprehension(const ta_model *m, const ta_kernel *k, const char *f
 	if (k->persistent && !p1_varies_occupancy(a))
 		return ta_edits_refuse(why, "persistent %s: occupancy must change its grid and tile-loop step too, "
 				       "which is done by hand", k->name);
-	if (!k->loop_count)
+	if (p1_loopless(m, k, 0))
 		return ta_edits_refuse(why, "%s has no loop for num_stages to pipeline: per-GPU tiles and warps "
 				       "are chosen by hand", k->name);
 	/* What num_stages is now, and the change that makes it iterate stages. */
@@ -3675,10 +3837,7 @@ static void p1_find_tiles(const ta_model *m, const ta_kernel *k, size_t ki, p1_t
 	for (size_t x = 0; x < t->n; x++) {
 		p1_tile *tile = &t->v[x];
 		tile->split = by_grid && p1_kernel_divides_by(m, k, tile->name);
-		bool step = false;
-		for (size_t i = 0; i < k->loop_count && !step; i++)
-			for (size_t a = 0; a < k->loops[i].arg_count && !step; a++)
-				step = ta_edits_word_in(k->loops[i].args[a], strlen(k->loops[i].args[a]), tile->name);
+		bool step = p1_via_helpers(m, k, tile->name, p1_loop_reads_here, 0);
 		if (!p1_splits(tile) && !step)
 			p1_tile_fix(tile, ta_xasprintf("%s covers a whole dimension (neither the grid nor a loop "
 						       "steps by it)", tile->name));
@@ -4650,7 +4809,7 @@ static int p1_untuned_edit(const ta_model *m, const ta_kernel *k, size_t ki, ta_
 			ta_buf_printf(&kept, "%s%s", kept.len ? "; " : "", tiles.v[i].fixed);
 		}
 	}
-	if (s.pin_warps && (s.pin_stages || !k->loop_count) && !tuned) {
+	if (s.pin_warps && (s.pin_stages || p1_loopless(m, k, 0)) && !tuned) {
 		int r = ta_edits_refuse(why, "%s's launches pin num_warps=1%s, which every config keeps, and no tile is "
 					"tuned: nothing is left to tune", k->name,
 					s.pin_stages ? " and num_stages=1" : " and it has no loop to pipeline");

@@ -899,8 +899,9 @@ static bool s1_row_bases(ta_rule_ctx *c, const ta_op *op)
 
 /* Which of k's raw 2D accesses are no tile (ta_tile_not_2d, one walk of
  * each pointer): not2d[i] for op i. Returns " (left out: the raw 2D loads
- * at lines 12 and 14, whose rows are a division or remainder of a range,
- * which no descriptor box describes)" for the ones whose rows repeat
+ * at lines 12 and 14, whose offsets on one axis are a division or
+ * remainder of a range (elements repeat), which no descriptor box
+ * describes)" for the ones whose rows or columns repeat
  * (plain or gathered), loads and stores named apart, or NULL when there
  * are none (caller frees). */
 /* "the raw 2D loads at lines 12 and 14" into b (n lines, at most 8). */
@@ -949,7 +950,8 @@ static char *s1_left_out(ta_rule_ctx *c, bool *not2d)
 		s1_access_lines(&b, "store", lines[1], n[1]);
 	}
 	if (n[0] || n[1])
-		ta_buf_printf(&b, ", whose rows are a division or remainder of a range, which no descriptor box describes");
+		ta_buf_printf(&b, ", whose offsets on one axis are a division or remainder of a range (elements repeat), "
+				  "which no descriptor box describes");
 	if (nl) {
 		ta_buf_printf(&b, "%sthe raw load%s at line%s ", n[0] || n[1] ? "; " : "", nl > 1 ? "s" : "", nl > 1 ? "s" : "");
 		for (size_t i = 0; i < nl; i++)
