@@ -1258,6 +1258,66 @@ static bool split_reshape(const char *t)
 	return false;
 }
 
+/* Whether n's value is half of something: `d // 2` or `d / 2`, maybe
+ * rounded up to a power of two, in the kernel's names or, for a parameter
+ * of k, at every launch (`half_dim = triton.next_power_of_2(head_dim // 2)`
+ * passed as HALF). */
+static bool d9_half(ta_rule_ctx *c, TSNode n, int depth)
+{
+	n = ta_node_unparen(ta_values_follow(c->m, n));
+	if (ts_node_is_null(n) || depth > 3)
+		return false;
+	if (ta_call_named(c->m, n, "next_power_of_2"))
+		return d9_half(c, ta_node_named_child(ta_node_field(n, "arguments"), 0), depth + 1);
+	if (ta_node_is(n, "binary_operator")) {
+		long two;
+		TSNode op = ta_node_field(n, "operator");
+		return (ta_node_text_eq(c->m->src, op, "//") || ta_node_text_eq(c->m->src, op, "/")) &&
+		       ta_values_int(c->m, ta_node_field(n, "right"), &two) && two == 2;
+	}
+	if (!ta_node_is(n, "identifier") || depth > 0)
+		return false;
+	char *name = ta_node_text(c->m->src, n);
+	const ta_param *p = ta_kernel_param(c->k, name);
+	free(name);
+	if (!p)
+		return false;
+	size_t launches = 0, halves = 0;
+	ta_launch_walk w = ta_index_launch_walk(c->m, c->kernel);
+	for (const ta_launch *l; (l = ta_launch_walk_next(&w));) {
+		bool kw;
+		launches++;
+		halves += d9_half(c, ta_values_launch_arg(c->m, l, c->k, (size_t)(p - c->k->params), &kw), depth + 1);
+	}
+	return launches && halves == launches;
+}
+
+/* A reshape whose last two dimensions are 2 and a value that is half of
+ * another (split_reshape reads the same written out). */
+static bool d9_value_split(ta_rule_ctx *c, const ta_op *op)
+{
+	TSNode call = ta_rule_node(c, op->span);
+	TSNode args = ta_node_field(call, "arguments");
+	uint32_t na = ta_node_named_count(args);
+	TSNode fn = ta_node_field(call, "function");
+	bool method = ta_node_is(fn, "attribute") && !ta_node_text_eq(c->m->src, ta_node_field(fn, "object"), "tl");
+	TSNode dims = args;
+	uint32_t first = method ? 0 : 1;
+	if (na == first + 1 && (ta_node_is(ta_node_named_child(args, first), "tuple") ||
+				ta_node_is(ta_node_named_child(args, first), "list"))) {
+		dims = ta_node_named_child(args, first);
+		first = 0;
+		na = ta_node_named_count(dims);
+	}
+	if (na < first + 2)
+		return false;
+	long two;
+	TSNode a = ta_node_named_child(dims, na - 2), b = ta_node_named_child(dims, na - 1);
+	if (ta_node_is(a, "keyword_argument") || ta_node_is(b, "keyword_argument"))
+		return false;
+	return ta_values_int(c->m, a, &two) && two == 2 && d9_half(c, b, 0);
+}
+
 /* The reshaped operand holds a tl.dot result: an accumulator split into
  * halves for the epilogue (P5's subtile), which has no layout in memory to
  * load the halves from. */
@@ -1340,9 +1400,10 @@ ta_status ta_detect_d9(ta_rule_ctx *c)
 		if (op->kind != TA_OP_RESHAPE)
 			continue;
 		char *t = ta_rule_text(c, op->span);
-		if (split_reshape(t) && !split_in_registers(c, op) && !reshapes_accumulator(c, op)) {
-			ta_rule_add(c, op->span, "a reshape splits a dimension in two halves to address them: a "
-				    "transposed, contiguous layout with an offset is faster");
+		if ((split_reshape(t) || d9_value_split(c, op)) && !split_in_registers(c, op) && !reshapes_accumulator(c, op)) {
+			ta_rule_add(c, op->span, "a reshape splits a dimension into two halves to reach them in "
+				    "registers: loading the two halves at their offsets (0 and half the dimension) "
+				    "gives them without reshaping or permuting the tile");
 			found = true;
 		}
 		free(t);
