@@ -2702,6 +2702,47 @@ static void shape_of_name(builder *b, const ta_kernel *k, const char *name, uint
 	shape_of_passed(b, k, name, depth, out);
 }
 
+/* Whether call n calls a @jit helper of the file whose every return
+ * value is a reduction over all axes (`return tl.sum(tl.where(offs == i,
+ * x, 0))`: one element picked out of a block): a scalar, whatever blocks
+ * its arguments are. */
+static bool helper_returns_scalar(builder *b, TSNode n)
+{
+	TSNode fn = ta_node_field(n, "function");
+	if (!ta_node_is(fn, "identifier"))
+		return false;
+	const ta_kernel *h = NULL;
+	for (size_t i = 0; i < b->m->kernel_count && !h; i++)
+		if (text_eq(b, fn, b->m->kernels[i].name))
+			h = &b->m->kernels[i];
+	if (!h || ts_node_is_null(h->node))
+		return false;
+	size_t returns = 0, scalar = 0;
+	ta_walk w;
+	ta_walk_start(&w, ta_node_field(h->node, "body"));
+	for (;;) {
+		TSNode r = ta_walk_node(&w);
+		bool into = true;
+		if (ta_node_is(r, "function_definition") || ta_node_is(r, "lambda")) {
+			into = false;
+		} else if (ta_node_is(r, "return_statement")) {
+			returns++;
+			TSNode v = ta_node_unparen(ta_node_named_child(r, 0));
+			int ax = 0;
+			if (ta_node_is(v, "call")) {
+				char *cn = ta_model_canonical(b->m, ta_node_field(v, "function"));
+				scalar += reduction_of(b, tl_function(cn), v, &ax) == REDUCE_ALL;
+				free(cn);
+			}
+			into = false;
+		}
+		if (!ta_walk_next(&w, into))
+			break;
+	}
+	ta_walk_finish(&w);
+	return returns && scalar == returns;
+}
+
 static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t before,
 		     int depth, char ***seen, size_t *nseen, shape_info *out)
 {
@@ -2753,7 +2794,7 @@ static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t befor
 				out->arange = out->bare = true;
 			else if (tl && !strcmp(tl, "make_block_ptr"))
 				out->block_ptr = true;
-			else if ((red = reduction_of(b, tl, n, &ax)) == REDUCE_ALL)
+			else if ((red = reduction_of(b, tl, n, &ax)) == REDUCE_ALL || (!tl && helper_returns_scalar(b, n)))
 				descend = false;   /* a scalar: `tl.sum(ends <= row)` is no index per row */
 			else if (red == REDUCE_AXIS) {
 				/* along one axis: what varies along the others, the axes

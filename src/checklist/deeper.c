@@ -1258,6 +1258,64 @@ static bool split_reshape(const char *t)
 	return false;
 }
 
+typedef struct d9_source {
+	bool loaded, reduced;
+	int depth;
+} d9_source;
+
+/* ta_values_walk's visitor for d9_loaded_tile: loads and reductions in the
+ * value. */
+static ta_values_step d9_source_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	static const char *const whole[] = { "sum", "max", "min", "argmax", "argmin", "cumsum", "cumprod",
+					     "reduce", "dot", "xor_sum", NULL };
+	d9_source *s = ctx;
+	/* a name bound on each arm of an if, or rebound (`q = tl.load(...)`,
+	 * then `q = q + bias` under a flag): every binding before the read */
+	if (ta_node_is(n, "identifier") && s->depth < 4 && ts_node_is_null(ta_values_def(m, n, NULL))) {
+		TSNode fn = ta_node_ancestor(n, "function_definition");
+		uint32_t a = ts_node_start_byte(n);
+		size_t nb;
+		const ta_values_binding *d = ta_values_bindings(m, fn, m->src->text + a, ts_node_end_byte(n) - a, &nb);
+		s->depth++;
+		for (size_t i = 0; i < nb && d[i].point <= a && !s->reduced; i++)
+			if (!d[i].mutation && ta_node_is(d[i].binding, "assignment") &&
+			    ts_node_eq(ta_node_field(d[i].binding, "left"), d[i].target))
+				ta_values_walk(m, ta_node_field(d[i].binding, "right"), d9_source_visit, s);
+		s->depth--;
+		return s->reduced ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+	}
+	if (!ta_node_is(n, "call"))
+		return TA_VALUES_DESCEND;
+	TSNode fn = ta_node_field(n, "function");
+	TSNode last = ta_node_is(fn, "attribute") ? ta_node_field(fn, "attribute") : fn;
+	char *t = ta_node_text(m->src, last);
+	if (t && !strcmp(t, "load"))
+		s->loaded = true;
+	else if (ta_name_among(t, whole))
+		s->reduced = true;
+	free(t);
+	return s->reduced ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+/* Whether the reshaped operand is a loaded tile, or one computed from
+ * loaded tiles element by element (`x * sign`): its halves can then be
+ * loaded at their offsets. A value that reads a reduction (a norm's row
+ * statistic, a tl.dot's result) needs the whole row first. */
+static bool d9_loaded_tile(ta_rule_ctx *c, const ta_op *op)
+{
+	TSNode call = ta_rule_node(c, op->span);
+	TSNode fn = ta_node_field(call, "function");
+	TSNode x = ta_node_is(fn, "attribute") && !ta_node_text_eq(c->m->src, ta_node_field(fn, "object"), "tl")
+			   ? ta_node_field(fn, "object")
+			   : ta_node_named_child(ta_node_field(call, "arguments"), 0);
+	d9_source s = { 0 };
+	if (!ts_node_is_null(x))
+		ta_values_walk(c->m, x, d9_source_visit, &s);
+	return s.loaded && !s.reduced;
+}
+
 /* Whether n's value is half of something: `d // 2` or `d / 2`, maybe
  * rounded up to a power of two, in the kernel's names or, for a parameter
  * of k, at every launch (`half_dim = triton.next_power_of_2(head_dim // 2)`
@@ -1400,7 +1458,8 @@ ta_status ta_detect_d9(ta_rule_ctx *c)
 		if (op->kind != TA_OP_RESHAPE)
 			continue;
 		char *t = ta_rule_text(c, op->span);
-		if ((split_reshape(t) || d9_value_split(c, op)) && !split_in_registers(c, op) && !reshapes_accumulator(c, op)) {
+		if ((split_reshape(t) || d9_value_split(c, op)) && !split_in_registers(c, op) && !reshapes_accumulator(c, op) &&
+		    d9_loaded_tile(c, op)) {
 			ta_rule_add(c, op->span, "a reshape splits a dimension into two halves to reach them in "
 				    "registers: loading the two halves at their offsets (0 and half the dimension) "
 				    "gives them without reshaping or permuting the tile");
@@ -1436,6 +1495,37 @@ static ta_values_step bytes_visit(const ta_model *m, TSNode n, TSNode via, void 
 	return *bytes ? TA_VALUES_STOP : TA_VALUES_DESCEND;
 }
 
+/* Whether e is known when the kernel compiles: an integer, a tl.constexpr
+ * parameter, a local annotated tl.constexpr, or arithmetic of those. */
+static bool d10_compile_time(const ta_rule_ctx *c, TSNode e, int depth)
+{
+	e = ta_node_unparen(e);
+	long v;
+	if (ts_node_is_null(e) || depth > 6)
+		return false;
+	if (ta_values_int(c->m, e, &v))
+		return true;
+	if (ta_node_is(e, "binary_operator"))
+		return d10_compile_time(c, ta_node_field(e, "left"), depth + 1) &&
+		       d10_compile_time(c, ta_node_field(e, "right"), depth + 1);
+	if (!ta_node_is(e, "identifier"))
+		return false;
+	char *t = ta_node_text(c->m->src, e);
+	const ta_param *p = ta_kernel_param(c->k, t);
+	free(t);
+	if (p)
+		return p->constexpr_;
+	TSNode binding;
+	ta_values_def(c->m, e, &binding);
+	TSNode type = ta_node_is(binding, "assignment") ? ta_node_field(binding, "type") : (TSNode){ 0 };
+	if (ts_node_is_null(type))
+		return false;
+	char *tt = ta_node_text(c->m->src, type);
+	bool ce = tt && strstr(tt, "constexpr");
+	free(tt);
+	return ce;
+}
+
 /* The pointer that `X.to(tl.pointer_type(T))` re-types is a byte pointer
  * (X's value casts to tl.uint8: symmetric memory's peer buffers, a packed
  * workspace): T is then where the buffer's format puts a field, which no
@@ -1453,7 +1543,16 @@ static bool retypes_bytes(const ta_rule_ctx *c, const ta_op *op)
 		return false;
 	bool bytes = false;
 	ta_values_walk(c->m, ta_node_field(fn, "object"), bytes_visit, &bytes);
-	return bytes;
+	if (bytes)
+		return true;
+	/* a pointer moved by a compile-time constant to a field of a packed
+	 * record before the re-type (`(msg + TOKEN_ELEMS).to(tl.pointer_type(
+	 * tl.float32))`: the scale after a message's tokens): the record's
+	 * format fixes T there */
+	TSNode obj = ta_node_unparen(ta_values_follow(c->m, ta_node_field(fn, "object")));
+	if (!ta_node_is(obj, "binary_operator") || !ta_node_text_eq(c->m->src, ta_node_field(obj, "operator"), "+"))
+		return false;
+	return d10_compile_time(c, ta_node_field(obj, "right"), 0) || d10_compile_time(c, ta_node_field(obj, "left"), 0);
 }
 
 /* The value visitor for retypes_tensor: a name that is a parameter of the

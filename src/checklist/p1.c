@@ -1185,6 +1185,36 @@ static bool p1_loopless(const ta_model *m, const ta_kernel *k, int depth)
 	return true;
 }
 
+/* For a tile's launch value v: whether it reads the value l passes as
+ * num_warps. For the num_warps keyword warps: whether a tile keyword of l
+ * reads it. Through the wrapper's names (`num_warps = 32; block =
+ * 32 * num_warps * 16 // x.element_size()`). */
+static bool p1_tile_follows_warps(ta_rule_ctx *c, const ta_launch *l, TSNode v, const ta_kwarg *warps)
+{
+	const ta_kwarg *w = warps;
+	for (size_t j = 0; j < l->kwarg_count && !w; j++)
+		if (!strcmp(l->kwargs[j].name, "num_warps"))
+			w = &l->kwargs[j];
+	if (!w || strcmp(w->name, "num_warps"))
+		return false;
+	TSNode wv = ta_node_unparen(ta_edits_node(c->m, w->value_span));
+	if (!ta_node_is(wv, "identifier"))
+		return false;
+	char *name = ta_node_text(c->m->src, wv);
+	bool follows = false;
+	if (!ts_node_is_null(v)) {
+		follows = ta_values_reads(c->m, v, name);
+	} else {
+		for (size_t j = 0; j < l->kwarg_count && !follows; j++) {
+			const ta_param *p = ta_kernel_param(c->k, l->kwargs[j].name);
+			follows = p && p->constexpr_ &&
+				  ta_values_reads(c->m, ta_edits_node(c->m, l->kwargs[j].value_span), name);
+		}
+	}
+	free(name);
+	return follows;
+}
+
 /* Whether launch l splats arguments (`*args`, `**config`): they may set any
  * parameter. */
 static bool p1_launch_splats(ta_rule_ctx *c, const ta_launch *l)
@@ -1490,7 +1520,16 @@ static ta_status p1_untuned(ta_rule_ctx *c)
 				continue;
 			if (!strcmp(kw->name, "num_stages") && p1_loopless(c->m, c->k, 0))
 				continue;
+			/* num_warps a parameter of the kernel too: its code reads it
+			 * (threads laid out by hand), so it is the algorithm's */
+			if (!tile && p && !strcmp(kw->name, "num_warps"))
+				continue;
 			TSNode v = ta_edits_node(c->m, kw->value_span);
+			/* a tile computed from the launch's own warps (`BLOCK =
+			 * num_warps * 32 * 16 // itemsize`: one 16-byte vector a
+			 * thread), and those warps: the author's rule, not a choice */
+			if (p1_tile_follows_warps(c, l, tile ? v : (TSNode){ 0 }, tile ? NULL : kw))
+				continue;
 			/* num_warps=1 or num_stages=1 is the author's deliberate
 			 * choice (one warp a row, no pipelining): kept, not named */
 			long one;

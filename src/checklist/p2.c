@@ -655,6 +655,74 @@ static bool bounded_by(const ta_model *m, TSNode mask, const char *name)
 	return b.hit;
 }
 
+/* Whether k is a @jit helper called in the file and every call of it
+ * passes what each() accepts (caller: the kernel the call is in). */
+typedef bool (*call_test)(const ta_model *m, const ta_kernel *caller, const ta_op *op, TSNode call, void *ctx);
+static bool every_call(const ta_model *m, const ta_kernel *k, call_test each, void *ctx)
+{
+	size_t calls = 0, passed = 0;
+	for (size_t ki = 0; ki < m->kernel_count; ki++) {
+		const ta_kernel *caller = &m->kernels[ki];
+		for (size_t i = 0; i < caller->op_count; i++) {
+			const ta_op *op = &caller->ops[i];
+			if (op->kind != TA_OP_HELPER_CALL || op->helper < 0 || &m->kernels[op->helper] != k)
+				continue;
+			calls++;
+			passed += each(m, caller, op, ta_edits_node(m, op->span), ctx);
+		}
+	}
+	return calls && passed == calls;
+}
+
+/* ta_values_walk's visitor: a tl.load in the value. */
+static ta_values_step load_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
+{
+	(void)via;
+	bool *found = ctx;
+	*found |= ta_call_named(m, n, "load");
+	return *found ? TA_VALUES_STOP : TA_VALUES_DESCEND;
+}
+
+static bool reads_load(const ta_model *m, TSNode n)
+{
+	bool found = false;
+	if (!ts_node_is_null(n))
+		ta_values_walk(m, n, load_visit, &found);
+	return found;
+}
+
+/* Whether the extent of loop l is loaded from memory per program (a
+ * per-expert token count, a varlen length): in the kernel's names, or, for
+ * a parameter of a @jit helper, at every call of it in the file. No host
+ * heuristic can test such a bound: P2 does not apply (the checklist's
+ * varlen exclusion). */
+typedef struct param_of {
+	const ta_kernel *k;
+	const ta_param *p;
+} param_of;
+
+/* every_call's test: the call passes a loaded value for the parameter. */
+static bool passes_load(const ta_model *m, const ta_kernel *caller, const ta_op *op, TSNode call, void *ctx)
+{
+	(void)caller;
+	(void)op;
+	const param_of *w = ctx;
+	return reads_load(m, ta_edits_call_arg(m, call, (uint32_t)(w->p - w->k->params), w->p->name));
+}
+
+static bool extent_loaded(ta_rule_ctx *c, int l)
+{
+	const ta_model *m = c->m;
+	TSNode ext = loop_extent(c, l);
+	if (ts_node_is_null(ext))
+		return false;
+	char *en = ta_node_text(m->src, ext);
+	const ta_param *p = ta_kernel_param(c->k, en);
+	free(en);
+	param_of w = { .k = c->k, .p = p };
+	return p ? every_call(m, c->k, passes_load, &w) : reads_load(m, ext);
+}
+
 ta_status ta_detect_p2(ta_rule_ctx *c)
 {
 	const ta_kernel *k = c->k;
@@ -679,11 +747,11 @@ ta_status ta_detect_p2(ta_rule_ctx *c)
 		}
 		/* Attention's KV loop walks the sequence: its own form, below. */
 		if (c->attention && ta_rule_dots_in_loop(k, (int)l) >= 2 && !has_even_guard(k) &&
-		    p2_attn_report(c, l)) {
+		    !extent_loaded(c, (int)l) && p2_attn_report(c, l)) {
 			any = found = true;
 			continue;
 		}
-		if (!masked || !is_reduction_loop(c, (int)l) || !k_like_loop(c, (int)l))
+		if (!masked || !is_reduction_loop(c, (int)l) || !k_like_loop(c, (int)l) || extent_loaded(c, (int)l))
 			continue;
 		/* a peeled tail: the full blocks already go unmasked */
 		if (one_step_loop(&k->loops[l])) {
@@ -1392,15 +1460,16 @@ static TSNode only_def(const ta_model *m, TSNode n, const char *name)
 
 /* x is tl.arange(0, BLOCK_N) with the loop's step, inline or as a name
  * bound once in the kernel, before the loop. */
-static bool block_arange(const p2_ctx *c, const ta_loop *lp, TSNode x)
+/* Whether x is `tl.arange(0, bk)`, or a name bound to it once in kernel k
+ * before the offset `before`. */
+static bool arange_of(const ta_model *m, const ta_kernel *k, TSNode x, const char *bk, uint32_t before)
 {
-	const ta_model *m = c->m;
 	x = ta_node_unparen(x);
 	if (ta_node_is(x, "identifier")) {
 		char *t = ta_node_text(m->src, x);
-		TSNode rhs = only_def(m, c->k->node, t);
+		TSNode rhs = only_def(m, k->node, t);
 		free(t);
-		if (ts_node_is_null(rhs) || ts_node_start_byte(rhs) >= lp->span.start)
+		if (ts_node_is_null(rhs) || ts_node_start_byte(rhs) >= before)
 			return false;
 		x = ta_node_unparen(rhs);
 	}
@@ -1411,7 +1480,43 @@ static bool block_arange(const p2_ctx *c, const ta_loop *lp, TSNode x)
 	free(fn);
 	TSNode a = ta_node_field(x, "arguments");
 	return arange && ta_node_named_count(a) == 2 && ta_node_text_eq(m->src, ta_node_named_child(a, 0), "0") &&
-	       ta_node_text_eq(m->src, ta_node_named_child(a, 1), c->BK);
+	       ta_node_text_eq(m->src, ta_node_named_child(a, 1), bk);
+}
+
+/* The block's offsets `tl.arange(0, BK)`, in the kernel, or handed to a
+ * @jit helper that holds the loop: a parameter of the helper for which
+ * every call of it in the file passes the caller's `tl.arange(0, B)`, B
+ * being what the same call passes for the loop's step (tutorial 06's
+ * `_attn_fwd_inner(..., offs_m, offs_n, ...)`). */
+typedef struct arange_arg {
+	const ta_kernel *k;
+	const ta_param *p, *step;
+} arange_arg;
+
+/* every_call's test: the call passes `tl.arange(0, B)` for p, B being what
+ * it passes for the loop's step. */
+static bool passes_arange(const ta_model *m, const ta_kernel *caller, const ta_op *op, TSNode call, void *ctx)
+{
+	const arange_arg *w = ctx;
+	TSNode a = ta_edits_call_arg(m, call, (uint32_t)(w->p - w->k->params), w->p->name);
+	TSNode b = ta_edits_call_arg(m, call, (uint32_t)(w->step - w->k->params), w->step->name);
+	char *bt = ts_node_is_null(b) ? NULL : ta_node_text(m->src, ta_node_unparen(b));
+	bool yes = bt && !ts_node_is_null(a) && arange_of(m, caller, a, bt, op->span.start);
+	free(bt);
+	return yes;
+}
+
+static bool block_arange(const p2_ctx *c, const ta_loop *lp, TSNode x)
+{
+	const ta_model *m = c->m;
+	const ta_kernel *k = c->k;
+	if (arange_of(m, k, x, c->BK, lp->span.start))
+		return true;
+	x = ta_node_unparen(x);
+	char *t = ta_node_is(x, "identifier") ? ta_node_text(m->src, x) : NULL;
+	arange_arg w = { .k = k, .p = t ? ta_kernel_param(k, t) : NULL, .step = ta_kernel_param(k, c->BK) };
+	free(t);
+	return w.p && w.step && every_call(m, k, passes_arange, &w);
 }
 
 /* x (a broadcast of it aside) holds the current block's indices:
