@@ -651,6 +651,17 @@ static bool p1_tile_picks_table(const ta_model *m, const ta_kernel *k, const cha
 	return false;
 }
 
+/* Whether a loop of k steps by (or bounds itself with) the value `name`. */
+static bool p1_loop_reads_here(const ta_model *m, const ta_kernel *k, const char *name)
+{
+	(void)m;
+	for (size_t i = 0; i < k->loop_count; i++)
+		for (size_t a = 0; a < k->loops[i].arg_count; a++)
+			if (ta_edits_word_in(k->loops[i].args[a], strlen(k->loops[i].args[a]), name))
+				return true;
+	return false;
+}
+
 /* Whether the tile `name` of k may step over a dimension: a loop of k
  * steps by it, or something multiplies it, divides by it or advances by
  * it (`pid_m * TILE`, `tl.cdiv(K, TILE)`, `offs += TILE`, through the
@@ -659,10 +670,8 @@ static bool p1_tile_picks_table(const ta_model *m, const ta_kernel *k, const cha
  * the launch fixes (`tl.arange(0, SIZE_M)` over a SIZE_M-row matrix). */
 static bool p1_tile_steps_here(const ta_model *m, const ta_kernel *k, const char *name)
 {
-	for (size_t i = 0; i < k->loop_count; i++)
-		for (size_t a = 0; a < k->loops[i].arg_count; a++)
-			if (ta_edits_word_in(k->loops[i].args[a], strlen(k->loops[i].args[a]), name))
-				return true;
+	if (p1_loop_reads_here(m, k, name))
+		return true;
 	bool steps = false;
 	ta_walk w;
 	ta_walk_start(&w, k->node);
@@ -718,16 +727,6 @@ static bool p1_tile_steps(const ta_model *m, const ta_kernel *k, const char *nam
 	return p1_via_helpers(m, k, name, p1_tile_steps_here, 0);
 }
 
-/* Whether a loop of k steps by (or bounds itself with) the value `name`. */
-static bool p1_loop_reads_here(const ta_model *m, const ta_kernel *k, const char *name)
-{
-	(void)m;
-	for (size_t i = 0; i < k->loop_count; i++)
-		for (size_t a = 0; a < k->loops[i].arg_count; a++)
-			if (ta_edits_word_in(k->loops[i].args[a], strlen(k->loops[i].args[a]), name))
-				return true;
-	return false;
-}
 
 static bool varies(const ta_autotune *a, const char *name)
 {
