@@ -123,14 +123,23 @@ ta_status ta_detect_g6(ta_rule_ctx *c)
 			continue;
 		}
 		any = true;
-		/* The scores from tl.dot(q, k): rows are queries, reduce over axis 1. */
+		/* The scores from tl.dot(a, b) in the loop: the operand the loop
+		 * walks holds the keys (it changes from one pass to the next), the
+		 * other the queries the program keeps. Keys in b: [queries, keys],
+		 * the softmax reduces axis 1; keys in a (`tl.dot(k, q_t)`, the
+		 * transposed form): axis 0. */
 		const ta_op *def = ta_op_defining(k, x, op->span.start);
-		bool scores = def && def->kind == TA_OP_DOT && def->arg_count &&
-			      (ta_rule_contains(c, def->args[0], "q") || ta_rule_contains(c, def->args[0], "Q"));
-		if (scores && !strcmp(axis, "0")) {
-			ta_rule_add(c, op->span, "reduction of `%s` over axis 0 in the loop at line %u: the scores "
-				    "are [M, N] (queries by keys), the softmax reduces axis 1", x,
-				    k->loops[op->loop].span.line);
+		int key_axis = -1;
+		if (def && def->kind == TA_OP_DOT && def->arg_count >= 2 && def->loop == op->loop) {
+			bool a = ta_rule_varies_in_loop(c, def->args[0], op->loop);
+			bool b = ta_rule_varies_in_loop(c, def->args[1], op->loop);
+			key_axis = a == b ? -1 : b ? 1 : 0;
+		}
+		if (key_axis >= 0 && (!strcmp(axis, "0") || !strcmp(axis, "1")) && atoi(axis) != key_axis) {
+			ta_rule_add(c, op->span, "reduction of `%s` over axis %s in the loop at line %u: the scores "
+				    "are %s (the keys are the operand the loop walks), the softmax reduces axis %d",
+				    x, axis, k->loops[op->loop].span.line,
+				    key_axis ? "[M, N], queries by keys" : "[N, M], keys by queries", key_axis);
 			found = true;
 		}
 		free(axis);

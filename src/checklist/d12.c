@@ -65,6 +65,36 @@ static bool grid_value_holds(const ta_rule_ctx *c, const ta_launch *l, ta_span o
 	return r.hit;
 }
 
+/* The division at s is by an integer literal under 16 (`(H + 1) // 2`,
+ * `(n + 7) // 8`) that no parameter of the kernel is given: a stride, a
+ * pooling window or a packing factor, whose quotient is a size (the pooled
+ * height, the bytes of packed bits) the grid counts in elements, not a
+ * count of tiles. */
+static bool small_factor(const ta_rule_ctx *c, ta_span s)
+{
+	TSNode n = ta_node_unparen(ta_rule_node(c, s));
+	if (!ta_node_is(n, "binary_operator"))
+		return false;
+	TSNode d = ta_node_unparen(ta_node_field(n, "right"));
+	if (!ta_node_is(d, "integer"))
+		return false;
+	char *t = ta_node_text(c->m->src, d);
+	char *end;
+	long v = strtol(t, &end, 0);
+	bool small = *end == '\0' && v > 0 && v < 16;
+	free(t);
+	/* the factor is the kernel's own tile when a launch or config gives a
+	 * parameter that value (`ROWS_PER_PROGRAM=1` beside `(n + 1 - 1) // 1`):
+	 * then the quotient counts programs */
+	for (size_t p = 0; small && p < c->k->param_count; p++) {
+		long vals[16];
+		size_t nv = ta_rule_param_values(c, c->k->params[p].name, vals, 16);
+		for (size_t i = 0; i < nv && small; i++)
+			small = vals[i] != v;
+	}
+	return small;
+}
+
 /* The hand-written ceiling divisions of host hi that give launch l's grid. */
 static bool d12_host(ta_rule_ctx *c, const ta_launch *l, size_t hi)
 {
@@ -74,6 +104,8 @@ static bool d12_host(ta_rule_ctx *c, const ta_launch *l, size_t hi)
 	const uint32_t *cdivs = ta_rule_host_ops(c, (int)hi, TA_HOST_HAND_CDIV, &n);
 	for (size_t i = 0; i < n; i++) {
 		const ta_host_op *op = &h->ops[cdivs[i]];
+		if (small_factor(c, op->span))
+			continue;
 		bool in_grid = op->span.start >= l->grid_def_span.start && op->span.end <= l->grid_def_span.end;
 		if (!in_grid) {
 			char *name = assigned_name(c, op->span);

@@ -1027,9 +1027,8 @@ typedef bool (*d8_seed_fn)(ta_rule_ctx *c, ta_span s, int l);
 
 /* Whether the pointer of op satisfies seed, inline or through names that
  * op's loop assigns from such a value, followed to a fixed point. */
-static bool d8_pointer_reaches(ta_rule_ctx *c, const ta_op *op, d8_seed_fn seed)
+static bool d8_pointer_reaches(ta_rule_ctx *c, const ta_op *op, int l, d8_seed_fn seed)
 {
-	int l = op->loop;
 	if (seed(c, op->args[0], l))
 		return true;
 	size_t na, first;
@@ -1061,9 +1060,9 @@ static bool d8_loads_seed(ta_rule_ctx *c, ta_span s, int l)
 /* The pointer of op reads a value loaded in op's loop: inline, or through
  * names the loop assigns from such a value (`start = tl.load(idx + i) *
  * BLOCK; offs = start + tl.arange(0, BLOCK)`). */
-static bool d8_loaded_offsets(ta_rule_ctx *c, const ta_op *op)
+static bool d8_loaded_offsets(ta_rule_ctx *c, const ta_op *op, int l)
 {
-	return d8_pointer_reaches(c, op, d8_loads_seed);
+	return d8_pointer_reaches(c, op, l, d8_loads_seed);
 }
 
 /* Whether the expression at s holds, over a value that changes with loop
@@ -1104,9 +1103,149 @@ static bool d8_bends(ta_rule_ctx *c, ta_span s, int l)
  * iteration of its loop to the next: it bends a value of the loop itself,
  * or reads a name the loop assigns from a bent value. Advancing by one
  * step is then not the same pointer. */
-static bool d8_no_fixed_step(ta_rule_ctx *c, const ta_op *op)
+static bool d8_no_fixed_step(ta_rule_ctx *c, const ta_op *op, int l)
 {
-	return d8_pointer_reaches(c, op, d8_bends);
+	return d8_pointer_reaches(c, op, l, d8_bends);
+}
+
+/* Whether the expression at n is a number written in the kernel: an
+ * integer, a name the kernel binds once to one, or arithmetic, min/max or
+ * cdiv of them. A constexpr parameter is not: its value is the launch's
+ * (a GEMM's K may be a constexpr of thousands). */
+static bool d8_compile_time(ta_rule_ctx *c, TSNode n, int depth)
+{
+	n = ta_node_unparen(n);
+	if (depth > 8 || ts_node_is_null(n))
+		return false;
+	if (ta_node_is(n, "integer"))
+		return true;
+	if (ta_node_is(n, "identifier")) {
+		char *t = ta_node_text(c->m->src, n);
+		bool known = false;
+		if (!ta_kernel_param(c->k, t)) {
+			TSNode v = ta_rule_sole_value(c->m, c->k->node, t, strlen(t), ts_node_start_byte(n));
+			known = !ts_node_is_null(v) && d8_compile_time(c, v, depth + 1);
+		}
+		free(t);
+		return known;
+	}
+	if (ta_node_is(n, "binary_operator")) {
+		TSNode op = ta_node_field(n, "operator");
+		static const char *const ops[] = { "+", "-", "*", "//", NULL };
+		bool arith = false;
+		for (size_t i = 0; ops[i] && !arith; i++)
+			arith = ta_node_text_eq(c->m->src, op, ops[i]);
+		return arith && d8_compile_time(c, ta_node_field(n, "left"), depth + 1) &&
+		       d8_compile_time(c, ta_node_field(n, "right"), depth + 1);
+	}
+	if (ta_node_is(n, "call")) {
+		TSNode fn = ta_node_field(n, "function");
+		TSNode last = ta_node_is(fn, "attribute") ? ta_node_field(fn, "attribute") : fn;
+		if (!ta_node_text_eq(c->m->src, last, "cdiv") && !ta_node_text_eq(c->m->src, last, "min") &&
+		    !ta_node_text_eq(c->m->src, last, "max") && !ta_node_text_eq(c->m->src, last, "minimum") &&
+		    !ta_node_text_eq(c->m->src, last, "maximum"))
+			return false;
+		TSNode args = ta_node_field(n, "arguments");
+		uint32_t na = ta_node_named_count(args);
+		bool all = na > 0;
+		for (uint32_t i = 0; i < na && all; i++)
+			all = d8_compile_time(c, ta_node_named_child(args, i), depth + 1);
+		return all;
+	}
+	return false;
+}
+
+/* Loop l runs a number of times written in the kernel (`range(0, 4)`, over
+ * the sub-blocks of a block): a few passes the compiler can unroll and fold
+ * the address arithmetic of, not a walk along a length that grows with the
+ * input. */
+static bool d8_fixed_trips(ta_rule_ctx *c, int l)
+{
+	const ta_loop *lp = &c->k->loops[l];
+	if (lp->kind != TA_LOOP_RANGE && lp->kind != TA_LOOP_TL_RANGE && lp->kind != TA_LOOP_STATIC_RANGE)
+		return false;
+	TSNode it = ta_node_unparen(ta_rule_node(c, lp->iter));
+	if (!ta_node_is(it, "call"))
+		return false;
+	TSNode args = ta_node_field(it, "arguments");
+	uint32_t na = ta_node_named_count(args);
+	bool all = na > 0;
+	for (uint32_t i = 0; i < na && all; i++) {
+		TSNode a = ta_node_named_child(args, i);
+		all = !ta_node_is(a, "keyword_argument") && d8_compile_time(c, a, 0);
+	}
+	return all;
+}
+
+/* Whether a broadcast term of the sum at node n (one indexed with None,
+ * `offs_k[None, :] * s`) changes in loop l. A tile whose broadcast terms
+ * stay and whose change is a scalar term (`+ kw * stride` in a loop over
+ * filter taps) is the tile built once plus one step: the compiler hoists
+ * the rest, and the loop that moves the tile is another. */
+static bool d8_tile_term_varies(ta_rule_ctx *c, TSNode n, int l)
+{
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "binary_operator")) {
+		TSNode op = ta_node_field(n, "operator");
+		if (ta_node_text_eq(c->m->src, op, "+") || ta_node_text_eq(c->m->src, op, "-"))
+			return d8_tile_term_varies(c, ta_node_field(n, "left"), l) ||
+			       d8_tile_term_varies(c, ta_node_field(n, "right"), l);
+	}
+	ta_span s = ta_span_of(c->m->src, n);
+	return ta_rule_contains(c, s, "None") && ta_rule_varies_in_loop(c, s, l);
+}
+
+/* The last plain binding of name before offset `before` in the kernel,
+ * or NULL. */
+static const ta_assign *d8_binding(ta_rule_ctx *c, const char *name, uint32_t before)
+{
+	size_t n;
+	const ta_assign *as = ta_rule_assigns(c, &n), *last = NULL;
+	for (size_t i = 0; i < n && as[i].stmt.start < before; i++)
+		if (!strcmp(as[i].name, name))
+			last = as[i].augmented ? NULL : &as[i];
+	return last;
+}
+
+/* Whether the bare term of the sum at node n (an identifier added to the
+ * offsets, not scaled) names a value loaded from memory that is not made a
+ * pointer (`w = tl.load(w_ptr + offs)` then `w + oc * s + ...`, through
+ * plain renames): that sum computes with data, it addresses nothing. A
+ * base read from a table of pointers is cast (`.to(tl.pointer_type(..))`). */
+static bool d8_data_term(ta_rule_ctx *c, TSNode n, uint32_t before)
+{
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "binary_operator")) {
+		TSNode op = ta_node_field(n, "operator");
+		if (!ta_node_text_eq(c->m->src, op, "+") && !ta_node_text_eq(c->m->src, op, "-"))
+			return false;
+		return d8_data_term(c, ta_node_field(n, "left"), before) ||
+		       d8_data_term(c, ta_node_field(n, "right"), before);
+	}
+	if (!ta_node_is(n, "identifier"))
+		return false;
+	char *name = ta_node_text(c->m->src, n);
+	bool data = false;
+	for (int hop = 0; hop < 4; hop++) {
+		const ta_assign *b = d8_binding(c, name, before);
+		if (!b)
+			break;
+		TSNode v = ta_node_unparen(ta_rule_node(c, b->rhs));
+		if (ta_node_is(v, "identifier")) {
+			free(name);
+			name = ta_node_text(c->m->src, v);
+			before = b->stmt.start;
+			continue;
+		}
+		for (size_t i = 0; i < c->k->op_count && !data; i++) {
+			const ta_op *o = &c->k->ops[i];
+			data = o->kind == TA_OP_LOAD && o->span.start >= b->rhs.start && o->span.end <= b->rhs.end;
+		}
+		data = data && !ta_rule_contains(c, b->rhs, "pointer_type");
+		break;
+	}
+	free(name);
+	return data;
 }
 
 /* How many broadcast index terms (`x[:, None]`, `y[None, :]`) the code at
@@ -1142,12 +1281,29 @@ static ta_span d8_rebuilt_in_loop(ta_rule_ctx *c, const ta_op *op, uint32_t *lin
 			bound = as[i].augmented ? NULL : &as[i];
 		}
 	free(name);
-	/* bound after the access: the pointer is carried to the next
-	 * iteration and rebuilt there, the place an advance would take (a
-	 * name bound first thing in the body and read below is that
-	 * iteration's own pointer, as written inline) */
-	if (count != 1 || !bound || bound->stmt.start < op->span.end)
+	if (count != 1 || !bound)
 		return op->args[0];
+	/* renamed in the loop (`ptrs = x_tile_ptrs`): the renamed value */
+	for (int hop = 0; hop < 4; hop++) {
+		TSNode v = ta_node_unparen(ta_rule_node(c, bound->rhs));
+		if (!ta_node_is(v, "identifier"))
+			break;
+		char *next = ta_node_text(c->m->src, v);
+		const ta_assign *b = NULL;
+		for (size_t i = first; i < end; i++)
+			if (!strcmp(as[i].name, next) && as[i].stmt.start < bound->stmt.start)
+				b = as[i].augmented ? NULL : &as[i];
+		free(next);
+		if (!b)
+			break;
+		bound = b;
+	}
+	/* bound before the access (`x_ptrs = x_ptr + ...; x = tl.load(x_ptrs)`):
+	 * that iteration's own pointer, the same value as written inline */
+	if (bound->stmt.start < op->span.end)
+		return bound->rhs;
+	/* bound after the access: the pointer is carried to the next
+	 * iteration and rebuilt there, the place an advance would take */
 	*line = bound->stmt.line;
 	return bound->rhs;
 }
@@ -1181,15 +1337,27 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 		 * arithmetic: that is near the advanced form already. */
 		if (d8_broadcasts(c, ptr) < 2)
 			continue;
+		if (d8_data_term(c, ta_rule_node(c, ptr), op->span.start))
+			continue;
 		/* Offsets loaded in the loop (paged KV: `kv_loc = tl.load(...)`,
 		 * a block start read from an index table) make a gather: there
 		 * is no fixed step to advance by. */
-		if (d8_loaded_offsets(c, op))
+		if (d8_loaded_offsets(c, op, op->loop))
 			continue;
+		/* The loop that moves the tile: the innermost one, or the one
+		 * around it when the inner one moves only a scalar term (a loop
+		 * over filter taps) or runs a number of times fixed at compile
+		 * time (its passes unrolled into the outer one). */
+		int l = op->loop;
+		while (l >= 0 && k->loops[l].parent >= 0 &&
+		       (d8_fixed_trips(c, l) || !d8_tile_term_varies(c, ta_rule_node(c, ptr), l)))
+			l = k->loops[l].parent;
 		/* A pointer the loop does not move is not rebuilt in any sense
 		 * that costs (the compiler hoists it), and one whose move differs
 		 * from iteration to iteration has no one step to advance by. */
-		if (!ta_rule_varies_in_loop(c, ptr, op->loop) || d8_no_fixed_step(c, op))
+		if (!ta_rule_varies_in_loop(c, ptr, l) || d8_no_fixed_step(c, op, l) ||
+		    !d8_tile_term_varies(c, ta_rule_node(c, ptr), l) || d8_fixed_trips(c, l) ||
+		    (l != op->loop && d8_loaded_offsets(c, op, l)))
 			continue;
 		/* A store after an inner K loop (the epilogue of each tile of a
 		 * persistent or per-group loop) moves by tile, not by a step. */
@@ -1200,19 +1368,19 @@ ta_status ta_detect_d8(ta_rule_ctx *c)
 			if (!dot_here)
 				continue;
 		}
-		char *text = ta_rule_text(c, ptr);
+		char *text = ta_text_one_line(ta_rule_text(c, ptr));
 		if (strlen(text) > 60)
 			strcpy(text + 57, "...");
 		if (rebuilt_at) {
 			char *name = ta_rule_text(c, op->args[0]);
 			ta_rule_add(c, op->span, "the pointer `%s` is rebuilt as `%s` at line %u, on every iteration "
 				    "of the loop at line %u: advance it (or a descriptor offset) by one step instead",
-				    name, text, rebuilt_at, k->loops[op->loop].span.line);
+				    name, text, rebuilt_at, k->loops[l].span.line);
 			free(name);
 		} else {
 			ta_rule_add(c, op->span, "the pointer `%s` is rebuilt on every iteration of the loop at line "
 				    "%u: advance a pointer (or descriptor offset) by one step instead", text,
-				    k->loops[op->loop].span.line);
+				    k->loops[l].span.line);
 		}
 		free(text);
 		found = true;

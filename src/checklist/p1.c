@@ -5,6 +5,7 @@
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
+#include "util/text.h"
 #include "util/fsutil.h"
 
 #include <ctype.h>
@@ -1400,30 +1401,6 @@ static bool p1_is_grid_count(const ta_launch *l, const char *value)
 	return false;
 }
 
-/* t on one line, in place: each run of blanks and line breaks one space,
- * none just inside brackets (a call the author wrapped over lines reads as
- * written on one). */
-static char *p1_one_line(char *t)
-{
-	if (!t)
-		return NULL;
-	size_t o = 0;
-	for (size_t i = 0; t[i]; i++) {
-		if (!isspace((unsigned char)t[i])) {
-			if ((t[i] == ')' || t[i] == ']') && o && t[o - 1] == ' ')
-				o--;
-			t[o++] = t[i];
-			continue;
-		}
-		while (isspace((unsigned char)t[i + 1]))
-			i++;
-		if (o && t[o - 1] != '(' && t[o - 1] != '[' && t[i + 1])
-			t[o++] = ' ';
-	}
-	t[o] = 0;
-	return t;
-}
-
 static void p1_put_fixed(const ta_model *m, ta_buf *out, const char *name, TSNode v, const char *text)
 {
 	long iv;
@@ -1439,7 +1416,7 @@ static void p1_put_fixed(const ta_model *m, ta_buf *out, const char *name, TSNod
 		? ta_node_unparen(ta_node_named_child(ta_node_field(val, "arguments"), 0)) : (TSNode){ 0 };
 	bool cap = (ta_node_is(val, "call") && (ta_call_named(m, val, "min") || ta_call_named(m, val, "max"))) ||
 		   (ta_node_is(inner, "call") && (ta_call_named(m, inner, "min") || ta_call_named(m, inner, "max")));
-	char *shown = cap ? p1_one_line(ta_node_text(m->src, val)) : NULL;
+	char *shown = cap ? ta_text_one_line(ta_node_text(m->src, val)) : NULL;
 	if (shown && strlen(shown) > 60) {
 		free(shown);
 		shown = NULL;

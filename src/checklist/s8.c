@@ -840,11 +840,10 @@ static bool s8_pure_function(const ta_model *m, const char *name)
 	return false;
 }
 
-/* Whether every read of name in v asks for its dtype (`x.element_size()`,
- * `x.dtype`, `x.itemsize`). */
-static bool s8_reads_dtype_only(const ta_model *m, TSNode v, const char *name)
+/* Whether every read of name in v is an attribute of it that attr_ok
+ * accepts (`x.dtype`, `torch.bfloat16`), and there is one. */
+static bool s8_reads_attrs_only(const ta_model *m, TSNode v, const char *name, bool (*attr_ok)(const char *))
 {
-	static const char *const dtype_attrs[] = { "dtype", "element_size", "itemsize", NULL };
 	bool only = true, any = false;
 	ta_walk w;
 	ta_walk_start(&w, v);
@@ -856,7 +855,7 @@ static bool s8_reads_dtype_only(const ta_model *m, TSNode v, const char *name)
 			only = ta_node_is(p, "attribute") && ts_node_eq(x, ta_node_field(p, "object"));
 			if (only) {
 				char *a = ta_node_text(m->src, ta_node_field(p, "attribute"));
-				only = ta_name_among(a, dtype_attrs);
+				only = attr_ok(a);
 				free(a);
 			}
 		}
@@ -865,6 +864,36 @@ static bool s8_reads_dtype_only(const ta_model *m, TSNode v, const char *name)
 	}
 	ta_walk_finish(&w);
 	return any && only;
+}
+
+static bool s8_dtype_query(const char *attr)
+{
+	static const char *const dtype_attrs[] = { "dtype", "element_size", "itemsize", NULL };
+	return ta_name_among(attr, dtype_attrs);
+}
+
+static bool s8_torch_dtype_name(const char *attr)
+{
+	static const char *const prefixes[] = { "float", "bfloat", "half", "int", "uint", "bool", "complex", NULL };
+	for (size_t i = 0; prefixes[i]; i++)
+		if (!strncmp(attr, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* Whether every read of name in v asks for its dtype (`x.element_size()`,
+ * `x.dtype`, `x.itemsize`). */
+static bool s8_reads_dtype_only(const ta_model *m, TSNode v, const char *name)
+{
+	return s8_reads_attrs_only(m, v, name, s8_dtype_query);
+}
+
+/* Whether name is the module torch, as the file imports it, and every read
+ * of it in v names a dtype (`out.dtype == torch.bfloat16`): a constant. */
+static bool s8_torch_dtypes_only(const ta_model *m, TSNode v, const char *name)
+{
+	const char *t = ta_index_import_target(m, name, strlen(name));
+	return t && !strcmp(t, "torch") && s8_reads_attrs_only(m, v, name, s8_torch_dtype_name);
 }
 
 /* Whether launch l passes name for a parameter of k the autotune key holds. */
@@ -918,7 +947,8 @@ static bool s8_decided_by_key(const ta_model *m, const ta_launch *l, const ta_ke
 		TSNode at = ta_node_find_identifier(m->src, v, names[i]);
 		TSNode p = ts_node_is_null(at) ? at : ta_node_parent(at);
 		bool called = ta_node_is(p, "call") && ts_node_eq(at, ta_node_field(p, "function"));
-		if (s8_triton_or_math(m, names[i]) || (called && s8_pure_function(m, names[i])))
+		if (s8_triton_or_math(m, names[i]) || (called && s8_pure_function(m, names[i])) ||
+		    s8_torch_dtypes_only(m, v, names[i]))
 			continue;
 		read++;
 		if (s8_launch_passes(m, l, k, names[i]))

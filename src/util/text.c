@@ -2,6 +2,7 @@
 #include "util/text.h"
 #include "util/buf.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,4 +384,25 @@ int ta_text_color_wanted(const char *when, int fd)
 		return -1;
 	const char *nc = getenv("NO_COLOR"), *term = getenv("TERM");
 	return isatty(fd) && !(nc && *nc) && !(term && !strcmp(term, "dumb"));
+}
+
+char *ta_text_one_line(char *t)
+{
+	if (!t)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; t[i]; i++) {
+		if (!isspace((unsigned char)t[i])) {
+			if ((t[i] == ')' || t[i] == ']') && o && t[o - 1] == ' ')
+				o--;
+			t[o++] = t[i];
+			continue;
+		}
+		while (isspace((unsigned char)t[i + 1]))
+			i++;
+		if (o && t[o - 1] != '(' && t[o - 1] != '[' && t[i + 1])
+			t[o++] = ' ';
+	}
+	t[o] = 0;
+	return t;
 }

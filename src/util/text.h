@@ -48,6 +48,11 @@ struct ta_buf;
  * and a tab are '?' too (a name inside a line). */
 void ta_text_escape(struct ta_buf *b, const char *s, size_t n, unsigned flags);
 
+/* Source code written over several lines, in place, as one line: each run
+ * of white space one space, none after an opening or before a closing
+ * bracket (`min(\n    128, n\n)` reads `min(128, n)`). Returns t. */
+char *ta_text_one_line(char *t);
+
 /* Writes s on out with control characters (newlines too) as '?'. */
 void ta_text_put(FILE *out, const char *s);
 /* s as ta_text_put writes it, for a printf argument: valid until eight
