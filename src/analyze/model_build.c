@@ -62,6 +62,8 @@ typedef struct builder {
 	} *helper_calls;
 	size_t helper_call_count;
 	bool helper_calls_built;
+	signed char *helper_scalar; /* per kernel: helper_returns_scalar, -1 not yet read */
+	size_t helper_scalar_count;
 } builder;
 
 static const TSNode null_node;
@@ -829,6 +831,17 @@ static bool mentions_capability(const builder *b, TSNode n)
 		"device_name", "hopper", "blackwell", "ampere", "is_sm", "sm90", "sm100", "sm80",
 	};
 	char *t = text(b, n);
+	/* what the code does, not what its comments say ("configs for modern
+	 * NVIDIA GPUs" over a list that branches on nothing) */
+	uint32_t base = ts_node_start_byte(n);
+	ta_walk w;
+	ta_walk_start(&w, n);
+	do {
+		TSNode x = ta_walk_node(&w);
+		if (ta_node_is(x, "comment"))
+			memset(t + (ts_node_start_byte(x) - base), ' ', ts_node_end_byte(x) - ts_node_start_byte(x));
+	} while (ta_walk_next(&w, true));
+	ta_walk_finish(&w);
 	bool yes = false;
 	for (size_t i = 0; i < sizeof hints / sizeof *hints && !yes; i++)
 		yes = strstr(t, hints[i]) != NULL;
@@ -2712,11 +2725,22 @@ static bool helper_returns_scalar(builder *b, TSNode n)
 	if (!ta_node_is(fn, "identifier"))
 		return false;
 	const ta_kernel *h = NULL;
+	size_t hi = 0;
 	for (size_t i = 0; i < b->m->kernel_count && !h; i++)
 		if (text_eq(b, fn, b->m->kernels[i].name))
-			h = &b->m->kernels[i];
+			h = &b->m->kernels[(hi = i)];
 	if (!h || ts_node_is_null(h->node))
 		return false;
+	/* read once per helper: a pointer's shape walk meets its calls at
+	 * every access */
+	if (b->helper_scalar_count != b->m->kernel_count) {
+		free(b->helper_scalar);
+		b->helper_scalar_count = b->m->kernel_count;
+		b->helper_scalar = ta_xmalloc(b->helper_scalar_count);
+		memset(b->helper_scalar, -1, b->helper_scalar_count);
+	}
+	if (b->helper_scalar[hi] >= 0)
+		return b->helper_scalar[hi];
 	size_t returns = 0, scalar = 0;
 	ta_walk w;
 	ta_walk_start(&w, ta_node_field(h->node, "body"));
@@ -2740,7 +2764,8 @@ static bool helper_returns_scalar(builder *b, TSNode n)
 			break;
 	}
 	ta_walk_finish(&w);
-	return returns && scalar == returns;
+	b->helper_scalar[hi] = returns && scalar == returns;
+	return b->helper_scalar[hi];
 }
 
 static void shape_of(builder *b, const ta_kernel *k, TSNode expr, uint32_t before,
@@ -3177,6 +3202,7 @@ ta_model *ta_model_build(const ta_source *src, const ta_syntax *syn, char **err)
 	free(b.vars);
 	free(b.advances);
 	free(b.helper_calls);
+	free(b.helper_scalar);
 	free(b.by_owner);
 	free(b.owner_start);
 	free(b.fn_host);

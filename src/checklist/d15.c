@@ -36,6 +36,10 @@ ta_status ta_detect_d15(ta_rule_ctx *c)
 	bool found = false;
 	ta_host_walk walk = ta_index_host_walk(c->m, c->kernel);
 	for (const ta_host *h; (h = ta_rule_next_host(&walk));) {
+		/* a script's main() runs once: its inputs are set up, not
+		 * allocated per call */
+		if (h->name && !strcmp(h->name, "main"))
+			continue;
 		for (size_t i = 0; i < h->op_count; i++) {
 			const ta_host_op *a = &h->ops[i];
 			if (a->kind != TA_HOST_ALLOC || a->has_device || d15_host_data(a))

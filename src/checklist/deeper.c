@@ -1737,6 +1737,20 @@ static ta_values_step param_visit(const ta_model *m, TSNode n, TSNode via, void 
 	return param ? TA_VALUES_STOP : TA_VALUES_DESCEND;
 }
 
+/* An integer literal, or +, -, * of them (`1024 * 64`). */
+static bool d10_literal_arith(const ta_rule_ctx *c, TSNode n)
+{
+	n = ta_node_unparen(n);
+	if (ta_node_is(n, "integer"))
+		return true;
+	if (!ta_node_is(n, "binary_operator"))
+		return false;
+	TSNode op = ta_node_field(n, "operator");
+	return (ta_node_text_eq(c->m->src, op, "*") || ta_node_text_eq(c->m->src, op, "+") ||
+		ta_node_text_eq(c->m->src, op, "-")) &&
+	       d10_literal_arith(c, ta_node_field(n, "left")) && d10_literal_arith(c, ta_node_field(n, "right"));
+}
+
 /* Whether the pointer_type call of op re-types an address that comes from
  * the kernel's arguments: `X.to(tl.pointer_type(T))` or `tl.cast(X,
  * tl.pointer_type(T))` with X read from a parameter. A pointer type built
@@ -1755,6 +1769,14 @@ static bool retypes_tensor(const ta_rule_ctx *c, const ta_op *op)
 		 !ts_node_eq(ta_node_named_child(args, 0), call))
 		x = ta_node_named_child(args, 0);
 	if (ts_node_is_null(x))
+		return false;
+	/* an address a fixed number of bytes into a buffer (`ws + 1024 * 64`
+	 * re-typed to float32): scratch carved out of a workspace, whose type
+	 * is the kernel's choice, not the tensor's element type */
+	TSNode ux = ta_node_unparen(x);
+	if (ta_node_is(ux, "binary_operator") &&
+	    ta_node_text_eq(c->m->src, ta_node_field(ux, "operator"), "+") &&
+	    (d10_literal_arith(c, ta_node_field(ux, "left")) || d10_literal_arith(c, ta_node_field(ux, "right"))))
 		return false;
 	/* the walk goes through names to their values, and stops on a parameter */
 	return !ta_values_walk(c->m, x, param_visit, (void *)c);
