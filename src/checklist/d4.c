@@ -3,6 +3,7 @@
 #include "checklist/rewrite_internal.h"
 #include "checklist/rules_internal.h"
 #include "util/buf.h"
+#include "util/text.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -60,14 +61,16 @@ ta_status ta_detect_d4(ta_rule_ctx *c)
 		char *axis = op_axis(c, op);
 		char *idx = axis_index(axis);
 		unsigned loop = c->k->loops[op->loop].span.line;
+		/* the call as written: the function or the method form */
+		char *call = ta_text_one_line(ta_rule_text(c, op->span));
 		if (idx)
-			ta_rule_add(c, op->span, "tl.expand_dims(%s, %s) inside the loop at line %u: (%s)%s inserts "
-				    "the same axis without a call", x ? x : "x", axis, loop, x ? x : "x", idx);
+			ta_rule_add(c, op->span, "`%s` inside the loop at line %u: (%s)%s inserts the same axis "
+				    "without a call", call, loop, x ? x : "x", idx);
 		else
-			ta_rule_add(c, op->span, "tl.expand_dims(%s, %s) inside the loop at line %u: indexing with "
-				    "None at that axis is the same without a call (the axis counts from the end, so "
-				    "its position depends on the rank of `%s`)", x ? x : "x", axis ? axis : "axis",
-				    loop, x ? x : "x");
+			ta_rule_add(c, op->span, "`%s` inside the loop at line %u: indexing with None at that axis "
+				    "is the same without a call (the axis counts from the end, so its position "
+				    "depends on the rank of `%s`)", call, loop, x ? x : "x");
+		free(call);
 		free(idx);
 		free(x);
 		free(axis);
