@@ -848,3 +848,28 @@ bool ta_values_int_choices(const ta_model *m, TSNode n, long *out, size_t max, s
 	*count = 0;
 	return int_choices(m, n, out, max, count, 0);
 }
+
+bool ta_values_binding_plain(const ta_values_binding *b)
+{
+	return !b->mutation && ta_node_is(b->binding, "assignment") &&
+	       ts_node_eq(ta_node_field(b->binding, "left"), b->target);
+}
+
+bool ta_values_bindings_before(const ta_model *m, TSNode fn, TSNode id, ta_values_binding_fn visit, void *ctx,
+			       size_t *seen)
+{
+	if (ts_node_is_null(fn))
+		fn = ta_node_ancestor(id, "function_definition");
+	uint32_t a = ts_node_start_byte(id);
+	size_t n, count = 0;
+	const ta_values_binding *d = ta_values_bindings(m, fn, m->src->text + a, ts_node_end_byte(id) - a, &n);
+	bool go = true;
+	for (size_t i = 0; i < n && go && d[i].point <= a; i++, count++) {
+		TSNode value = !d[i].mutation && ta_node_is(d[i].binding, "assignment")
+				       ? ta_node_field(d[i].binding, "right") : (TSNode){ 0 };
+		go = visit(m, &d[i], value, ctx);
+	}
+	if (seen)
+		*seen = count;
+	return go;
+}

@@ -48,6 +48,21 @@ typedef struct ta_values_binding {
 const ta_values_binding *ta_values_bindings(const ta_model *m, TSNode fn, const char *name, size_t len,
 					    size_t *count);
 
+/* Every binding of the name id (an identifier node) in function fn (a null
+ * node: the function around id) that takes effect before id, in order:
+ * visit gets each one and the assignment's right side (a null node for a
+ * binding that is no assignment: a for target, an augmented assignment),
+ * and stops the walk by returning false. Returns whether the walk ran to
+ * the end; *seen (when given) counts the bindings visited. One loop for the
+ * readers of a name bound on each arm of an if or rebound (`if flag: q =
+ * a else: q = b`), whose ta_values_def is null. */
+typedef bool (*ta_values_binding_fn)(const ta_model *m, const ta_values_binding *b, TSNode value, void *ctx);
+bool ta_values_bindings_before(const ta_model *m, TSNode fn, TSNode id, ta_values_binding_fn visit, void *ctx,
+			       size_t *seen);
+/* A binding that assigns the whole name (`x = v`): not unpacked from a
+ * tuple, not a mutation. */
+bool ta_values_binding_plain(const ta_values_binding *b);
+
 /* The expression the identifier node id stands for where it is read, or a
  * null node when it has no known value. *binding, when given, gets the
  * binding statement (an assignment or named expression), else a null

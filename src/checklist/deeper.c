@@ -1433,6 +1433,16 @@ typedef struct d9_source {
 
 /* ta_values_walk's visitor for d9_loaded_tile: loads and reductions in the
  * value. */
+static ta_values_step d9_source_visit(const ta_model *m, TSNode n, TSNode via, void *ctx);
+
+static bool d9_source_binding(const ta_model *m, const ta_values_binding *b, TSNode value, void *ctx)
+{
+	d9_source *s = ctx;
+	if (ta_values_binding_plain(b))
+		ta_values_walk(m, value, d9_source_visit, s);
+	return !s->reduced;
+}
+
 static ta_values_step d9_source_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
 {
 	(void)via;
@@ -1442,15 +1452,8 @@ static ta_values_step d9_source_visit(const ta_model *m, TSNode n, TSNode via, v
 	/* a name bound on each arm of an if, or rebound (`q = tl.load(...)`,
 	 * then `q = q + bias` under a flag): every binding before the read */
 	if (ta_node_is(n, "identifier") && s->depth < 4 && ts_node_is_null(ta_values_def(m, n, NULL))) {
-		TSNode fn = ta_node_ancestor(n, "function_definition");
-		uint32_t a = ts_node_start_byte(n);
-		size_t nb;
-		const ta_values_binding *d = ta_values_bindings(m, fn, m->src->text + a, ts_node_end_byte(n) - a, &nb);
 		s->depth++;
-		for (size_t i = 0; i < nb && d[i].point <= a && !s->reduced; i++)
-			if (!d[i].mutation && ta_node_is(d[i].binding, "assignment") &&
-			    ts_node_eq(ta_node_field(d[i].binding, "left"), d[i].target))
-				ta_values_walk(m, ta_node_field(d[i].binding, "right"), d9_source_visit, s);
+		ta_values_bindings_before(m, (TSNode){ 0 }, n, d9_source_binding, s, NULL);
 		s->depth--;
 		return s->reduced ? TA_VALUES_STOP : TA_VALUES_DESCEND;
 	}

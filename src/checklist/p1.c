@@ -965,19 +965,17 @@ static bool p1_reads_shape(const ta_model *m, TSNode e)
 /* Whether a name with no one reaching value (bound on each arm of an if:
  * `if head_first: b, n, d = x.shape else: b, d, n = x.shape`) is unpacked
  * from a tensor's sizes by a binding before id in its function. */
+static bool p1_not_unpacked_shape(const ta_model *m, const ta_values_binding *b, TSNode value, void *ctx)
+{
+	(void)ctx;
+	/* stops at an unpacking of a tensor's sizes */
+	return ts_node_is_null(value) || ts_node_eq(ta_node_field(b->binding, "left"), b->target) ||
+	       !p1_reads_shape(m, ta_node_unparen(value));
+}
+
 static bool p1_arms_unpack_shape(const ta_model *m, TSNode id)
 {
-	TSNode fn = ta_node_ancestor(id, "function_definition");
-	uint32_t a = ts_node_start_byte(id);
-	size_t n;
-	const ta_values_binding *d = ta_values_bindings(m, fn, m->src->text + a, ts_node_end_byte(id) - a, &n);
-	for (size_t i = 0; i < n && d[i].point <= a; i++) {
-		TSNode left = ta_node_field(d[i].binding, "left");
-		if (!d[i].mutation && ta_node_is(d[i].binding, "assignment") && !ts_node_eq(left, d[i].target) &&
-		    p1_reads_shape(m, ta_node_unparen(ta_node_field(d[i].binding, "right"))))
-			return true;
-	}
-	return false;
+	return !ta_values_bindings_before(m, (TSNode){ 0 }, id, p1_not_unpacked_shape, NULL, NULL);
 }
 
 static ta_values_step p1_size_visit(const ta_model *m, TSNode n, TSNode via, void *ctx)
@@ -1014,6 +1012,15 @@ static bool p1_size_test(const ta_model *m, TSNode cond)
  * (`b = next_power_of_2(h)`, then `while ...: b = b // 2`). A cap written
  * as a number (`min(128, next_power_of_2(n))`) is a choice, shown as one. */
 static bool p1_is_shape(const ta_model *m, TSNode n);
+
+static bool p1_data_only(const ta_model *m, TSNode n, int depth);
+
+/* Every binding before the read is a plain one whose value is sized from
+ * the data alone. */
+static bool p1_data_binding(const ta_model *m, const ta_values_binding *b, TSNode value, void *ctx)
+{
+	return ta_values_binding_plain(b) && p1_data_only(m, value, *(int *)ctx + 1);
+}
 
 /* A constant, or arithmetic of constants (`128 * 128`). */
 static bool p1_constant_expr(const ta_model *m, TSNode e, int depth)
@@ -1058,17 +1065,8 @@ static bool p1_data_only(const ta_model *m, TSNode n, int depth)
 	}
 	if (!ta_node_is(n, "identifier") || !ts_node_is_null(ta_values_def(m, n, NULL)))
 		return false;
-	TSNode fn = ta_node_ancestor(n, "function_definition");
-	uint32_t a = ts_node_start_byte(n);
-	size_t nb;
-	const ta_values_binding *d = ta_values_bindings(m, fn, m->src->text + a, ts_node_end_byte(n) - a, &nb);
-	size_t seen = 0;
-	for (size_t i = 0; i < nb && d[i].point <= a; i++, seen++)
-		if (d[i].mutation || !ta_node_is(d[i].binding, "assignment") ||
-		    !ts_node_eq(ta_node_field(d[i].binding, "left"), d[i].target) ||
-		    !p1_data_only(m, ta_node_field(d[i].binding, "right"), depth + 1))
-			return false;
-	return seen > 0;
+	size_t seen;
+	return ta_values_bindings_before(m, (TSNode){ 0 }, n, p1_data_binding, &depth, &seen) && seen > 0;
 }
 
 /* Whether the launch value v (through the name it is unpacked from) is

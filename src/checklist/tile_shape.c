@@ -364,18 +364,15 @@ static ta_values_step tile_visit(const ta_model *m, TSNode n, TSNode via, void *
 
 /* Walks the value of each plain binding of the name id before it in the
  * kernel; false when the walk stopped. */
+static bool arms_binding(const ta_model *m, const ta_values_binding *b, TSNode value, void *ctx)
+{
+	return !ta_values_binding_plain(b) || ta_values_walk(m, value, tile_visit, ctx);
+}
+
 static bool arms_visit(const ta_model *m, tile_walk *w, TSNode id)
 {
-	uint32_t a = ts_node_start_byte(id);
-	size_t n;
-	const ta_values_binding *d = ta_values_bindings(m, m->kernels[w->ki].node, m->src->text + a,
-							ts_node_end_byte(id) - a, &n);
-	bool go = true;
 	w->depth++;
-	for (size_t i = 0; i < n && go && d[i].point <= a; i++)
-		if (!d[i].mutation && ta_node_is(d[i].binding, "assignment") &&
-		    ts_node_eq(ta_node_field(d[i].binding, "left"), d[i].target))
-			go = ta_values_walk(m, ta_node_field(d[i].binding, "right"), tile_visit, w);
+	bool go = ta_values_bindings_before(m, m->kernels[w->ki].node, id, arms_binding, w, NULL);
 	w->depth--;
 	return go;
 }
