@@ -38,9 +38,9 @@ ta_press Space
 check "the page says how many sites can be rewritten" ta_wait "This is the edit at line 24; 6 of the step's 6 sites"
 ta_press a
 check "a lists the sites" ta_wait_fixed "D4 can be rewritten at 6 sites: pick one"
-check "the first is picked" ta_wait "^ ▶ line 24: tl\.expand_dims\(row_offs, 1\)"
+check "the first is picked" ta_wait "^ ▶ line 24: .tl\.expand_dims\(row_offs, 1\)."
 ta_press j j
-check "j moves down the list" ta_wait "^ ▶ line 34: tl\.expand_dims\(row_offs, 1\)"
+check "j moves down the list" ta_wait "^ ▶ line 34: .tl\.expand_dims\(row_offs, 1\)."
 ta_press Enter
 check "Enter applies D4 there" ta_wait_fixed "applied D4 at line 34 of layernorm.py"
 cp "$TA_SRCDIR/examples/layernorm/layernorm.py" "$TA_TMP/ln.py"
